@@ -1,23 +1,232 @@
 // Package cli parses the command line and runs either the bridge or one of
-// the shell verbs that drive a running bridge.
+// the shell verbs that drive a running bridge (protocol.md §1, §4.4).
+//
+// It is the only package that decides exit codes; nothing below it exits.
 package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"log/slog"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
 
+	"github.com/stitchslop/stitchslop-bridge/internal/bridge"
+	"github.com/stitchslop/stitchslop-bridge/internal/client"
+	"github.com/stitchslop/stitchslop-bridge/internal/paths"
+	"github.com/stitchslop/stitchslop-bridge/internal/ui"
 	"github.com/stitchslop/stitchslop-bridge/internal/version"
+	"github.com/stitchslop/stitchslop-bridge/security/envtoken"
+	"github.com/stitchslop/stitchslop-bridge/security/origin"
 )
 
+// Defaults.
+const (
+	DefaultOrigin           = "https://www.stitchslop.com"
+	OriginEnv               = "STITCHSLOP_ORIGIN"
+	DefaultAgentIdleMinutes = 120
+)
+
+const usage = `usage:
+  stitchslop-bridge --origin URL [--port N] [--config-dir DIR] [--agent-idle-minutes M]
+  stitchslop-bridge [--port N] [--config-dir DIR] status | tools | wait [SECONDS] | call COMMAND [JSON-ARGS] [--out FILE]
+  stitchslop-bridge --version
+
+The first form runs the bridge: the Stitch Slop tab at URL dials it on
+127.0.0.1 (first free of 8787-8790, or --port), and an MCP client may drive it
+on stdin/stdout. The one-time token comes from the STITCHSLOP_TOKEN
+environment variable, never from a flag; once paired, none is needed.
+
+The second form drives a bridge that is already running, from any shell.
+It prints one JSON document on stdout and exits 0 only when it says ok:true;
+1 for a refusal or a failed command, 3 when no bridge is running (or several
+are and --port does not say which), 64 for a usage error.
+
+Flags:
+  --origin URL              the only site allowed to connect (default $STITCHSLOP_ORIGIN, then https://www.stitchslop.com)
+  --port N                  pin one port instead of scanning 8787-8790
+  --config-dir DIR          where pairings and session files live (default ~/.stitchslop)
+  --agent-idle-minutes M    run standalone: exit after M minutes with no agent (default 120; fractions allowed; 0 never)
+  --exit-when-unused M      the same as --agent-idle-minutes
+  --out FILE                with call: write the reply's image to FILE
+  --version                 print the version and wire protocol, and exit
+`
+
+// flagSpec says whether a flag takes a value.
+var flagSpec = map[string]bool{
+	"origin": true, "port": true, "config-dir": true, "agent-idle-minutes": true,
+	"exit-when-unused": true, "out": true, "version": false, "help": false, "h": false,
+}
+
+type args struct {
+	flags map[string]string
+	pos   []string
+}
+
+func parse(argv []string) (args, error) {
+	a := args{flags: map[string]string{}}
+	for i := 0; i < len(argv); i++ {
+		s := argv[i]
+		if s == "--" {
+			a.pos = append(a.pos, argv[i+1:]...)
+			break
+		}
+		if !strings.HasPrefix(s, "-") || s == "-" || isNumber(s) {
+			a.pos = append(a.pos, s)
+			continue
+		}
+		name, val, hasVal := strings.Cut(strings.TrimLeft(s, "-"), "=")
+		takes, known := flagSpec[name]
+		if !known {
+			return a, fmt.Errorf("unknown flag %s", strings.SplitN(s, "=", 2)[0])
+		}
+		if _, dup := a.flags[name]; dup {
+			return a, fmt.Errorf("flag --%s given twice", name)
+		}
+		switch {
+		case takes && !hasVal:
+			if i+1 >= len(argv) {
+				return a, fmt.Errorf("flag --%s needs a value", name)
+			}
+			i++
+			val = argv[i]
+		case !takes && hasVal:
+			return a, fmt.Errorf("flag --%s takes no value", name)
+		}
+		a.flags[name] = val
+	}
+	return a, nil
+}
+
+// isNumber lets a negative number through as a positional (wait -1 is then
+// refused by the verb with a clear message, not as an unknown flag).
+func isNumber(s string) bool {
+	_, err := strconv.ParseFloat(s, 64)
+	return err == nil
+}
+
+func (a args) has(name string) bool { _, ok := a.flags[name]; return ok }
+
 // Main runs the program and returns its exit code.
-func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	for _, a := range args {
-		if a == "--version" {
-			fmt.Fprintln(stdout, version.Line())
-			return 0
+func Main(ctx context.Context, argv []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	log := ui.NewLogger(stderr)
+	if err := envtoken.CheckArgs(argv); err != nil {
+		log.Error(err.Error())
+		return client.ExitUsage
+	}
+	a, err := parse(argv)
+	if err != nil {
+		return usageError(log, stderr, err.Error())
+	}
+	if a.has("help") || a.has("h") {
+		fmt.Fprint(stdout, usage)
+		return 0
+	}
+	if a.has("version") {
+		fmt.Fprintln(stdout, version.Line())
+		return 0
+	}
+	dir, err := configDir(a)
+	if err != nil {
+		return usageError(log, stderr, err.Error())
+	}
+	if len(a.pos) > 0 {
+		return runVerb(ctx, a, dir, stdout, log)
+	}
+	return runBridge(ctx, a, dir, stdin, stdout, log)
+}
+
+func usageError(log *slog.Logger, stderr io.Writer, msg string) int {
+	log.Error(msg)
+	fmt.Fprint(stderr, "\n"+usage)
+	return client.ExitUsage
+}
+
+func configDir(a args) (string, error) {
+	dir, ok := a.flags["config-dir"]
+	if !ok {
+		return paths.DefaultConfigDir(), nil
+	}
+	if dir == "" {
+		return "", errors.New("--config-dir is empty")
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", fmt.Errorf("--config-dir %q: %v", dir, err)
+	}
+	return abs, nil
+}
+
+func portFlag(a args) (int, error) {
+	s, ok := a.flags["port"]
+	if !ok {
+		return 0, nil
+	}
+	p, err := strconv.Atoi(s)
+	if err != nil || p < 1 || p > 65535 {
+		return 0, fmt.Errorf("--port %q is not a port number (1-65535)", s)
+	}
+	return p, nil
+}
+
+func runBridge(ctx context.Context, a args, dir string, stdin io.Reader, stdout io.Writer, log *slog.Logger) int {
+	if a.has("out") {
+		return usageError(log, io.Discard, "--out goes with the call verb")
+	}
+	port, err := portFlag(a)
+	if err != nil {
+		return usageError(log, io.Discard, err.Error())
+	}
+	o, ok := a.flags["origin"]
+	if !ok {
+		o = os.Getenv(OriginEnv)
+	}
+	if o == "" {
+		o = DefaultOrigin
+	}
+	o, err = origin.Parse(o)
+	if err != nil {
+		return usageError(log, io.Discard, "--origin: "+err.Error())
+	}
+	idle := float64(DefaultAgentIdleMinutes)
+	for _, name := range []string{"agent-idle-minutes", "exit-when-unused"} {
+		s, ok := a.flags[name]
+		if !ok {
+			continue
+		}
+		idle, err = strconv.ParseFloat(s, 64)
+		if err != nil || idle < 0 || math.IsNaN(idle) || math.IsInf(idle, 0) {
+			return usageError(log, io.Discard, fmt.Sprintf("--%s %q is not a number of minutes", name, s))
 		}
 	}
-	fmt.Fprintln(stderr, "stitchslop-bridge: error: not implemented yet")
-	return 64
+	err = bridge.Run(ctx, bridge.Config{
+		Origin:    o,
+		Port:      port,
+		ConfigDir: dir,
+		AgentIdle: time.Duration(idle * float64(time.Minute)),
+		Token:     envtoken.Take(),
+		Stdin:     stdin,
+		Stdout:    stdout,
+		Log:       log,
+	})
+	var ee *bridge.ExitError
+	switch {
+	case err == nil:
+		return bridge.ExitOK
+	case errors.As(err, &ee):
+		log.Error(ee.Error())
+		if ee.Hint != "" {
+			ui.Hint(log, ee.Hint)
+		}
+		return ee.Code
+	default:
+		log.Error(err.Error())
+		return 1
+	}
 }

@@ -1,0 +1,284 @@
+// Package bridge runs the bridge process: it binds the port, writes the
+// session file, serves the page side and the control plane on that port,
+// runs the MCP session on stdin/stdout, and decides when to exit
+// (protocol.md §2.1, §2.7, §2.8, §4.1).
+package bridge
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"strconv"
+	"time"
+
+	"github.com/gorilla/websocket"
+
+	"github.com/stitchslop/stitchslop-bridge/internal/control"
+	"github.com/stitchslop/stitchslop-bridge/internal/hub"
+	"github.com/stitchslop/stitchslop-bridge/internal/mcp"
+	"github.com/stitchslop/stitchslop-bridge/internal/page"
+	"github.com/stitchslop/stitchslop-bridge/internal/pairing"
+	"github.com/stitchslop/stitchslop-bridge/internal/session"
+	"github.com/stitchslop/stitchslop-bridge/internal/version"
+	"github.com/stitchslop/stitchslop-bridge/security/credential"
+	"github.com/stitchslop/stitchslop-bridge/security/fileperm"
+	"github.com/stitchslop/stitchslop-bridge/security/limits"
+	"github.com/stitchslop/stitchslop-bridge/security/origin"
+)
+
+// DefaultPorts are scanned in order (§2.1); the page tries the same four.
+var DefaultPorts = []int{8787, 8788, 8789, 8790}
+
+// Exit codes of the bridge form.
+const (
+	ExitOK           = 0
+	ExitNoCredential = 1 // nothing to authenticate a tab with, or an unusable config dir
+	ExitCannotBind   = 2
+)
+
+// ExitError carries an exit code with its reason.
+type ExitError struct {
+	Code int
+	Err  error
+	Hint string
+}
+
+func (e *ExitError) Error() string { return e.Err.Error() }
+func (e *ExitError) Unwrap() error { return e.Err }
+
+// Config is what the command line decided.
+type Config struct {
+	Origin    string        // normalised
+	Port      int           // 0: scan DefaultPorts
+	ConfigDir string        // where pairing.json and session files live
+	AgentIdle time.Duration // standalone exit after this long without an agent; 0 never
+	Token     string        // bootstrap token, from the environment
+	Stdin     io.Reader
+	Stdout    io.Writer
+	Log       *slog.Logger
+}
+
+// Timings are the process's clocks; tests shorten them (see hooks.go).
+type Timings struct {
+	Page page.Timings
+	Idle time.Duration // no tab ever attached and no MCP client: exit (§2.7: 30 min)
+	Call time.Duration // a page call unanswered this long fails (60 s)
+}
+
+// DefaultTimings are the production values.
+var DefaultTimings = Timings{
+	Page: page.DefaultTimings,
+	Idle: 30 * time.Minute,
+	Call: 60 * time.Second,
+}
+
+// Run runs the bridge until it has a reason to exit. A nil error is a clean
+// exit (code 0).
+func Run(ctx context.Context, cfg Config) error {
+	t := timings(cfg.Log)
+	log := cfg.Log
+	warn := func(msg string) { log.Warn(msg) }
+
+	if err := fileperm.EnsureDir(cfg.ConfigDir, warn); err != nil {
+		return &ExitError{Code: ExitNoCredential, Err: err}
+	}
+	store := pairing.New(cfg.ConfigDir, log)
+	if err := fileperm.CheckFile(store.Path(), warn); err != nil {
+		return &ExitError{Code: ExitNoCredential, Err: err}
+	}
+	if err := store.Check(); err != nil {
+		return &ExitError{Code: ExitNoCredential, Err: err}
+	}
+	paired, err := store.Paired(cfg.Origin)
+	if err != nil {
+		return &ExitError{Code: ExitNoCredential, Err: err}
+	}
+	if cfg.Token != "" {
+		if spent, _ := store.Spent(cfg.Token); spent {
+			log.Warn("the token in STITCHSLOP_TOKEN was already redeemed; tokens work once")
+			cfg.Token = ""
+		}
+	}
+	if cfg.Token == "" && !paired {
+		return &ExitError{Code: ExitNoCredential,
+			Err:  fmt.Errorf("no way to authenticate a tab: no unspent token in STITCHSLOP_TOKEN and no stored pairing for %s in %s", cfg.Origin, store.Path()),
+			Hint: "copy the token from the Stitch Slop agent panel and run again with STITCHSLOP_TOKEN=<token> in the environment"}
+	}
+
+	ln, port, err := listen(cfg.Port)
+	if err != nil {
+		return &ExitError{Code: ExitCannotBind, Err: err,
+			Hint: "another bridge may still be running; `lsof -nP -iTCP:8787-8790 -sTCP:LISTEN` lists what holds the ports"}
+	}
+	defer ln.Close()
+
+	key, err := credential.New()
+	if err != nil {
+		return &ExitError{Code: ExitNoCredential, Err: err}
+	}
+	pid := os.Getpid()
+	if err := session.Write(cfg.ConfigDir, session.File{
+		Port: port, Key: key, Origin: cfg.Origin, PID: pid,
+		Protocol: version.Protocol, StartedAt: session.Timestamp(time.Now()),
+	}); err != nil {
+		return &ExitError{Code: ExitNoCredential, Err: err}
+	}
+	defer func() {
+		if _, err := session.RemoveIfOurs(cfg.ConfigDir, port, pid); err != nil {
+			log.Warn("could not remove the session file", "err", err.Error())
+		}
+	}()
+
+	h := hub.New(t.Call)
+	activity := make(chan struct{}, 1)
+	touch := func() {
+		select {
+		case activity <- struct{}{}:
+		default:
+		}
+	}
+	initialized := make(chan struct{})
+	pageSrv := &page.Server{Origin: cfg.Origin, Port: port, Hub: h, Pairing: store, Token: cfg.Token, Log: log, Timings: t.Page}
+	ctlSrv := &control.Server{Key: key, Port: port, Origin: cfg.Origin, Hub: h, Log: log, Activity: touch,
+		Paired: func() bool { p, _ := store.Paired(cfg.Origin); return p }}
+	srv := &http.Server{
+		Handler:           &front{port: port, page: pageSrv, control: ctlSrv, log: log},
+		ReadHeaderTimeout: limits.HTTPReadHeaderTimeout,
+		MaxHeaderBytes:    limits.HTTPMaxHeaderBytes,
+		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+	}
+	serveErr := make(chan error, 1)
+	go func() { serveErr <- srv.Serve(ln) }()
+	defer srv.Close()
+
+	log.Info(fmt.Sprintf("listening on 127.0.0.1:%d for %s (pid %d)", port, cfg.Origin, pid))
+	log.Info("session file written", "path", session.Path(cfg.ConfigDir, port))
+	if !paired {
+		log.Info("waiting for the tab to redeem the token from STITCHSLOP_TOKEN")
+	}
+
+	mcpSrv := &mcp.Server{Hub: h, Origin: cfg.Origin, Port: port, Log: log, Activity: touch,
+		Initialized: func() { close(initialized) }}
+	stdinDone := make(chan bool, 1)
+	mcpCtx, cancelMCP := context.WithCancel(ctx)
+	defer cancelMCP()
+	go func() {
+		init, err := mcpSrv.Serve(mcpCtx, cfg.Stdin, cfg.Stdout)
+		if err != nil {
+			log.Warn("reading stdin failed", "err", err.Error())
+		}
+		stdinDone <- init
+	}()
+
+	// §2.7: a bridge no tab ever reached and no client owns exits.
+	idle := time.NewTimer(t.Idle)
+	defer idle.Stop()
+	attached := h.Attached()
+	// §2.8: standalone, no agent for AgentIdle: exit even with a tab attached.
+	var agentIdle <-chan time.Time
+	var agentTimer *time.Timer
+	if cfg.AgentIdle > 0 {
+		agentTimer = time.NewTimer(cfg.AgentIdle)
+		defer agentTimer.Stop()
+		agentIdle = agentTimer.C
+	}
+	owned := false
+	for {
+		select {
+		case <-ctx.Done():
+			log.Info("stopping: interrupted")
+			return nil
+		case err := <-serveErr:
+			return &ExitError{Code: ExitCannotBind, Err: fmt.Errorf("serving 127.0.0.1:%d: %w", port, err)}
+		case <-attached:
+			attached = nil
+			idle.Stop()
+		case <-initialized:
+			initialized = nil
+			owned = true
+			idle.Stop()
+			if agentTimer != nil {
+				agentTimer.Stop()
+				agentIdle = nil
+			}
+		case init := <-stdinDone:
+			if init {
+				log.Info("stopping: the MCP client closed stdin (its session ended)")
+				return nil
+			}
+			// stdin ended before initialize: started in the background
+			// (stdin on /dev/null); keep running standalone.
+		case <-activity:
+			if agentTimer != nil && !owned {
+				agentTimer.Reset(cfg.AgentIdle)
+			}
+		case <-idle.C:
+			if !h.State().EverAttached {
+				log.Info(fmt.Sprintf("stopping: no Stitch Slop tab connected within %v; start the bridge again when the tab is open", t.Idle))
+				return nil
+			}
+		case <-agentIdle:
+			log.Info(fmt.Sprintf("stopping: no agent has used this bridge for %v (no control-plane request, no MCP message). The pairing for %s is kept, so starting again needs no token.", cfg.AgentIdle, cfg.Origin))
+			return nil
+		}
+	}
+}
+
+// listen binds 127.0.0.1 on port, or on the first free default port.
+func listen(port int) (net.Listener, int, error) {
+	ports := DefaultPorts
+	if port != 0 {
+		ports = []int{port}
+	}
+	var errs []error
+	for _, p := range ports {
+		ln, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(p)))
+		if err == nil {
+			return ln, p, nil
+		}
+		errs = append(errs, err)
+	}
+	if len(ports) == 1 {
+		return nil, 0, fmt.Errorf("cannot listen on 127.0.0.1:%d: %w", ports[0], errs[0])
+	}
+	return nil, 0, fmt.Errorf("all of ports %d-%d on 127.0.0.1 are busy: %w", ports[0], ports[len(ports)-1], errors.Join(errs...))
+}
+
+// front is the one handler on the port: Host check for everything, then the
+// page side for WebSocket upgrades and the control plane for the rest.
+type front struct {
+	port    int
+	page    *page.Server
+	control *control.Server
+	log     *slog.Logger
+}
+
+func (f *front) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	h := w.Header()
+	h.Set("Content-Security-Policy", "default-src 'none'; frame-ancestors 'none'")
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Cache-Control", "no-store")
+	h.Set("Referrer-Policy", "no-referrer")
+	if !origin.HostAllowed(r.Host, f.port) {
+		f.log.Warn("refused a request for another host name (DNS rebinding?)", "host", printable(r.Host))
+		http.Error(w, "host not allowed", http.StatusForbidden)
+		return
+	}
+	if websocket.IsWebSocketUpgrade(r) {
+		f.page.ServeHTTP(w, r)
+		return
+	}
+	f.control.ServeHTTP(w, r)
+}
+
+func printable(s string) string {
+	if len(s) > 200 {
+		return s[:200] + "…"
+	}
+	return s
+}

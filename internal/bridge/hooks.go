@@ -1,0 +1,44 @@
+package bridge
+
+import (
+	"log/slog"
+	"os"
+	"strings"
+	"time"
+)
+
+// testHooks is set to "on" only by the black-box tests' build
+// (-ldflags -X .../internal/bridge.testHooks=on). Release builds leave it
+// empty, so they ignore TestTimingsEnv entirely and have no user-visible
+// knob for the heartbeat or idle clocks.
+var testHooks string
+
+// TestTimingsEnv shortens clocks in a testHooks build:
+// "ping=50ms,dead=400ms,stale=300ms,idle=1s,call=500ms,auth=300ms".
+const TestTimingsEnv = "STITCHSLOP_TEST_TIMINGS"
+
+func timings(log *slog.Logger) Timings {
+	t := DefaultTimings
+	if testHooks != "on" {
+		return t
+	}
+	spec := os.Getenv(TestTimingsEnv)
+	if spec == "" {
+		return t
+	}
+	fields := map[string]*time.Duration{
+		"ping": &t.Page.Ping, "dead": &t.Page.Dead, "stale": &t.Page.Stale,
+		"auth": &t.Page.Auth, "idle": &t.Idle, "call": &t.Call,
+	}
+	for _, kv := range strings.Split(spec, ",") {
+		k, v, _ := strings.Cut(strings.TrimSpace(kv), "=")
+		d, err := time.ParseDuration(v)
+		p, ok := fields[k]
+		if !ok || err != nil || d <= 0 {
+			log.Warn("ignored a bad test timing", "entry", kv)
+			continue
+		}
+		*p = d
+	}
+	return t
+}

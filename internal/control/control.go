@@ -1,0 +1,226 @@
+// Package control is the control plane (protocol.md §4.2-4.3): plain HTTP on
+// the page's port, for shells and agents that do not speak MCP. Every route
+// needs the session key from the 0600 session file; any request carrying an
+// Origin header is refused before the key is looked at, since only web pages
+// send one.
+package control
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"log/slog"
+	"net/http"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/stitchslop/stitchslop-bridge/internal/hub"
+	"github.com/stitchslop/stitchslop-bridge/internal/version"
+	"github.com/stitchslop/stitchslop-bridge/security/credential"
+	"github.com/stitchslop/stitchslop-bridge/security/limits"
+)
+
+// KeyHeader carries the session key.
+const KeyHeader = "x-stitchslop-key"
+
+// Bounds of POST /wait, in seconds.
+const (
+	WaitDefault = 120
+	WaitMin     = 1
+	WaitMax     = 600
+)
+
+// Server answers the control-plane routes.
+type Server struct {
+	Key      string
+	Port     int
+	Origin   string
+	Hub      *hub.Hub
+	Paired   func() bool
+	Activity func() // called for every authenticated request: an agent is here
+	Log      *slog.Logger
+}
+
+type route struct {
+	method string
+	serve  func(*Server, http.ResponseWriter, *http.Request)
+}
+
+var routes = map[string]route{
+	"/status": {http.MethodGet, (*Server).status},
+	"/tools":  {http.MethodGet, (*Server).tools},
+	"/wait":   {http.MethodPost, (*Server).wait},
+	"/call":   {http.MethodPost, (*Server).call},
+}
+
+// Known reports whether path is a control-plane route.
+func Known(path string) bool {
+	_, ok := routes[path]
+	return ok
+}
+
+// ServeHTTP answers one request that is not a WebSocket upgrade.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if _, ok := r.Header["Origin"]; ok {
+		s.Log.Warn("refused a control-plane request that carries an Origin header (a web page?)", "path", r.URL.Path)
+		writeJSON(w, http.StatusForbidden, failure("forbidden", "The control plane does not answer web pages."))
+		return
+	}
+	rt, ok := routes[r.URL.Path]
+	if !ok {
+		w.Header().Set("Upgrade", "websocket")
+		http.Error(w, "this port speaks WebSocket to the Stitch Slop tab", http.StatusUpgradeRequired)
+		return
+	}
+	if !credential.Equal(r.Header.Get(KeyHeader), s.Key) {
+		writeJSON(w, http.StatusUnauthorized, failure("unauthorized", "The session key is missing or wrong; the session file may be stale."))
+		return
+	}
+	if r.Method != rt.method {
+		w.Header().Set("Allow", rt.method)
+		writeJSON(w, http.StatusMethodNotAllowed, failure("method_not_allowed", r.URL.Path+" takes "+rt.method))
+		return
+	}
+	s.Activity()
+	rt.serve(s, w, r)
+}
+
+func failure(code, msg string) map[string]any {
+	return map[string]any{"ok": false, "error": code, "message": msg}
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		status, b = http.StatusInternalServerError, []byte(`{"ok":false,"error":"internal"}`)
+	}
+	writeRaw(w, status, b)
+}
+
+func writeRaw(w http.ResponseWriter, status int, b []byte) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	w.Write(b)
+	w.Write([]byte("\n"))
+}
+
+// decode reads a JSON object body of at most limits.ControlBody bytes. An
+// empty body is an empty object.
+func decode(w http.ResponseWriter, r *http.Request, v any) bool {
+	b, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limits.ControlBody))
+	if err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			writeJSON(w, http.StatusRequestEntityTooLarge, failure("too_large", "The request body is over the limit."))
+		} else {
+			writeJSON(w, http.StatusBadRequest, failure("bad_request", "Could not read the request body."))
+		}
+		return false
+	}
+	if len(strings.TrimSpace(string(b))) == 0 {
+		b = []byte("{}")
+	}
+	if err := DecodeBody(b, v); err != nil {
+		writeJSON(w, http.StatusBadRequest, failure("bad_request", err.Error()))
+		return false
+	}
+	return true
+}
+
+// WaitRequest is the body of POST /wait.
+type WaitRequest struct {
+	Seconds *float64 `json:"seconds"`
+}
+
+// CallRequest is the body of POST /call.
+type CallRequest struct {
+	Command string          `json:"command"`
+	Args    json.RawMessage `json:"args"`
+}
+
+// DecodeBody parses a control-plane request body into a WaitRequest or
+// CallRequest and checks it.
+func DecodeBody(b []byte, v any) error {
+	if err := json.Unmarshal(b, v); err != nil {
+		return errors.New("the request body is not a valid JSON object")
+	}
+	switch v := v.(type) {
+	case *CallRequest:
+		if v.Command == "" {
+			return errors.New(`"command" is required`)
+		}
+		if a := strings.TrimSpace(string(v.Args)); a != "" && a != "null" && !strings.HasPrefix(a, "{") {
+			return errors.New(`"args" must be a JSON object`)
+		}
+	case *WaitRequest:
+		if v.Seconds != nil && !(*v.Seconds >= 0) {
+			return errors.New(`"seconds" must be a number of seconds`)
+		}
+	}
+	return nil
+}
+
+func (s *Server) toolNames() []string {
+	names := []string{}
+	for _, t := range s.Hub.State().Tools {
+		names = append(names, t.Name)
+	}
+	return names
+}
+
+func (s *Server) status(w http.ResponseWriter, _ *http.Request) {
+	st := s.Hub.State()
+	msg := "No Stitch Slop tab is connected yet; it attaches on its own while its Allow agent connections switch is on."
+	if st.Connected {
+		msg = "A Stitch Slop tab is connected."
+	}
+	writeJSON(w, http.StatusOK, map[string]any{
+		"ok":           true,
+		"connected":    st.Connected,
+		"port":         s.Port,
+		"origin":       s.Origin,
+		"protocol":     version.Protocol,
+		"pid":          os.Getpid(),
+		"paired":       s.Paired(),
+		"tools":        s.toolNames(),
+		"droppedTools": st.Dropped,
+		"message":      msg,
+	})
+}
+
+func (s *Server) tools(w http.ResponseWriter, _ *http.Request) {
+	st := s.Hub.State()
+	if !st.Connected {
+		writeJSON(w, http.StatusOK, failure(hub.CodeNotConnected, hub.NotConnectedMessage))
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"ok": true, "tools": st.Tools})
+}
+
+func (s *Server) wait(w http.ResponseWriter, r *http.Request) {
+	var req WaitRequest
+	if !decode(w, r, &req) {
+		return
+	}
+	secs := float64(WaitDefault)
+	if req.Seconds != nil {
+		secs = min(max(*req.Seconds, WaitMin), WaitMax)
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), time.Duration(secs*float64(time.Second)))
+	defer cancel()
+	if !s.Hub.Wait(ctx) {
+		writeJSON(w, http.StatusOK, failure("timeout", "No Stitch Slop tab attached within the wait. Is the tab open with Allow agent connections on? Waiting again is fine."))
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"ok": true, "connected": true, "port": s.Port, "origin": s.Origin, "tools": s.toolNames(), "message": "A Stitch Slop tab is connected."})
+}
+
+func (s *Server) call(w http.ResponseWriter, r *http.Request) {
+	var req CallRequest
+	if !decode(w, r, &req) {
+		return
+	}
+	writeRaw(w, http.StatusOK, s.Hub.Call(r.Context(), req.Command, req.Args))
+}

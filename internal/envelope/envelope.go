@@ -1,0 +1,194 @@
+// Package envelope handles the page's reply envelopes (protocol.md §2.5):
+// JSON objects whose member order is kept, so what the model and the shell
+// see reads as the page wrote it.
+package envelope
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// Member is one name/value pair of an object.
+type Member struct {
+	Key   string
+	Value json.RawMessage
+}
+
+// Object is a JSON object with its member order kept.
+type Object []Member
+
+// Parse reads a JSON object. Duplicate keys are kept as they come.
+func Parse(b []byte) (Object, error) {
+	d := json.NewDecoder(bytes.NewReader(b))
+	d.UseNumber()
+	t, err := d.Token()
+	if err != nil {
+		return nil, err
+	}
+	if t != json.Delim('{') {
+		return nil, errors.New("not a JSON object")
+	}
+	var o Object
+	for d.More() {
+		t, err := d.Token()
+		if err != nil {
+			return nil, err
+		}
+		k, _ := t.(string)
+		var v json.RawMessage
+		if err := d.Decode(&v); err != nil {
+			return nil, err
+		}
+		o = append(o, Member{k, v})
+	}
+	if _, err := d.Token(); err != nil {
+		return nil, err
+	}
+	if _, err := d.Token(); err == nil {
+		return nil, errors.New("data after the JSON object")
+	}
+	return o, nil
+}
+
+// Get returns the value of key, or nil.
+func (o Object) Get(key string) json.RawMessage {
+	for _, m := range o {
+		if m.Key == key {
+			return m.Value
+		}
+	}
+	return nil
+}
+
+// String returns the value of key if it is a JSON string.
+func (o Object) String(key string) (string, bool) {
+	v := o.Get(key)
+	if v == nil {
+		return "", false
+	}
+	var s string
+	if json.Unmarshal(v, &s) != nil {
+		return "", false
+	}
+	return s, true
+}
+
+// Without returns o without the members named keys.
+func (o Object) Without(keys ...string) Object {
+	out := make(Object, 0, len(o))
+next:
+	for _, m := range o {
+		for _, k := range keys {
+			if m.Key == k {
+				continue next
+			}
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+// With returns o with key set to v: replaced in place, or appended.
+func (o Object) With(key string, v any) Object {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err) // only called with plain values
+	}
+	out := append(Object(nil), o...)
+	for i := range out {
+		if out[i].Key == key {
+			out[i].Value = b
+			return out
+		}
+	}
+	return append(out, Member{key, b})
+}
+
+// MarshalJSON writes o compactly, members in order.
+func (o Object) MarshalJSON() ([]byte, error) {
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for i, m := range o {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		k, _ := json.Marshal(m.Key)
+		b.Write(k)
+		b.WriteByte(':')
+		if err := json.Compact(&b, m.Value); err != nil {
+			return nil, err
+		}
+	}
+	b.WriteByte('}')
+	return b.Bytes(), nil
+}
+
+// OK reports whether the envelope says ok:true.
+func (o Object) OK() bool { return bytes.Equal(bytes.TrimSpace(o.Get("ok")), []byte("true")) }
+
+// Failed reports whether the envelope says ok:false (§3.5: isError).
+func (o Object) Failed() bool { return bytes.Equal(bytes.TrimSpace(o.Get("ok")), []byte("false")) }
+
+// Image is a decoded data URL.
+type Image struct {
+	MIME string
+	B64  string // the base64 payload as sent
+}
+
+// Bytes decodes the payload.
+func (im Image) Bytes() ([]byte, error) {
+	b, err := base64.StdEncoding.DecodeString(im.B64)
+	if err != nil {
+		// Some encoders drop the padding.
+		b, err = base64.RawStdEncoding.DecodeString(strings.TrimRight(im.B64, "="))
+	}
+	if err != nil {
+		return nil, fmt.Errorf("the dataUrl payload is not valid base64: %v", err)
+	}
+	return b, nil
+}
+
+// DataURL parses a data:<mime>;base64,<data> URL.
+func DataURL(s string) (Image, bool) {
+	rest, ok := strings.CutPrefix(s, "data:")
+	if !ok {
+		return Image{}, false
+	}
+	meta, data, ok := strings.Cut(rest, ",")
+	if !ok {
+		return Image{}, false
+	}
+	mime, ok := strings.CutSuffix(meta, ";base64")
+	if !ok || mime == "" || strings.ContainsAny(mime, " \t\r\n\"") {
+		return Image{}, false
+	}
+	// Parameters such as ;charset=… are not part of the MIME type.
+	if i := strings.IndexByte(mime, ';'); i >= 0 {
+		mime = mime[:i]
+	}
+	return Image{MIME: mime, B64: data}, true
+}
+
+// Image returns the envelope's top-level dataUrl, if it is a base64 data URL.
+func (o Object) Image() (Image, bool) {
+	s, ok := o.String("dataUrl")
+	if !ok {
+		return Image{}, false
+	}
+	return DataURL(s)
+}
+
+// Bridge builds an envelope the bridge itself answers with, for a call the
+// page did not answer: {"ok":false,"error":code,"message":msg}.
+func Bridge(code, msg string) []byte {
+	b, _ := json.Marshal(struct {
+		OK      bool   `json:"ok"`
+		Error   string `json:"error"`
+		Message string `json:"message"`
+	}{false, code, msg})
+	return b
+}

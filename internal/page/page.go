@@ -1,0 +1,270 @@
+// Package page is the page-facing side of the bridge (protocol.md §2): the
+// WebSocket upgrade with its origin check, the first-frame handshake, pairing,
+// the busy and takeover rules, and one reader and one writer goroutine per
+// attached page with the heartbeat.
+package page
+
+import (
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"net/http"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/gorilla/websocket"
+
+	"github.com/stitchslop/stitchslop-bridge/internal/hub"
+	"github.com/stitchslop/stitchslop-bridge/internal/pairing"
+	"github.com/stitchslop/stitchslop-bridge/internal/version"
+	"github.com/stitchslop/stitchslop-bridge/security/credential"
+	"github.com/stitchslop/stitchslop-bridge/security/limits"
+	"github.com/stitchslop/stitchslop-bridge/security/origin"
+	"github.com/stitchslop/stitchslop-bridge/security/toollist"
+)
+
+// Timings are the page side's clocks. Defaults follow protocol.md; tests
+// shorten them.
+type Timings struct {
+	Ping  time.Duration // a ping every Ping (§2.9: 30 s)
+	Dead  time.Duration // no frame or pong for Dead: the page is gone (§2.9: 90 s)
+	Stale time.Duration // silent this long, an incumbent no longer blocks a new tab (75 s; must be less than Dead)
+	Auth  time.Duration // the handshake frame must arrive within Auth (10 s)
+}
+
+// DefaultTimings are the production values.
+var DefaultTimings = Timings{
+	Ping:  30 * time.Second,
+	Dead:  90 * time.Second,
+	Stale: 75 * time.Second,
+	Auth:  limits.AuthTimeout,
+}
+
+// ReservedTools are the bridge's own tool names, which a page cannot shadow.
+var ReservedTools = []string{"wait_for_connection"}
+
+// Server handles WebSocket upgrades for one allowed origin.
+type Server struct {
+	Origin  string // normalised allowed origin
+	Port    int    // the bound port, reported in hello
+	Hub     *hub.Hub
+	Pairing *pairing.Store
+	Token   string // the bootstrap token from the environment, or ""
+	Log     *slog.Logger
+	Timings Timings
+
+	unauth   atomic.Int32
+	upgrader websocket.Upgrader
+	once     sync.Once
+}
+
+// Handshake frames.
+type hello struct {
+	Hello         string `json:"hello"`
+	Protocol      int    `json:"protocol"`
+	Port          int    `json:"port"`
+	PairingSecret string `json:"pairingSecret,omitempty"`
+}
+
+type refusal struct {
+	Error   string `json:"error"`
+	Busy    bool   `json:"busy,omitempty"`
+	Message string `json:"message"`
+}
+
+// ServeHTTP upgrades r, which the caller has found to be a WebSocket upgrade
+// with an allowed Host, and serves the page until it leaves.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	s.once.Do(func() {
+		s.upgrader = websocket.Upgrader{
+			HandshakeTimeout: limits.HandshakeTimeout,
+			// The origin was checked below before the upgrade; gorilla's
+			// same-origin default would wrongly refuse the real site.
+			CheckOrigin: func(*http.Request) bool { return true },
+		}
+	})
+	got := r.Header.Get("Origin")
+	if !origin.Match(got, s.Origin) {
+		s.Log.Warn("refused a connection from another site (403)", "origin", printable(got), "allowed", s.Origin)
+		http.Error(w, "origin not allowed", http.StatusForbidden)
+		return
+	}
+	if s.unauth.Add(1) > limits.MaxUnauthSockets {
+		s.unauth.Add(-1)
+		s.Log.Warn("refused a connection: too many unauthenticated sockets (503)")
+		http.Error(w, "too many pending connections", http.StatusServiceUnavailable)
+		return
+	}
+	ws, err := s.upgrader.Upgrade(w, r, nil)
+	if err != nil {
+		s.unauth.Add(-1)
+		return // the upgrader has answered
+	}
+	c := s.handshake(ws)
+	s.unauth.Add(-1)
+	if c == nil {
+		return
+	}
+	s.serve(c)
+}
+
+// printable bounds an untrusted header value for a log line.
+func printable(s string) string {
+	if len(s) > 200 {
+		s = s[:200] + "…"
+	}
+	return s
+}
+
+// refuse writes a refusal frame and closes the socket.
+func (s *Server) refuse(ws *websocket.Conn, f refusal) {
+	b, _ := json.Marshal(f)
+	ws.SetWriteDeadline(time.Now().Add(limits.WriteWait))
+	ws.WriteMessage(websocket.TextMessage, b)
+	ws.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(websocket.ClosePolicyViolation, f.Error), time.Now().Add(time.Second))
+	ws.Close()
+}
+
+type credentials struct {
+	Token  any `json:"token"`
+	Secret any `json:"secret"`
+}
+
+func asString(v any) string {
+	s, _ := v.(string)
+	return s
+}
+
+// handshake reads the first frame and admits the page, or refuses it. It
+// returns the attached connection, or nil.
+func (s *Server) handshake(ws *websocket.Conn) *conn {
+	ws.SetReadLimit(limits.PreAuthFrame)
+	ws.SetReadDeadline(time.Now().Add(s.Timings.Auth))
+	_, first, err := ws.ReadMessage()
+	if err != nil {
+		if errors.Is(err, websocket.ErrReadLimit) {
+			s.Log.Warn("closed a connection whose first frame was over the limit", "limit_bytes", limits.PreAuthFrame)
+		} else {
+			s.Log.Warn("closed a connection that sent no handshake", "reason", err.Error())
+		}
+		ws.Close()
+		return nil
+	}
+	var cr credentials
+	if err := json.Unmarshal(first, &cr); err != nil {
+		s.Log.Warn("refused a connection: its first frame is not a JSON object")
+		s.refuse(ws, refusal{Error: "bad_json", Message: "The first frame must be a JSON object with a token or a secret."})
+		return nil
+	}
+	tok, sec := asString(cr.Token), asString(cr.Secret)
+
+	secretOK, err := s.Pairing.VerifySecret(s.Origin, sec)
+	if err != nil {
+		s.Log.Error("cannot read the pairing file", "err", err.Error())
+	}
+	tokenOK := false
+	if !secretOK && tok != "" && credential.Equal(tok, s.Token) {
+		spent, err := s.Pairing.Spent(tok)
+		if err != nil {
+			s.Log.Error("cannot read the pairing file", "err", err.Error())
+		}
+		tokenOK = err == nil && !spent
+		if spent {
+			s.Log.Warn("refused a tab: its token was already redeemed (tokens work once)")
+		}
+	}
+	if !secretOK && !tokenOK {
+		if sec != "" || tok != "" {
+			s.Log.Warn("refused a tab: bad_credential (no stored pairing or unspent token matches)")
+		} else {
+			s.Log.Warn("refused a tab: its first frame carried neither a token nor a secret")
+		}
+		s.refuse(ws, refusal{Error: "bad_credential", Message: "This bridge does not recognise the tab's pairing or token. Reopen the Stitch Slop agent panel for a fresh token; tokens work once."})
+		return nil
+	}
+
+	c := newConn(ws, s.Timings)
+	h := hello{Hello: "stitchslop-connector", Protocol: version.Protocol, Port: s.Port}
+	err = s.Hub.Attach(c,
+		func(old hub.Conn) {
+			s.Log.Warn("the attached tab has gone quiet; a new tab takes over and the old one is told it was displaced")
+			b, _ := json.Marshal(map[string]any{"displaced": true, "message": "Another Stitch Slop tab took over this agent connection, because this one stopped answering."})
+			old.Send(b)
+		},
+		func() error {
+			if tokenOK {
+				secret, err := s.Pairing.Redeem(s.Origin, tok)
+				if err != nil {
+					return err
+				}
+				h.PairingSecret = secret
+			}
+			b, _ := json.Marshal(h)
+			return c.Send(b)
+		})
+	switch {
+	case errors.Is(err, hub.ErrBusy):
+		s.Log.Warn("refused a second tab: busy (another tab is attached and live)")
+		s.refuse(ws, refusal{Error: "busy", Busy: true, Message: "This connector is already serving another Stitch Slop tab. Close the other tab, or start another bridge for this one."})
+		return nil
+	case errors.Is(err, pairing.ErrSpent):
+		s.Log.Warn("refused a tab: its token was already redeemed (tokens work once)")
+		s.refuse(ws, refusal{Error: "bad_credential", Message: "This token was already used; tokens work once. Reopen the Stitch Slop agent panel for a fresh one."})
+		return nil
+	case err != nil:
+		s.Log.Error("could not admit the tab", "err", err.Error())
+		s.refuse(ws, refusal{Error: "internal", Message: "The bridge could not store the pairing; see its log."})
+		return nil
+	}
+	how := "stored pairing"
+	if tokenOK {
+		how = "token (now spent; pairing stored in " + s.Pairing.Path() + ")"
+	}
+	s.Log.Info("tab connected", "origin", s.Origin, "by", how)
+	return c
+}
+
+// pageFrame is any frame an attached page sends.
+type pageFrame struct {
+	ID    *json.Number    `json:"id"`
+	Tools json.RawMessage `json:"tools"`
+}
+
+// serve reads the attached page's frames until it leaves.
+func (s *Server) serve(c *conn) {
+	go c.writeLoop()
+	defer func() {
+		c.Close()
+		s.Hub.Detach(c)
+		s.Log.Info("tab disconnected", "reason", c.reason())
+	}()
+	c.ws.SetReadLimit(limits.PageFrame)
+	for {
+		_, msg, err := c.ws.ReadMessage()
+		if err != nil {
+			c.setReason(err)
+			return
+		}
+		c.heard()
+		var f pageFrame
+		if err := json.Unmarshal(msg, &f); err != nil {
+			s.Log.Warn("ignored a frame from the tab that is not a JSON object")
+			continue
+		}
+		switch {
+		case f.ID != nil:
+			id, err := f.ID.Int64()
+			if err != nil || !s.Hub.Deliver(c, id, msg) {
+				s.Log.Warn("ignored a reply nobody is waiting for (late or unknown id)")
+			}
+		case f.Tools != nil:
+			tools, dropped := toollist.Sanitize(f.Tools, ReservedTools)
+			for _, d := range dropped {
+				s.Log.Warn("dropped a tool from the tab's list", "tool", d.Name, "reason", d.Reason)
+			}
+			s.Hub.SetTools(c, tools, dropped)
+			s.Log.Info("tab sent its tool list", "tools", len(tools))
+		}
+	}
+}

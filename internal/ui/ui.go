@@ -1,0 +1,87 @@
+// Package ui owns everything the bridge says to the person watching stderr.
+// Every line has the form
+//
+//	stitchslop-bridge: <message>
+//	stitchslop-bridge: warning: <message>
+//	stitchslop-bridge: error: <message>
+//	stitchslop-bridge: hint: <message>
+//
+// Nothing here ever writes to stdout: in MCP mode stdout is the protocol,
+// in CLI mode it carries one JSON document.
+package ui
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"strings"
+	"sync"
+)
+
+// Prefix starts every line.
+const Prefix = "stitchslop-bridge: "
+
+// LevelHint marks a line that says how to fix what the line before reported.
+const LevelHint = slog.Level(2)
+
+// NewLogger returns a slog.Logger that writes lines in the house format to w.
+// Attributes follow the message as key=value, values quoted when needed.
+func NewLogger(w io.Writer) *slog.Logger {
+	return slog.New(&handler{w: w, mu: new(sync.Mutex)})
+}
+
+type handler struct {
+	w     io.Writer
+	mu    *sync.Mutex
+	attrs []slog.Attr
+}
+
+func (h *handler) Enabled(context.Context, slog.Level) bool { return true }
+
+func (h *handler) Handle(_ context.Context, r slog.Record) error {
+	var b strings.Builder
+	b.WriteString(Prefix)
+	switch {
+	case r.Level >= slog.LevelError:
+		b.WriteString("error: ")
+	case r.Level >= slog.LevelWarn:
+		b.WriteString("warning: ")
+	case r.Level == LevelHint:
+		b.WriteString("hint: ")
+	}
+	b.WriteString(r.Message)
+	write := func(a slog.Attr) bool {
+		fmt.Fprintf(&b, " %s=%s", a.Key, quote(a.Value.String()))
+		return true
+	}
+	for _, a := range h.attrs {
+		write(a)
+	}
+	r.Attrs(write)
+	b.WriteByte('\n')
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	_, err := io.WriteString(h.w, b.String())
+	return err
+}
+
+func (h *handler) WithAttrs(as []slog.Attr) slog.Handler {
+	n := *h
+	n.attrs = append(append([]slog.Attr(nil), h.attrs...), as...)
+	return &n
+}
+
+func (h *handler) WithGroup(string) slog.Handler { return h }
+
+func quote(s string) string {
+	if s == "" || strings.ContainsAny(s, " \t\r\n\"=") {
+		return fmt.Sprintf("%q", s)
+	}
+	return s
+}
+
+// Hint logs a hint line.
+func Hint(l *slog.Logger, msg string) {
+	l.Log(context.Background(), LevelHint, msg)
+}

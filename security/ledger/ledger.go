@@ -1,0 +1,65 @@
+// Package ledger enforces that a bootstrap token works once (THREAT_MODEL.md
+// T6, token-replay): a token leaked from an agent's config file, shell
+// history or a process listing after it was redeemed is refused, by this
+// bridge after a restart and by the reference bridge sharing the config dir.
+//
+// Spent tokens are kept only as fingerprints (credential.Fingerprint: the
+// first 32 hex characters of SHA-256) in the usedTokens list of the origin's
+// entry in pairing.json, newest last, at most Keep of them: the format the
+// reference bridge reads and writes. The caller holds the pairing file's
+// lock (fileperm.Lock, T14) across Spent, minting, Record and the write, so
+// two bridges redeeming one token at once cannot both succeed, and it calls
+// Spent before minting anything.
+//
+// It does not stop a token being used before it is spent: whoever presents
+// it first pairs. Fingerprints older than the newest Keep are forgotten, as
+// in the reference bridge; the page mints a fresh token per pairing, so an
+// old one reappearing needs the old token to have leaked and the user to
+// have paired Keep more times on that origin since. A 128-bit fingerprint of
+// a high-entropy token cannot be reversed; a guessable token could be, which
+// is why tokens are minted by the page, not chosen by people.
+package ledger
+
+import (
+	"strings"
+
+	"github.com/stitchslop/stitchslop-bridge/security/credential"
+)
+
+// Keep is how many fingerprints are kept per origin, as in the reference
+// bridge.
+const Keep = 20
+
+// Spent reports whether token's fingerprint is in used. Every entry is
+// compared, by credential.Equal (fixed-width digests, constant time), and
+// the loop never stops early. Entries are matched case-insensitively and
+// without surrounding space, so a hand-edited file still refuses.
+func Spent(used []string, token string) bool {
+	fp := credential.Fingerprint(token)
+	hit := false
+	for _, u := range used {
+		// Non-short-circuiting: every entry is compared.
+		hit = credential.Equal(normal(u), fp) || hit
+	}
+	return hit
+}
+
+// Record returns used with token's fingerprint appended, newest last,
+// trimmed to the newest Keep entries. A fingerprint already in used is moved
+// to the end rather than repeated. It does not modify used.
+func Record(used []string, token string) []string {
+	fp := credential.Fingerprint(token)
+	out := make([]string, 0, len(used)+1)
+	for _, u := range used {
+		if normal(u) != fp {
+			out = append(out, u)
+		}
+	}
+	out = append(out, fp)
+	if len(out) > Keep {
+		out = out[len(out)-Keep:]
+	}
+	return out
+}
+
+func normal(fp string) string { return strings.ToLower(strings.TrimSpace(fp)) }

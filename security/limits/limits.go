@@ -1,0 +1,80 @@
+// Package limits names every bound the bridge puts on untrusted input, so a
+// reviewer finds all of them in one place (THREAT_MODEL.md T9, input-dos,
+// and the size bounds behind T8 and T13).
+//
+// Before a page authenticates it is anyone on the machine or any web page:
+// it may send one small frame (PreAuthFrame) within AuthTimeout, and only
+// MaxUnauthSockets such sockets may exist at once. After it authenticates it
+// is the user's own Stitch Slop tab, trusted with PageFrame. The control
+// plane's HTTP server has header and body bounds and timeouts, and the
+// bridge reads no config file larger than ConfigFile. The page's tool list
+// has its own bounds in security/toollist.
+//
+// The constants are enforced by their callers (internal/page,
+// internal/control, security/fileperm). They bound memory and time per
+// connection; they do not stop a local process from opening connections as
+// fast as it likes, nor an authenticated page from being slow within them.
+package limits
+
+import "time"
+
+// Before authentication: an upgraded socket that has not yet sent a valid
+// handshake.
+const (
+	// PreAuthFrame is the largest first frame an unauthenticated socket may
+	// send, in bytes; a larger one closes the socket. A handshake is a token
+	// and a secret, well under 1 KB (reference bridge: 4 KB).
+	PreAuthFrame = 4 << 10
+	// AuthTimeout is how long a tab has after the upgrade to send its
+	// handshake frame (reference bridge: 10 s). It also bounds how long one
+	// socket holds a MaxUnauthSockets slot.
+	AuthTimeout = 10 * time.Second
+	// MaxUnauthSockets bounds upgraded sockets that have not yet
+	// authenticated; beyond it new upgrades are refused with 503. With
+	// AuthTimeout it caps the pre-auth memory at about
+	// MaxUnauthSockets*PreAuthFrame plus buffers.
+	MaxUnauthSockets = 16
+)
+
+// After authentication.
+const (
+	// PageFrame is the largest frame an authenticated page may send, in
+	// bytes: a render as a data URL fits with room to spare (reference
+	// bridge: 64 MB).
+	PageFrame = 64 << 20
+	// WriteWait bounds one write to a page; a page that cannot take a frame
+	// in this time is treated as gone.
+	WriteWait = 10 * time.Second
+)
+
+// HTTP, for the upgrade and the control plane on the same port.
+const (
+	// HTTPReadHeaderTimeout bounds how long a client may take to send
+	// request headers (slowloris).
+	HTTPReadHeaderTimeout = 10 * time.Second
+	// HTTPReadTimeout bounds reading a whole control-plane request, body
+	// included; ControlBody over loopback takes well under a second. It
+	// must be at least HTTPReadHeaderTimeout. (A WebSocket library clears
+	// the deadline after the upgrade; AuthTimeout takes over there.)
+	HTTPReadTimeout = 60 * time.Second
+	// HTTPIdleTimeout closes keep-alive connections nobody uses.
+	HTTPIdleTimeout = 60 * time.Second
+	// HTTPMaxHeaderBytes bounds request headers.
+	HTTPMaxHeaderBytes = 16 << 10
+	// HandshakeTimeout bounds the WebSocket upgrade itself.
+	HandshakeTimeout = 10 * time.Second
+	// ControlBody bounds a control-plane request body, in bytes; a /call
+	// carrying a 14 MB file as a data URL (about 18.7 MB) fits (reference
+	// bridge: about 24 MB). It must stay below PageFrame, since the body is
+	// forwarded to the page as one frame.
+	ControlBody = 24 << 20
+)
+
+// On disk.
+const (
+	// ConfigFile bounds any file the bridge reads from its config dir
+	// (pairing.json, session files), in bytes. A pairing entry is under
+	// 1 KB, so this is thousands of origins; a larger file is not ours and
+	// is refused rather than read into memory.
+	ConfigFile = 4 << 20
+)

@@ -1,0 +1,231 @@
+// Package origin holds the header rules that stand between any web page and
+// the bridge's port. It mitigates THREAT_MODEL.md:
+//
+//   - T1 (web-page): the Origin of a WebSocket upgrade must be the one
+//     allowed site (Match), compared case-insensitively without a trailing
+//     slash (protocol.md §2.2); anything else is refused with 403 before a
+//     frame is read (CheckUpgrade).
+//   - T2 (dns-rebind): the Host header must name the loopback address the
+//     bridge listens on, with its port (HostAllowed). A rebinding page
+//     reaches 127.0.0.1 under its own host name, and that name is what its
+//     requests carry, so it is refused with 403 on the upgrade and on the
+//     control plane.
+//   - T3 (null-origin): a missing Origin and the literal "null" that
+//     sandboxed frames and some redirects send never match, whatever the
+//     allowed origin is.
+//   - T4 (page-control): a control-plane request carrying an Origin header
+//     comes from a browser and is refused with 403 before the key is looked
+//     at (CheckControl, protocol.md §4.3).
+//
+// Parse validates the --origin a user gives, so the allowed origin is a
+// bare scheme://host[:port] in the form browsers send.
+//
+// It does not authenticate anyone: the handshake credential (T5) and the
+// control-plane key do that. A page served from the allowed origin itself
+// (including an XSS on it, T8) passes these checks by design. A non-browser
+// process on the machine can send any headers it likes; these rules stop
+// browsers, not local programs (T10, T11).
+package origin
+
+import (
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+)
+
+// Normalize is the form origins are compared and pairing.json is keyed by:
+// surrounding white space removed, ASCII letters lower-cased, trailing
+// slashes dropped. Only ASCII is folded: Unicode case folding would let
+// "K" (U+212A, Kelvin sign) stand for "k". Normalize is idempotent.
+func Normalize(s string) string {
+	s = strings.TrimSpace(s)
+	for {
+		t := strings.TrimSpace(strings.TrimRight(s, "/"))
+		if t == s {
+			break
+		}
+		s = t
+	}
+	return asciiLower(s)
+}
+
+// Match reports whether the Origin header got is the allowed origin. A
+// missing or empty Origin, and "null", never match (T3). allowed should be
+// the output of Parse.
+func Match(got, allowed string) bool {
+	g := Normalize(got)
+	if g == "" || g == "null" {
+		return false
+	}
+	return g == Normalize(allowed)
+}
+
+// Parse checks that s is a web origin (http or https, a host, an optional
+// port, no path, query, fragment or user info) and returns it normalised,
+// without a default port (:443 for https, :80 for http), since browsers
+// never send one.
+func Parse(s string) (string, error) {
+	n := Normalize(s)
+	if n == "" {
+		return "", fmt.Errorf("origin: empty; want the form https://host[:port]")
+	}
+	if strings.ContainsAny(n, "?#%\\ \t\r\n") {
+		return "", fmt.Errorf("origin %q must be a site only, such as https://host[:port], without a path, query or fragment", s)
+	}
+	u, err := url.Parse(n)
+	if err != nil || u.Host == "" || u.Opaque != "" {
+		return "", fmt.Errorf("origin %q is not of the form https://host[:port]", s)
+	}
+	if u.Scheme != "http" && u.Scheme != "https" {
+		return "", fmt.Errorf("origin %q: scheme must be http or https", s)
+	}
+	if u.User != nil || u.Path != "" || u.RawPath != "" || u.RawQuery != "" || u.ForceQuery || u.Fragment != "" {
+		return "", fmt.Errorf("origin %q must be a site only, such as https://host[:port], without a path, query or user", s)
+	}
+	host, port := u.Hostname(), u.Port()
+	if !validHost(host, strings.HasPrefix(u.Host, "[")) {
+		return "", fmt.Errorf("origin %q: invalid host name", s)
+	}
+	if strings.HasSuffix(u.Host, ":") {
+		return "", fmt.Errorf("origin %q: empty port", s)
+	}
+	if port != "" {
+		p, err := strconv.Atoi(port)
+		if err != nil || p < 1 || p > 65535 || strconv.Itoa(p) != port {
+			return "", fmt.Errorf("origin %q: port must be a number from 1 to 65535", s)
+		}
+		if (u.Scheme == "https" && p == 443) || (u.Scheme == "http" && p == 80) {
+			port = ""
+		}
+	}
+	if strings.Contains(host, ":") {
+		host = "[" + host + "]"
+	}
+	if port != "" {
+		host += ":" + port
+	}
+	return u.Scheme + "://" + host, nil
+}
+
+// validHost accepts an IPv6 literal (when bracketed) or a name of ASCII
+// letters, digits, '.', '-' and '_' that neither starts nor ends with '.'
+// or '-' (a trailing dot is not a form browsers send).
+func validHost(h string, bracketed bool) bool {
+	if bracketed {
+		ip := net.ParseIP(h)
+		return ip != nil && strings.Contains(h, ":")
+	}
+	if h == "" || len(h) > 253 {
+		return false
+	}
+	for i := 0; i < len(h); i++ {
+		c := h[i]
+		if !('a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '.' || c == '-' || c == '_') {
+			return false
+		}
+	}
+	return !strings.ContainsAny(h[:1], ".-") && !strings.ContainsAny(h[len(h)-1:], ".-") && !strings.Contains(h, "..")
+}
+
+// loopbackNames are the only host names a request to the bridge may carry
+// in its Host header: the bridge binds 127.0.0.1, and a browser reaches it
+// by one of these three names.
+var loopbackNames = []string{"127.0.0.1", "localhost", "[::1]"}
+
+// HostAllowed reports whether a request's Host header names this bridge:
+// exactly 127.0.0.1, localhost or [::1] (ASCII case-insensitive), a colon,
+// and port in decimal. Anything else, including a missing port, another
+// spelling of a loopback address, or a name that resolves to 127.0.0.1, is
+// refused (T2).
+func HostAllowed(host string, port int) bool {
+	if port < 1 || port > 65535 {
+		return false
+	}
+	suffix := ":" + strconv.Itoa(port)
+	name, ok := strings.CutSuffix(host, suffix)
+	if !ok {
+		return false
+	}
+	for _, n := range loopbackNames {
+		if asciiLower(name) == n {
+			return true
+		}
+	}
+	return false
+}
+
+// FromBrowser reports whether a request carries an Origin header, with any
+// value, even empty: browsers send one on every cross-site or non-GET
+// request, while shells and agents send none (protocol.md §4.3).
+func FromBrowser(h http.Header) bool {
+	_, ok := h["Origin"]
+	return ok
+}
+
+// Refusal reasons, fixed text with no request bytes in them, safe to log and
+// to answer with.
+const (
+	ReasonHost        = "host not allowed"
+	ReasonOrigin      = "origin not allowed"
+	ReasonBrowser     = "requests from a browser are not accepted here"
+	ReasonMultiOrigin = "more than one origin header"
+)
+
+// CheckUpgrade applies, in order, the Host rule (T2) and the Origin rule
+// (T1, T3) to a WebSocket upgrade request for a bridge on port whose allowed
+// origin is allowed. It returns 0 and "" when both pass, otherwise the HTTP
+// status to refuse with (403) and a fixed reason.
+func CheckUpgrade(r *http.Request, port int, allowed string) (status int, reason string) {
+	if !HostAllowed(r.Host, port) {
+		return http.StatusForbidden, ReasonHost
+	}
+	vs := r.Header.Values("Origin")
+	if len(vs) > 1 {
+		return http.StatusForbidden, ReasonMultiOrigin
+	}
+	if len(vs) == 0 || !Match(vs[0], allowed) {
+		return http.StatusForbidden, ReasonOrigin
+	}
+	return 0, ""
+}
+
+// CheckControl applies the Host rule (T2) and refuses any request with an
+// Origin header (T4) on the control plane. Call it before the key is read.
+// It returns 0 and "" when both pass, otherwise 403 and a fixed reason.
+func CheckControl(r *http.Request, port int) (status int, reason string) {
+	if !HostAllowed(r.Host, port) {
+		return http.StatusForbidden, ReasonHost
+	}
+	if FromBrowser(r.Header) {
+		return http.StatusForbidden, ReasonBrowser
+	}
+	return 0, ""
+}
+
+// Quote renders an untrusted header value for a log line: at most 128
+// bytes of it, Go-quoted, so it cannot forge log lines or flood the log.
+func Quote(s string) string {
+	const max = 128
+	if len(s) > max {
+		return strconv.Quote(s[:max]) + "…"
+	}
+	return strconv.Quote(s)
+}
+
+func asciiLower(s string) string {
+	for i := 0; i < len(s); i++ {
+		if 'A' <= s[i] && s[i] <= 'Z' {
+			b := []byte(s)
+			for j := i; j < len(b); j++ {
+				if 'A' <= b[j] && b[j] <= 'Z' {
+					b[j] += 'a' - 'A'
+				}
+			}
+			return string(b)
+		}
+	}
+	return s
+}
