@@ -20,6 +20,7 @@ import (
 	"github.com/stitchslop/stitchslop-bridge/internal/version"
 	"github.com/stitchslop/stitchslop-bridge/security/credential"
 	"github.com/stitchslop/stitchslop-bridge/security/limits"
+	"github.com/stitchslop/stitchslop-bridge/security/toollist"
 )
 
 // KeyHeader carries the session key.
@@ -170,23 +171,30 @@ func (s *Server) toolNames() []string {
 	return names
 }
 
+// Status is the answer of GET /status, in protocol.md §4.2's order.
+type Status struct {
+	OK           bool               `json:"ok"`
+	Connected    bool               `json:"connected"`
+	Port         int                `json:"port"`
+	Origin       string             `json:"origin"`
+	Protocol     int                `json:"protocol"`
+	PID          int                `json:"pid"`
+	Paired       bool               `json:"paired"`
+	Tools        []string           `json:"tools"`
+	DroppedTools []toollist.Dropped `json:"droppedTools,omitempty"`
+	Message      string             `json:"message"`
+}
+
 func (s *Server) status(w http.ResponseWriter, _ *http.Request) {
 	st := s.Hub.State()
 	msg := "No Stitch Slop tab is connected yet; it attaches on its own while its Allow agent connections switch is on."
 	if st.Connected {
 		msg = "A Stitch Slop tab is connected."
 	}
-	writeJSON(w, http.StatusOK, map[string]any{
-		"ok":           true,
-		"connected":    st.Connected,
-		"port":         s.Port,
-		"origin":       s.Origin,
-		"protocol":     version.Protocol,
-		"pid":          os.Getpid(),
-		"paired":       s.Paired(),
-		"tools":        s.toolNames(),
-		"droppedTools": st.Dropped,
-		"message":      msg,
+	writeJSON(w, http.StatusOK, Status{
+		OK: true, Connected: st.Connected, Port: s.Port, Origin: s.Origin,
+		Protocol: version.Protocol, PID: os.Getpid(), Paired: s.Paired(),
+		Tools: s.toolNames(), DroppedTools: st.Dropped, Message: msg,
 	})
 }
 

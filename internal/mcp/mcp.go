@@ -66,14 +66,26 @@ type Server struct {
 	calls       sync.WaitGroup
 }
 
+// message is one incoming JSON-RPC object. Members are matched by their
+// exact names (encoding/json's struct matching would also take "ID" or
+// "Method").
 type message struct {
-	JSONRPC string          `json:"jsonrpc"`
-	ID      json.RawMessage `json:"id"`
-	Method  *string         `json:"method"`
-	Params  json.RawMessage `json:"params"`
+	JSONRPC json.RawMessage
+	ID      json.RawMessage
+	Method  json.RawMessage
+	Params  json.RawMessage
 	// Present on responses, which we never ask for and so ignore.
-	Result json.RawMessage `json:"result"`
-	Error  json.RawMessage `json:"error"`
+	Result json.RawMessage
+	Error  json.RawMessage
+}
+
+func parseMessage(line []byte) (message, error) {
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal(line, &raw); err != nil {
+		return message{}, err
+	}
+	return message{JSONRPC: raw["jsonrpc"], ID: raw["id"], Method: raw["method"], Params: raw["params"],
+		Result: raw["result"], Error: raw["error"]}, nil
 }
 
 type rpcError struct {
@@ -193,8 +205,8 @@ func (s *Server) Handle(ctx context.Context, line []byte) {
 		s.fail(null, codeInvalidRequest, "invalid request: expected one JSON-RPC object (batches are not supported)")
 		return
 	}
-	var m message
-	if err := json.Unmarshal(line, &m); err != nil {
+	m, err := parseMessage(line)
+	if err != nil {
 		s.fail(null, codeInvalidRequest, "invalid request: "+err.Error())
 		return
 	}
@@ -204,24 +216,21 @@ func (s *Server) Handle(ctx context.Context, line []byte) {
 		s.fail(null, codeInvalidRequest, "invalid request: id must be a string or a number")
 		return
 	}
-	if m.Method == nil {
-		if hasID && (m.Result != nil || m.Error != nil) {
+	if !hasID {
+		id = null
+	}
+	var method string
+	if m.Method == nil || json.Unmarshal(m.Method, &method) != nil || bytes.TrimSpace(m.Method)[0] != '"' {
+		if m.Method == nil && hasID && (m.Result != nil || m.Error != nil) {
 			return // a response to nothing we asked; ignore
 		}
-		if !hasID {
-			id = null
-		}
-		s.fail(id, codeInvalidRequest, "invalid request: method is missing")
+		s.fail(id, codeInvalidRequest, "invalid request: method must be a string")
 		return
 	}
-	if m.JSONRPC != "2.0" {
-		if !hasID {
-			id = null
-		}
+	if string(bytes.TrimSpace(m.JSONRPC)) != `"2.0"` {
 		s.fail(id, codeInvalidRequest, `invalid request: jsonrpc must be "2.0"`)
 		return
 	}
-	method := *m.Method
 	if !hasID {
 		s.notification(method)
 		return

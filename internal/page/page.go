@@ -126,14 +126,22 @@ func (s *Server) refuse(ws *websocket.Conn, f refusal) {
 	ws.Close()
 }
 
-type credentials struct {
-	Token  any `json:"token"`
-	Secret any `json:"secret"`
+// Credentials are what a tab's first frame offers (§2.3).
+type Credentials struct {
+	Token  string
+	Secret string
 }
 
-func asString(v any) string {
-	s, _ := v.(string)
-	return s
+// ParseFirstFrame reads a handshake frame: a JSON object with a token, a
+// secret, or both. A member that is not a string counts as absent.
+func ParseFirstFrame(b []byte) (Credentials, error) {
+	var raw map[string]any
+	if err := json.Unmarshal(b, &raw); err != nil || raw == nil {
+		return Credentials{}, errors.New("the first frame is not a JSON object")
+	}
+	tok, _ := raw["token"].(string)
+	sec, _ := raw["secret"].(string)
+	return Credentials{Token: tok, Secret: sec}, nil
 }
 
 // handshake reads the first frame and admits the page, or refuses it. It
@@ -151,13 +159,13 @@ func (s *Server) handshake(ws *websocket.Conn) *conn {
 		ws.Close()
 		return nil
 	}
-	var cr credentials
-	if err := json.Unmarshal(first, &cr); err != nil {
+	cr, err := ParseFirstFrame(first)
+	if err != nil {
 		s.Log.Warn("refused a connection: its first frame is not a JSON object")
 		s.refuse(ws, refusal{Error: "bad_json", Message: "The first frame must be a JSON object with a token or a secret."})
 		return nil
 	}
-	tok, sec := asString(cr.Token), asString(cr.Secret)
+	tok, sec := cr.Token, cr.Secret
 
 	secretOK, err := s.Pairing.VerifySecret(s.Origin, sec)
 	if err != nil {

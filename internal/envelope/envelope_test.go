@@ -1,0 +1,56 @@
+package envelope
+
+import (
+	"encoding/json"
+	"testing"
+)
+
+func TestObjectKeepsOrder(t *testing.T) {
+	in := `{"id":7,"ok":true,"say":"Hi.","z":1,"a":{"b":[1,2]},"dataUrl":"data:image/png;base64,AAAA"}`
+	o, err := Parse([]byte(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := json.Marshal(o.Without("id", "dataUrl").With("savedBytes", 3))
+	if want := `{"ok":true,"say":"Hi.","z":1,"a":{"b":[1,2]},"savedBytes":3}`; string(b) != want {
+		t.Fatalf("Without/With = %s, want %s", b, want)
+	}
+	if !o.OK() || o.Failed() {
+		t.Fatalf("OK() = %v, Failed() = %v, want true, false", o.OK(), o.Failed())
+	}
+}
+
+func TestParseRejects(t *testing.T) {
+	for _, in := range []string{``, `[]`, `"x"`, `{"a":1} {}`, `{"a":}`} {
+		if _, err := Parse([]byte(in)); err == nil {
+			t.Errorf("Parse(%q) = nil error, want error", in)
+		}
+	}
+}
+
+func TestDataURL(t *testing.T) {
+	tests := []struct {
+		in       string
+		ok       bool
+		mime, b6 string
+	}{
+		{"data:image/png;base64,iVBORw0KGgo=", true, "image/png", "iVBORw0KGgo="},
+		{"data:image/svg+xml;charset=utf-8;base64,PHN2Zz4=", true, "image/svg+xml", "PHN2Zz4="},
+		{"data:image/png,rawtext", false, "", ""},
+		{"data:;base64,AAAA", false, "", ""},
+		{"http://x/y.png", false, "", ""},
+	}
+	for _, tt := range tests {
+		im, ok := DataURL(tt.in)
+		if ok != tt.ok || im.MIME != tt.mime || im.B64 != tt.b6 {
+			t.Errorf("DataURL(%q) = %+v, %v; want {%s %s}, %v", tt.in, im, ok, tt.mime, tt.b6, tt.ok)
+		}
+	}
+	b, err := Image{MIME: "image/png", B64: "AAEC"}.Bytes()
+	if err != nil || string(b) != "\x00\x01\x02" {
+		t.Errorf("Bytes() = %q, %v; want 000102", b, err)
+	}
+	if _, err := (Image{B64: "!!"}).Bytes(); err == nil {
+		t.Error("Bytes() of invalid base64 = nil error")
+	}
+}
