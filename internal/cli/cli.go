@@ -122,7 +122,7 @@ func Main(ctx context.Context, argv []string, stdin io.Reader, stdout, stderr io
 	}
 	a, err := parse(argv)
 	if err != nil {
-		return usageError(log, stderr, err.Error())
+		return usageError(log, err.Error())
 	}
 	if a.has("help") || a.has("h") {
 		fmt.Fprint(stdout, usage)
@@ -134,7 +134,7 @@ func Main(ctx context.Context, argv []string, stdin io.Reader, stdout, stderr io
 	}
 	dir, err := configDir(a)
 	if err != nil {
-		return usageError(log, stderr, err.Error())
+		return usageError(log, err.Error())
 	}
 	if len(a.pos) > 0 {
 		return runVerb(ctx, a, dir, stdout, log)
@@ -142,9 +142,9 @@ func Main(ctx context.Context, argv []string, stdin io.Reader, stdout, stderr io
 	return runBridge(ctx, a, dir, stdin, stdout, log)
 }
 
-func usageError(log *slog.Logger, stderr io.Writer, msg string) int {
+func usageError(log *slog.Logger, msg string) int {
 	log.Error(msg)
-	fmt.Fprint(stderr, "\n"+usage)
+	ui.Hint(log, "see stitchslop-bridge --help")
 	return client.ExitUsage
 }
 
@@ -177,11 +177,11 @@ func portFlag(a args) (int, error) {
 
 func runBridge(ctx context.Context, a args, dir string, stdin io.Reader, stdout io.Writer, log *slog.Logger) int {
 	if a.has("out") {
-		return usageError(log, io.Discard, "--out goes with the call verb")
+		return usageError(log, "--out goes with the call verb")
 	}
 	port, err := portFlag(a)
 	if err != nil {
-		return usageError(log, io.Discard, err.Error())
+		return usageError(log, err.Error())
 	}
 	o, ok := a.flags["origin"]
 	if !ok {
@@ -192,7 +192,7 @@ func runBridge(ctx context.Context, a args, dir string, stdin io.Reader, stdout 
 	}
 	o, err = origin.Parse(o)
 	if err != nil {
-		return usageError(log, io.Discard, "--origin: "+err.Error())
+		return usageError(log, "--origin: "+err.Error())
 	}
 	idle := float64(DefaultAgentIdleMinutes)
 	for _, name := range []string{"agent-idle-minutes", "exit-when-unused"} {
@@ -202,7 +202,7 @@ func runBridge(ctx context.Context, a args, dir string, stdin io.Reader, stdout 
 		}
 		idle, err = strconv.ParseFloat(s, 64)
 		if err != nil || idle < 0 || math.IsNaN(idle) || math.IsInf(idle, 0) {
-			return usageError(log, io.Discard, fmt.Sprintf("--%s %q is not a number of minutes", name, s))
+			return usageError(log, fmt.Sprintf("--%s %q is not a number of minutes", name, s))
 		}
 	}
 	err = bridge.Run(ctx, bridge.Config{

@@ -84,7 +84,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusMethodNotAllowed, failure("method_not_allowed", r.URL.Path+" takes "+rt.method))
 		return
 	}
+	// A request is agent activity when it starts and when it ends: an agent
+	// blocked in a long /wait is still there (protocol.md §2.8).
 	s.Activity()
+	defer s.Activity()
 	rt.serve(s, w, r)
 }
 

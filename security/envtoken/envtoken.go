@@ -1,11 +1,19 @@
-// Package envtoken is the only way a bootstrap token enters the bridge
-// (THREAT_MODEL.md T-TOKEN-ARGV): from the environment variable Var, never
-// from argv, where every process on the machine can read it through ps.
+// Package envtoken is the only way a bootstrap token enters the bridge. It
+// mitigates THREAT_MODEL.md T7 (secret-leak) for the token:
 //
-// Take removes the variable from the process environment once read, so
-// nothing the bridge might start later inherits it. It cannot erase the
-// variable from the environment block the OS recorded at exec time
-// (/proc/<pid>/environ, readable by the same user only).
+//   - The token comes only from the environment variable Var, never from
+//     argv, where every process on the machine, of every user, can read it
+//     through ps (protocol.md §1). CheckArgs refuses a --token flag in any
+//     spelling, without echoing its value.
+//   - Take removes the variable from the process environment once read, so
+//     nothing the bridge or the Go runtime starts later inherits it.
+//
+// It does not erase the variable from the environment block the kernel
+// recorded at exec time (/proc/<pid>/environ on Linux): that stays readable
+// by the same user and root, which T11 accepts. It does not keep the token
+// out of logs by itself: callers never print it, and the e2e test that
+// scans everything the bridge prints holds them to that. The token's
+// one-time property is security/ledger's (T6).
 package envtoken
 
 import (
@@ -17,7 +25,9 @@ import (
 // Var is the environment variable that carries the token.
 const Var = "STITCHSLOP_TOKEN"
 
-// Take returns the token from the environment and unsets it.
+// Take returns the token from the environment, without surrounding white
+// space, and unsets the variable whether or not it was set. An empty result
+// means no token.
 func Take() string {
 	tok := strings.TrimSpace(os.Getenv(Var))
 	os.Unsetenv(Var)
@@ -27,8 +37,10 @@ func Take() string {
 // ErrTokenFlag is returned by CheckArgs when a --token flag is present.
 var ErrTokenFlag = errors.New("--token is not accepted: anything on the command line is visible to every process through ps; put the token in the " + Var + " environment variable instead")
 
-// CheckArgs refuses a token given as a flag, in any spelling (--token,
-// -token, --token=VALUE). The value is never echoed.
+// CheckArgs refuses a token given as a flag, in any spelling the flag
+// package would accept (--token, -token, --token=VALUE, ---token, any
+// letter case). Arguments after "--" are positional and not inspected. The
+// value is never echoed.
 func CheckArgs(args []string) error {
 	for _, a := range args {
 		if a == "--" {
@@ -41,7 +53,7 @@ func CheckArgs(args []string) error {
 		if i := strings.IndexByte(name, '='); i >= 0 {
 			name = name[:i]
 		}
-		if name == "token" {
+		if strings.EqualFold(strings.TrimSpace(name), "token") {
 			return ErrTokenFlag
 		}
 	}

@@ -52,12 +52,15 @@ const (
 	// HTTPReadHeaderTimeout bounds how long a client may take to send
 	// request headers (slowloris).
 	HTTPReadHeaderTimeout = 10 * time.Second
-	// HTTPReadTimeout bounds reading a whole control-plane request, body
-	// included; ControlBody over loopback takes well under a second. It
-	// must be at least HTTPReadHeaderTimeout. (A WebSocket library clears
-	// the deadline after the upgrade; AuthTimeout takes over there.)
-	HTTPReadTimeout = 60 * time.Second
-	// HTTPIdleTimeout closes keep-alive connections nobody uses.
+	// There is deliberately no whole-request read timeout: net/http keeps
+	// that deadline on the connection while the handler runs, and its expiry
+	// cancels the request's context, which would cut a /wait long poll
+	// short. A body is read only after the Origin and key checks, so only a
+	// key holder can be slow with it; headers are bounded above, and the
+	// WebSocket side by AuthTimeout.
+
+	// HTTPIdleTimeout closes keep-alive connections nobody uses, between
+	// requests (it does not limit a request in progress).
 	HTTPIdleTimeout = 60 * time.Second
 	// HTTPMaxHeaderBytes bounds request headers.
 	HTTPMaxHeaderBytes = 16 << 10

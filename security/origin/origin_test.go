@@ -38,11 +38,11 @@ func TestMatch(t *testing.T) {
 		{"https://WWW.STITCHSLOP.COM", allowed, true},
 		{"https://www.stitchslop.com/", allowed, true},
 		{"https://www.stitchslop.com", allowed + "/", true},
-		{"", allowed, false},                // missing Origin
-		{"null", allowed, false},            // sandboxed frame
-		{"NULL", allowed, false},            // any case
-		{"null", "null", false},             // even if someone allows it
-		{"", "", false},                     // nothing allowed matches nothing
+		{"", allowed, false},     // missing Origin
+		{"null", allowed, false}, // sandboxed frame
+		{"NULL", allowed, false}, // any case
+		{"null", "null", false},  // even if someone allows it
+		{"", "", false},          // nothing allowed matches nothing
 		{"http://www.stitchslop.com", allowed, false},
 		{"https://www.stitchslop.com:8443", allowed, false},
 		{"https://www.stitchslop.com.evil.test", allowed, false},

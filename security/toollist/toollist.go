@@ -1,15 +1,37 @@
 // Package toollist sanitises the tool list a page sends before any of it
-// reaches the model (THREAT_MODEL.md T-PAGE-INJECT, T-DOS-TOOLS).
+// reaches the model. It mitigates THREAT_MODEL.md T8 (site-inject) and the
+// tool-list part of T9 (input-dos).
 //
 // The page is a web site: compromised or XSS'd, it can try to smuggle
-// instructions into tool names and descriptions, shadow the bridge's own
-// tools, or flood the client with a huge list. Sanitize keeps only tools
-// whose names match NamePattern, drops duplicates and names the bridge
-// reserves, bounds counts and sizes, keeps only the fields MCP defines for a
-// tool, and reports each dropped tool with its reason.
+// instructions into tool names, titles, descriptions and schemas, shadow the
+// bridge's own tools (wait_for_connection, pair, …), or flood the client
+// with a huge list. Sanitize
 //
-// It cannot tell a benign description from a manipulative one: text within
-// the bounds reaches the model as the page wrote it.
+//   - keeps only tools whose names match NamePattern (ASCII, at most 64
+//     characters), and drops duplicates and any name that folds (case, '-',
+//     '.' and '_' alike) to one the bridge reserves;
+//   - bounds the count (MaxTools), title (MaxTitle), description
+//     (MaxDescription, cut with "…"), each schema (MaxSchema bytes,
+//     MaxDepth levels) and the whole list (MaxList bytes);
+//   - removes from every string (title, description, schema keys and
+//     values) control and invisible characters: C0/C1 controls other than
+//     tab and newline, Unicode format characters (zero-width, bidi
+//     overrides, the tag block used for "ASCII smuggling") and variation
+//     selectors, so what a person reviewing the list sees is what the model
+//     reads;
+//   - keeps only the fields MCP defines for a tool (name, title,
+//     description, inputSchema, annotations with their four boolean hints
+//     and title), turns a schema that is not a JSON object of type object
+//     into {"type":"object"}, and drops remote "$ref"s a client might fetch;
+//   - reports each dropped tool with its reason, naming at most MaxDropped
+//     of them and counting the rest, so a hostile list cannot grow the
+//     report without bound.
+//
+// It cannot tell a benign description from a manipulative one: visible
+// text within the bounds reaches the model as the page wrote it, as do the
+// page's replies to tool calls (bounded by internal/mcp's bulk guard, not
+// here). Annotations are hints from an untrusted page; a client must not
+// base a security decision on them.
 package toollist
 
 import (
@@ -17,16 +39,25 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
+	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
-// Bounds, as in the reference bridge.
+// Bounds, as in the reference bridge, plus MaxDepth and MaxDropped.
 const (
 	MaxTools       = 256
 	MaxDescription = 8000 // characters; longer ones are cut and end in "…"
 	MaxTitle       = 200  // characters
 	MaxSchema      = 32 << 10
 	MaxList        = 1 << 20 // bytes of the sanitised list as a whole
+	// MaxDepth bounds the nesting of a schema, so a client's validator
+	// cannot be made to recurse deeply; real tool schemas nest a handful of
+	// levels.
+	MaxDepth = 32
+	// MaxDropped bounds how many dropped tools are named in the report; the
+	// rest are counted in one final entry with an empty Name.
+	MaxDropped = 64
 )
 
 // NamePattern is what a page tool's name must match.
@@ -41,7 +72,10 @@ type Tool struct {
 	Annotations json.RawMessage `json:"annotations,omitempty"`
 }
 
-// Dropped names a tool left out and why.
+// Dropped names a tool left out and why. Name is the tool's name if it was
+// valid, "#<index>" for an item that is not an object, a Go-quoted prefix
+// of at most 64 bytes for an invalid name, and "" for the whole list or for
+// the final entry that counts dropped tools beyond MaxDropped.
 type Dropped struct {
 	Name   string `json:"name"`
 	Reason string `json:"reason"`
@@ -57,71 +91,119 @@ type rawTool struct {
 
 var emptySchema = json.RawMessage(`{"type":"object"}`)
 
+// NotAList is the reason given when the tools field is not a JSON list.
+const NotAList = "the tools field is not a list"
+
+// MoreDropped is the format of the reason in the final entry that counts
+// dropped tools beyond MaxDropped.
+const MoreDropped = "%d more tools dropped"
+
 // Sanitize turns the value of a page frame's "tools" field into the list
-// offered to the model. reserved are the bridge's own tool names.
+// offered to the model. reserved are the bridge's own tool names. Every
+// item of the list ends up either in the result or in the report (counted
+// in the final entry once MaxDropped are named).
 func Sanitize(raw json.RawMessage, reserved []string) ([]Tool, []Dropped) {
-	var items []json.RawMessage
-	if err := json.Unmarshal(raw, &items); err != nil {
-		return nil, []Dropped{{Name: "", Reason: "the tools field is not a list"}}
+	if !json.Valid(raw) {
+		return nil, []Dropped{{Reason: NotAList}}
+	}
+	// Stream the items: a list of millions of tiny items costs one item's
+	// memory at a time, not a slice of millions.
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('[') {
+		return nil, []Dropped{{Reason: NotAList}}
 	}
 	var (
-		tools   []Tool
-		dropped []Dropped
-		seen    = map[string]bool{}
-		total   = 2 // the brackets of the list
+		tools    []Tool
+		dropped  []Dropped
+		unlisted int
+		seen     = map[string]bool{}
+		total    = 2 // the brackets of the list
+		res      = map[string]bool{}
 	)
 	for _, r := range reserved {
-		seen[r] = true
+		res[fold(r)] = true
 	}
-	for i, it := range items {
+	drop := func(name, reason string) {
+		if len(dropped) < MaxDropped {
+			dropped = append(dropped, Dropped{Name: name, Reason: reason})
+		} else {
+			unlisted++
+		}
+	}
+	for i := 0; dec.More(); i++ {
+		var it json.RawMessage
+		if err := dec.Decode(&it); err != nil {
+			break // unreachable: raw is valid JSON
+		}
 		var rt rawTool
-		if err := json.Unmarshal(it, &rt); err != nil {
-			dropped = append(dropped, Dropped{Name: fmt.Sprintf("#%d", i), Reason: "not an object"})
+		if bytes.TrimSpace(it)[0] != '{' || json.Unmarshal(it, &rt) != nil {
+			drop(fmt.Sprintf("#%d", i), "not an object")
 			continue
 		}
 		var name string
 		if json.Unmarshal(rt.Name, &name) != nil || !NamePattern.MatchString(name) {
-			dropped = append(dropped, Dropped{Name: printable(rt.Name), Reason: "name must match " + NamePattern.String()})
+			drop(printable(rt.Name), "name must match "+NamePattern.String())
+			continue
+		}
+		if res[fold(name)] {
+			drop(name, "name is reserved by the bridge")
 			continue
 		}
 		if seen[name] {
-			reason := "duplicate name"
-			for _, r := range reserved {
-				if r == name {
-					reason = "name is reserved by the bridge"
-				}
-			}
-			dropped = append(dropped, Dropped{Name: name, Reason: reason})
+			drop(name, "duplicate name")
 			continue
 		}
 		if len(tools) >= MaxTools {
-			dropped = append(dropped, Dropped{Name: name, Reason: fmt.Sprintf("more than %d tools", MaxTools)})
+			drop(name, fmt.Sprintf("more than %d tools", MaxTools))
 			continue
 		}
-		t := Tool{Name: name}
-		t.Title = cut(stringOf(rt.Title), MaxTitle)
-		t.Description = cut(stringOf(rt.Description), MaxDescription)
-		t.InputSchema = emptySchema
+		t := Tool{Name: name, InputSchema: emptySchema}
+		t.Title = cut(cleanText(stringOf(rt.Title)), MaxTitle)
+		t.Description = cut(cleanText(stringOf(rt.Description)), MaxDescription)
 		if isObject(rt.InputSchema) {
 			if len(rt.InputSchema) > MaxSchema {
-				dropped = append(dropped, Dropped{Name: name, Reason: fmt.Sprintf("input schema over %d bytes", MaxSchema)})
+				drop(name, fmt.Sprintf("input schema over %d bytes", MaxSchema))
 				continue
 			}
-			t.InputSchema = compact(rt.InputSchema)
+			s, err := cleanSchema(rt.InputSchema)
+			if err != nil {
+				drop(name, "input schema "+err.Error())
+				continue
+			}
+			t.InputSchema = s
 		}
-		if isObject(rt.Annotations) && len(rt.Annotations) <= MaxSchema {
-			t.Annotations = compact(rt.Annotations)
+		t.Annotations = annotations(rt.Annotations)
+		b, err := json.Marshal(t)
+		if err != nil {
+			drop(name, "cannot be encoded")
+			continue
 		}
-		b, _ := json.Marshal(t)
 		if total+len(b)+1 > MaxList {
-			dropped = append(dropped, Dropped{Name: name, Reason: fmt.Sprintf("the list would exceed %d bytes", MaxList)})
+			drop(name, fmt.Sprintf("the list would exceed %d bytes", MaxList))
 			continue
 		}
 		total += len(b) + 1
 		seen[name] = true
 		tools = append(tools, t)
 	}
+	if unlisted > 0 {
+		dropped = append(dropped, Dropped{Reason: fmt.Sprintf(MoreDropped, unlisted)})
+	}
 	return tools, dropped
+}
+
+// fold maps names a model could confuse to one key: "Wait-For.Connection"
+// and "wait_for_connection" shadow each other.
+func fold(name string) string {
+	return strings.Map(func(r rune) rune {
+		switch {
+		case r == '-' || r == '.':
+			return '_'
+		case 'A' <= r && r <= 'Z':
+			return r + 'a' - 'A'
+		}
+		return r
+	}, name)
 }
 
 func stringOf(raw json.RawMessage) string {
@@ -141,21 +223,139 @@ func cut(s string, n int) string {
 	return string(r[:n-1]) + "…"
 }
 
+// cleanText removes characters that display as nothing, or as something
+// other than what a model reads: C0 and C1 controls except tab and newline,
+// format characters (Cf: zero-width, bidi controls, tags), and variation
+// selectors. Invalid UTF-8 has already become U+FFFD in json.Unmarshal.
+func cleanText(s string) string {
+	return strings.Map(func(r rune) rune {
+		switch {
+		case r == '\t' || r == '\n':
+			return r
+		case unicode.IsControl(r), unicode.Is(unicode.Cf, r), unicode.Is(unicode.Variation_Selector, r):
+			return -1
+		}
+		return r
+	}, s)
+}
+
 func isObject(raw json.RawMessage) bool {
 	t := bytes.TrimSpace(raw)
 	return len(t) > 0 && t[0] == '{' && json.Valid(t)
 }
 
-func compact(raw json.RawMessage) json.RawMessage {
-	var b bytes.Buffer
-	if json.Compact(&b, raw) != nil {
-		return emptySchema
+// cleanSchema decodes an object schema, cleans every key and string,
+// drops remote references, makes it of type object, and re-encodes it
+// compactly. Numbers keep their text (UseNumber).
+func cleanSchema(raw json.RawMessage) (json.RawMessage, error) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var v map[string]any
+	if err := dec.Decode(&v); err != nil {
+		return nil, fmt.Errorf("is not valid JSON")
 	}
-	return b.Bytes()
+	if !within(v, MaxDepth) {
+		return nil, fmt.Errorf("nested more than %d levels", MaxDepth)
+	}
+	m := clean(v).(map[string]any)
+	if t, ok := m["type"]; !ok {
+		m["type"] = "object"
+	} else if t != "object" {
+		return emptySchema, nil
+	}
+	b, err := json.Marshal(m)
+	if err != nil {
+		return nil, fmt.Errorf("cannot be encoded")
+	}
+	if len(b) > MaxSchema {
+		return nil, fmt.Errorf("over %d bytes", MaxSchema)
+	}
+	return b, nil
+}
+
+func within(v any, depth int) bool {
+	if depth < 0 {
+		return false
+	}
+	switch x := v.(type) {
+	case map[string]any:
+		for _, e := range x {
+			if !within(e, depth-1) {
+				return false
+			}
+		}
+	case []any:
+		for _, e := range x {
+			if !within(e, depth-1) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+func clean(v any) any {
+	switch x := v.(type) {
+	case string:
+		return cleanText(x)
+	case []any:
+		for i, e := range x {
+			x[i] = clean(e)
+		}
+		return x
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			if (k == "$ref" || k == "$dynamicRef") && !isLocalRef(e) {
+				continue
+			}
+			out[cleanText(k)] = clean(e)
+		}
+		return out
+	}
+	return v
+}
+
+func isLocalRef(v any) bool {
+	s, ok := v.(string)
+	return ok && strings.HasPrefix(s, "#")
+}
+
+// annotations keeps MCP's tool annotations with the right types: title (a
+// string, cleaned and cut) and the four boolean hints. Anything else, or
+// nothing left, gives nil.
+func annotations(raw json.RawMessage) json.RawMessage {
+	if !isObject(raw) || len(raw) > MaxSchema {
+		return nil
+	}
+	var in map[string]json.RawMessage
+	if json.Unmarshal(raw, &in) != nil {
+		return nil
+	}
+	out := map[string]any{}
+	for _, k := range []string{"readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"} {
+		var b bool
+		if v, ok := in[k]; ok && json.Unmarshal(v, &b) == nil && string(bytes.TrimSpace(v)) != "null" {
+			out[k] = b
+		}
+	}
+	if v, ok := in["title"]; ok {
+		if s := cut(cleanText(stringOf(v)), MaxTitle); s != "" {
+			out["title"] = s
+		}
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	b, err := json.Marshal(out)
+	if err != nil {
+		return nil
+	}
+	return b
 }
 
 // printable renders a rejected name for a report: at most 64 bytes of it,
-// quoted, so a hostile name cannot forge log lines.
+// Go-quoted, so a hostile name cannot forge log lines.
 func printable(raw json.RawMessage) string {
 	var s string
 	if json.Unmarshal(raw, &s) != nil {
