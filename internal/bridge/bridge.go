@@ -28,7 +28,6 @@ import (
 	"github.com/stitchslop/stitchslop-bridge/security/credential"
 	"github.com/stitchslop/stitchslop-bridge/security/fileperm"
 	"github.com/stitchslop/stitchslop-bridge/security/limits"
-	"github.com/stitchslop/stitchslop-bridge/security/origin"
 )
 
 // DefaultPorts are scanned in order (§2.1); the page tries the same four.
@@ -147,8 +146,9 @@ func Run(ctx context.Context, cfg Config) error {
 	ctlSrv := &control.Server{Key: key, Port: port, Origin: cfg.Origin, Hub: h, Log: log, Activity: touch,
 		Paired: func() bool { p, _ := store.Paired(cfg.Origin); return p }}
 	srv := &http.Server{
-		Handler:           &front{port: port, page: pageSrv, control: ctlSrv, log: log},
+		Handler:           &front{page: pageSrv, control: ctlSrv},
 		ReadHeaderTimeout: limits.HTTPReadHeaderTimeout,
+		IdleTimeout:       limits.HTTPIdleTimeout,
 		MaxHeaderBytes:    limits.HTTPMaxHeaderBytes,
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}
@@ -249,13 +249,13 @@ func listen(port int) (net.Listener, int, error) {
 	return nil, 0, fmt.Errorf("all of ports %d-%d on 127.0.0.1 are busy: %w", ports[0], ports[len(ports)-1], errors.Join(errs...))
 }
 
-// front is the one handler on the port: Host check for everything, then the
-// page side for WebSocket upgrades and the control plane for the rest.
+// front is the one handler on the port: WebSocket upgrades go to the page
+// side, everything else to the control plane; each checks Host and Origin
+// by its own rule. Every answer carries headers that keep a browser from
+// doing anything with it.
 type front struct {
-	port    int
 	page    *page.Server
 	control *control.Server
-	log     *slog.Logger
 }
 
 func (f *front) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -264,21 +264,9 @@ func (f *front) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("Cache-Control", "no-store")
 	h.Set("Referrer-Policy", "no-referrer")
-	if !origin.HostAllowed(r.Host, f.port) {
-		f.log.Warn("refused a request for another host name (DNS rebinding?)", "host", printable(r.Host))
-		http.Error(w, "host not allowed", http.StatusForbidden)
-		return
-	}
 	if websocket.IsWebSocketUpgrade(r) {
 		f.page.ServeHTTP(w, r)
 		return
 	}
 	f.control.ServeHTTP(w, r)
-}
-
-func printable(s string) string {
-	if len(s) > 200 {
-		return s[:200] + "…"
-	}
-	return s
 }

@@ -13,6 +13,7 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -20,6 +21,7 @@ import (
 	"github.com/stitchslop/stitchslop-bridge/internal/version"
 	"github.com/stitchslop/stitchslop-bridge/security/credential"
 	"github.com/stitchslop/stitchslop-bridge/security/limits"
+	"github.com/stitchslop/stitchslop-bridge/security/origin"
 	"github.com/stitchslop/stitchslop-bridge/security/toollist"
 )
 
@@ -62,11 +64,14 @@ func Known(path string) bool {
 	return ok
 }
 
-// ServeHTTP answers one request that is not a WebSocket upgrade.
+// ServeHTTP answers one request that is not a WebSocket upgrade: the
+// control-plane routes, and 426 for anything else.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if _, ok := r.Header["Origin"]; ok {
-		s.Log.Warn("refused a control-plane request that carries an Origin header (a web page?)", "path", r.URL.Path)
-		writeJSON(w, http.StatusForbidden, failure("forbidden", "The control plane does not answer web pages."))
+	// Host and Origin before anything else, the key included (§4.3).
+	if status, reason := origin.CheckControl(r, s.Port); status != 0 {
+		s.Log.Warn("refused a control-plane request ("+strconv.Itoa(status)+"): "+reason,
+			"host", origin.Quote(r.Host), "path", origin.Quote(r.URL.Path))
+		writeJSON(w, status, failure("forbidden", reason))
 		return
 	}
 	rt, ok := routes[r.URL.Path]

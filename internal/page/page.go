@@ -9,6 +9,7 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -73,8 +74,8 @@ type refusal struct {
 	Message string `json:"message"`
 }
 
-// ServeHTTP upgrades r, which the caller has found to be a WebSocket upgrade
-// with an allowed Host, and serves the page until it leaves.
+// ServeHTTP checks the Host and Origin of r, a WebSocket upgrade, upgrades
+// it and serves the page until it leaves.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.once.Do(func() {
 		s.upgrader = websocket.Upgrader{
@@ -84,10 +85,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			CheckOrigin: func(*http.Request) bool { return true },
 		}
 	})
-	got := r.Header.Get("Origin")
-	if !origin.Match(got, s.Origin) {
-		s.Log.Warn("refused a connection from another site (403)", "origin", printable(got), "allowed", s.Origin)
-		http.Error(w, "origin not allowed", http.StatusForbidden)
+	if status, reason := origin.CheckUpgrade(r, s.Port, s.Origin); status != 0 {
+		s.Log.Warn("refused a connection ("+strconv.Itoa(status)+"): "+reason,
+			"origin", origin.Quote(r.Header.Get("Origin")), "host", origin.Quote(r.Host), "allowed", s.Origin)
+		http.Error(w, reason, status)
 		return
 	}
 	if s.unauth.Add(1) > limits.MaxUnauthSockets {
@@ -107,14 +108,6 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.serve(c)
-}
-
-// printable bounds an untrusted header value for a log line.
-func printable(s string) string {
-	if len(s) > 200 {
-		s = s[:200] + "…"
-	}
-	return s
 }
 
 // refuse writes a refusal frame and closes the socket.

@@ -17,7 +17,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"os"
 	"time"
 
 	"github.com/stitchslop/stitchslop-bridge/internal/paths"
@@ -91,7 +90,7 @@ func (s *Store) Check() error {
 	defer unlock()
 	_, err = s.read()
 	if errors.Is(err, ErrCorrupt) {
-		aside, kerr := keepAside(s.path)
+		aside, kerr := fileperm.KeepAside(s.path)
 		if kerr != nil {
 			return fmt.Errorf("%v; and keeping it aside failed: %w", err, kerr)
 		}
@@ -237,18 +236,4 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
-}
-
-// keepAside is a stand-in until security/fileperm grows KeepAside.
-func keepAside(path string) (string, error) {
-	for i := 0; ; i++ {
-		p := fmt.Sprintf("%s.corrupt-%s", path, time.Now().UTC().Format("20060102T150405Z"))
-		if i > 0 {
-			p += fmt.Sprintf("-%d", i)
-		}
-		if _, err := os.Lstat(p); err == nil {
-			continue
-		}
-		return p, os.Rename(path, p)
-	}
 }
