@@ -14,6 +14,7 @@ import (
 	"net/http"
 	"os"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/gorilla/websocket"
@@ -235,18 +236,27 @@ func listen(port int) (net.Listener, int, error) {
 	if port != 0 {
 		ports = []int{port}
 	}
-	var errs []error
+	var busy []string
 	for _, p := range ports {
 		ln, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(p)))
 		if err == nil {
 			return ln, p, nil
 		}
-		errs = append(errs, err)
+		if len(ports) == 1 {
+			return nil, 0, fmt.Errorf("cannot listen on 127.0.0.1:%d: %w", p, err)
+		}
+		busy = append(busy, fmt.Sprintf("%d (%v)", p, bindReason(err)))
 	}
-	if len(ports) == 1 {
-		return nil, 0, fmt.Errorf("cannot listen on 127.0.0.1:%d: %w", ports[0], errs[0])
+	return nil, 0, fmt.Errorf("all of ports %d-%d on 127.0.0.1 are busy: %s", ports[0], ports[len(ports)-1], strings.Join(busy, ", "))
+}
+
+// bindReason is the OS's reason without the "listen tcp …" preamble.
+func bindReason(err error) error {
+	var se *os.SyscallError
+	if errors.As(err, &se) {
+		return se.Err
 	}
-	return nil, 0, fmt.Errorf("all of ports %d-%d on 127.0.0.1 are busy: %w", ports[0], ports[len(ports)-1], errors.Join(errs...))
+	return err
 }
 
 // front is the one handler on the port: WebSocket upgrades go to the page

@@ -212,7 +212,11 @@ func (s *Server) tools(w http.ResponseWriter, _ *http.Request) {
 		writeJSON(w, http.StatusOK, failure(hub.CodeNotConnected, hub.NotConnectedMessage))
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"ok": true, "tools": st.Tools})
+	tools := st.Tools
+	if tools == nil {
+		tools = []toollist.Tool{} // attached, list not sent yet
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"ok": true, "tools": tools})
 }
 
 func (s *Server) wait(w http.ResponseWriter, r *http.Request) {

@@ -50,7 +50,9 @@ func (h *handler) Handle(_ context.Context, r slog.Record) error {
 	case r.Level == LevelHint:
 		b.WriteString("hint: ")
 	}
-	b.WriteString(r.Message)
+	// One record, one line: a wrapped error that carries newlines must not
+	// produce lines without the prefix.
+	b.WriteString(strings.ReplaceAll(strings.TrimRight(r.Message, "\n"), "\n", "; "))
 	write := func(a slog.Attr) bool {
 		fmt.Fprintf(&b, " %s=%s", a.Key, quote(a.Value.String()))
 		return true
