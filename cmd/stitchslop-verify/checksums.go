@@ -1,0 +1,122 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// parseChecksums reads the sha256sum format GoReleaser writes:
+// "<64 lowercase hex>  <name>" per line ("<hex> *<name>" is accepted too).
+// Names must be plain file names; a name listed twice is an error even with
+// the same digest, because a signed file should never be ambiguous.
+func parseChecksums(data []byte) (map[string]string, error) {
+	sums := make(map[string]string)
+	lines := bytes.Split(data, []byte("\n"))
+	for i, raw := range lines {
+		line := strings.TrimSuffix(string(raw), "\r")
+		if line == "" {
+			if i == len(lines)-1 {
+				break
+			}
+			return nil, fmt.Errorf("line %d: empty line", i+1)
+		}
+		if len(line) < 64+2+1 {
+			return nil, fmt.Errorf("line %d: too short for \"<sha256>  <name>\"", i+1)
+		}
+		digest, sep, name := line[:64], line[64:66], line[66:]
+		if sep != "  " && sep != " *" {
+			return nil, fmt.Errorf("line %d: want two spaces after the digest", i+1)
+		}
+		if !isLowerHex(digest) {
+			return nil, fmt.Errorf("line %d: digest is not 64 lowercase hex digits", i+1)
+		}
+		if name != filepath.Base(name) || strings.ContainsAny(name, "/\\") || name == "." || name == ".." {
+			return nil, fmt.Errorf("line %d: name is not a plain file name", i+1)
+		}
+		if _, dup := sums[name]; dup {
+			return nil, fmt.Errorf("line %d: %q listed twice", i+1, name)
+		}
+		sums[name] = digest
+	}
+	if len(sums) == 0 {
+		return nil, fmt.Errorf("no entries")
+	}
+	return sums, nil
+}
+
+func isLowerHex(s string) bool {
+	for _, c := range s {
+		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+// checkArtifacts compares each artifact, by its base name, with the verified
+// checksums. It checks all of them, prints one line per artifact on stdout,
+// and returns the first failure (with a count of the others).
+func checkArtifacts(ctx context.Context, sums map[string]string, checksumsPath string, artifacts []string, stdout io.Writer) error {
+	var first *verifyError
+	failed := 0
+	for _, path := range artifacts {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		name := filepath.Base(path)
+		err := checkArtifact(sums, checksumsPath, path, name)
+		if err == nil {
+			fmt.Fprintf(stdout, "%s: OK\n", name)
+			continue
+		}
+		fmt.Fprintf(stdout, "%s: FAILED\n", name)
+		failed++
+		if first == nil {
+			first = err
+		}
+	}
+	if first == nil {
+		return nil
+	}
+	if failed > 1 {
+		first.hints = append(first.hints, fmt.Sprintf("%d artifacts failed in all; see the FAILED lines on stdout", failed))
+	}
+	return first
+}
+
+func checkArtifact(sums map[string]string, checksumsPath, path, name string) *verifyError {
+	want, ok := sums[name]
+	if !ok {
+		return newError(exitNotListed, []string{"keep the file name exactly as downloaded; only release archives, binaries and SBOMs are listed"},
+			"%s is not listed in %s", name, filepath.Base(checksumsPath))
+	}
+	got, err := sha256File(path)
+	if err != nil {
+		return newError(exitMissingFile, nil, "%s: %v", path, err)
+	}
+	if got != want {
+		return newError(exitChecksumMismatch, []string{"the download is corrupt or was altered: delete it and download it again"},
+			"%s: sha256 %s does not match %s (%s)", name, got, filepath.Base(checksumsPath), want)
+	}
+	return nil
+}
+
+func sha256File(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}

@@ -1,0 +1,110 @@
+#!/usr/bin/env bash
+# check.sh: run the release machinery locally and check what it makes.
+#
+#   bash scripts/release/check.sh
+#
+# 1. installs goreleaser, cosign and cyclonedx-gomod from the Go module proxy
+#    (once; see tools.sh),
+# 2. copies the checkout to a temporary directory (adding a placeholder git
+#    remote when there is none) and runs `goreleaser check` there,
+# 3. runs `goreleaser release --snapshot --clean --skip=sign`: all eight
+#    targets, archives, raw binaries, SBOMs (offline), checksums.txt, cask and
+#    scoop manifest,
+# 4. writes release-manifest.json and checks that archives, binaries,
+#    checksums.txt, SBOMs, manifest, cask and scoop agree, recomputing every
+#    SHA-256 (scripts/release/manifest check),
+# 5. signs checksums.txt with a throwaway cosign key pair and verifies the
+#    downloaded-release layout with stitchslop-verify --key (and cosign),
+#    then checks that tampering is caught with the documented exit codes.
+#
+# Needs no network beyond the Go module proxy (for the first tool install).
+# Set KEEP=1 to keep the temporary directory. Exits non-zero on any failure.
+set -euo pipefail
+SCRIPT=release-check
+# shellcheck source=scripts/release/lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+# shellcheck source=scripts/release/tools.sh
+source "$ROOT/scripts/release/tools.sh"
+
+make_workdir stitchslop-release-check
+
+need_files LICENSE README.md SECURITY.md
+tools_install goreleaser cosign cyclonedx-gomod
+
+SRC="$WORK/src"
+copy_checkout "$SRC"
+cd "$SRC"
+
+log "goreleaser check"
+"$GORELEASER" check || die "goreleaser check failed"
+
+log "goreleaser release --snapshot --clean --skip=sign"
+"$GORELEASER" release --snapshot --clean --skip=sign --parallelism 2 >"$WORK/goreleaser.log" 2>&1 || {
+	tail -n 40 "$WORK/goreleaser.log" >&2
+	die "goreleaser snapshot release failed (log above)"
+}
+
+log "release manifest and consistency check"
+go run ./scripts/release/manifest generate -dist dist
+go run ./scripts/release/manifest check -dist dist
+
+log "throwaway-key signature of checksums.txt"
+KEYS="$WORK/keys"
+mkdir -p "$KEYS"
+# Empty password, no prompt: this key is created and thrown away here.
+export COSIGN_PASSWORD=""
+(cd "$KEYS" && "$COSIGN" generate-key-pair --output-key-prefix throwaway </dev/null >/dev/null 2>&1) ||
+	die "cosign generate-key-pair failed"
+(cd "$KEYS" && "$COSIGN" generate-key-pair --output-key-prefix other </dev/null >/dev/null 2>&1) ||
+	die "cosign generate-key-pair failed"
+# --use-signing-config=false and --tlog-upload=false keep cosign offline:
+# a throwaway key has no business in the public transparency log.
+"$COSIGN" sign-blob --key "$KEYS/throwaway.key" --use-signing-config=false --tlog-upload=false --yes \
+	--bundle dist/checksums.txt.sigstore.json dist/checksums.txt </dev/null >/dev/null 2>"$WORK/cosign.log" || {
+	cat "$WORK/cosign.log" >&2
+	die "cosign sign-blob failed"
+}
+"$COSIGN" verify-blob --key "$KEYS/throwaway.pub" --insecure-ignore-tlog=true \
+	--bundle dist/checksums.txt.sigstore.json dist/checksums.txt </dev/null >/dev/null 2>"$WORK/cosign.log" || {
+	cat "$WORK/cosign.log" >&2
+	die "cosign verify-blob rejected its own bundle"
+}
+
+log "stitchslop-verify over the downloaded-release layout"
+go build -o "$WORK/bin/stitchslop-verify" ./cmd/stitchslop-verify
+VERIFY="$WORK/bin/stitchslop-verify"
+DL="$WORK/download"
+go run ./scripts/release/manifest stage -dist dist -out "$DL"
+mapfile -t ASSETS < <(cut -c67- "$DL/checksums.txt")
+((${#ASSETS[@]} == 24)) || die "checksums.txt lists ${#ASSETS[@]} assets, want 24 (8 archives, 8 binaries, 8 SBOMs)"
+(cd "$DL" && "$VERIFY" --key "$KEYS/throwaway.pub" "${ASSETS[@]}") >"$WORK/verify.out" 2>&1 || {
+	cat "$WORK/verify.out" >&2
+	die "stitchslop-verify --key rejected the snapshot release"
+}
+[[ $(grep -c ': OK$' "$WORK/verify.out") == 24 ]] || {
+	cat "$WORK/verify.out" >&2
+	die "stitchslop-verify did not report 24 verified assets"
+}
+
+# expect_exit CODE WHAT ARGS...: stitchslop-verify must fail with CODE.
+expect_exit() {
+	local want=$1 what=$2 got=0
+	shift 2
+	(cd "$DL" && "$VERIFY" "$@") >"$WORK/verify.out" 2>&1 || got=$?
+	[[ $got == "$want" ]] || {
+		cat "$WORK/verify.out" >&2
+		die "stitchslop-verify on $what: exit $got, want $want"
+	}
+}
+ARCHIVE=$(grep -m1 '_linux_amd64.tar.gz$' <(printf '%s\n' "${ASSETS[@]}"))
+expect_exit 1 "another key" --key "$KEYS/other.pub" "$ARCHIVE"
+expect_exit 1 "the keyless policy (a key-signed bundle has no certificate or log entry)" "$ARCHIVE"
+cp "$DL/$ARCHIVE" "$DL/renamed.tar.gz"
+expect_exit 3 "an unlisted file" --key "$KEYS/throwaway.pub" renamed.tar.gz
+printf 'x' >>"$DL/$ARCHIVE"
+expect_exit 4 "a tampered archive" --key "$KEYS/throwaway.pub" "$ARCHIVE"
+expect_exit 5 "a missing file" --key "$KEYS/throwaway.pub" not-downloaded.zip
+sed -i '1s/^0/Z/;1s/^[1-9a-f]/0/;1s/^Z/1/' "$DL/checksums.txt"
+expect_exit 1 "a tampered checksums.txt" --key "$KEYS/throwaway.pub" "$ARCHIVE"
+
+log "OK: snapshot release of $(sed -n 's/.*"version": *"\([^"]*\)".*/\1/p' dist/release-manifest.json | head -n1) checked, signed and verified"

@@ -1,0 +1,646 @@
+// Command manifest writes and checks the release metadata in GoReleaser's
+// dist directory.
+//
+//	go run ./scripts/release/manifest generate [-dist dist] [-tag vX.Y.Z]
+//	go run ./scripts/release/manifest check [-dist dist]
+//	go run ./scripts/release/manifest stage [-dist dist] -out DIR
+//
+// generate writes dist/release-manifest.json, the document the Stitch Slop
+// page embeds as is (schema in the README, section "Install and verify"). Every SHA-256 and
+// size in it is recomputed from the files, not copied from GoReleaser.
+//
+// check verifies that the archives, raw binaries, SBOMs, checksums.txt, the
+// manifest (when present), the Homebrew cask and the Scoop manifest all agree
+// with each other and with the bytes on disk, and that every archive holds
+// the same binary as the matching raw binary plus LICENSE, README.md and
+// SECURITY.md.
+//
+// stage copies the release assets into DIR under their release names, as a
+// person downloading them from the release page would have them (raw
+// binaries live in per-target build directories in dist).
+package main
+
+import (
+	"archive/tar"
+	"archive/zip"
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/stitchslop/stitchslop-bridge/internal/version"
+)
+
+const (
+	project     = "stitchslop-bridge"
+	downloadURL = "https://github.com/stitchslop/stitchslop-bridge/releases/download"
+	// manifestSchema is bumped on any incompatible change to the manifest.
+	manifestSchema = 1
+	manifestName   = "release-manifest.json"
+	checksumsName  = "checksums.txt"
+)
+
+// targets is the release matrix; it must match .goreleaser.yaml builds.
+var targets = []string{
+	"darwin_amd64", "darwin_arm64",
+	"freebsd_amd64", "freebsd_arm64",
+	"linux_amd64", "linux_arm64",
+	"windows_amd64", "windows_arm64",
+}
+
+// filesInArchive are the non-binary files every archive must hold.
+var filesInArchive = []string{"LICENSE", "README.md", "SECURITY.md"}
+
+// Manifest is release-manifest.json. Field names are part of the page's
+// contract: change them only with manifestSchema.
+type Manifest struct {
+	Schema    int      `json:"schema"`
+	Project   string   `json:"project"`
+	Version   string   `json:"version"`
+	Tag       string   `json:"tag"`
+	Commit    string   `json:"commit"`
+	Protocol  int      `json:"protocol"`
+	Checksums FileRef  `json:"checksums"`
+	Signature FileRef  `json:"checksums_signature"`
+	Targets   []Target `json:"targets"`
+}
+
+// FileRef names a release asset and where to download it.
+type FileRef struct {
+	Name string `json:"name"`
+	URL  string `json:"url"`
+}
+
+// Target is one OS/arch.
+type Target struct {
+	OS      string `json:"os"`
+	Arch    string `json:"arch"`
+	Archive Asset  `json:"archive"`
+	Binary  Asset  `json:"binary"`
+	SBOM    Asset  `json:"sbom"`
+}
+
+// Asset is one downloadable file.
+type Asset struct {
+	Name   string `json:"name"`
+	SHA256 string `json:"sha256"`
+	Size   int64  `json:"size"`
+	URL    string `json:"url"`
+}
+
+// artifact is the part of an entry in GoReleaser's dist/artifacts.json we use.
+type artifact struct {
+	Name   string         `json:"name"`
+	Path   string         `json:"path"`
+	GOOS   string         `json:"goos"`
+	GOARCH string         `json:"goarch"`
+	Type   string         `json:"type"`
+	Extra  map[string]any `json:"extra"`
+}
+
+type metadata struct {
+	ProjectName string `json:"project_name"`
+	Tag         string `json:"tag"`
+	Version     string `json:"version"`
+	Commit      string `json:"commit"`
+}
+
+func main() {
+	if err := run(os.Args[1:], os.Stdout); err != nil {
+		fmt.Fprintf(os.Stderr, "release-manifest: error: %v\n", err)
+		os.Exit(1)
+	}
+}
+
+func run(args []string, stdout io.Writer) error {
+	if len(args) == 0 {
+		return errors.New("usage: manifest generate|check [-dist DIR] [-tag TAG]")
+	}
+	cmd := args[0]
+	fs := flag.NewFlagSet(cmd, flag.ContinueOnError)
+	dist := fs.String("dist", "dist", "GoReleaser dist directory")
+	tag := fs.String("tag", "", "release tag for download URLs (default: the tag in dist/metadata.json)")
+	out := fs.String("out", "", "stage: directory to copy the release assets into")
+	if err := fs.Parse(args[1:]); err != nil {
+		return err
+	}
+	rel, err := load(*dist, *tag)
+	if err != nil {
+		return err
+	}
+	switch cmd {
+	case "generate":
+		m, err := rel.manifest()
+		if err != nil {
+			return err
+		}
+		data, err := json.MarshalIndent(m, "", "  ")
+		if err != nil {
+			return err
+		}
+		out := filepath.Join(*dist, manifestName)
+		if err := os.WriteFile(out, append(data, '\n'), 0o644); err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "wrote %s (%d targets)\n", out, len(m.Targets))
+		return nil
+	case "check":
+		n, err := rel.check()
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "release check: OK: %d targets; the %d files in %s/%s, the archives' contents, the SBOMs, %s, the cask and the scoop manifest agree\n",
+			len(targets), n, *dist, checksumsName, manifestName)
+		return nil
+	case "stage":
+		if *out == "" {
+			return errors.New("stage needs -out DIR")
+		}
+		n, err := rel.stage(*out)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "staged %d release assets in %s\n", n, *out)
+		return nil
+	default:
+		return fmt.Errorf("unknown command %q (want generate, check or stage)", cmd)
+	}
+}
+
+// release is what GoReleaser left in dist, grouped per target.
+type release struct {
+	dist    string
+	meta    metadata
+	tag     string
+	archive map[string]artifact // target -> archive
+	binary  map[string]artifact // target -> raw uploadable binary
+	sbom    map[string]artifact // target -> SBOM of its archive
+	paths   map[string]string   // asset name -> path on disk
+}
+
+func load(dist, tag string) (*release, error) {
+	r := &release{dist: dist, archive: map[string]artifact{}, binary: map[string]artifact{}, sbom: map[string]artifact{}, paths: map[string]string{}}
+	if err := readJSON(filepath.Join(dist, "metadata.json"), &r.meta); err != nil {
+		return nil, err
+	}
+	if !regexp.MustCompile(`^[0-9a-f]{40}$`).MatchString(r.meta.Commit) {
+		return nil, fmt.Errorf("metadata.json: commit %q is not a full SHA-1 (was goreleaser run without a git remote?)", r.meta.Commit)
+	}
+	r.tag = tag
+	if r.tag == "" {
+		r.tag = r.meta.Tag
+	}
+	var arts []artifact
+	if err := readJSON(filepath.Join(dist, "artifacts.json"), &arts); err != nil {
+		return nil, err
+	}
+	prefix := project + "_" + r.meta.Version + "_"
+	var sboms []artifact
+	for _, a := range arts {
+		// Paths in artifacts.json are relative to the project root, the
+		// parent of dist.
+		if !filepath.IsAbs(a.Path) {
+			a.Path = filepath.Join(filepath.Dir(filepath.Clean(dist)), a.Path)
+		}
+		r.paths[a.Name] = a.Path
+		t := a.GOOS + "_" + a.GOARCH
+		switch {
+		case a.Type == "Archive":
+			if _, dup := r.archive[t]; dup {
+				return nil, fmt.Errorf("two archives for %s", t)
+			}
+			r.archive[t] = a
+		case a.Type == "Binary" && strings.HasPrefix(a.Name, prefix):
+			// The uploadable raw binary (archives.formats: binary), as
+			// opposed to the build output named plain stitchslop-bridge.
+			if _, dup := r.binary[t]; dup {
+				return nil, fmt.Errorf("two raw binaries for %s", t)
+			}
+			r.binary[t] = a
+		case a.Type == "SBOM":
+			sboms = append(sboms, a)
+		}
+	}
+	for _, s := range sboms {
+		found := false
+		for t, a := range r.archive {
+			if s.Name == a.Name+".sbom.json" {
+				r.sbom[t] = s
+				found = true
+			}
+		}
+		if !found {
+			return nil, fmt.Errorf("SBOM %s does not belong to any archive", s.Name)
+		}
+	}
+	for _, t := range targets {
+		for kind, m := range map[string]map[string]artifact{"archive": r.archive, "raw binary": r.binary, "SBOM": r.sbom} {
+			if _, ok := m[t]; !ok {
+				return nil, fmt.Errorf("no %s for %s in artifacts.json", kind, t)
+			}
+		}
+	}
+	if len(r.archive) != len(targets) || len(r.binary) != len(targets) || len(r.sbom) != len(targets) {
+		return nil, fmt.Errorf("artifacts.json has %d archives, %d raw binaries, %d SBOMs; want %d of each",
+			len(r.archive), len(r.binary), len(r.sbom), len(targets))
+	}
+	return r, nil
+}
+
+func (r *release) url(name string) string {
+	return downloadURL + "/" + r.tag + "/" + name
+}
+
+func (r *release) asset(a artifact) (Asset, error) {
+	sum, size, err := hashFile(a.Path)
+	if err != nil {
+		return Asset{}, err
+	}
+	return Asset{Name: a.Name, SHA256: sum, Size: size, URL: r.url(a.Name)}, nil
+}
+
+func (r *release) manifest() (*Manifest, error) {
+	m := &Manifest{
+		Schema:    manifestSchema,
+		Project:   project,
+		Version:   r.meta.Version,
+		Tag:       r.tag,
+		Commit:    r.meta.Commit,
+		Protocol:  version.Protocol,
+		Checksums: FileRef{Name: checksumsName, URL: r.url(checksumsName)},
+		Signature: FileRef{Name: checksumsName + ".sigstore.json", URL: r.url(checksumsName + ".sigstore.json")},
+	}
+	for _, t := range targets {
+		osName, arch, _ := strings.Cut(t, "_")
+		tgt := Target{OS: osName, Arch: arch}
+		var err error
+		if tgt.Archive, err = r.asset(r.archive[t]); err != nil {
+			return nil, err
+		}
+		if tgt.Binary, err = r.asset(r.binary[t]); err != nil {
+			return nil, err
+		}
+		if tgt.SBOM, err = r.asset(r.sbom[t]); err != nil {
+			return nil, err
+		}
+		m.Targets = append(m.Targets, tgt)
+	}
+	return m, nil
+}
+
+// check returns the number of entries in checksums.txt.
+func (r *release) check() (int, error) {
+	sums, err := readChecksums(filepath.Join(r.dist, checksumsName))
+	if err != nil {
+		return 0, err
+	}
+	// 1. Every line of checksums.txt matches the file's bytes.
+	for name, want := range sums {
+		path, ok := r.paths[name]
+		if !ok {
+			path = filepath.Join(r.dist, name)
+		}
+		got, _, err := hashFile(path)
+		if err != nil {
+			return 0, fmt.Errorf("%s lists %s: %v", checksumsName, name, err)
+		}
+		if got != want {
+			return 0, fmt.Errorf("%s: sha256 %s, but %s says %s", name, got, checksumsName, want)
+		}
+	}
+	// 2. Every archive, raw binary and SBOM is listed (by the sha of its
+	// real path: raw binaries live in per-target build directories).
+	listed := 0
+	for _, t := range targets {
+		for _, a := range []artifact{r.archive[t], r.binary[t], r.sbom[t]} {
+			want, ok := sums[a.Name]
+			if !ok {
+				return 0, fmt.Errorf("%s is not listed in %s", a.Name, checksumsName)
+			}
+			got, _, err := hashFile(a.Path)
+			if err != nil {
+				return 0, err
+			}
+			if got != want {
+				return 0, fmt.Errorf("%s (%s): sha256 %s, but %s says %s", a.Name, a.Path, got, checksumsName, want)
+			}
+			listed++
+		}
+	}
+	if listed != len(sums) {
+		return 0, fmt.Errorf("%s has %d entries, want exactly the %d archives, binaries and SBOMs", checksumsName, len(sums), listed)
+	}
+	// 3. Each archive holds the raw binary byte for byte, and the docs.
+	for _, t := range targets {
+		if err := checkArchive(r.archive[t], sums[r.binary[t].Name]); err != nil {
+			return 0, err
+		}
+		if err := checkSBOM(r.sbom[t]); err != nil {
+			return 0, err
+		}
+	}
+	// 4. The manifest, when generated, says exactly what a fresh one would.
+	if err := r.checkManifest(); err != nil {
+		return 0, err
+	}
+	// 5. The package-manager manifests use the same archive checksums.
+	if err := r.checkPackageManagers(sums); err != nil {
+		return 0, err
+	}
+	return len(sums), nil
+}
+
+func checkArchive(a artifact, binarySHA string) error {
+	contents, err := archiveFiles(a.Path)
+	if err != nil {
+		return fmt.Errorf("%s: %v", a.Name, err)
+	}
+	bin := project
+	if a.GOOS == "windows" {
+		bin += ".exe"
+	}
+	want := append([]string{bin}, filesInArchive...)
+	for _, f := range want {
+		if _, ok := contents[f]; !ok {
+			return fmt.Errorf("%s does not contain %s", a.Name, f)
+		}
+	}
+	if len(contents) != len(want) {
+		var names []string
+		for n := range contents {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		return fmt.Errorf("%s holds %q, want exactly %q", a.Name, names, want)
+	}
+	if contents[bin] != binarySHA {
+		return fmt.Errorf("%s: %s inside has sha256 %s, the raw binary has %s", a.Name, bin, contents[bin], binarySHA)
+	}
+	return nil
+}
+
+// archiveFiles returns the SHA-256 of every regular file in a tar.gz or zip.
+func archiveFiles(path string) (map[string]string, error) {
+	out := map[string]string{}
+	if strings.HasSuffix(path, ".zip") {
+		zr, err := zip.OpenReader(path)
+		if err != nil {
+			return nil, err
+		}
+		defer zr.Close()
+		for _, f := range zr.File {
+			if f.FileInfo().IsDir() {
+				continue
+			}
+			rc, err := f.Open()
+			if err != nil {
+				return nil, err
+			}
+			h := sha256.New()
+			_, err = io.Copy(h, rc)
+			rc.Close()
+			if err != nil {
+				return nil, err
+			}
+			out[f.Name] = hex.EncodeToString(h.Sum(nil))
+		}
+		return out, nil
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	gz, err := gzip.NewReader(f)
+	if err != nil {
+		return nil, err
+	}
+	tr := tar.NewReader(gz)
+	for {
+		hdr, err := tr.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		if hdr.Typeflag != tar.TypeReg {
+			continue
+		}
+		h := sha256.New()
+		if _, err := io.Copy(h, tr); err != nil {
+			return nil, err
+		}
+		out[hdr.Name] = hex.EncodeToString(h.Sum(nil))
+	}
+	return out, nil
+}
+
+func checkSBOM(a artifact) error {
+	var doc struct {
+		BOMFormat  string `json:"bomFormat"`
+		Components []struct {
+			Name string `json:"name"`
+		} `json:"components"`
+		Metadata struct {
+			Component struct {
+				Name string `json:"name"`
+			} `json:"component"`
+		} `json:"metadata"`
+	}
+	if err := readJSON(a.Path, &doc); err != nil {
+		return err
+	}
+	if doc.BOMFormat != "CycloneDX" {
+		return fmt.Errorf("%s: bomFormat %q, want CycloneDX", a.Name, doc.BOMFormat)
+	}
+	if !strings.HasSuffix(doc.Metadata.Component.Name, project) {
+		return fmt.Errorf("%s: describes %q, want the %s module", a.Name, doc.Metadata.Component.Name, project)
+	}
+	return nil
+}
+
+func (r *release) checkManifest() error {
+	path := filepath.Join(r.dist, manifestName)
+	data, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("%s is missing: run `go run ./scripts/release/manifest generate` first", path)
+	}
+	if err != nil {
+		return err
+	}
+	var got Manifest
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&got); err != nil {
+		return fmt.Errorf("%s: %v", path, err)
+	}
+	want, err := r.manifest()
+	if err != nil {
+		return err
+	}
+	gotJSON, _ := json.Marshal(got)
+	wantJSON, _ := json.Marshal(want)
+	if !bytes.Equal(gotJSON, wantJSON) {
+		return fmt.Errorf("%s does not match the files in %s:\n got %s\nwant %s", path, r.dist, gotJSON, wantJSON)
+	}
+	return nil
+}
+
+// checkPackageManagers compares the sha256 values in the generated Homebrew
+// cask and Scoop manifest with checksums.txt.
+func (r *release) checkPackageManagers(sums map[string]string) error {
+	byHash := map[string]string{}
+	for name, h := range sums {
+		byHash[h] = name
+	}
+	cask, err := os.ReadFile(filepath.Join(r.dist, "homebrew", "Casks", project+".rb"))
+	if err != nil {
+		return fmt.Errorf("homebrew cask: %v", err)
+	}
+	caskSHAs := regexp.MustCompile(`sha256 "([0-9a-f]{64})"`).FindAllSubmatch(cask, -1)
+	if len(caskSHAs) != 4 {
+		return fmt.Errorf("homebrew cask: %d sha256 lines, want 4 (darwin and linux, amd64 and arm64)", len(caskSHAs))
+	}
+	for _, m := range caskSHAs {
+		name, ok := byHash[string(m[1])]
+		if !ok || !strings.HasSuffix(name, ".tar.gz") || !(strings.Contains(name, "_darwin_") || strings.Contains(name, "_linux_")) {
+			return fmt.Errorf("homebrew cask: sha256 %s is not a darwin or linux archive in %s", m[1], checksumsName)
+		}
+	}
+	var scoop struct {
+		Version      string `json:"version"`
+		Architecture map[string]struct {
+			URL  string `json:"url"`
+			Hash string `json:"hash"`
+		} `json:"architecture"`
+	}
+	if err := readJSON(filepath.Join(r.dist, "scoop", project+".json"), &scoop); err != nil {
+		return err
+	}
+	if len(scoop.Architecture) != 2 {
+		return fmt.Errorf("scoop manifest: %d architectures, want 2", len(scoop.Architecture))
+	}
+	for arch, a := range scoop.Architecture {
+		name := a.URL[strings.LastIndex(a.URL, "/")+1:]
+		if sums[name] == "" || sums[name] != a.Hash || !strings.HasSuffix(name, ".zip") {
+			return fmt.Errorf("scoop manifest: %s entry %s (hash %s) does not match a zip in %s", arch, name, a.Hash, checksumsName)
+		}
+	}
+	return nil
+}
+
+// stage copies every file listed in checksums.txt, and checksums.txt, its
+// bundle and the manifest when present, into dir.
+func (r *release) stage(dir string) (int, error) {
+	sums, err := readChecksums(filepath.Join(r.dist, checksumsName))
+	if err != nil {
+		return 0, err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return 0, err
+	}
+	n := 0
+	for name := range sums {
+		src, ok := r.paths[name]
+		if !ok {
+			src = filepath.Join(r.dist, name)
+		}
+		if err := copyFile(src, filepath.Join(dir, name)); err != nil {
+			return 0, err
+		}
+		n++
+	}
+	for _, name := range []string{checksumsName, checksumsName + ".sigstore.json", manifestName} {
+		src := filepath.Join(r.dist, name)
+		if _, err := os.Stat(src); errors.Is(err, os.ErrNotExist) && name != checksumsName {
+			continue
+		}
+		if err := copyFile(src, filepath.Join(dir, name)); err != nil {
+			return 0, err
+		}
+		n++
+	}
+	return n, nil
+}
+
+func copyFile(src, dst string) error {
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
+}
+
+func readChecksums(path string) (map[string]string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	sums := map[string]string{}
+	line := regexp.MustCompile(`^([0-9a-f]{64})  ([^/\\]+)$`)
+	sc := bufio.NewScanner(f)
+	for n := 1; sc.Scan(); n++ {
+		m := line.FindStringSubmatch(sc.Text())
+		if m == nil {
+			return nil, fmt.Errorf("%s line %d: not \"<sha256>  <name>\"", path, n)
+		}
+		if _, dup := sums[m[2]]; dup {
+			return nil, fmt.Errorf("%s line %d: %s listed twice", path, n, m[2])
+		}
+		sums[m[2]] = m[1]
+	}
+	if err := sc.Err(); err != nil {
+		return nil, err
+	}
+	if len(sums) == 0 {
+		return nil, fmt.Errorf("%s is empty", path)
+	}
+	return sums, nil
+}
+
+func hashFile(path string) (string, int64, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", 0, err
+	}
+	defer f.Close()
+	h := sha256.New()
+	n, err := io.Copy(h, f)
+	if err != nil {
+		return "", 0, err
+	}
+	return hex.EncodeToString(h.Sum(nil)), n, nil
+}
+
+func readJSON(path string, v any) error {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	if err := json.Unmarshal(data, v); err != nil {
+		return fmt.Errorf("%s: %v", path, err)
+	}
+	return nil
+}
