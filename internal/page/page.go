@@ -164,7 +164,10 @@ func (s *Server) handshake(ws *websocket.Conn) *conn {
 	if err != nil {
 		s.Log.Error("cannot read the pairing file", "err", err.Error())
 	}
-	tokenOK := false
+	tokenOK, why := false, "no stored pairing or unspent token matches"
+	if sec == "" && tok == "" {
+		why = "its first frame carried neither a token nor a secret"
+	}
 	if !secretOK && tok != "" && credential.Equal(tok, s.Token) {
 		spent, err := s.Pairing.Spent(tok)
 		if err != nil {
@@ -172,15 +175,11 @@ func (s *Server) handshake(ws *websocket.Conn) *conn {
 		}
 		tokenOK = err == nil && !spent
 		if spent {
-			s.Log.Warn("refused a tab: its token was already redeemed (tokens work once)")
+			why = "its token was already redeemed (tokens work once)"
 		}
 	}
 	if !secretOK && !tokenOK {
-		if sec != "" || tok != "" {
-			s.Log.Warn("refused a tab: bad_credential (no stored pairing or unspent token matches)")
-		} else {
-			s.Log.Warn("refused a tab: its first frame carried neither a token nor a secret")
-		}
+		s.Log.Warn("refused a tab: bad_credential: " + why)
 		s.refuse(ws, refusal{Error: "bad_credential", Message: "This bridge does not recognise the tab's pairing or token. Reopen the Stitch Slop agent panel for a fresh token; tokens work once."})
 		return nil
 	}
@@ -210,7 +209,7 @@ func (s *Server) handshake(ws *websocket.Conn) *conn {
 		s.refuse(ws, refusal{Error: "busy", Busy: true, Message: "This connector is already serving another Stitch Slop tab. Close the other tab, or start another bridge for this one."})
 		return nil
 	case errors.Is(err, pairing.ErrSpent):
-		s.Log.Warn("refused a tab: its token was already redeemed (tokens work once)")
+		s.Log.Warn("refused a tab: bad_credential: its token was redeemed a moment ago by another bridge")
 		s.refuse(ws, refusal{Error: "bad_credential", Message: "This token was already used; tokens work once. Reopen the Stitch Slop agent panel for a fresh one."})
 		return nil
 	case err != nil:
