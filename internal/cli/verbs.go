@@ -31,8 +31,7 @@ func runVerb(ctx context.Context, a args, dir string, stdout io.Writer, log *slo
 		if ce.Hint != "" {
 			ui.Hint(log, ce.Hint)
 		}
-		b, _ := json.Marshal(map[string]any{"ok": false, "error": ce.Code, "message": ce.Msg})
-		stdout.Write(append(b, '\n'))
+		stdout.Write(append(envelope.Bridge(ce.Code, ce.Msg), '\n'))
 		return ce.Exit
 	}
 	stdout.Write(append(out, '\n'))

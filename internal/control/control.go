@@ -17,6 +17,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/stitchslop/stitchslop-bridge/internal/envelope"
 	"github.com/stitchslop/stitchslop-bridge/internal/hub"
 	"github.com/stitchslop/stitchslop-bridge/internal/version"
 	"github.com/stitchslop/stitchslop-bridge/security/credential"
@@ -58,12 +59,6 @@ var routes = map[string]route{
 	"/call":   {http.MethodPost, (*Server).call},
 }
 
-// Known reports whether path is a control-plane route.
-func Known(path string) bool {
-	_, ok := routes[path]
-	return ok
-}
-
 // ServeHTTP answers one request that is not a WebSocket upgrade: the
 // control-plane routes, and 426 for anything else.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -96,8 +91,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	rt.serve(s, w, r)
 }
 
-func failure(code, msg string) map[string]any {
-	return map[string]any{"ok": false, "error": code, "message": msg}
+// failure is the answer to a request the bridge refuses itself, shaped
+// like the envelopes the bridge answers page calls with.
+func failure(code, msg string) json.RawMessage {
+	return envelope.Bridge(code, msg)
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {
