@@ -13,7 +13,6 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
-	"syscall"
 
 	"github.com/stitchslop/stitchslop-bridge/internal/session"
 )
@@ -113,7 +112,7 @@ func (c *Client) Do(ctx context.Context, method, path string, body any) ([]byte,
 	}
 	resp, err := c.http.Do(req)
 	if err != nil {
-		if errors.Is(err, syscall.ECONNREFUSED) || isRefused(err) {
+		if isRefused(err) {
 			return nil, &Error{Exit: ExitNoBridge, Code: "stale_session",
 				Msg:  fmt.Sprintf("the session file for port %d is stale: nothing answers there (the bridge, pid %d, is gone)", c.s.Port, c.s.PID),
 				Hint: "start the bridge again"}
@@ -137,6 +136,8 @@ func (c *Client) Do(ctx context.Context, method, path string, body any) ([]byte,
 		Msg: fmt.Sprintf("the bridge answered %s: %s", resp.Status, strings.TrimSpace(string(b)))}
 }
 
+// isRefused reports a failure to connect at all (connection refused, or
+// nothing listening): the session file outlived its bridge.
 func isRefused(err error) bool {
 	var op *net.OpError
 	return errors.As(err, &op) && op.Op == "dial"

@@ -92,6 +92,12 @@ func (c *conn) reason() string {
 	return s
 }
 
+// write sends one frame within limits.WriteWait.
+func (c *conn) write(f []byte) error {
+	c.ws.SetWriteDeadline(time.Now().Add(limits.WriteWait))
+	return c.ws.WriteMessage(websocket.TextMessage, f)
+}
+
 // writeLoop sends queued frames and pings until the connection closes, then
 // closes the socket, which ends the reader.
 func (c *conn) writeLoop() {
@@ -104,8 +110,7 @@ func (c *conn) writeLoop() {
 	for {
 		select {
 		case f := <-c.send:
-			c.ws.SetWriteDeadline(time.Now().Add(limits.WriteWait))
-			if err := c.ws.WriteMessage(websocket.TextMessage, f); err != nil {
+			if err := c.write(f); err != nil {
 				c.setReason(err)
 				c.Close()
 				return
@@ -121,8 +126,7 @@ func (c *conn) writeLoop() {
 			for {
 				select {
 				case f := <-c.send:
-					c.ws.SetWriteDeadline(time.Now().Add(limits.WriteWait))
-					if c.ws.WriteMessage(websocket.TextMessage, f) != nil {
+					if c.write(f) != nil {
 						return
 					}
 				default:
