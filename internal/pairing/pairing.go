@@ -129,21 +129,6 @@ func (s *Store) Paired(o string) (bool, error) {
 	return len(secretsOf(f[origin.Normalize(o)])) > 0, nil
 }
 
-// Origins lists the origins that have a stored secret.
-func (s *Store) Origins() ([]string, error) {
-	f, err := s.read()
-	if err != nil {
-		return nil, err
-	}
-	var out []string
-	for k, e := range f {
-		if len(secretsOf(e)) > 0 {
-			out = append(out, k)
-		}
-	}
-	return out, nil
-}
-
 // VerifySecret reports whether secret is one of origin's stored secrets.
 func (s *Store) VerifySecret(o, secret string) (bool, error) {
 	if secret == "" {
