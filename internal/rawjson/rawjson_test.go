@@ -1,0 +1,116 @@
+package rawjson
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"testing"
+
+	"github.com/stitchslop/stitchslop-bridge/internal/fuzzseed"
+)
+
+func TestEach(t *testing.T) {
+	in := []byte(` { "id" : 7 , "ok":true, "s":"a\"}b", "o":{"x":[1,{"y":"]"}]}, "n":null, "e\u0041":-1.5e3 } `)
+	var got []string
+	if !Each(in, func(k, v []byte) bool { got = append(got, string(k)+"="+string(v)); return true }) {
+		t.Fatal("Each = false on an object")
+	}
+	want := []string{`"id"=7`, `"ok"=true`, `"s"="a\"}b"`, `"o"={"x":[1,{"y":"]"}]}`, `"n"=null`, `"e\u0041"=-1.5e3`}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("Each members = %q, want %q", got, want)
+	}
+	if v := Get(in, "eA"); string(v) != "-1.5e3" {
+		t.Fatalf(`Get("eA") through an escaped key = %q, want -1.5e3`, v)
+	}
+	for _, bad := range []string{`[1]`, `"x"`, `7`, ``} {
+		if Each([]byte(bad), func(_, _ []byte) bool { return true }) {
+			t.Errorf("Each(%q) = true, want false (not an object)", bad)
+		}
+	}
+}
+
+func TestStrings(t *testing.T) {
+	if s, ok := String([]byte(`"a\nb\u00e9"`)); !ok || s != "a\nbé" {
+		t.Fatalf("String = %q, %v", s, ok)
+	}
+	if p, ok := Plain([]byte(`"abc"`)); !ok || string(p) != "abc" {
+		t.Fatalf("Plain(plain) = %q, %v", p, ok)
+	}
+	if _, ok := Plain([]byte(`"a\/b"`)); ok {
+		t.Fatal("Plain of an escaped string = true")
+	}
+	for _, s := range []string{"plain", "quote\" back\\ slash", "ctl\x00\x07\x1f", "tab\tnl\nret\r", "é ☃ \u2028\u2029", "bad \xff utf8", "<&>"} {
+		b := AppendString(nil, s)
+		var back string
+		if err := json.Unmarshal(b, &back); err != nil {
+			t.Fatalf("AppendString(%q) = %s, not JSON: %v", s, b, err)
+		}
+		want := string(bytes.ToValidUTF8([]byte(s), []byte("\uFFFD")))
+		if back != want {
+			t.Errorf("AppendString(%q) round-trips to %q, want %q", s, back, want)
+		}
+		if bytes.ContainsAny(b, "\n\r\u2028\u2029") {
+			t.Errorf("AppendString(%q) = %q holds a line break", s, b)
+		}
+	}
+}
+
+func TestFuzzEachSeeds(t *testing.T) { fuzzseed.Require(t, "FuzzEach") }
+
+// FuzzEach: on any valid JSON object, Each yields the members encoding/json
+// sees, in order, and Get agrees with Each; on anything else it never
+// panics.
+func FuzzEach(f *testing.F) {
+	f.Fuzz(func(t *testing.T, b []byte) {
+		var members [][2]string
+		ok := Each(b, func(k, v []byte) bool {
+			members = append(members, [2]string{string(k), string(v)})
+			return true
+		})
+		if !json.Valid(b) {
+			return
+		}
+		d := json.NewDecoder(bytes.NewReader(b))
+		tok, _ := d.Token()
+		if tok != json.Delim('{') {
+			if ok {
+				t.Fatalf("Each(%q) = true on a value that is not an object", b)
+			}
+			return
+		}
+		if !ok {
+			t.Fatalf("Each(%q) = false on an object", b)
+		}
+		i := 0
+		for d.More() {
+			kt, _ := d.Token()
+			var v json.RawMessage
+			if err := d.Decode(&v); err != nil {
+				t.Fatal(err)
+			}
+			if i >= len(members) {
+				t.Fatalf("Each(%q) found %d members, encoding/json more", b, len(members))
+			}
+			k, _ := String([]byte(members[i][0]))
+			if k != kt.(string) {
+				t.Fatalf("Each(%q) member %d key %q, want %q", b, i, k, kt)
+			}
+			var c1, c2 bytes.Buffer
+			json.Compact(&c1, v)
+			json.Compact(&c2, []byte(members[i][1]))
+			if c1.String() != c2.String() {
+				t.Fatalf("Each(%q) member %d value %q, want %q", b, i, members[i][1], v)
+			}
+			i++
+		}
+		if i != len(members) {
+			t.Fatalf("Each(%q) found %d members, encoding/json %d", b, len(members), i)
+		}
+		if len(members) > 0 {
+			k, _ := String([]byte(members[0][0]))
+			if got := Get(b, k); string(got) != members[0][1] {
+				t.Fatalf("Get(%q, %q) = %q, want %q", b, k, got, members[0][1])
+			}
+		}
+	})
+}
