@@ -240,6 +240,9 @@ type lineLog struct {
 	partial []byte
 	lines   *stream[string]
 	onLine  func(string)
+	// gate, when set, holds every Write until it is closed: the reader of
+	// the pipe stops, as a client that does not read stdout does.
+	gate chan struct{}
 }
 
 func newLineLog(onLine func(string)) *lineLog {
@@ -247,6 +250,9 @@ func newLineLog(onLine func(string)) *lineLog {
 }
 
 func (l *lineLog) Write(p []byte) (int, error) {
+	if l.gate != nil {
+		<-l.gate
+	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.text.Write(p)
@@ -290,15 +296,16 @@ func (l *lineLog) String() string {
 // The bridge process.
 
 type bridgeOpts struct {
-	origin     string   // --origin; testOrigin when empty
-	port       int      // --port; a free port when 0; no --port at all when -1
-	configDir  string   // --config-dir; a fresh, not yet existing dir when empty
-	token      string   // STITCHSLOP_TOKEN
-	timings    string   // STITCHSLOP_TEST_TIMINGS
-	args       []string // further arguments
-	mcp        bool     // stdin is a pipe the test drives; /dev/null otherwise
-	openUmask  bool     // run under umask 000, so only explicit modes protect files
-	expectExit bool     // do not await the listening line
+	origin     string        // --origin; testOrigin when empty
+	port       int           // --port; a free port when 0; no --port at all when -1
+	configDir  string        // --config-dir; a fresh, not yet existing dir when empty
+	token      string        // STITCHSLOP_TOKEN
+	timings    string        // STITCHSLOP_TEST_TIMINGS
+	args       []string      // further arguments
+	mcp        bool          // stdin is a pipe the test drives; /dev/null otherwise
+	openUmask  bool          // run under umask 000, so only explicit modes protect files
+	expectExit bool          // do not await the listening line
+	stdoutGate chan struct{} // when set, stdout is not read until it is closed
 }
 
 type bridge struct {
@@ -352,6 +359,7 @@ func startBridge(t *testing.T, o bridgeOpts) *bridge {
 	cmd.Env = childEnv(t.TempDir(), extra...)
 	b.rpc = &rpcClient{t: t, msgs: newStream[rpcMsg](), bad: newStream[string]()}
 	b.stdout = newLineLog(b.rpc.receive)
+	b.stdout.gate = o.stdoutGate
 	b.stderr = newLineLog(nil)
 	cmd.Stdout, cmd.Stderr = b.stdout, b.stderr
 	cmd.WaitDelay = 2 * time.Second

@@ -20,11 +20,15 @@ func mcpBridge(t *testing.T, timings string) (*bridge, string) {
 // §3.2: initialize.
 func TestSpec3_2_Initialize(t *testing.T) {
 	t.Parallel()
+	// The 2025-era revisions are echoed; anything else (an unknown one, or
+	// the stateless 2026-07-28, which has no initialize) gets the newest.
 	cases := []struct{ client, want string }{
+		{"2025-11-25", "2025-11-25"},
 		{"2025-06-18", "2025-06-18"},
 		{"2025-03-26", "2025-03-26"},
 		{"2024-11-05", "2024-11-05"},
-		{"1999-01-01", "2025-06-18"},
+		{"1999-01-01", "2025-11-25"},
+		{"2026-07-28", "2025-11-25"},
 	}
 	for _, c := range cases {
 		t.Run(c.client, func(t *testing.T) {

@@ -15,6 +15,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/gorilla/websocket"
@@ -82,6 +83,7 @@ var DefaultTimings = Timings{
 func Run(ctx context.Context, cfg Config) error {
 	t := timings(cfg.Log)
 	log := cfg.Log
+	defer reportOnSignal(log)()
 	warn := func(msg string) { log.Warn(msg) }
 
 	if err := fileperm.EnsureDir(cfg.ConfigDir, warn); err != nil {
@@ -135,13 +137,12 @@ func Run(ctx context.Context, cfg Config) error {
 	}()
 
 	h := hub.New(t.Call)
-	activity := make(chan struct{}, 1)
-	touch := func() {
-		select {
-		case activity <- struct{}{}:
-		default:
-		}
-	}
+	// Agent activity is a timestamp, not a wake-up: the agent-idle timer
+	// reads it when it fires, so an MCP line or a control-plane request
+	// costs one atomic store.
+	var lastActivity atomic.Int64
+	touch := func() { lastActivity.Store(time.Now().UnixNano()) }
+	touch()
 	initialized := make(chan struct{})
 	pageSrv := &page.Server{Origin: cfg.Origin, Port: port, Hub: h, Pairing: store, Token: cfg.Token, Log: log, Timings: t.Page}
 	ctlSrv := &control.Server{Key: key, Port: port, Origin: cfg.Origin, Hub: h, Log: log, Activity: touch,
@@ -167,8 +168,15 @@ func Run(ctx context.Context, cfg Config) error {
 		Initialized: func() { close(initialized) }}
 	stdinDone := make(chan bool, 1)
 	mcpCtx, cancelMCP := context.WithCancel(ctx)
-	defer cancelMCP()
+	mcpStopped := make(chan struct{})
+	defer func() {
+		// A session still running (stdin open) ends its subscriptions
+		// gracefully before the process exits.
+		cancelMCP()
+		<-mcpStopped
+	}()
 	go func() {
+		defer close(mcpStopped)
 		init, err := mcpSrv.Serve(mcpCtx, cfg.Stdin, cfg.Stdout)
 		if err != nil {
 			log.Warn("reading stdin failed", "err", err.Error())
@@ -188,7 +196,6 @@ func Run(ctx context.Context, cfg Config) error {
 		defer agentTimer.Stop()
 		agentIdle = agentTimer.C
 	}
-	owned := false
 	for {
 		select {
 		case <-ctx.Done():
@@ -201,7 +208,6 @@ func Run(ctx context.Context, cfg Config) error {
 			idle.Stop()
 		case <-initialized:
 			initialized = nil
-			owned = true
 			idle.Stop()
 			if agentTimer != nil {
 				agentTimer.Stop()
@@ -214,16 +220,16 @@ func Run(ctx context.Context, cfg Config) error {
 			}
 			// stdin ended before initialize: started in the background
 			// (stdin on /dev/null); keep running standalone.
-		case <-activity:
-			if agentTimer != nil && !owned {
-				agentTimer.Reset(cfg.AgentIdle)
-			}
 		case <-idle.C:
 			if !h.State().EverAttached {
 				log.Info(fmt.Sprintf("stopping: no Stitch Slop tab connected within %v; start the bridge again when the tab is open", t.Idle))
 				return nil
 			}
 		case <-agentIdle:
+			if since := time.Since(time.Unix(0, lastActivity.Load())); since < cfg.AgentIdle {
+				agentTimer.Reset(cfg.AgentIdle - since)
+				continue
+			}
 			log.Info(fmt.Sprintf("stopping: no agent has used this bridge for %v (no control-plane request, no MCP message). The pairing for %s is kept, so starting again needs no token.", cfg.AgentIdle, cfg.Origin))
 			return nil
 		}

@@ -9,8 +9,10 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"net/http"
 	"os"
 	"strconv"
@@ -140,10 +142,21 @@ type WaitRequest struct {
 	Seconds *float64 `json:"seconds"`
 }
 
-// CallRequest is the body of POST /call.
+// CallRequest is the body of POST /call. TimeoutMs, when given, is the
+// page call's deadline (hub.MinCallTimeout to hub.MaxCallTimeout); the
+// hub's default applies otherwise.
 type CallRequest struct {
-	Command string          `json:"command"`
-	Args    json.RawMessage `json:"args"`
+	Command   string          `json:"command"`
+	Args      json.RawMessage `json:"args"`
+	TimeoutMs *float64        `json:"timeoutMs"`
+}
+
+// timeout is the call's deadline, 0 for the hub's default.
+func (c CallRequest) timeout() time.Duration {
+	if c.TimeoutMs == nil {
+		return 0
+	}
+	return time.Duration(*c.TimeoutMs) * time.Millisecond
 }
 
 // DecodeBody parses a control-plane request body into a WaitRequest or
@@ -159,6 +172,10 @@ func DecodeBody(b []byte, v any) error {
 		}
 		if a := strings.TrimSpace(string(v.Args)); a != "" && a != "null" && !strings.HasPrefix(a, "{") {
 			return errors.New(`"args" must be a JSON object`)
+		}
+		lo, hi := float64(hub.MinCallTimeout.Milliseconds()), float64(hub.MaxCallTimeout.Milliseconds())
+		if ms := v.TimeoutMs; ms != nil && (*ms != math.Trunc(*ms) || *ms < lo || *ms > hi) {
+			return fmt.Errorf(`"timeoutMs" must be a whole number of milliseconds from %.0f to %.0f`, lo, hi)
 		}
 	case *WaitRequest:
 		if v.Seconds != nil && !(*v.Seconds >= 0) {
@@ -239,5 +256,5 @@ func (s *Server) call(w http.ResponseWriter, r *http.Request) {
 	if !decode(w, r, &req) {
 		return
 	}
-	writeRaw(w, http.StatusOK, s.Hub.Call(r.Context(), req.Command, req.Args))
+	writeRaw(w, http.StatusOK, s.Hub.Call(r.Context(), req.Command, req.Args, req.timeout()))
 }

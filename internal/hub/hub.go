@@ -2,16 +2,23 @@
 // the control plane. It holds the page's connection, its tool list and the
 // calls waiting for a reply, and it is the only place that knows whether a
 // page is attached.
+//
+// Its lock guards memory only: nothing under it does file or network I/O or
+// calls back into a caller. A call in flight is an entry in a map with a
+// timer, not a goroutine, so a caller that starts many calls costs the hub
+// memory in proportion, and nothing else.
 package hub
 
 import (
 	"context"
 	"encoding/json"
 	"errors"
+	"strconv"
 	"sync"
 	"time"
 
 	"github.com/stitchslop/stitchslop-bridge/internal/envelope"
+	"github.com/stitchslop/stitchslop-bridge/internal/rawjson"
 	"github.com/stitchslop/stitchslop-bridge/security/toollist"
 )
 
@@ -38,7 +45,15 @@ const (
 // NotConnectedMessage is the sentence for a call with no page attached.
 const NotConnectedMessage = "No Stitch Slop tab is connected to this bridge yet. Call wait_for_connection (or run `stitchslop-bridge wait`): the tab attaches on its own while its Allow agent connections switch is on; there is nothing for the user to press."
 
-// ErrBusy is returned by Attach while another page is attached and reachable.
+// Bounds of a caller-set deadline for one page call. The default is the
+// hub's own (60 s in production).
+const (
+	MinCallTimeout = time.Second
+	MaxCallTimeout = 10 * time.Minute
+)
+
+// ErrBusy is returned by Reserve while another page is attached and
+// reachable, or is being admitted.
 var ErrBusy = errors.New("another tab is attached")
 
 // Hub is safe for concurrent use.
@@ -47,86 +62,140 @@ type Hub struct {
 
 	mu           sync.Mutex
 	conn         Conn
+	reserved     Conn // a tab between Reserve and Commit
 	tools        []toollist.Tool
 	dropped      []toollist.Dropped
-	pending      map[int64]chan []byte
+	pending      map[int64]*pending
 	nextID       int64
 	attached     chan struct{} // closed while a page is attached
 	everAttached bool
-	subs         []func()
+	watchers     map[chan struct{}]struct{}
 }
 
-// New returns a hub whose page calls time out after callTimeout.
+// pending is a call waiting for the page's reply. Exactly one of Deliver,
+// the timer, Detach or the caller's cancel removes it from the map; the one
+// that does decides how it ends.
+type pending struct {
+	conn    Conn
+	command string
+	done    func(reply []byte)
+	timer   *time.Timer
+}
+
+// New returns a hub whose page calls time out after callTimeout unless the
+// caller sets its own deadline.
 func New(callTimeout time.Duration) *Hub {
 	return &Hub{
 		callTimeout: callTimeout,
-		pending:     map[int64]chan []byte{},
+		pending:     map[int64]*pending{},
 		attached:    make(chan struct{}),
+		watchers:    map[chan struct{}]struct{}{},
 	}
 }
 
-// OnToolsChanged registers f to run (in its own goroutine) whenever the
-// page's tool list arrives, changes or goes.
-func (h *Hub) OnToolsChanged(f func()) {
+// Watch returns a channel that receives a value after the page's tool list
+// arrives, changes or goes. It has one slot: changes that come while the
+// watcher is busy collapse into one signal, since all a watcher does is
+// re-read the list. stop ends the watch.
+func (h *Hub) Watch() (changed <-chan struct{}, stop func()) {
+	ch := make(chan struct{}, 1)
 	h.mu.Lock()
-	h.subs = append(h.subs, f)
+	h.watchers[ch] = struct{}{}
 	h.mu.Unlock()
+	return ch, func() {
+		h.mu.Lock()
+		delete(h.watchers, ch)
+		h.mu.Unlock()
+	}
 }
 
 func (h *Hub) notifyLocked() {
-	for _, f := range h.subs {
-		go f()
+	for ch := range h.watchers {
+		select {
+		case ch <- struct{}{}:
+		default: // a signal is already waiting
+		}
 	}
 }
 
-// Attach makes c the attached page. With a reachable page already attached
-// it returns ErrBusy and changes nothing. An unreachable incumbent is
-// displaced: displace runs for it (to tell it so) and it is closed. Then
-// admit runs, still under the hub's lock so no second page can slip in;
-// if admit fails, c is not attached.
-func (h *Hub) Attach(c Conn, displace func(old Conn), admit func() error) error {
+// Reserve claims the attachment slot for c before its credential is
+// redeemed, so that redemption (file I/O) runs outside the hub's lock while
+// no second tab can slip in. With a reachable page attached, or another tab
+// being admitted, it returns ErrBusy. An unreachable incumbent is detached
+// and returned as displaced: the caller tells it so and closes it.
+// Every successful Reserve is followed by Commit or Release.
+func (h *Hub) Reserve(c Conn) (displaced Conn, err error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	if h.reserved != nil {
+		return nil, ErrBusy
+	}
 	if old := h.conn; old != nil {
 		if old.Reachable() {
-			return ErrBusy
+			return nil, ErrBusy
 		}
-		displace(old)
 		h.detachLocked(old)
-		old.Close()
+		displaced = old
 	}
-	if err := admit(); err != nil {
-		return err
+	h.reserved = c
+	return displaced, nil
+}
+
+// Commit makes the reserved c the attached page.
+func (h *Hub) Commit(c Conn) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.reserved != c {
+		return
 	}
+	h.reserved = nil
 	h.conn = c
 	h.everAttached = true
 	close(h.attached)
-	return nil
+}
+
+// Release gives up c's reservation: its admission failed.
+func (h *Hub) Release(c Conn) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.reserved == c {
+		h.reserved = nil
+	}
 }
 
 // Detach forgets c if it is the attached page: its tools go, its pending
 // calls fail at once with "disconnected".
 func (h *Hub) Detach(c Conn) {
 	h.mu.Lock()
-	defer h.mu.Unlock()
-	h.detachLocked(c)
+	failed := h.detachLocked(c)
+	h.mu.Unlock()
+	for _, p := range failed {
+		p.done(envelope.Bridge(CodeDisconnected, "The Stitch Slop tab disconnected before it answered."))
+	}
 }
 
-func (h *Hub) detachLocked(c Conn) {
+// detachLocked detaches c and returns its pending calls, which the caller
+// fails once the lock is released.
+func (h *Hub) detachLocked(c Conn) []*pending {
 	if h.conn != c || c == nil {
-		return
+		return nil
 	}
 	h.conn = nil
 	h.attached = make(chan struct{})
-	for id, ch := range h.pending {
-		ch <- envelope.Bridge(CodeDisconnected, "The Stitch Slop tab disconnected before it answered.")
-		delete(h.pending, id)
+	var failed []*pending
+	for id, p := range h.pending {
+		if p.conn == c {
+			p.timer.Stop()
+			delete(h.pending, id)
+			failed = append(failed, p)
+		}
 	}
 	hadTools := h.tools != nil
 	h.tools, h.dropped = nil, nil
 	if hadTools {
 		h.notifyLocked()
 	}
+	return failed
 }
 
 // SetTools records the tool list c sent.
@@ -143,17 +212,20 @@ func (h *Hub) SetTools(c Conn, tools []toollist.Tool, dropped []toollist.Dropped
 	h.notifyLocked()
 }
 
-// Deliver hands c's reply to the call waiting for id. A reply nobody waits
-// for (late, or never asked) is dropped; it reports false then.
+// Deliver hands c's reply to the call waiting for id, on the caller's
+// goroutine. A reply nobody waits for (late, cancelled, or never asked) is
+// dropped; it reports false then.
 func (h *Hub) Deliver(c Conn, id int64, reply []byte) bool {
 	h.mu.Lock()
-	defer h.mu.Unlock()
-	ch, ok := h.pending[id]
-	if !ok || h.conn != c {
+	p, ok := h.pending[id]
+	if !ok || p.conn != c {
+		h.mu.Unlock()
 		return false
 	}
 	delete(h.pending, id)
-	ch <- reply
+	h.mu.Unlock()
+	p.timer.Stop()
+	p.done(reply)
 	return true
 }
 
@@ -175,6 +247,18 @@ func (h *Hub) State() Snapshot {
 		Tools:        append([]toollist.Tool(nil), h.tools...),
 		Dropped:      append([]toollist.Dropped(nil), h.dropped...),
 	}
+}
+
+// Tool returns the attached page's tool named name.
+func (h *Hub) Tool(name string) (toollist.Tool, bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for _, t := range h.tools {
+		if t.Name == name {
+			return t, true
+		}
+	}
+	return toollist.Tool{}, false
 }
 
 // Wait blocks until a page is attached (true) or ctx ends (false).
@@ -203,69 +287,92 @@ func (h *Hub) Attached() <-chan struct{} {
 	return h.attached
 }
 
-type request struct {
-	ID      int64           `json:"id"`
-	Command string          `json:"command"`
-	Args    json.RawMessage `json:"args"`
-}
-
-// Call sends command with args to the page and returns its reply envelope.
-// It always returns an envelope: when there is no page, the page does not
-// answer within the call timeout, or it leaves, the envelope is the
-// bridge's own, with ok:false.
-func (h *Hub) Call(ctx context.Context, command string, args json.RawMessage) []byte {
-	if len(args) == 0 || string(args) == "null" {
+// Start sends command with args to the page and arranges for done to get
+// the reply envelope, exactly once, unless cancel reports true first. When
+// there is no page, the page does not answer within timeout (0: the hub's
+// default), or it leaves, done gets an envelope of the bridge's own, with
+// ok:false. done runs on the page reader's goroutine or a timer's, or on
+// the caller's before Start returns when the call cannot be sent; it must
+// not block.
+//
+// args must be a JSON object (or empty, for {}); it goes to the page as the
+// bytes it came as.
+func (h *Hub) Start(command string, args json.RawMessage, timeout time.Duration, done func(reply []byte)) (cancel func() bool) {
+	if rawjson.IsNull(args) {
 		args = json.RawMessage(`{}`)
+	}
+	if timeout <= 0 {
+		timeout = h.callTimeout
 	}
 	h.mu.Lock()
 	c := h.conn
 	if c == nil {
 		h.mu.Unlock()
-		return envelope.Bridge(CodeNotConnected, NotConnectedMessage)
+		done(envelope.Bridge(CodeNotConnected, NotConnectedMessage))
+		return func() bool { return false }
 	}
 	h.nextID++
 	id := h.nextID
-	ch := make(chan []byte, 1)
-	h.pending[id] = ch
+	p := &pending{conn: c, command: command, done: done}
+	h.pending[id] = p
+	p.timer = time.AfterFunc(timeout, func() {
+		if h.take(id, p) {
+			done(envelope.Bridge(CodeTimeout, "The Stitch Slop tab did not answer "+command+" within "+timeout.String()+". It may be busy or asleep; try again."))
+		}
+	})
 	h.mu.Unlock()
 
-	frame, err := json.Marshal(request{id, command, args})
-	if err == nil {
-		err = c.Send(frame)
-	}
-	if err != nil {
-		h.forget(id, ch)
-		return envelope.Bridge(CodeDisconnected, "The Stitch Slop tab could not take the command: "+err.Error())
-	}
-	t := time.NewTimer(h.callTimeout)
-	defer t.Stop()
-	select {
-	case r := <-ch:
-		return r
-	case <-t.C:
-		if r, ok := h.forget(id, ch); ok {
-			return r
+	if err := c.Send(requestFrame(id, command, args)); err != nil {
+		if h.take(id, p) {
+			p.timer.Stop()
+			done(envelope.Bridge(CodeDisconnected, "The Stitch Slop tab could not take the command: "+err.Error()))
 		}
-		return envelope.Bridge(CodeTimeout, "The Stitch Slop tab did not answer "+command+" within "+h.callTimeout.String()+". It may be busy or asleep; try again.")
-	case <-ctx.Done():
-		if r, ok := h.forget(id, ch); ok {
-			return r
+	}
+	return func() bool {
+		if h.take(id, p) {
+			p.timer.Stop()
+			return true
 		}
-		return envelope.Bridge(CodeCancelled, "The call was cancelled before the tab answered.")
+		return false
 	}
 }
 
-// forget drops a pending call. If its reply raced in first, that reply is
-// returned: Deliver sends under the lock after removing the entry, so once
-// the entry is gone here the reply is either in ch or never coming.
-func (h *Hub) forget(id int64, ch chan []byte) ([]byte, bool) {
+// take removes the pending call id if it is still p; the one who takes it
+// ends it.
+func (h *Hub) take(id int64, p *pending) bool {
 	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.pending[id] != p {
+		return false
+	}
 	delete(h.pending, id)
-	h.mu.Unlock()
+	return true
+}
+
+// requestFrame builds {"id":N,"command":"…","args":{…}} (protocol.md §2.5).
+func requestFrame(id int64, command string, args []byte) []byte {
+	b := make([]byte, 0, 40+len(command)+len(args))
+	b = append(b, `{"id":`...)
+	b = strconv.AppendInt(b, id, 10)
+	b = append(b, `,"command":`...)
+	b = rawjson.AppendString(b, command)
+	b = append(b, `,"args":`...)
+	b = append(b, args...)
+	return append(b, '}')
+}
+
+// Call is Start for a caller that waits: it returns the reply envelope, or
+// the bridge's own "cancelled" envelope when ctx ends first.
+func (h *Hub) Call(ctx context.Context, command string, args json.RawMessage, timeout time.Duration) []byte {
+	ch := make(chan []byte, 1)
+	cancel := h.Start(command, args, timeout, func(r []byte) { ch <- r })
 	select {
 	case r := <-ch:
-		return r, true
-	default:
-		return nil, false
+		return r
+	case <-ctx.Done():
+		if cancel() {
+			return envelope.Bridge(CodeCancelled, "The call was cancelled before the tab answered.")
+		}
+		return <-ch
 	}
 }

@@ -38,9 +38,10 @@ func (f *fakeConn) Reachable() bool { return f.reachable }
 
 func attach(t *testing.T, h *Hub, c Conn) {
 	t.Helper()
-	if err := h.Attach(c, func(Conn) {}, func() error { return nil }); err != nil {
-		t.Fatalf("Attach = %v, want nil", err)
+	if _, err := h.Reserve(c); err != nil {
+		t.Fatalf("Reserve = %v, want nil", err)
 	}
+	h.Commit(c)
 }
 
 func errorCode(t *testing.T, env []byte) string {
@@ -57,7 +58,7 @@ func errorCode(t *testing.T, env []byte) string {
 
 func TestCallWithoutPage(t *testing.T) {
 	h := New(time.Second)
-	env := h.Call(context.Background(), "scene.describe", nil)
+	env := h.Call(context.Background(), "scene.describe", nil, 0)
 	if got := errorCode(t, env); got != CodeNotConnected {
 		t.Fatalf("Call with no page: error = %q, want %q", got, CodeNotConnected)
 	}
@@ -72,7 +73,7 @@ func TestCallsMatchedByIDInAnyOrder(t *testing.T) {
 	attach(t, h, c)
 	results := make(chan string, 2)
 	for _, cmd := range []string{"a", "b"} {
-		go func() { results <- string(h.Call(context.Background(), cmd, json.RawMessage(`{"k":1}`))) }()
+		go func() { results <- string(h.Call(context.Background(), cmd, json.RawMessage(`{"k":1}`), 0)) }()
 	}
 	var reqs []request
 	for range 2 {
@@ -105,7 +106,7 @@ func TestCallsMatchedByIDInAnyOrder(t *testing.T) {
 func TestCallTimeout(t *testing.T) {
 	h := New(20 * time.Millisecond)
 	attach(t, h, newFake(true))
-	if got := errorCode(t, h.Call(context.Background(), "slow", nil)); got != CodeTimeout {
+	if got := errorCode(t, h.Call(context.Background(), "slow", nil, 0)); got != CodeTimeout {
 		t.Fatalf("unanswered call: error = %q, want %q", got, CodeTimeout)
 	}
 }
@@ -114,12 +115,12 @@ func TestDetachFailsPendingAndDropsTools(t *testing.T) {
 	h := New(time.Hour)
 	c := newFake(true)
 	attach(t, h, c)
-	notified := make(chan struct{}, 4)
-	h.OnToolsChanged(func() { notified <- struct{}{} })
+	notified, stop := h.Watch()
+	defer stop()
 	h.SetTools(c, nil, nil)
 	<-notified
 	done := make(chan []byte)
-	go func() { done <- h.Call(context.Background(), "x", nil) }()
+	go func() { done <- h.Call(context.Background(), "x", nil, 0) }()
 	<-c.sent
 	h.Detach(c)
 	if got := errorCode(t, <-done); got != CodeDisconnected {
@@ -135,27 +136,104 @@ func TestBusyAndTakeover(t *testing.T) {
 	h := New(time.Second)
 	first := newFake(true)
 	attach(t, h, first)
-	if err := h.Attach(newFake(true), func(Conn) { t.Fatal("displaced a reachable tab") }, func() error { return nil }); !errors.Is(err, ErrBusy) {
-		t.Fatalf("second tab while first reachable: Attach = %v, want ErrBusy", err)
+	if d, err := h.Reserve(newFake(true)); !errors.Is(err, ErrBusy) || d != nil {
+		t.Fatalf("second tab while first reachable: Reserve = %v, %v; want nil, ErrBusy", d, err)
 	}
 	first.reachable = false
-	var displaced Conn
 	second := newFake(true)
-	if err := h.Attach(second, func(old Conn) { displaced = old }, func() error { return nil }); err != nil {
-		t.Fatalf("second tab after first went stale: Attach = %v, want nil", err)
+	displaced, err := h.Reserve(second)
+	if err != nil || displaced != first {
+		t.Fatalf("second tab after first went stale: Reserve = %v, %v; want the first tab, nil", displaced, err)
 	}
-	if displaced != first || !first.closed {
-		t.Fatalf("takeover: displaced=%v closed=%v, want the first tab told and closed", displaced, first.closed)
+	h.Commit(second)
+	if !h.State().Connected {
+		t.Fatal("the second tab is not attached after Commit")
 	}
 }
 
-func TestAdmitFailureLeavesNoPage(t *testing.T) {
+// While one tab's credential is being redeemed (file I/O, outside the
+// lock), the hub answers, and a second tab is refused as busy.
+func TestReservationHoldsTheSlotWithoutTheLock(t *testing.T) {
 	h := New(time.Second)
-	if err := h.Attach(newFake(true), func(Conn) {}, func() error { return errors.New("disk full") }); err == nil {
-		t.Fatal("Attach with failing admit = nil, want error")
+	c := newFake(true)
+	if _, err := h.Reserve(c); err != nil {
+		t.Fatalf("Reserve = %v", err)
 	}
+	if st := h.State(); st.Connected {
+		t.Fatal("a reserved tab counts as attached before Commit")
+	}
+	if _, err := h.Reserve(newFake(true)); !errors.Is(err, ErrBusy) {
+		t.Fatalf("Reserve during another's admission = %v, want ErrBusy", err)
+	}
+	h.Release(c)
 	if h.State().Connected {
-		t.Fatal("a tab whose admission failed is attached")
+		t.Fatal("a released tab is attached")
+	}
+	if _, err := h.Reserve(newFake(true)); err != nil {
+		t.Fatalf("Reserve after Release = %v, want nil", err)
+	}
+}
+
+func TestCancelDropsTheLateReply(t *testing.T) {
+	h := New(time.Hour)
+	c := newFake(true)
+	attach(t, h, c)
+	called := make(chan []byte, 1)
+	cancel := h.Start("slow", nil, 0, func(r []byte) { called <- r })
+	var req request
+	json.Unmarshal(<-c.sent, &req)
+	if !cancel() {
+		t.Fatal("cancel of a pending call = false, want true")
+	}
+	if h.Deliver(c, req.ID, []byte(`{"id":1,"ok":true}`)) {
+		t.Fatal("Deliver of a cancelled call's reply = true, want it dropped")
+	}
+	select {
+	case r := <-called:
+		t.Fatalf("done ran for a cancelled call with %s", r)
+	default:
+	}
+	if cancel() {
+		t.Fatal("a second cancel = true, want false")
+	}
+}
+
+func TestCallerDeadline(t *testing.T) {
+	h := New(time.Hour)
+	attach(t, h, newFake(true))
+	env := h.Call(context.Background(), "slow", nil, 20*time.Millisecond)
+	if got := errorCode(t, env); got != CodeTimeout {
+		t.Fatalf("call with a 20ms deadline: error = %q, want %q", got, CodeTimeout)
+	}
+	if !strings.Contains(string(env), "20ms") {
+		t.Errorf("timeout envelope %s does not name the deadline", env)
+	}
+}
+
+// A page that sends many tool lists leaves one signal for a watcher that
+// is not reading: changes collapse, nothing queues.
+func TestToolChangesCollapse(t *testing.T) {
+	h := New(time.Second)
+	c := newFake(true)
+	attach(t, h, c)
+	changed, stop := h.Watch()
+	defer stop()
+	for range 1000 {
+		h.SetTools(c, nil, nil)
+	}
+	if n := len(changed); n != 1 {
+		t.Fatalf("after 1000 tool lists the watcher holds %d signals, want 1", n)
+	}
+}
+
+func TestRequestFrame(t *testing.T) {
+	got := string(requestFrame(7, "scene.describe", []byte(`{"limit":5}`)))
+	want := `{"id":7,"command":"scene.describe","args":{"limit":5}}`
+	if got != want {
+		t.Fatalf("requestFrame = %s, want %s", got, want)
+	}
+	if got := string(requestFrame(1, `a"b`, []byte(`{}`))); got != `{"id":1,"command":"a\"b","args":{}}` {
+		t.Fatalf("requestFrame with a quote in the command = %s", got)
 	}
 }
 
@@ -172,4 +250,11 @@ func TestWait(t *testing.T) {
 	if !<-got {
 		t.Fatal("Wait did not return true when a page attached")
 	}
+}
+
+// request is a page command frame as the tests read it.
+type request struct {
+	ID      int64           `json:"id"`
+	Command string          `json:"command"`
+	Args    json.RawMessage `json:"args"`
 }

@@ -1,11 +1,45 @@
 package mcp
 
 import (
+	"bytes"
 	"encoding/json"
+	"strings"
 	"testing"
 )
 
-func TestConvert(t *testing.T) {
+// decodeResult parses a tools/call response message.
+func decodeResult(t *testing.T, m Message) (texts []string, image string, isError bool, resultType string) {
+	t.Helper()
+	line := bytes.Join(m, nil)
+	if !bytes.HasSuffix(line, []byte("\n")) || bytes.Count(line, []byte("\n")) != 1 {
+		t.Fatalf("message %q is not one line", line)
+	}
+	var r struct {
+		JSONRPC string          `json:"jsonrpc"`
+		ID      json.RawMessage `json:"id"`
+		Result  struct {
+			ResultType string `json:"resultType"`
+			Content    []struct {
+				Type, Text, Data, MIMEType string
+			} `json:"content"`
+			IsError bool `json:"isError"`
+		} `json:"result"`
+	}
+	if err := json.Unmarshal(line, &r); err != nil || r.JSONRPC != "2.0" {
+		t.Fatalf("message %q is not a JSON-RPC response: %v", line, err)
+	}
+	for _, c := range r.Result.Content {
+		switch c.Type {
+		case "text":
+			texts = append(texts, c.Text)
+		case "image":
+			image = c.MIMEType + " " + c.Data
+		}
+	}
+	return texts, image, r.Result.IsError, r.Result.ResultType
+}
+
+func TestToolResponse(t *testing.T) {
 	tests := []struct {
 		name    string
 		env     string
@@ -20,27 +54,71 @@ func TestConvert(t *testing.T) {
 			[]string{`{"ok":false,"message":"No such stitch."}`}, "", true},
 		{"dataUrl becomes an image and leaves the text", `{"id":1,"ok":true,"dataUrl":"data:image/png;base64,iVBO"}`,
 			[]string{`{"ok":true}`}, "image/png iVBO", false},
+		{"escaped dataUrl is unescaped", `{"id":1,"ok":true,"dataUrl":"data:image\/png;base64,iV\/O"}`,
+			[]string{`{"ok":true}`}, "image/png iV/O", false},
 		{"malformed dataUrl stays text", `{"ok":true,"dataUrl":"not a data url"}`,
 			[]string{`{"ok":true,"dataUrl":"not a data url"}`}, "", false},
+		{"spaced envelope is compacted", "{ \"id\" : 2 , \"ok\" : true , \"list\" : [ 1, 2 ] }",
+			[]string{`{"ok":true,"list":[1,2]}`}, "", false},
+		{"control characters in say are escaped", `{"ok":true,"say":"a\u0007b\nc"}`,
+			[]string{"a\u0007b\nc\n\n" + `{"ok":true,"say":"a\u0007b\nc"}`}, "", false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r := Convert([]byte(tt.env))
-			var texts []string
-			image := ""
-			for _, c := range r.Content {
-				switch c.Type {
-				case "text":
-					texts = append(texts, c.Text)
-				case "image":
-					image = c.MIMEType + " " + c.Data
+			for _, modern := range []bool{false, true} {
+				texts, image, isError, rt := decodeResult(t, toolResponse([]byte("7"), []byte(tt.env), "", false, modern))
+				gt, _ := json.Marshal(texts)
+				wt, _ := json.Marshal(tt.texts)
+				if string(gt) != string(wt) || image != tt.image || isError != tt.isError {
+					t.Fatalf("toolResponse(%s, modern=%v) = texts %s image %q isError %v; want %s %q %v", tt.env, modern, gt, image, isError, wt, tt.image, tt.isError)
+				}
+				if want := map[bool]string{true: "complete"}[modern]; rt != want {
+					t.Fatalf("toolResponse(modern=%v): resultType %q, want %q", modern, rt, want)
 				}
 			}
-			gt, _ := json.Marshal(texts)
-			wt, _ := json.Marshal(tt.texts)
-			if string(gt) != string(wt) || image != tt.image || r.IsError != tt.isError {
-				t.Fatalf("Convert(%s) = texts %s image %q isError %v; want %s %q %v", tt.env, gt, image, r.IsError, wt, tt.image, tt.isError)
-			}
 		})
+	}
+}
+
+// The image's base64 is written from the page reply's own bytes: the
+// message holds a piece that aliases the envelope, not a copy.
+func TestToolResponseSplicesTheImage(t *testing.T) {
+	payload := strings.Repeat("QUJD", 1<<18) // 1 MiB of base64
+	env := []byte(`{"id":9,"ok":true,"dataUrl":"data:image/png;base64,` + payload + `"}`)
+	m := toolResponse([]byte("9"), env, "", false, false)
+	if len(m) != 3 {
+		t.Fatalf("image response has %d pieces, want 3 (head, payload, tail)", len(m))
+	}
+	start := bytes.Index(env, []byte(payload))
+	if &m[1][0] != &env[start] || len(m[1]) != len(payload) {
+		t.Fatal("the image piece is not the envelope's own payload bytes")
+	}
+	_, image, _, _ := decodeResult(t, m)
+	if image != "image/png "+payload {
+		t.Fatal("the spliced image does not decode to the payload")
+	}
+}
+
+func TestToolResponseNotAnObject(t *testing.T) {
+	texts, _, isError, _ := decodeResult(t, toolResponse([]byte(`"a"`), []byte(`[1]`), "", false, false))
+	if len(texts) != 1 || texts[0] != "[1]" || !isError {
+		t.Fatalf("non-object envelope: texts %q isError %v, want [\"[1]\"] true", texts, isError)
+	}
+}
+
+func BenchmarkToolResponseText(b *testing.B) {
+	env := []byte(`{"id":12,"ok":true,"say":"Moved the star.","echo":"` + strings.Repeat("x", 200) + `","count":3}`)
+	b.ReportAllocs()
+	for b.Loop() {
+		toolResponse([]byte("12"), env, "", false, false)
+	}
+}
+
+func BenchmarkToolResponseImage8MiB(b *testing.B) {
+	env := []byte(`{"id":12,"ok":true,"dataUrl":"data:image/png;base64,` + strings.Repeat("QUJD", 8<<20/3) + `"}`)
+	b.SetBytes(int64(len(env)))
+	b.ReportAllocs()
+	for b.Loop() {
+		toolResponse([]byte("12"), env, "", false, false)
 	}
 }

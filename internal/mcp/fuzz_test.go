@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"sync"
 	"testing"
 	"time"
 
@@ -15,46 +16,87 @@ import (
 
 func TestFuzzHandleSeeds(t *testing.T) { fuzzseed.Require(t, "FuzzHandle") }
 
-func newTestServer(out io.Writer) *Server {
-	return &Server{Hub: hub.New(time.Second), Origin: "https://www.stitchslop.com", Port: 8787,
-		Log: ui.NewLogger(io.Discard), out: out}
+// capture is an Output that keeps what a session sends.
+type capture struct {
+	mu   sync.Mutex
+	buf  bytes.Buffer
+	sent chan struct{}
 }
 
-// FuzzHandle: whatever line the client sends, stdout gets only JSON-RPC 2.0
-// lines: nothing for a notification, exactly one answer otherwise.
+func newCapture() *capture { return &capture{sent: make(chan struct{}, 1024)} }
+
+func (c *capture) Send(m Message) {
+	c.mu.Lock()
+	for _, p := range m {
+		c.buf.Write(p)
+	}
+	c.mu.Unlock()
+	c.sent <- struct{}{}
+}
+
+func (c *capture) SendHeld(m Message, written func()) {
+	c.Send(m)
+	if written != nil {
+		written()
+	}
+}
+
+func (c *capture) lines() [][]byte {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.buf.Len() == 0 {
+		return nil
+	}
+	return bytes.Split(bytes.TrimSuffix(c.buf.Bytes(), []byte("\n")), []byte("\n"))
+}
+
+func newTestServer() *Server {
+	return &Server{Hub: hub.New(time.Second), Origin: "https://www.stitchslop.com", Port: 8787,
+		Log: ui.NewLogger(io.Discard)}
+}
+
+// FuzzHandle: whatever line the client sends, the session writes only
+// JSON-RPC 2.0 lines: nothing for a notification, exactly one answer
+// otherwise (a subscription's acknowledgement aside).
 func FuzzHandle(f *testing.F) {
 	f.Fuzz(func(t *testing.T, line []byte) {
-		var out bytes.Buffer
-		s := newTestServer(&out)
+		out := newCapture()
 		ctx, cancel := context.WithCancel(context.Background())
 		cancel() // wait_for_connection must not block the fuzzer
-		s.Handle(ctx, line)
-		s.calls.Wait()
-		lines := bytes.Split(bytes.TrimSuffix(out.Bytes(), []byte("\n")), []byte("\n"))
-		if out.Len() == 0 {
-			lines = nil
-		}
-		if len(lines) > 1 {
-			t.Fatalf("Handle(%q) wrote %d lines, want at most 1", line, len(lines))
-		}
-		for _, l := range lines {
+		s := newTestServer().NewSession(ctx, out)
+		s.Handle(line)
+		s.Close()
+		s.running.Wait() // a wait_for_connection answers from its own goroutine
+		var responses int
+		for _, l := range out.lines() {
 			var m struct {
 				JSONRPC string          `json:"jsonrpc"`
 				ID      json.RawMessage `json:"id"`
+				Method  string          `json:"method"`
 				Result  json.RawMessage `json:"result"`
 				Error   json.RawMessage `json:"error"`
 			}
-			if err := json.Unmarshal(l, &m); err != nil || m.JSONRPC != "2.0" || m.ID == nil || (m.Result == nil) == (m.Error == nil) {
+			if err := json.Unmarshal(l, &m); err != nil || m.JSONRPC != "2.0" {
+				t.Fatalf("Handle(%q) wrote %q, not JSON-RPC 2.0", line, l)
+			}
+			if m.Method == "notifications/subscriptions/acknowledged" {
+				continue
+			}
+			if m.ID == nil || (m.Result == nil) == (m.Error == nil) {
 				t.Fatalf("Handle(%q) wrote %q, not a JSON-RPC 2.0 response", line, l)
 			}
+			responses++
 		}
 		var req map[string]json.RawMessage
 		if json.Unmarshal(line, &req) == nil && req != nil {
 			_, hasID := req["id"]
 			isString := bytes.HasPrefix(bytes.TrimSpace(req["method"]), []byte(`"`))
-			if !hasID && isString && string(bytes.TrimSpace(req["jsonrpc"])) == `"2.0"` && len(lines) != 0 {
-				t.Fatalf("Handle(%q) answered a notification: %q", line, out.Bytes())
+			if !hasID && isString && string(bytes.TrimSpace(req["jsonrpc"])) == `"2.0"` && responses != 0 {
+				t.Fatalf("Handle(%q) answered a notification", line)
 			}
+		}
+		if responses > 1 {
+			t.Fatalf("Handle(%q) wrote %d answers, want at most 1", line, responses)
 		}
 	})
 }

@@ -1,45 +1,67 @@
-// Package mcp is the bridge's MCP face (protocol.md §3): JSON-RPC 2.0, one
-// message per line on stdin and stdout. stdout carries nothing else, ever:
-// every write to it goes through Server.send.
+// Package mcp is the bridge's MCP face (protocol.md §3).
+//
+// It is split the way the page side is:
+//
+//   - Server is the dispatcher: it knows the tools and the hub, and nothing
+//     of stdio. Session.Handle takes one JSON-RPC message and answers
+//     through the session's Output, so a second transport (MCP over
+//     streamable HTTP, later) is a new file beside stdio.go.
+//   - stdio.go is the one transport today: a reader (the Serve loop) and one
+//     writer goroutine per session fed by bounded queues. stdout carries
+//     nothing else, ever.
+//
+// Both eras of MCP are served on one connection, pinned by the client's
+// first accepted request (eras.go): the 2025 era opens with initialize; the
+// 2026-07-28 revision is stateless and carries its version in every
+// request's _meta.
+//
+// Bounds: at most MaxInFlight requests that wait (page calls and
+// wait_for_connection) and MaxSubscriptions subscriptions per session; a
+// page call in flight is a map entry and a timer, not a goroutine. Tool-list
+// changes are a one-slot signal the writer turns into notifications, so a
+// page that floods tool lists while stdout is stalled grows nothing.
 package mcp
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
-	"fmt"
-	"io"
 	"log/slog"
+	"strconv"
 	"sync"
-	"sync/atomic"
+	"time"
 
 	"github.com/stitchslop/stitchslop-bridge/internal/hub"
-	"github.com/stitchslop/stitchslop-bridge/internal/version"
+	"github.com/stitchslop/stitchslop-bridge/internal/rawjson"
 )
 
-// MaxLine bounds one incoming message. Arguments may carry a file as a data
-// URL, so it is generous; a longer line is answered with -32600 and skipped.
-const MaxLine = 64 << 20
+// Bounds of one session. MaxInFlight is well above what a client runs at
+// once (the benchmark keeps 64 in flight); a client past it gets an error
+// for the extra request, never a queue.
+const (
+	MaxInFlight      = 256
+	MaxSubscriptions = 16
+)
 
-// JSON-RPC error codes.
+// JSON-RPC and MCP error codes.
 const (
 	codeParse          = -32700
 	codeInvalidRequest = -32600
 	codeMethodNotFound = -32601
 	codeInvalidParams  = -32602
+	// codeTooBusy refuses a request over MaxInFlight; -32000..-32019 are
+	// left to implementations by the 2026-07-28 revision.
+	codeTooBusy = -32000
+	// codeUnsupportedVersion is UnsupportedProtocolVersionError (2026-07-28).
+	codeUnsupportedVersion = -32022
 )
-
-// LatestProtocol is answered when the client asks for a version we do not know.
-const LatestProtocol = "2025-06-18"
-
-// SupportedProtocols are the MCP revisions whose tool features this server
-// implements; the client's choice is echoed when it is one of them.
-var SupportedProtocols = []string{"2025-06-18", "2025-03-26", "2024-11-05"}
 
 // ServerName is serverInfo.name, fixed by protocol.md §3.2.
 const ServerName = "stitchslop-connector"
+
+// TimeoutMetaKey is the _meta key of a tools/call request that sets the page
+// call's deadline in milliseconds (hub.MinCallTimeout to hub.MaxCallTimeout).
+const TimeoutMetaKey = "com.stitchslop/timeoutMs"
 
 // Instructions tell the model how the connection comes about.
 const Instructions = "This server connects you to the embroidery design open in the user's Stitch Slop browser tab. " +
@@ -48,254 +70,349 @@ const Instructions = "This server connects you to the embroidery design open in 
 	"If it times out, call it again. Only if it keeps timing out, ask the user whether the Allow agent connections switch is on in their Stitch Slop tab. " +
 	"Relay the `say` line of a result to the user; it is the app's own sentence."
 
-// Server runs one MCP session over a pair of streams.
+// Server is the dispatcher shared by every session.
 type Server struct {
 	Hub    *hub.Hub
 	Origin string
 	Port   int
 	Log    *slog.Logger
-	// Activity is called for every message the client sends.
+	// Activity is called for every message a client sends. It must be
+	// cheap: it runs on the reader's path.
 	Activity func()
-	// Initialized is called once, when the client sends initialize.
+	// Initialized is called once, when a client first opens a session in
+	// either era: initialize, or a first accepted 2026-07-28 request. The
+	// bridge is then owned (protocol.md §2.7, §2.8).
 	Initialized func()
 
-	out         io.Writer
-	outMu       sync.Mutex
-	initSeen    atomic.Bool
-	notifyReady atomic.Bool
-	calls       sync.WaitGroup
+	initOnce sync.Once
 }
 
-// message is one incoming JSON-RPC object. Members are matched by their
-// exact names (encoding/json's struct matching would also take "ID" or
-// "Method").
-type message struct {
-	JSONRPC json.RawMessage
-	ID      json.RawMessage
-	Method  json.RawMessage
-	Params  json.RawMessage
-	// Present on responses, which we never ask for and so ignore.
-	Result json.RawMessage
-	Error  json.RawMessage
+// Message is one outgoing JSON-RPC message as the pieces to write in order,
+// the last ending in a newline. Pieces may alias a page reply, so an
+// image's base64 is written from the bytes it arrived in.
+type Message [][]byte
+
+// Output is where a session's messages go; a transport implements it.
+type Output interface {
+	// Send queues m. It may block while the transport is backed up, which
+	// pushes back on the reader.
+	Send(m Message)
+	// SendHeld queues m for a request that holds one of the session's
+	// held slots (MaxInFlight + MaxSubscriptions). It never blocks;
+	// written runs once m is written or dropped, on the transport's writer.
+	SendHeld(m Message, written func())
 }
 
-func parseMessage(line []byte) (message, error) {
-	var raw map[string]json.RawMessage
-	if err := json.Unmarshal(line, &raw); err != nil {
-		return message{}, err
-	}
-	return message{JSONRPC: raw["jsonrpc"], ID: raw["id"], Method: raw["method"], Params: raw["params"],
-		Result: raw["result"], Error: raw["error"]}, nil
+// Session is one client connection's state: its era, the requests in
+// flight, its subscriptions.
+type Session struct {
+	srv *Server
+	out Output
+	ctx context.Context
+	end context.CancelFunc
+	// kick has one slot: a subscription that missed a change before its
+	// acknowledgement was written asks the writer to look again.
+	kick chan struct{}
+	// slots counts held requests; a token is taken when one starts and
+	// given back when its answer has been written or dropped.
+	slots chan struct{}
+	// running counts the goroutines the session started (one per
+	// wait_for_connection).
+	running sync.WaitGroup
+
+	mu       sync.Mutex
+	era      era
+	ready    bool // legacy: notifications/initialized arrived
+	inflight map[string]*flight
+	subs     map[string]*subscription
 }
 
-type rpcError struct {
-	Code    int    `json:"code"`
-	Message string `json:"message"`
+// flight is a request that waits: a page call or wait_for_connection.
+type flight struct {
+	cancel    func() bool // stops the work; true if no answer will come
+	cancelled bool
 }
 
-type response struct {
-	JSONRPC string          `json:"jsonrpc"`
-	ID      json.RawMessage `json:"id"`
-	Result  any             `json:"result,omitempty"`
-	Error   *rpcError       `json:"error,omitempty"`
-}
-
-var null = json.RawMessage("null")
-
-// Serve reads messages from in and answers on out until in ends or ctx is
-// done. It reports whether the client sent initialize, which decides what
-// the end of in means (protocol.md §2.8).
-func (s *Server) Serve(ctx context.Context, in io.Reader, out io.Writer) (initialized bool, err error) {
-	s.out = out
-	s.Hub.OnToolsChanged(func() {
-		if s.notifyReady.Load() {
-			s.send(map[string]string{"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})
-		}
-	})
-	r := bufio.NewReaderSize(in, 64<<10)
-	for {
-		line, tooLong, err := readLine(r)
-		if len(bytes.TrimSpace(line)) > 0 || tooLong {
-			if s.Activity != nil {
-				s.Activity()
-			}
-			if tooLong {
-				s.send(response{JSONRPC: "2.0", ID: null, Error: &rpcError{codeInvalidRequest, fmt.Sprintf("message over %d bytes", MaxLine)}})
-			} else {
-				s.Handle(ctx, line)
-			}
-		}
-		if err != nil {
-			s.calls.Wait()
-			if errors.Is(err, io.EOF) {
-				err = nil
-			}
-			return s.initSeen.Load(), err
-		}
+// NewSession starts a session answering through out. It ends when ctx does
+// or Close is called.
+func (srv *Server) NewSession(ctx context.Context, out Output) *Session {
+	ctx, end := context.WithCancel(ctx)
+	return &Session{
+		srv: srv, out: out, ctx: ctx, end: end,
+		kick:     make(chan struct{}, 1),
+		slots:    make(chan struct{}, MaxInFlight),
+		inflight: map[string]*flight{},
+		subs:     map[string]*subscription{},
 	}
 }
 
-// readLine reads one line. A line over MaxLine is consumed and reported
-// with tooLong, its bytes dropped.
-func readLine(r *bufio.Reader) (line []byte, tooLong bool, err error) {
-	for {
-		chunk, err := r.ReadSlice('\n')
-		if !tooLong {
-			if len(line)+len(chunk) > MaxLine {
-				tooLong, line = true, nil
-			} else {
-				line = append(line, chunk...)
-			}
+// Close ends the session: every request in flight is cancelled at once and
+// nothing more is answered. It returns how many requests it cancelled.
+func (s *Session) Close() int {
+	s.end()
+	s.mu.Lock()
+	flights := s.inflight
+	s.inflight = map[string]*flight{}
+	var cancels []func() bool
+	for _, f := range flights {
+		f.cancelled = true
+		if f.cancel != nil {
+			cancels = append(cancels, f.cancel)
 		}
-		if err == bufio.ErrBufferFull {
-			continue
-		}
-		return line, tooLong, err
 	}
+	s.mu.Unlock()
+	for _, cancel := range cancels {
+		if cancel() {
+			s.release()
+		}
+	}
+	return len(flights)
 }
 
-func (s *Server) send(v any) {
-	b, err := json.Marshal(v)
-	if err != nil {
-		s.Log.Error("could not encode an MCP message", "err", err.Error())
+// Owned reports whether a client opened the session (§2.8).
+func (s *Session) Owned() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.era != eraNone
+}
+
+// request is one parsed incoming message.
+type request struct {
+	id     []byte // raw; nil for a notification
+	method string
+	params []byte // raw; nil when absent
+}
+
+var null = []byte("null")
+
+// Handle answers one message. Requests that wait (page calls,
+// wait_for_connection) answer later through SendHeld; everything else is
+// answered before Handle returns.
+func (s *Session) Handle(line []byte) {
+	if s.srv.Activity != nil {
+		s.srv.Activity()
+	}
+	line = bytes.TrimSpace(line)
+	r, ok := s.parse(line)
+	if !ok {
 		return
 	}
-	s.outMu.Lock()
-	defer s.outMu.Unlock()
-	if _, err := s.out.Write(append(b, '\n')); err != nil {
-		s.Log.Warn("could not write to stdout", "err", err.Error())
+	if r.id == nil {
+		s.notification(r)
+		return
 	}
+	s.dispatch(r)
 }
 
-func (s *Server) reply(id json.RawMessage, result any) {
-	s.send(response{JSONRPC: "2.0", ID: id, Result: result})
-}
-
-func (s *Server) fail(id json.RawMessage, code int, msg string) {
-	s.send(response{JSONRPC: "2.0", ID: id, Error: &rpcError{code, msg}})
-}
-
-// validID reports whether raw is a JSON-RPC id: a string, a number or null.
-func validID(raw json.RawMessage) bool {
-	t := bytes.TrimSpace(raw)
-	if len(t) == 0 {
-		return false
-	}
-	switch t[0] {
-	case '"':
-		var s string
-		return json.Unmarshal(t, &s) == nil
-	case 'n':
-		return string(t) == "null"
-	default:
-		var n json.Number
-		return json.Unmarshal(t, &n) == nil
-	}
-}
-
-// Handle answers one line. Requests are answered in order, except
-// tools/call, which runs concurrently so a long call never holds up a ping.
-func (s *Server) Handle(ctx context.Context, line []byte) {
-	line = bytes.TrimSpace(line)
+// parse checks the JSON-RPC envelope and answers what is wrong with it.
+func (s *Session) parse(line []byte) (request, bool) {
 	if !json.Valid(line) {
 		s.fail(null, codeParse, "parse error: the line is not valid JSON")
-		return
+		return request{}, false
 	}
 	if line[0] != '{' {
 		s.fail(null, codeInvalidRequest, "invalid request: expected one JSON-RPC object (batches are not supported)")
-		return
+		return request{}, false
 	}
-	m, err := parseMessage(line)
-	if err != nil {
-		s.fail(null, codeInvalidRequest, "invalid request: "+err.Error())
-		return
-	}
-	hasID := m.ID != nil
-	id := m.ID
-	if hasID && !validID(id) {
-		s.fail(null, codeInvalidRequest, "invalid request: id must be a string or a number")
-		return
-	}
+	var r request
+	var version, method []byte
+	hasID, isResponse := false, false
+	rawjson.Each(line, func(k, v []byte) bool {
+		switch {
+		case rawjson.KeyIs(k, "jsonrpc"):
+			version = v
+		case rawjson.KeyIs(k, "id"):
+			hasID, r.id = true, v
+		case rawjson.KeyIs(k, "method"):
+			method = v
+		case rawjson.KeyIs(k, "params"):
+			r.params = v
+		case rawjson.KeyIs(k, "result"), rawjson.KeyIs(k, "error"):
+			isResponse = true
+		}
+		return true
+	})
+	id := r.id
 	if !hasID {
 		id = null
+	} else if !validID(id) {
+		s.fail(null, codeInvalidRequest, "invalid request: id must be a string or a number")
+		return request{}, false
 	}
-	var method string
-	if m.Method == nil || json.Unmarshal(m.Method, &method) != nil || bytes.TrimSpace(m.Method)[0] != '"' {
-		if m.Method == nil && hasID && (m.Result != nil || m.Error != nil) {
-			return // a response to nothing we asked; ignore
+	m, isString := rawjson.String(method)
+	if method == nil || !isString {
+		if method == nil && hasID && isResponse {
+			return request{}, false // a response to nothing we asked; ignore
 		}
 		s.fail(id, codeInvalidRequest, "invalid request: method must be a string")
-		return
+		return request{}, false
 	}
-	if string(bytes.TrimSpace(m.JSONRPC)) != `"2.0"` {
+	if string(version) != `"2.0"` {
 		s.fail(id, codeInvalidRequest, `invalid request: jsonrpc must be "2.0"`)
-		return
+		return request{}, false
 	}
+	r.method = m
 	if !hasID {
-		s.notification(method)
+		r.id = nil
+	}
+	return r, true
+}
+
+// validID reports whether raw is a JSON-RPC id: a string, a number or null.
+func validID(raw []byte) bool {
+	if len(raw) == 0 {
+		return false
+	}
+	switch raw[0] {
+	case '"':
+		_, ok := rawjson.String(raw)
+		return ok
+	case 'n':
+		return string(raw) == "null"
+	case 't', 'f', '{', '[':
+		return false
+	}
+	return true // json.Valid accepted the line, so this is a number
+}
+
+func (s *Session) notification(r request) {
+	switch r.method {
+	case "notifications/initialized":
+		s.mu.Lock()
+		s.ready = s.era == eraLegacy
+		s.mu.Unlock()
+	case "notifications/cancelled":
+		id := rawjson.Get(r.params, "requestId")
+		if id != nil {
+			s.cancel(id)
+		}
+	default:
+		// Anything else: never answered.
+	}
+}
+
+// cancel ends the request id if it is still in flight: its answer is never
+// written (the MCP cancellation rule), and a page reply that comes later
+// is dropped by the hub.
+func (s *Session) cancel(id []byte) {
+	k := string(id)
+	s.mu.Lock()
+	f := s.inflight[k]
+	if f != nil {
+		f.cancelled = true
+		delete(s.inflight, k)
+	}
+	sub := s.subs[k]
+	delete(s.subs, k)
+	var stop func() bool
+	if f != nil {
+		stop = f.cancel
+	}
+	s.mu.Unlock()
+	if stop != nil && stop() {
+		s.release()
+	}
+	if sub != nil {
+		s.srv.Log.Info("the client ended a subscription", "id", string(id))
+	}
+}
+
+// begin takes a held slot for request id and records it as in flight. It
+// answers and reports false when the session is at its bound or the id is
+// already in use.
+func (s *Session) begin(id []byte, f *flight) bool {
+	select {
+	case s.slots <- struct{}{}:
+	default:
+		s.fail(id, codeTooBusy, "too many requests in flight: at most "+strconv.Itoa(MaxInFlight)+" may wait at once; retry when one has been answered")
+		return false
+	}
+	k := string(id)
+	s.mu.Lock()
+	_, dup := s.inflight[k]
+	if !dup {
+		_, dup = s.subs[k]
+	}
+	if !dup {
+		s.inflight[k] = f
+	}
+	s.mu.Unlock()
+	if dup {
+		s.release()
+		s.fail(id, codeInvalidRequest, "invalid request: a request with this id is still in flight")
+		return false
+	}
+	return true
+}
+
+func (s *Session) release() { <-s.slots }
+
+// finish answers a flight with what build makes, unless it was cancelled or
+// the session has ended.
+func (s *Session) finish(id []byte, f *flight, build func() Message) {
+	k := string(id)
+	s.mu.Lock()
+	cancelled := f.cancelled
+	if s.inflight[k] == f {
+		delete(s.inflight, k)
+	}
+	s.mu.Unlock()
+	if cancelled || s.ctx.Err() != nil {
+		s.release()
 		return
 	}
-	switch method {
-	case "initialize":
-		s.initialize(id, m.Params)
-	case "ping":
-		s.reply(id, struct{}{})
-	case "tools/list":
-		s.reply(id, map[string]any{"tools": s.toolList()})
-	case "tools/call":
-		var p callParams
-		if err := json.Unmarshal(orEmpty(m.Params), &p); err != nil || p.Name == "" {
-			s.fail(id, codeInvalidParams, "invalid params: tools/call needs a tool name")
-			return
-		}
-		if a := bytes.TrimSpace(p.Arguments); len(a) > 0 && a[0] != '{' && string(a) != "null" {
-			s.fail(id, codeInvalidParams, "invalid params: arguments must be an object")
-			return
-		}
-		s.calls.Add(1)
-		go func() {
-			defer s.calls.Done()
-			s.reply(id, s.call(ctx, p))
-		}()
-	default:
-		s.fail(id, codeMethodNotFound, "method not found: "+method)
-	}
+	s.out.SendHeld(build(), s.release)
 }
 
-func orEmpty(b json.RawMessage) json.RawMessage {
-	if len(bytes.TrimSpace(b)) == 0 || string(bytes.TrimSpace(b)) == "null" {
-		return json.RawMessage("{}")
-	}
-	return b
+// setCancel records how to stop f, unless it already ended.
+func (s *Session) setCancel(f *flight, cancel func() bool) {
+	s.mu.Lock()
+	f.cancel = cancel
+	s.mu.Unlock()
 }
 
-func (s *Server) notification(method string) {
-	switch method {
-	case "notifications/initialized":
-		s.notifyReady.Store(true)
-	default:
-		// notifications/cancelled and anything else: never answered.
-	}
+func (s *Session) reply(id, result []byte) { s.out.Send(Message{response(id, result)}) }
+
+func (s *Session) fail(id []byte, code int, msg string) {
+	s.out.Send(Message{errorResponse(id, code, msg, nil)})
 }
 
-func (s *Server) initialize(id json.RawMessage, params json.RawMessage) {
-	var p struct {
-		ProtocolVersion string `json:"protocolVersion"`
+// response is {"jsonrpc":"2.0","id":ID,"result":RESULT} and a newline.
+func response(id, result []byte) []byte {
+	b := make([]byte, 0, len(result)+len(id)+40)
+	b = append(b, `{"jsonrpc":"2.0","id":`...)
+	b = append(b, id...)
+	b = append(b, `,"result":`...)
+	b = append(b, result...)
+	return append(b, "}\n"...)
+}
+
+func errorResponse(id []byte, code int, msg string, data any) []byte {
+	e := struct {
+		Code    int    `json:"code"`
+		Message string `json:"message"`
+		Data    any    `json:"data,omitempty"`
+	}{code, msg, data}
+	eb, _ := json.Marshal(e)
+	b := make([]byte, 0, len(eb)+len(id)+40)
+	b = append(b, `{"jsonrpc":"2.0","id":`...)
+	b = append(b, id...)
+	b = append(b, `,"error":`...)
+	b = append(b, eb...)
+	return append(b, "}\n"...)
+}
+
+// callTimeout reads the caller's deadline from _meta, if any.
+func callTimeout(meta []byte) (time.Duration, string) {
+	v := rawjson.Get(meta, TimeoutMetaKey)
+	if v == nil {
+		return 0, ""
 	}
-	json.Unmarshal(orEmpty(params), &p)
-	pv := LatestProtocol
-	for _, v := range SupportedProtocols {
-		if p.ProtocolVersion == v {
-			pv = v
-		}
+	ms, ok := rawjson.Int(v)
+	lo, hi := hub.MinCallTimeout.Milliseconds(), hub.MaxCallTimeout.Milliseconds()
+	if !ok || ms < lo || ms > hi {
+		return 0, "invalid params: _meta[\"" + TimeoutMetaKey + "\"] must be a whole number of milliseconds from " +
+			strconv.FormatInt(lo, 10) + " to " + strconv.FormatInt(hi, 10) + ", got " + strconv.Quote(string(v))
 	}
-	if s.initSeen.CompareAndSwap(false, true) && s.Initialized != nil {
-		s.Initialized()
-	}
-	s.reply(id, map[string]any{
-		"protocolVersion": pv,
-		"capabilities":    map[string]any{"tools": map[string]any{"listChanged": true}},
-		"serverInfo":      map[string]any{"name": ServerName, "version": fmt.Sprintf("%s (wire protocol %d)", version.Short(), version.Protocol)},
-		"instructions":    Instructions,
-	})
+	return time.Duration(ms) * time.Millisecond, ""
 }

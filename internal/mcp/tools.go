@@ -5,9 +5,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"sort"
+	"strings"
 	"time"
 
-	"github.com/stitchslop/stitchslop-bridge/internal/envelope"
+	"github.com/stitchslop/stitchslop-bridge/internal/rawjson"
 )
 
 // Bounds of wait_for_connection's timeoutSeconds (protocol.md §3.4).
@@ -19,6 +21,9 @@ const (
 // DescribeArgs is what the connection greeting asks scene.describe for, as
 // the reference bridge does.
 var DescribeArgs = json.RawMessage(`{"limit":8}`)
+
+// waitArgs are the arguments wait_for_connection takes.
+var waitArgs = []string{"timeoutSeconds"}
 
 var waitTool = map[string]any{
 	"name":  "wait_for_connection",
@@ -35,99 +40,217 @@ var waitTool = map[string]any{
 				"maximum":     WaitMaxSeconds,
 			},
 		},
+		"additionalProperties": false,
 	},
 }
 
-func (s *Server) toolList() []any {
+// toolList answers tools/list: wait_for_connection, then the page's tools.
+// In the 2026-07-28 era it says the list may not be cached, since the tab's
+// tools come and go.
+func (s *Session) toolList(modern bool) []byte {
 	tools := []any{waitTool}
-	for _, t := range s.Hub.State().Tools {
+	for _, t := range s.srv.Hub.State().Tools {
 		tools = append(tools, t)
 	}
-	return tools
-}
-
-type callParams struct {
-	Name      string          `json:"name"`
-	Arguments json.RawMessage `json:"arguments"`
-}
-
-// content is one MCP content block.
-type content struct {
-	Type     string `json:"type"`
-	Text     string `json:"text,omitempty"`
-	Data     string `json:"data,omitempty"`
-	MIMEType string `json:"mimeType,omitempty"`
-}
-
-type callResult struct {
-	Content []content `json:"content"`
-	IsError bool      `json:"isError"`
-}
-
-func textResult(text string, isError bool) callResult {
-	return callResult{Content: []content{{Type: "text", Text: text}}, IsError: isError}
-}
-
-func (s *Server) call(ctx context.Context, p callParams) callResult {
-	if p.Name == "wait_for_connection" {
-		return s.waitForConnection(ctx, p.Arguments)
+	var b []byte
+	if modern {
+		b, _ = json.Marshal(struct {
+			Tools      []any  `json:"tools"`
+			TTLMs      int    `json:"ttlMs"`
+			CacheScope string `json:"cacheScope"`
+		}{tools, 0, "private"})
+	} else {
+		b, _ = json.Marshal(struct {
+			Tools []any `json:"tools"`
+		}{tools})
 	}
-	return Convert(s.Hub.Call(ctx, p.Name, p.Arguments))
+	return finishResult(b, modern)
 }
 
-// Convert turns a page envelope into a tools/call result (protocol.md §3.5):
-// the say line first, then the envelope as JSON without its transport id;
-// a dataUrl becomes an image block and leaves the text; ok:false is isError.
-func Convert(env []byte) callResult {
-	o, err := envelope.Parse(env)
-	if err != nil {
-		return textResult(string(env), true)
+// toolsCall starts a tools/call. Well-formed calls to a tool that is not
+// there, or with arguments it does not take, are answered with isError and
+// a sentence for the model (§3.5); a malformed request is -32602.
+func (s *Session) toolsCall(r request, meta []byte, modern bool) {
+	var name, args []byte
+	if !rawjson.Each(r.params, func(k, v []byte) bool {
+		switch {
+		case rawjson.KeyIs(k, "name"):
+			name = v
+		case rawjson.KeyIs(k, "arguments"):
+			args = v
+		}
+		return true
+	}) {
+		s.fail(r.id, codeInvalidParams, "invalid params: tools/call needs a tool name")
+		return
 	}
-	var blocks []content
-	text := o.Without("id")
-	img, hasImg := o.Image()
-	if hasImg {
-		text = text.Without("dataUrl")
+	tool, ok := rawjson.String(name)
+	if !ok || tool == "" {
+		s.fail(r.id, codeInvalidParams, "invalid params: tools/call needs a tool name")
+		return
 	}
-	b, _ := json.Marshal(text)
-	t := string(b)
-	if say, ok := o.String("say"); ok && say != "" {
-		t = say + "\n\n" + t
+	if !rawjson.IsNull(args) && args[0] != '{' {
+		s.fail(r.id, codeInvalidParams, "invalid params: arguments must be an object")
+		return
 	}
-	blocks = append(blocks, content{Type: "text", Text: t})
-	if hasImg {
-		blocks = append(blocks, content{Type: "image", Data: img.B64, MIMEType: img.MIME})
+	timeout, msg := callTimeout(meta)
+	if msg != "" {
+		s.fail(r.id, codeInvalidParams, msg)
+		return
 	}
-	return callResult{Content: blocks, IsError: o.Failed()}
+	if tool == "wait_for_connection" {
+		s.startWait(r.id, args, timeout, modern)
+		return
+	}
+	if t, ok := s.srv.Hub.Tool(tool); ok {
+		if msg := misspelt(tool, args, schemaProperties(t.InputSchema), false); msg != "" {
+			s.reply(r.id, toolError(msg, modern))
+			return
+		}
+	}
+	f := &flight{}
+	if !s.begin(r.id, f) {
+		return
+	}
+	id := r.id
+	cancel := s.srv.Hub.Start(tool, args, timeout, func(env []byte) {
+		s.finish(id, f, func() Message { return toolResponse(id, env, "", false, modern) })
+	})
+	s.setCancel(f, cancel)
 }
 
-func (s *Server) waitForConnection(ctx context.Context, args json.RawMessage) callResult {
-	var a struct {
-		TimeoutSeconds *float64 `json:"timeoutSeconds"`
+// toolError is a tools/call result that says what was wrong, as isError.
+func toolError(msg string, modern bool) []byte {
+	b := rawjson.AppendString([]byte(`{"content":[{"type":"text","text":`), msg)
+	return finishResult(append(b, `}],"isError":true}`...), modern)
+}
+
+// fold makes names that differ only in case or separators equal.
+func fold(s string) string {
+	return strings.Map(func(r rune) rune {
+		if strings.ContainsRune("_-. ", r) {
+			return -1
+		}
+		return r
+	}, strings.ToLower(s))
+}
+
+// misspelt checks args against the names a tool takes. An argument whose
+// name is a near miss of one of them (case or separators) is refused with
+// the right spelling; with strict, any unknown argument is refused. It
+// returns the refusal, or "".
+func misspelt(tool string, args []byte, known []string, strict bool) string {
+	if len(known) == 0 && !strict {
+		return ""
 	}
-	json.Unmarshal(orEmpty(args), &a)
+	var msg string
+	rawjson.Each(args, func(k, _ []byte) bool {
+		name, _ := rawjson.String(k)
+		for _, n := range known {
+			if n == name {
+				return true
+			}
+		}
+		for _, n := range known {
+			if fold(n) == fold(name) {
+				msg = fmt.Sprintf("%s has no argument %q; did you mean %q? Nothing was done; call it again with that spelling.", tool, name, n)
+				return false
+			}
+		}
+		if strict {
+			msg = fmt.Sprintf("%s has no argument %q; it takes only %s. Nothing was done.", tool, name, quoteList(known))
+			return false
+		}
+		return true
+	})
+	return msg
+}
+
+func quoteList(names []string) string {
+	q := make([]string, len(names))
+	for i, n := range names {
+		q[i] = fmt.Sprintf("%q", n)
+	}
+	return strings.Join(q, ", ")
+}
+
+// schemaProperties lists the property names of a tool's input schema.
+func schemaProperties(schema []byte) []string {
+	var names []string
+	rawjson.Each(rawjson.Get(schema, "properties"), func(k, _ []byte) bool {
+		if n, ok := rawjson.String(k); ok {
+			names = append(names, n)
+		}
+		return true
+	})
+	sort.Strings(names)
+	return names
+}
+
+// startWait runs wait_for_connection in its own goroutine: it blocks for up
+// to two minutes, and it is one of the session's held requests.
+func (s *Session) startWait(id, args []byte, timeout time.Duration, modern bool) {
+	secs, msg := waitSeconds(args)
+	if msg != "" {
+		s.reply(id, toolError(msg, modern))
+		return
+	}
+	f := &flight{}
+	if !s.begin(id, f) {
+		return
+	}
+	ctx, stop := context.WithCancel(s.ctx)
+	s.setCancel(f, func() bool { stop(); return false })
+	s.running.Add(1)
+	go func() {
+		defer s.running.Done()
+		defer stop()
+		m := s.waitForConnection(ctx, id, secs, timeout, modern)
+		s.finish(id, f, func() Message { return m })
+	}()
+}
+
+// waitSeconds reads timeoutSeconds: default WaitDefaultSeconds, capped at
+// WaitMaxSeconds; zero or less means the default.
+func waitSeconds(args []byte) (float64, string) {
+	if msg := misspelt("wait_for_connection", args, waitArgs, true); msg != "" {
+		return 0, msg
+	}
 	secs := float64(WaitDefaultSeconds)
-	if a.TimeoutSeconds != nil && *a.TimeoutSeconds > 0 && !math.IsInf(*a.TimeoutSeconds, 0) {
-		secs = min(*a.TimeoutSeconds, WaitMaxSeconds)
+	v := rawjson.Get(args, "timeoutSeconds")
+	if rawjson.IsNull(v) {
+		return secs, ""
 	}
-	already := s.Hub.State().Connected
+	var n float64
+	if json.Unmarshal(v, &n) != nil || math.IsNaN(n) || math.IsInf(n, 0) {
+		return 0, fmt.Sprintf("wait_for_connection: timeoutSeconds must be a number of seconds (at most %d), got %s. Nothing was done.", WaitMaxSeconds, v)
+	}
+	if n > 0 {
+		secs = min(n, WaitMaxSeconds)
+	}
+	return secs, ""
+}
+
+func (s *Session) waitForConnection(ctx context.Context, id []byte, secs float64, timeout time.Duration, modern bool) Message {
+	h := s.srv.Hub
+	already := h.State().Connected
 	wctx, cancel := context.WithTimeout(ctx, time.Duration(secs*float64(time.Second)))
 	defer cancel()
-	if !s.Hub.Wait(wctx) {
-		return textResult(fmt.Sprintf("Still waiting: no Stitch Slop tab has attached to this bridge (port %d, site %s) after %gs. "+
+	if !h.Wait(wctx) {
+		text := fmt.Sprintf("Still waiting: no Stitch Slop tab has attached to this bridge (port %d, site %s) after %gs. "+
 			"Call wait_for_connection again to keep waiting; the tab attaches on its own. "+
-			"If it never does, ask the user whether the Allow agent connections switch is on in their Stitch Slop tab.", s.Port, s.Origin, secs), false)
+			"If it never does, ask the user whether the Allow agent connections switch is on in their Stitch Slop tab.", s.srv.Port, s.srv.Origin, secs)
+		b := rawjson.AppendString([]byte(`{"content":[{"type":"text","text":`), text)
+		return Message{response(id, finishResult(append(b, `}],"isError":false}`...), modern))}
 	}
-	head := "Connected: the Stitch Slop tab for " + s.Origin + " has attached."
+	head := "Connected: the Stitch Slop tab for " + s.srv.Origin + " has attached."
 	if already {
-		head = "Already connected: the Stitch Slop tab for " + s.Origin + " is attached."
+		head = "Already connected: the Stitch Slop tab for " + s.srv.Origin + " is attached."
 	}
-	d := Convert(s.Hub.Call(ctx, "scene.describe", DescribeArgs))
+	env := h.Call(ctx, "scene.describe", DescribeArgs, timeout)
 	intro := head + " Its tools are now listed. scene.describe answered:\n\n"
-	if d.IsError {
+	if string(rawjson.Get(env, "ok")) == "false" {
 		intro = head + " scene.describe did not succeed, though the link is up:\n\n"
 	}
-	d.Content[0].Text = intro + d.Content[0].Text
-	d.IsError = false
-	return d
+	return toolResponse(id, env, intro, true, modern)
 }

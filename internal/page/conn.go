@@ -31,6 +31,7 @@ type conn struct {
 	once     sync.Once
 	lastSeen atomic.Int64 // unix nanoseconds of the last frame or pong
 	why      atomic.Value // string: why the connection ended
+	scratch  []byte       // the reader's first buffer for every frame
 }
 
 func newConn(ws *websocket.Conn, t Timings) *conn {

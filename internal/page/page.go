@@ -7,6 +7,7 @@ package page
 import (
 	"encoding/json"
 	"errors"
+	"io"
 	"log/slog"
 	"net/http"
 	"strconv"
@@ -18,6 +19,7 @@ import (
 
 	"github.com/stitchslop/stitchslop-bridge/internal/hub"
 	"github.com/stitchslop/stitchslop-bridge/internal/pairing"
+	"github.com/stitchslop/stitchslop-bridge/internal/rawjson"
 	"github.com/stitchslop/stitchslop-bridge/internal/version"
 	"github.com/stitchslop/stitchslop-bridge/security/credential"
 	"github.com/stitchslop/stitchslop-bridge/security/limits"
@@ -185,29 +187,32 @@ func (s *Server) handshake(ws *websocket.Conn) *conn {
 	}
 
 	c := newConn(ws, s.Timings)
-	h := hello{Hello: "stitchslop-connector", Protocol: version.Protocol, Port: s.Port}
-	err = s.Hub.Attach(c,
-		func(old hub.Conn) {
-			s.Log.Warn("the attached tab has gone quiet; a new tab takes over and the old one is told it was displaced")
-			b, _ := json.Marshal(map[string]any{"displaced": true, "message": "Another Stitch Slop tab took over this agent connection, because this one stopped answering."})
-			old.Send(b)
-		},
-		func() error {
-			if tokenOK {
-				secret, err := s.Pairing.Redeem(s.Origin, tok)
-				if err != nil {
-					return err
-				}
-				h.PairingSecret = secret
-			}
-			b, _ := json.Marshal(h)
-			return c.Send(b)
-		})
-	switch {
-	case errors.Is(err, hub.ErrBusy):
+	displaced, err := s.Hub.Reserve(c)
+	if errors.Is(err, hub.ErrBusy) {
 		s.Log.Warn("refused a second tab: busy (another tab is attached and live)")
 		s.refuse(ws, refusal{Error: "busy", Busy: true, Message: "This connector is already serving another Stitch Slop tab. Close the other tab, or start another bridge for this one."})
 		return nil
+	}
+	if displaced != nil {
+		s.Log.Warn("the attached tab has gone quiet; a new tab takes over and the old one is told it was displaced")
+		b, _ := json.Marshal(map[string]any{"displaced": true, "message": "Another Stitch Slop tab took over this agent connection, because this one stopped answering."})
+		displaced.Send(b)
+		displaced.Close()
+	}
+	// The slot is ours; redeeming the token (a file lock, a write, a
+	// rename) happens outside the hub's lock, so nothing else waits on it.
+	h := hello{Hello: "stitchslop-connector", Protocol: version.Protocol, Port: s.Port}
+	if tokenOK {
+		h.PairingSecret, err = s.Pairing.Redeem(s.Origin, tok)
+	}
+	if err == nil {
+		b, _ := json.Marshal(h)
+		err = c.Send(b)
+	}
+	if err != nil {
+		s.Hub.Release(c)
+	}
+	switch {
 	case errors.Is(err, pairing.ErrSpent):
 		s.Log.Warn("refused a tab: bad_credential: its token was redeemed a moment ago by another bridge")
 		s.refuse(ws, refusal{Error: "bad_credential", Message: "This token was already used; tokens work once. Reopen the Stitch Slop agent panel for a fresh one."})
@@ -217,6 +222,7 @@ func (s *Server) handshake(ws *websocket.Conn) *conn {
 		s.refuse(ws, refusal{Error: "internal", Message: "The bridge could not store the pairing; see its log."})
 		return nil
 	}
+	s.Hub.Commit(c)
 	how := "stored pairing"
 	if tokenOK {
 		how = "token (now spent; pairing stored in " + s.Pairing.Path() + ")"
@@ -225,13 +231,9 @@ func (s *Server) handshake(ws *websocket.Conn) *conn {
 	return c
 }
 
-// pageFrame is any frame an attached page sends.
-type pageFrame struct {
-	ID    *json.Number    `json:"id"`
-	Tools json.RawMessage `json:"tools"`
-}
-
-// serve reads the attached page's frames until it leaves.
+// serve reads the attached page's frames until it leaves. A reply is found
+// by its id alone, without decoding the rest, and handed on as the bytes it
+// came as: the caller's done func turns it into what its own client needs.
 func (s *Server) serve(c *conn) {
 	go c.writeLoop()
 	defer func() {
@@ -241,30 +243,89 @@ func (s *Server) serve(c *conn) {
 	}()
 	c.ws.SetReadLimit(limits.PageFrame)
 	for {
-		_, msg, err := c.ws.ReadMessage()
+		msg, err := c.readMessage()
 		if err != nil {
 			c.setReason(err)
 			return
 		}
 		c.heard()
-		var f pageFrame
-		if err := json.Unmarshal(msg, &f); err != nil {
-			s.Log.Warn("ignored a frame from the tab that is not a JSON object")
+		if !json.Valid(msg) {
+			s.Log.Warn("ignored a frame from the tab that is not JSON")
 			continue
 		}
+		id, tools, ok := classify(msg)
 		switch {
-		case f.ID != nil:
-			id, err := f.ID.Int64()
-			if err != nil || !s.Hub.Deliver(c, id, msg) {
-				s.Log.Warn("ignored a reply nobody is waiting for (late or unknown id)")
+		case !ok:
+			s.Log.Warn("ignored a frame from the tab that is not a JSON object")
+		case id != nil:
+			n, isInt := rawjson.Int(id)
+			if !isInt || !s.Hub.Deliver(c, n, msg) {
+				s.Log.Warn("ignored a reply nobody is waiting for (late, cancelled or unknown id)")
 			}
-		case f.Tools != nil:
-			tools, dropped := toollist.Sanitize(f.Tools, ReservedTools)
+		case tools != nil:
+			list, dropped := toollist.Sanitize(tools, ReservedTools)
 			for _, d := range dropped {
 				s.Log.Warn("dropped a tool from the tab's list", "tool", d.Name, "reason", d.Reason)
 			}
-			s.Hub.SetTools(c, tools, dropped)
-			s.Log.Info("tab sent its tool list", "tools", len(tools))
+			s.Hub.SetTools(c, list, dropped)
+			s.Log.Info("tab sent its tool list", "tools", len(list))
 		}
 	}
+}
+
+// classify finds the members that say what a page frame is: a non-null id
+// (a reply, §2.5) or a tools member (the tool list). msg must be valid JSON;
+// ok is false when it is not an object.
+func classify(msg []byte) (id, tools []byte, ok bool) {
+	ok = rawjson.Each(msg, func(k, v []byte) bool {
+		switch {
+		case id == nil && rawjson.KeyIs(k, "id") && !rawjson.IsNull(v):
+			id = v
+		case tools == nil && rawjson.KeyIs(k, "tools"):
+			tools = v
+		}
+		return true
+	})
+	return id, tools, ok
+}
+
+// readChunk is the size of the reusable buffer a frame is read into first;
+// a longer frame continues in chunks that double up to maxChunk. Every frame
+// is then copied once into a slice of its exact size, which the hub hands
+// on: an 11 MB image reply costs about twice its size at the peak.
+const (
+	readChunk = 32 << 10
+	maxChunk  = 4 << 20
+)
+
+// readMessage reads one whole message, within the read limit set on the
+// socket. Only the reader goroutine calls it.
+func (c *conn) readMessage() ([]byte, error) {
+	_, r, err := c.ws.NextReader()
+	if err != nil {
+		return nil, err
+	}
+	if c.scratch == nil {
+		c.scratch = make([]byte, readChunk)
+	}
+	chunks := [][]byte{}
+	buf, total, next := c.scratch, 0, readChunk
+	for {
+		n, err := io.ReadFull(r, buf)
+		total += n
+		chunks = append(chunks, buf[:n])
+		if err == io.EOF || err == io.ErrUnexpectedEOF {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		next = min(next*2, maxChunk)
+		buf = make([]byte, next)
+	}
+	msg := make([]byte, 0, total)
+	for _, ch := range chunks {
+		msg = append(msg, ch...)
+	}
+	return msg, nil
 }

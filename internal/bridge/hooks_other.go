@@ -1,0 +1,8 @@
+//go:build !unix
+
+package bridge
+
+import "log/slog"
+
+// reportOnSignal has no signal to listen for here; see hooks_unix.go.
+func reportOnSignal(*slog.Logger) (stop func()) { return func() {} }

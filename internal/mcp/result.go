@@ -1,0 +1,120 @@
+package mcp
+
+import (
+	"bytes"
+	"encoding/json"
+	"strconv"
+
+	"github.com/stitchslop/stitchslop-bridge/internal/envelope"
+	"github.com/stitchslop/stitchslop-bridge/internal/rawjson"
+)
+
+// toolResponse builds the tools/call response for request id from a page
+// envelope (protocol.md §3.5): one text block, intro and the say line
+// first, then the envelope as compact JSON without its transport id; a
+// dataUrl becomes an image block and leaves the text; ok:false is isError
+// unless forceOK.
+//
+// It reads env in place. The image's base64 is not decoded, unescaped or
+// copied: it is a piece of the returned Message that aliases env, written
+// out between the bytes that make it a JSON string again.
+func toolResponse(id, env []byte, intro string, forceOK, modern bool) Message {
+	var say string
+	var failed bool
+	var img []byte // the base64 payload, in place
+	var mime string
+	ok := rawjson.Each(env, func(k, v []byte) bool {
+		switch {
+		case rawjson.KeyIs(k, "say"):
+			say, _ = rawjson.String(v)
+		case rawjson.KeyIs(k, "ok"):
+			failed = string(v) == "false"
+		case rawjson.KeyIs(k, "dataUrl") && img == nil:
+			img, mime = dataURL(v)
+		}
+		return true
+	})
+	if !ok {
+		// Not an object: pass it on as text, as a failure.
+		return resultMessage(id, intro+string(env), nil, "", !forceOK, modern)
+	}
+	var text bytes.Buffer
+	text.Grow(len(intro) + len(say) + 2 + len(env) - len(img))
+	text.WriteString(intro)
+	if say != "" {
+		text.WriteString(say)
+		text.WriteString("\n\n")
+	}
+	text.WriteByte('{')
+	first := true
+	rawjson.Each(env, func(k, v []byte) bool {
+		if rawjson.KeyIs(k, "id") || (img != nil && rawjson.KeyIs(k, "dataUrl")) {
+			return true
+		}
+		if !first {
+			text.WriteByte(',')
+		}
+		first = false
+		text.Write(k)
+		text.WriteByte(':')
+		json.Compact(&text, v)
+		return true
+	})
+	text.WriteByte('}')
+	return resultMessage(id, text.String(), img, mime, failed && !forceOK, modern)
+}
+
+// dataURL returns the base64 payload and MIME type of a raw JSON string of
+// the form "data:<mime>;base64,<data>", or nil. A payload with no escapes
+// (the usual case) is returned in place; an escaped one is unescaped.
+func dataURL(v []byte) ([]byte, string) {
+	inner, plain := rawjson.Plain(v)
+	if !plain {
+		s, ok := rawjson.String(v)
+		if !ok {
+			return nil, ""
+		}
+		inner = []byte(s)
+	}
+	comma := bytes.IndexByte(inner, ',')
+	if comma < 0 {
+		return nil, ""
+	}
+	im, ok := envelope.DataURL(string(inner[:comma+1]))
+	if !ok {
+		return nil, ""
+	}
+	return inner[comma+1:], im.MIME
+}
+
+// resultMessage assembles a tools/call response: the text block, the image
+// block when img is not nil, and isError.
+func resultMessage(id []byte, text string, img []byte, mime string, isError, modern bool) Message {
+	head := make([]byte, 0, len(text)+len(id)+len(modernHead)+96)
+	head = append(head, `{"jsonrpc":"2.0","id":`...)
+	head = append(head, id...)
+	head = append(head, `,"result":`...)
+	if modern {
+		head = append(head, modernHead...)
+		head = append(head, ',')
+	} else {
+		head = append(head, '{')
+	}
+	head = append(head, `"content":[{"type":"text","text":`...)
+	head = rawjson.AppendString(head, text)
+	head = append(head, '}')
+	tail := make([]byte, 0, len(mime)+48)
+	if img != nil {
+		head = append(head, `,{"type":"image","data":"`...)
+		tail = append(tail, `","mimeType":`...)
+		tail = rawjson.AppendString(tail, mime)
+		tail = append(tail, '}')
+	}
+	tail = append(tail, `],"isError":`...)
+	tail = strconv.AppendBool(tail, isError)
+	tail = append(tail, "}}\n"...)
+	if img == nil {
+		return Message{append(head, tail...)}
+	}
+	return Message{head, img, tail}
+}
