@@ -21,6 +21,10 @@ type capture struct {
 	mu   sync.Mutex
 	buf  bytes.Buffer
 	sent chan struct{}
+	// holding keeps written callbacks until release, as a writer that has
+	// not reached a message yet would.
+	holding bool
+	held    []func()
 }
 
 func newCapture() *capture { return &capture{sent: make(chan struct{}, 1024)} }
@@ -36,8 +40,28 @@ func (c *capture) Send(m Message) {
 
 func (c *capture) SendHeld(m Message, written func()) {
 	c.Send(m)
+	if written == nil {
+		return
+	}
+	c.mu.Lock()
+	if c.holding {
+		c.held = append(c.held, written)
+		written = nil
+	}
+	c.mu.Unlock()
 	if written != nil {
 		written()
+	}
+}
+
+// release runs the written callbacks held so far.
+func (c *capture) release() {
+	c.mu.Lock()
+	held := c.held
+	c.held = nil
+	c.mu.Unlock()
+	for _, f := range held {
+		f()
 	}
 }
 

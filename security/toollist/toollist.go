@@ -29,8 +29,8 @@
 //
 // It cannot tell a benign description from a manipulative one: visible
 // text within the bounds reaches the model as the page wrote it, as do the
-// page's replies to tool calls (bounded by internal/mcp's bulk guard, not
-// here). Annotations are hints from an untrusted page; a client must not
+// page's replies to tool calls (only security/limits.PageFrame bounds them
+// today; a bulk guard on replies is planned, not built). Annotations are hints from an untrusted page; a client must not
 // base a security decision on them.
 package toollist
 
