@@ -484,7 +484,7 @@ func TestSpec3_5_LargeReplyWhole(t *testing.T) {
 	t.Parallel()
 	b, tok := mcpBridge(t, "")
 	b.rpc.initialize()
-	big := strings.Repeat("0123456789", 9000) // 90 KB, under the 100,000-char bulk guard
+	big := strings.Repeat("0123456789", 9000) // 90 KB, passed through whole
 	p, _ := connectPage(t, b, map[string]any{"token": tok})
 	p.serve(func(string, map[string]any) map[string]any { return map[string]any{"ok": true, "big": big} })
 	r := b.rpc.toolCall("scene.describe", map[string]any{})
