@@ -206,7 +206,7 @@ func (s *Session) Handle(line []byte) {
 
 // parse checks the JSON-RPC envelope and answers what is wrong with it.
 func (s *Session) parse(line []byte) (request, bool) {
-	if !json.Valid(line) {
+	if !rawjson.Valid(line) {
 		s.fail(null, codeParse, "parse error: the line is not valid JSON")
 		return request{}, false
 	}
@@ -280,7 +280,16 @@ func (s *Session) notification(r request) {
 	case "notifications/initialized":
 		s.mu.Lock()
 		s.ready = s.era == eraLegacy
+		ready := s.ready
 		s.mu.Unlock()
+		// The tab's tools may have arrived between initialize and now,
+		// when no notification could be sent: announce them once.
+		if ready && len(s.srv.Hub.State().Tools) > 0 {
+			select {
+			case s.kick <- struct{}{}:
+			default:
+			}
+		}
 	case "notifications/cancelled":
 		id := rawjson.Get(r.params, "requestId")
 		if id != nil {

@@ -249,7 +249,7 @@ func (s *Server) serve(c *conn) {
 			return
 		}
 		c.heard()
-		if !json.Valid(msg) {
+		if !rawjson.Valid(msg) {
 			s.Log.Warn("ignored a frame from the tab that is not JSON")
 			continue
 		}

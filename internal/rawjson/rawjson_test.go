@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/stitchslop/stitchslop-bridge/internal/fuzzseed"
@@ -113,4 +114,36 @@ func FuzzEach(f *testing.F) {
 			}
 		}
 	})
+}
+
+func TestValid(t *testing.T) {
+	for _, s := range []string{`{}`, `[]`, `0`, `-0.5e+3`, `"a\u00e9\n"`, ` {"a":[1,{"b":null}],"c":true} `, `[[[]]]`, `{"a":"x\/y"}`} {
+		if !Valid([]byte(s)) {
+			t.Errorf("Valid(%q) = false, want true", s)
+		}
+	}
+	for _, s := range []string{``, `{`, `{"a"}`, `{"a":}`, `[1,]`, `01`, `1.`, `-`, `1e`, `"a`, "\"a\x01\"", `"\x"`, `"\u12"`, `tru`, `{} {}`, `{"a":1,}`, `[1 2]`, `nul`} {
+		if Valid([]byte(s)) {
+			t.Errorf("Valid(%q) = true, want false", s)
+		}
+	}
+}
+
+func TestFuzzValidSeeds(t *testing.T) { fuzzseed.Require(t, "FuzzValid") }
+
+// FuzzValid: Valid agrees with json.Valid on every input.
+func FuzzValid(f *testing.F) {
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if got, want := Valid(b), json.Valid(b); got != want {
+			t.Fatalf("Valid(%q) = %v, json.Valid = %v", b, got, want)
+		}
+	})
+}
+
+func BenchmarkValidImage(b *testing.B) {
+	env := []byte(`{"id":12,"ok":true,"dataUrl":"data:image/png;base64,` + strings.Repeat("QUJD", 11<<20/4) + `"}`)
+	b.SetBytes(int64(len(env)))
+	for b.Loop() {
+		Valid(env)
+	}
 }
