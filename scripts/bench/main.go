@@ -1,0 +1,567 @@
+// Command bench measures the stitchslop-bridge binary as a whole process,
+// the way its users meet it: an MCP client on its stdio, a page on its
+// loopback WebSocket, a shell running its `call` verb. It builds the binary
+// (no -race), runs it under a temp HOME and --config-dir seeded with a
+// pairing for https://www.stitchslop.com, on a free loopback port, and plays
+// both the MCP client and the page. It prints a Markdown table on stdout.
+//
+// Run it from the module root:
+//
+//	go run ./scripts/bench                  # full run, about 10 s
+//	go run ./scripts/bench -short           # tiny counts, 1 MiB image only (CI)
+//	go run ./scripts/bench -rounds 5 -json bench.json
+//	go run ./scripts/bench -bin ./stitchslop-bridge   # measure a given binary
+//
+// The figures:
+//
+//   - relay round trip p50 / p99: one tools/call at a time, from just before
+//     the request line is written to the bridge's stdin to the moment its
+//     response line has been read whole from stdout. In between, the bridge
+//     sends the page a command frame and the page answers
+//     {"id":N,"ok":true,"echo":<args>}. The arguments carry a 200-byte pad.
+//   - floor: the same bytes moved the same way with no bridge in between.
+//     WebSocket: an in-process gorilla server (the bridge's place) sends the
+//     bridge's command frame to a gorilla client (the page's place, same
+//     dialer as the page), which answers with a frame the size of the
+//     page's reply. Pipe: the request line goes to a child process's stdin
+//     and a line the size of the bridge's response comes back on its stdout.
+//     The child is a tiny Go program (scripts/bench/internal/echo) built into
+//     the temp dir. The floor is the sum of the two: the cheapest relay
+//     possible on this machine. Beside it are the bridge's excess over the
+//     floor (its own cost) and bridge ÷ floor.
+//   - sequential calls/s: the timed sequential calls divided by their wall
+//     time. Concurrent calls/s: 64 callers each with one call in flight (so
+//     64 in flight, ids distinct, responses matched by id), calls divided by
+//     wall time.
+//   - image reply N MiB: the page answers with a data URL holding N MiB of
+//     random bytes in base64 (4/3 as many characters). The time runs from
+//     just before the request is written to the response line read whole.
+//     Each response is checked to hold an image block whose data has the
+//     sent base64's length and SHA-256. The floor is the same shapes as
+//     above: the bridge's small command frame out and a reply frame of the
+//     page's size back, and the request line in and a line of the
+//     response's size out. Each size runs in a fresh bridge process, so
+//     peak RSS (VmHWM of /proc/PID/status, a high-water mark) is that
+//     size's.
+//   - start to listening line: from just before exec to the bridge's
+//     "listening on 127.0.0.1:PORT" line on stderr. Start to first TCP
+//     connect: from the same moment to the first successful connect of a
+//     loop that dials every 100 µs.
+//   - idle RSS: VmRSS after start, the page attached, ten calls and 1 s idle.
+//   - shell call: wall time of `stitchslop-bridge --config-dir DIR --port P
+//     call echo '{}'` as a child process against the running bridge with the
+//     page attached, median of several runs; exit code 0 is required.
+//
+// Durations are medians over the timed iterations unless marked p99; with
+// -rounds R the whole suite runs R times and every figure is the median of
+// its R values. Nothing is asserted about timings: a figure is a
+// measurement, not a test. -json FILE writes every round's figures too.
+package main
+
+import (
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"time"
+)
+
+func main() {
+	if err := run(os.Args[1:], os.Stdout, os.Stderr); err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(1)
+	}
+}
+
+// plan is how much of everything one round does.
+type plan struct {
+	short      bool
+	n          int // timed sequential calls; also timed floor round trips
+	warm       int // untimed calls before them
+	concurrent int // calls in the concurrent run
+	inFlight   int // callers in the concurrent run
+	idleCalls  int // calls before the idle RSS is read
+	shellRuns  int
+	imageReps  int // image round trips per size
+	imageMiB   []int
+	padBytes   int
+}
+
+func newPlan(short bool, n int) plan {
+	p := plan{n: 2000, inFlight: 64, idleCalls: 10, shellRuns: 20, imageReps: 5, imageMiB: []int{1, 8, 32}, padBytes: 200}
+	if short {
+		p.short, p.n, p.shellRuns, p.imageReps, p.imageMiB = true, 50, 3, 1, []int{1}
+	}
+	if n > 0 {
+		p.n = n
+	}
+	p.warm = max(p.n/10, 10)
+	p.concurrent = max(4*p.n/p.inFlight, 1) * p.inFlight
+	return p
+}
+
+func run(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	short := fs.Bool("short", false, "tiny iteration counts and the 1 MiB image only, so CI can run it in seconds")
+	n := fs.Int("n", 0, "timed sequential calls and floor round trips (default 2000, 50 with -short); the concurrent run makes 4n calls")
+	rounds := fs.Int("rounds", 1, "run the whole suite this many times and report the median of each figure")
+	bin := fs.String("bin", "", "measure this binary instead of building ./cmd/stitchslop-bridge")
+	jsonPath := fs.String("json", "", "also write every round's figures to this file as JSON")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 || *n < 0 || *rounds < 1 {
+		return errors.New("usage: bench [-short] [-n N] [-rounds R] [-bin PATH] [-json FILE]")
+	}
+	p := newPlan(*short, *n)
+
+	tmp, err := os.MkdirTemp("", "stitchslop-bench-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	e := &env{tmp: tmp, home: filepath.Join(tmp, "home"), secret: newSecret()}
+	if err := os.Mkdir(e.home, 0o700); err != nil {
+		return err
+	}
+	root, err := moduleRoot()
+	if err != nil {
+		return err
+	}
+	e.echoBin = filepath.Join(tmp, "echo")
+	if err := goBuild(root, e.echoBin, "./scripts/bench/internal/echo"); err != nil {
+		return err
+	}
+	e.bin = *bin
+	if e.bin == "" {
+		e.bin = filepath.Join(tmp, "stitchslop-bridge")
+		fmt.Fprintln(stderr, "bench: building ./cmd/stitchslop-bridge")
+		if err := goBuild(root, e.bin, "./cmd/stitchslop-bridge"); err != nil {
+			return err
+		}
+	} else if e.bin, err = filepath.Abs(e.bin); err != nil {
+		return err
+	}
+
+	var all []figures
+	for r := range *rounds {
+		fmt.Fprintf(stderr, "bench: round %d of %d\n", r+1, *rounds)
+		f, err := runRound(e, p, stderr)
+		if err != nil {
+			return fmt.Errorf("round %d: %w", r+1, err)
+		}
+		all = append(all, f)
+	}
+	med := medianOfRounds(all)
+	binLabel := *bin
+	if binLabel == "" {
+		binLabel = "built from ./cmd/stitchslop-bridge"
+	}
+	writeTable(stdout, p, *rounds, binLabel, med)
+	if *jsonPath != "" {
+		return writeJSON(*jsonPath, p, binLabel, all, med)
+	}
+	return nil
+}
+
+// moduleRoot is the directory of the go.mod that `go` sees from here.
+func moduleRoot() (string, error) {
+	out, err := exec.Command("go", "env", "GOMOD").Output()
+	if err != nil {
+		return "", fmt.Errorf("go env GOMOD: %v", err)
+	}
+	gomod := strings.TrimSpace(string(out))
+	if gomod == "" || gomod == os.DevNull {
+		return "", errors.New("not inside the stitchslop-bridge module: run from its root")
+	}
+	return filepath.Dir(gomod), nil
+}
+
+func goBuild(root, out, pkg string) error {
+	cmd := exec.Command("go", "build", "-o", out, pkg)
+	cmd.Dir = root
+	if msg, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("go build -o %s %s: %v\n%s", out, pkg, err, msg)
+	}
+	return nil
+}
+
+// runRound runs the whole suite once.
+func runRound(e *env, p plan, log io.Writer) (figures, error) {
+	f := figures{}
+	fmt.Fprintln(log, "bench: relay, start, idle RSS, shell call")
+	if err := relayRound(e, p, f); err != nil {
+		return nil, err
+	}
+	for _, mib := range p.imageMiB {
+		fmt.Fprintf(log, "bench: image reply %d MiB\n", mib)
+		if err := imageRound(e, p, mib, f); err != nil {
+			return nil, fmt.Errorf("image %d MiB: %w", mib, err)
+		}
+	}
+	return f, nil
+}
+
+// attached is a running bridge with an initialized MCP client and an
+// answering page.
+func attached(e *env, image []byte) (*bridge, *page, startTimes, error) {
+	b, st, err := startBridge(e)
+	if err != nil {
+		return nil, nil, st, err
+	}
+	if err := b.mcpHandshake(); err != nil {
+		b.kill()
+		return nil, nil, st, err
+	}
+	pg, err := attachPage(b.port, e.secret, image)
+	if err != nil {
+		b.kill()
+		return nil, nil, st, err
+	}
+	if err := b.awaitTool("echo"); err != nil {
+		pg.close()
+		b.kill()
+		return nil, nil, st, err
+	}
+	return b, pg, st, nil
+}
+
+// relayRound measures start-up, idle RSS, the relay, throughput and the
+// shell call on one bridge, then the floors of the relay.
+func relayRound(e *env, p plan, f figures) error {
+	b, pg, st, err := attached(e, nil)
+	if err != nil {
+		return err
+	}
+	defer b.kill()
+	defer pg.close()
+	f["start_listening_line_us"] = us(st.listeningLine)
+	f["start_tcp_connect_us"] = us(st.tcpConnect)
+
+	pad := strings.Repeat("0123456789", p.padBytes/10+1)[:p.padBytes]
+	params := map[string]any{"name": "echo", "arguments": map[string]any{"pad": pad}}
+	call := func() (rpcReply, time.Duration, error) {
+		r, d, err := b.rpc.roundTrip("tools/call", params, guard)
+		if err == nil {
+			_, err = parseToolResult(r.line)
+		}
+		return r, d, err
+	}
+
+	for range p.idleCalls {
+		if _, _, err := call(); err != nil {
+			return err
+		}
+	}
+	time.Sleep(time.Second)
+	if rss, err := procStatusMiB(b.pid(), "VmRSS"); err == nil {
+		f["idle_rss_MiB"] = rss
+	}
+
+	for range p.warm {
+		if _, _, err := call(); err != nil {
+			return err
+		}
+	}
+	times := make([]time.Duration, 0, p.n)
+	var lastReply rpcReply
+	start := time.Now()
+	for range p.n {
+		r, d, err := call()
+		if err != nil {
+			return err
+		}
+		times = append(times, d)
+		lastReply = r
+	}
+	f["seq_calls_per_s"] = float64(p.n) / time.Since(start).Seconds()
+	f["relay_p50_us"] = percentile(times, 50)
+	f["relay_p99_us"] = percentile(times, 99)
+	reqFrame := pg.lastRequest()
+
+	rate, err := concurrentCalls(p, call)
+	if err != nil {
+		return err
+	}
+	f["conc_calls_per_s"] = rate
+
+	var shell []time.Duration
+	for range p.shellRuns {
+		d, err := b.shellCall("echo", "{}")
+		if err != nil {
+			return err
+		}
+		shell = append(shell, d)
+	}
+	f["shell_call_us"] = median(shell)
+
+	pg.close()
+	if err := b.stop(); err != nil {
+		return err
+	}
+
+	// The floors of the relay: the frame the bridge sent, answered with one
+	// of the page's reply size; the request line, answered with one of the
+	// response line's size.
+	var sent struct {
+		ID   json.RawMessage `json:"id"`
+		Args json.RawMessage `json:"args"`
+	}
+	if err := json.Unmarshal(reqFrame, &sent); err != nil {
+		return fmt.Errorf("the page saw no command frame: %v", err)
+	}
+	ws, err := wsFloor(reqFrame, echoReply(sent.ID, sent.Args), p.warm, p.n, time.Minute)
+	if err != nil {
+		return fmt.Errorf("WebSocket floor: %w", err)
+	}
+	pipe, err := pipeFloor(e.echoBin, requestLine(int64(p.n), "tools/call", params), len(lastReply.line), p.warm, p.n, time.Minute)
+	if err != nil {
+		return fmt.Errorf("pipe floor: %w", err)
+	}
+	for _, q := range []struct {
+		name string
+		pct  float64
+	}{{"p50", 50}, {"p99", 99}} {
+		w, pi := percentile(ws, q.pct), percentile(pipe, q.pct)
+		floor := w + pi
+		f["ws_floor_"+q.name+"_us"] = w
+		f["pipe_floor_"+q.name+"_us"] = pi
+		f["relay_floor_"+q.name+"_us"] = floor
+		f["relay_over_"+q.name+"_us"] = f["relay_"+q.name+"_us"] - floor
+		f["relay_ratio_"+q.name+"_x"] = f["relay_"+q.name+"_us"] / floor
+	}
+	return nil
+}
+
+// concurrentCalls runs p.concurrent calls from p.inFlight callers at once
+// and returns calls per second.
+func concurrentCalls(p plan, call func() (rpcReply, time.Duration, error)) (float64, error) {
+	per := p.concurrent / p.inFlight
+	errs := make(chan error, p.inFlight)
+	var wg sync.WaitGroup
+	start := time.Now()
+	for range p.inFlight {
+		wg.Go(func() {
+			for range per {
+				if _, _, err := call(); err != nil {
+					errs <- fmt.Errorf("concurrent calls: %w", err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	elapsed := time.Since(start)
+	close(errs)
+	if err := <-errs; err != nil {
+		return 0, err
+	}
+	return float64(per*p.inFlight) / elapsed.Seconds(), nil
+}
+
+// imageRound measures image replies of mib MiB in a fresh bridge, then
+// their floors.
+func imageRound(e *env, p plan, mib int, f figures) error {
+	raw := make([]byte, mib<<20)
+	rand.NewChaCha8([32]byte{byte(mib)}).Read(raw)
+	b64 := []byte(base64.StdEncoding.EncodeToString(raw))
+	want := sha256.Sum256(b64)
+
+	b, pg, _, err := attached(e, b64)
+	if err != nil {
+		return err
+	}
+	defer b.kill()
+	defer pg.close()
+	params := map[string]any{"name": "image", "arguments": map[string]any{}}
+	var times []time.Duration
+	var lineLen int
+	for range p.imageReps {
+		r, d, err := b.rpc.roundTrip("tools/call", params, imageGuard)
+		if err != nil {
+			return err
+		}
+		if err := checkImage(r.line, len(b64), want); err != nil {
+			return err
+		}
+		times = append(times, d)
+		lineLen = len(r.line)
+	}
+	key := fmt.Sprintf("image_%dMiB", mib)
+	if hwm, err := procStatusMiB(b.pid(), "VmHWM"); err == nil {
+		f[key+"_peak_rss_MiB"] = hwm
+	}
+	reqFrame := pg.lastRequest()
+	pg.close()
+	if err := b.stop(); err != nil {
+		return err
+	}
+
+	var sent struct {
+		ID json.RawMessage `json:"id"`
+	}
+	if err := json.Unmarshal(reqFrame, &sent); err != nil {
+		return fmt.Errorf("the page saw no command frame: %v", err)
+	}
+	reply := imageReply(sent.ID, b64)
+	ws, err := wsFloor(reqFrame, reply, 1, p.imageReps, 2*time.Minute)
+	if err != nil {
+		return fmt.Errorf("WebSocket floor: %w", err)
+	}
+	pipe, err := pipeFloor(e.echoBin, requestLine(1, "tools/call", params), lineLen, 1, p.imageReps, 2*time.Minute)
+	if err != nil {
+		return fmt.Errorf("pipe floor: %w", err)
+	}
+	t, w, pi := median(times), median(ws), median(pipe)
+	f[key+"_us"] = t
+	f[key+"_ws_floor_us"] = w
+	f[key+"_pipe_floor_us"] = pi
+	f[key+"_floor_us"] = w + pi
+	f[key+"_over_us"] = t - (w + pi)
+	f[key+"_ratio_x"] = t / (w + pi)
+	f[key+"_frame_bytes"] = float64(len(reply))
+	f[key+"_line_bytes"] = float64(lineLen)
+	return nil
+}
+
+// checkImage checks that a tools/call response holds an image block whose
+// data is the sent base64: same length, same SHA-256.
+func checkImage(line []byte, wantLen int, want [32]byte) error {
+	res, err := parseToolResult(line)
+	if err != nil {
+		return err
+	}
+	for _, c := range res.Content {
+		if c.Type != "image" {
+			continue
+		}
+		if len(c.Data) != wantLen || sha256.Sum256([]byte(c.Data)) != want {
+			return fmt.Errorf("image block: got %d bytes of data, want the %d sent", len(c.Data), wantLen)
+		}
+		if c.MIMEType != "image/png" {
+			return fmt.Errorf("image block: got mimeType %q, want image/png", c.MIMEType)
+		}
+		return nil
+	}
+	return errors.New("tools/call result has no image block")
+}
+
+// ---------------------------------------------------------------------------
+// Output.
+
+// Row labels; bench_test.go checks each appears.
+const (
+	rowRelayP50   = "relay round trip p50"
+	rowRelayP99   = "relay round trip p99"
+	rowSeq        = "sequential calls/s"
+	rowConc       = "concurrent calls/s, 64 in flight"
+	rowImage      = "image reply %d MiB"
+	rowImageRSS   = "peak RSS, %d MiB image"
+	rowStartLine  = "start to listening line"
+	rowStartTCP   = "start to first TCP connect"
+	rowIdleRSS    = "idle RSS"
+	rowShellCall  = "shell `call echo '{}'`"
+	noFloor       = "—"
+	notAvailable  = "n/a"
+	tableHeader   = "| figure | bridge | floor (WebSocket + pipe) | bridge − floor | bridge ÷ floor | notes |"
+	tableDivision = "|---|--:|--:|--:|--:|---|"
+)
+
+func writeTable(w io.Writer, p plan, rounds int, binLabel string, f figures) {
+	mode := "full"
+	if p.short {
+		mode = "-short"
+	}
+	fmt.Fprintf(w, "## stitchslop-bridge bench\n\n")
+	fmt.Fprintf(w, "Binary: %s. %s, %s/%s, %d CPUs. Mode %s, n=%d, %d round(s)",
+		binLabel, runtime.Version(), runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), mode, p.n, rounds)
+	if rounds > 1 {
+		fmt.Fprintf(w, ", every figure the median of the rounds")
+	}
+	fmt.Fprintf(w, ".\n\n%s\n%s\n", tableHeader, tableDivision)
+	row := func(cells ...string) { fmt.Fprintf(w, "| %s |\n", strings.Join(cells, " | ")) }
+
+	for _, q := range []struct{ label, name string }{{rowRelayP50, "p50"}, {rowRelayP99, "p99"}} {
+		row(q.label, dur(f, "relay_"+q.name+"_us"),
+			floorCell(f, "relay_floor_"+q.name+"_us", "ws_floor_"+q.name+"_us", "pipe_floor_"+q.name+"_us"),
+			dur(f, "relay_over_"+q.name+"_us"), ratio(f, "relay_ratio_"+q.name+"_x"),
+			fmt.Sprintf("sequential tools/call, %d B pad, %d timed", p.padBytes, p.n))
+	}
+	row(rowSeq, num(f, "seq_calls_per_s", "%.0f /s"), noFloor, noFloor, noFloor, fmt.Sprintf("%d calls one after another", p.n))
+	row(rowConc, num(f, "conc_calls_per_s", "%.0f /s"), noFloor, noFloor, noFloor,
+		fmt.Sprintf("%d calls from %d callers", p.concurrent, p.inFlight))
+	for _, mib := range p.imageMiB {
+		key := fmt.Sprintf("image_%dMiB", mib)
+		row(fmt.Sprintf(rowImage, mib), dur(f, key+"_us"),
+			floorCell(f, key+"_floor_us", key+"_ws_floor_us", key+"_pipe_floor_us"),
+			dur(f, key+"_over_us"), ratio(f, key+"_ratio_x"),
+			fmt.Sprintf("median of %d; frame %s, line %s; data checked", p.imageReps,
+				num(f, key+"_frame_bytes", "%.0f B"), num(f, key+"_line_bytes", "%.0f B")))
+		row(fmt.Sprintf(rowImageRSS, mib), num(f, key+"_peak_rss_MiB", "%.1f MiB"), noFloor, noFloor, noFloor,
+			"VmHWM of a fresh bridge after the image calls")
+	}
+	row(rowStartLine, dur(f, "start_listening_line_us"), noFloor, noFloor, noFloor, "exec to the line on stderr")
+	row(rowStartTCP, dur(f, "start_tcp_connect_us"), noFloor, noFloor, noFloor, "exec to a connect, polled every 100 µs")
+	row(rowIdleRSS, num(f, "idle_rss_MiB", "%.1f MiB"), noFloor, noFloor, noFloor,
+		fmt.Sprintf("VmRSS, page attached, %d calls, then 1 s idle", p.idleCalls))
+	row(rowShellCall, dur(f, "shell_call_us"), noFloor, noFloor, noFloor,
+		fmt.Sprintf("a child process, page attached, median of %d, exit 0", p.shellRuns))
+	fmt.Fprintf(w, "\nFloor: the same bytes over a bare gorilla WebSocket on loopback plus a bare stdio pipe "+
+		"to a Go line-answering child (scripts/bench/internal/echo), measured in the same run.\n")
+}
+
+// dur formats a figure in microseconds with a unit that suits it.
+func dur(f figures, key string) string {
+	v, ok := f[key]
+	if !ok {
+		return notAvailable
+	}
+	switch a := max(v, -v); {
+	case a < 1000:
+		return fmt.Sprintf("%.0f µs", v)
+	case a < 1e6:
+		return fmt.Sprintf("%.2f ms", v/1e3)
+	default:
+		return fmt.Sprintf("%.2f s", v/1e6)
+	}
+}
+
+func num(f figures, key, format string) string {
+	v, ok := f[key]
+	if !ok {
+		return notAvailable
+	}
+	return fmt.Sprintf(format, v)
+}
+
+func ratio(f figures, key string) string { return num(f, key, "%.1f×") }
+
+func floorCell(f figures, sum, ws, pipe string) string {
+	return fmt.Sprintf("%s (%s + %s)", dur(f, sum), dur(f, ws), dur(f, pipe))
+}
+
+func writeJSON(path string, p plan, binLabel string, rounds []figures, med figures) error {
+	doc := map[string]any{
+		"binary": binLabel, "go": runtime.Version(), "goos": runtime.GOOS, "goarch": runtime.GOARCH,
+		"cpus": runtime.NumCPU(), "short": p.short, "n": p.n, "warm": p.warm,
+		"concurrent": p.concurrent, "inFlight": p.inFlight, "shellRuns": p.shellRuns,
+		"imageReps": p.imageReps, "imageMiB": p.imageMiB, "padBytes": p.padBytes,
+		"rounds": rounds, "median": med,
+	}
+	data, err := json.MarshalIndent(doc, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, append(data, '\n'), 0o644)
+}
