@@ -32,6 +32,7 @@ type conn struct {
 	lastSeen atomic.Int64 // unix nanoseconds of the last frame or pong
 	why      atomic.Value // string: why the connection ended
 	scratch  []byte       // the reader's first buffer for every frame
+	lastLong int          // the size of the last frame longer than scratch
 }
 
 func newConn(ws *websocket.Conn, t Timings) *conn {

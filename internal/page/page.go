@@ -289,14 +289,14 @@ func classify(msg []byte) (id, tools []byte, ok bool) {
 	return id, tools, ok
 }
 
-// readChunk is the size of the reusable buffer a frame is read into first;
-// a longer frame continues in chunks that double up to maxChunk. Every frame
-// is then copied once into a slice of its exact size, which the hub hands
-// on: an 11 MB image reply costs about twice its size at the peak.
-const (
-	readChunk = 32 << 10
-	maxChunk  = 4 << 20
-)
+// readChunk is the size of the reusable buffer a frame is read into first.
+// A frame that fits is copied out at its exact size. A longer one (an image
+// reply) continues in one buffer sized from the previous long frame, since
+// renders come back at much the same size: then it is read with one
+// allocation and no copy, and handed on as it is. A buffer too small
+// doubles; one far too large is copied down, so no frame keeps more than
+// twice its size alive.
+const readChunk = 32 << 10
 
 // readMessage reads one whole message, within the read limit set on the
 // socket. Only the reader goroutine calls it.
@@ -308,24 +308,33 @@ func (c *conn) readMessage() ([]byte, error) {
 	if c.scratch == nil {
 		c.scratch = make([]byte, readChunk)
 	}
-	chunks := [][]byte{}
-	buf, total, next := c.scratch, 0, readChunk
+	n, err := io.ReadFull(r, c.scratch)
+	if err == io.EOF || err == io.ErrUnexpectedEOF {
+		return append([]byte(nil), c.scratch[:n]...), nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	buf := make([]byte, n, max(4*readChunk, c.lastLong+c.lastLong/8))
+	copy(buf, c.scratch)
 	for {
-		n, err := io.ReadFull(r, buf)
-		total += n
-		chunks = append(chunks, buf[:n])
-		if err == io.EOF || err == io.ErrUnexpectedEOF {
+		if len(buf) == cap(buf) {
+			grown := make([]byte, len(buf), 2*cap(buf))
+			copy(grown, buf)
+			buf = grown
+		}
+		m, err := r.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+m]
+		if err == io.EOF {
 			break
 		}
 		if err != nil {
 			return nil, err
 		}
-		next = min(next*2, maxChunk)
-		buf = make([]byte, next)
 	}
-	msg := make([]byte, 0, total)
-	for _, ch := range chunks {
-		msg = append(msg, ch...)
+	c.lastLong = len(buf)
+	if len(buf) < cap(buf)/2 {
+		buf = append([]byte(nil), buf...)
 	}
-	return msg, nil
+	return buf, nil
 }
