@@ -1,6 +1,8 @@
 package page
 
 import (
+	"bufio"
+	"encoding/binary"
 	"errors"
 	"sync"
 	"sync/atomic"
@@ -27,6 +29,7 @@ type conn struct {
 	ws       *websocket.Conn
 	t        Timings
 	send     chan []byte
+	pong     chan []byte // the answer to the page's latest ping
 	done     chan struct{}
 	once     sync.Once
 	lastSeen atomic.Int64 // unix nanoseconds of the last frame or pong
@@ -36,9 +39,25 @@ type conn struct {
 }
 
 func newConn(ws *websocket.Conn, t Timings) *conn {
-	c := &conn{ws: ws, t: t, send: make(chan []byte, sendQueue), done: make(chan struct{})}
+	c := &conn{ws: ws, t: t, send: make(chan []byte, sendQueue), pong: make(chan []byte, 1), done: make(chan struct{})}
 	c.heard()
 	ws.SetPongHandler(func(string) error { c.heard(); return nil })
+	// gorilla's own handlers would write to the socket from the reader;
+	// only the writer writes. A pong waits in a one-slot queue (a page that
+	// pings faster than it reads gets the latest answer); a close frame
+	// ends the connection, and the writer sends ours.
+	ws.SetPingHandler(func(data string) error {
+		select {
+		case c.pong <- []byte(data):
+		default:
+		}
+		return nil
+	})
+	ws.SetCloseHandler(func(int, string) error {
+		c.setReason(errors.New("the tab closed the connection"))
+		c.Close()
+		return nil
+	})
 	return c
 }
 
@@ -94,47 +113,89 @@ func (c *conn) reason() string {
 	return s
 }
 
-// write sends one frame within limits.WriteWait.
-func (c *conn) write(f []byte) error {
-	c.ws.SetWriteDeadline(time.Now().Add(limits.WriteWait))
-	return c.ws.WriteMessage(websocket.TextMessage, f)
-}
-
-// writeLoop sends queued frames and pings until the connection closes, then
-// closes the socket, which ends the reader.
+// writeLoop is the socket's one writer: queued frames, pings, the answer
+// to the page's own pings and the close, until the connection closes; then
+// it closes the socket, which ends the reader. It frames messages itself
+// (RFC 6455 §5.2: a server's frames are not masked) into one buffer and
+// flushes when the queue is empty, so frames that wait together go out in
+// one write, with one deadline.
 func (c *conn) writeLoop() {
+	nc := c.ws.NetConn()
+	w := bufio.NewWriterSize(nc, writeBuffer)
 	ping := time.NewTicker(c.t.Ping)
+	flush := func() error {
+		nc.SetWriteDeadline(time.Now().Add(limits.WriteWait))
+		return w.Flush()
+	}
 	defer func() {
 		ping.Stop()
-		c.ws.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(websocket.CloseGoingAway, ""), time.Now().Add(time.Second))
+		writeFrame(w, opClose, closeGoingAway)
+		nc.SetWriteDeadline(time.Now().Add(time.Second))
+		w.Flush()
 		c.ws.Close()
 	}()
 	for {
+		var err error
 		select {
 		case f := <-c.send:
-			if err := c.write(f); err != nil {
-				c.setReason(err)
-				c.Close()
-				return
-			}
+			err = writeFrame(w, opText, f)
+		case data := <-c.pong:
+			err = writeFrame(w, opPong, data)
 		case <-ping.C:
-			if err := c.ws.WriteControl(websocket.PingMessage, nil, time.Now().Add(limits.WriteWait)); err != nil {
-				c.setReason(err)
-				c.Close()
-				return
-			}
+			err = writeFrame(w, opPing, nil)
 		case <-c.done:
 			// Flush what was queued before the close (a displaced notice).
-			for {
-				select {
-				case f := <-c.send:
-					if c.write(f) != nil {
-						return
-					}
-				default:
-					return
+			for len(c.send) > 0 {
+				if writeFrame(w, opText, <-c.send) != nil {
+					break
 				}
 			}
+			return
+		}
+		if err == nil && len(c.send) == 0 && len(c.pong) == 0 {
+			err = flush()
+		}
+		if err != nil {
+			c.setReason(err)
+			c.Close()
+			return
 		}
 	}
+}
+
+// writeBuffer holds the frames written between two flushes; a frame larger
+// than it goes out in one write of its own.
+const writeBuffer = 64 << 10
+
+// Opcodes (RFC 6455 §5.2), with the FIN bit: every frame is a whole message.
+const (
+	opText  = 0x81
+	opClose = 0x88
+	opPing  = 0x89
+	opPong  = 0x8A
+)
+
+// closeGoingAway is a close frame's body: status 1001, going away.
+var closeGoingAway = []byte{0x03, 0xE9}
+
+// writeFrame writes one unmasked frame.
+func writeFrame(w *bufio.Writer, op byte, payload []byte) error {
+	var h [10]byte
+	h[0] = op
+	n := len(payload)
+	switch {
+	case n < 126:
+		h[1] = byte(n)
+		w.Write(h[:2])
+	case n <= 0xFFFF:
+		h[1] = 126
+		binary.BigEndian.PutUint16(h[2:], uint16(n))
+		w.Write(h[:4])
+	default:
+		h[1] = 127
+		binary.BigEndian.PutUint64(h[2:], uint64(n))
+		w.Write(h[:10])
+	}
+	_, err := w.Write(payload)
+	return err
 }
