@@ -6,6 +6,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gorilla/websocket"
 )
@@ -56,5 +57,66 @@ func TestReadMessage(t *testing.T) {
 		case err := <-errs:
 			t.Fatalf("frame %d: %v", i, err)
 		}
+	}
+}
+
+// The writer answers the page's pings, sends queued frames whole and in
+// order (several per write), and closes with 1001.
+func TestWriter(t *testing.T) {
+	ready := make(chan *conn, 1)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ws, err := (&websocket.Upgrader{}).Upgrade(w, r, nil)
+		if err != nil {
+			return
+		}
+		c := newConn(ws, DefaultTimings)
+		go c.writeLoop()
+		ready <- c
+		for {
+			if _, err := c.readMessage(); err != nil {
+				c.Close()
+				return
+			}
+		}
+	}))
+	defer srv.Close()
+	ws, _, err := websocket.DefaultDialer.Dial("ws"+strings.TrimPrefix(srv.URL, "http"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Close()
+	c := <-ready
+
+	pong := make(chan string, 1)
+	ws.SetPongHandler(func(s string) error { pong <- s; return nil })
+	if err := ws.WriteControl(websocket.PingMessage, []byte("are you there"), time.Now().Add(time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	var want []string
+	for i := range 50 {
+		f := strings.Repeat(string(rune('a'+i%26)), i*i*40) // up to 96 KB: every length encoding
+		want = append(want, f)
+		if err := c.Send([]byte(f)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i, w := range want {
+		_, m, err := ws.ReadMessage() // pongs are handled inside ReadMessage
+		if err != nil || string(m) != w {
+			t.Fatalf("frame %d: got %d bytes (err %v), want %d", i, len(m), err, len(w))
+		}
+	}
+	select {
+	case s := <-pong:
+		if s != "are you there" {
+			t.Fatalf("pong %q, want the ping's data", s)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("no pong for the page's ping")
+	}
+	c.Close()
+	_, _, err = ws.ReadMessage()
+	if !websocket.IsCloseError(err, websocket.CloseGoingAway) {
+		t.Fatalf("after Close the page read %v, want a 1001 close frame", err)
 	}
 }
