@@ -23,6 +23,8 @@ func TestShort(t *testing.T) {
 		"relay round trip p99",
 		"sequential calls/s",
 		"concurrent calls/s, 64 in flight",
+		"CPU per call, sequential",
+		"context switches per call, sequential",
 		"image reply 1 MiB",
 		"peak RSS, 1 MiB image",
 		"start to listening line",

@@ -33,12 +33,13 @@ const (
 
 // env is what every bridge process of a run shares.
 type env struct {
-	bin     string // the bridge binary
-	echoBin string // the stdio floor program
-	tmp     string // the run's temp dir; everything else lives under it
-	home    string // HOME of every child
-	secret  string // the pairing secret seeded for origin
-	dirs    atomic.Int64
+	bin         string // the bridge binary
+	echoBin     string // the stdio floor program
+	minRelayBin string // the minimal relay (scripts/bench/internal/minrelay)
+	tmp         string // the run's temp dir; everything else lives under it
+	home        string // HOME of every child
+	secret      string // the pairing secret seeded for origin
+	dirs        atomic.Int64
 }
 
 // childEnv is this process's environment minus HOME and anything of the
@@ -94,9 +95,11 @@ func freePort() (int, error) {
 }
 
 // ---------------------------------------------------------------------------
-// The bridge process.
+// The bridge process, or the minimal relay's: both speak MCP on stdio and
+// take a page on a loopback port.
 
 type bridge struct {
+	name      string // "bridge" or "minimal relay", for messages
 	e         *env
 	cmd       *exec.Cmd
 	port      int
@@ -121,16 +124,33 @@ var listeningRE = regexp.MustCompile(`listening on 127\.0\.0\.1:(\d+)`)
 // startBridge runs the bridge on a free port with a fresh config dir, and
 // returns once it is listening.
 func startBridge(e *env) (*bridge, startTimes, error) {
-	var st startTimes
 	port, err := freePort()
 	if err != nil {
-		return nil, st, err
+		return nil, startTimes{}, err
 	}
 	dir, err := e.newConfigDir()
 	if err != nil {
-		return nil, st, err
+		return nil, startTimes{}, err
 	}
-	cmd := exec.Command(e.bin, "--origin", origin, "--port", strconv.Itoa(port), "--config-dir", dir)
+	return startChild(e, "bridge", port, dir,
+		exec.Command(e.bin, "--origin", origin, "--port", strconv.Itoa(port), "--config-dir", dir))
+}
+
+// startMinRelay runs the minimal relay on a free port and returns once it
+// is listening.
+func startMinRelay(e *env) (*bridge, error) {
+	port, err := freePort()
+	if err != nil {
+		return nil, err
+	}
+	b, _, err := startChild(e, "minimal relay", port, "", exec.Command(e.minRelayBin, "-port", strconv.Itoa(port)))
+	return b, err
+}
+
+// startChild starts cmd, which is to listen on port and say so on stderr,
+// and returns once it has.
+func startChild(e *env, name string, port int, dir string, cmd *exec.Cmd) (*bridge, startTimes, error) {
+	var st startTimes
 	cmd.Env = e.childEnv()
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
@@ -144,7 +164,7 @@ func startBridge(e *env) (*bridge, startTimes, error) {
 	if err != nil {
 		return nil, st, err
 	}
-	b := &bridge{e: e, cmd: cmd, port: port, configDir: dir, stdin: stdin,
+	b := &bridge{name: name, e: e, cmd: cmd, port: port, configDir: dir, stdin: stdin,
 		rpc: newRPCClient(stdin), stderr: &tail{}, exited: make(chan struct{}), exitCode: -1}
 
 	listening := make(chan time.Time, 1)
@@ -181,10 +201,10 @@ func startBridge(e *env) (*bridge, startTimes, error) {
 	case at := <-listening:
 		st.listeningLine = at.Sub(t0)
 	case <-b.exited:
-		return nil, st, fmt.Errorf("bridge exited with %d before listening; stderr:\n%s", b.exitCode, b.stderr)
+		return nil, st, fmt.Errorf("%s exited with %d before listening; stderr:\n%s", name, b.exitCode, b.stderr)
 	case <-time.After(guard):
 		b.kill()
-		return nil, st, fmt.Errorf("bridge did not say it was listening within %v; stderr:\n%s", guard, b.stderr)
+		return nil, st, fmt.Errorf("%s did not say it was listening within %v; stderr:\n%s", name, guard, b.stderr)
 	}
 	pr := <-connected // pollConnect is itself bounded by guard
 	if pr.err != nil {
@@ -237,11 +257,11 @@ func (b *bridge) stop() error {
 		select {
 		case <-b.exited:
 			if b.exitCode != 0 {
-				err = fmt.Errorf("bridge exited with %d after stdin closed; stderr:\n%s", b.exitCode, b.stderr)
+				err = fmt.Errorf("%s exited with %d after stdin closed; stderr:\n%s", b.name, b.exitCode, b.stderr)
 			}
 		case <-time.After(guard):
 			b.kill()
-			err = fmt.Errorf("bridge still running %v after stdin closed; killed it", guard)
+			err = fmt.Errorf("%s still running %v after stdin closed; killed it", b.name, guard)
 		}
 	})
 	return err

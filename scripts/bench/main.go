@@ -7,7 +7,7 @@
 //
 // Run it from the module root:
 //
-//	go run ./scripts/bench                  # full run, about 10 s
+//	go run ./scripts/bench                  # full run, about 15 s
 //	go run ./scripts/bench -short           # tiny counts, 1 MiB image only (CI)
 //	go run ./scripts/bench -rounds 5 -json bench.json
 //	go run ./scripts/bench -bin ./stitchslop-bridge   # measure a given binary
@@ -19,6 +19,16 @@
 //     response line has been read whole from stdout. In between, the bridge
 //     sends the page a command frame and the page answers
 //     {"id":N,"ok":true,"echo":<args>}. The arguments carry a 200-byte pad.
+//   - minimal relay: the same figures for scripts/bench/internal/minrelay,
+//     built into the temp dir: the cheapest Go program that makes the
+//     bridge's moves. It takes the page's socket with no handshake (the
+//     page sends it no secret and no tool list), and for a tools/call its
+//     stdin reader writes the command frame itself and its socket reader
+//     writes the response line to a buffered stdout; it checks nothing. The
+//     same MCP client and page drive it in the same round, after the
+//     bridge. Beside it is bridge ÷ minimal relay: on a machine with few
+//     CPUs this is the steadier measure of the bridge's own cost, since the
+//     floor's legs swing with where the scheduler puts their processes.
 //   - floor: the same bytes moved the same way with no bridge in between.
 //     WebSocket: an in-process gorilla server (the bridge's place) sends the
 //     bridge's command frame to a gorilla client (the page's place, same
@@ -30,9 +40,19 @@
 //     possible on this machine. Beside it are the bridge's excess over the
 //     floor (its own cost) and bridge ÷ floor.
 //   - sequential calls/s: the timed sequential calls divided by their wall
-//     time. Concurrent calls/s: 64 callers each with one call in flight (so
-//     64 in flight, ids distinct, responses matched by id), calls divided by
-//     wall time.
+//     time; its floor is the same count over the time the floor's timed
+//     round trips took, both legs one after the other. Concurrent calls/s:
+//     64 callers each with one call in flight (so 64 in flight, ids
+//     distinct, responses matched by id), calls divided by wall time; its
+//     floor runs each leg on its own with 64 round trips outstanding and
+//     divides the calls by the sum of the two wall times.
+//   - CPU per call and context switches per call: the process's utime +
+//     stime (/proc/PID/stat, in clock ticks of `getconf CLK_TCK`, else 100
+//     a second) and its voluntary + nonvoluntary context switches, read just
+//     before and just after the timed sequential calls, divided by their
+//     count. The switches are summed over /proc/PID/task/*/status, since
+//     /proc/PID/status counts only the main thread's. With 100 ticks a
+//     second and 2000 calls, CPU per call moves in steps of 5 µs.
 //   - image reply N MiB: the page answers with a data URL holding N MiB of
 //     random bytes in base64 (4/3 as many characters). The time runs from
 //     just before the request is written to the response line read whole.
@@ -143,6 +163,10 @@ func run(args []string, stdout, stderr io.Writer) error {
 	if err := goBuild(root, e.echoBin, "./scripts/bench/internal/echo"); err != nil {
 		return err
 	}
+	e.minRelayBin = filepath.Join(tmp, "minrelay")
+	if err := goBuild(root, e.minRelayBin, "./scripts/bench/internal/minrelay"); err != nil {
+		return err
+	}
 	e.bin = *bin
 	if e.bin == "" {
 		e.bin = filepath.Join(tmp, "stitchslop-bridge")
@@ -237,8 +261,9 @@ func attached(e *env, image []byte) (*bridge, *page, startTimes, error) {
 	return b, pg, st, nil
 }
 
-// relayRound measures start-up, idle RSS, the relay, throughput and the
-// shell call on one bridge, then the floors of the relay.
+// relayRound measures start-up, idle RSS, the relay, throughput, CPU and
+// the shell call on one bridge, then the same relay figures on the minimal
+// relay, then the floors of the relay.
 func relayRound(e *env, p plan, f figures) error {
 	b, pg, st, err := attached(e, nil)
 	if err != nil {
@@ -249,18 +274,9 @@ func relayRound(e *env, p plan, f figures) error {
 	f["start_listening_line_us"] = us(st.listeningLine)
 	f["start_tcp_connect_us"] = us(st.tcpConnect)
 
-	pad := strings.Repeat("0123456789", p.padBytes/10+1)[:p.padBytes]
-	params := map[string]any{"name": "echo", "arguments": map[string]any{"pad": pad}}
-	call := func() (rpcReply, time.Duration, error) {
-		r, d, err := b.rpc.roundTrip("tools/call", params, guard)
-		if err == nil {
-			_, err = parseToolResult(r.line)
-		}
-		return r, d, err
-	}
-
+	params := echoParams(p)
 	for range p.idleCalls {
-		if _, _, err := call(); err != nil {
+		if _, _, err := echoCall(b, params); err != nil {
 			return err
 		}
 	}
@@ -269,32 +285,11 @@ func relayRound(e *env, p plan, f figures) error {
 		f["idle_rss_MiB"] = rss
 	}
 
-	for range p.warm {
-		if _, _, err := call(); err != nil {
-			return err
-		}
-	}
-	times := make([]time.Duration, 0, p.n)
-	var lastReply rpcReply
-	start := time.Now()
-	for range p.n {
-		r, d, err := call()
-		if err != nil {
-			return err
-		}
-		times = append(times, d)
-		lastReply = r
-	}
-	f["seq_calls_per_s"] = float64(p.n) / time.Since(start).Seconds()
-	f["relay_p50_us"] = percentile(times, 50)
-	f["relay_p99_us"] = percentile(times, 99)
-	reqFrame := pg.lastRequest()
-
-	rate, err := concurrentCalls(p, call)
+	lastReply, err := relayFigures(b, p, "", f)
 	if err != nil {
 		return err
 	}
-	f["conc_calls_per_s"] = rate
+	reqFrame := pg.lastRequest()
 
 	var shell []time.Duration
 	for range p.shellRuns {
@@ -311,6 +306,16 @@ func relayRound(e *env, p plan, f figures) error {
 		return err
 	}
 
+	if err := minRelayRound(e, p, f); err != nil {
+		return fmt.Errorf("minimal relay: %w", err)
+	}
+	for _, k := range []string{"relay_p50", "relay_p99", "seq_calls", "conc_calls", "cpu", "switches"} {
+		key := relayKeys[k]
+		if v, ok := f[key]; ok && f["min_"+key] > 0 {
+			f[k+"_vs_min_x"] = v / f["min_"+key]
+		}
+	}
+
 	// The floors of the relay: the frame the bridge sent, answered with one
 	// of the page's reply size; the request line, answered with one of the
 	// response line's size.
@@ -321,11 +326,13 @@ func relayRound(e *env, p plan, f figures) error {
 	if err := json.Unmarshal(reqFrame, &sent); err != nil {
 		return fmt.Errorf("the page saw no command frame: %v", err)
 	}
-	ws, err := wsFloor(reqFrame, echoReply(sent.ID, sent.Args), p.warm, p.n, time.Minute)
+	reply := echoReply(sent.ID, sent.Args)
+	line := requestLine(int64(p.n), "tools/call", params)
+	ws, err := wsFloor(reqFrame, reply, p.warm, p.n, time.Minute)
 	if err != nil {
 		return fmt.Errorf("WebSocket floor: %w", err)
 	}
-	pipe, err := pipeFloor(e.echoBin, requestLine(int64(p.n), "tools/call", params), len(lastReply.line), p.warm, p.n, time.Minute)
+	pipe, err := pipeFloor(e.echoBin, line, len(lastReply.line), p.warm, p.n, time.Minute)
 	if err != nil {
 		return fmt.Errorf("pipe floor: %w", err)
 	}
@@ -341,7 +348,115 @@ func relayRound(e *env, p plan, f figures) error {
 		f["relay_over_"+q.name+"_us"] = f["relay_"+q.name+"_us"] - floor
 		f["relay_ratio_"+q.name+"_x"] = f["relay_"+q.name+"_us"] / floor
 	}
+	// Throughput floors: the calls over the time the two legs took one
+	// after the other.
+	var legs time.Duration
+	for _, d := range append(ws, pipe...) {
+		legs += d
+	}
+	f["seq_floor_calls_per_s"] = float64(p.n) / legs.Seconds()
+	f["seq_ratio_x"] = f["seq_calls_per_s"] / f["seq_floor_calls_per_s"]
+	wsWall, err := wsFloorConc(reqFrame, reply, p.warm, p.inFlight, p.concurrent, time.Minute)
+	if err != nil {
+		return fmt.Errorf("concurrent WebSocket floor: %w", err)
+	}
+	pipeWall, err := pipeFloorConc(e.echoBin, line, len(lastReply.line), p.warm, p.inFlight, p.concurrent, time.Minute)
+	if err != nil {
+		return fmt.Errorf("concurrent pipe floor: %w", err)
+	}
+	f["conc_floor_calls_per_s"] = float64(p.concurrent) / (wsWall + pipeWall).Seconds()
+	f["conc_ratio_x"] = f["conc_calls_per_s"] / f["conc_floor_calls_per_s"]
 	return nil
+}
+
+// relayKeys names the figures relayFigures sets, by short name; the
+// minimal relay's carry the prefix "min_".
+var relayKeys = map[string]string{
+	"relay_p50": "relay_p50_us", "relay_p99": "relay_p99_us",
+	"seq_calls": "seq_calls_per_s", "conc_calls": "conc_calls_per_s",
+	"cpu": "cpu_per_call_us", "switches": "switches_per_call",
+}
+
+// minRelayRound runs the minimal relay with the same MCP client and page as
+// the bridge, and sets its relay figures under the prefix "min_".
+func minRelayRound(e *env, p plan, f figures) error {
+	b, err := startMinRelay(e)
+	if err != nil {
+		return err
+	}
+	defer b.kill()
+	if err := b.mcpHandshake(); err != nil {
+		return err
+	}
+	pg, err := attachBarePage(b.port)
+	if err != nil {
+		return err
+	}
+	defer pg.close()
+	if _, err := relayFigures(b, p, "min_", f); err != nil {
+		return err
+	}
+	pg.close()
+	return b.stop()
+}
+
+// echoParams are the params of the relay's tools/call: echo, with a pad of
+// p.padBytes.
+func echoParams(p plan) map[string]any {
+	pad := strings.Repeat("0123456789", p.padBytes/10+1)[:p.padBytes]
+	return map[string]any{"name": "echo", "arguments": map[string]any{"pad": pad}}
+}
+
+// echoCall makes one tools/call with params and checks that its response is
+// a result with content and isError false.
+func echoCall(b *bridge, params map[string]any) (rpcReply, time.Duration, error) {
+	r, d, err := b.rpc.roundTrip("tools/call", params, guard)
+	if err == nil {
+		_, err = parseToolResult(r.line)
+	}
+	return r, d, err
+}
+
+// relayFigures makes the warm-up calls, the timed sequential calls (reading
+// the process's CPU time and context switches just before and just after
+// them) and the concurrent calls, and sets the relay figures of relayKeys
+// with prefix. It returns the last sequential response.
+func relayFigures(b *bridge, p plan, prefix string, f figures) (rpcReply, error) {
+	params := echoParams(p)
+	call := func() (rpcReply, time.Duration, error) { return echoCall(b, params) }
+	for range p.warm {
+		if _, _, err := call(); err != nil {
+			return rpcReply{}, err
+		}
+	}
+	times := make([]time.Duration, 0, p.n)
+	var lastReply rpcReply
+	before, usageErr := procUsage(b.pid())
+	start := time.Now()
+	for range p.n {
+		r, d, err := call()
+		if err != nil {
+			return rpcReply{}, err
+		}
+		times = append(times, d)
+		lastReply = r
+	}
+	elapsed := time.Since(start)
+	after, err := procUsage(b.pid())
+	if usageErr == nil && err == nil {
+		f[prefix+"cpu_per_call_us"] = (after.ticks - before.ticks) / clockTicks() * 1e6 / float64(p.n)
+		f[prefix+"switches_per_call"] = (after.switches - before.switches) / float64(p.n)
+	}
+	f[prefix+"seq_calls_per_s"] = float64(p.n) / elapsed.Seconds()
+	f[prefix+"relay_p50_us"] = percentile(times, 50)
+	f[prefix+"relay_p99_us"] = percentile(times, 99)
+
+	rate, err := concurrentCalls(p, call)
+	if err != nil {
+		return rpcReply{}, err
+	}
+	f[prefix+"conc_calls_per_s"] = rate
+	return lastReply, nil
 }
 
 // concurrentCalls runs p.concurrent calls from p.inFlight callers at once
@@ -466,6 +581,8 @@ const (
 	rowRelayP99   = "relay round trip p99"
 	rowSeq        = "sequential calls/s"
 	rowConc       = "concurrent calls/s, 64 in flight"
+	rowCPU        = "CPU per call, sequential"
+	rowSwitches   = "context switches per call, sequential"
 	rowImage      = "image reply %d MiB"
 	rowImageRSS   = "peak RSS, %d MiB image"
 	rowStartLine  = "start to listening line"
@@ -474,8 +591,8 @@ const (
 	rowShellCall  = "shell `call echo '{}'`"
 	noFloor       = "—"
 	notAvailable  = "n/a"
-	tableHeader   = "| figure | bridge | floor (WebSocket + pipe) | bridge − floor | bridge ÷ floor | notes |"
-	tableDivision = "|---|--:|--:|--:|--:|---|"
+	tableHeader   = "| figure | bridge | minimal relay | floor (WebSocket + pipe) | bridge − floor | bridge ÷ floor | bridge ÷ minimal relay | notes |"
+	tableDivision = "|---|--:|--:|--:|--:|--:|--:|---|"
 )
 
 func writeTable(w io.Writer, p plan, rounds int, binLabel string, f figures) {
@@ -491,34 +608,50 @@ func writeTable(w io.Writer, p plan, rounds int, binLabel string, f figures) {
 	}
 	fmt.Fprintf(w, ".\n\n%s\n%s\n", tableHeader, tableDivision)
 	row := func(cells ...string) { fmt.Fprintf(w, "| %s |\n", strings.Join(cells, " | ")) }
+	rate := func(key string) string { return num(f, key, "%.0f /s") }
+	// bridgeOnly is a row of a figure only the bridge has.
+	bridgeOnly := func(label, value, notes string) {
+		row(label, value, noFloor, noFloor, noFloor, noFloor, noFloor, notes)
+	}
 
 	for _, q := range []struct{ label, name string }{{rowRelayP50, "p50"}, {rowRelayP99, "p99"}} {
-		row(q.label, dur(f, "relay_"+q.name+"_us"),
+		row(q.label, dur(f, "relay_"+q.name+"_us"), dur(f, "min_relay_"+q.name+"_us"),
 			floorCell(f, "relay_floor_"+q.name+"_us", "ws_floor_"+q.name+"_us", "pipe_floor_"+q.name+"_us"),
-			dur(f, "relay_over_"+q.name+"_us"), ratio(f, "relay_ratio_"+q.name+"_x"),
+			dur(f, "relay_over_"+q.name+"_us"), ratio(f, "relay_ratio_"+q.name+"_x"), ratio(f, "relay_"+q.name+"_vs_min_x"),
 			fmt.Sprintf("sequential tools/call, %d B pad, %d timed", p.padBytes, p.n))
 	}
-	row(rowSeq, num(f, "seq_calls_per_s", "%.0f /s"), noFloor, noFloor, noFloor, fmt.Sprintf("%d calls one after another", p.n))
-	row(rowConc, num(f, "conc_calls_per_s", "%.0f /s"), noFloor, noFloor, noFloor,
-		fmt.Sprintf("%d calls from %d callers", p.concurrent, p.inFlight))
+	row(rowSeq, rate("seq_calls_per_s"), rate("min_seq_calls_per_s"), rate("seq_floor_calls_per_s"), noFloor,
+		ratio(f, "seq_ratio_x"), ratio(f, "seq_calls_vs_min_x"),
+		fmt.Sprintf("%d calls one after another; floor: %d over the two legs' round trips, one after the other", p.n, p.n))
+	row(rowConc, rate("conc_calls_per_s"), rate("min_conc_calls_per_s"), rate("conc_floor_calls_per_s"), noFloor,
+		ratio(f, "conc_ratio_x"), ratio(f, "conc_calls_vs_min_x"),
+		fmt.Sprintf("%d calls from %d callers; floor: each leg alone with %d in flight, %d over the sum of their wall times",
+			p.concurrent, p.inFlight, p.inFlight, p.concurrent))
+	row(rowCPU, dur(f, "cpu_per_call_us"), dur(f, "min_cpu_per_call_us"), noFloor, noFloor, noFloor, ratio(f, "cpu_vs_min_x"),
+		fmt.Sprintf("utime+stime of /proc/PID/stat over the %d timed calls, ÷ calls; %.0f ticks/s", p.n, clockTicks()))
+	row(rowSwitches, num(f, "switches_per_call", "%.2f"), num(f, "min_switches_per_call", "%.2f"), noFloor, noFloor, noFloor,
+		ratio(f, "switches_vs_min_x"), "voluntary + nonvoluntary, summed over /proc/PID/task/*/status, same calls")
 	for _, mib := range p.imageMiB {
 		key := fmt.Sprintf("image_%dMiB", mib)
-		row(fmt.Sprintf(rowImage, mib), dur(f, key+"_us"),
+		row(fmt.Sprintf(rowImage, mib), dur(f, key+"_us"), noFloor,
 			floorCell(f, key+"_floor_us", key+"_ws_floor_us", key+"_pipe_floor_us"),
-			dur(f, key+"_over_us"), ratio(f, key+"_ratio_x"),
+			dur(f, key+"_over_us"), ratio(f, key+"_ratio_x"), noFloor,
 			fmt.Sprintf("median of %d; frame %s, line %s; data checked", p.imageReps,
 				num(f, key+"_frame_bytes", "%.0f B"), num(f, key+"_line_bytes", "%.0f B")))
-		row(fmt.Sprintf(rowImageRSS, mib), num(f, key+"_peak_rss_MiB", "%.1f MiB"), noFloor, noFloor, noFloor,
+		bridgeOnly(fmt.Sprintf(rowImageRSS, mib), num(f, key+"_peak_rss_MiB", "%.1f MiB"),
 			"VmHWM of a fresh bridge after the image calls")
 	}
-	row(rowStartLine, dur(f, "start_listening_line_us"), noFloor, noFloor, noFloor, "exec to the line on stderr")
-	row(rowStartTCP, dur(f, "start_tcp_connect_us"), noFloor, noFloor, noFloor, "exec to a connect, polled every 100 µs")
-	row(rowIdleRSS, num(f, "idle_rss_MiB", "%.1f MiB"), noFloor, noFloor, noFloor,
+	bridgeOnly(rowStartLine, dur(f, "start_listening_line_us"), "exec to the line on stderr")
+	bridgeOnly(rowStartTCP, dur(f, "start_tcp_connect_us"), "exec to a connect, polled every 100 µs")
+	bridgeOnly(rowIdleRSS, num(f, "idle_rss_MiB", "%.1f MiB"),
 		fmt.Sprintf("VmRSS, page attached, %d calls, then 1 s idle", p.idleCalls))
-	row(rowShellCall, dur(f, "shell_call_us"), noFloor, noFloor, noFloor,
+	bridgeOnly(rowShellCall, dur(f, "shell_call_us"),
 		fmt.Sprintf("a child process, page attached, median of %d, exit 0", p.shellRuns))
-	fmt.Fprintf(w, "\nFloor: the same bytes over a bare gorilla WebSocket on loopback plus a bare stdio pipe "+
-		"to a Go line-answering child (scripts/bench/internal/echo), measured in the same run.\n")
+	fmt.Fprintf(w, "\nMinimal relay: the cheapest Go program that makes the bridge's moves (scripts/bench/internal/minrelay), "+
+		"driven by the same MCP client and page in the same run. "+
+		"Floor: the same bytes over a bare gorilla WebSocket on loopback plus a bare stdio pipe "+
+		"to a Go line-answering child (scripts/bench/internal/echo), measured in the same run. "+
+		"For calls/s a ratio under 1 means the bridge is slower.\n")
 }
 
 // dur formats a figure in microseconds with a unit that suits it.

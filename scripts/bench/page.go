@@ -37,15 +37,9 @@ var pageTools = []byte(`{"tools":[{"name":"echo","inputSchema":{"type":"object"}
 // attachPage dials the bridge on port, hands over secret, checks the hello
 // and sends the tool list.
 func attachPage(port int, secret string, image []byte) (*page, error) {
-	h := http.Header{}
-	h.Set("Origin", origin)
-	conn, resp, err := pageDialer.Dial(fmt.Sprintf("ws://127.0.0.1:%d/", port), h)
+	conn, err := dialPage(port)
 	if err != nil {
-		status := 0
-		if resp != nil {
-			status = resp.StatusCode
-		}
-		return nil, fmt.Errorf("page: dial port %d: %v (HTTP %d)", port, err, status)
+		return nil, err
 	}
 	first, _ := json.Marshal(map[string]string{"secret": secret})
 	conn.SetWriteDeadline(time.Now().Add(guard))
@@ -72,9 +66,39 @@ func attachPage(port int, secret string, image []byte) (*page, error) {
 	}
 	conn.SetReadDeadline(time.Time{})
 	conn.SetWriteDeadline(time.Time{})
+	return servePage(conn, image), nil
+}
+
+// attachBarePage dials the minimal relay on port and answers its command
+// frames, with no handshake and no tool list: the minimal relay wants
+// neither.
+func attachBarePage(port int) (*page, error) {
+	conn, err := dialPage(port)
+	if err != nil {
+		return nil, err
+	}
+	return servePage(conn, nil), nil
+}
+
+// dialPage opens the page's socket to port with the page's Origin.
+func dialPage(port int) (*websocket.Conn, error) {
+	h := http.Header{}
+	h.Set("Origin", origin)
+	conn, resp, err := pageDialer.Dial(fmt.Sprintf("ws://127.0.0.1:%d/", port), h)
+	if err != nil {
+		status := 0
+		if resp != nil {
+			status = resp.StatusCode
+		}
+		return nil, fmt.Errorf("page: dial port %d: %v (HTTP %d)", port, err, status)
+	}
+	return conn, nil
+}
+
+func servePage(conn *websocket.Conn, image []byte) *page {
 	p := &page{conn: conn, image: image, done: make(chan struct{})}
 	go p.serve()
-	return p, nil
+	return p
 }
 
 // serve answers command frames until the socket closes. gorilla's default
