@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/binary"
 	"errors"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -75,6 +76,12 @@ func (c *conn) Send(frame []byte) error {
 	}
 	select {
 	case c.send <- frame:
+		if len(c.send) == 0 {
+			// Handed straight to the idle writer, and the sender is a
+			// reader about to block: let the writer run on this thread
+			// now (see mcp.yieldIfIdle).
+			runtime.Gosched()
+		}
 		return nil
 	default:
 		c.setReason(errSlow)
