@@ -35,7 +35,7 @@ const (
 
 const usage = `usage:
   stitchslop-bridge --origin URL [--port N] [--config-dir DIR] [--agent-idle-minutes M]
-  stitchslop-bridge [--port N] [--config-dir DIR] status | tools | wait [SECONDS] | call COMMAND [JSON-ARGS] [--out FILE]
+  stitchslop-bridge [--port N] [--config-dir DIR] status | tools | wait [SECONDS] | call COMMAND [JSON-ARGS] [--out FILE] [--timeout SECONDS]
   stitchslop-bridge --version
 
 The first form runs the bridge: the Stitch Slop tab at URL dials it on
@@ -46,7 +46,9 @@ environment variable, never from a flag; once paired, none is needed.
 The second form drives a bridge that is already running, from any shell.
 It prints one JSON document on stdout and exits 0 only when it says ok:true;
 1 for a refusal or a failed command, 3 when no bridge is running (or several
-are and --port does not say which), 64 for a usage error.
+are and --port does not say which), 64 for a usage error. A bridge that
+does not answer in time is a failure (1): in 15 s for status and tools;
+for wait and call, in their own time plus 10 s.
 
 Flags:
   --origin URL              the only site allowed to connect (default $STITCHSLOP_ORIGIN, then https://www.stitchslop.com)
@@ -55,13 +57,14 @@ Flags:
   --agent-idle-minutes M    run standalone: exit after M minutes with no agent (default 120; fractions allowed; 0 never)
   --exit-when-unused M      the same as --agent-idle-minutes
   --out FILE                with call: write the reply's image to FILE
+  --timeout SECONDS         with call: how long the tab may take to answer (default 60; 1 to 600; fractions allowed)
   --version                 print the version and wire protocol, and exit
 `
 
 // flagSpec says whether a flag takes a value.
 var flagSpec = map[string]bool{
 	"origin": true, "port": true, "config-dir": true, "agent-idle-minutes": true,
-	"exit-when-unused": true, "out": true, "version": false, "help": false, "h": false,
+	"exit-when-unused": true, "out": true, "timeout": true, "version": false, "help": false, "h": false,
 }
 
 type args struct {
@@ -176,8 +179,10 @@ func portFlag(a args) (int, error) {
 }
 
 func runBridge(ctx context.Context, a args, dir string, stdin io.Reader, stdout io.Writer, log *slog.Logger) int {
-	if a.has("out") {
-		return usageError(log, "--out goes with the call verb")
+	for _, f := range []string{"out", "timeout"} {
+		if a.has(f) {
+			return usageError(log, "--"+f+" goes with the call verb")
+		}
 	}
 	port, err := portFlag(a)
 	if err != nil {

@@ -6,12 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"log/slog"
-	"os"
-	"path/filepath"
+	"math"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/stitchslop/stitchslop-bridge/internal/client"
 	"github.com/stitchslop/stitchslop-bridge/internal/envelope"
@@ -50,126 +49,141 @@ func usageErr(format string, v ...any) error {
 		Hint: "see stitchslop-bridge --help"}
 }
 
+// Request timeouts of the shell verbs (client.Request.Timeout): a bridge
+// that is frozen must not hang the shell, and one that is merely slow must
+// get to say so itself.
+const (
+	// quickTimeout bounds status and tools: the bridge answers them from
+	// memory, so an answer this late means it is stuck.
+	quickTimeout = 15 * time.Second
+	// answerMargin is added to a wait's or a call's own deadline. When that
+	// deadline passes the bridge answers ok:false itself; the margin lets
+	// that answer arrive, on a loaded machine too, instead of the shell
+	// giving up first with a vaguer message of its own.
+	answerMargin = 10 * time.Second
+
+	// waitDefault and waitMax are the bridge's wait with no SECONDS and its
+	// longest wait: it cuts any longer one to this (control.WaitDefault,
+	// control.WaitMax).
+	waitDefault = 120 * time.Second
+	waitMax     = 600 * time.Second
+
+	// callDefault is the bridge's deadline for a page call when call has no
+	// --timeout (bridge.DefaultTimings.Call).
+	callDefault = 60 * time.Second
+	// callTimeoutMin and callTimeoutMax bound call --timeout, as the bridge
+	// bounds the timeoutMs it is sent (hub.MinCallTimeout,
+	// hub.MaxCallTimeout): a bad value is a usage error here, before any
+	// request.
+	callTimeoutMin = 1 * time.Second
+	callTimeoutMax = 10 * time.Minute
+)
+
+// timeouts are quickTimeout and answerMargin; tests shorten them.
+var timeouts = struct{ quick, margin time.Duration }{quickTimeout, answerMargin}
+
+// callBody is the body of POST /call. TimeoutMs is omitted when call has no
+// --timeout, so the bridge's default applies.
+type callBody struct {
+	Command   string          `json:"command"`
+	Args      json.RawMessage `json:"args"`
+	TimeoutMs int64           `json:"timeoutMs,omitempty"`
+}
+
 func verb(ctx context.Context, a args, dir string, log *slog.Logger) ([]byte, error) {
-	name, rest := a.pos[0], a.pos[1:]
-	if a.has("origin") || a.has("agent-idle-minutes") || a.has("exit-when-unused") {
-		return nil, usageErr("--origin and --agent-idle-minutes go with starting the bridge, not with %s", name)
-	}
-	if a.has("out") && name != "call" {
-		return nil, usageErr("--out goes with call, not with %s", name)
-	}
-	maxArgs := map[string]int{"status": 0, "tools": 0, "wait": 1, "call": 2}
-	n, known := maxArgs[name]
-	if !known {
-		return nil, usageErr("unknown verb %q (want status, tools, wait or call)", name)
-	}
-	if len(rest) > n {
-		return nil, usageErr("%s takes at most %d argument(s), got %d", name, n, len(rest))
+	req, err := request(a)
+	if err != nil {
+		return nil, err
 	}
 	port, err := portFlag(a)
 	if err != nil {
 		return nil, usageErr("%v", err)
 	}
-	var body any
-	method, path := "GET", "/"+name
-	switch name {
-	case "wait":
-		method, body = "POST", map[string]any{}
-		if len(rest) == 1 {
-			secs, err := strconv.ParseFloat(rest[0], 64)
-			if err != nil || !(secs > 0) || secs > 1e9 {
-				return nil, usageErr("wait SECONDS: %q is not a positive number of seconds", rest[0])
-			}
-			body = map[string]any{"seconds": secs}
-		}
-	case "call":
-		if len(rest) == 0 || rest[0] == "" {
-			return nil, usageErr("call needs a COMMAND, e.g. call scene.describe '{\"limit\":5}'")
-		}
-		args := json.RawMessage("{}")
-		if len(rest) == 2 {
-			t := strings.TrimSpace(rest[1])
-			if !json.Valid([]byte(t)) || !strings.HasPrefix(t, "{") {
-				return nil, usageErr("call %s: JSON-ARGS must be a JSON object, e.g. '{\"limit\":5}'", rest[0])
-			}
-			args = json.RawMessage(t)
-		}
-		method, body = "POST", map[string]any{"command": rest[0], "args": args}
-	}
 	s, err := client.Find(dir, port)
 	if err != nil {
 		return nil, err
 	}
-	out, err := client.New(s).Do(ctx, method, path, body)
+	c := client.New(s)
+	file, ok := a.flags["out"]
+	if !ok {
+		return c.Do(ctx, req)
+	}
+	// Open, not Do: the reply may carry a large image, and it is decoded
+	// to file as it arrives rather than held whole.
+	body, err := c.Open(ctx, req)
 	if err != nil {
 		return nil, err
 	}
-	if file, ok := a.flags["out"]; ok {
-		return saveImage(out, file, log)
-	}
-	return out, nil
+	defer body.Close()
+	return saveImage(body, file, log)
 }
 
-// saveImage writes the envelope's image to file and returns the envelope
-// with dataUrl replaced by savedTo, savedBytes and savedType (§4.4). With no
-// image it writes nothing and says so.
-func saveImage(env []byte, file string, log *slog.Logger) ([]byte, error) {
-	o, err := envelope.Parse(env)
-	if err != nil {
-		log.Warn("the reply is not a JSON object; nothing was written", "out", file)
-		return env, nil
+// request checks a verb's arguments and builds its request to the bridge,
+// with the time the bridge gets to answer it.
+func request(a args) (client.Request, error) {
+	name, rest := a.pos[0], a.pos[1:]
+	if a.has("origin") || a.has("agent-idle-minutes") || a.has("exit-when-unused") {
+		return client.Request{}, usageErr("--origin and --agent-idle-minutes go with starting the bridge, not with %s", name)
 	}
-	img, ok := o.Image()
-	if !ok {
-		log.Warn("the reply carries no image (no dataUrl); nothing was written", "out", file)
-		return env, nil
-	}
-	data, err := img.Bytes()
-	if err != nil {
-		return nil, &client.Error{Exit: client.ExitFailed, Code: "bad_image", Msg: "--out: " + err.Error() + "; nothing was written"}
-	}
-	abs, err := filepath.Abs(file)
-	if err != nil {
-		return nil, &client.Error{Exit: client.ExitFailed, Code: "write_failed", Msg: fmt.Sprintf("--out %s: %v", file, err)}
-	}
-	if err := writeUserFile(abs, data); err != nil {
-		return nil, &client.Error{Exit: client.ExitFailed, Code: "write_failed", Msg: "--out: " + err.Error()}
-	}
-	log.Info(fmt.Sprintf("saved %d bytes of %s to %s", len(data), img.MIME, abs))
-	o = o.Without("dataUrl").With("savedTo", abs).With("savedBytes", len(data)).With("savedType", img.MIME)
-	return json.Marshal(o)
-}
-
-// writeUserFile writes data to path through a temp file and a rename, so
-// a failure leaves any earlier file whole. It refuses to write through a
-// symlink or over anything that is not a regular file.
-func writeUserFile(path string, data []byte) error {
-	if fi, err := os.Lstat(path); err == nil {
-		if !fi.Mode().IsRegular() {
-			return fmt.Errorf("%s exists and is not a regular file; nothing was written", path)
+	for _, f := range []string{"out", "timeout"} {
+		if a.has(f) && name != "call" {
+			return client.Request{}, usageErr("--%s goes with call, not with %s", f, name)
 		}
-	} else if !errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("%s: %v", path, err)
 	}
-	dir := filepath.Dir(path)
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*.tmp")
-	if err != nil {
-		return fmt.Errorf("cannot write into %s: %v", dir, err)
+	maxArgs := map[string]int{"status": 0, "tools": 0, "wait": 1, "call": 2}
+	n, known := maxArgs[name]
+	if !known {
+		return client.Request{}, usageErr("unknown verb %q (want status, tools, wait or call)", name)
 	}
-	tmp := f.Name()
-	_, werr := f.Write(data)
-	if cerr := f.Close(); werr == nil {
-		werr = cerr
+	if len(rest) > n {
+		return client.Request{}, usageErr("%s takes at most %d argument(s), got %d", name, n, len(rest))
 	}
-	if werr == nil {
-		werr = os.Chmod(tmp, 0o644)
+	req := client.Request{Method: "GET", Path: "/" + name, Timeout: timeouts.quick}
+	switch name {
+	case "wait":
+		req.Method, req.Body = "POST", map[string]any{}
+		wait := waitDefault
+		if len(rest) == 1 {
+			secs, err := strconv.ParseFloat(rest[0], 64)
+			if err != nil || !(secs > 0) || secs > 1e9 {
+				return client.Request{}, usageErr("wait SECONDS: %q is not a positive number of seconds", rest[0])
+			}
+			req.Body = map[string]any{"seconds": secs}
+			wait = time.Duration(min(secs, waitMax.Seconds()) * float64(time.Second))
+		}
+		req.Timeout = wait + timeouts.margin
+	case "call":
+		if len(rest) == 0 || rest[0] == "" {
+			return client.Request{}, usageErr("call needs a COMMAND, e.g. call scene.describe '{\"limit\":5}'")
+		}
+		body := callBody{Command: rest[0], Args: json.RawMessage("{}")}
+		if len(rest) == 2 {
+			t := strings.TrimSpace(rest[1])
+			if !json.Valid([]byte(t)) || !strings.HasPrefix(t, "{") {
+				return client.Request{}, usageErr("call %s: JSON-ARGS must be a JSON object, e.g. '{\"limit\":5}'", rest[0])
+			}
+			body.Args = json.RawMessage(t)
+		}
+		deadline := callDefault
+		if s, ok := a.flags["timeout"]; ok {
+			var err error
+			if deadline, err = callTimeout(s); err != nil {
+				return client.Request{}, err
+			}
+			body.TimeoutMs = deadline.Milliseconds()
+		}
+		req.Method, req.Body, req.Timeout = "POST", body, deadline+timeouts.margin
 	}
-	if werr == nil {
-		werr = os.Rename(tmp, path)
+	return req, nil
+}
+
+// callTimeout parses call --timeout SECONDS: fractions allowed, rounded to
+// the millisecond the bridge is told.
+func callTimeout(s string) (time.Duration, error) {
+	secs, err := strconv.ParseFloat(s, 64)
+	if err != nil || !(secs >= callTimeoutMin.Seconds() && secs <= callTimeoutMax.Seconds()) {
+		return 0, usageErr("call --timeout %q is not a number of seconds from %g to %g (%g minutes)",
+			s, callTimeoutMin.Seconds(), callTimeoutMax.Seconds(), callTimeoutMax.Minutes())
 	}
-	if werr != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("writing %s: %v", path, werr)
-	}
-	return nil
+	return time.Duration(math.Round(secs*1000)) * time.Millisecond, nil
 }

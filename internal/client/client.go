@@ -13,6 +13,8 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"time"
+	"unicode/utf8"
 
 	"github.com/stitchslop/stitchslop-bridge/internal/session"
 )
@@ -77,6 +79,38 @@ func Find(dir string, port int) (session.File, error) {
 		Hint: "choose one of: " + strings.Join(opts, "; ")}
 }
 
+// ConnectTimeout bounds the TCP connect to the bridge. On loopback a connect
+// is accepted or refused within microseconds; it stalls only when the
+// bridge's accept queue is full, that is when the bridge is frozen and no
+// longer accepting. Two seconds leave room for one SYN retransmission (at
+// one second) on a loaded machine and still answer the person promptly.
+const ConnectTimeout = 2 * time.Second
+
+// connectTimeout is ConnectTimeout; tests shorten it.
+var connectTimeout = ConnectTimeout
+
+// maxErrorBody caps how much of an answer other than 200 is read to word
+// the error: the bridge's refusals are one short envelope.
+const maxErrorBody = 4 << 10
+
+// maxErrorText caps how much of such an answer is quoted back to the person.
+const maxErrorText = 300
+
+// errNoAnswer is the cause of a request's context when its Timeout ran out.
+var errNoAnswer = errors.New("the bridge did not answer in time")
+
+// Request is one control-plane request.
+type Request struct {
+	Method string
+	Path   string
+	Body   any // sent as JSON when not nil
+
+	// Timeout bounds the whole exchange, connect and the answer's last byte
+	// included. It must be positive: a frozen bridge must never hang the
+	// shell.
+	Timeout time.Duration
+}
+
 // Client talks to one bridge.
 type Client struct {
 	s    session.File
@@ -85,60 +119,163 @@ type Client struct {
 
 // New returns a client for the bridge described by s.
 func New(s session.File) *Client {
+	dialer := &net.Dialer{Timeout: connectTimeout}
 	// No proxy, ever: the request goes to loopback and carries the key.
-	tr := &http.Transport{Proxy: nil, DisableKeepAlives: true}
+	tr := &http.Transport{Proxy: nil, DisableKeepAlives: true, DialContext: dialer.DialContext}
 	return &Client{s: s, http: &http.Client{Transport: tr}}
 }
 
-// Do sends a request and returns the body of a 200 answer. Any other answer
-// becomes an *Error.
-func (c *Client) Do(ctx context.Context, method, path string, body any) ([]byte, error) {
+// Do sends a request and returns the body of a 200 answer. Any other answer,
+// and a bridge that does not answer in full within r.Timeout, becomes an
+// *Error.
+func (c *Client) Do(ctx context.Context, r Request) ([]byte, error) {
+	body, err := c.Open(ctx, r)
+	if err != nil {
+		return nil, err
+	}
+	defer body.Close()
+	b, err := io.ReadAll(body)
+	if err != nil {
+		return nil, err
+	}
+	return b, nil
+}
+
+// Open sends a request and returns the body of a 200 answer as a stream, for
+// answers too large to hold (an image). Other answers become an *Error as
+// with Do. r.Timeout still bounds the whole exchange: once it runs out, Read
+// returns an *Error saying so. The caller must Close the body.
+func (c *Client) Open(ctx context.Context, r Request) (io.ReadCloser, error) {
+	if r.Timeout <= 0 {
+		return nil, fmt.Errorf("request %s %s: no timeout given", r.Method, r.Path)
+	}
 	var rd io.Reader
-	if body != nil {
-		b, err := json.Marshal(body)
+	if r.Body != nil {
+		b, err := json.Marshal(r.Body)
 		if err != nil {
 			return nil, err
 		}
 		rd = bytes.NewReader(b)
 	}
-	url := "http://127.0.0.1:" + strconv.Itoa(c.s.Port) + path
-	req, err := http.NewRequestWithContext(ctx, method, url, rd)
+	ctx, cancel := context.WithTimeoutCause(ctx, r.Timeout, errNoAnswer)
+	url := "http://127.0.0.1:" + strconv.Itoa(c.s.Port) + r.Path
+	req, err := http.NewRequestWithContext(ctx, r.Method, url, rd)
 	if err != nil {
+		cancel()
 		return nil, err
 	}
 	req.Header.Set("x-stitchslop-key", c.s.Key)
-	if body != nil {
+	if r.Body != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}
 	resp, err := c.http.Do(req)
 	if err != nil {
-		if isRefused(err) {
-			return nil, &Error{Exit: ExitNoBridge, Code: "stale_session",
-				Msg:  fmt.Sprintf("the session file for port %d is stale: nothing answers there (the bridge, pid %d, is gone)", c.s.Port, c.s.PID),
-				Hint: "start the bridge again"}
-		}
-		return nil, &Error{Exit: ExitNoBridge, Code: "no_bridge", Msg: fmt.Sprintf("cannot reach the bridge on port %d: %v", c.s.Port, err)}
+		cancel()
+		return nil, c.sendError(ctx, r.Timeout, err)
 	}
+	if resp.StatusCode == http.StatusOK {
+		return &body{rc: resp.Body, ctx: ctx, cancel: cancel, c: c, timeout: r.Timeout}, nil
+	}
+	defer cancel()
 	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
+	b, err := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
 	if err != nil {
-		return nil, &Error{Exit: ExitFailed, Code: "read_failed", Msg: fmt.Sprintf("reading the bridge's answer: %v", err)}
+		return nil, c.readError(ctx, r.Timeout, err)
 	}
-	switch resp.StatusCode {
-	case http.StatusOK:
-		return b, nil
-	case http.StatusUnauthorized:
+	if resp.StatusCode == http.StatusUnauthorized {
 		return nil, &Error{Exit: ExitNoBridge, Code: "stale_session",
 			Msg:  fmt.Sprintf("the bridge on port %d refused the key in its session file (stale: another process has the port now)", c.s.Port),
 			Hint: "start the bridge again, or pass --port for the one you mean"}
 	}
 	return nil, &Error{Exit: ExitFailed, Code: "http_" + strconv.Itoa(resp.StatusCode),
-		Msg: fmt.Sprintf("the bridge answered %s: %s", resp.Status, strings.TrimSpace(string(b)))}
+		Msg: fmt.Sprintf("the bridge answered %s: %s", resp.Status, errorText(b))}
 }
 
-// isRefused reports a failure to connect at all (connection refused, or
-// nothing listening): the session file outlived its bridge.
-func isRefused(err error) bool {
+// sendError words a failure to get an answer's headers.
+func (c *Client) sendError(ctx context.Context, timeout time.Duration, err error) error {
+	// A dial failure: nothing accepted the connection. Refused means the
+	// session file outlived its bridge; a connect timeout, a bridge too
+	// frozen to accept. Both leave nothing to drive (exit 3).
 	var op *net.OpError
-	return errors.As(err, &op) && op.Op == "dial"
+	if errors.As(err, &op) && op.Op == "dial" {
+		if op.Timeout() {
+			return &Error{Exit: ExitNoBridge, Code: "no_bridge",
+				Msg:  fmt.Sprintf("cannot connect to the bridge on port %d: it did not accept the connection within %s (pid %d may be frozen)", c.s.Port, seconds(connectTimeout), c.s.PID),
+				Hint: "if it stays like this, stop that process and start the bridge again"}
+		}
+		return &Error{Exit: ExitNoBridge, Code: "stale_session",
+			Msg:  fmt.Sprintf("the session file for port %d is stale: nothing answers there (the bridge, pid %d, is gone)", c.s.Port, c.s.PID),
+			Hint: "start the bridge again"}
+	}
+	if context.Cause(ctx) == errNoAnswer {
+		return c.timeoutError(timeout)
+	}
+	return &Error{Exit: ExitNoBridge, Code: "no_bridge", Msg: fmt.Sprintf("cannot reach the bridge on port %d: %v", c.s.Port, err)}
+}
+
+// readError words a failure while reading an answer's body.
+func (c *Client) readError(ctx context.Context, timeout time.Duration, err error) error {
+	if context.Cause(ctx) == errNoAnswer {
+		return c.timeoutError(timeout)
+	}
+	return &Error{Exit: ExitFailed, Code: "read_failed", Msg: fmt.Sprintf("reading the answer of the bridge on port %d: %v", c.s.Port, err)}
+}
+
+// timeoutError is a bridge that took the connection but did not answer in
+// full in time. It is there but stuck, or slower than any verb allows: a
+// failure (exit 1), not a missing bridge.
+func (c *Client) timeoutError(timeout time.Duration) error {
+	return &Error{Exit: ExitFailed, Code: "no_answer",
+		Msg:  fmt.Sprintf("the bridge on port %d (pid %d) did not answer within %s", c.s.Port, c.s.PID, seconds(timeout)),
+		Hint: "the bridge may be frozen: check its stderr, and start it again if it stays stuck"}
+}
+
+// body is the stream Open returns: it maps a read cut short by the request's
+// timeout to an *Error, and releases the request's timer on Close.
+type body struct {
+	rc      io.ReadCloser
+	ctx     context.Context
+	cancel  context.CancelFunc
+	c       *Client
+	timeout time.Duration
+}
+
+func (b *body) Read(p []byte) (int, error) {
+	n, err := b.rc.Read(p)
+	if err != nil && err != io.EOF {
+		err = b.c.readError(b.ctx, b.timeout, err)
+	}
+	return n, err
+}
+
+func (b *body) Close() error {
+	err := b.rc.Close()
+	b.cancel()
+	return err
+}
+
+// seconds writes d as a number of seconds: "15 s", "0.25 s".
+func seconds(d time.Duration) string {
+	return strconv.FormatFloat(d.Seconds(), 'f', -1, 64) + " s"
+}
+
+// errorText is an error answer's body as it may be shown to the person: the
+// message of the bridge's refusal envelope when there is one, else the body;
+// cut short, and quoted unless it is plain printable text (whatever holds
+// the port may have sent it).
+func errorText(b []byte) string {
+	var env struct {
+		Message string `json:"message"`
+	}
+	s := strings.TrimSpace(string(b))
+	if json.Unmarshal(b, &env) == nil && env.Message != "" {
+		s = env.Message
+	}
+	if len(s) > maxErrorText {
+		s = strings.ToValidUTF8(s[:maxErrorText], "") + "..."
+	}
+	if !utf8.ValidString(s) || strings.IndexFunc(s, func(r rune) bool { return !strconv.IsPrint(r) }) >= 0 {
+		return strconv.Quote(s)
+	}
+	return s
 }

@@ -1,0 +1,294 @@
+package cli
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"io"
+	"log/slog"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/stitchslop/stitchslop-bridge/internal/client"
+	"github.com/stitchslop/stitchslop-bridge/internal/ui"
+)
+
+// save runs saveImage on reply with FILE out.png in a fresh directory, and
+// returns that directory, the printed envelope and what went to stderr.
+func save(t *testing.T, reply io.Reader) (dir string, out []byte, stderr string, err error) {
+	t.Helper()
+	dir = t.TempDir()
+	var se bytes.Buffer
+	out, err = saveImage(reply, filepath.Join(dir, "out.png"), ui.NewLogger(&se))
+	return dir, out, se.String(), err
+}
+
+// files lists dir, temp files included.
+func files(t *testing.T, dir string) []string {
+	t.Helper()
+	es, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range es {
+		names = append(names, e.Name())
+	}
+	return names
+}
+
+func TestSaveImage(t *testing.T) {
+	slashes := []byte{0xff, 0xff, 0xff, 0xfb, 0xef, 0xbe} // base64 "////++++"
+	tests := []struct {
+		name  string
+		reply string
+		file  []byte // nil: no file
+		out   string // the printed envelope; savedTo is written as SAVED
+	}{
+		{
+			"order kept, saved* appended",
+			`{"z":1, "ok":true, "dataUrl":"data:image/png;base64,AAEC", "a":[1, {"b":"}"}], "m":"x\"y"}` + "\n",
+			[]byte{0, 1, 2},
+			`{"z":1,"ok":true,"a":[1,{"b":"}"}],"m":"x\"y","savedTo":SAVED,"savedBytes":3,"savedType":"image/png"}`,
+		},
+		{
+			"escaped slashes",
+			`{"ok":true,"dataUrl":"data:image\/png;base64,\/\/\/\/\u002B+++"}`,
+			slashes,
+			`{"ok":true,"savedTo":SAVED,"savedBytes":6,"savedType":"image/png"}`,
+		},
+		{
+			"unpadded",
+			`{"ok":true,"dataUrl":"data:image/png;base64,AAE"}`,
+			[]byte{0, 1},
+			`{"ok":true,"savedTo":SAVED,"savedBytes":2,"savedType":"image/png"}`,
+		},
+		{
+			"padded, with line breaks",
+			`{"ok":true,"dataUrl":"data:image/png;base64,AA\r\nE=","savedType":"old"}`,
+			[]byte{0, 1},
+			`{"ok":true,"savedType":"image/png","savedTo":SAVED,"savedBytes":2}`,
+		},
+		{
+			"mime parameters dropped",
+			`{"dataUrl":"data:image/svg+xml;charset=utf-8;base64,PHN2Zz4="}`,
+			[]byte("<svg>"),
+			`{"savedTo":SAVED,"savedBytes":5,"savedType":"image/svg+xml"}`,
+		},
+		{
+			"empty image",
+			`{"dataUrl":"data:image/png;base64,"}`,
+			[]byte{},
+			`{"savedTo":SAVED,"savedBytes":0,"savedType":"image/png"}`,
+		},
+		{
+			"not a data URL",
+			`{"ok":true,"dataUrl":"https:\/\/example.com\/x.png","n":2}`,
+			nil,
+			`{"ok":true,"dataUrl":"https:\/\/example.com\/x.png","n":2}`,
+		},
+		{
+			"not base64",
+			`{"dataUrl":"data:image/png,AAAA"}`,
+			nil,
+			`{"dataUrl":"data:image/png,AAAA"}`,
+		},
+		{
+			"no comma",
+			`{"dataUrl":"data:image/png;base64"}`,
+			nil,
+			`{"dataUrl":"data:image/png;base64"}`,
+		},
+		{
+			"not a string",
+			`{"dataUrl":{"src":"data:image/png;base64,AAAA"}}`,
+			nil,
+			`{"dataUrl":{"src":"data:image/png;base64,AAAA"}}`,
+		},
+		{
+			"nested dataUrl is not the image",
+			`{"ok":true,"result":{"dataUrl":"data:image/png;base64,AAAA"}}`,
+			nil,
+			`{"ok":true,"result":{"dataUrl":"data:image/png;base64,AAAA"}}`,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir, out, stderr, err := save(t, strings.NewReader(tt.reply))
+			if err != nil {
+				t.Fatalf("saveImage(%q) = %v", tt.reply, err)
+			}
+			path := filepath.Join(dir, "out.png")
+			saved, _ := json.Marshal(path)
+			if want := strings.Replace(tt.out, "SAVED", string(saved), 1); string(out) != want {
+				t.Errorf("saveImage(%q) printed\n%s\nwant\n%s", tt.reply, out, want)
+			}
+			if tt.file == nil {
+				if names := files(t, dir); len(names) != 0 {
+					t.Errorf("saveImage(%q) left %q, want nothing written", tt.reply, names)
+				}
+				if !strings.Contains(stderr, "no image") || !strings.Contains(stderr, "nothing was written") {
+					t.Errorf("saveImage(%q) stderr = %q, want a warning that there is no image", tt.reply, stderr)
+				}
+				return
+			}
+			got, err := os.ReadFile(path)
+			if err != nil || !bytes.Equal(got, tt.file) {
+				t.Errorf("saveImage(%q) wrote %x (%v), want %x", tt.reply, got, err, tt.file)
+			}
+			if names := files(t, dir); len(names) != 1 {
+				t.Errorf("saveImage(%q) left %q, want out.png alone", tt.reply, names)
+			}
+		})
+	}
+}
+
+func TestSaveImageRefuses(t *testing.T) {
+	tests := []struct {
+		name  string
+		reply string
+		code  string
+		msg   string
+	}{
+		{"invalid base64", `{"ok":true,"dataUrl":"data:image/png;base64,AAAA!!!!AAAA"}`, "bad_image", "not valid base64"},
+		{"a lone base64 character", `{"dataUrl":"data:image/png;base64,AAAAA"}`, "bad_image", "not valid base64"},
+		{"padding inside", `{"dataUrl":"data:image/png;base64,AA==AAAA"}`, "bad_image", "not valid base64"},
+		{"escape in the payload that is no base64", `{"dataUrl":"data:image/png;base64,AA\tA"}`, "bad_image", "not valid base64"},
+		{"two dataUrls", `{"dataUrl":"data:image/png;base64,AAAA","dataUrl":"data:image/png;base64,AAEC"}`, "bad_image", "more than one dataUrl"},
+		{"truncated after the image", `{"dataUrl":"data:image/png;base64,AAAA","ok":tr`, "bad_reply", "ends too soon"},
+		{"truncated in the image", `{"dataUrl":"data:image/png;base64,AAAA`, "bad_reply", "ends too soon"},
+		{"bad value after the image", `{"dataUrl":"data:image/png;base64,AAAA","ok":tru}`, "bad_reply", "not valid JSON"},
+		{"raw control byte in the image", "{\"dataUrl\":\"data:image/png;base64,AA\nAA\"}", "bad_reply", "control character"},
+		{"raw control byte after an escaped line break", "{\"dataUrl\":\"data:image/png;base64,\\r\x00\"}", "bad_reply", "control character"},
+		{"bad escape in the image", `{"dataUrl":"data:image/png;base64,AA\xAA"}`, "bad_reply", "invalid escape"},
+		{"bad \\u escape", `{"dataUrl":"data:image/png;base64,AA\u00GG"}`, "bad_reply", `invalid \u escape`},
+		{"data after the object", `{"dataUrl":"data:image/png;base64,AAAA"} {}`, "bad_reply", "data follows"},
+		{"not an object", `["data:image/png;base64,AAAA"]`, "bad_reply", "does not start with {"},
+		{"empty", ``, "bad_reply", "ends too soon"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir, out, _, err := save(t, strings.NewReader(tt.reply))
+			var ce *client.Error
+			if !errors.As(err, &ce) || ce.Exit != client.ExitFailed || ce.Code != tt.code || !strings.Contains(ce.Msg, tt.msg) {
+				t.Fatalf("saveImage(%q) = %q, %v; want exit 1, code %s, a message with %q", tt.reply, out, err, tt.code, tt.msg)
+			}
+			if !strings.HasSuffix(ce.Msg, "nothing was written") {
+				t.Errorf("saveImage(%q) message %q does not say nothing was written", tt.reply, ce.Msg)
+			}
+			if names := files(t, dir); len(names) != 0 {
+				t.Errorf("saveImage(%q) left %q, want no file and no temp file", tt.reply, names)
+			}
+		})
+	}
+}
+
+// A failed save leaves an earlier FILE whole.
+func TestSaveImageKeepsEarlierFile(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "out.png")
+	if err := os.WriteFile(path, []byte("earlier"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := saveImage(strings.NewReader(`{"dataUrl":"data:image/png;base64,AAAA!!!!"}`), path, slog.New(slog.DiscardHandler))
+	if err == nil {
+		t.Fatal("saveImage of invalid base64 = nil error")
+	}
+	if got, _ := os.ReadFile(path); string(got) != "earlier" {
+		t.Errorf("%s = %q after a failed save, want %q", path, got, "earlier")
+	}
+	if names := files(t, dir); len(names) != 1 {
+		t.Errorf("failed save left %q, want out.png alone", names)
+	}
+}
+
+func TestSaveImageRefusesSymlink(t *testing.T) {
+	dir := t.TempDir()
+	target := filepath.Join(dir, "target")
+	if err := os.WriteFile(target, []byte("keep"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "out.png")
+	if err := os.Symlink(target, link); err != nil {
+		t.Skipf("no symlinks here: %v", err)
+	}
+	_, err := saveImage(strings.NewReader(`{"dataUrl":"data:image/png;base64,AAAA"}`), link, slog.New(slog.DiscardHandler))
+	var ce *client.Error
+	if !errors.As(err, &ce) || ce.Code != "write_failed" || !strings.Contains(ce.Msg, "not a regular file") {
+		t.Fatalf("saveImage through a symlink = %v, want write_failed, not a regular file", err)
+	}
+	if got, _ := os.ReadFile(target); string(got) != "keep" {
+		t.Errorf("symlink target = %q, want it untouched", got)
+	}
+	if names := files(t, dir); len(names) != 2 {
+		t.Errorf("refused save left %q, want target and out.png alone", names)
+	}
+}
+
+// failingReader hands out its data, then the error a client body gives
+// when the bridge stops answering.
+type failingReader struct {
+	r   io.Reader
+	err error
+}
+
+func (f *failingReader) Read(b []byte) (int, error) {
+	n, err := f.r.Read(b)
+	if err == io.EOF {
+		return n, f.err
+	}
+	return n, err
+}
+
+// A bridge that stops answering in the middle of the image: the client's
+// error comes through as it is, and no file, temp or final, is left.
+func TestSaveImageBridgeStops(t *testing.T) {
+	stop := &client.Error{Exit: client.ExitFailed, Code: "no_answer", Msg: "the bridge on port 1 (pid 1) did not answer within 1 s"}
+	dir, _, _, err := save(t, &failingReader{strings.NewReader(`{"dataUrl":"data:image/png;base64,` + strings.Repeat("AAAA", 100000)), stop})
+	if err != stop {
+		t.Fatalf("saveImage with a body that stops = %v, want the client's error %v", err, stop)
+	}
+	if names := files(t, dir); len(names) != 0 {
+		t.Errorf("saveImage with a body that stops left %q, want nothing", names)
+	}
+}
+
+// A multi-megabyte image goes to the file whole, through escapes, and its
+// size does not show in what saveImage allocates.
+func TestSaveImageLarge(t *testing.T) {
+	const size = 8 << 20
+	img := make([]byte, size)
+	rng := rand.New(rand.NewPCG(1, 2))
+	for i := range img {
+		img[i] = byte(rng.Uint32())
+	}
+	b64 := base64.RawStdEncoding.EncodeToString(img) // unpadded: 8 MiB is not a multiple of 3
+	b64 = strings.ReplaceAll(b64, "/", `\/`)         // as some encoders write it
+	reply := []byte(`{"ok":true,"width":4096,"dataUrl":"data:image/png;base64,` + b64 + `","height":2048}`)
+	b64 = ""
+
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	dir, out, _, err := save(t, bytes.NewReader(reply))
+	runtime.ReadMemStats(&after)
+	if err != nil {
+		t.Fatalf("saveImage of %d bytes = %v", size, err)
+	}
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 1<<20 {
+		t.Errorf("saveImage of a %d-byte image allocated %d bytes, want well under the image's size", size, alloc)
+	}
+	got, err := os.ReadFile(filepath.Join(dir, "out.png"))
+	if err != nil || !bytes.Equal(got, img) {
+		t.Fatalf("saveImage wrote %d bytes (%v), want the %d-byte image", len(got), err, size)
+	}
+	var d map[string]any
+	if err := json.Unmarshal(out, &d); err != nil || d["savedBytes"] != float64(size) || d["width"] != float64(4096) || d["height"] != float64(2048) {
+		t.Errorf("saveImage printed %s (%v), want savedBytes %d beside width and height", out, err, size)
+	}
+}

@@ -1,0 +1,199 @@
+package client
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stitchslop/stitchslop-bridge/internal/session"
+)
+
+// testTimeout is how long the tests here let the client take to give up;
+// guard fails a test whose client is still waiting long after that.
+const testTimeout = 100 * time.Millisecond
+
+// guardTimeout is far longer than any timeout the tests set: a call still
+// running then has not given up at all.
+const guardTimeout = 20 * time.Second
+
+// shortConnect swaps in a short connect timeout for one test.
+func shortConnect(t *testing.T, d time.Duration) {
+	t.Helper()
+	old := connectTimeout
+	connectTimeout = d
+	t.Cleanup(func() { connectTimeout = old })
+}
+
+// frozenBridge starts a server that takes requests and answers none, or,
+// with headers true, sends its headers and the start of a body and then
+// nothing more. Its handlers return once the client hangs up or the test
+// ends.
+func frozenBridge(t *testing.T, headers bool) session.File {
+	t.Helper()
+	release := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body) // then the server notices the client hang up
+		if headers {
+			w.WriteHeader(http.StatusOK)
+			io.WriteString(w, `{"ok":true,"dataUrl":"data:image/png;base64,AAAA`)
+			w.(http.Flusher).Flush()
+		}
+		select {
+		case <-r.Context().Done():
+		case <-release:
+		}
+	}))
+	t.Cleanup(srv.Close)
+	t.Cleanup(func() { close(release) }) // runs first: handlers return, then Close
+	return session.File{Port: serverPort(t, srv), Key: "k", PID: 4242}
+}
+
+func serverPort(t *testing.T, srv *httptest.Server) int {
+	t.Helper()
+	_, p, err := net.SplitHostPort(srv.Listener.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	port, _ := strconv.Atoi(p)
+	return port
+}
+
+// within runs f and fails the test if it has not returned by guardTimeout.
+func within(t *testing.T, f func() error) error {
+	t.Helper()
+	done := make(chan error, 1)
+	go func() { done <- f() }()
+	select {
+	case err := <-done:
+		return err
+	case <-time.After(guardTimeout):
+		t.Fatalf("the client was still waiting after %v; want it to give up after %v", guardTimeout, testTimeout)
+		return nil
+	}
+}
+
+func wantNoAnswer(t *testing.T, what string, err error, port int) {
+	t.Helper()
+	var ce *Error
+	if !errors.As(err, &ce) {
+		t.Fatalf("%s = %v, want an *Error", what, err)
+	}
+	want := "the bridge on port " + strconv.Itoa(port) + " (pid 4242) did not answer within 0.1 s"
+	if ce.Exit != ExitFailed || ce.Code != "no_answer" || ce.Msg != want {
+		t.Errorf("%s = exit %d, code %q, %q; want exit 1, code no_answer, %q", what, ce.Exit, ce.Code, ce.Msg, want)
+	}
+}
+
+func TestDoGivesUpOnFrozenBridge(t *testing.T) {
+	for _, headers := range []bool{false, true} {
+		t.Run("headers="+strconv.FormatBool(headers), func(t *testing.T) {
+			s := frozenBridge(t, headers)
+			err := within(t, func() error {
+				_, err := New(s).Do(context.Background(), Request{Method: "GET", Path: "/status", Timeout: testTimeout})
+				return err
+			})
+			wantNoAnswer(t, "Do", err, s.Port)
+		})
+	}
+}
+
+func TestOpenGivesUpOnFrozenBody(t *testing.T) {
+	s := frozenBridge(t, true)
+	body, err := New(s).Open(context.Background(), Request{Method: "POST", Path: "/call", Body: map[string]any{}, Timeout: testTimeout})
+	if err != nil {
+		t.Fatalf("Open = %v, want the body of the 200 answer", err)
+	}
+	defer body.Close()
+	err = within(t, func() error {
+		_, err := io.ReadAll(body)
+		return err
+	})
+	wantNoAnswer(t, "reading the body of Open", err, s.Port)
+}
+
+func TestRefusedIsStale(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := l.Addr().(*net.TCPAddr).Port
+	l.Close() // nothing listens there now
+	_, err = New(session.File{Port: port, Key: "k", PID: 4242}).Do(context.Background(), Request{Method: "GET", Path: "/status", Timeout: guardTimeout})
+	var ce *Error
+	if !errors.As(err, &ce) || ce.Exit != ExitNoBridge || ce.Code != "stale_session" {
+		t.Fatalf("Do to a closed port = %v, want exit 3, stale_session", err)
+	}
+}
+
+func TestNoTimeoutIsRefused(t *testing.T) {
+	_, err := New(session.File{Port: 1, Key: "k", PID: 1}).Do(context.Background(), Request{Method: "GET", Path: "/status"})
+	if err == nil || !strings.Contains(err.Error(), "no timeout") {
+		t.Fatalf("Do without a Timeout = %v, want an error naming the missing timeout", err)
+	}
+}
+
+func TestOpenAnswers(t *testing.T) {
+	tests := []struct {
+		name    string
+		status  int
+		body    string
+		exit    int
+		code    string
+		msgPart string
+	}{
+		{"401", http.StatusUnauthorized, `{"ok":false}`, ExitNoBridge, "stale_session", "refused the key"},
+		{"refusal envelope", http.StatusBadRequest, `{"ok":false,"error":"bad_request","message":"\"args\" must be a JSON object"}`,
+			ExitFailed, "http_400", `the bridge answered 400 Bad Request: "args" must be a JSON object`},
+		{"control bytes quoted", http.StatusInternalServerError, "boom\x1b[31m",
+			ExitFailed, "http_500", `the bridge answered 500 Internal Server Error: "boom\x1b[31m"`},
+		{"long body cut", http.StatusBadGateway, strings.Repeat("x", 10000),
+			ExitFailed, "http_502", strings.Repeat("x", maxErrorText) + "..."},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				w.WriteHeader(tt.status)
+				io.WriteString(w, tt.body)
+			}))
+			defer srv.Close()
+			_, err := New(session.File{Port: serverPort(t, srv), Key: "k", PID: 1}).Open(context.Background(), Request{Method: "GET", Path: "/tools", Timeout: guardTimeout})
+			var ce *Error
+			if !errors.As(err, &ce) || ce.Exit != tt.exit || ce.Code != tt.code || !strings.Contains(ce.Msg, tt.msgPart) {
+				t.Fatalf("Open with a %d answer = %#v, want exit %d, code %s, message with %q", tt.status, err, tt.exit, tt.code, tt.msgPart)
+			}
+			if strings.Contains(ce.Msg, "\x1b") {
+				t.Errorf("Open message %q holds a raw escape byte", ce.Msg)
+			}
+		})
+	}
+}
+
+// The request carries the key in the header the spec names, and a 200
+// body streams through Open unchanged.
+func TestOpenStreamsTheBody(t *testing.T) {
+	want := strings.Repeat("0123456789", 100000)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("x-stitchslop-key") != "the-key" || r.Header.Get("Origin") != "" {
+			w.WriteHeader(http.StatusUnauthorized)
+			return
+		}
+		io.WriteString(w, want)
+	}))
+	defer srv.Close()
+	body, err := New(session.File{Port: serverPort(t, srv), Key: "the-key", PID: 1}).Open(context.Background(), Request{Method: "GET", Path: "/status", Timeout: guardTimeout})
+	if err != nil {
+		t.Fatalf("Open = %v", err)
+	}
+	defer body.Close()
+	got, err := io.ReadAll(body)
+	if err != nil || string(got) != want {
+		t.Fatalf("Open body = %d bytes, %v; want %d bytes", len(got), err, len(want))
+	}
+}
