@@ -130,6 +130,17 @@ func TestMCP_CallerDeadline(t *testing.T) {
 	if status != 200 || body["error"] != "timeout" {
 		t.Errorf("/call with timeoutMs 1000 to a silent page: got %d %v, want the timeout envelope", status, body)
 	}
+
+	// The shell: call --timeout SECONDS, same bounds, exit 64 outside them.
+	r := b.cli("call", "never.answers", "{}", "--timeout", "1")
+	if doc := r.doc(t); r.code != 1 || doc["error"] != "timeout" {
+		t.Errorf("call --timeout 1 to a silent page: exit %d, %v; want 1 and the timeout envelope", r.code, doc)
+	}
+	for _, bad := range []string{"0.5", "601", "soon"} {
+		if r := b.cli("call", "x", "{}", "--timeout", bad); r.code != 64 || !strings.Contains(r.stderr, "--timeout") {
+			t.Errorf("call --timeout %s: exit %d, stderr %q; want 64 naming --timeout", bad, r.code, r.stderr)
+		}
+	}
 }
 
 // Unknown or misspelt arguments are refused with the right spelling, and
