@@ -31,6 +31,7 @@ import (
 	"github.com/stitchslop/stitchslop-bridge/security/credential"
 	"github.com/stitchslop/stitchslop-bridge/security/fileperm"
 	"github.com/stitchslop/stitchslop-bridge/security/limits"
+	"github.com/stitchslop/stitchslop-bridge/security/throttle"
 )
 
 // DefaultPorts are scanned in order (§2.1); the page tries the same four.
@@ -85,7 +86,7 @@ var DefaultTimings = Timings{
 // live, and without this its garbage would hold another 2x in RSS. The
 // limit is soft: live data beyond it (a reply up to limits.PageFrame) still
 // works, with the collector running sooner. GOMEMLIMIT overrides it.
-const softMemoryLimit = 36 << 20
+const softMemoryLimit = 32 << 20
 
 // Run runs the bridge until it has a reason to exit. A nil error is a clean
 // exit (code 0).
@@ -156,7 +157,8 @@ func Run(ctx context.Context, cfg Config) error {
 	touch := func() { lastActivity.Store(time.Now().UnixNano()) }
 	touch()
 	initialized := make(chan struct{})
-	pageSrv := &page.Server{Origin: cfg.Origin, Port: port, Hub: h, Pairing: store, Token: cfg.Token, Log: log, Timings: t.Page}
+	pageSrv := &page.Server{Origin: cfg.Origin, Port: port, Hub: h, Pairing: store, Token: cfg.Token, Log: log, Timings: t.Page,
+		Guesses: throttle.New()}
 	ctlSrv := &control.Server{Key: key, Port: port, Origin: cfg.Origin, Hub: h, Log: log, Activity: touch,
 		Paired: func() bool { p, _ := store.Paired(cfg.Origin); return p }}
 	srv := &http.Server{

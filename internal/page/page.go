@@ -7,6 +7,7 @@ package page
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -24,6 +25,7 @@ import (
 	"github.com/stitchslop/stitchslop-bridge/security/credential"
 	"github.com/stitchslop/stitchslop-bridge/security/limits"
 	"github.com/stitchslop/stitchslop-bridge/security/origin"
+	"github.com/stitchslop/stitchslop-bridge/security/throttle"
 	"github.com/stitchslop/stitchslop-bridge/security/toollist"
 )
 
@@ -56,6 +58,9 @@ type Server struct {
 	Token   string // the bootstrap token from the environment, or ""
 	Log     *slog.Logger
 	Timings Timings
+	// Guesses bounds failed credential checks (T5); every check takes a
+	// unit of it first, and a right credential gives it back.
+	Guesses *throttle.Budget
 
 	unauth   atomic.Int32
 	upgrader websocket.Upgrader
@@ -161,6 +166,13 @@ func (s *Server) handshake(ws *websocket.Conn) *conn {
 		return nil
 	}
 	tok, sec := cr.Token, cr.Secret
+	if ok, started := s.Guesses.Take(); !ok {
+		if started {
+			s.Log.Warn(fmt.Sprintf("refusing tab handshakes unchecked (rate_limited): more than %d wrong credentials, then %d a second; a tab gets in again a moment after the guessing stops", throttle.Burst, throttle.PerSecond))
+		}
+		s.refuse(ws, refusal{Error: "rate_limited", Message: "Too many wrong credentials were tried on this bridge just now. The tab will get in again in a moment."})
+		return nil
+	}
 
 	secretOK, err := s.Pairing.VerifySecret(s.Origin, sec)
 	if err != nil {
@@ -179,6 +191,9 @@ func (s *Server) handshake(ws *websocket.Conn) *conn {
 		if spent {
 			why = "its token was already redeemed (tokens work once)"
 		}
+	}
+	if secretOK || tokenOK {
+		s.Guesses.Refund()
 	}
 	if !secretOK && !tokenOK {
 		s.Log.Warn("refused a tab: bad_credential: " + why)
