@@ -1,8 +1,10 @@
 package e2e
 
 import (
+	"bufio"
 	"encoding/json"
 	"fmt"
+	"io"
 	"maps"
 	"net"
 	"net/http"
@@ -833,6 +835,35 @@ func TestSpec3_3_NoListChangedBeforeInitialized(t *testing.T) {
 	for _, m := range b.rpc.msgs.all() {
 		if m.method() == listChanged {
 			t.Errorf("got %s before notifications/initialized, want none", m.raw)
+		}
+	}
+}
+
+// §2.2 with T2: the Host check stands in front of every request, whatever
+// its method or target. net/http would answer "OPTIONS *" itself, with any
+// Host, before a handler ran.
+func TestSpec2_2_HostCheckedBeforeRouting(t *testing.T) {
+	t.Parallel()
+	b := startBridge(t, bridgeOpts{token: newToken()})
+	for _, c := range []struct {
+		request string
+		want    string
+	}{
+		{"OPTIONS * HTTP/1.1\r\nHost: evil.example\r\n\r\n", "HTTP/1.1 403"},
+		{"OPTIONS * HTTP/1.1\r\nHost: evil.example:" + strconv.Itoa(b.port) + "\r\n\r\n", "HTTP/1.1 403"},
+		{"OPTIONS * HTTP/1.1\r\nHost: 127.0.0.1:" + strconv.Itoa(b.port) + "\r\n\r\n", "HTTP/1.1 426"},
+		{"TRACE /status HTTP/1.1\r\nHost: evil.example\r\n\r\n", "HTTP/1.1 403"},
+	} {
+		conn, err := net.Dial("tcp", "127.0.0.1:"+strconv.Itoa(b.port))
+		if err != nil {
+			t.Fatal(err)
+		}
+		conn.SetDeadline(time.Now().Add(guard))
+		io.WriteString(conn, c.request)
+		line, _ := bufio.NewReader(conn).ReadString('\n')
+		conn.Close()
+		if !strings.HasPrefix(line, c.want) {
+			t.Errorf("%q: got %q, want %s", c.request, line, c.want)
 		}
 	}
 }

@@ -22,6 +22,7 @@ import (
 	"github.com/gorilla/websocket"
 
 	"github.com/stitchslop/stitchslop-bridge/internal/control"
+	"github.com/stitchslop/stitchslop-bridge/internal/envelope"
 	"github.com/stitchslop/stitchslop-bridge/internal/hub"
 	"github.com/stitchslop/stitchslop-bridge/internal/mcp"
 	"github.com/stitchslop/stitchslop-bridge/internal/page"
@@ -31,6 +32,7 @@ import (
 	"github.com/stitchslop/stitchslop-bridge/security/credential"
 	"github.com/stitchslop/stitchslop-bridge/security/fileperm"
 	"github.com/stitchslop/stitchslop-bridge/security/limits"
+	"github.com/stitchslop/stitchslop-bridge/security/origin"
 	"github.com/stitchslop/stitchslop-bridge/security/throttle"
 )
 
@@ -167,6 +169,9 @@ func Run(ctx context.Context, cfg Config) error {
 		IdleTimeout:       limits.HTTPIdleTimeout,
 		MaxHeaderBytes:    limits.HTTPMaxHeaderBytes,
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+		// net/http answers "OPTIONS *" itself, 200 with any Host, before
+		// any handler runs; every request must meet front's Host check.
+		DisableGeneralOptionsHandler: true,
 	}
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- srv.Serve(ln) }()
@@ -279,9 +284,9 @@ func bindReason(err error) error {
 	return err
 }
 
-// front is the one handler on the port: WebSocket upgrades go to the page
-// side, everything else to the control plane; each checks Host and Origin
-// by its own rule. Every answer carries headers that keep a browser from
+// front is the one handler on the port: it checks Host for every request,
+// then sends WebSocket upgrades to the page side and everything else to the
+// control plane, each of which applies its own Origin rule. Every answer carries headers that keep a browser from
 // doing anything with it.
 type front struct {
 	page    *page.Server
@@ -294,6 +299,15 @@ func (f *front) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("Cache-Control", "no-store")
 	h.Set("Referrer-Policy", "no-referrer")
+	// One Host check before routing, for every request whatever its method
+	// or target (T2: DNS rebinding); each side then applies its own rules.
+	if !origin.HostAllowed(r.Host, f.control.Port) {
+		f.control.Log.Warn("refused a request (403): "+origin.ReasonHost, "host", origin.Quote(r.Host), "target", origin.Quote(r.RequestURI))
+		h.Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusForbidden)
+		w.Write(append(envelope.Bridge("forbidden", origin.ReasonHost), '\n'))
+		return
+	}
 	if websocket.IsWebSocketUpgrade(r) {
 		f.page.ServeHTTP(w, r)
 		return
