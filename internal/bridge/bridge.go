@@ -160,7 +160,7 @@ func Run(ctx context.Context, cfg Config) error {
 	touch()
 	initialized := make(chan struct{})
 	pageSrv := &page.Server{Origin: cfg.Origin, Port: port, Hub: h, Pairing: store, Token: cfg.Token, Log: log, Timings: t.Page,
-		Guesses: throttle.New()}
+		Guesses: throttle.New(), Reserved: mcp.ReservedTools}
 	ctlSrv := &control.Server{Key: key, Port: port, Origin: cfg.Origin, Hub: h, Log: log, Activity: touch,
 		Paired: func() bool { p, _ := store.Paired(cfg.Origin); return p }}
 	srv := &http.Server{

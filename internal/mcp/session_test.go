@@ -126,3 +126,22 @@ func TestListChangedByEra(t *testing.T) {
 		t.Fatalf("modern list change %s: want list_changed on subscription \"s1\"", got[0][0])
 	}
 }
+
+// Every tool the bridge lists as its own is in ReservedTools, so the page
+// side drops a page tool that would shadow it.
+func TestBridgeToolsReserved(t *testing.T) {
+	s, _, _ := sessionWithPage(t)
+	var list struct{ Tools []struct{ Name string } }
+	if err := json.Unmarshal(s.toolList(false), &list); err != nil {
+		t.Fatal(err)
+	}
+	for _, tool := range list.Tools {
+		found := false
+		for _, r := range ReservedTools {
+			found = found || r == tool.Name
+		}
+		if !found {
+			t.Errorf("bridge tool %q is not in ReservedTools", tool.Name)
+		}
+	}
+}

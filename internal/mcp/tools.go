@@ -12,6 +12,14 @@ import (
 	"github.com/stitchslop/stitchslop-bridge/internal/rawjson"
 )
 
+// ReservedTools are the names of the bridge's own tools, those it has and
+// those the next versions add (pairing through the agent, status, files).
+// It is the one list: the page side's sanitiser (security/toollist) drops
+// a page tool whose name folds to any of them, so a page can never shadow
+// a bridge tool, even one it does not know yet. A new bridge tool is added
+// here first; TestBridgeToolsReserved fails otherwise.
+var ReservedTools = []string{"wait_for_connection", "pair", "connection_status", "call_with_file", "call_to_files"}
+
 // Bounds of wait_for_connection's timeoutSeconds (protocol.md §3.4).
 const (
 	WaitDefaultSeconds = 90

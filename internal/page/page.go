@@ -46,9 +46,6 @@ var DefaultTimings = Timings{
 	Auth:  limits.AuthTimeout,
 }
 
-// ReservedTools are the bridge's own tool names, which a page cannot shadow.
-var ReservedTools = []string{"wait_for_connection"}
-
 // Server handles WebSocket upgrades for one allowed origin.
 type Server struct {
 	Origin  string // normalised allowed origin
@@ -61,6 +58,9 @@ type Server struct {
 	// Guesses bounds failed credential checks (T5); every check takes a
 	// unit of it first, and a right credential gives it back.
 	Guesses *throttle.Budget
+	// Reserved are the bridge's own tool names (mcp.ReservedTools): a page
+	// tool named like one of them is dropped, never listed (T8).
+	Reserved []string
 
 	unauth   atomic.Int32
 	upgrader websocket.Upgrader
@@ -278,7 +278,7 @@ func (s *Server) serve(c *conn) {
 				s.Log.Warn("ignored a reply nobody is waiting for (late, cancelled or unknown id)")
 			}
 		case tools != nil:
-			list, dropped := toollist.Sanitize(tools, ReservedTools)
+			list, dropped := toollist.Sanitize(tools, s.Reserved)
 			for _, d := range dropped {
 				s.Log.Warn("dropped a tool from the tab's list", "tool", d.Name, "reason", d.Reason)
 			}
