@@ -302,7 +302,7 @@ func (f *front) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// One Host check before routing, for every request whatever its method
 	// or target (T2: DNS rebinding); each side then applies its own rules.
 	if !origin.HostAllowed(r.Host, f.control.Port) {
-		f.control.Log.Warn("refused a request (403): "+origin.ReasonHost, "host", origin.Quote(r.Host), "target", origin.Quote(r.RequestURI))
+		f.control.Log.Warn("refused a request (403): "+origin.ReasonHost, "host", origin.Clip(r.Host), "target", origin.Clip(r.RequestURI))
 		h.Set("Content-Type", "application/json")
 		w.WriteHeader(http.StatusForbidden)
 		w.Write(append(envelope.Bridge("forbidden", origin.ReasonHost), '\n'))

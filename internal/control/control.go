@@ -67,7 +67,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// Host and Origin before anything else, the key included (§4.3).
 	if status, reason := origin.CheckControl(r, s.Port); status != 0 {
 		s.Log.Warn("refused a control-plane request ("+strconv.Itoa(status)+"): "+reason,
-			"host", origin.Quote(r.Host), "path", origin.Quote(r.URL.Path))
+			"host", origin.Clip(r.Host), "path", origin.Clip(r.URL.Path))
 		writeJSON(w, status, failure("forbidden", reason))
 		return
 	}

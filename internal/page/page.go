@@ -94,7 +94,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	})
 	if status, reason := origin.CheckUpgrade(r, s.Port, s.Origin); status != 0 {
 		s.Log.Warn("refused a connection ("+strconv.Itoa(status)+"): "+reason,
-			"origin", origin.Quote(r.Header.Get("Origin")), "host", origin.Quote(r.Host), "allowed", s.Origin)
+			"origin", origin.Clip(r.Header.Get("Origin")), "host", origin.Clip(r.Host), "allowed", s.Origin)
 		http.Error(w, reason, status)
 		return
 	}
@@ -280,7 +280,13 @@ func (s *Server) serve(c *conn) {
 		case tools != nil:
 			list, dropped := toollist.Sanitize(tools, s.Reserved)
 			for _, d := range dropped {
-				s.Log.Warn("dropped a tool from the tab's list", "tool", d.Name, "reason", d.Reason)
+				// An invalid name comes Go-quoted for the JSON report; the
+				// logger quotes it itself, once.
+				name := d.Name
+				if u, err := strconv.Unquote(name); err == nil {
+					name = u
+				}
+				s.Log.Warn("dropped a tool from the tab's list", "tool", name, "reason", d.Reason)
 			}
 			s.Hub.SetTools(c, list, dropped)
 			s.Log.Info("tab sent its tool list", "tools", len(list))

@@ -15,8 +15,10 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"strconv"
 	"strings"
 	"sync"
+	"unicode/utf8"
 )
 
 // Prefix starts every line.
@@ -52,7 +54,7 @@ func (h *handler) Handle(_ context.Context, r slog.Record) error {
 	}
 	// One record, one line: a wrapped error that carries newlines must not
 	// produce lines without the prefix.
-	b.WriteString(strings.ReplaceAll(strings.TrimRight(r.Message, "\n"), "\n", "; "))
+	b.WriteString(escape(strings.ReplaceAll(strings.TrimRight(r.Message, "\n"), "\n", "; ")))
 	write := func(a slog.Attr) bool {
 		fmt.Fprintf(&b, " %s=%s", a.Key, quote(a.Value.String()))
 		return true
@@ -76,11 +78,45 @@ func (h *handler) WithAttrs(as []slog.Attr) slog.Handler {
 
 func (h *handler) WithGroup(string) slog.Handler { return h }
 
+// quote renders an attribute value: as it is when it is plain printable
+// text, otherwise Go-quoted once, which escapes every control character.
 func quote(s string) string {
-	if s == "" || strings.ContainsAny(s, " \t\r\n\"=") {
-		return fmt.Sprintf("%q", s)
+	if s == "" || strings.ContainsAny(s, " \"=\\") || !printable(s) {
+		return strconv.Quote(s)
 	}
 	return s
+}
+
+// escape writes a message's characters that are not printable text (ESC,
+// BEL and the other C0 and C1 controls, DEL, format characters such as bidi
+// overrides, invalid UTF-8) as Go escapes, so bytes from a page or a file
+// cannot drive the terminal. Printable text, spaces included, is kept.
+func escape(s string) string {
+	if printable(s) {
+		return s
+	}
+	var b strings.Builder
+	for i, r := range s {
+		switch {
+		case r == utf8.RuneError && !strings.HasPrefix(s[i:], "\uFFFD"):
+			fmt.Fprintf(&b, "\\x%02x", s[i])
+		case r == ' ' || strconv.IsPrint(r):
+			b.WriteRune(r)
+		default:
+			q := strconv.QuoteRune(r)
+			b.WriteString(q[1 : len(q)-1])
+		}
+	}
+	return b.String()
+}
+
+func printable(s string) bool {
+	for _, r := range s {
+		if r != ' ' && !strconv.IsPrint(r) {
+			return false
+		}
+	}
+	return utf8.ValidString(s)
 }
 
 // Hint logs a hint line.

@@ -26,3 +26,23 @@ func TestEveryLineHasThePrefix(t *testing.T) {
 		t.Fatalf("log lines =\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
+
+// Bytes from a page or a file never drive the terminal: every control and
+// format character is escaped, in the message and in values, and each value
+// is quoted once.
+func TestUntrustedBytesEscaped(t *testing.T) {
+	var b bytes.Buffer
+	log := NewLogger(&b)
+	hostile := "\x1b]0;owned\x07\x1b[2J\u202eevil\u0085\x7f\xff"
+	log.Warn("the tab said: "+hostile, "origin", "https://evil.example", "reason", hostile, "empty", "")
+	line := b.String()
+	for _, c := range []string{"\x1b", "\x07", "\u202e", "\u0085", "\x7f", "\xff"} {
+		if strings.Contains(line, c) {
+			t.Errorf("log line %q carries %q raw", line, c)
+		}
+	}
+	want := `stitchslop-bridge: warning: the tab said: \x1b]0;owned\a\x1b[2J\u202eevil\u0085\x7f\xff origin=https://evil.example reason="\x1b]0;owned\a\x1b[2J\u202eevil\u0085\x7f\xff" empty=""` + "\n"
+	if line != want {
+		t.Errorf("log line\n%s\nwant\n%s", line, want)
+	}
+}

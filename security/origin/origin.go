@@ -205,14 +205,15 @@ func CheckControl(r *http.Request, port int) (status int, reason string) {
 	return 0, ""
 }
 
-// Quote renders an untrusted header value for a log line: at most 128
-// bytes of it, Go-quoted, so it cannot forge log lines or flood the log.
-func Quote(s string) string {
+// Clip bounds an untrusted header value for a log line to its first 128
+// bytes, marked with "…" when cut, so it cannot flood the log. The logger
+// (internal/ui) quotes it and escapes its control characters.
+func Clip(s string) string {
 	const max = 128
 	if len(s) > max {
-		return strconv.Quote(s[:max]) + "…"
+		return s[:max] + "…"
 	}
-	return strconv.Quote(s)
+	return s
 }
 
 func asciiLower(s string) string {

@@ -253,15 +253,15 @@ func TestCheckControlFromWire(t *testing.T) {
 	}
 }
 
-func TestQuote(t *testing.T) {
+func TestClip(t *testing.T) {
 	tests := []struct{ in, want string }{
-		{"https://x.test", `"https://x.test"`},
-		{"a\nforged: line", `"a\nforged: line"`},
-		{strings.Repeat("a", 200), `"` + strings.Repeat("a", 128) + `"…`},
+		{"https://x.test", "https://x.test"},
+		{"a\nforged: line", "a\nforged: line"},
+		{strings.Repeat("a", 200), strings.Repeat("a", 128) + "…"},
 	}
 	for _, tt := range tests {
-		if got := Quote(tt.in); got != tt.want {
-			t.Errorf("Quote(%q) = %q, want %q", tt.in, got, tt.want)
+		if got := Clip(tt.in); got != tt.want {
+			t.Errorf("Clip(%q) = %q, want %q", tt.in, got, tt.want)
 		}
 	}
 }
