@@ -117,6 +117,18 @@ func freePort(t *testing.T) int {
 	return l.Addr().(*net.TCPAddr).Port
 }
 
+// heldPort listens on a port the OS picks and holds it until the test
+// ends: unlike freePort then holdPort, no other test can take it between.
+func heldPort(t *testing.T) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatalf("hold a port: %v", err)
+	}
+	t.Cleanup(func() { l.Close() })
+	return l.Addr().(*net.TCPAddr).Port
+}
+
 // holdPort listens on 127.0.0.1:port until the test ends.
 func holdPort(t *testing.T, port int) {
 	t.Helper()

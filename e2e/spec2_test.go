@@ -136,8 +136,7 @@ func TestSpec2_1_AllPortsBusyExit2(t *testing.T) {
 // §2.1: --port pins one port; busy means exit 2.
 func TestSpec2_1_PinnedPortBusyExit2(t *testing.T) {
 	t.Parallel()
-	port := freePort(t)
-	holdPort(t, port)
+	port := heldPort(t)
 	b := startBridge(t, bridgeOpts{port: port, token: newToken(), expectExit: true})
 	if code := b.awaitExit(); code != 2 {
 		t.Errorf("exit with --port %d held: got %d, want 2; stderr: %s", port, code, b.stderr)
