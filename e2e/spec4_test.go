@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -450,6 +451,20 @@ func TestSpec4_4_CallOut(t *testing.T) {
 		}
 		if d["savedTo"] != want || d["savedBytes"] != float64(len(png)) || d["savedType"] != "image/png" || d["width"] != float64(2) {
 			t.Errorf("stdout: got %v, want savedTo %q savedBytes %d savedType image/png width 2", d, want, len(png))
+		}
+	})
+	t.Run("mode follows the umask", func(t *testing.T) {
+		for umask, want := range map[string]os.FileMode{"077": 0o600, "022": 0o644} {
+			dir := t.TempDir()
+			args := append([]string{"-c", "umask " + umask + ` && exec "$0" "$@"`, binPath}, append(base, "call", "render.png", "{}", "--out", "out.png")...)
+			cmd := exec.Command("/bin/sh", args...)
+			cmd.Env, cmd.Dir = childEnv(t.TempDir()), dir
+			if out, err := cmd.CombinedOutput(); err != nil {
+				t.Fatalf("call --out under umask %s: %v\n%s", umask, err, out)
+			}
+			if got := fileMode(t, filepath.Join(dir, "out.png")); got != want {
+				t.Errorf("--out file under umask %s: mode %o, want %o", umask, got, want)
+			}
 		}
 	})
 	t.Run("no image", func(t *testing.T) {

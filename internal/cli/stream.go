@@ -2,7 +2,9 @@ package cli
 
 import (
 	"bufio"
+	"crypto/rand"
 	"encoding/base64"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -609,11 +611,31 @@ func createUserFile(path string) (*userFile, error) {
 		return nil, fmt.Errorf("%s: %v", path, err)
 	}
 	dir := filepath.Dir(path)
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*.tmp")
+	f, err := createTemp(dir, "."+filepath.Base(path)+".", ".tmp")
 	if err != nil {
 		return nil, fmt.Errorf("cannot write into %s: %v", dir, err)
 	}
 	return &userFile{path: path, f: f}, nil
+}
+
+// createTemp creates a new file in dir named prefix, a random part, suffix.
+// Unlike os.CreateTemp (0600) it asks for 0666 and lets the umask decide,
+// as any program writing a user's file does: 0644 under umask 022, 0600
+// under 077. O_EXCL means it never opens a file that exists, a symlink
+// planted at the name included.
+func createTemp(dir, prefix, suffix string) (*os.File, error) {
+	for range 100 {
+		var r [8]byte
+		if _, err := rand.Read(r[:]); err != nil {
+			return nil, err
+		}
+		name := filepath.Join(dir, prefix+hex.EncodeToString(r[:])+suffix)
+		f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o666)
+		if !errors.Is(err, fs.ErrExist) {
+			return f, err
+		}
+	}
+	return nil, errors.New("no unused temporary name")
 }
 
 func (u *userFile) Write(b []byte) (int, error) {
@@ -628,9 +650,6 @@ func (u *userFile) Write(b []byte) (int, error) {
 func (u *userFile) commit() error {
 	tmp := u.f.Name()
 	werr := u.f.Close()
-	if werr == nil {
-		werr = os.Chmod(tmp, 0o644)
-	}
 	if werr == nil {
 		werr = os.Rename(tmp, u.path)
 	}
