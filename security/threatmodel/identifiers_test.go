@@ -1,0 +1,206 @@
+package threatmodel
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// refRE is a backticked reference to Go code: an optional module-relative
+// directory, then a package, type or identifier, then one or two names:
+// `security/origin.CheckUpgrade`, `origin.Match`, `hub.Hub.Reserve`,
+// `front.ServeHTTP`.
+var refRE = regexp.MustCompile("`((?:[a-z0-9_-]+/)*[A-Za-z][A-Za-z0-9_-]*)\\.([A-Za-z_][A-Za-z0-9_]*)(?:\\.([A-Za-z_][A-Za-z0-9_]*))?`")
+
+// fileName is the tail of a file name (pairing.json, pairing.json.lock),
+// which shares its first part with a package name.
+var fileName = regexp.MustCompile(`^(json|lock|md|go|ya?ml|txt)(\.|$)`)
+
+// decls is every identifier the module declares outside tests, by package
+// directory (module-relative) and by package name: top-level names, and
+// Type.Method and Type.Field.
+type decls struct {
+	byDir  map[string]map[string]bool
+	byName map[string][]string // package name -> directories
+}
+
+func loadDecls(t *testing.T, root string) decls {
+	t.Helper()
+	d := decls{byDir: map[string]map[string]bool{}, byName: map[string][]string{}}
+	fset := token.NewFileSet()
+	err := filepath.WalkDir(root, func(path string, e fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if e.IsDir() && (e.Name() == ".git" || e.Name() == "testdata") {
+			return filepath.SkipDir
+		}
+		if e.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
+		if err != nil {
+			return err
+		}
+		dir, _ := filepath.Rel(root, filepath.Dir(path))
+		dir = filepath.ToSlash(dir)
+		names := d.byDir[dir]
+		if names == nil {
+			names = map[string]bool{}
+			d.byDir[dir] = names
+			d.byName[f.Name.Name] = append(d.byName[f.Name.Name], dir)
+			d.byName[filepath.Base(dir)] = append(d.byName[filepath.Base(dir)], dir)
+		}
+		for _, decl := range f.Decls {
+			switch decl := decl.(type) {
+			case *ast.FuncDecl:
+				if decl.Recv == nil {
+					names[decl.Name.Name] = true
+				} else {
+					names[recvType(decl.Recv.List[0].Type)+"."+decl.Name.Name] = true
+				}
+			case *ast.GenDecl:
+				for _, spec := range decl.Specs {
+					switch spec := spec.(type) {
+					case *ast.ValueSpec:
+						for _, n := range spec.Names {
+							names[n.Name] = true
+						}
+					case *ast.TypeSpec:
+						names[spec.Name.Name] = true
+						if st, ok := spec.Type.(*ast.StructType); ok {
+							for _, fld := range st.Fields.List {
+								for _, n := range fld.Names {
+									names[spec.Name.Name+"."+n.Name] = true
+								}
+							}
+						}
+					}
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+func recvType(e ast.Expr) string {
+	switch e := e.(type) {
+	case *ast.StarExpr:
+		return recvType(e.X)
+	case *ast.IndexExpr:
+		return recvType(e.X)
+	case *ast.Ident:
+		return e.Name
+	}
+	return ""
+}
+
+// resolve reports whether a reference names something declared. ok is
+// false when its first part names no package, directory or type at all: a
+// reference to something else (a file, a flag), which is not checked.
+func (d decls) resolve(pkg, name, sub string) (found, ok bool) {
+	var dirs []string
+	if strings.Contains(pkg, "/") {
+		if d.byDir[pkg] == nil {
+			return false, true // a directory that holds no Go code
+		}
+		dirs = []string{pkg}
+	} else {
+		dirs = d.byName[pkg]
+	}
+	want := name
+	if sub != "" {
+		want = name + "." + sub
+	}
+	if len(dirs) > 0 {
+		if fileName.MatchString(want) {
+			return false, false // pairing.json, not package pairing
+		}
+		for _, dir := range dirs {
+			if d.byDir[dir][want] {
+				return true, true
+			}
+			// pkg.Method, for a method of one of the package's types.
+			for k := range d.byDir[dir] {
+				if sub == "" && strings.HasSuffix(k, "."+want) {
+					return true, true
+				}
+			}
+		}
+		return false, true
+	}
+	// Type.Method or Type.Field without a package: any package may have it.
+	if sub == "" && pkg != "" && pkg[0] >= 'A' && pkg[0] <= 'Z' || pkg != "" && isLowerType(d, pkg) {
+		for _, names := range d.byDir {
+			if names[pkg+"."+name] {
+				return true, true
+			}
+		}
+		return false, true
+	}
+	return false, false
+}
+
+// isLowerType reports whether some package declares an unexported type
+// named name (front, conn), so front.ServeHTTP is checked as a method.
+func isLowerType(d decls, name string) bool {
+	for _, names := range d.byDir {
+		for k := range names {
+			if strings.HasPrefix(k, name+".") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// TestControlsNameExistingCode: every threat's control names the Go code
+// that implements it, and every Go identifier THREAT_MODEL.md names exists,
+// so a control that is renamed, removed or never written cannot stay
+// described as present.
+func TestControlsNameExistingCode(t *testing.T) {
+	root := filepath.Join("..", "..")
+	doc, err := os.ReadFile(filepath.Join(root, "THREAT_MODEL.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := loadDecls(t, root)
+	text := string(doc)
+
+	idx := sectionRE.FindAllStringSubmatchIndex(text, -1)
+	for i, m := range idx {
+		end := len(text)
+		if i+1 < len(idx) {
+			end = idx[i+1][0]
+		}
+		id, body := text[m[2]:m[3]], text[m[0]:end]
+		control := body[strings.Index(body, "**Control.**"):]
+		if j := strings.Index(control, "\n- **"); j > 0 {
+			control = control[:j]
+		}
+		named := 0
+		for _, r := range refRE.FindAllStringSubmatch(control, -1) {
+			if found, ok := d.resolve(r[1], r[2], r[3]); ok && found {
+				named++
+			}
+		}
+		if named == 0 && !strings.Contains(control, "*Planned, not built") {
+			t.Errorf("%s: its control names no Go identifier that exists", id)
+		}
+	}
+	for _, r := range refRE.FindAllStringSubmatch(text, -1) {
+		if found, ok := d.resolve(r[1], r[2], r[3]); ok && !found {
+			t.Errorf("THREAT_MODEL.md names %s, which the code does not declare", strings.Trim(r[0], "`"))
+		}
+	}
+}
