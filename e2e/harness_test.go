@@ -414,21 +414,28 @@ func (b *bridge) cleanup() {
 			return
 		}
 	}
-	lines := b.stderr.lines.all()
+	checkStderr(b.t, b.stderr)
+	for _, bad := range b.rpc.bad.all() {
+		b.t.Errorf("bridge stdout line %q: got non-JSON-RPC, want only JSON-RPC 2.0 messages (§3.1)", bad)
+	}
+}
+
+// checkStderr fails t if a bridge's stderr shows a crash or a race, or a
+// line without the house prefix.
+func checkStderr(t *testing.T, stderr *lineLog) {
+	t.Helper()
+	lines := stderr.lines.all()
 	for _, line := range lines {
 		if strings.Contains(line, "DATA RACE") || strings.HasPrefix(line, "panic:") || strings.HasPrefix(line, "fatal error:") {
-			b.t.Errorf("bridge crashed or raced; stderr:\n%s", b.stderr)
+			t.Errorf("bridge crashed or raced; stderr:\n%s", stderr)
 			break
 		}
 	}
 	for _, line := range lines {
 		if !strings.HasPrefix(line, stderrPrefix) {
-			b.t.Errorf("bridge stderr line %q: got no prefix, want %q", line, stderrPrefix)
+			t.Errorf("bridge stderr line %q: got no prefix, want %q", line, stderrPrefix)
 			break
 		}
-	}
-	for _, bad := range b.rpc.bad.all() {
-		b.t.Errorf("bridge stdout line %q: got non-JSON-RPC, want only JSON-RPC 2.0 messages (§3.1)", bad)
 	}
 }
 

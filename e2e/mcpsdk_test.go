@@ -210,19 +210,7 @@ func (b *sdkBridge) cleanup() {
 		b.closed = true
 	}
 	b.stderr.finish()
-	lines := b.stderr.lines.all()
-	for _, line := range lines {
-		if strings.Contains(line, "DATA RACE") || strings.HasPrefix(line, "panic:") || strings.HasPrefix(line, "fatal error:") {
-			b.t.Errorf("bridge crashed or raced; stderr:\n%s", b.stderr)
-			break
-		}
-	}
-	for _, line := range lines {
-		if !strings.HasPrefix(line, stderrPrefix) {
-			b.t.Errorf("bridge stderr line %q: got no prefix, want %q", line, stderrPrefix)
-			break
-		}
-	}
+	checkStderr(b.t, b.stderr)
 }
 
 // closeSession closes the session as an MCP host does (stdin EOF, then a

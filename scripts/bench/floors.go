@@ -69,16 +69,7 @@ func wsFloor(req, reply []byte, warm, iters int, limit time.Duration) ([]time.Du
 		return nil, err
 	}
 	defer conn.Close()
-	go func() {
-		for {
-			if _, _, err := conn.ReadMessage(); err != nil {
-				return
-			}
-			if err := conn.WriteMessage(websocket.TextMessage, reply); err != nil {
-				return
-			}
-		}
-	}()
+	go answerEach(conn, reply)
 	select {
 	case r := <-results:
 		return r.times, r.err
@@ -182,16 +173,7 @@ func wsFloorConc(req, reply []byte, warm, inFlight, total int, limit time.Durati
 		return 0, err
 	}
 	defer conn.Close()
-	go func() {
-		for {
-			if _, _, err := conn.ReadMessage(); err != nil {
-				return
-			}
-			if err := conn.WriteMessage(websocket.TextMessage, reply); err != nil {
-				return
-			}
-		}
-	}()
+	go answerEach(conn, reply)
 	select {
 	case r := <-results:
 		return r.wall, r.err
@@ -278,4 +260,17 @@ func pipelined(total, inFlight int, send, recv func() error) (time.Duration, err
 		<-owed
 	}
 	return time.Since(start), nil
+}
+
+// answerEach plays the page of a floor: it answers every frame it reads
+// with reply, until the connection ends.
+func answerEach(conn *websocket.Conn, reply []byte) {
+	for {
+		if _, _, err := conn.ReadMessage(); err != nil {
+			return
+		}
+		if err := conn.WriteMessage(websocket.TextMessage, reply); err != nil {
+			return
+		}
+	}
 }
