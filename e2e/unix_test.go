@@ -1,0 +1,177 @@
+//go:build unix
+
+package e2e
+
+// Tests that read /proc, send SIGUSR1 or take flock: the black-box suite
+// skips itself on Windows, but must still compile there.
+
+import (
+	"bufio"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+var goroutinesRE = regexp.MustCompile(`goroutines=(\d+)`)
+
+// goroutines asks a test-hooks bridge for its goroutine count (SIGUSR1).
+func (b *bridge) goroutines() int {
+	b.t.Helper()
+	from := b.stderr.lines.len()
+	b.signal(syscall.SIGUSR1)
+	line, _, ok := b.stderr.lines.await(from, guard, goroutinesRE.MatchString)
+	if !ok {
+		b.t.Fatalf("no goroutine count on SIGUSR1; stderr:\n%s", b.stderr)
+	}
+	n, _ := strconv.Atoi(goroutinesRE.FindStringSubmatch(line)[1])
+	return n
+}
+
+// rssKB reads the bridge's resident set from /proc.
+func (b *bridge) rssKB() int {
+	b.t.Helper()
+	f, err := os.Open(filepath.Join("/proc", strconv.Itoa(b.pid()), "status"))
+	if err != nil {
+		b.t.Skipf("no /proc here: %v", err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if v, ok := strings.CutPrefix(sc.Text(), "VmRSS:"); ok {
+			n, _ := strconv.Atoi(strings.Fields(v)[0])
+			return n
+		}
+	}
+	b.t.Fatal("no VmRSS in /proc/<pid>/status")
+	return 0
+}
+
+// THREAT_MODEL T8/T9: a page that floods tool lists while the client does
+// not read stdout grows neither the goroutine count nor memory: changes
+// collapse into one signal, and the client, once it reads again, gets a
+// handful of list_changed notifications, not one per list.
+func TestSpec3_3_ToolListFloodWhileStdoutStalled(t *testing.T) {
+	if testing.Short() {
+		t.Skip("floods 5,000 frames")
+	}
+	t.Parallel()
+	gate := make(chan struct{})
+	tok := newToken()
+	b := startBridge(t, bridgeOpts{token: tok, mcp: true, stdoutGate: gate})
+	defer func() {
+		select {
+		case <-gate:
+		default:
+			close(gate)
+		}
+	}()
+	p := openPage(t, b.port, false)
+	wantHello(t, p.handshake(map[string]any{"token": tok}), b.port)
+	// Stall stdout: the pipe holds about 64 KiB, and the answer to a ping
+	// whose id is 256 KiB does not fit, so the bridge's writer blocks on it
+	// as on a client that stopped reading. The page then sees a call sent
+	// after the ping: the reader has handed the ping's answer on.
+	b.rpc.sendLine(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{}}}`)
+	b.rpc.sendLine(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	b.rpc.sendLine(`{"jsonrpc":"2.0","id":"` + strings.Repeat("x", 256<<10) + `","method":"ping"}`)
+	probe := b.rpc.request("tools/call", map[string]any{"name": "probe", "arguments": map[string]any{}})
+	f, _ := p.command(0)
+	before, rssBefore := b.goroutines(), b.rssKB()
+
+	const lists = 5000
+	from := b.stderr.lines.len()
+	for i := range lists {
+		p.mustSend(map[string]any{"tools": []any{map[string]any{"name": "t" + strconv.Itoa(i%7), "inputSchema": map[string]any{"type": "object"}}}})
+	}
+	seen := 0
+	if _, _, ok := b.stderr.lines.await(from, 2*guard, func(l string) bool {
+		if strings.Contains(l, "tab sent its tool list") {
+			seen++
+		}
+		return seen == lists
+	}); !ok {
+		t.Fatalf("the bridge read %d of %d tool lists", seen, lists)
+	}
+	after, rssAfter := b.goroutines(), b.rssKB()
+	t.Logf("goroutines %d -> %d, RSS %d -> %d KiB", before, after, rssBefore, rssAfter)
+	if after > before+4 {
+		t.Errorf("goroutines grew from %d to %d while %d tool lists met a stalled stdout", before, after, lists)
+	}
+	if rssAfter-rssBefore > 64<<10 {
+		t.Errorf("RSS grew by %d KiB while %d tool lists met a stalled stdout", rssAfter-rssBefore, lists)
+	}
+
+	close(gate)
+	p.reply(f, map[string]any{"ok": true})
+	b.rpc.response(probe)
+	b.rpc.call("ping", nil)
+	n := 0
+	for _, m := range b.rpc.msgs.all() {
+		if m.method() == listChanged {
+			n++
+		}
+	}
+	if n < 1 || n > 3 {
+		t.Fatalf("the client got %d list_changed notifications for %d tool lists, want 1 to 3 (collapsed)", n, lists)
+	}
+}
+
+// Redeeming a token takes the pairing file's lock. While another process
+// holds it, the redemption waits, but nothing else does: /status and
+// tools/list answer.
+func TestSpec2_4_StatusWhilePairingLocked(t *testing.T) {
+	t.Parallel()
+	b, tok := mcpBridge(t, "")
+	b.rpc.initialize()
+	lock, err := os.OpenFile(filepath.Join(b.configDir, "pairing.json.lock"), os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lock.Close()
+	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
+		t.Fatal(err)
+	}
+	p := openPage(t, b.port, false)
+	p.mustSend(map[string]any{"token": tok})
+	awaitLockWaiter(t, b.pid())
+
+	status, st := b.ctl("GET", "/status", nil)
+	if status != 200 || st["connected"] != false {
+		t.Fatalf("/status while the tab's token is being redeemed: got %d %v, want 200 and not connected", status, st)
+	}
+	if names := b.rpc.toolNames(); len(names) != 1 {
+		t.Fatalf("tools/list during redemption: got %v", names)
+	}
+	syscall.Flock(int(lock.Fd()), syscall.LOCK_UN)
+	f, _ := p.frameAt(0, nil)
+	wantHello(t, f, b.port)
+	if f.str("pairingSecret") == "" {
+		t.Fatalf("hello after the lock was released: %s, want a pairingSecret", f.raw)
+	}
+}
+
+// awaitLockWaiter waits until pid is blocked on a file lock (/proc/locks
+// lists waiters with "->").
+func awaitLockWaiter(t *testing.T, pid int) {
+	t.Helper()
+	deadline := time.Now().Add(guard)
+	for time.Now().Before(deadline) {
+		data, err := os.ReadFile("/proc/locks")
+		if err != nil {
+			t.Skipf("no /proc/locks: %v", err)
+		}
+		for _, l := range strings.Split(string(data), "\n") {
+			fs := strings.Fields(l)
+			if len(fs) > 5 && fs[1] == "->" && fs[5] == strconv.Itoa(pid) {
+				return
+			}
+		}
+		time.Sleep(5 * time.Millisecond) // polling /proc: there is no event to wait on
+	}
+	t.Fatalf("bridge pid %d never waited on the pairing lock", pid)
+}
