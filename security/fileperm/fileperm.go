@@ -2,29 +2,52 @@
 // alone, never half-written, never lost to a concurrent writer, and never
 // silently replaced. It mitigates THREAT_MODEL.md:
 //
-//   - T10 (other-user): the config directory is 0700 and every file in it
-//     0600 on create (EnsureDir, WriteFile, Lock). An existing directory or
-//     file with looser bits is reported by path and mode through Warn, then
-//     tightened if it is the user's own (CheckFile, EnsureDir).
+//   - T10 (other-user): the config directory and every file in it are the
+//     user's alone from the moment each is created (EnsureDir, WriteFile,
+//     Lock), and an existing one that is not is repaired if it is the
+//     user's own, with a warning through Warn naming its path and what was
+//     loose, or refused if it is not (CheckFile, EnsureDir). On Unix that
+//     means mode 0700 for the directory and 0600 for files. On Windows it
+//     means an owner-only security descriptor: owner the process token's
+//     user, and a protected DACL (nothing inherited from the parent) with
+//     one entry, full control for that user; in SDDL
+//     "O:<user>D:P(A;OICI;FA;;;<user>)" for the directory, whose entry files
+//     later created in it inherit, and "O:<user>D:P(A;;FA;;;<user>)" for a
+//     file. A new object has it from birth: it is passed to CreateDirectory
+//     and CreateFile, not applied afterwards. An existing object whose DACL
+//     is missing, not protected, or grants anything to anyone else (SYSTEM
+//     and Administrators included; deny entries are fine) gets that DACL if
+//     its owner is the token's user or default owner, else is refused with
+//     an error naming the path and both principals.
 //   - T13 (bad-config): a symbolic link, a non-regular file, or an object of
-//     another owner is refused with an error naming its path and mode,
-//     never repaired, read or written through: acting on it would act on
-//     someone else's object. Reads open without following links and check
-//     that the file opened is the one inspected; a file over
-//     limits.ConfigFile is refused. KeepAside sets a corrupt file aside
-//     under a new name instead of letting it be overwritten.
+//     another owner is refused with an error naming its path and mode (its
+//     owner, on Windows), never repaired, read or written through: acting
+//     on it would act on someone else's object. Reads open without
+//     following links and check that the file opened is the one inspected;
+//     a file over limits.ConfigFile is refused. KeepAside sets a corrupt
+//     file aside under a new name instead of letting it be overwritten.
 //   - T14 (lost-update): WriteFile is atomic (temp file in the same
 //     directory, fsync, rename, fsync of the directory): a crash or a
 //     failed write leaves the old file or the new one, never a mix, and no
 //     temp file. Lock serialises read-modify-write cycles between
 //     processes (two bridges pairing at once on one config dir).
 //
-// File modes stop other local users. They do not stop another process of
-// the same user (T11), which can read, replace or delete anything the user
-// can, hold the lock forever, or ptrace the bridge: nothing on disk can
-// stop it, and THREAT_MODEL.md says so. Root is not stopped either. On
-// Windows the modes are not enforced by the OS the same way; the profile
-// directory's ACL is what protects the files, and owner checks are skipped.
+// Modes and DACLs stop other local users. They do not stop another process
+// of the same user (T11), which can read, replace or delete anything the
+// user can, hold the lock forever, or ptrace or debug the bridge: nothing
+// on disk can stop it, and THREAT_MODEL.md says so. Root is not stopped
+// either, nor on Windows SYSTEM or an elevated administrator, which read
+// any file through backup or take-ownership privileges whatever its DACL.
+//
+// Not enforced on Windows: the parents EnsureDir creates for the config
+// directory keep the ACL they inherit; a repair rewrites the DACL only,
+// never the owner, the SACL or the integrity label; the directory is not
+// fsynced after a rename; the mode constants mean nothing. Not tested on a
+// real Windows machine when this was written: the rule that judges a
+// descriptor (acl.go) is tested on every OS, and the Windows code is
+// compiled and vetted for windows/amd64, but the tests that create, read
+// back and repair real descriptors (acl_windows_test.go) run on Windows
+// only, in CI's windows job.
 package fileperm
 
 import (
@@ -53,6 +76,32 @@ const (
 	CorruptTimeFormat = "20060102T150405Z"
 )
 
+// The OS hooks, defined once in fileperm_unix.go and once in
+// fileperm_windows.go; these lines hold both to one signature.
+var (
+	// mkdirPrivate creates dir, and any missing parent, with dir the
+	// user's alone from birth. An error wraps fs.ErrExist if dir appeared
+	// meanwhile, to be checked like any existing one.
+	_ func(dir string) error = mkdirPrivate
+	// createPrivate is os.CreateTemp, the file the user's alone from birth.
+	_ func(dir, pattern string) (*os.File, error) = createPrivate
+	// checkAccess checks that f, opened from path and described by fi, is
+	// the user's and no one else's, and repairs it if it is the user's
+	// (want: the mode it should have on Unix).
+	_ func(f *os.File, path string, fi fs.FileInfo, want fs.FileMode, warn Warn) error = checkAccess
+	// openNoFollow opens path for reading, not through a final link where
+	// the OS allows it.
+	_ func(path string) (*os.File, error) = openNoFollow
+	// openLockFile opens or creates path read-write; a created one is the
+	// user's alone from birth.
+	_ func(path string) (*os.File, error) = openLockFile
+	// syncDir flushes a rename in dir to disk, as far as the OS allows.
+	_ func(dir string) = syncDir
+	// lockFile takes an exclusive lock on f, blocking; unlockFile drops it.
+	_ func(f *os.File) error = lockFile
+	_ func(f *os.File) error = unlockFile
+)
+
 // Test hooks, swapped in t.Cleanup: who "we" are, the clock, and the two
 // steps of WriteFile whose failure must leave the old file intact.
 var (
@@ -66,21 +115,22 @@ var (
 // where it goes (stderr, with the "warning:" prefix).
 type Warn func(msg string)
 
-// EnsureDir creates dir with DirMode if it does not exist, or checks and
-// repairs an existing one: a symbolic link, a non-directory or another
-// user's directory is refused; looser bits than DirMode are reported and
-// tightened.
+// EnsureDir creates dir with DirMode (an owner-only DACL on Windows) if it
+// does not exist, or checks and repairs an existing one: a symbolic link, a
+// non-directory or another user's directory is refused; looser bits than
+// DirMode (a looser DACL) are reported and tightened.
 func EnsureDir(dir string, warn Warn) error {
 	fi, err := os.Lstat(dir)
 	if errors.Is(err, fs.ErrNotExist) {
-		if err := os.MkdirAll(dir, DirMode); err != nil {
+		err = mkdirPrivate(dir)
+		if err == nil {
+			return nil
+		}
+		if !errors.Is(err, fs.ErrExist) {
 			return fmt.Errorf("creating config directory %s: %w", dir, err)
 		}
-		// MkdirAll applies the umask; make the mode exact.
-		if err := os.Chmod(dir, DirMode); err != nil && modesEnforced {
-			return fmt.Errorf("setting mode of config directory %s: %w", dir, err)
-		}
-		return nil
+		// Another process created it meanwhile: check it like any other.
+		fi, err = os.Lstat(dir)
 	}
 	if err != nil {
 		return fmt.Errorf("config directory %s: %w", dir, err)
@@ -100,8 +150,9 @@ func EnsureDir(dir string, warn Warn) error {
 }
 
 // CheckFile checks an existing file: not a symlink, a regular file, the
-// user's own, no bits beyond FileMode (tightened with a warning naming path
-// and mode). A file that does not exist is fine.
+// user's own, no bits beyond FileMode, or on Windows no DACL beyond owner-only
+// (tightened with a warning naming path and mode, or principals). A file
+// that does not exist is fine.
 func CheckFile(path string, warn Warn) error {
 	f, fi, err := openChecked(path, warn)
 	if f != nil {
@@ -142,9 +193,9 @@ func openChecked(path string, warn Warn) (*os.File, fs.FileInfo, error) {
 	return f, fi, nil
 }
 
-// checkOpened checks the opened f against the inspected fi, its owner, and
-// its mode, tightening a loose mode through the descriptor (never the path,
-// which could have been swapped).
+// checkOpened checks the opened f against the inspected fi, then its owner
+// and its mode or DACL (checkAccess), which are repaired through the open
+// object (never the path, which could have been swapped).
 func checkOpened(f *os.File, path string, fi fs.FileInfo, want fs.FileMode, warn Warn) error {
 	ofi, err := f.Stat()
 	if err != nil {
@@ -153,20 +204,7 @@ func checkOpened(f *os.File, path string, fi fs.FileInfo, want fs.FileMode, warn
 	if !os.SameFile(fi, ofi) {
 		return fmt.Errorf("%s changed while it was being checked; refusing to use it", path)
 	}
-	if err := checkOwner(path, ofi); err != nil {
-		return err
-	}
-	got := ofi.Mode().Perm()
-	if !modesEnforced || got&^want == 0 {
-		return nil
-	}
-	if err := f.Chmod(want); err != nil {
-		return fmt.Errorf("%s has mode %04o, looser than %04o, and could not be repaired: %w", path, got, want, err)
-	}
-	if warn != nil {
-		warn(fmt.Sprintf("%s had mode %04o, looser than %04o; repaired to %04o", path, got, want, want))
-	}
-	return nil
+	return checkAccess(f, path, ofi, want, warn)
 }
 
 // ReadFile checks path as CheckFile does and reads it, refusing a file over
@@ -193,14 +231,14 @@ func ReadFile(path string, warn Warn) ([]byte, error) {
 	return b, nil
 }
 
-// WriteFile replaces path with data atomically, with mode FileMode: a temp
+// WriteFile replaces path with data atomically, with mode FileMode (an
+// owner-only DACL on Windows, given before any byte is written): a temp
 // file in the same directory, fsync, rename over path, fsync of the
 // directory. If it fails, path keeps its old content and no temp file is
 // left. A symbolic link at path is replaced, never written through.
 func WriteFile(path string, data []byte) (err error) {
 	dir := filepath.Dir(path)
-	// CreateTemp opens with O_EXCL and mode 0600 before the umask.
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*.tmp")
+	f, err := createPrivate(dir, "."+filepath.Base(path)+".*.tmp")
 	if err != nil {
 		return fmt.Errorf("writing %s: %w", path, err)
 	}
@@ -214,9 +252,6 @@ func WriteFile(path string, data []byte) (err error) {
 			os.Remove(tmp)
 		}
 	}()
-	if err = f.Chmod(FileMode); err != nil && modesEnforced {
-		return fmt.Errorf("writing %s: setting mode: %w", path, err)
-	}
 	if _, err = f.Write(data); err != nil {
 		return fmt.Errorf("writing %s: %w", path, err)
 	}
@@ -237,10 +272,11 @@ func WriteFile(path string, data []byte) (err error) {
 }
 
 // Lock takes an exclusive inter-process lock tied to path (on the file
-// path+".lock", created 0600, never followed through a symbolic link) and
-// returns the function that releases it; calling that more than once is
-// harmless. It blocks until the lock is free. The OS releases the lock if
-// the holder dies, so a crashed bridge cannot wedge another.
+// path+".lock", created 0600 or owner-only, never followed through a
+// symbolic link) and returns the function that releases it; calling that
+// more than once is harmless. It blocks until the lock is free. The OS
+// releases the lock if the holder dies, so a crashed bridge cannot wedge
+// another.
 func Lock(path string) (unlock func(), err error) {
 	lp := path + ".lock"
 	if err := CheckFile(lp, nil); err != nil {

@@ -10,7 +10,50 @@ import (
 	"syscall"
 )
 
-const modesEnforced = true
+func mkdirPrivate(dir string) error {
+	if err := os.MkdirAll(dir, DirMode); err != nil {
+		return err
+	}
+	// MkdirAll applies the umask; make the mode exact.
+	if err := os.Chmod(dir, DirMode); err != nil {
+		return fmt.Errorf("setting mode: %w", err)
+	}
+	return nil
+}
+
+func createPrivate(dir, pattern string) (*os.File, error) {
+	// CreateTemp opens with O_EXCL and mode 0600 before the umask; Chmod
+	// makes the mode exact before any byte is written.
+	f, err := os.CreateTemp(dir, pattern)
+	if err != nil {
+		return nil, err
+	}
+	if err := f.Chmod(FileMode); err != nil {
+		f.Close()
+		os.Remove(f.Name())
+		return nil, fmt.Errorf("setting mode: %w", err)
+	}
+	return f, nil
+}
+
+// checkAccess refuses another uid's object and tightens bits beyond want
+// through f.
+func checkAccess(f *os.File, path string, fi fs.FileInfo, want fs.FileMode, warn Warn) error {
+	if err := checkOwner(path, fi); err != nil {
+		return err
+	}
+	got := fi.Mode().Perm()
+	if got&^want == 0 {
+		return nil
+	}
+	if err := f.Chmod(want); err != nil {
+		return fmt.Errorf("%s has mode %04o, looser than %04o, and could not be repaired: %w", path, got, want, err)
+	}
+	if warn != nil {
+		warn(fmt.Sprintf("%s had mode %04o, looser than %04o; repaired to %04o", path, got, want, want))
+	}
+	return nil
+}
 
 func checkOwner(path string, fi fs.FileInfo) error {
 	st, ok := fi.Sys().(*syscall.Stat_t)

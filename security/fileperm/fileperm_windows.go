@@ -3,25 +3,104 @@
 package fileperm
 
 import (
+	"errors"
+	"fmt"
 	"io/fs"
+	"math/rand/v2"
 	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
 
 	"golang.org/x/sys/windows"
 )
 
-// Windows does not map Unix permission bits onto ACLs; the user profile's
-// ACL protects the config directory.
-const modesEnforced = false
+// Mode bits mean nothing here: access is the owner-only security
+// descriptor of acl_windows.go, given to the directory and every file as
+// they are created, and checked on every existing one.
 
-func checkOwner(string, fs.FileInfo) error { return nil }
+func mkdirPrivate(dir string) error {
+	// The parents keep what they inherit; only the config dir is private.
+	dir = filepath.Clean(dir)
+	if err := os.MkdirAll(filepath.Dir(dir), DirMode); err != nil {
+		return err
+	}
+	sa, err := privateAttributes(true)
+	if err != nil {
+		return err
+	}
+	p, err := windows.UTF16PtrFromString(dir)
+	if err != nil {
+		return err
+	}
+	if err := windows.CreateDirectory(p, sa); err != nil {
+		return &fs.PathError{Op: "mkdir", Path: dir, Err: err} // fs.ErrExist if it appeared
+	}
+	return nil
+}
+
+// createPrivate is os.CreateTemp with the owner-only descriptor given by
+// CreateFile itself, so no other principal can open the file even before
+// its first byte.
+func createPrivate(dir, pattern string) (*os.File, error) {
+	sa, err := privateAttributes(false)
+	if err != nil {
+		return nil, err
+	}
+	prefix, suffix := pattern, ""
+	if i := strings.LastIndex(pattern, "*"); i >= 0 {
+		prefix, suffix = pattern[:i], pattern[i+1:]
+	}
+	for range 10000 { // as os.CreateTemp
+		name := filepath.Join(dir, prefix+strconv.FormatUint(uint64(rand.Uint32()), 10)+suffix)
+		f, err := createFile(name, windows.CREATE_NEW, sa)
+		if err == nil || !errors.Is(err, fs.ErrExist) {
+			return f, err
+		}
+	}
+	return nil, &fs.PathError{Op: "createtemp", Path: filepath.Join(dir, pattern), Err: fs.ErrExist}
+}
+
+func openLockFile(path string) (*os.File, error) {
+	sa, err := privateAttributes(false) // applies only if the file is created
+	if err != nil {
+		return nil, err
+	}
+	return createFile(path, windows.OPEN_ALWAYS, sa)
+}
+
+// createFile opens name read-write, not through a final reparse point,
+// shared as os.OpenFile shares.
+func createFile(name string, disposition uint32, sa *windows.SecurityAttributes) (*os.File, error) {
+	p, err := windows.UTF16PtrFromString(name)
+	if err != nil {
+		return nil, &fs.PathError{Op: "open", Path: name, Err: err}
+	}
+	h, err := windows.CreateFile(p, windows.GENERIC_READ|windows.GENERIC_WRITE,
+		windows.FILE_SHARE_READ|windows.FILE_SHARE_WRITE, sa, disposition,
+		windows.FILE_ATTRIBUTE_NORMAL|windows.FILE_FLAG_OPEN_REPARSE_POINT, 0)
+	if err != nil {
+		return nil, &fs.PathError{Op: "open", Path: name, Err: err}
+	}
+	return os.NewFile(uintptr(h), name), nil
+}
+
+func checkAccess(f *os.File, path string, fi fs.FileInfo, _ fs.FileMode, warn Warn) error {
+	tok, err := currentToken()
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	s, err := readSecInfo(windows.Handle(f.Fd()))
+	if err != nil {
+		return fmt.Errorf("%s: reading its security descriptor: %w", path, err)
+	}
+	me := token{user: tok.user.String(), defaultOwner: tok.owner.String()}
+	return checkACL(path, s, me, principalName, func() error { return repairDACL(path, fi, tok.user) }, warn)
+}
 
 // openNoFollow opens path after the caller's Lstat found no link; the
 // SameFile check that follows catches a swap.
 func openNoFollow(path string) (*os.File, error) { return os.Open(path) }
-
-func openLockFile(path string) (*os.File, error) {
-	return os.OpenFile(path, os.O_RDWR|os.O_CREATE, FileMode)
-}
 
 func syncDir(string) {}
 
