@@ -36,6 +36,7 @@ const (
 const usage = `usage:
   stitchslop-bridge --origin URL [--port N] [--config-dir DIR] [--agent-idle-minutes M]
   stitchslop-bridge [--port N] [--config-dir DIR] status | tools | wait [SECONDS] | call COMMAND [JSON-ARGS] [--out FILE] [--timeout SECONDS]
+  stitchslop-bridge [--config-dir DIR] unpair ORIGIN | unpair --all
   stitchslop-bridge --version
 
 The first form runs the bridge: the Stitch Slop tab at URL dials it on
@@ -50,6 +51,12 @@ are and --port does not say which), 64 for a usage error. A bridge that
 does not answer in time is a failure (1): in 15 s for status and tools;
 for wait and call, in their own time plus 10 s.
 
+unpair revokes: it removes the stored pairing secrets of ORIGIN, or of every
+site with --all, from pairing.json, and keeps every spent token spent. It
+needs no running bridge. A bridge already serving that site keeps its tab
+until the tab disconnects; the tab's next handshake with the removed secret
+is refused. It prints one JSON document too, with the same exit codes.
+
 Flags:
   --origin URL              the only site allowed to connect (default $STITCHSLOP_ORIGIN, then https://www.stitchslop.com)
   --port N                  pin one port instead of scanning 8787-8790
@@ -58,6 +65,7 @@ Flags:
   --exit-when-unused M      the same as --agent-idle-minutes
   --out FILE                with call: write the reply's image to FILE
   --timeout SECONDS         with call: how long the tab may take to answer (default 60; 1 to 600; fractions allowed)
+  --all                     with unpair: remove the pairings of every site
   --version                 print the version and wire protocol, and exit
 `
 
@@ -65,6 +73,7 @@ Flags:
 var flagSpec = map[string]bool{
 	"origin": true, "port": true, "config-dir": true, "agent-idle-minutes": true,
 	"exit-when-unused": true, "out": true, "timeout": true, "version": false, "help": false, "h": false,
+	"all": false,
 }
 
 type args struct {
@@ -183,6 +192,9 @@ func runBridge(ctx context.Context, a args, dir string, stdin io.Reader, stdout 
 		if a.has(f) {
 			return usageError(log, "--"+f+" goes with the call verb")
 		}
+	}
+	if a.has("all") {
+		return usageError(log, "--all goes with the unpair verb")
 	}
 	port, err := portFlag(a)
 	if err != nil {

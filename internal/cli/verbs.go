@@ -91,6 +91,9 @@ type callBody struct {
 }
 
 func verb(ctx context.Context, a args, dir string, log *slog.Logger) ([]byte, error) {
+	if a.pos[0] == "unpair" {
+		return unpair(a, dir, log) // works on the files; no bridge needed
+	}
 	req, err := request(a)
 	if err != nil {
 		return nil, err
@@ -125,6 +128,9 @@ func request(a args) (client.Request, error) {
 	if a.has("origin") || a.has("agent-idle-minutes") || a.has("exit-when-unused") {
 		return client.Request{}, usageErr("--origin and --agent-idle-minutes go with starting the bridge, not with %s", name)
 	}
+	if a.has("all") {
+		return client.Request{}, usageErr("--all goes with unpair, not with %s", name)
+	}
 	for _, f := range []string{"out", "timeout"} {
 		if a.has(f) && name != "call" {
 			return client.Request{}, usageErr("--%s goes with call, not with %s", f, name)
@@ -133,7 +139,7 @@ func request(a args) (client.Request, error) {
 	maxArgs := map[string]int{"status": 0, "tools": 0, "wait": 1, "call": 2}
 	n, known := maxArgs[name]
 	if !known {
-		return client.Request{}, usageErr("unknown verb %q (want status, tools, wait or call)", name)
+		return client.Request{}, usageErr("unknown verb %q (want status, tools, wait, call or unpair)", name)
 	}
 	if len(rest) > n {
 		return client.Request{}, usageErr("%s takes at most %d argument(s), got %d", name, n, len(rest))

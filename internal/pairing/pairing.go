@@ -1,22 +1,43 @@
 // Package pairing is the bridge's store of pairings: pairing.json in the
-// config directory, shared with the Stitch Slop team's own bridge.
+// config directory, shared with the Stitch Slop team's own bridge, and the
+// spent-token file beside it (security/ledger), which is ours alone.
 //
-// The file is an object keyed by normalised origin. Each entry holds
-// secret (the newest), secrets (up to MaxSecrets, all valid), createdAt,
-// protocol and usedTokens (spent-token fingerprints, see security/ledger).
-// Fields this bridge does not know, at either level, survive its writes.
+// pairing.json is an object. Its fields whose value is an object are
+// entries keyed by normalised origin, each holding secret (the newest),
+// secrets (up to MaxSecrets, all valid), createdAt, protocol and usedTokens
+// (spent-token fingerprints, see security/ledger). Only those entries are
+// interpreted. Every other top-level field (a "schema": 2 from a later
+// version of the reference bridge, a string, a list) is kept as it was, and
+// fields this bridge does not know inside an entry are kept too: both
+// survive every write. A file that is not a JSON object at all does not
+// parse.
 //
-// The file is re-read on every use, because several bridges may share it.
-// Every read-modify-write holds the file's inter-process lock, and writes
-// are atomic (security/fileperm). A file that does not parse is never
-// overwritten: Check keeps it aside under a new name and reports it.
+// The files are re-read on every use, because several bridges may share
+// them. Every read-modify-write holds pairing.json's inter-process lock, and
+// writes are atomic (security/fileperm). A pairing.json that does not parse
+// is never overwritten: Check keeps it aside under a new name and reports
+// it.
+//
+// A token is spent (THREAT_MODEL.md T6) when its fingerprint is in any
+// entry's usedTokens, in the spent-token file, or in the Store's memory of
+// the tokens it has seen spent in this process. Redeem checks all three and
+// records to all three, so deleting pairing.json, the spent-token file, or
+// both under a running bridge never lets its token pair again; a restarted
+// bridge still has the spent-token file. A spent-token file that cannot be
+// read refuses every redemption (it fails closed) with an error naming it.
+// Unpair and UnpairAll revoke pairings without forgetting spent tokens.
 package pairing
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
+	"path/filepath"
+	"slices"
+	"sync"
 	"time"
 
 	"github.com/stitchslop/stitchslop-bridge/internal/paths"
@@ -37,58 +58,127 @@ var ErrSpent = errors.New("the token was already redeemed")
 // ErrCorrupt is wrapped by reads of a pairing.json that does not parse.
 var ErrCorrupt = errors.New("pairing.json is not valid")
 
-// Store reads and writes one pairing.json.
+// Store reads and writes one pairing.json and its spent-token file. One
+// Store serves a whole process; its methods are safe for concurrent use.
 type Store struct {
-	path string
-	log  *slog.Logger
+	path      string
+	spentFile string
+	log       *slog.Logger
+
+	mu sync.Mutex
+	// spent holds the fingerprints of tokens this process redeemed or
+	// found spent. It is never trimmed: it grows by one per token that was
+	// genuinely spent, and the page only ever presents the bridge's own.
+	spent []string
 }
 
 // New returns the store for the config directory dir.
 func New(dir string, log *slog.Logger) *Store {
-	return &Store{path: paths.Pairing(dir), log: log}
+	return &Store{path: paths.Pairing(dir), spentFile: filepath.Join(dir, ledger.FileName), log: log}
 }
 
-// Path is the file's path.
+// Path is pairing.json's path.
 func (s *Store) Path() string { return s.path }
+
+// LedgerPath is the spent-token file's path.
+func (s *Store) LedgerPath() string { return s.spentFile }
 
 func (s *Store) warn(msg string) { s.log.Warn(msg) }
 
-// file is pairing.json: origin -> entry, each entry kept as raw fields.
-type file map[string]map[string]json.RawMessage
+// remembered reports whether this process has seen token spent.
+func (s *Store) remembered(token string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return ledger.Spent(s.spent, token)
+}
+
+// remember records that token is spent, for the life of the process.
+func (s *Store) remember(token string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !ledger.Spent(s.spent, token) {
+		s.spent = append(s.spent, credential.Fingerprint(token))
+	}
+}
+
+// file is pairing.json as read: every top-level field as its raw bytes, and
+// the fields whose value is an object decoded as entries, each kept as raw
+// fields. encode writes the entries back over top, so a field that is not an
+// entry, and a field of an entry that this bridge does not know, are written
+// out exactly as they were read.
+type file struct {
+	top     map[string]json.RawMessage
+	entries map[string]map[string]json.RawMessage
+}
 
 func (s *Store) read() (file, error) {
+	f := file{top: map[string]json.RawMessage{}, entries: map[string]map[string]json.RawMessage{}}
 	b, err := fileperm.ReadFile(s.path, s.warn)
 	if err != nil {
-		return nil, err
+		return f, err
 	}
-	f := file{}
 	if len(b) == 0 {
 		return f, nil
 	}
-	var top map[string]json.RawMessage
-	if err := json.Unmarshal(b, &top); err != nil {
-		return nil, fmt.Errorf("%w: %s: %v", ErrCorrupt, s.path, err)
+	// A document that is not an object (a list, a string, broken JSON)
+	// fails here; "null" decodes to no fields.
+	if err := json.Unmarshal(b, &f.top); err != nil {
+		return f, fmt.Errorf("%w: %s: %v", ErrCorrupt, s.path, err)
 	}
-	for k, v := range top {
-		var e map[string]json.RawMessage
-		if err := json.Unmarshal(v, &e); err != nil || e == nil {
-			return nil, fmt.Errorf("%w: %s: the entry for %q is not an object", ErrCorrupt, s.path, k)
+	if f.top == nil {
+		f.top = map[string]json.RawMessage{}
+	}
+	for k, v := range f.top {
+		if !isObject(v) {
+			continue // not an entry: kept in top as it is
 		}
-		f[k] = e
+		var e map[string]json.RawMessage
+		if err := json.Unmarshal(v, &e); err == nil && e != nil {
+			f.entries[k] = e
+		}
 	}
 	return f, nil
 }
 
-// Check reads the file once at start-up under the lock. A file that does not
-// parse is kept aside under a new name, reported, and the store starts
-// empty; nothing is lost.
+func isObject(v json.RawMessage) bool {
+	v = bytes.TrimSpace(v)
+	return len(v) > 0 && v[0] == '{'
+}
+
+func (f file) encode() ([]byte, error) {
+	for k, e := range f.entries {
+		b, err := json.Marshal(e)
+		if err != nil {
+			return nil, err
+		}
+		f.top[k] = b
+	}
+	b, err := json.MarshalIndent(f.top, "", "  ")
+	return append(b, '\n'), err
+}
+
+func (s *Store) write(f file) error {
+	b, err := f.encode()
+	if err != nil {
+		return fmt.Errorf("encoding %s: %w", s.path, err)
+	}
+	return fileperm.WriteFile(s.path, b)
+}
+
+// Check reads the files once at start-up under the lock. A pairing.json
+// that does not parse is kept aside under a new name, reported, and the
+// store starts empty; nothing is lost. A spent-token file that cannot be
+// read is reported (no token can be redeemed until it is repaired; stored
+// pairings still work). Fingerprints that only pairing.json holds (spent by
+// the reference bridge, or before the spent-token file existed) are copied
+// into the spent-token file.
 func (s *Store) Check() error {
 	unlock, err := fileperm.Lock(s.path)
 	if err != nil {
 		return err
 	}
 	defer unlock()
-	_, err = s.read()
+	f, err := s.read()
 	if errors.Is(err, ErrCorrupt) {
 		aside, kerr := fileperm.KeepAside(s.path)
 		if kerr != nil {
@@ -97,7 +187,20 @@ func (s *Store) Check() error {
 		s.log.Warn(fmt.Sprintf("%v; kept it aside as %s and started with no pairings", err, aside))
 		return nil
 	}
-	return err
+	if err != nil {
+		return err
+	}
+	l, err := ledger.ReadFile(s.spentFile, s.warn)
+	if err != nil {
+		s.log.Warn(fmt.Sprintf("%v; no token can be redeemed until it is repaired; stored pairings still work", err))
+		return nil
+	}
+	used := allUsed(f)
+	l.Add(used...)
+	if err := l.Write(used); err != nil {
+		s.log.Warn(fmt.Sprintf("copying spent-token fingerprints from %s: %v", s.path, err))
+	}
+	return nil
 }
 
 func listOf(e map[string]json.RawMessage, key string) []string {
@@ -120,13 +223,39 @@ func secretsOf(e map[string]json.RawMessage) []string {
 	return all
 }
 
+// usedOf is the entry's usedTokens. One that is not a list of strings is
+// an error, not an empty list: reading it as empty would let the tokens it
+// holds pair again.
+func (s *Store) usedOf(key string, e map[string]json.RawMessage) ([]string, error) {
+	raw, ok := e["usedTokens"]
+	if !ok {
+		return nil, nil
+	}
+	var v []string
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return nil, fmt.Errorf("%s: usedTokens of the entry for %q is not a list of strings; refusing to redeem tokens until it is repaired", s.path, key)
+	}
+	return v, nil
+}
+
+// allUsed is every fingerprint in every entry's usedTokens, entries in
+// key order, for the spent-token file. Entries it cannot read add nothing
+// here; spentIn refuses on them.
+func allUsed(f file) []string {
+	var all []string
+	for _, k := range slices.Sorted(maps.Keys(f.entries)) {
+		all = append(all, listOf(f.entries[k], "usedTokens")...)
+	}
+	return all
+}
+
 // Paired reports whether origin has a stored secret.
 func (s *Store) Paired(o string) (bool, error) {
 	f, err := s.read()
 	if err != nil {
 		return false, err
 	}
-	return len(secretsOf(f[origin.Normalize(o)])) > 0, nil
+	return len(secretsOf(f.entries[origin.Normalize(o)])) > 0, nil
 }
 
 // VerifySecret reports whether secret is one of origin's stored secrets.
@@ -138,33 +267,57 @@ func (s *Store) VerifySecret(o, secret string) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	return credential.EqualAny(secret, secretsOf(f[origin.Normalize(o)])), nil
+	return credential.EqualAny(secret, secretsOf(f.entries[origin.Normalize(o)])), nil
 }
 
 // Spent reports whether token was redeemed, for any origin, by any bridge
-// sharing this file.
+// sharing these files, or by this process. An error (a file that cannot be
+// read) comes with false: the caller must then refuse the token, as Redeem
+// does.
 func (s *Store) Spent(token string) (bool, error) {
+	if s.remembered(token) {
+		return true, nil
+	}
 	f, err := s.read()
 	if err != nil {
 		return false, err
 	}
-	return spent(f, token), nil
+	l, err := ledger.ReadFile(s.spentFile, s.warn)
+	if err != nil {
+		return false, err
+	}
+	return s.spentIn(f, l, token)
 }
 
-func spent(f file, token string) bool {
-	hit := false
-	for _, e := range f {
-		if ledger.Spent(listOf(e, "usedTokens"), token) {
-			hit = true
+// spentIn checks token against every entry's usedTokens and the spent-token
+// file, and remembers a hit.
+func (s *Store) spentIn(f file, l *ledger.File, token string) (bool, error) {
+	hit := l.Spent(token)
+	for k, e := range f.entries {
+		used, err := s.usedOf(k, e)
+		if err != nil {
+			return false, err
 		}
+		hit = ledger.Spent(used, token) || hit
 	}
-	return hit
+	if hit {
+		s.remember(token)
+	}
+	return hit, nil
 }
 
 // Redeem spends token and mints a new pairing secret for origin, under the
-// file's lock: the ledger is checked first, so of two bridges redeeming the
-// same token at once exactly one succeeds.
+// file's lock: every record of spent tokens is checked first, so of two
+// bridges redeeming the same token at once exactly one succeeds. The token
+// is recorded in the spent-token file (and in this process's memory) before
+// pairing.json is written: if the first write fails nothing is spent or
+// paired; if the second fails the token is spent without a pairing, and the
+// page mints a fresh one. A spent-token file that cannot be read is an
+// error, never read as empty.
 func (s *Store) Redeem(o, token string) (string, error) {
+	if s.remembered(token) {
+		return "", ErrSpent
+	}
 	unlock, err := fileperm.Lock(s.path)
 	if err != nil {
 		return "", err
@@ -174,21 +327,37 @@ func (s *Store) Redeem(o, token string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if spent(f, token) {
+	l, err := ledger.ReadFile(s.spentFile, s.warn)
+	if err != nil {
+		return "", err
+	}
+	spent, err := s.spentIn(f, l, token)
+	if err != nil {
+		return "", err
+	}
+	if spent {
 		return "", ErrSpent
 	}
 	secret, err := credential.New()
 	if err != nil {
 		return "", err
 	}
+	before := allUsed(f) // fingerprints the reference bridge may have added
 	key := origin.Normalize(o)
-	e := f[key]
+	e := f.entries[key]
 	if e == nil {
+		if _, ok := f.top[key]; ok {
+			s.log.Warn(fmt.Sprintf("%s: the entry for %s was not an object; the new pairing replaces it", s.path, key))
+		}
 		e = map[string]json.RawMessage{}
-		f[key] = e
+		f.entries[key] = e
+	}
+	used, err := s.usedOf(key, e)
+	if err != nil {
+		return "", err
 	}
 	secrets := append([]string{secret}, listOf(e, "secrets")...)
-	if old := str(e, "secret"); old != "" && !contains(secrets, old) {
+	if old := str(e, "secret"); old != "" && !slices.Contains(secrets, old) {
 		secrets = append(secrets, old)
 	}
 	if len(secrets) > MaxSecrets {
@@ -198,27 +367,117 @@ func (s *Store) Redeem(o, token string) (string, error) {
 	set(e, "secrets", secrets)
 	set(e, "createdAt", time.Now().UTC().Format("2006-01-02T15:04:05.000Z"))
 	set(e, "protocol", version.Protocol)
-	set(e, "usedTokens", ledger.Record(listOf(e, "usedTokens"), token))
-	b, err := json.MarshalIndent(f, "", "  ")
-	if err != nil {
-		return "", fmt.Errorf("encoding %s: %w", s.path, err)
+	set(e, "usedTokens", ledger.Record(used, token))
+
+	l.Add(before...)
+	l.Record(token) // newest last
+	if err := l.Write(allUsed(f)); err != nil {
+		return "", err
 	}
-	if err := fileperm.WriteFile(s.path, append(b, '\n')); err != nil {
+	s.remember(token)
+	if err := s.write(f); err != nil {
 		return "", err
 	}
 	return secret, nil
 }
 
+// Unpaired is what Unpair and UnpairAll did.
+type Unpaired struct {
+	// Removed lists the keys of pairing.json whose secrets were removed,
+	// sorted; empty when there was nothing to remove.
+	Removed []string
+	// Spent is the number of fingerprints in the spent-token file
+	// afterwards, or -1 when it could not be read or written (reported on
+	// the log; the secrets are removed all the same).
+	Spent int
+}
+
+// Unpair removes the stored pairing secrets of origin o (normalised, and
+// without a default port, as everywhere), under the lock. Everything else
+// in the entry is kept: usedTokens, so spent tokens stay spent, and any
+// field this bridge does not know; so is every other entry and top-level
+// field. Fingerprints in pairing.json are first copied into the spent-token
+// file. A bridge that is running keeps its attached tab (nothing on disk
+// can close it); the tab's next handshake with a removed secret is refused,
+// because every handshake re-reads pairing.json. A pairing.json that does
+// not parse is an error here, never kept aside: revoking must not look as if
+// it worked.
+func (s *Store) Unpair(o string) (Unpaired, error) {
+	target := origin.Normalize(o)
+	if p, err := origin.Parse(o); err == nil {
+		target = p
+	}
+	return s.unpair(func(key string) bool {
+		if origin.Normalize(key) == target {
+			return true
+		}
+		p, err := origin.Parse(key)
+		return err == nil && p == target
+	})
+}
+
+// UnpairAll is Unpair for every entry.
+func (s *Store) UnpairAll() (Unpaired, error) {
+	return s.unpair(func(string) bool { return true })
+}
+
+func (s *Store) unpair(match func(key string) bool) (Unpaired, error) {
+	res := Unpaired{Removed: []string{}, Spent: -1}
+	unlock, err := fileperm.Lock(s.path)
+	if err != nil {
+		return res, err
+	}
+	defer unlock()
+	f, err := s.read()
+	if err != nil {
+		return res, err
+	}
+	l, err := ledger.ReadFile(s.spentFile, s.warn)
+	if err == nil {
+		all := allUsed(f)
+		l.Add(all...)
+		err = l.Write(all)
+	}
+	if err != nil {
+		s.log.Warn(fmt.Sprintf("%v; the pairings are removed all the same, and pairing.json keeps its spent-token fingerprints", err))
+	} else {
+		res.Spent = l.Len()
+	}
+	for key, e := range f.entries {
+		if !match(key) || !holdsSecrets(e) {
+			continue
+		}
+		delete(e, "secret")
+		// An empty list rather than none: a reader that takes secrets for
+		// granted still finds a list, and nothing in it.
+		set(e, "secrets", []string{})
+		res.Removed = append(res.Removed, key)
+	}
+	if len(res.Removed) == 0 {
+		return res, nil
+	}
+	slices.Sort(res.Removed)
+	if err := s.write(f); err != nil {
+		return Unpaired{Removed: []string{}, Spent: res.Spent}, err
+	}
+	return res, nil
+}
+
+// holdsSecrets reports whether e has anything in secret or secrets,
+// readable or not.
+func holdsSecrets(e map[string]json.RawMessage) bool {
+	if len(secretsOf(e)) > 0 {
+		return true
+	}
+	if _, ok := e["secret"]; ok {
+		return true
+	}
+	raw, ok := e["secrets"]
+	var list []json.RawMessage
+	return ok && (json.Unmarshal(raw, &list) != nil || len(list) > 0)
+}
+
 func set(e map[string]json.RawMessage, key string, v any) {
 	b, _ := json.Marshal(v)
 	e[key] = b
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
