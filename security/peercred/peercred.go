@@ -1,0 +1,248 @@
+// Package peercred asks the operating system which user is on the other
+// end of a loopback TCP connection, and who holds a listening port. It
+// mitigates THREAT_MODEL.md T10 (other-user): a process of another local
+// account that dials the bridge, perhaps replaying a secret it learned, or
+// that squats the bridge's port before the bridge starts.
+//
+//   - SameUser(c) proves that the remote end of an accepted loopback
+//     connection is a socket owned by this process's own user. A client of
+//     another account is refused before anything it sent is read. The
+//     connection's four-tuple cannot be taken over by another socket while
+//     the bridge's end is open, so the answer cannot be swapped under it.
+//   - ListenerOwner(port) names the owner of a socket listening where a
+//     connection to 127.0.0.1:port or [::1]:port would land (127.0.0.1,
+//     ::1, 0.0.0.0, :: and IPv4-mapped forms). At start, a port held by
+//     another user is a squatter: "port 8787 is held by uid 65534". Called
+//     after the bridge's own Listen it also catches a second listener
+//     sharing the port (SO_REUSEADDR on Windows).
+//   - HoldsPort(pid, port) proves that process pid holds every socket that
+//     would receive a connection to 127.0.0.1:port, so the CLI sends the
+//     control-plane key to the bridge named in the session file and not to
+//     a squatter that took the port after it.
+//
+// How, per system:
+//   - Linux (and Android): /proc/net/tcp and /proc/net/tcp6 give each
+//     socket's addresses, state, owner uid and inode; the peer of a
+//     connection is the entry whose local end is our remote end and whose
+//     remote end is our local end, compared with os.Getuid(). HoldsPort
+//     looks for the listener's inode among the /proc/<pid>/fd links
+//     "socket:[inode]", which for another user's process needs root or
+//     CAP_SYS_PTRACE (else an error). All three are supported.
+//   - Windows: GetExtendedTcpTable (iphlpapi.dll, TCP_TABLE_OWNER_PID_ALL,
+//     IPv4 and IPv6) gives each socket's owning pid; the user is that
+//     process token's SID (OpenProcess with
+//     PROCESS_QUERY_LIMITED_INFORMATION, OpenProcessToken, GetTokenUser),
+//     compared with this process's token user by EqualSid. HoldsPort
+//     compares the listener's owning pid directly. All three are supported.
+//   - macOS, FreeBSD and every other system: ErrUnsupported from all three.
+//
+// Parsing is kept apart from the OS reads (procnet.go, wintable.go) so it
+// is tested on fixtures on every platform, and fuzzed
+// (FuzzParseProcNetTCP). Each call reads the whole table afresh: its cost
+// grows with the number of sockets on the machine, bounded by
+// maxTableBytes.
+//
+// Fail closed. Every function returns an error when it cannot prove its
+// answer: no matching entry, a table that does not parse, a table or fd
+// list over its bound, a peer socket already closed (TIME_WAIT or
+// orphaned: the kernel no longer says whose it was, and prints uid 0 for
+// it), a process that cannot be opened. Callers must treat any error from
+// SameUser as a refusal and any error from HoldsPort as "not held". Mine is
+// true only when proven.
+//
+// What it does not cover (residual risk):
+//   - Another process of the same user is indistinguishable from the
+//     bridge's own clients (T11): same uid, same SID.
+//   - The owner is the socket's creator (Linux) or the process the table
+//     names (Windows). A socket created by this user and handed to, or
+//     inherited by, another user's process still counts as ours; that needs
+//     this user's cooperation.
+//   - Root (or an administrator) can do anything: impersonate the user,
+//     read the session file, ptrace the bridge. When the bridge itself runs
+//     as root, only root's own live sockets pass.
+//   - macOS, FreeBSD and other systems: their net.inet.tcp.pcblist sysctl
+//     carries the owner, but its records (struct xinpcb, xtcpcb, xsocket)
+//     change layout between releases and cannot be parsed reliably without
+//     cgo. The caller skips the checks there with one warning; another
+//     user can then dial the port (the credentials of T5 still stand) and
+//     squat it, undetected.
+//   - Where /proc/net is hidden (a sandbox, Android's SELinux policy) every
+//     call fails, and fail-closed callers refuse every client.
+//   - Network namespaces: the tables are those of the namespace the bridge
+//     runs in, which is the only one whose loopback reaches it. In a user
+//     namespace an unmapped owner shows as the overflow uid (65534): not
+//     ours.
+//   - On Windows a process whose token this user may not read (a service,
+//     an elevated process, System) cannot be proven ours: SameUser refuses
+//     it and ListenerOwner reports it with Mine false and no SID.
+//   - A pid is a name that can be reused: HoldsPort proves that pid holds
+//     the port at the time of the call, nothing about what the pid was
+//     when the session file was written.
+//   - ListenerOwner is a snapshot: a squatter may bind the port a moment
+//     after it answers "not found"; the bridge's own Listen then fails.
+package peercred
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"net/netip"
+	"strconv"
+	"strings"
+)
+
+// maxTableBytes bounds one read of a kernel TCP table (/proc/net/tcp,
+// /proc/net/tcp6, or the buffer GetExtendedTcpTable fills), and what the
+// parsers accept. At about 150 bytes a line that is some 100,000 sockets.
+// A larger table is refused rather than truncated: a truncated table could
+// hide the very entry that matters.
+const maxTableBytes = 16 << 20
+
+// ErrUnsupported is returned by every function on platforms where the
+// owner of a socket cannot be found (macOS, FreeBSD and all but Linux and
+// Windows). The caller may skip the check there, once, with a warning.
+var ErrUnsupported = errors.New("peercred: finding the owner of a socket is not supported on this platform")
+
+// Owner is the owner of a socket, as far as the operating system says.
+type Owner struct {
+	// UID is the owner's numeric user id on Linux; -1 on Windows.
+	UID int
+	// SID is the owner's security identifier on Windows, such as
+	// "S-1-5-21-...-1001"; "" on Linux, or when it could not be read.
+	SID string
+	// PID is the owning process on Windows; 0 on Linux, whose table does
+	// not name one.
+	PID int
+	// Mine is true only when the owner is proven to be this process's own
+	// user.
+	Mine bool
+}
+
+// String describes the owner for a message to the person, e.g.
+// "uid 65534" or "pid 4812 (S-1-5-21-1-2-3-1001)".
+func (o Owner) String() string {
+	var parts []string
+	if o.UID >= 0 {
+		parts = append(parts, "uid "+strconv.Itoa(o.UID))
+	}
+	if o.PID > 0 {
+		parts = append(parts, "pid "+strconv.Itoa(o.PID))
+	}
+	switch {
+	case o.SID != "":
+		parts = append(parts, "("+o.SID+")")
+	case o.UID < 0:
+		parts = append(parts, "(owner unknown)")
+	}
+	return strings.Join(parts, " ")
+}
+
+// OtherUserError is SameUser's answer when the peer is proven to belong to
+// another user. Any other error means the owner could not be found.
+type OtherUserError struct {
+	Owner Owner
+}
+
+func (e *OtherUserError) Error() string {
+	return "peercred: peer belongs to another user (" + e.Owner.String() + ")"
+}
+
+// SameUser returns nil only if the remote end of c, an accepted loopback
+// TCP connection, is a socket owned by this process's user. It returns an
+// *OtherUserError when the peer is proven to be someone else's, and another
+// error when the owner cannot be found; either way the caller refuses the
+// connection. c may wrap a TCP connection (TLS): only its addresses are
+// used.
+func SameUser(c net.Conn) error {
+	if c == nil {
+		return errors.New("peercred: nil connection")
+	}
+	local, err := tcpAddrPort(c.LocalAddr())
+	if err != nil {
+		return fmt.Errorf("peercred: local address: %w", err)
+	}
+	remote, err := tcpAddrPort(c.RemoteAddr())
+	if err != nil {
+		return fmt.Errorf("peercred: remote address: %w", err)
+	}
+	return sameUser(local, remote)
+}
+
+// ListenerOwner reports who holds a TCP socket listening on port at an
+// address that receives connections to 127.0.0.1 or [::1] (127.0.0.1, ::1,
+// 0.0.0.0, :: and their IPv4-mapped forms). found is false, with a nil
+// error, when there is none. When several sockets listen there (both
+// loopback addresses, SO_REUSEPORT), one not proven ours is reported in
+// preference, so Mine is true only if every one of them is ours.
+func ListenerOwner(port int) (owner Owner, found bool, err error) {
+	if err := checkPort(port); err != nil {
+		return Owner{}, false, err
+	}
+	return listenerOwner(uint16(port))
+}
+
+// HoldsPort reports whether process pid holds every TCP socket listening
+// on port at an address that receives connections to 127.0.0.1 (127.0.0.1,
+// 0.0.0.0, :: and their IPv4-mapped forms). It is false, with a nil error,
+// when nothing listens there or when some listener is not pid's. It is an
+// error when that cannot be told: on Linux, pid's /proc/<pid>/fd is
+// unreadable (no such process, or another user's without root) or a
+// listener has no inode. A caller treats an error as "not held".
+func HoldsPort(pid, port int) (bool, error) {
+	if pid <= 0 {
+		return false, fmt.Errorf("peercred: pid %d is not a process id", pid)
+	}
+	if err := checkPort(port); err != nil {
+		return false, err
+	}
+	return holdsPort(pid, uint16(port))
+}
+
+func checkPort(port int) error {
+	if port < 1 || port > 65535 {
+		return fmt.Errorf("peercred: port %d out of range 1-65535", port)
+	}
+	return nil
+}
+
+// tcpAddrPort turns a connection's address into the form the tables are
+// compared in: IPv4-mapped IPv6 unmapped, no zone.
+func tcpAddrPort(a net.Addr) (netip.AddrPort, error) {
+	ta, ok := a.(*net.TCPAddr)
+	if !ok || ta == nil {
+		return netip.AddrPort{}, fmt.Errorf("not a TCP address (%T)", a)
+	}
+	ap := ta.AddrPort()
+	if !ap.Addr().IsValid() || ap.Port() == 0 {
+		return netip.AddrPort{}, errors.New("no IP address or port")
+	}
+	return canon(ap), nil
+}
+
+// canon unmaps an IPv4-mapped address and drops any zone, so that an IPv4
+// client seen by a dual-stack socket compares equal to its own entry.
+func canon(ap netip.AddrPort) netip.AddrPort {
+	return netip.AddrPortFrom(ap.Addr().Unmap().WithZone(""), ap.Port())
+}
+
+var (
+	loopback4   = netip.AddrFrom4([4]byte{127, 0, 0, 1})
+	any4        = netip.IPv4Unspecified()
+	loopback6   = netip.IPv6Loopback()
+	unspecified = netip.IPv6Unspecified()
+)
+
+// receives127 reports whether a socket listening at address a gets
+// connections made to 127.0.0.1. [::] counts even though an IPV6_V6ONLY
+// socket would not: the tables do not say, and counting it can only make
+// HoldsPort stricter.
+func receives127(a netip.Addr) bool {
+	a = a.Unmap().WithZone("")
+	return a == loopback4 || a == any4 || a == unspecified
+}
+
+// receivesLoopback reports whether a socket listening at address a gets
+// connections made to 127.0.0.1 or to [::1].
+func receivesLoopback(a netip.Addr) bool {
+	return receives127(a) || a.WithZone("") == loopback6
+}

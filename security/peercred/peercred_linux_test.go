@@ -1,0 +1,430 @@
+package peercred
+
+import (
+	"bufio"
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// helperEnv, when set, turns the test binary into a helper process that
+// the tests start as another user (see runHelper).
+const helperEnv = "PEERCRED_TEST_HELPER"
+
+// nobody is the uid and gid the helper runs as.
+const nobody = 65534
+
+func TestMain(m *testing.M) {
+	if mode := os.Getenv(helperEnv); mode != "" {
+		os.Exit(runHelper(mode))
+	}
+	os.Exit(m.Run())
+}
+
+// runHelper is the helper process: "listen" listens on 127.0.0.1:0 and
+// prints its port; "dial:PORT" connects to 127.0.0.1:PORT and prints "ok".
+// Either then holds its socket until its stdin is closed.
+func runHelper(mode string) int {
+	var keep io.Closer
+	switch {
+	case mode == "listen":
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "helper:", err)
+			return 1
+		}
+		keep = ln
+		fmt.Println(ln.Addr().(*net.TCPAddr).Port)
+	case strings.HasPrefix(mode, "dial:"):
+		c, err := net.DialTimeout("tcp", net.JoinHostPort("127.0.0.1", strings.TrimPrefix(mode, "dial:")), liveTimeout)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "helper:", err)
+			return 1
+		}
+		keep = c
+		fmt.Println("ok")
+	default:
+		fmt.Fprintln(os.Stderr, "helper: unknown mode")
+		return 2
+	}
+	_, _ = io.Copy(io.Discard, os.Stdin)
+	keep.Close()
+	return 0
+}
+
+// swap sets *p to v for the rest of the test.
+func swap[T any](t *testing.T, p *T, v T) {
+	t.Helper()
+	old := *p
+	*p = v
+	t.Cleanup(func() { *p = old })
+}
+
+// fakeProc points the package at a procfs made of fixtures, seen by uid 1000.
+func fakeProc(t *testing.T, tcp, tcp6 string) string {
+	t.Helper()
+	root := t.TempDir()
+	mustWrite := func(path, text string) {
+		t.Helper()
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mustWrite(filepath.Join(root, "net", "tcp"), tcp)
+	if tcp6 != "" {
+		mustWrite(filepath.Join(root, "net", "tcp6"), tcp6)
+	}
+	fds := map[string][]string{
+		"4242": {"/dev/null", "socket:[45678]", "pipe:[9]", "socket:[45679]"},
+		"4343": {"socket:[50002]"},
+		"4444": {"socket:[45690]", "anon_inode:[eventpoll]", "socket:[50002]"},
+	}
+	for pid, links := range fds {
+		dir := filepath.Join(root, pid, "fd")
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		for i, target := range links {
+			if err := os.Symlink(target, filepath.Join(dir, strconv.Itoa(i))); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	swap(t, &procRoot, root)
+	swap[binary.ByteOrder](t, &hostOrder, binary.LittleEndian)
+	swap(t, &getuid, func() int { return 1000 })
+	return root
+}
+
+const (
+	// 127.0.0.1:55555 -> 127.0.0.1:8787, uid 1000: a client of ours.
+	lineOurClient4 = "   5: 0100007F:D903 0100007F:2253 01 00000000:00000000 00:00000000 00000000  1000        0 45682 1 0000000000000000 20 4 30 10 -1"
+	// 127.0.0.1:8790 listening, uid 1000, beside lineAny6's [::]:8790.
+	lineListen8790 = "   6: 0100007F:2256 00000000:0000 0A 00000000:00000000 00:00000000 00000000  1000        0 45690 1 0000000000000000 100 0 0 10 0"
+	// 127.0.0.2:8791 listening, uid 65534: gets nothing sent to 127.0.0.1.
+	lineListen127002 = "   7: 0200007F:2257 00000000:0000 0A 00000000:00000000 00:00000000 00000000 65534        0 45700 1 0000000000000000 100 0 0 10 0"
+)
+
+var (
+	fixtureTCP = strings.Join([]string{tcpHeader, lineListen4, lineServer4, lineClient4, lineTimeWait4,
+		lineAny4, lineOurClient4, lineListen8790, lineListen127002}, "\n") + "\n"
+	fixtureTCP6 = strings.Join([]string{tcp6Header, lineListen6, lineAny6, lineMapped}, "\n") + "\n"
+)
+
+func tcpConn(local, remote string) net.Conn {
+	addr := func(s string) *net.TCPAddr {
+		a := ap(s)
+		// net.IP in its 16-byte form, as the net package usually holds it.
+		return &net.TCPAddr{IP: net.IP(a.Addr().AsSlice()).To16(), Port: int(a.Port())}
+	}
+	return fakeConn{local: addr(local), remote: addr(remote)}
+}
+
+func TestSameUserFixture(t *testing.T) {
+	fakeProc(t, fixtureTCP, fixtureTCP6)
+	tests := []struct {
+		name          string
+		uid           int
+		local, remote string
+		ok            bool
+		other         int // uid in the *OtherUserError, if one is wanted
+	}{
+		{"client of ours", 1000, "127.0.0.1:8787", "127.0.0.1:55555", true, 0},
+		{"ipv4-mapped client of ours", 1000, "127.0.0.1:8787", "127.0.0.1:40001", true, 0},
+		{"client of uid 65534", 1000, "127.0.0.1:8787", "127.0.0.1:54321", false, 65534},
+		{"we are root: a time-wait entry's uid 0 is no proof", 0, "127.0.0.1:56706", "127.0.0.1:34977", false, -1},
+		{"no such connection", 1000, "127.0.0.1:8787", "127.0.0.1:1", false, -1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			swap(t, &getuid, func() int { return tt.uid })
+			err := SameUser(tcpConn(tt.local, tt.remote))
+			if tt.ok {
+				if err != nil {
+					t.Errorf("SameUser(%s <- %s) = %v, want nil", tt.local, tt.remote, err)
+				}
+				return
+			}
+			var oe *OtherUserError
+			switch {
+			case err == nil:
+				t.Errorf("SameUser(%s <- %s) = nil, want an error", tt.local, tt.remote)
+			case tt.other >= 0 && (!errors.As(err, &oe) || oe.Owner.UID != tt.other || oe.Owner.Mine):
+				t.Errorf("SameUser(%s <- %s) = %v, want *OtherUserError for uid %d", tt.local, tt.remote, err, tt.other)
+			case tt.other < 0 && errors.As(err, &oe):
+				t.Errorf("SameUser(%s <- %s) = %v, want a lookup failure, not a verdict", tt.local, tt.remote, err)
+			}
+		})
+	}
+}
+
+func TestListenerOwnerFixture(t *testing.T) {
+	fakeProc(t, fixtureTCP, fixtureTCP6)
+	tests := []struct {
+		port  int
+		found bool
+		want  Owner
+	}{
+		{8787, true, Owner{UID: 1000, Mine: true}},
+		{8788, true, Owner{UID: 65534}},            // 0.0.0.0
+		{8789, true, Owner{UID: 1000, Mine: true}}, // [::1]
+		{8790, true, Owner{UID: 65534}},            // ours on 127.0.0.1, theirs on [::]: theirs wins
+		{8791, false, Owner{}},                     // 127.0.0.2 only
+		{54321, false, Owner{}},                    // a connection, not a listener
+		{9999, false, Owner{}},
+	}
+	for _, tt := range tests {
+		got, found, err := ListenerOwner(tt.port)
+		if err != nil || found != tt.found || got != tt.want {
+			t.Errorf("ListenerOwner(%d) = %+v, %v, %v; want %+v, %v, nil", tt.port, got, found, err, tt.want, tt.found)
+		}
+	}
+}
+
+func TestHoldsPortFixture(t *testing.T) {
+	fakeProc(t, fixtureTCP, fixtureTCP6)
+	tests := []struct {
+		pid, port int
+		want      bool
+		wantErr   bool
+	}{
+		{4242, 8787, true, false},
+		{4343, 8787, false, false},
+		{4242, 8788, false, false},  // 0.0.0.0:8788 is not 4242's
+		{4242, 8789, false, false},  // only [::1]: no connection to 127.0.0.1 lands there
+		{4343, 8790, false, false},  // holds [::]:8790 but not 127.0.0.1:8790
+		{4444, 8790, true, false},   // holds both
+		{4242, 9999, false, false},  // nothing listens
+		{777, 8787, false, true},    // no such process
+		{4242, 54321, false, false}, // a connection, not a listener
+	}
+	for _, tt := range tests {
+		got, err := HoldsPort(tt.pid, tt.port)
+		if got != tt.want || (err != nil) != tt.wantErr {
+			t.Errorf("HoldsPort(%d, %d) = %v, %v; want %v, error %v", tt.pid, tt.port, got, err, tt.want, tt.wantErr)
+		}
+	}
+}
+
+// Anything not understood is an error from every function, never a
+// default answer.
+func TestFailClosedFixture(t *testing.T) {
+	tests := []struct {
+		name, tcp, tcp6 string
+	}{
+		{"malformed tcp", fixtureTCP + "   9: 0100007F:2253\n", fixtureTCP6},
+		{"malformed tcp6", fixtureTCP, fixtureTCP6 + "garbage\n"},
+		{"tcp without header", strings.TrimPrefix(fixtureTCP, tcpHeader+"\n"), fixtureTCP6},
+		{"empty tcp", "", fixtureTCP6},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			fakeProc(t, tt.tcp, tt.tcp6)
+			if err := SameUser(tcpConn("127.0.0.1:8787", "127.0.0.1:55555")); err == nil {
+				t.Error("SameUser = nil, want an error")
+			}
+			if o, found, err := ListenerOwner(8787); err == nil {
+				t.Errorf("ListenerOwner(8787) = %+v, %v, nil; want an error", o, found)
+			}
+			if held, err := HoldsPort(4242, 8787); err == nil || held {
+				t.Errorf("HoldsPort(4242, 8787) = %v, %v; want false and an error", held, err)
+			}
+		})
+	}
+	t.Run("no tcp file", func(t *testing.T) {
+		root := fakeProc(t, fixtureTCP, fixtureTCP6)
+		if err := os.Remove(filepath.Join(root, "net", "tcp")); err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := ListenerOwner(8787); err == nil {
+			t.Error("ListenerOwner(8787) without /proc/net/tcp: nil error")
+		}
+	})
+	t.Run("no tcp6 file means no IPv6", func(t *testing.T) {
+		fakeProc(t, fixtureTCP, "")
+		if o, found, err := ListenerOwner(8787); err != nil || !found || !o.Mine {
+			t.Errorf("ListenerOwner(8787) without tcp6 = %+v, %v, %v; want ours", o, found, err)
+		}
+	})
+}
+
+func TestReadCapped(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "tcp")
+	if err := os.WriteFile(path, []byte("0123456789"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := readCapped(path, 10); err != nil || string(b) != "0123456789" {
+		t.Errorf("readCapped(10 bytes, max 10) = %q, %v; want the file", b, err)
+	}
+	if b, err := readCapped(path, 9); err == nil {
+		t.Errorf("readCapped(10 bytes, max 9) = %q, nil; want an error", b)
+	}
+}
+
+func TestHoldsPortPID1(t *testing.T) {
+	ln, _, _ := pair(t, "127.0.0.1:0")
+	port := ln.Addr().(*net.TCPAddr).Port
+	held, err := HoldsPort(1, port)
+	if err != nil {
+		t.Skipf("pid 1's file descriptors are not readable here: %v", err)
+	}
+	if held {
+		t.Errorf("HoldsPort(1, %d) = true, want false", port)
+	}
+}
+
+// TestOtherUserLive starts the test binary as uid 65534 (nobody): its
+// connection to our listener must be refused by SameUser, and its own
+// listener reported by ListenerOwner as not ours.
+func TestOtherUserLive(t *testing.T) {
+	if os.Getuid() != 0 {
+		t.Skip("not root: cannot start a process as uid 65534 (nobody) to play another user")
+	}
+	bin := helperBinary(t)
+
+	t.Run("dial", func(t *testing.T) {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer l.Close()
+		ln := l.(*net.TCPListener)
+		startHelper(t, bin, "dial:"+strconv.Itoa(ln.Addr().(*net.TCPAddr).Port))
+		c := accept(t, ln)
+		err = SameUser(c)
+		var oe *OtherUserError
+		if !errors.As(err, &oe) || oe.Owner.UID != nobody || oe.Owner.Mine {
+			t.Errorf("SameUser(connection from uid %d) = %v, want *OtherUserError for uid %d", nobody, err, nobody)
+		}
+	})
+
+	t.Run("listen", func(t *testing.T) {
+		cmd, line := startHelper(t, bin, "listen")
+		port, err := strconv.Atoi(line)
+		if err != nil {
+			t.Fatalf("helper printed %q, want a port", line)
+		}
+		var o Owner
+		var found bool
+		eventually(t, fmt.Sprintf("a listener on port %d", port), func() bool {
+			o, found, err = ListenerOwner(port)
+			return err != nil || found
+		})
+		if err != nil || !found || o.UID != nobody || o.Mine {
+			t.Errorf("ListenerOwner(%d) = %+v, %v, %v; want uid %d, not ours", port, o, found, err, nobody)
+		}
+		if held, err := HoldsPort(os.Getpid(), port); err != nil || held {
+			t.Errorf("HoldsPort(self, %d) = %v, %v; want false, nil", port, held, err)
+		}
+		if held, err := HoldsPort(cmd.Process.Pid, port); err != nil || !held {
+			t.Errorf("HoldsPort(helper, %d) = %v, %v; want true, nil", port, held, err)
+		}
+	})
+}
+
+// eventually polls cond until it is true, failing after liveTimeout.
+func eventually(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(liveTimeout)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("gave up after %v waiting for %s", liveTimeout, what)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// helperBinary copies the test binary where uid 65534 may run it.
+func helperBinary(t *testing.T) string {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Skipf("cannot find the test binary: %v", err)
+	}
+	dir, err := os.MkdirTemp("", "peercred-helper-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	if err := os.Chmod(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	src, err := os.Open(exe)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	bin := filepath.Join(dir, "peercred-helper")
+	dst, err := os.OpenFile(bin, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o755)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.Copy(dst, src); err != nil {
+		dst.Close()
+		t.Fatal(err)
+	}
+	if err := dst.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return bin
+}
+
+// startHelper runs bin as uid and gid 65534 in mode (see runHelper) and
+// returns its first line of output. It skips the test when the system
+// will not start a process as another user (no CAP_SETUID, a noexec temp
+// directory, an unmapped uid in a user namespace).
+func startHelper(t *testing.T, bin, mode string) (*exec.Cmd, string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), liveTimeout)
+	cmd := exec.CommandContext(ctx, bin)
+	cmd.Dir = "/"
+	cmd.Env = append(os.Environ(), helperEnv+"="+mode)
+	cmd.Stderr = os.Stderr
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: nobody, Gid: nobody}}
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	r, w, err := os.Pipe()
+	if err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	cmd.Stdout = w
+	if err := cmd.Start(); err != nil {
+		cancel()
+		r.Close()
+		w.Close()
+		t.Skipf("cannot start a process as uid %d here: %v", nobody, err)
+	}
+	w.Close()
+	t.Cleanup(func() {
+		stdin.Close() // the helper's signal to let go and exit
+		_ = cmd.Wait()
+		cancel()
+		r.Close()
+	})
+	if err := r.SetReadDeadline(time.Now().Add(liveTimeout)); err != nil {
+		t.Fatal(err)
+	}
+	line, err := bufio.NewReader(r).ReadString('\n')
+	if err != nil {
+		t.Fatalf("helper (uid %d, %s) printed nothing: %v", nobody, mode, err)
+	}
+	return cmd, strings.TrimSpace(line)
+}

@@ -1,0 +1,13 @@
+//go:build !linux && !windows
+
+package peercred
+
+import "net/netip"
+
+// No reliable way without cgo: see the package doc.
+
+func sameUser(netip.AddrPort, netip.AddrPort) error { return ErrUnsupported }
+
+func listenerOwner(uint16) (Owner, bool, error) { return Owner{}, false, ErrUnsupported }
+
+func holdsPort(int, uint16) (bool, error) { return false, ErrUnsupported }
