@@ -338,4 +338,3 @@ func TestMCP_SubscriptionEndsGracefully(t *testing.T) {
 		t.Fatalf("completion %s: want resultType complete and the subscriptionId", m.raw)
 	}
 }
-

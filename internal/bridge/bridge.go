@@ -33,6 +33,7 @@ import (
 	"github.com/stitchslop/stitchslop-bridge/security/fileperm"
 	"github.com/stitchslop/stitchslop-bridge/security/limits"
 	"github.com/stitchslop/stitchslop-bridge/security/origin"
+	"github.com/stitchslop/stitchslop-bridge/security/peercred"
 	"github.com/stitchslop/stitchslop-bridge/security/throttle"
 )
 
@@ -128,10 +129,16 @@ func Run(ctx context.Context, cfg Config) error {
 	}
 
 	ln, port, err := listen(cfg.Port)
-	if err != nil {
+	var squat *squatError
+	switch {
+	case errors.As(err, &squat):
+		return &ExitError{Code: ExitCannotBind, Err: err,
+			Hint: "stop that process, or ask whoever runs it to; `lsof -nP -iTCP:8787-8790 -sTCP:LISTEN` (as root) names it. Then start the bridge again"}
+	case err != nil:
 		return &ExitError{Code: ExitCannotBind, Err: err,
 			Hint: "another bridge may still be running; `lsof -nP -iTCP:8787-8790 -sTCP:LISTEN` lists what holds the ports"}
 	}
+	ln = &ownUserOnly{Listener: ln, log: log, sameUser: peercred.SameUser}
 	defer ln.Close()
 
 	key, err := credential.New()
@@ -267,6 +274,11 @@ func listen(port int) (net.Listener, int, error) {
 		if err == nil {
 			return ln, p, nil
 		}
+		// A port the tab tries before ours, held by another user, would
+		// receive the tab's secret: refuse to start behind it.
+		if serr := squatted(p); serr != nil {
+			return nil, 0, &squatError{serr}
+		}
 		if len(ports) == 1 {
 			return nil, 0, fmt.Errorf("cannot listen on 127.0.0.1:%d: %w", p, err)
 		}
@@ -274,6 +286,11 @@ func listen(port int) (net.Listener, int, error) {
 	}
 	return nil, 0, fmt.Errorf("all of ports %d-%d on 127.0.0.1 are busy: %s", ports[0], ports[len(ports)-1], strings.Join(busy, ", "))
 }
+
+// squatError is a port held by another user's listener.
+type squatError struct{ error }
+
+func (e *squatError) Unwrap() error { return e.error }
 
 // bindReason is the OS's reason without the "listen tcp …" preamble.
 func bindReason(err error) error {

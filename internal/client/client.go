@@ -17,6 +17,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/stitchslop/stitchslop-bridge/internal/session"
+	"github.com/stitchslop/stitchslop-bridge/security/peercred"
 )
 
 // Exit codes of the shell verbs (protocol.md §4.4).
@@ -120,10 +121,54 @@ type Client struct {
 // New returns a client for the bridge described by s.
 func New(s session.File) *Client {
 	dialer := &net.Dialer{Timeout: connectTimeout}
+	dial := func(ctx context.Context, network, addr string) (net.Conn, error) {
+		c, err := dialer.DialContext(ctx, network, addr)
+		if err != nil {
+			return nil, err
+		}
+		if err := identify(c, s); err != nil {
+			c.Close()
+			return nil, err
+		}
+		return c, nil
+	}
 	// No proxy, ever: the request goes to loopback and carries the key.
-	tr := &http.Transport{Proxy: nil, DisableKeepAlives: true, DialContext: dialer.DialContext}
+	tr := &http.Transport{Proxy: nil, DisableKeepAlives: true, DialContext: dial}
 	return &Client{s: s, http: &http.Client{Transport: tr}}
 }
+
+// unidentified is a listener on the session file's port that is not the
+// session file's bridge.
+type unidentified struct{ why string }
+
+func (e *unidentified) Error() string { return e.why }
+
+// identify makes sure the key goes only to the bridge the session file
+// names (THREAT_MODEL T10): the process holding the port must be the
+// file's pid (peercred.HoldsPort, Linux and Windows). Where the OS cannot
+// say which process holds a port, the listener must at least belong to
+// this user (peercred.SameUser); where it cannot say that either, the
+// session file's 0600 mode is the only check.
+func identify(c net.Conn, s session.File) error {
+	held, err := holdsPort(s.PID, s.Port)
+	if errors.Is(err, peercred.ErrUnsupported) {
+		err = sameUser(c)
+		if err == nil || errors.Is(err, peercred.ErrUnsupported) {
+			return nil
+		}
+		return &unidentified{fmt.Sprintf("port %d is held by another user's process, not the bridge (pid %d) its session file names", s.Port, s.PID)}
+	}
+	if err != nil || !held {
+		return &unidentified{fmt.Sprintf("port %d is not held by the bridge (pid %d) its session file names", s.Port, s.PID)}
+	}
+	return nil
+}
+
+// The peer lookups; test hooks.
+var (
+	holdsPort = peercred.HoldsPort
+	sameUser  = peercred.SameUser
+)
 
 // Do sends a request and returns the body of a 200 answer. Any other answer,
 // and a bridge that does not answer in full within r.Timeout, becomes an
@@ -196,6 +241,12 @@ func (c *Client) sendError(ctx context.Context, timeout time.Duration, err error
 	// A dial failure: nothing accepted the connection. Refused means the
 	// session file outlived its bridge; a connect timeout, a bridge too
 	// frozen to accept. Both leave nothing to drive (exit 3).
+	var un *unidentified
+	if errors.As(err, &un) {
+		return &Error{Exit: ExitNoBridge, Code: "stale_session",
+			Msg:  "the session file is stale and the key was not sent: " + un.why,
+			Hint: "start the bridge again; if something else holds the port, stop it"}
+	}
 	var op *net.OpError
 	if errors.As(err, &op) && op.Op == "dial" {
 		if op.Timeout() {

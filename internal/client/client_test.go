@@ -6,6 +6,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"os"
 	"net/http/httptest"
 	"strconv"
 	"strings"
@@ -52,7 +53,7 @@ func frozenBridge(t *testing.T, headers bool) session.File {
 	}))
 	t.Cleanup(srv.Close)
 	t.Cleanup(func() { close(release) }) // runs first: handlers return, then Close
-	return session.File{Port: serverPort(t, srv), Key: "k", PID: 4242}
+	return session.File{Port: serverPort(t, srv), Key: "k", PID: os.Getpid()}
 }
 
 func serverPort(t *testing.T, srv *httptest.Server) int {
@@ -85,7 +86,7 @@ func wantNoAnswer(t *testing.T, what string, err error, port int) {
 	if !errors.As(err, &ce) {
 		t.Fatalf("%s = %v, want an *Error", what, err)
 	}
-	want := "the bridge on port " + strconv.Itoa(port) + " (pid 4242) did not answer within 0.1 s"
+	want := "the bridge on port " + strconv.Itoa(port) + " (pid " + strconv.Itoa(os.Getpid()) + ") did not answer within 0.1 s"
 	if ce.Exit != ExitFailed || ce.Code != "no_answer" || ce.Msg != want {
 		t.Errorf("%s = exit %d, code %q, %q; want exit 1, code no_answer, %q", what, ce.Exit, ce.Code, ce.Msg, want)
 	}
@@ -163,7 +164,7 @@ func TestOpenAnswers(t *testing.T) {
 				io.WriteString(w, tt.body)
 			}))
 			defer srv.Close()
-			_, err := New(session.File{Port: serverPort(t, srv), Key: "k", PID: 1}).Open(context.Background(), Request{Method: "GET", Path: "/tools", Timeout: guardTimeout})
+			_, err := New(session.File{Port: serverPort(t, srv), Key: "k", PID: os.Getpid()}).Open(context.Background(), Request{Method: "GET", Path: "/tools", Timeout: guardTimeout})
 			var ce *Error
 			if !errors.As(err, &ce) || ce.Exit != tt.exit || ce.Code != tt.code || !strings.Contains(ce.Msg, tt.msgPart) {
 				t.Fatalf("Open with a %d answer = %#v, want exit %d, code %s, message with %q", tt.status, err, tt.exit, tt.code, tt.msgPart)
@@ -187,7 +188,7 @@ func TestOpenStreamsTheBody(t *testing.T) {
 		io.WriteString(w, want)
 	}))
 	defer srv.Close()
-	body, err := New(session.File{Port: serverPort(t, srv), Key: "the-key", PID: 1}).Open(context.Background(), Request{Method: "GET", Path: "/status", Timeout: guardTimeout})
+	body, err := New(session.File{Port: serverPort(t, srv), Key: "the-key", PID: os.Getpid()}).Open(context.Background(), Request{Method: "GET", Path: "/status", Timeout: guardTimeout})
 	if err != nil {
 		t.Fatalf("Open = %v", err)
 	}
@@ -195,5 +196,25 @@ func TestOpenStreamsTheBody(t *testing.T) {
 	got, err := io.ReadAll(body)
 	if err != nil || string(got) != want {
 		t.Fatalf("Open body = %d bytes, %v; want %d bytes", len(got), err, len(want))
+	}
+}
+
+// The key goes only to the process the session file names: a listener on
+// its port that is not that pid gets nothing, and the file is stale (exit 3).
+func TestKeyOnlyToTheNamedBridge(t *testing.T) {
+	sent := make(chan string, 1)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		sent <- r.Header.Get("x-stitchslop-key")
+	}))
+	defer srv.Close()
+	_, err := New(session.File{Port: serverPort(t, srv), Key: "the-key", PID: os.Getppid()}).Do(context.Background(), Request{Method: "GET", Path: "/status", Timeout: guardTimeout})
+	var ce *Error
+	if !errors.As(err, &ce) || ce.Exit != ExitNoBridge || ce.Code != "stale_session" || !strings.Contains(ce.Msg, "not sent") {
+		t.Fatalf("a listener that is not the named pid: %v, want exit 3 stale_session saying the key was not sent", err)
+	}
+	select {
+	case k := <-sent:
+		t.Fatalf("the listener received the key %q", k)
+	default:
 	}
 }
