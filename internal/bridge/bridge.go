@@ -117,7 +117,13 @@ func Run(ctx context.Context, cfg Config) error {
 		return &ExitError{Code: ExitNoCredential, Err: err}
 	}
 	if cfg.Token != "" {
-		if spent, _ := store.Spent(cfg.Token); spent {
+		spent, err := store.Spent(cfg.Token)
+		switch {
+		case err != nil:
+			// Fail closed: a token that cannot be checked is not offered.
+			log.Error("the token in STITCHSLOP_TOKEN cannot be checked against the spent tokens, so it will not be accepted: " + err.Error())
+			cfg.Token = ""
+		case spent:
 			log.Warn("the token in STITCHSLOP_TOKEN was already redeemed; tokens work once")
 			cfg.Token = ""
 		}

@@ -176,7 +176,7 @@ func (s *Server) handshake(ws *websocket.Conn) *conn {
 
 	secretOK, err := s.Pairing.VerifySecret(s.Origin, sec)
 	if err != nil {
-		s.Log.Error("cannot read the pairing file", "err", err.Error())
+		s.Log.Error("cannot read the pairing file or the spent-token file", "err", err.Error())
 	}
 	tokenOK, why := false, "no stored pairing or unspent token matches"
 	if sec == "" && tok == "" {
@@ -185,7 +185,7 @@ func (s *Server) handshake(ws *websocket.Conn) *conn {
 	if !secretOK && tok != "" && credential.Equal(tok, s.Token) {
 		spent, err := s.Pairing.Spent(tok)
 		if err != nil {
-			s.Log.Error("cannot read the pairing file", "err", err.Error())
+			s.Log.Error("cannot read the pairing file or the spent-token file", "err", err.Error())
 		}
 		tokenOK = err == nil && !spent
 		if spent {
