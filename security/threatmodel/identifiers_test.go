@@ -28,11 +28,12 @@ var fileName = regexp.MustCompile(`^(json|lock|md|go|ya?ml|txt)(\.|$)`)
 type decls struct {
 	byDir  map[string]map[string]bool
 	byName map[string][]string // package name -> directories
+	tests  map[string]bool     // dir + "." + Test or Fuzz function
 }
 
 func loadDecls(t *testing.T, root string) decls {
 	t.Helper()
-	d := decls{byDir: map[string]map[string]bool{}, byName: map[string][]string{}}
+	d := decls{byDir: map[string]map[string]bool{}, byName: map[string][]string{}, tests: map[string]bool{}}
 	fset := token.NewFileSet()
 	err := filepath.WalkDir(root, func(path string, e fs.DirEntry, err error) error {
 		if err != nil {
@@ -41,7 +42,18 @@ func loadDecls(t *testing.T, root string) decls {
 		if e.IsDir() && (e.Name() == ".git" || e.Name() == "testdata") {
 			return filepath.SkipDir
 		}
-		if e.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+		if e.IsDir() || !strings.HasSuffix(path, ".go") {
+			return nil
+		}
+		if strings.HasSuffix(path, "_test.go") {
+			b, err := os.ReadFile(path)
+			if err != nil {
+				return err
+			}
+			dir, _ := filepath.Rel(root, filepath.Dir(path))
+			for _, m := range funcRE.FindAllSubmatch(b, -1) {
+				d.tests[filepath.ToSlash(dir)+"."+string(m[1])] = true
+			}
 			return nil
 		}
 		f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
@@ -203,4 +215,24 @@ func TestControlsNameExistingCode(t *testing.T) {
 			t.Errorf("THREAT_MODEL.md names %s, which the code does not declare", strings.Trim(r[0], "`"))
 		}
 	}
+	// The controls index: | `dir` | `Name`, `Type.Method`, … | threats |
+	for _, row := range indexRowRE.FindAllStringSubmatch(text, -1) {
+		dir, names := row[1], row[2]
+		if d.byDir[dir] == nil {
+			t.Errorf("the controls index names package %s, which holds no Go code", dir)
+			continue
+		}
+		for _, n := range nameRE.FindAllStringSubmatch(names, -1) {
+			if !d.byDir[dir][n[1]] && !d.tests[dir+"."+n[1]] {
+				t.Errorf("the controls index names %s.%s, which the code does not declare", dir, n[1])
+			}
+		}
+	}
 }
+
+// indexRowRE is a row of the controls index; nameRE a backticked Go name
+// in its second column.
+var (
+	indexRowRE = regexp.MustCompile("(?m)^\\| `((?:security|internal|cmd)/[a-z0-9/_-]+)` \\| ([^|]*) \\|")
+	nameRE     = regexp.MustCompile("`([A-Za-z_][A-Za-z0-9_]*(?:\\.[A-Za-z_][A-Za-z0-9_]*)?)`")
+)
