@@ -16,6 +16,7 @@ import (
 // kernel prints address words in, and who "we" are.
 var (
 	procRoot                   = "/proc"
+	useSockDiag                = true // ask the kernel by netlink first
 	hostOrder binary.ByteOrder = binary.NativeEndian
 	getuid                     = os.Getuid
 )
@@ -29,7 +30,14 @@ const (
 )
 
 func sameUser(local, remote netip.AddrPort) error {
-	entries, err := readProcTables()
+	var entries []procEntry
+	err := errNoSockDiag
+	if useSockDiag {
+		entries, err = diagPeer(local, remote)
+	}
+	if err != nil {
+		entries, err = readProcTables()
+	}
 	if err != nil {
 		return err
 	}
@@ -44,7 +52,7 @@ func sameUser(local, remote netip.AddrPort) error {
 }
 
 func listenerOwner(port uint16) (Owner, bool, error) {
-	entries, err := readProcTables()
+	entries, err := listeners()
 	if err != nil {
 		return Owner{}, false, err
 	}
@@ -64,7 +72,7 @@ func listenerOwner(port uint16) (Owner, bool, error) {
 }
 
 func holdsPort(pid int, port uint16) (bool, error) {
-	entries, err := readProcTables()
+	entries, err := listeners()
 	if err != nil {
 		return false, err
 	}
@@ -86,6 +94,19 @@ func holdsPort(pid int, port uint16) (bool, error) {
 	}
 	return true, nil
 }
+
+// listeners returns the listening sockets, from sock_diag or, where that
+// is not available, /proc.
+func listeners() ([]procEntry, error) {
+	if useSockDiag {
+		if entries, err := diagListeners(); err == nil {
+			return entries, nil
+		}
+	}
+	return readProcTables()
+}
+
+var errNoSockDiag = errors.New("peercred: sock_diag not used")
 
 // readProcTables reads and parses /proc/net/tcp and /proc/net/tcp6, the
 // sockets of this process's network namespace. A kernel without IPv6 has

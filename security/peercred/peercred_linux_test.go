@@ -105,6 +105,7 @@ func fakeProc(t *testing.T, tcp, tcp6 string) string {
 		}
 	}
 	swap(t, &procRoot, root)
+	swap(t, &useSockDiag, false) // the fixture is /proc; the kernel would answer for the real machine
 	swap[binary.ByteOrder](t, &hostOrder, binary.LittleEndian)
 	swap(t, &getuid, func() int { return 1000 })
 	return root
