@@ -21,10 +21,13 @@
 //     a squatter that took the port after it.
 //
 // How, per system:
-//   - Linux (and Android): /proc/net/tcp and /proc/net/tcp6 give each
-//     socket's addresses, state, owner uid and inode; the peer of a
-//     connection is the entry whose local end is our remote end and whose
-//     remote end is our local end, compared with os.Getuid(). HoldsPort
+//   - Linux (and Android): the kernel's socket diagnostics (netlink
+//     sock_diag: an exact lookup by four-tuple, a dump of listeners only)
+//     give each socket's addresses, state, owner uid and inode, in
+//     microseconds; where netlink is not available, /proc/net/tcp and
+//     /proc/net/tcp6 give the same, at a few milliseconds a read. The peer
+//     of a connection is the entry whose local end is our remote end and
+//     whose remote end is our local end, compared with os.Getuid(). HoldsPort
 //     looks for the listener's inode among the /proc/<pid>/fd links
 //     "socket:[inode]", which for another user's process needs root or
 //     CAP_SYS_PTRACE (else an error). All three are supported.
@@ -38,9 +41,8 @@
 //
 // Parsing is kept apart from the OS reads (procnet.go, wintable.go) so it
 // is tested on fixtures on every platform, and fuzzed
-// (FuzzParseProcNetTCP). Each call reads the whole table afresh: its cost
-// grows with the number of sockets on the machine, bounded by
-// maxTableBytes.
+// (FuzzParseProcNetTCP). A /proc or Windows table is read whole afresh on
+// each call, bounded by maxTableBytes.
 //
 // Fail closed. Every function returns an error when it cannot prove its
 // answer: no matching entry, a table that does not parse, a table or fd
