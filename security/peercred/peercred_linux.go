@@ -15,10 +15,10 @@ import (
 // Test hooks, swapped in t.Cleanup: where procfs is, the byte order the
 // kernel prints address words in, and who "we" are.
 var (
-	procRoot                   = "/proc"
-	useSockDiag                = true // ask the kernel by netlink first
-	hostOrder binary.ByteOrder = binary.NativeEndian
-	getuid                     = os.Getuid
+	procRoot                     = "/proc"
+	useSockDiag                  = true // ask the kernel by netlink first
+	hostOrder   binary.ByteOrder = binary.NativeEndian
+	getuid                       = os.Getuid
 )
 
 const (
