@@ -338,3 +338,18 @@ func TestMCP_SubscriptionEndsGracefully(t *testing.T) {
 		t.Fatalf("completion %s: want resultType complete and the subscriptionId", m.raw)
 	}
 }
+
+// protocol.md §2.8: answers already made before stdin ends still reach the
+// client, as from `printf '...' | stitchslop-bridge`.
+func TestSpec2_8_AnswersBeforeEOFAreWritten(t *testing.T) {
+	t.Parallel()
+	b, _ := mcpBridge(t, "")
+	b.rpc.sendLine(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{}}}`)
+	b.rpc.sendLine(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
+	b.closeStdin()
+	if code := b.awaitExit(); code != 0 {
+		t.Fatalf("exit %d, want 0", code)
+	}
+	b.rpc.response(1)
+	b.rpc.response(2)
+}

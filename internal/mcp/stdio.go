@@ -21,8 +21,13 @@ const MaxLine = 64 << 20
 const syncQueue = 64
 
 // flushWait bounds how long a shutdown waits for the writer to put the last
-// answers (subscription completions) on stdout.
-const flushWait = time.Second
+// answers (subscription completions) on stdout; eofFlushWait, at the end of
+// stdin, for answers already made to reach a client that may still read.
+// Both are short, so a stalled stdout cannot keep the bridge alive.
+const (
+	flushWait    = time.Second
+	eofFlushWait = 250 * time.Millisecond
+)
 
 // stdio is the stdio transport of one session: the reader is Serve's loop,
 // the writer is the goroutine run by write.
@@ -104,7 +109,7 @@ func (srv *Server) Serve(ctx context.Context, in io.Reader, out io.Writer) (open
 		if n := s.Close(); n > 0 {
 			srv.Log.Info(fmt.Sprintf("the MCP client left; cancelled %d request(s) in flight", n))
 		}
-		t.stop(0)
+		t.stop(eofFlushWait)
 		return e.opened, e.err
 	case <-ctx.Done():
 		// Ended from outside (a signal): subscriptions get their graceful
