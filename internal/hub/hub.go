@@ -13,6 +13,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"sort"
 	"strconv"
 	"sync"
 	"time"
@@ -64,6 +65,7 @@ type Hub struct {
 	conn         Conn
 	reserved     Conn // a tab between Reserve and Commit
 	tools        []toollist.Tool
+	args         map[string][]string // tool -> argument names, from tools
 	dropped      []toollist.Dropped
 	pending      map[int64]*pending
 	nextID       int64
@@ -191,7 +193,7 @@ func (h *Hub) detachLocked(c Conn) []*pending {
 		}
 	}
 	hadTools := h.tools != nil
-	h.tools, h.dropped = nil, nil
+	h.tools, h.dropped, h.args = nil, nil, nil
 	if hadTools {
 		h.notifyLocked()
 	}
@@ -208,7 +210,7 @@ func (h *Hub) SetTools(c Conn, tools []toollist.Tool, dropped []toollist.Dropped
 	if tools == nil {
 		tools = []toollist.Tool{}
 	}
-	h.tools, h.dropped = tools, dropped
+	h.tools, h.dropped, h.args = tools, dropped, argNames(tools)
 	h.notifyLocked()
 }
 
@@ -249,16 +251,32 @@ func (h *Hub) State() Snapshot {
 	}
 }
 
-// Tool returns the attached page's tool named name.
-func (h *Hub) Tool(name string) (toollist.Tool, bool) {
+// ArgNames returns the argument names the attached page's tool name
+// declares (its input schema's properties, sorted), and whether the page
+// lists such a tool. They are worked out once, when the list arrives, not
+// on every call.
+func (h *Hub) ArgNames(name string) ([]string, bool) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	for _, t := range h.tools {
-		if t.Name == name {
-			return t, true
-		}
+	names, ok := h.args[name]
+	return names, ok
+}
+
+// argNames maps each tool to the property names of its input schema.
+func argNames(tools []toollist.Tool) map[string][]string {
+	m := make(map[string][]string, len(tools))
+	for _, t := range tools {
+		var names []string
+		rawjson.Each(rawjson.Get(t.InputSchema, "properties"), func(k, _ []byte) bool {
+			if n, ok := rawjson.String(k); ok {
+				names = append(names, n)
+			}
+			return true
+		})
+		sort.Strings(names)
+		m[t.Name] = names
 	}
-	return toollist.Tool{}, false
+	return m
 }
 
 // Wait blocks until a page is attached (true) or ctx ends (false).

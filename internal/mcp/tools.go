@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"sort"
 	"strings"
 	"time"
 
@@ -110,8 +109,8 @@ func (s *Session) toolsCall(r request, meta []byte, modern bool) {
 		s.startWait(r.id, args, timeout, modern)
 		return
 	}
-	if t, ok := s.srv.Hub.Tool(tool); ok {
-		if msg := misspelt(tool, args, schemaProperties(t.InputSchema), false); msg != "" {
+	if known, ok := s.srv.Hub.ArgNames(tool); ok {
+		if msg := misspelt(tool, args, known, false); msg != "" {
 			s.reply(r.id, toolError(msg, modern))
 			return
 		}
@@ -180,19 +179,6 @@ func quoteList(names []string) string {
 		q[i] = fmt.Sprintf("%q", n)
 	}
 	return strings.Join(q, ", ")
-}
-
-// schemaProperties lists the property names of a tool's input schema.
-func schemaProperties(schema []byte) []string {
-	var names []string
-	rawjson.Each(rawjson.Get(schema, "properties"), func(k, _ []byte) bool {
-		if n, ok := rawjson.String(k); ok {
-			names = append(names, n)
-		}
-		return true
-	})
-	sort.Strings(names)
-	return names
 }
 
 // startWait runs wait_for_connection in its own goroutine: it blocks for up
