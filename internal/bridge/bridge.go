@@ -60,9 +60,11 @@ func (e *ExitError) Unwrap() error { return e.Err }
 // Config is what the command line decided.
 type Config struct {
 	Origin    string        // normalised
-	Port      int           // 0: scan DefaultPorts
+	Ports     []int         // tried in order; nil: DefaultPorts
 	ConfigDir string        // where pairing.json and session files live
+	Idle      time.Duration // no tab ever attached and no MCP client for this long: exit (§2.7); 0 never
 	AgentIdle time.Duration // standalone exit after this long without an agent; 0 never
+	Takeover  bool          // a new tab displaces a live one instead of being refused busy
 	Token     string        // bootstrap token, from the environment
 	Stdin     io.Reader
 	Stdout    io.Writer
@@ -72,14 +74,13 @@ type Config struct {
 // Timings are the process's clocks; tests shorten them (see hooks.go).
 type Timings struct {
 	Page page.Timings
-	Idle time.Duration // no tab ever attached and no MCP client: exit (§2.7: 30 min)
+	Idle time.Duration // no tab ever attached and no MCP client: exit (§2.7; Config.Idle)
 	Call time.Duration // a page call unanswered this long fails (60 s)
 }
 
 // DefaultTimings are the production values.
 var DefaultTimings = Timings{
 	Page: page.DefaultTimings,
-	Idle: 30 * time.Minute,
 	Call: 60 * time.Second,
 }
 
@@ -94,7 +95,7 @@ const softMemoryLimit = 32 << 20
 // Run runs the bridge until it has a reason to exit. A nil error is a clean
 // exit (code 0).
 func Run(ctx context.Context, cfg Config) error {
-	t := timings(cfg.Log)
+	t := timings(cfg.Log, cfg.Idle)
 	log := cfg.Log
 	defer reportOnSignal(log)()
 	if os.Getenv("GOMEMLIMIT") == "" {
@@ -134,7 +135,7 @@ func Run(ctx context.Context, cfg Config) error {
 			Hint: "copy the token from the Stitch Slop agent panel and run again with STITCHSLOP_TOKEN=<token> in the environment"}
 	}
 
-	ln, port, err := listen(cfg.Port)
+	ln, port, err := listen(cfg.Ports)
 	var squat *squatError
 	switch {
 	case errors.As(err, &squat):
@@ -173,7 +174,7 @@ func Run(ctx context.Context, cfg Config) error {
 	touch()
 	initialized := make(chan struct{})
 	pageSrv := &page.Server{Origin: cfg.Origin, Port: port, Hub: h, Pairing: store, Token: cfg.Token, Log: log, Timings: t.Page,
-		Guesses: throttle.New(), Reserved: mcp.ReservedTools}
+		Guesses: throttle.New(), Reserved: mcp.ReservedTools, Takeover: cfg.Takeover}
 	ctlSrv := &control.Server{Key: key, Port: port, Origin: cfg.Origin, Hub: h, Log: log, Activity: touch,
 		Paired: func() bool { p, _ := store.Paired(cfg.Origin); return p }}
 	srv := &http.Server{
@@ -219,6 +220,9 @@ func Run(ctx context.Context, cfg Config) error {
 	// §2.7: a bridge no tab ever reached and no client owns exits.
 	idle := time.NewTimer(t.Idle)
 	defer idle.Stop()
+	if t.Idle == 0 {
+		idle.Stop()
+	}
 	attached := h.Attached()
 	// §2.8: standalone, no agent for AgentIdle: exit even with a tab attached.
 	var agentIdle <-chan time.Time
@@ -268,11 +272,11 @@ func Run(ctx context.Context, cfg Config) error {
 	}
 }
 
-// listen binds 127.0.0.1 on port, or on the first free default port.
-func listen(port int) (net.Listener, int, error) {
-	ports := DefaultPorts
-	if port != 0 {
-		ports = []int{port}
+// listen binds 127.0.0.1 on the first free port of ports (nil: the
+// default four).
+func listen(ports []int) (net.Listener, int, error) {
+	if len(ports) == 0 {
+		ports = DefaultPorts
 	}
 	var busy []string
 	for _, p := range ports {

@@ -17,8 +17,9 @@ var testHooks string
 // "ping=50ms,dead=400ms,stale=300ms,idle=1s,call=500ms,auth=300ms".
 const TestTimingsEnv = "STITCHSLOP_TEST_TIMINGS"
 
-func timings(log *slog.Logger) Timings {
+func timings(log *slog.Logger, idle time.Duration) Timings {
 	t := DefaultTimings
+	t.Idle = idle
 	if testHooks != "on" {
 		return t
 	}

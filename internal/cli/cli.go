@@ -13,6 +13,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -31,10 +32,11 @@ const (
 	DefaultOrigin           = "https://www.stitchslop.com"
 	OriginEnv               = "STITCHSLOP_ORIGIN"
 	DefaultAgentIdleMinutes = 120
+	DefaultIdleMinutes      = 30 // protocol.md §2.7
 )
 
 const usage = `usage:
-  stitchslop-bridge --origin URL [--port N] [--config-dir DIR] [--agent-idle-minutes M]
+  stitchslop-bridge --origin URL [--port N[,N...]] [--config-dir DIR] [--idle-minutes M] [--agent-idle-minutes M] [--takeover]
   stitchslop-bridge [--port N] [--config-dir DIR] status | tools | wait [SECONDS] | call COMMAND [JSON-ARGS] [--out FILE] [--timeout SECONDS]
   stitchslop-bridge [--config-dir DIR] unpair ORIGIN | unpair --all
   stitchslop-bridge --version
@@ -59,7 +61,10 @@ is refused. It prints one JSON document too, with the same exit codes.
 
 Flags:
   --origin URL              the only site allowed to connect (default $STITCHSLOP_ORIGIN, then https://www.stitchslop.com)
-  --port N                  pin one port instead of scanning 8787-8790
+  --port N[,N...]           the bridge: the ports to try, in order, instead of 8787-8790;
+                            a shell verb: the one bridge to drive
+  --idle-minutes M          exit after M minutes if no tab ever attached and no MCP client owns the bridge (default 30; fractions allowed; 0 never)
+  --takeover                a new tab displaces the attached one (which is told so) instead of being refused as busy
   --config-dir DIR          where pairings and session files live (default ~/.stitchslop)
   --agent-idle-minutes M    run standalone: exit after M minutes with no agent (default 120; fractions allowed; 0 never)
   --exit-when-unused M      the same as --agent-idle-minutes
@@ -73,7 +78,7 @@ Flags:
 var flagSpec = map[string]bool{
 	"origin": true, "port": true, "config-dir": true, "agent-idle-minutes": true,
 	"exit-when-unused": true, "out": true, "timeout": true, "version": false, "help": false, "h": false,
-	"all": false,
+	"all": false, "idle-minutes": true, "takeover": false,
 }
 
 type args struct {
@@ -175,16 +180,58 @@ func configDir(a args) (string, error) {
 	return abs, nil
 }
 
-func portFlag(a args) (int, error) {
+// maxPorts bounds a --port list: the tab only ever tries four.
+const maxPorts = 16
+
+// portsFlag reads --port for the bridge: one port, or a comma-separated
+// list tried in order. nil means the default scan.
+func portsFlag(a args) ([]int, error) {
 	s, ok := a.flags["port"]
 	if !ok {
-		return 0, nil
+		return nil, nil
 	}
-	p, err := strconv.Atoi(s)
-	if err != nil || p < 1 || p > 65535 {
-		return 0, fmt.Errorf("--port %q is not a port number (1-65535)", s)
+	var ports []int
+	for _, f := range strings.Split(s, ",") {
+		p, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || p < 1 || p > 65535 {
+			return nil, fmt.Errorf("--port %q: %q is not a port number (1-65535)", s, f)
+		}
+		if slices.Contains(ports, p) {
+			return nil, fmt.Errorf("--port %q names %d twice", s, p)
+		}
+		ports = append(ports, p)
 	}
-	return p, nil
+	if len(ports) > maxPorts {
+		return nil, fmt.Errorf("--port %q names %d ports; at most %d", s, len(ports), maxPorts)
+	}
+	return ports, nil
+}
+
+// portFlag reads --port for a shell verb: the one bridge to drive.
+func portFlag(a args) (int, error) {
+	ports, err := portsFlag(a)
+	switch {
+	case err != nil:
+		return 0, err
+	case len(ports) > 1:
+		return 0, fmt.Errorf("--port %q: a shell verb drives one bridge; give one port", a.flags["port"])
+	case len(ports) == 1:
+		return ports[0], nil
+	}
+	return 0, nil
+}
+
+// minutesFlag reads a number of minutes (fractions allowed, 0 or more).
+func minutesFlag(a args, name string, def float64) (time.Duration, error) {
+	m := def
+	if s, ok := a.flags[name]; ok {
+		var err error
+		m, err = strconv.ParseFloat(s, 64)
+		if err != nil || m < 0 || math.IsNaN(m) || math.IsInf(m, 0) || m > 1e6 {
+			return 0, fmt.Errorf("--%s %q is not a number of minutes", name, s)
+		}
+	}
+	return time.Duration(m * float64(time.Minute)), nil
 }
 
 func runBridge(ctx context.Context, a args, dir string, stdin io.Reader, stdout io.Writer, log *slog.Logger) int {
@@ -196,7 +243,7 @@ func runBridge(ctx context.Context, a args, dir string, stdin io.Reader, stdout 
 	if a.has("all") {
 		return usageError(log, "--all goes with the unpair verb")
 	}
-	port, err := portFlag(a)
+	ports, err := portsFlag(a)
 	if err != nil {
 		return usageError(log, err.Error())
 	}
@@ -211,22 +258,28 @@ func runBridge(ctx context.Context, a args, dir string, stdin io.Reader, stdout 
 	if err != nil {
 		return usageError(log, "--origin: "+err.Error())
 	}
-	idle := float64(DefaultAgentIdleMinutes)
-	for _, name := range []string{"agent-idle-minutes", "exit-when-unused"} {
-		s, ok := a.flags[name]
-		if !ok {
-			continue
+	agentIdleFlag := "agent-idle-minutes"
+	if a.has("exit-when-unused") {
+		if a.has(agentIdleFlag) {
+			return usageError(log, "--exit-when-unused is another name for --agent-idle-minutes; give one")
 		}
-		idle, err = strconv.ParseFloat(s, 64)
-		if err != nil || idle < 0 || math.IsNaN(idle) || math.IsInf(idle, 0) {
-			return usageError(log, fmt.Sprintf("--%s %q is not a number of minutes", name, s))
-		}
+		agentIdleFlag = "exit-when-unused"
+	}
+	agentIdle, err := minutesFlag(a, agentIdleFlag, DefaultAgentIdleMinutes)
+	if err != nil {
+		return usageError(log, err.Error())
+	}
+	idle, err := minutesFlag(a, "idle-minutes", DefaultIdleMinutes)
+	if err != nil {
+		return usageError(log, err.Error())
 	}
 	err = bridge.Run(ctx, bridge.Config{
 		Origin:    o,
-		Port:      port,
+		Ports:     ports,
 		ConfigDir: dir,
-		AgentIdle: time.Duration(idle * float64(time.Minute)),
+		Idle:      idle,
+		AgentIdle: agentIdle,
+		Takeover:  a.has("takeover"),
 		Token:     envtoken.Take(),
 		Stdin:     stdin,
 		Stdout:    stdout,

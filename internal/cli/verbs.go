@@ -125,8 +125,8 @@ func verb(ctx context.Context, a args, dir string, log *slog.Logger) ([]byte, er
 // with the time the bridge gets to answer it.
 func request(a args) (client.Request, error) {
 	name, rest := a.pos[0], a.pos[1:]
-	if a.has("origin") || a.has("agent-idle-minutes") || a.has("exit-when-unused") {
-		return client.Request{}, usageErr("--origin and --agent-idle-minutes go with starting the bridge, not with %s", name)
+	if a.has("origin") || a.has("agent-idle-minutes") || a.has("exit-when-unused") || a.has("idle-minutes") || a.has("takeover") {
+		return client.Request{}, usageErr("--origin, --idle-minutes, --agent-idle-minutes and --takeover go with starting the bridge, not with %s", name)
 	}
 	if a.has("all") {
 		return client.Request{}, usageErr("--all goes with unpair, not with %s", name)

@@ -126,14 +126,17 @@ func (h *Hub) notifyLocked() {
 // being admitted, it returns ErrBusy. An unreachable incumbent is detached
 // and returned as displaced: the caller tells it so and closes it.
 // Every successful Reserve is followed by Commit or Release.
-func (h *Hub) Reserve(c Conn) (displaced Conn, err error) {
+//
+// With takeover (the bridge's --takeover), a reachable incumbent is
+// displaced too.
+func (h *Hub) Reserve(c Conn, takeover bool) (displaced Conn, err error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.reserved != nil {
 		return nil, ErrBusy
 	}
 	if old := h.conn; old != nil {
-		if old.Reachable() {
+		if old.Reachable() && !takeover {
 			return nil, ErrBusy
 		}
 		h.detachLocked(old)

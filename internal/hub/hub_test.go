@@ -38,7 +38,7 @@ func (f *fakeConn) Reachable() bool { return f.reachable }
 
 func attach(t *testing.T, h *Hub, c Conn) {
 	t.Helper()
-	if _, err := h.Reserve(c); err != nil {
+	if _, err := h.Reserve(c, false); err != nil {
 		t.Fatalf("Reserve = %v, want nil", err)
 	}
 	h.Commit(c)
@@ -136,12 +136,12 @@ func TestBusyAndTakeover(t *testing.T) {
 	h := New(time.Second)
 	first := newFake(true)
 	attach(t, h, first)
-	if d, err := h.Reserve(newFake(true)); !errors.Is(err, ErrBusy) || d != nil {
+	if d, err := h.Reserve(newFake(true), false); !errors.Is(err, ErrBusy) || d != nil {
 		t.Fatalf("second tab while first reachable: Reserve = %v, %v; want nil, ErrBusy", d, err)
 	}
 	first.reachable = false
 	second := newFake(true)
-	displaced, err := h.Reserve(second)
+	displaced, err := h.Reserve(second, false)
 	if err != nil || displaced != first {
 		t.Fatalf("second tab after first went stale: Reserve = %v, %v; want the first tab, nil", displaced, err)
 	}
@@ -156,20 +156,20 @@ func TestBusyAndTakeover(t *testing.T) {
 func TestReservationHoldsTheSlotWithoutTheLock(t *testing.T) {
 	h := New(time.Second)
 	c := newFake(true)
-	if _, err := h.Reserve(c); err != nil {
+	if _, err := h.Reserve(c, false); err != nil {
 		t.Fatalf("Reserve = %v", err)
 	}
 	if st := h.State(); st.Connected {
 		t.Fatal("a reserved tab counts as attached before Commit")
 	}
-	if _, err := h.Reserve(newFake(true)); !errors.Is(err, ErrBusy) {
+	if _, err := h.Reserve(newFake(true), false); !errors.Is(err, ErrBusy) {
 		t.Fatalf("Reserve during another's admission = %v, want ErrBusy", err)
 	}
 	h.Release(c)
 	if h.State().Connected {
 		t.Fatal("a released tab is attached")
 	}
-	if _, err := h.Reserve(newFake(true)); err != nil {
+	if _, err := h.Reserve(newFake(true), false); err != nil {
 		t.Fatalf("Reserve after Release = %v, want nil", err)
 	}
 }
@@ -257,4 +257,18 @@ type request struct {
 	ID      int64           `json:"id"`
 	Command string          `json:"command"`
 	Args    json.RawMessage `json:"args"`
+}
+
+// With takeover, a live incumbent is displaced instead of the new tab
+// being refused.
+func TestTakeoverDisplacesALiveTab(t *testing.T) {
+	h := New(time.Second)
+	first := newFake(true)
+	attach(t, h, first)
+	second := newFake(true)
+	displaced, err := h.Reserve(second, true)
+	if err != nil || displaced != first {
+		t.Fatalf("Reserve with takeover = %v, %v; want the first tab displaced", displaced, err)
+	}
+	h.Commit(second)
 }

@@ -19,7 +19,7 @@ func sessionWithPage(t *testing.T) (*Session, *capture, *silentPage) {
 	t.Helper()
 	srv := newTestServer()
 	page := &silentPage{frames: make(chan []byte, MaxInFlight+8)}
-	if _, err := srv.Hub.Reserve(page); err != nil {
+	if _, err := srv.Hub.Reserve(page, false); err != nil {
 		t.Fatal(err)
 	}
 	srv.Hub.Commit(page)

@@ -58,6 +58,9 @@ type Server struct {
 	// Guesses bounds failed credential checks (T5); every check takes a
 	// unit of it first, and a right credential gives it back.
 	Guesses *throttle.Budget
+	// Takeover lets a new tab displace a live one (--takeover, §2.6's
+	// opt-in) instead of being refused as busy.
+	Takeover bool
 	// Reserved are the bridge's own tool names (mcp.ReservedTools): a page
 	// tool named like one of them is dropped, never listed (T8).
 	Reserved []string
@@ -202,15 +205,19 @@ func (s *Server) handshake(ws *websocket.Conn) *conn {
 	}
 
 	c := newConn(ws, s.Timings)
-	displaced, err := s.Hub.Reserve(c)
+	displaced, err := s.Hub.Reserve(c, s.Takeover)
 	if errors.Is(err, hub.ErrBusy) {
 		s.Log.Warn("refused a second tab: busy (another tab is attached and live)")
 		s.refuse(ws, refusal{Error: "busy", Busy: true, Message: "This connector is already serving another Stitch Slop tab. Close the other tab, or start another bridge for this one."})
 		return nil
 	}
 	if displaced != nil {
-		s.Log.Warn("the attached tab has gone quiet; a new tab takes over and the old one is told it was displaced")
-		b, _ := json.Marshal(map[string]any{"displaced": true, "message": "Another Stitch Slop tab took over this agent connection, because this one stopped answering."})
+		why := "because this one stopped answering"
+		if displaced.Reachable() {
+			why = "because the bridge was started with --takeover"
+		}
+		s.Log.Warn("a new tab takes over and the attached one is told it was displaced (" + why + ")")
+		b, _ := json.Marshal(map[string]any{"displaced": true, "message": "Another Stitch Slop tab took over this agent connection, " + why + "."})
 		displaced.Send(b)
 		displaced.Close()
 	}
