@@ -717,6 +717,17 @@ func (c *rpcClient) toolNames() []string {
 
 const listChanged = "notifications/tools/list_changed"
 
+// bridgeTools are the bridge's own tools, listed whether or not a tab is
+// attached (protocol.md §3.3 forbids inventing page tools; a bridge-owned
+// tool that always answers is an extension the Stitch Slop team's bridge
+// makes too). Page tools come and go on top of them.
+var bridgeTools = []string{"wait_for_connection", "connection_status"}
+
+// withBridgeTools returns names plus the bridge's own tools, sorted.
+func withBridgeTools(names ...string) []string {
+	return sortedNames(append(append([]string{}, bridgeTools...), names...))
+}
+
 // awaitListChanged waits for a list_changed notification at index >= from.
 func (c *rpcClient) awaitListChanged(from int) int {
 	c.t.Helper()

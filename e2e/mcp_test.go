@@ -222,8 +222,8 @@ func TestMCP_ModernEra(t *testing.T) {
 	}
 	rpc.result(rpc.call("tools/list", modernParams(nil)), &list)
 	if list.ResultType != "complete" || list.TTLMs == nil || *list.TTLMs != 0 || list.CacheScope != "private" ||
-		len(list.Tools) != 1 || list.Tools[0].Name != "wait_for_connection" {
-		t.Fatalf("tools/list before the tab: got %+v, want wait_for_connection alone, ttlMs 0, cacheScope private", list)
+		len(list.Tools) != len(bridgeTools) || list.Tools[0].Name != "wait_for_connection" {
+		t.Fatalf("tools/list before the tab: got %+v, want the bridge's own tools alone, ttlMs 0, cacheScope private", list)
 	}
 
 	// Two subscriptions: one for tool changes, one for nothing we offer.
@@ -265,8 +265,8 @@ func TestMCP_ModernEra(t *testing.T) {
 	}
 	at := changed(from)
 	rpc.result(rpc.call("tools/list", modernParams(nil)), &list)
-	if len(list.Tools) != 3 {
-		t.Fatalf("tools/list with the tab: got %+v, want wait_for_connection and the tab's two", list)
+	if len(list.Tools) != len(bridgeTools)+2 {
+		t.Fatalf("tools/list with the tab: got %+v, want the bridge's tools and the tab's two", list)
 	}
 
 	var res struct {

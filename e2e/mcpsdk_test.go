@@ -463,7 +463,7 @@ func TestMCP_SDKLegacy(t *testing.T) {
 		})
 	})
 	t.Run("tools/list before a tab holds only wait_for_connection", func(t *testing.T) {
-		if names := b.toolNames(t); !slices.Equal(names, []string{"wait_for_connection"}) {
+		if names := b.toolNames(t); !slices.Equal(names, bridgeTools) {
 			t.Errorf("tools: got %v, want [wait_for_connection]", names)
 		}
 	})
@@ -551,7 +551,7 @@ func TestMCP_SDKModern(t *testing.T) {
 	}
 
 	t.Run("tools/list before a tab holds only wait_for_connection", func(t *testing.T) {
-		if names := b.toolNames(t); !slices.Equal(names, []string{"wait_for_connection"}) {
+		if names := b.toolNames(t); !slices.Equal(names, bridgeTools) {
 			t.Errorf("tools: got %v, want [wait_for_connection]", names)
 		}
 		req, _ := b.request(t, 0, "tools/list")

@@ -146,13 +146,13 @@ func TestSpec3_3_ToolListLifecycle(t *testing.T) {
 	t.Parallel()
 	b, tok := mcpBridge(t, "")
 	b.rpc.initialize()
-	if got := b.rpc.toolNames(); !slices.Equal(got, []string{"wait_for_connection"}) {
-		t.Errorf("tools/list before a page: got %v, want [wait_for_connection]", got)
+	if got := b.rpc.toolNames(); !slices.Equal(got, bridgeTools) {
+		t.Errorf("tools/list before a page: got %v, want %v", got, bridgeTools)
 	}
 	from := b.rpc.msgs.len()
 	p, _ := connectPage(t, b, map[string]any{"token": tok})
 	from = b.rpc.awaitListChanged(from) + 1
-	want := []string{"render.png", "scene.describe", "wait_for_connection"}
+	want := withBridgeTools("render.png", "scene.describe")
 	if got := sortedNames(b.rpc.toolNames()); !slices.Equal(got, want) {
 		t.Errorf("tools/list with a page: got %v, want %v", got, want)
 	}
@@ -175,14 +175,14 @@ func TestSpec3_3_ToolListLifecycle(t *testing.T) {
 
 	p.mustSend(map[string]any{"tools": []any{map[string]any{"name": "stitch.fill", "inputSchema": map[string]any{"type": "object"}}}})
 	from = b.rpc.awaitListChanged(from) + 1
-	if got := sortedNames(b.rpc.toolNames()); !slices.Equal(got, []string{"stitch.fill", "wait_for_connection"}) {
+	if got := sortedNames(b.rpc.toolNames()); !slices.Equal(got, withBridgeTools("stitch.fill")) {
 		t.Errorf("tools/list after a revised list: got %v, want [stitch.fill wait_for_connection]", got)
 	}
 
 	p.conn.Close()
 	b.rpc.awaitListChanged(from)
-	if got := b.rpc.toolNames(); !slices.Equal(got, []string{"wait_for_connection"}) {
-		t.Errorf("tools/list after the page left: got %v, want [wait_for_connection]", got)
+	if got := b.rpc.toolNames(); !slices.Equal(got, bridgeTools) {
+		t.Errorf("tools/list after the page left: got %v, want %v", got, bridgeTools)
 	}
 }
 
@@ -212,7 +212,7 @@ func TestSpec3_3_PageToolNamesSanitised(t *testing.T) {
 	tools = append(tools, map[string]any{"inputSchema": map[string]any{"type": "object"}}, "not an object", map[string]any{"name": 7})
 	p.mustSend(map[string]any{"tools": tools})
 	b.rpc.awaitListChanged(from)
-	want := sortedNames([]string{"good.tool", "Good_2-x", long, "wait_for_connection"})
+	want := withBridgeTools("good.tool", "Good_2-x", long)
 	if got := sortedNames(b.rpc.toolNames()); !slices.Equal(got, want) {
 		t.Errorf("tools/list: got %v, want %v", got, want)
 	}
@@ -477,8 +477,8 @@ func TestSpec2_9_DeadPageLikeClose(t *testing.T) {
 	}
 	p.awaitClosed()
 	b.rpc.awaitListChanged(from)
-	if got := b.rpc.toolNames(); !slices.Equal(got, []string{"wait_for_connection"}) {
-		t.Errorf("tools/list after the page died: got %v, want [wait_for_connection]", got)
+	if got := b.rpc.toolNames(); !slices.Equal(got, bridgeTools) {
+		t.Errorf("tools/list after the page died: got %v, want %v", got, bridgeTools)
 	}
 }
 

@@ -144,7 +144,7 @@ func TestSpec2_4_StatusWhilePairingLocked(t *testing.T) {
 	if status != 200 || st["connected"] != false {
 		t.Fatalf("/status while the tab's token is being redeemed: got %d %v, want 200 and not connected", status, st)
 	}
-	if names := b.rpc.toolNames(); len(names) != 1 {
+	if names := b.rpc.toolNames(); len(names) != len(bridgeTools) {
 		t.Fatalf("tools/list during redemption: got %v", names)
 	}
 	syscall.Flock(int(lock.Fd()), syscall.LOCK_UN)

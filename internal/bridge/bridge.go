@@ -21,6 +21,7 @@ import (
 
 	"github.com/gorilla/websocket"
 
+	"github.com/stitchslop/stitchslop-bridge/internal/attempts"
 	"github.com/stitchslop/stitchslop-bridge/internal/control"
 	"github.com/stitchslop/stitchslop-bridge/internal/envelope"
 	"github.com/stitchslop/stitchslop-bridge/internal/hub"
@@ -173,9 +174,17 @@ func Run(ctx context.Context, cfg Config) error {
 	touch := func() { lastActivity.Store(time.Now().UnixNano()) }
 	touch()
 	initialized := make(chan struct{})
-	pageSrv := &page.Server{Origin: cfg.Origin, Port: port, Hub: h, Pairing: store, Token: cfg.Token, Log: log, Timings: t.Page,
+	tried := &attempts.Log{}
+	pairedOrigins := func() []string {
+		o, err := store.PairedOrigins()
+		if err != nil {
+			log.Warn("cannot list the paired sites", "err", err.Error())
+		}
+		return o
+	}
+	pageSrv := &page.Server{Attempts: tried, Origin: cfg.Origin, Port: port, Hub: h, Pairing: store, Token: cfg.Token, Log: log, Timings: t.Page,
 		Guesses: throttle.New(), Reserved: mcp.ReservedTools, Takeover: cfg.Takeover}
-	ctlSrv := &control.Server{Key: key, Port: port, Origin: cfg.Origin, Hub: h, Log: log, Activity: touch,
+	ctlSrv := &control.Server{Attempts: tried, PairedOrigins: pairedOrigins, Key: key, Port: port, Origin: cfg.Origin, Hub: h, Log: log, Activity: touch,
 		Paired: func() bool { p, _ := store.Paired(cfg.Origin); return p }}
 	srv := &http.Server{
 		Handler:           &front{page: pageSrv, control: ctlSrv},
@@ -197,7 +206,7 @@ func Run(ctx context.Context, cfg Config) error {
 		log.Info("waiting for the tab to redeem the token from STITCHSLOP_TOKEN")
 	}
 
-	mcpSrv := &mcp.Server{Hub: h, Origin: cfg.Origin, Port: port, Log: log, Activity: touch,
+	mcpSrv := &mcp.Server{Attempts: tried, PairedOrigins: pairedOrigins, Hub: h, Origin: cfg.Origin, Port: port, Log: log, Activity: touch,
 		Initialized: func() { close(initialized) }}
 	stdinDone := make(chan bool, 1)
 	mcpCtx, cancelMCP := context.WithCancel(ctx)

@@ -19,6 +19,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/stitchslop/stitchslop-bridge/internal/attempts"
 	"github.com/stitchslop/stitchslop-bridge/internal/envelope"
 	"github.com/stitchslop/stitchslop-bridge/internal/hub"
 	"github.com/stitchslop/stitchslop-bridge/internal/version"
@@ -40,11 +41,15 @@ const (
 
 // Server answers the control-plane routes.
 type Server struct {
-	Key      string
-	Port     int
-	Origin   string
-	Hub      *hub.Hub
-	Paired   func() bool
+	Key    string
+	Port   int
+	Origin string
+	Hub    *hub.Hub
+	Paired func() bool
+	// PairedOrigins lists every site with a stored pairing.
+	PairedOrigins func() []string
+	// Attempts is the record of tabs dialling and being refused.
+	Attempts *attempts.Log
 	Activity func() // called for every authenticated request: an agent is here
 	Log      *slog.Logger
 }
@@ -195,16 +200,18 @@ func (s *Server) toolNames() []string {
 
 // Status is the answer of GET /status, in protocol.md §4.2's order.
 type Status struct {
-	OK           bool               `json:"ok"`
-	Connected    bool               `json:"connected"`
-	Port         int                `json:"port"`
-	Origin       string             `json:"origin"`
-	Protocol     int                `json:"protocol"`
-	PID          int                `json:"pid"`
-	Paired       bool               `json:"paired"`
-	Tools        []string           `json:"tools"`
-	DroppedTools []toollist.Dropped `json:"droppedTools,omitempty"`
-	Message      string             `json:"message"`
+	OK            bool               `json:"ok"`
+	Connected     bool               `json:"connected"`
+	Port          int                `json:"port"`
+	Origin        string             `json:"origin"`
+	Protocol      int                `json:"protocol"`
+	PID           int                `json:"pid"`
+	Paired        bool               `json:"paired"`
+	Tools         []string           `json:"tools"`
+	DroppedTools  []toollist.Dropped `json:"droppedTools,omitempty"`
+	PairedOrigins []string           `json:"pairedOrigins"`
+	attempts.Snapshot
+	Message string `json:"message"`
 }
 
 func (s *Server) status(w http.ResponseWriter, _ *http.Request) {
@@ -216,7 +223,8 @@ func (s *Server) status(w http.ResponseWriter, _ *http.Request) {
 	writeJSON(w, http.StatusOK, Status{
 		OK: true, Connected: st.Connected, Port: s.Port, Origin: s.Origin,
 		Protocol: version.Protocol, PID: os.Getpid(), Paired: s.Paired(),
-		Tools: s.toolNames(), DroppedTools: st.Dropped, Message: msg,
+		Tools: s.toolNames(), DroppedTools: st.Dropped, PairedOrigins: s.PairedOrigins(),
+		Snapshot: s.Attempts.Snapshot(), Message: msg,
 	})
 }
 
@@ -244,8 +252,9 @@ func (s *Server) wait(w http.ResponseWriter, r *http.Request) {
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), time.Duration(secs*float64(time.Second)))
 	defer cancel()
+	before := s.Attempts.Snapshot()
 	if !s.Hub.Wait(ctx) {
-		writeJSON(w, http.StatusOK, failure("timeout", "No Stitch Slop tab attached within the wait. Is the tab open with Allow agent connections on? Waiting again is fine."))
+		writeJSON(w, http.StatusOK, failure("timeout", "No Stitch Slop tab attached within the wait. "+attempts.Explain(s.Attempts.Snapshot(), before)))
 		return
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"ok": true, "connected": true, "port": s.Port, "origin": s.Origin, "tools": s.toolNames(), "message": "A Stitch Slop tab is connected."})

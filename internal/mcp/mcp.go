@@ -31,6 +31,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/stitchslop/stitchslop-bridge/internal/attempts"
 	"github.com/stitchslop/stitchslop-bridge/internal/hub"
 	"github.com/stitchslop/stitchslop-bridge/internal/rawjson"
 )
@@ -79,6 +80,10 @@ type Server struct {
 	// Activity is called for every message a client sends. It must be
 	// cheap: it runs on the reader's path.
 	Activity func()
+	// Attempts is the record of tabs dialling and being refused; PairedOrigins
+	// lists the sites with a stored pairing (connection_status).
+	Attempts      *attempts.Log
+	PairedOrigins func() []string
 	// Initialized is called once, when a client first opens a session in
 	// either era: initialize, or a first accepted 2026-07-28 request. The
 	// bridge is then owned (protocol.md §2.7, §2.8).

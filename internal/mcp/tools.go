@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/stitchslop/stitchslop-bridge/internal/attempts"
 	"github.com/stitchslop/stitchslop-bridge/internal/rawjson"
 )
 
@@ -54,8 +55,16 @@ var waitTool = map[string]any{
 // toolList answers tools/list: wait_for_connection, then the page's tools.
 // In the 2026-07-28 era it says the list may not be cached, since the tab's
 // tools come and go.
+var statusTool = map[string]any{
+	"name":  "connection_status",
+	"title": "Stitch Slop connection status",
+	"description": "Says, without waiting or opening anything, whether a Stitch Slop tab is attached, which port and site this bridge serves, " +
+		"which sites are paired, how many times a tab dialled, and the last refusals with their reasons and fixes.",
+	"inputSchema": map[string]any{"type": "object", "properties": map[string]any{}, "additionalProperties": false},
+}
+
 func (s *Session) toolList(modern bool) []byte {
-	tools := []any{waitTool}
+	tools := []any{waitTool, statusTool}
 	for _, t := range s.srv.Hub.State().Tools {
 		tools = append(tools, t)
 	}
@@ -105,8 +114,16 @@ func (s *Session) toolsCall(r request, meta []byte, modern bool) {
 		s.fail(r.id, codeInvalidParams, msg)
 		return
 	}
-	if tool == "wait_for_connection" {
+	switch tool {
+	case "wait_for_connection":
 		s.startWait(r.id, args, timeout, modern)
+		return
+	case "connection_status":
+		if msg := misspelt(tool, args, nil, true); msg != "" {
+			s.reply(r.id, toolError(msg, modern))
+			return
+		}
+		s.reply(r.id, s.connectionStatus(modern))
 		return
 	}
 	if known, ok := s.srv.Hub.ArgNames(tool); ok {
@@ -230,10 +247,18 @@ func (s *Session) waitForConnection(ctx context.Context, id []byte, secs float64
 	already := h.State().Connected
 	wctx, cancel := context.WithTimeout(ctx, time.Duration(secs*float64(time.Second)))
 	defer cancel()
+	before := s.srv.Attempts.Snapshot()
 	if !h.Wait(wctx) {
+		now := s.srv.Attempts.Snapshot()
+		if _, refused := now.Since(before); len(refused) > 0 {
+			r := refused[len(refused)-1]
+			text := fmt.Sprintf("Not connected: the Stitch Slop tab is dialling this bridge (port %d, site %s) and being refused (%s). %s "+
+				"Calling wait_for_connection again will not help until that is fixed.", s.srv.Port, s.srv.Origin, r.Reason, r.Message)
+			b := rawjson.AppendString([]byte(`{"content":[{"type":"text","text":`), text)
+			return Message{response(id, finishResult(append(b, `}],"isError":false}`...), modern))}
+		}
 		text := fmt.Sprintf("Still waiting: no Stitch Slop tab has attached to this bridge (port %d, site %s) after %gs. "+
-			"Call wait_for_connection again to keep waiting; the tab attaches on its own. "+
-			"If it never does, ask the user whether the Allow agent connections switch is on in their Stitch Slop tab.", s.srv.Port, s.srv.Origin, secs)
+			"Call wait_for_connection again to keep waiting; the tab attaches on its own. %s", s.srv.Port, s.srv.Origin, secs, attempts.Explain(now, before))
 		b := rawjson.AppendString([]byte(`{"content":[{"type":"text","text":`), text)
 		return Message{response(id, finishResult(append(b, `}],"isError":false}`...), modern))}
 	}
@@ -247,4 +272,48 @@ func (s *Session) waitForConnection(ctx context.Context, id []byte, secs float64
 		intro = head + " scene.describe did not succeed, though the link is up:\n\n"
 	}
 	return toolResponse(id, env, intro, true, modern)
+}
+
+// connectionStatus answers connection_status: what the bridge knows, and
+// opens nothing.
+func (s *Session) connectionStatus(modern bool) []byte {
+	st := s.srv.Hub.State()
+	names := []string{}
+	for _, t := range st.Tools {
+		names = append(names, t.Name)
+	}
+	status := struct {
+		Connected     bool     `json:"connected"`
+		Mode          string   `json:"mode"`
+		Port          int      `json:"port"`
+		Site          string   `json:"site"`
+		PairedOrigins []string `json:"pairedOrigins"`
+		attempts.Snapshot
+		Tools        []string `json:"tools"`
+		DroppedTools any      `json:"droppedTools,omitempty"`
+		Message      string   `json:"message"`
+	}{
+		Connected: st.Connected, Mode: "serving", Port: s.srv.Port, Site: s.srv.Origin,
+		PairedOrigins: []string{}, Snapshot: s.srv.Attempts.Snapshot(), Tools: names,
+	}
+	if s.srv.PairedOrigins != nil {
+		status.PairedOrigins = s.srv.PairedOrigins()
+	}
+	if len(st.Dropped) > 0 {
+		status.DroppedTools = st.Dropped
+	}
+	switch {
+	case st.Connected:
+		status.Message = "A Stitch Slop tab is attached; its tools are listed."
+	case len(status.Refusals) > 0:
+		r := status.Refusals[len(status.Refusals)-1]
+		status.Message = "No tab is attached. The last refusal (" + r.Reason + "): " + r.Message
+	case status.Attempts == 0:
+		status.Message = "No tab is attached, and nothing has dialled this bridge yet. Call wait_for_connection: the tab attaches on its own."
+	default:
+		status.Message = "No tab is attached now. Call wait_for_connection: the tab attaches on its own."
+	}
+	js, _ := json.Marshal(status)
+	b := rawjson.AppendString([]byte(`{"content":[{"type":"text","text":`), string(js))
+	return finishResult(append(b, `}],"isError":false}`...), modern)
 }

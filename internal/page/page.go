@@ -18,6 +18,7 @@ import (
 
 	"github.com/gorilla/websocket"
 
+	"github.com/stitchslop/stitchslop-bridge/internal/attempts"
 	"github.com/stitchslop/stitchslop-bridge/internal/hub"
 	"github.com/stitchslop/stitchslop-bridge/internal/pairing"
 	"github.com/stitchslop/stitchslop-bridge/internal/rawjson"
@@ -58,6 +59,9 @@ type Server struct {
 	// Guesses bounds failed credential checks (T5); every check takes a
 	// unit of it first, and a right credential gives it back.
 	Guesses *throttle.Budget
+	// Attempts records tabs dialling and being refused (connection_status,
+	// /status, a timed-out wait).
+	Attempts *attempts.Log
 	// Takeover lets a new tab displace a live one (--takeover, §2.6's
 	// opt-in) instead of being refused as busy.
 	Takeover bool
@@ -95,9 +99,18 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			CheckOrigin: func(*http.Request) bool { return true },
 		}
 	})
-	if status, reason := origin.CheckUpgrade(r, s.Port, s.Origin); status != 0 {
+	status, reason := origin.CheckUpgrade(r, s.Port, s.Origin)
+	if reason != origin.ReasonHost {
+		s.Attempts.Attempt() // a tab (or a page) dialled this bridge by its name
+	}
+	if status != 0 {
+		from := origin.Clip(r.Header.Get("Origin"))
 		s.Log.Warn("refused a connection ("+strconv.Itoa(status)+"): "+reason,
-			"origin", origin.Clip(r.Header.Get("Origin")), "host", origin.Clip(r.Host), "allowed", s.Origin)
+			"origin", from, "host", origin.Clip(r.Host), "allowed", s.Origin)
+		if reason != origin.ReasonHost {
+			s.Attempts.Refuse(attempts.Site, from, "A tab from "+strconv.Quote(from)+" was refused: this bridge serves only "+s.Origin+
+				". If that is your Stitch Slop site, start the bridge with --origin set to it.")
+		}
 		http.Error(w, reason, status)
 		return
 	}
@@ -173,6 +186,7 @@ func (s *Server) handshake(ws *websocket.Conn) *conn {
 		if started {
 			s.Log.Warn(fmt.Sprintf("refusing tab handshakes unchecked (rate_limited): more than %d wrong credentials, then %d a second; a tab gets in again a moment after the guessing stops", throttle.Burst, throttle.PerSecond))
 		}
+		s.Attempts.Refuse(attempts.RateLimited, s.Origin, "Too many wrong credentials were tried on this bridge just now; the tab is let in again a moment after they stop.")
 		s.refuse(ws, refusal{Error: "rate_limited", Message: "Too many wrong credentials were tried on this bridge just now. The tab will get in again in a moment."})
 		return nil
 	}
@@ -185,6 +199,10 @@ func (s *Server) handshake(ws *websocket.Conn) *conn {
 	if sec == "" && tok == "" {
 		why = "its first frame carried neither a token nor a secret"
 	}
+	reason, fix := attempts.WrongPairing, "The tab's stored pairing does not match this bridge's (paired with another bridge or config dir, or unpaired). Open the Stitch Slop agent panel for a fresh token and give it to the bridge."
+	if tok != "" {
+		reason, fix = attempts.UnknownToken, "The tab offered a token this bridge was not given. Start the bridge with that token in STITCHSLOP_TOKEN (or pair it), or open the agent panel for a fresh one."
+	}
 	if !secretOK && tok != "" && credential.Equal(tok, s.Token) {
 		spent, err := s.Pairing.Spent(tok)
 		if err != nil {
@@ -193,6 +211,7 @@ func (s *Server) handshake(ws *websocket.Conn) *conn {
 		tokenOK = err == nil && !spent
 		if spent {
 			why = "its token was already redeemed (tokens work once)"
+			reason, fix = attempts.SpentToken, "The tab offered a token that was already used; tokens work once. Open the Stitch Slop agent panel for a fresh token."
 		}
 	}
 	if secretOK || tokenOK {
@@ -200,6 +219,7 @@ func (s *Server) handshake(ws *websocket.Conn) *conn {
 	}
 	if !secretOK && !tokenOK {
 		s.Log.Warn("refused a tab: bad_credential: " + why)
+		s.Attempts.Refuse(reason, s.Origin, fix)
 		s.refuse(ws, refusal{Error: "bad_credential", Message: "This bridge does not recognise the tab's pairing or token. Reopen the Stitch Slop agent panel for a fresh token; tokens work once."})
 		return nil
 	}
@@ -208,6 +228,7 @@ func (s *Server) handshake(ws *websocket.Conn) *conn {
 	displaced, err := s.Hub.Reserve(c, s.Takeover)
 	if errors.Is(err, hub.ErrBusy) {
 		s.Log.Warn("refused a second tab: busy (another tab is attached and live)")
+		s.Attempts.Refuse(attempts.Busy, s.Origin, "Another tab is attached to this bridge. Close it, or start another bridge for this tab.")
 		s.refuse(ws, refusal{Error: "busy", Busy: true, Message: "This connector is already serving another Stitch Slop tab. Close the other tab, or start another bridge for this one."})
 		return nil
 	}
@@ -237,6 +258,7 @@ func (s *Server) handshake(ws *websocket.Conn) *conn {
 	switch {
 	case errors.Is(err, pairing.ErrSpent):
 		s.Log.Warn("refused a tab: bad_credential: its token was redeemed a moment ago by another bridge")
+		s.Attempts.Refuse(attempts.SpentToken, s.Origin, "The tab's token was redeemed a moment ago by another bridge; tokens work once. Open the Stitch Slop agent panel for a fresh token.")
 		s.refuse(ws, refusal{Error: "bad_credential", Message: "This token was already used; tokens work once. Reopen the Stitch Slop agent panel for a fresh one."})
 		return nil
 	case err != nil:

@@ -37,6 +37,7 @@ import (
 	"maps"
 	"path/filepath"
 	"slices"
+	"sort"
 	"sync"
 	"time"
 
@@ -256,6 +257,22 @@ func (s *Store) Paired(o string) (bool, error) {
 		return false, err
 	}
 	return len(secretsOf(f.entries[origin.Normalize(o)])) > 0, nil
+}
+
+// PairedOrigins lists the sites with a stored secret, sorted.
+func (s *Store) PairedOrigins() ([]string, error) {
+	f, err := s.read()
+	if err != nil {
+		return nil, err
+	}
+	out := []string{}
+	for k, e := range f.entries {
+		if len(secretsOf(e)) > 0 {
+			out = append(out, k)
+		}
+	}
+	sort.Strings(out)
+	return out, nil
 }
 
 // VerifySecret reports whether secret is one of origin's stored secrets.
