@@ -464,7 +464,7 @@ func TestMCP_SDKLegacy(t *testing.T) {
 	})
 	t.Run("tools/list before a tab holds only wait_for_connection", func(t *testing.T) {
 		if names := b.toolNames(t); !slices.Equal(names, bridgeTools) {
-			t.Errorf("tools: got %v, want [wait_for_connection]", names)
+			t.Errorf("tools: got %v, want %v", names, bridgeTools)
 		}
 	})
 
@@ -552,7 +552,7 @@ func TestMCP_SDKModern(t *testing.T) {
 
 	t.Run("tools/list before a tab holds only wait_for_connection", func(t *testing.T) {
 		if names := b.toolNames(t); !slices.Equal(names, bridgeTools) {
-			t.Errorf("tools: got %v, want [wait_for_connection]", names)
+			t.Errorf("tools: got %v, want %v", names, bridgeTools)
 		}
 		req, _ := b.request(t, 0, "tools/list")
 		if v := jsonString(req.field("params", "_meta", keyProtocolVersion)); v != sdkModernVersion {
