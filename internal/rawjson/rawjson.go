@@ -132,19 +132,24 @@ func skipSpace(b []byte, i int) int {
 }
 
 // skipString returns the index just past the string that starts at b[i].
-// It looks for the closing quote with bytes.IndexByte, which is many times
-// faster than a scan for either of two bytes, and only then for a
-// backslash that might escape it.
+// It finds the next quote with bytes.IndexByte, many times faster than a
+// scan for either of two bytes, and searches again only when an escape
+// turns out to have swallowed that quote: a string full of escapes costs
+// time in proportion to its length, never to its length squared.
 func skipString(b []byte, i int) int {
 	i++
+	q := -1 // index of the next quote at or after i, once found
 	for i < len(b) {
-		q := bytes.IndexByte(b[i:], '"')
-		if q < 0 {
-			return -1
+		if q < i {
+			j := bytes.IndexByte(b[i:], '"')
+			if j < 0 {
+				return -1
+			}
+			q = i + j
 		}
-		e := bytes.IndexByte(b[i:i+q], '\\')
+		e := bytes.IndexByte(b[i:q], '\\')
 		if e < 0 {
-			return i + q + 1
+			return q + 1
 		}
 		i += e + 2 // a backslash and the byte it escapes
 	}

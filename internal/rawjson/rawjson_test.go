@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stitchslop/stitchslop-bridge/internal/fuzzseed"
 )
@@ -145,5 +146,30 @@ func BenchmarkValidImage(b *testing.B) {
 	b.SetBytes(int64(len(env)))
 	for b.Loop() {
 		Valid(env)
+	}
+}
+
+// A string of escapes costs time in proportion to its length: a page could
+// otherwise stall the bridge with one frame (T9). Doubling the string must
+// not quadruple the work; measured against a plain string of the same size
+// in the same run, not against the clock.
+func TestEscapesTakeLinearTime(t *testing.T) {
+	work := func(n int) (time.Duration, time.Duration) {
+		esc := []byte(`{"s":"` + strings.Repeat(`\n`, n) + `"}`)
+		plain := []byte(`{"s":"` + strings.Repeat("ab", n) + `"}`)
+		start := time.Now()
+		if !Valid(esc) || Get(esc, "s") == nil {
+			t.Fatal("an escaped string was not read")
+		}
+		mid := time.Now()
+		Valid(plain)
+		Get(plain, "s")
+		return mid.Sub(start), time.Since(mid)
+	}
+	// 1 MiB of escapes: quadratic scanning would take minutes, linear
+	// well under a second; compare with 1,000 times the plain cost.
+	esc, plain := work(1 << 19)
+	if esc > 1000*plain+time.Second {
+		t.Fatalf("1 MiB of escapes took %v (plain %v): the scan is not linear", esc, plain)
 	}
 }

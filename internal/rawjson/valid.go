@@ -112,21 +112,27 @@ func objectKey(b []byte, i int) int {
 }
 
 // validString checks the string that starts at b[i] and returns the index
-// just past it, or -1.
+// just past it, or -1. As skipString, it searches for the closing quote
+// again only when an escape swallowed the one it found, so escapes cost
+// linear time.
 func validString(b []byte, i int) int {
 	i++
+	q := -1 // index of the next quote at or after i, once found
 	for {
-		q := bytes.IndexByte(b[i:], '"')
-		if q < 0 {
-			return -1
+		if q < i {
+			j := bytes.IndexByte(b[i:], '"')
+			if j < 0 {
+				return -1
+			}
+			q = i + j
 		}
-		span := b[i : i+q]
+		span := b[i:q]
 		e := bytes.IndexByte(span, '\\')
 		if e < 0 {
 			if hasControl(span) {
 				return -1
 			}
-			return i + q + 1
+			return q + 1
 		}
 		if hasControl(span[:e]) {
 			return -1
