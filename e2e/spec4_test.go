@@ -531,7 +531,8 @@ func TestSpec4_1_StalePrunedLiveUsed(t *testing.T) {
 }
 
 // §4.4 (reference notes): output is flushed whole before exit: a reply far
-// over 64 KB arrives intact through a pipe.
+// over 64 KB arrives intact through a pipe. (--raw: a 300 KB string is over
+// the bulk guard's limit, which is tested in bulk_test.go.)
 func TestSpec4_4_LargeReplyWhole(t *testing.T) {
 	t.Parallel()
 	big := strings.Repeat("abcdefghij", 30000) // 300 KB
@@ -540,7 +541,7 @@ func TestSpec4_4_LargeReplyWhole(t *testing.T) {
 	p, _ := connectPage(t, b, map[string]any{"token": tok})
 	p.serve(func(string, map[string]any) map[string]any { return map[string]any{"ok": true, "big": big} })
 	b.awaitConnected(true)
-	r := b.cli("call", "scene.describe")
+	r := b.cli("call", "scene.describe", "--raw")
 	if r.code != 0 {
 		t.Fatalf("call: got exit %d, want 0; stderr: %s", r.code, r.stderr)
 	}

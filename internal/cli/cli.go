@@ -37,7 +37,7 @@ const (
 
 const usage = `usage:
   stitchslop-bridge --origin URL [--port N[,N...]] [--config-dir DIR] [--idle-minutes M] [--agent-idle-minutes M] [--takeover]
-  stitchslop-bridge [--port N] [--config-dir DIR] status | tools | wait [SECONDS] | call COMMAND [JSON-ARGS] [--out FILE] [--timeout SECONDS]
+  stitchslop-bridge [--port N] [--config-dir DIR] status | tools | wait [SECONDS] | call COMMAND [JSON-ARGS] [--out FILE] [--timeout SECONDS] [--raw]
   stitchslop-bridge [--config-dir DIR] unpair ORIGIN | unpair --all
   stitchslop-bridge --version
 
@@ -70,6 +70,8 @@ Flags:
   --exit-when-unused M      the same as --agent-idle-minutes
   --out FILE                with call: write the reply's image to FILE
   --timeout SECONDS         with call: how long the tab may take to answer (default 60; 1 to 600; fractions allowed)
+  --raw                     with call: print the reply whole; without it, a string over 100,000 characters
+                            or a data URL over 2,048 is replaced by a note saying what was there
   --all                     with unpair: remove the pairings of every site
   --version                 print the version and wire protocol, and exit
 `
@@ -78,7 +80,7 @@ Flags:
 var flagSpec = map[string]bool{
 	"origin": true, "port": true, "config-dir": true, "agent-idle-minutes": true,
 	"exit-when-unused": true, "out": true, "timeout": true, "version": false, "help": false, "h": false,
-	"all": false, "idle-minutes": true, "takeover": false,
+	"all": false, "idle-minutes": true, "takeover": false, "raw": false,
 }
 
 type args struct {
@@ -235,7 +237,7 @@ func minutesFlag(a args, name string, def float64) (time.Duration, error) {
 }
 
 func runBridge(ctx context.Context, a args, dir string, stdin io.Reader, stdout io.Writer, log *slog.Logger) int {
-	for _, f := range []string{"out", "timeout"} {
+	for _, f := range []string{"out", "timeout", "raw"} {
 		if a.has(f) {
 			return usageError(log, "--"+f+" goes with the call verb")
 		}

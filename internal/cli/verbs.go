@@ -92,6 +92,9 @@ type callBody struct {
 
 func verb(ctx context.Context, a args, dir string, log *slog.Logger) ([]byte, error) {
 	if a.pos[0] == "unpair" {
+		if a.has("raw") {
+			return nil, usageErr("--raw goes with call, not with unpair")
+		}
 		return unpair(a, dir, log) // works on the files; no bridge needed
 	}
 	req, err := request(a)
@@ -109,7 +112,11 @@ func verb(ctx context.Context, a args, dir string, log *slog.Logger) ([]byte, er
 	c := client.New(s)
 	file, ok := a.flags["out"]
 	if !ok {
-		return c.Do(ctx, req)
+		env, err := c.Do(ctx, req)
+		if err != nil || a.pos[0] != "call" {
+			return env, err
+		}
+		return guardReply(env, a, false), nil
 	}
 	// Open, not Do: the reply may carry a large image, and it is decoded
 	// to file as it arrives rather than held whole.
@@ -118,7 +125,11 @@ func verb(ctx context.Context, a args, dir string, log *slog.Logger) ([]byte, er
 		return nil, err
 	}
 	defer body.Close()
-	return saveImage(body, file, log)
+	env, err := saveImage(body, file, log)
+	if err != nil {
+		return nil, err
+	}
+	return guardReply(env, a, true), nil
 }
 
 // request checks a verb's arguments and builds its request to the bridge,
@@ -131,7 +142,7 @@ func request(a args) (client.Request, error) {
 	if a.has("all") {
 		return client.Request{}, usageErr("--all goes with unpair, not with %s", name)
 	}
-	for _, f := range []string{"out", "timeout"} {
+	for _, f := range []string{"out", "timeout", "raw"} {
 		if a.has(f) && name != "call" {
 			return client.Request{}, usageErr("--%s goes with call, not with %s", f, name)
 		}

@@ -62,6 +62,8 @@ func TestToolResponse(t *testing.T) {
 			[]string{`{"ok":true,"list":[1,2]}`}, "", false},
 		{"control characters in say are escaped", `{"ok":true,"say":"a\u0007b\nc"}`,
 			[]string{"a\u0007b\nc\n\n" + `{"ok":true,"say":"a\u0007b\nc"}`}, "", false},
+		{"a long data URL in a member is a note (bulk guard)", `{"id":1,"ok":true,"files":[{"dataUrl":"data:image/png;base64,` + strings.Repeat("A", 3000) + `"}]}`,
+			[]string{`{"ok":true,"files":[{"dataUrl":"[bridge: a 3,022-character data URL (image/png) was left out here (at files.0.dataUrl); ` + wantRemedy + `]"}]}`}, "", false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -2,7 +2,6 @@ package mcp
 
 import (
 	"bytes"
-	"encoding/json"
 	"strconv"
 
 	"github.com/stitchslop/stitchslop-bridge/internal/envelope"
@@ -13,7 +12,8 @@ import (
 // envelope (protocol.md §3.5): one text block, intro and the say line
 // first, then the envelope as compact JSON without its transport id; a
 // dataUrl becomes an image block and leaves the text; ok:false is isError
-// unless forceOK.
+// unless forceOK. In the text, strings too long for a model are replaced by
+// a note (modelGuard); the image is not text and is never cut.
 //
 // It reads env in place. The image's base64 is not decoded, unescaped or
 // copied: it is a piece of the returned Message that aliases env, written
@@ -26,7 +26,10 @@ func toolResponse(id, env []byte, intro string, forceOK, modern bool) Message {
 	ok := rawjson.Each(env, func(k, v []byte) bool {
 		switch {
 		case rawjson.KeyIs(k, "say"):
-			say, _ = rawjson.String(v)
+			var cut bool
+			if say, cut = modelGuard.Note(k, v); !cut {
+				say, _ = rawjson.String(v)
+			}
 		case rawjson.KeyIs(k, "ok"):
 			failed = string(v) == "false"
 		case rawjson.KeyIs(k, "dataUrl") && img == nil:
@@ -36,32 +39,31 @@ func toolResponse(id, env []byte, intro string, forceOK, modern bool) Message {
 	})
 	if !ok {
 		// Not an object: pass it on as text, as a failure.
-		return resultMessage(id, intro+string(env), nil, "", !forceOK, modern)
+		body, _ := modelGuard.Apply(env)
+		return resultMessage(id, intro+string(body), nil, "", !forceOK, modern)
 	}
-	var text bytes.Buffer
-	text.Grow(len(intro) + len(say) + 2 + len(env) - len(img))
-	text.WriteString(intro)
+	text := make([]byte, 0, len(intro)+len(say)+2+len(env)-len(img))
+	text = append(text, intro...)
 	if say != "" {
-		text.WriteString(say)
-		text.WriteString("\n\n")
+		text = append(text, say...)
+		text = append(text, "\n\n"...)
 	}
-	text.WriteByte('{')
+	text = append(text, '{')
 	first := true
 	rawjson.Each(env, func(k, v []byte) bool {
 		if rawjson.KeyIs(k, "id") || (img != nil && rawjson.KeyIs(k, "dataUrl")) {
 			return true
 		}
 		if !first {
-			text.WriteByte(',')
+			text = append(text, ',')
 		}
 		first = false
-		text.Write(k)
-		text.WriteByte(':')
-		json.Compact(&text, v)
+		// Compacted as json.Compact would, in the same pass.
+		text = modelGuard.AppendMember(text, k, v)
 		return true
 	})
-	text.WriteByte('}')
-	return resultMessage(id, text.String(), img, mime, failed && !forceOK, modern)
+	text = append(text, '}')
+	return resultMessage(id, string(text), img, mime, failed && !forceOK, modern)
 }
 
 // dataURL returns the base64 payload and MIME type of a raw JSON string of

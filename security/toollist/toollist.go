@@ -29,8 +29,8 @@
 //
 // It cannot tell a benign description from a manipulative one: visible
 // text within the bounds reaches the model as the page wrote it, as do the
-// page's replies to tool calls (only security/limits.PageFrame bounds them
-// today; a bulk guard on replies is planned, not built). Annotations are hints from an untrusted page; a client must not
+// page's replies to tool calls (their long strings are cut by
+// security/bulk before they reach the model). Annotations are hints from an untrusted page; a client must not
 // base a security decision on them.
 package toollist
 

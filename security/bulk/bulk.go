@@ -1,0 +1,557 @@
+// Package bulk is the bulk guard: it keeps a page's reply from flooding an
+// agent's context. It mitigates the flooding part of THREAT_MODEL.md T8
+// (site-inject: a compromised or buggy site answers a call with megabytes)
+// and of T9 (input-dos), where the resource exhausted is the model's context
+// window rather than the bridge's memory.
+//
+// A Guard copies a JSON value and replaces each string that is too long to
+// be of use to a model with a one-line note saying what was there (its
+// size, and where it sat in the envelope) and how to get it whole:
+//
+//   - a data URL ("data:…", scheme matched without regard to case) of more
+//     than MaxDataURL characters: a file in base64, useless as text;
+//   - any string of more than MaxString characters.
+//
+// Member names are strings too: one over the limits is replaced the same
+// way (two such names in one object then read the same). Everything else
+// comes out as it came: member order, numbers, escapes, and with Compact
+// unset, whitespace. The note is a JSON string, so the result is valid JSON
+// of the same shape.
+//
+// A character is a Unicode code point of the decoded string, as
+// encoding/json decodes it. A JSON string's raw form is never shorter than
+// that (an escape is two to twelve bytes for one character, a multi-byte
+// UTF-8 sequence one character), so a string whose raw form is within a
+// limit is within it decoded and is passed without being decoded or
+// counted; only the rare longer ones are counted, without copying.
+//
+// What it does not cover: the top-level image of an MCP reply, which the
+// MCP face turns into an image block before the guard sees the rest (the
+// caller leaves that member out); many strings each within the limits, whose
+// sum only security/limits.PageFrame bounds; and the words themselves, which
+// reach the model as the page wrote them (T8, out of scope). It expects
+// valid JSON, which the bridge checks when a frame arrives; on other input it
+// neither panics nor promises anything.
+package bulk
+
+import (
+	"bytes"
+	"encoding/json"
+	"strconv"
+	"strings"
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// The limits, in characters (see the package doc for how they are
+// counted).
+const (
+	// MaxDataURL is the longest data URL passed to the reader as text:
+	// about 1.5 KB of file, room for a tiny icon. Past that, a data URL is
+	// base64 that a model can neither see nor use, and that costs it a
+	// token for every three or four characters.
+	MaxDataURL = 2048
+	// MaxString is the longest string of any kind passed as text: some
+	// 25,000 tokens, more than any sentence, name or description a page
+	// has reason to send, and well under a model's context. It must be
+	// more than MaxDataURL, which is the fast path's only threshold.
+	MaxString = 100_000
+)
+
+// limits are the thresholds the code uses: MaxDataURL and MaxString, which
+// tests shrink so that short inputs reach the slow paths.
+var limits = struct{ dataURL, str int }{MaxDataURL, MaxString}
+
+// maxPath bounds, in bytes, the path a note gives: a longer one keeps its
+// end, the most specific part, after "...", cut between segments.
+const maxPath = 200
+
+// maxKeyShown bounds, in bytes, a member name as a path shows it.
+const maxKeyShown = 48
+
+// Left says what a note stands for, so that a Remedy can word how to get it.
+type Left struct {
+	// At is the path of the string in the value: member names and array
+	// indices joined by dots ("members.0.text"); a name that is not a plain
+	// identifier is quoted in brackets (`a["b.c"]`); "" is the value itself.
+	// For a member name, At is the path of its object.
+	At string
+	// DataURL says the string is a data URL.
+	DataURL bool
+	// Name says the string is a member name.
+	Name bool
+}
+
+// Guard replaces over-long strings in JSON values.
+type Guard struct {
+	// Remedy returns the end of a note: how the reader gets the string
+	// whole, in one line without a final period.
+	Remedy func(Left) string
+	// Compact drops the whitespace between tokens, as json.Compact does;
+	// otherwise it is kept as it came.
+	Compact bool
+}
+
+// AppendMember appends the member key:value of a top-level object to dst,
+// both guarded. key is the raw member name, quotes included, and value its
+// raw value, both valid JSON: the pieces rawjson.Each yields.
+func (g Guard) AppendMember(dst, key, value []byte) []byte {
+	dst = g.walk(dst, key, nil, true)
+	dst = append(dst, ':')
+	return g.walk(dst, value, key, false)
+}
+
+// Apply returns doc, a JSON document, guarded, and whether anything was
+// replaced. When nothing is, doc itself comes back, as it came: the check
+// is one pass that skips each string with bytes.IndexByte and looks inside
+// only those whose raw form is over MaxDataURL bytes. Invalid JSON also
+// comes back as it came.
+func (g Guard) Apply(doc []byte) ([]byte, bool) {
+	if !over(doc) || !json.Valid(doc) {
+		return doc, false
+	}
+	return g.walk(make([]byte, 0, len(doc)), doc, nil, false), true
+}
+
+// Note returns the note that replaces the raw JSON string v, the value of
+// the top-level member key (raw, quotes included), if v is over a limit.
+// The note is the string's value, not JSON.
+func (g Guard) Note(key, v []byte) (string, bool) {
+	if len(v) < 2 || v[0] != '"' {
+		return "", false
+	}
+	n, dataURL, mime, cut := measure(v[1 : len(v)-1])
+	if !cut {
+		return "", false
+	}
+	return g.note(n, mime, Left{At: pathOf(key, nil), DataURL: dataURL}), true
+}
+
+// frame is an open object or array while walking a value.
+type frame struct {
+	obj bool
+	// key is the raw name of the object's current member, quotes included;
+	// nil before the first, or when the name was left out.
+	key []byte
+	n   int // the array's current index
+}
+
+// walk appends the valid JSON value v to dst, guarded. base is the raw name
+// of the top-level member whose value v is, or nil; name says v is itself
+// a top-level member name.
+//
+// Between strings it looks at each byte, to follow nesting and drop
+// whitespace; each string is skipped whole with bytes.IndexByte, and only
+// one whose raw form is over limits.dataURL bytes is looked at more
+// closely. Bytes are copied in runs, between the pieces that change.
+func (g Guard) walk(dst, v, base []byte, name bool) []byte {
+	var room [8]frame
+	stack := room[:0]
+	wantKey := false // the next string is a member name
+	start := 0       // v[start:i] is still to be copied
+	for i := 0; i < len(v); {
+		switch v[i] {
+		case '"':
+			end := stringEnd(v, i)
+			if end < 0 { // not valid JSON: the rest goes as it came
+				i = len(v)
+				break
+			}
+			isKey := wantKey && len(stack) > 0
+			if isKey {
+				wantKey = false
+				stack[len(stack)-1].key = v[i:end]
+			}
+			if end-i-2 > limits.dataURL {
+				if n, dataURL, mime, cut := measure(v[i+1 : end-1]); cut {
+					var l Left
+					switch {
+					case name:
+						l = Left{Name: true}
+					case isKey:
+						l = Left{At: pathOf(base, stack[:len(stack)-1]), Name: true}
+						stack[len(stack)-1].key = nil
+					default:
+						l = Left{At: pathOf(base, stack), DataURL: dataURL}
+					}
+					dst = append(dst, v[start:i]...)
+					dst = appendString(dst, g.note(n, mime, l))
+					start = end
+				}
+			}
+			i = end
+		case '{', '[':
+			stack = append(stack, frame{obj: v[i] == '{'})
+			wantKey = v[i] == '{'
+			i++
+		case '}', ']':
+			if len(stack) > 0 {
+				stack = stack[:len(stack)-1]
+			}
+			wantKey = false
+			i++
+		case ',':
+			if len(stack) > 0 {
+				top := &stack[len(stack)-1]
+				top.n++
+				wantKey = top.obj
+			}
+			i++
+		case ' ', '\t', '\n', '\r':
+			if g.Compact {
+				dst = append(dst, v[start:i]...)
+				start = i + 1
+			}
+			i++
+		default:
+			i++
+		}
+	}
+	return append(dst, v[start:]...)
+}
+
+// over reports whether any string in the JSON text b is over a limit.
+func over(b []byte) bool {
+	for i := 0; ; {
+		q := bytes.IndexByte(b[i:], '"')
+		if q < 0 {
+			return false
+		}
+		i += q
+		end := stringEnd(b, i)
+		if end < 0 {
+			return false
+		}
+		if end-i-2 > limits.dataURL {
+			if _, _, _, cut := measure(b[i+1 : end-1]); cut {
+				return true
+			}
+		}
+		i = end
+	}
+}
+
+// stringEnd returns the index just past the JSON string that starts at
+// b[i], or -1. It takes time linear in the string however many escapes it
+// holds: each quote and each backslash is found once.
+func stringEnd(b []byte, i int) int {
+	i++
+	for {
+		q := bytes.IndexByte(b[i:], '"')
+		if q < 0 {
+			return -1
+		}
+		q += i
+		for {
+			e := bytes.IndexByte(b[i:q], '\\')
+			if e < 0 {
+				return q + 1
+			}
+			i += e + 2 // the backslash and the byte it escapes
+			if i > q {
+				break // that byte was the quote at q: look for the next
+			}
+		}
+	}
+}
+
+// measure looks at the contents of a raw JSON string (no quotes) and says
+// whether it is over its limit: its length in characters, whether it is a
+// data URL, and the data URL's MIME type when it is a plain one.
+func measure(inner []byte) (n int, dataURL bool, mime string, cut bool) {
+	if len(inner) <= limits.dataURL {
+		return 0, false, "", false
+	}
+	head := decodeHead(inner, 80)
+	dataURL = len(head) >= 5 && strings.EqualFold(head[:5], "data:")
+	limit := limits.str
+	if dataURL {
+		limit = limits.dataURL
+	}
+	if len(inner) <= limit {
+		return 0, false, "", false
+	}
+	if n = decodedLen(inner); n <= limit {
+		return 0, false, "", false
+	}
+	if dataURL {
+		mime = mimeOf(head[5:])
+	}
+	return n, dataURL, mime, true
+}
+
+// decodedLen counts the characters of a raw JSON string's contents as
+// encoding/json decodes them: an escape is one character, a surrogate pair
+// of escapes one, and each byte of invalid UTF-8 one (it becomes U+FFFD).
+func decodedLen(inner []byte) int {
+	n := 0
+	for {
+		e := bytes.IndexByte(inner, '\\')
+		if e < 0 {
+			return n + utf8.RuneCount(inner)
+		}
+		n += utf8.RuneCount(inner[:e])
+		r, size := unescape(inner[e:])
+		if r < 0 {
+			return n + len(inner) - e // not valid JSON; any count will do
+		}
+		n++
+		inner = inner[e+size:]
+	}
+}
+
+// unescape decodes the escape at the start of s, a backslash and what
+// follows, as encoding/json does, and returns the character and the escape's
+// length, or -1.
+func unescape(s []byte) (rune, int) {
+	if len(s) < 2 {
+		return -1, len(s)
+	}
+	switch s[1] {
+	case '"', '\\', '/':
+		return rune(s[1]), 2
+	case 'b':
+		return '\b', 2
+	case 'f':
+		return '\f', 2
+	case 'n':
+		return '\n', 2
+	case 'r':
+		return '\r', 2
+	case 't':
+		return '\t', 2
+	case 'u':
+		r, ok := hex4(s[2:])
+		if !ok {
+			return -1, len(s)
+		}
+		if !utf16.IsSurrogate(r) {
+			return r, 6
+		}
+		// A pair of escapes is one character; a lone half is U+FFFD, and
+		// what follows it is read on its own.
+		if len(s) >= 12 && s[6] == '\\' && s[7] == 'u' {
+			if r2, ok := hex4(s[8:]); ok {
+				if dec := utf16.DecodeRune(r, r2); dec != utf8.RuneError {
+					return dec, 12
+				}
+			}
+		}
+		return utf8.RuneError, 6
+	}
+	return -1, len(s)
+}
+
+func hex4(s []byte) (rune, bool) {
+	if len(s) < 4 {
+		return 0, false
+	}
+	var r rune
+	for _, c := range s[:4] {
+		switch {
+		case c >= '0' && c <= '9':
+			c -= '0'
+		case c >= 'a' && c <= 'f':
+			c -= 'a' - 10
+		case c >= 'A' && c <= 'F':
+			c -= 'A' - 10
+		default:
+			return 0, false
+		}
+		r = r<<4 | rune(c)
+	}
+	return r, true
+}
+
+// decodeHead decodes the start of a raw JSON string's contents, up to about
+// max bytes of its value.
+func decodeHead(inner []byte, max int) string {
+	var b []byte
+	for len(inner) > 0 && len(b) < max {
+		if inner[0] == '\\' {
+			r, size := unescape(inner)
+			if r < 0 {
+				break
+			}
+			b = utf8.AppendRune(b, r)
+			inner = inner[size:]
+			continue
+		}
+		r, size := utf8.DecodeRune(inner)
+		b = utf8.AppendRune(b, r)
+		inner = inner[size:]
+	}
+	return string(b)
+}
+
+// mimeOf returns the MIME type at the start of what follows "data:", in
+// lower case, if it is a plain type/subtype; otherwise "".
+func mimeOf(s string) string {
+	end := strings.IndexAny(s, ";,")
+	if end < 0 || end > 64 {
+		return ""
+	}
+	typ, sub, ok := strings.Cut(s[:end], "/")
+	if !ok || !isToken(typ) || !isToken(sub) {
+		return ""
+	}
+	return strings.ToLower(s[:end])
+}
+
+// isToken reports whether s is a MIME type or subtype name (RFC 6838).
+func isToken(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, c := range []byte(s) {
+		ok := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("!#$&^_.+-", c) >= 0
+		if !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// pathOf renders the path of a value: base (a raw top-level member name, or
+// nil), then each open container's current member or index. It renders
+// from the innermost segment out and stops at about maxPath bytes, so a
+// path thousands of levels deep costs no more than a short one.
+func pathOf(base []byte, stack []frame) string {
+	var segs []string // innermost first
+	n, cut := 0, false
+	for i := len(stack) - 1; i >= -1; i-- {
+		var s string
+		switch {
+		case i >= 0 && stack[i].obj:
+			s = nameSegment(stack[i].key)
+		case i >= 0:
+			s = strconv.Itoa(stack[i].n)
+		case base != nil:
+			s = nameSegment(base)
+		default:
+			continue
+		}
+		if n += len(s) + 1; n > maxPath && len(segs) > 0 {
+			cut = true
+			break
+		}
+		segs = append(segs, s)
+	}
+	var b strings.Builder
+	if cut {
+		b.WriteString("...")
+	}
+	for j := len(segs) - 1; j >= 0; j-- {
+		if s := segs[j]; j == len(segs)-1 || s[0] == '[' {
+			b.WriteString(s)
+		} else {
+			b.WriteString("." + s)
+		}
+	}
+	return b.String()
+}
+
+// nameSegment renders the raw member name key as a path segment: the name
+// itself if it is a plain identifier, otherwise ["name"] in Go's ASCII
+// quoting, so that the note holds no control or invisible character from
+// the page, and at most maxKeyShown bytes of it.
+func nameSegment(key []byte) string {
+	if key == nil {
+		return "[name left out]"
+	}
+	var name string
+	if len(key) >= 2 {
+		name = decodeHead(key[1:len(key)-1], maxKeyShown+1)
+	}
+	if isIdent(name) && len(name) <= maxKeyShown {
+		return name
+	}
+	more := ""
+	if len(name) > maxKeyShown {
+		name, more = strings.ToValidUTF8(name[:maxKeyShown], ""), "..."
+	}
+	return "[" + strconv.QuoteToASCII(name) + more + "]"
+}
+
+func isIdent(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i, c := range []byte(s) {
+		ok := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '_' || c == '$' || (i > 0 && (c >= '0' && c <= '9' || c == '-'))
+		if !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// note words the string that takes the place of one left out, e.g.
+// [bridge: a 3,145,728-character string was left out here (at
+// members.0.text); <remedy>].
+func (g Guard) note(n int, mime string, l Left) string {
+	var b strings.Builder
+	b.WriteString("[bridge: a ")
+	b.WriteString(thousands(n))
+	b.WriteString("-character ")
+	switch {
+	case l.Name:
+		b.WriteString("member name")
+	case l.DataURL && mime != "":
+		b.WriteString("data URL (" + mime + ")")
+	case l.DataURL:
+		b.WriteString("data URL")
+	default:
+		b.WriteString("string")
+	}
+	b.WriteString(" was left out here (")
+	switch {
+	case l.Name && l.At == "":
+		b.WriteString("at the top level")
+	case l.Name:
+		b.WriteString("in " + l.At)
+	case l.At == "":
+		b.WriteString("the whole reply")
+	default:
+		b.WriteString("at " + l.At)
+	}
+	b.WriteString(")")
+	if g.Remedy != nil {
+		if r := g.Remedy(l); r != "" {
+			b.WriteString("; " + r)
+		}
+	}
+	b.WriteString("]")
+	return b.String()
+}
+
+// thousands formats n with commas: 3145728 is 3,145,728.
+func thousands(n int) string {
+	s := strconv.Itoa(n)
+	var b []byte
+	for i := range len(s) {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b = append(b, ',')
+		}
+		b = append(b, s[i])
+	}
+	return string(b)
+}
+
+// appendString appends s, valid UTF-8 of the guard's own making, as a JSON
+// string.
+func appendString(dst []byte, s string) []byte {
+	dst = append(dst, '"')
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '"' || c == '\\':
+			dst = append(dst, '\\', c)
+		case c < 0x20:
+			dst = append(dst, `\u00`...)
+			dst = append(dst, "0123456789abcdef"[c>>4], "0123456789abcdef"[c&0xF])
+		default:
+			dst = append(dst, c)
+		}
+	}
+	return append(dst, '"')
+}

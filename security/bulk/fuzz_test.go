@@ -1,0 +1,104 @@
+package bulk
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+// Limits small enough for fuzzed inputs to cross them.
+const (
+	fuzzDataURL = 8
+	fuzzString  = 32
+)
+
+// FuzzGuard: on any input, the guard neither panics nor hangs. On valid
+// JSON its output is valid JSON with the same tokens in the same order,
+// except each string over a limit (as encoding/json decodes and counts it),
+// which is a note giving its length; when nothing is over, the compact
+// output is json.Compact's and Apply returns the document untouched.
+func FuzzGuard(f *testing.F) {
+	old := limits
+	limits.dataURL, limits.str = fuzzDataURL, fuzzString
+	f.Cleanup(func() { limits = old })
+	f.Add([]byte(`{"id":1,"ok":true,"say":"Done.","members":[{"text":"0123456789012345678901234567890123456789"}]}`))
+	f.Add([]byte(`{"files":[{"name":"a.png","dataUrl":"data:image/png;base64,iVBORw0KGgo="}],"n":-1.5e3}`))
+	f.Add([]byte(`{"0123456789012345678901234567890123456789":"data\u003a,x\ud83d\ude00\ud800\u00e9é\"\\"}`))
+	f.Fuzz(func(t *testing.T, doc []byte) {
+		g := Guard{Compact: true, Remedy: func(Left) string { return "R" }}
+		out := g.walk(nil, doc, nil, false)
+		applied, changed := Guard{}.Apply(doc)
+		if !json.Valid(doc) {
+			return
+		}
+		if !json.Valid(out) {
+			t.Fatalf("guard(%q) = %q, not valid JSON", doc, out)
+		}
+		in, err := tokens(doc)
+		if err != nil {
+			t.Skip("encoding/json's decoder refuses what json.Valid accepts (depth)")
+		}
+		got, err := tokens(out)
+		if err != nil || len(got) != len(in) {
+			t.Fatalf("guard(%q) = %q: %d tokens (%v), want %d", doc, out, len(got), err, len(in))
+		}
+		anyOver := false
+		for i, tok := range in {
+			s, isString := tok.(string)
+			if !isString || !overLimit(s) {
+				if got[i] != tok {
+					t.Fatalf("guard(%q) = %q: token %d is %#v, want %#v as it came", doc, out, i, got[i], tok)
+				}
+				continue
+			}
+			anyOver = true
+			n, _ := got[i].(string)
+			if want := "[bridge: a " + thousands(utf8.RuneCountInString(s)) + "-character "; !strings.HasPrefix(n, want) || !strings.HasSuffix(n, "; R]") {
+				t.Fatalf("guard(%q) = %q: token %d is %q, want a note starting %q", doc, out, i, n, want)
+			}
+		}
+		if changed != anyOver {
+			t.Fatalf("Apply(%q) says changed %v, want %v", doc, changed, anyOver)
+		}
+		if !anyOver {
+			var want bytes.Buffer
+			json.Compact(&want, doc)
+			if !bytes.Equal(out, want.Bytes()) {
+				t.Fatalf("guard(%q) = %q, want json.Compact's %q", doc, out, want.Bytes())
+			}
+			if !bytes.Equal(applied, doc) {
+				t.Fatalf("Apply(%q) = %q, want the document as it came", doc, applied)
+			}
+		}
+	})
+}
+
+// overLimit is the rule, written apart from the code: a string decoded by
+// encoding/json is over if it is a data URL of more than fuzzDataURL
+// characters or any string of more than fuzzString.
+func overLimit(s string) bool {
+	n := utf8.RuneCountInString(s)
+	isData := len(s) >= 5 && strings.EqualFold(s[:5], "data:")
+	return n > fuzzString || (isData && n > fuzzDataURL)
+}
+
+// tokens decodes doc into its tokens, member names included.
+func tokens(doc []byte) ([]json.Token, error) {
+	d := json.NewDecoder(bytes.NewReader(doc))
+	d.UseNumber()
+	var out []json.Token
+	for {
+		tok, err := d.Token()
+		if errors.Is(err, io.EOF) {
+			return out, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, tok)
+	}
+}
