@@ -116,8 +116,12 @@ func TestSpec3_3_ToolListFloodWhileStdoutStalled(t *testing.T) {
 			n++
 		}
 	}
-	if n < 1 || n > 3 {
-		t.Fatalf("the client got %d list_changed notifications for %d tool lists, want 1 to 3 (collapsed)", n, lists)
+	// Collapsed: a handful, not one per list. Once the writer is blocked,
+	// every change folds into one signal; before it reaches the ping it may
+	// pick a waiting signal a few times (each pick is a coin toss against
+	// the queued ping), so a loaded machine can see a few more than one.
+	if n < 1 || n > 10 {
+		t.Fatalf("the client got %d list_changed notifications for %d tool lists, want a handful (collapsed)", n, lists)
 	}
 }
 
