@@ -99,11 +99,7 @@ func TestRef_BulkGuardModelGetsANote(t *testing.T) {
 // control plane's /call stays verbatim (§4.2).
 func TestRef_BulkGuardShellCallNoteByDefaultWholeWithRaw(t *testing.T) {
 	t.Parallel()
-	tok := newToken()
-	b := startBridge(t, bridgeOpts{token: tok})
-	p, _ := connectPage(t, b, map[string]any{"token": tok})
-	p.serve(bulkPage)
-	b.awaitConnected(true)
+	b := bulkBridge(t)
 	big := strings.Repeat("x", bulkBig)
 
 	r := b.cli("call", "dump")
@@ -157,11 +153,7 @@ func TestRef_BulkGuardShellCallNoteByDefaultWholeWithRaw(t *testing.T) {
 // The image the shell saves with --out is the page's, guard or no guard.
 func TestRef_BulkGuardOutSavesTheWholeImage(t *testing.T) {
 	t.Parallel()
-	tok := newToken()
-	b := startBridge(t, bridgeOpts{token: tok})
-	p, _ := connectPage(t, b, map[string]any{"token": tok})
-	p.serve(bulkPage)
-	b.awaitConnected(true)
+	b := bulkBridge(t)
 	want, _ := base64.StdEncoding.DecodeString(strings.Repeat("QUJD", bulkBig/4))
 	dir := t.TempDir()
 	r := runCLIIn(t, dir, "--config-dir", b.configDir, "--port", strconv.Itoa(b.port), "call", "render", "--out", "render.png")
@@ -174,4 +166,15 @@ func TestRef_BulkGuardOutSavesTheWholeImage(t *testing.T) {
 	if got, err := os.ReadFile(filepath.Join(dir, "render.png")); err != nil || !bytes.Equal(got, want) {
 		t.Errorf("render.png: %d bytes (%v), want the page's %d bytes", len(got), err, len(want))
 	}
+}
+
+// bulkBridge starts a bridge with a tab attached that answers as bulkPage.
+func bulkBridge(t *testing.T) *bridge {
+	t.Helper()
+	tok := newToken()
+	b := startBridge(t, bridgeOpts{token: tok})
+	p, _ := connectPage(t, b, map[string]any{"token": tok})
+	p.serve(bulkPage)
+	b.awaitConnected(true)
+	return b
 }
