@@ -5,10 +5,8 @@ package envelope
 
 import (
 	"bytes"
-	"encoding/base64"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"strings"
 )
 
@@ -77,21 +75,6 @@ func (o Object) String(key string) (string, bool) {
 	return s, true
 }
 
-// Without returns o without the members named keys.
-func (o Object) Without(keys ...string) Object {
-	out := make(Object, 0, len(o))
-next:
-	for _, m := range o {
-		for _, k := range keys {
-			if m.Key == k {
-				continue next
-			}
-		}
-		out = append(out, m)
-	}
-	return out
-}
-
 // With returns o with key set to v: replaced in place, or appended.
 func (o Object) With(key string, v any) Object {
 	b, err := json.Marshal(v)
@@ -130,26 +113,10 @@ func (o Object) MarshalJSON() ([]byte, error) {
 // OK reports whether the envelope says ok:true.
 func (o Object) OK() bool { return bytes.Equal(bytes.TrimSpace(o.Get("ok")), []byte("true")) }
 
-// Failed reports whether the envelope says ok:false (§3.5: isError).
-func (o Object) Failed() bool { return bytes.Equal(bytes.TrimSpace(o.Get("ok")), []byte("false")) }
-
-// Image is a decoded data URL.
+// Image is a data URL's parts.
 type Image struct {
 	MIME string
 	B64  string // the base64 payload as sent
-}
-
-// Bytes decodes the payload.
-func (im Image) Bytes() ([]byte, error) {
-	b, err := base64.StdEncoding.DecodeString(im.B64)
-	if err != nil {
-		// Some encoders drop the padding.
-		b, err = base64.RawStdEncoding.DecodeString(strings.TrimRight(im.B64, "="))
-	}
-	if err != nil {
-		return nil, fmt.Errorf("the dataUrl payload is not valid base64: %v", err)
-	}
-	return b, nil
 }
 
 // DataURL parses a data:<mime>;base64,<data> URL.
@@ -171,15 +138,6 @@ func DataURL(s string) (Image, bool) {
 		mime = mime[:i]
 	}
 	return Image{MIME: mime, B64: data}, true
-}
-
-// Image returns the envelope's top-level dataUrl, if it is a base64 data URL.
-func (o Object) Image() (Image, bool) {
-	s, ok := o.String("dataUrl")
-	if !ok {
-		return Image{}, false
-	}
-	return DataURL(s)
 }
 
 // Bridge builds an envelope the bridge itself answers with, for a call the
