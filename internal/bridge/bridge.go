@@ -184,8 +184,7 @@ func Run(ctx context.Context, cfg Config) error {
 	}
 	pageSrv := &page.Server{Attempts: tried, Origin: cfg.Origin, Port: port, Hub: h, Pairing: store, Token: cfg.Token, Log: log, Timings: t.Page,
 		Guesses: throttle.New(), Reserved: mcp.ReservedTools, Takeover: cfg.Takeover}
-	ctlSrv := &control.Server{Attempts: tried, PairedOrigins: pairedOrigins, Key: key, Port: port, Origin: cfg.Origin, Hub: h, Log: log, Activity: touch,
-		Paired: func() bool { p, _ := store.Paired(cfg.Origin); return p }}
+	ctlSrv := &control.Server{Attempts: tried, PairedOrigins: pairedOrigins, Key: key, Port: port, Origin: cfg.Origin, Hub: h, Log: log, Activity: touch}
 	srv := &http.Server{
 		Handler:           &front{page: pageSrv, control: ctlSrv},
 		ReadHeaderTimeout: limits.HTTPReadHeaderTimeout,

@@ -15,6 +15,7 @@ import (
 	"math"
 	"net/http"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -45,8 +46,8 @@ type Server struct {
 	Port   int
 	Origin string
 	Hub    *hub.Hub
-	Paired func() bool
-	// PairedOrigins lists every site with a stored pairing.
+	// PairedOrigins lists every site with a stored pairing; Origin is
+	// paired when it is among them.
 	PairedOrigins func() []string
 	// Attempts is the record of tabs dialling and being refused.
 	Attempts *attempts.Log
@@ -220,10 +221,11 @@ func (s *Server) status(w http.ResponseWriter, _ *http.Request) {
 	if st.Connected {
 		msg = "A Stitch Slop tab is connected."
 	}
+	paired := s.PairedOrigins()
 	writeJSON(w, http.StatusOK, Status{
 		OK: true, Connected: st.Connected, Port: s.Port, Origin: s.Origin,
-		Protocol: version.Protocol, PID: os.Getpid(), Paired: s.Paired(),
-		Tools: s.toolNames(), DroppedTools: st.Dropped, PairedOrigins: s.PairedOrigins(),
+		Protocol: version.Protocol, PID: os.Getpid(), Paired: slices.Contains(paired, s.Origin),
+		Tools: s.toolNames(), DroppedTools: st.Dropped, PairedOrigins: paired,
 		Snapshot: s.Attempts.Snapshot(), Message: msg,
 	})
 }
