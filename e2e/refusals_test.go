@@ -59,6 +59,9 @@ func TestRef_RefusalsOnRecord(t *testing.T) {
 	if st["attempts"].(float64) < 5 || st["lastAttemptAt"] == "" {
 		t.Errorf("/status attempts %v, lastAttemptAt %v", st["attempts"], st["lastAttemptAt"])
 	}
+	if st["paired"] != true {
+		t.Errorf("/status paired %v for the served, paired site, want true", st["paired"])
+	}
 	paired := st["pairedOrigins"].([]any)
 	if len(paired) != 2 || paired[0] != "https://staging.stitchslop.com" || paired[1] != testOrigin {
 		t.Errorf("/status pairedOrigins %v, want both sites", paired)
