@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 	"time"
 
@@ -143,11 +144,16 @@ func (s *Session) toolsCall(r request, meta []byte, modern bool) {
 	s.setCancel(f, cancel)
 }
 
-// toolError is a tools/call result that says what was wrong, as isError.
-func toolError(msg string, modern bool) []byte {
-	b := rawjson.AppendString([]byte(`{"content":[{"type":"text","text":`), msg)
-	return finishResult(append(b, `}],"isError":true}`...), modern)
+// textResult is a tools/call result of one text block, in the era's shape.
+func textResult(text string, isError, modern bool) []byte {
+	b := rawjson.AppendString([]byte(`{"content":[{"type":"text","text":`), text)
+	b = append(b, `}],"isError":`...)
+	b = strconv.AppendBool(b, isError)
+	return finishResult(append(b, '}'), modern)
 }
+
+// toolError is a tools/call result that says what was wrong, as isError.
+func toolError(msg string, modern bool) []byte { return textResult(msg, true, modern) }
 
 // fold makes names that differ only in case or separators equal.
 func fold(s string) string {
@@ -254,13 +260,11 @@ func (s *Session) waitForConnection(ctx context.Context, id []byte, secs float64
 			r := refused[len(refused)-1]
 			text := fmt.Sprintf("Not connected: the Stitch Slop tab is dialling this bridge (port %d, site %s) and being refused (%s). %s "+
 				"Calling wait_for_connection again will not help until that is fixed.", s.srv.Port, s.srv.Origin, r.Reason, r.Message)
-			b := rawjson.AppendString([]byte(`{"content":[{"type":"text","text":`), text)
-			return Message{response(id, finishResult(append(b, `}],"isError":false}`...), modern))}
+			return Message{response(id, textResult(text, false, modern))}
 		}
 		text := fmt.Sprintf("Still waiting: no Stitch Slop tab has attached to this bridge (port %d, site %s) after %gs. "+
 			"Call wait_for_connection again to keep waiting; the tab attaches on its own. %s", s.srv.Port, s.srv.Origin, secs, attempts.Explain(now, before))
-		b := rawjson.AppendString([]byte(`{"content":[{"type":"text","text":`), text)
-		return Message{response(id, finishResult(append(b, `}],"isError":false}`...), modern))}
+		return Message{response(id, textResult(text, false, modern))}
 	}
 	head := "Connected: the Stitch Slop tab for " + s.srv.Origin + " has attached."
 	if already {
@@ -314,6 +318,5 @@ func (s *Session) connectionStatus(modern bool) []byte {
 		status.Message = "No tab is attached now. Call wait_for_connection: the tab attaches on its own."
 	}
 	js, _ := json.Marshal(status)
-	b := rawjson.AppendString([]byte(`{"content":[{"type":"text","text":`), string(js))
-	return finishResult(append(b, `}],"isError":false}`...), modern)
+	return textResult(string(js), false, modern)
 }
