@@ -232,8 +232,22 @@ func (c *Client) Open(ctx context.Context, r Request) (io.ReadCloser, error) {
 			Msg:  fmt.Sprintf("the bridge on port %d refused the key in its session file (stale: another process has the port now)", c.s.Port),
 			Hint: "start the bridge again, or pass --port for the one you mean"}
 	}
-	return nil, &Error{Exit: ExitFailed, Code: "http_" + strconv.Itoa(resp.StatusCode),
+	return nil, &Error{Exit: ExitFailed, Code: errorCode(b, resp.StatusCode),
 		Msg: fmt.Sprintf("the bridge answered %s: %s", resp.Status, errorText(b))}
+}
+
+// errorCode is the code of the bridge's refusal envelope in an error
+// answer (origin_not_allowed, bad_request, ...), or http_STATUS. A code
+// that is not a short lower-case word is not taken.
+func errorCode(b []byte, status int) string {
+	var env struct {
+		Error string `json:"error"`
+	}
+	if json.Unmarshal(b, &env) == nil && len(env.Error) > 0 && len(env.Error) <= 40 &&
+		strings.Trim(env.Error, "abcdefghijklmnopqrstuvwxyz_") == "" {
+		return env.Error
+	}
+	return "http_" + strconv.Itoa(status)
 }
 
 // sendError words a failure to get an answer's headers.

@@ -151,7 +151,9 @@ func TestOpenAnswers(t *testing.T) {
 	}{
 		{"401", http.StatusUnauthorized, `{"ok":false}`, ExitNoBridge, "stale_session", "refused the key"},
 		{"refusal envelope", http.StatusBadRequest, `{"ok":false,"error":"bad_request","message":"\"args\" must be a JSON object"}`,
-			ExitFailed, "http_400", `the bridge answered 400 Bad Request: "args" must be a JSON object`},
+			ExitFailed, "bad_request", `the bridge answered 400 Bad Request: "args" must be a JSON object`},
+		{"odd code not taken", http.StatusBadRequest, `{"ok":false,"error":"Bad\u001b[31m","message":"no"}`,
+			ExitFailed, "http_400", `the bridge answered 400 Bad Request: no`},
 		{"control bytes quoted", http.StatusInternalServerError, "boom\x1b[31m",
 			ExitFailed, "http_500", `the bridge answered 500 Internal Server Error: "boom\x1b[31m"`},
 		{"long body cut", http.StatusBadGateway, strings.Repeat("x", 10000),
