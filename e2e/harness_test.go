@@ -721,7 +721,7 @@ const listChanged = "notifications/tools/list_changed"
 // attached (protocol.md §3.3 forbids inventing page tools; a bridge-owned
 // tool that always answers is an extension the Stitch Slop team's bridge
 // makes too). Page tools come and go on top of them.
-var bridgeTools = []string{"wait_for_connection", "connection_status"}
+var bridgeTools = []string{"wait_for_connection", "pair", "connection_status"}
 
 // withBridgeTools returns names plus the bridge's own tools, sorted.
 func withBridgeTools(names ...string) []string {
@@ -779,7 +779,13 @@ func dialWS(port int, h http.Header) (*websocket.Conn, *http.Response, error) {
 // answer pings.
 func openPage(t *testing.T, port int, silent bool) *page {
 	t.Helper()
-	conn, resp, err := dialWS(port, originHeader(testOrigin))
+	return openPageFrom(t, port, testOrigin, silent)
+}
+
+// openPageFrom is openPage for a page of site.
+func openPageFrom(t *testing.T, port int, site string, silent bool) *page {
+	t.Helper()
+	conn, resp, err := dialWS(port, originHeader(site))
 	if err != nil {
 		status := 0
 		if resp != nil {
@@ -1233,11 +1239,24 @@ func runCLI(t *testing.T, args ...string) cliResult {
 
 func runCLIIn(t *testing.T, dir string, args ...string) cliResult {
 	t.Helper()
+	return runCLIWith(t, cliInput{dir: dir}, args...)
+}
+
+// cliInput is what a CLI child gets besides its arguments.
+type cliInput struct {
+	dir   string   // working directory; the test's own when empty
+	env   []string // added to childEnv
+	stdin string
+}
+
+func runCLIWith(t *testing.T, in cliInput, args ...string) cliResult {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, binPath, args...)
-	cmd.Env = childEnv(t.TempDir())
-	cmd.Dir = dir
+	cmd.Env = childEnv(t.TempDir(), in.env...)
+	cmd.Dir = in.dir
+	cmd.Stdin = strings.NewReader(in.stdin)
 	var so, se bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &so, &se
 	err := cmd.Run()

@@ -311,7 +311,7 @@ func TestSpec4_3_Guards(t *testing.T) {
 		{"500-char key", "POST", "/call", keyHeader(strings.Repeat("k", 500)), 401},
 		{"near-miss key", "GET", "/status", keyHeader(strings.ToLower(key) + "x"), 401},
 		{"unknown path", "GET", "/nope", keyHeader(key), 426},
-		{"unknown path, no key", "POST", "/pair", nil, 426},
+		{"unknown path, no key", "POST", "/pairing", nil, 426},
 		{"POST /status", "POST", "/status", keyHeader(key), 405},
 		{"POST /tools", "POST", "/tools", keyHeader(key), 405},
 		{"GET /wait", "GET", "/wait", keyHeader(key), 405},

@@ -16,7 +16,6 @@ import (
 	"runtime/debug"
 	"strconv"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"github.com/gorilla/websocket"
@@ -28,14 +27,9 @@ import (
 	"github.com/stitchslop/stitchslop-bridge/internal/mcp"
 	"github.com/stitchslop/stitchslop-bridge/internal/page"
 	"github.com/stitchslop/stitchslop-bridge/internal/pairing"
-	"github.com/stitchslop/stitchslop-bridge/internal/session"
-	"github.com/stitchslop/stitchslop-bridge/internal/version"
-	"github.com/stitchslop/stitchslop-bridge/security/credential"
+	"github.com/stitchslop/stitchslop-bridge/internal/sites"
 	"github.com/stitchslop/stitchslop-bridge/security/fileperm"
-	"github.com/stitchslop/stitchslop-bridge/security/limits"
 	"github.com/stitchslop/stitchslop-bridge/security/origin"
-	"github.com/stitchslop/stitchslop-bridge/security/peercred"
-	"github.com/stitchslop/stitchslop-bridge/security/throttle"
 )
 
 // DefaultPorts are scanned in order (§2.1); the page tries the same four.
@@ -66,6 +60,7 @@ type Config struct {
 	Idle      time.Duration // no tab ever attached and no MCP client for this long: exit (§2.7); 0 never
 	AgentIdle time.Duration // standalone exit after this long without an agent; 0 never
 	Takeover  bool          // a new tab displaces a live one instead of being refused busy
+	Lazy      bool          // listen on nothing until the MCP face asks (wait_for_connection, pair)
 	Token     string        // bootstrap token, from the environment
 	Stdin     io.Reader
 	Stdout    io.Writer
@@ -130,82 +125,35 @@ func Run(ctx context.Context, cfg Config) error {
 			cfg.Token = ""
 		}
 	}
-	if cfg.Token == "" && !paired {
+	if cfg.Token == "" && !paired && !cfg.Lazy {
 		return &ExitError{Code: ExitNoCredential,
 			Err:  fmt.Errorf("no way to authenticate a tab: no unspent token in STITCHSLOP_TOKEN and no stored pairing for %s in %s", cfg.Origin, store.Path()),
 			Hint: "copy the token from the Stitch Slop agent panel and run again with STITCHSLOP_TOKEN=<token> in the environment"}
 	}
 
-	ln, port, err := listen(cfg.Ports)
-	var squat *squatError
-	switch {
-	case errors.As(err, &squat):
-		return &ExitError{Code: ExitCannotBind, Err: err,
-			Hint: "stop that process, or ask whoever runs it to; `lsof -nP -iTCP:8787-8790 -sTCP:LISTEN` (as root) names it. Then start the bridge again"}
-	case err != nil:
-		return &ExitError{Code: ExitCannotBind, Err: err,
-			Hint: "another bridge may still be running; `lsof -nP -iTCP:8787-8790 -sTCP:LISTEN` lists what holds the ports"}
-	}
-	ln = &ownUserOnly{Listener: ln, log: log, sameUser: peercred.SameUser}
-	defer ln.Close()
-
-	key, err := credential.New()
-	if err != nil {
-		return &ExitError{Code: ExitNoCredential, Err: err}
-	}
-	pid := os.Getpid()
-	if err := session.Write(cfg.ConfigDir, session.File{
-		Port: port, Key: key, Origin: cfg.Origin, PID: pid,
-		Protocol: version.Protocol, StartedAt: session.Timestamp(time.Now()),
-	}); err != nil {
-		return &ExitError{Code: ExitNoCredential, Err: err}
-	}
-	defer func() {
-		if _, err := session.RemoveIfOurs(cfg.ConfigDir, port, pid); err != nil {
-			log.Warn("could not remove the session file", "err", err.Error())
-		}
-	}()
-
-	h := hub.New(t.Call)
+	b := &bridge{cfg: cfg, t: t, log: log, store: store, hub: hub.New(t.Call), sites: sites.New(cfg.Origin, cfg.Token),
+		tried: &attempts.Log{}, serveErr: make(chan error, 1)}
 	// Agent activity is a timestamp, not a wake-up: the agent-idle timer
 	// reads it when it fires, so an MCP line or a control-plane request
 	// costs one atomic store.
-	var lastActivity atomic.Int64
-	touch := func() { lastActivity.Store(time.Now().UnixNano()) }
-	touch()
-	initialized := make(chan struct{})
-	tried := &attempts.Log{}
-	pairedOrigins := func() []string {
-		o, err := store.PairedOrigins()
-		if err != nil {
-			log.Warn("cannot list the paired sites", "err", err.Error())
+	b.touch()
+	defer b.close()
+	h := b.hub
+	if cfg.Lazy {
+		log.Info(fmt.Sprintf("--lazy: listening on nothing until an agent calls wait_for_connection or pair (site %s, pid %d)", cfg.Origin, os.Getpid()))
+	} else {
+		// Not ctx: binding does not block, and a signal that comes during
+		// it is the main loop's to report, as every other one is.
+		if _, err := b.Open(context.Background()); err != nil {
+			return err
 		}
-		return o
+		if !paired {
+			log.Info("waiting for the tab to redeem the token from STITCHSLOP_TOKEN")
+		}
 	}
-	pageSrv := &page.Server{Attempts: tried, Origin: cfg.Origin, Port: port, Hub: h, Pairing: store, Token: cfg.Token, Log: log, Timings: t.Page,
-		Guesses: throttle.New(), Reserved: mcp.ReservedTools, Takeover: cfg.Takeover}
-	ctlSrv := &control.Server{Attempts: tried, PairedOrigins: pairedOrigins, Key: key, Port: port, Origin: cfg.Origin, Hub: h, Log: log, Activity: touch}
-	srv := &http.Server{
-		Handler:           &front{page: pageSrv, control: ctlSrv},
-		ReadHeaderTimeout: limits.HTTPReadHeaderTimeout,
-		IdleTimeout:       limits.HTTPIdleTimeout,
-		MaxHeaderBytes:    limits.HTTPMaxHeaderBytes,
-		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
-		// net/http answers "OPTIONS *" itself, 200 with any Host, before
-		// any handler runs; every request must meet front's Host check.
-		DisableGeneralOptionsHandler: true,
-	}
-	serveErr := make(chan error, 1)
-	go func() { serveErr <- srv.Serve(ln) }()
-	defer srv.Close()
-
-	log.Info(fmt.Sprintf("listening on 127.0.0.1:%d for %s (pid %d)", port, cfg.Origin, pid))
-	log.Info("session file written", "path", session.Path(cfg.ConfigDir, port))
-	if !paired {
-		log.Info("waiting for the tab to redeem the token from STITCHSLOP_TOKEN")
-	}
-
-	mcpSrv := &mcp.Server{Attempts: tried, PairedOrigins: pairedOrigins, Hub: h, Origin: cfg.Origin, Port: port, Log: log, Activity: touch,
+	initialized := make(chan struct{})
+	mcpSrv := &mcp.Server{Attempts: b.tried, PairedOrigins: b.pairedOrigins, Hub: h, Sites: b.sites, Pairing: store,
+		Open: b.openForAgent, Port: b.Port, Log: log, Activity: b.touch,
 		Initialized: func() { close(initialized) }}
 	stdinDone := make(chan bool, 1)
 	mcpCtx, cancelMCP := context.WithCancel(ctx)
@@ -225,10 +173,11 @@ func Run(ctx context.Context, cfg Config) error {
 		stdinDone <- init
 	}()
 
-	// §2.7: a bridge no tab ever reached and no client owns exits.
+	// §2.7: a bridge no tab ever reached and no client owns exits. A lazy
+	// one listens on nothing until an agent asks: it has no idle timer.
 	idle := time.NewTimer(t.Idle)
 	defer idle.Stop()
-	if t.Idle == 0 {
+	if t.Idle == 0 || cfg.Lazy {
 		idle.Stop()
 	}
 	attached := h.Attached()
@@ -245,8 +194,8 @@ func Run(ctx context.Context, cfg Config) error {
 		case <-ctx.Done():
 			log.Info("stopping: interrupted")
 			return nil
-		case err := <-serveErr:
-			return &ExitError{Code: ExitCannotBind, Err: fmt.Errorf("serving 127.0.0.1:%d: %w", port, err)}
+		case err := <-b.serveErr:
+			return &ExitError{Code: ExitCannotBind, Err: fmt.Errorf("serving 127.0.0.1:%d: %w", b.Port(), err)}
 		case <-attached:
 			attached = nil
 			idle.Stop()
@@ -263,14 +212,19 @@ func Run(ctx context.Context, cfg Config) error {
 				return nil
 			}
 			// stdin ended before initialize: started in the background
-			// (stdin on /dev/null); keep running standalone.
+			// (stdin on /dev/null); keep running standalone, unless lazy:
+			// then nothing can ever ask it to listen.
+			if cfg.Lazy {
+				return &ExitError{Code: ExitNoCredential, Err: errors.New("--lazy waits for an MCP client to ask it to listen, and stdin ended before any client started a session"),
+					Hint: "--lazy is for an agent's MCP configuration; to run the bridge from a shell, leave --lazy out"}
+			}
 		case <-idle.C:
 			if !h.State().EverAttached {
 				log.Info(fmt.Sprintf("stopping: no Stitch Slop tab connected within %v; start the bridge again when the tab is open", t.Idle))
 				return nil
 			}
 		case <-agentIdle:
-			if since := time.Since(time.Unix(0, lastActivity.Load())); since < cfg.AgentIdle {
+			if since := time.Since(time.Unix(0, b.lastActivity.Load())); since < cfg.AgentIdle {
 				agentTimer.Reset(cfg.AgentIdle - since)
 				continue
 			}

@@ -23,6 +23,7 @@ import (
 	"github.com/stitchslop/stitchslop-bridge/internal/attempts"
 	"github.com/stitchslop/stitchslop-bridge/internal/envelope"
 	"github.com/stitchslop/stitchslop-bridge/internal/hub"
+	"github.com/stitchslop/stitchslop-bridge/internal/sites"
 	"github.com/stitchslop/stitchslop-bridge/internal/version"
 	"github.com/stitchslop/stitchslop-bridge/security/credential"
 	"github.com/stitchslop/stitchslop-bridge/security/limits"
@@ -42,12 +43,15 @@ const (
 
 // Server answers the control-plane routes.
 type Server struct {
-	Key    string
-	Port   int
-	Origin string
-	Hub    *hub.Hub
-	// PairedOrigins lists every site with a stored pairing; Origin is
-	// paired when it is among them.
+	Key  string
+	Port int
+	Hub  *hub.Hub
+	// Sites is the site served and where POST /pair arms a token; Pairing
+	// says whether a token is spent and a site paired.
+	Sites   *sites.Sites
+	Pairing sites.Store
+	// PairedOrigins lists every site with a stored pairing; the served
+	// site is paired when it is among them.
 	PairedOrigins func() []string
 	// Attempts is the record of tabs dialling and being refused.
 	Attempts *attempts.Log
@@ -65,6 +69,7 @@ var routes = map[string]route{
 	"/tools":  {http.MethodGet, (*Server).tools},
 	"/wait":   {http.MethodPost, (*Server).wait},
 	"/call":   {http.MethodPost, (*Server).call},
+	"/pair":   {http.MethodPost, (*Server).pair},
 }
 
 // ServeHTTP answers one request that is not a WebSocket upgrade: the
@@ -211,6 +216,7 @@ type Status struct {
 	Tools         []string           `json:"tools"`
 	DroppedTools  []toollist.Dropped `json:"droppedTools,omitempty"`
 	PairedOrigins []string           `json:"pairedOrigins"`
+	ArmedOrigins  []string           `json:"armedOrigins"` // sites with an unspent token armed (pair)
 	attempts.Snapshot
 	Message string `json:"message"`
 }
@@ -222,10 +228,11 @@ func (s *Server) status(w http.ResponseWriter, _ *http.Request) {
 		msg = "A Stitch Slop tab is connected."
 	}
 	paired := s.PairedOrigins()
+	served := s.Sites.Served()
 	writeJSON(w, http.StatusOK, Status{
-		OK: true, Connected: st.Connected, Port: s.Port, Origin: s.Origin,
-		Protocol: version.Protocol, PID: os.Getpid(), Paired: slices.Contains(paired, s.Origin),
-		Tools: s.toolNames(), DroppedTools: st.Dropped, PairedOrigins: paired,
+		OK: true, Connected: st.Connected, Port: s.Port, Origin: served,
+		Protocol: version.Protocol, PID: os.Getpid(), Paired: slices.Contains(paired, served),
+		Tools: s.toolNames(), DroppedTools: st.Dropped, PairedOrigins: paired, ArmedOrigins: s.Sites.ArmedSites(),
 		Snapshot: s.Attempts.Snapshot(), Message: msg,
 	})
 }
@@ -259,7 +266,48 @@ func (s *Server) wait(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, failure("timeout", "No Stitch Slop tab attached within the wait. "+attempts.Explain(s.Attempts.Snapshot(), before)))
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"ok": true, "connected": true, "port": s.Port, "origin": s.Origin, "tools": s.toolNames(), "message": "A Stitch Slop tab is connected."})
+	writeJSON(w, http.StatusOK, map[string]any{"ok": true, "connected": true, "port": s.Port, "origin": s.Sites.Served(), "tools": s.toolNames(), "message": "A Stitch Slop tab is connected."})
+}
+
+// PairRequest is the body of POST /pair: a token from the agent panel of
+// the tab at Origin ("" for the origin the bridge was started with).
+type PairRequest struct {
+	Token  string `json:"token"`
+	Origin string `json:"origin"`
+}
+
+// pair arms a token for one allowed site (sites.Pair). It answers at once;
+// the tab, which keeps dialling, redeems the token on its next attempt.
+func (s *Server) pair(w http.ResponseWriter, r *http.Request) {
+	var req PairRequest
+	if !decode(w, r, &req) {
+		return
+	}
+	p, err := s.Sites.Pair(s.Pairing, req.Token, req.Origin)
+	if err != nil {
+		code := "failed"
+		switch {
+		case errors.Is(err, sites.ErrBadToken):
+			code = "bad_token"
+		case errors.Is(err, sites.ErrNotAllowed):
+			code = "origin_not_allowed"
+		case errors.Is(err, sites.ErrSpent):
+			code = "spent_token"
+		}
+		s.Log.Warn("refused a token from the control plane: " + code)
+		writeJSON(w, http.StatusBadRequest, failure(code, err.Error()))
+		return
+	}
+	connected := s.Hub.State().Connected && s.Sites.Served() == p.Site
+	msg := "The token is armed for " + p.Site + "; its tab redeems it the next time it dials (within seconds while its Allow agent connections switch is on)."
+	switch {
+	case !p.Armed:
+		msg = "That token was already redeemed, but " + p.Site + " has a stored pairing, which its tab uses instead; nothing was armed."
+	case connected:
+		msg = "A tab of " + p.Site + " is already connected; the token is armed but not needed now, and stays unspent."
+	}
+	s.Log.Info("armed a token from the control plane", "site", p.Site)
+	writeJSON(w, http.StatusOK, map[string]any{"ok": true, "origin": p.Site, "armed": p.Armed, "connected": connected, "message": msg})
 }
 
 func (s *Server) call(w http.ResponseWriter, r *http.Request) {

@@ -70,6 +70,7 @@ type Hub struct {
 	pending      map[int64]*pending
 	nextID       int64
 	attached     chan struct{} // closed while a page is attached
+	changed      chan struct{} // closed at the next attach or detach
 	everAttached bool
 	watchers     map[chan struct{}]struct{}
 }
@@ -91,6 +92,7 @@ func New(callTimeout time.Duration) *Hub {
 		callTimeout: callTimeout,
 		pending:     map[int64]*pending{},
 		attached:    make(chan struct{}),
+		changed:     make(chan struct{}),
 		watchers:    map[chan struct{}]struct{}{},
 	}
 }
@@ -157,6 +159,22 @@ func (h *Hub) Commit(c Conn) {
 	h.conn = c
 	h.everAttached = true
 	close(h.attached)
+	h.changedLocked()
+}
+
+// changedLocked wakes everyone waiting on Next.
+func (h *Hub) changedLocked() {
+	close(h.changed)
+	h.changed = make(chan struct{})
+}
+
+// Next returns a channel closed when the next page attaches or the
+// attached one detaches. A caller takes it before reading the state it
+// waits on, so no change slips between the two.
+func (h *Hub) Next() <-chan struct{} {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.changed
 }
 
 // Release gives up c's reservation: its admission failed.
@@ -187,6 +205,7 @@ func (h *Hub) detachLocked(c Conn) []*pending {
 	}
 	h.conn = nil
 	h.attached = make(chan struct{})
+	h.changedLocked()
 	var failed []*pending
 	for id, p := range h.pending {
 		if p.conn == c {

@@ -272,3 +272,37 @@ func TestTakeoverDisplacesALiveTab(t *testing.T) {
 	}
 	h.Commit(second)
 }
+
+// Next wakes its holder at an attach and at a detach, and not before.
+func TestNextWakesOnAttachAndDetach(t *testing.T) {
+	h := New(time.Second)
+	closed := func(ch <-chan struct{}) bool {
+		select {
+		case <-ch:
+			return true
+		default:
+			return false
+		}
+	}
+	next := h.Next()
+	c := newFake(true)
+	if _, err := h.Reserve(c, false); err != nil {
+		t.Fatal(err)
+	}
+	if closed(next) {
+		t.Fatal("Next fired at Reserve, before the tab attached")
+	}
+	h.Commit(c)
+	if !closed(next) {
+		t.Fatal("Next did not fire when the tab attached")
+	}
+	next = h.Next()
+	h.SetTools(c, nil, nil)
+	if closed(next) {
+		t.Fatal("Next fired for a tool list")
+	}
+	h.Detach(c)
+	if !closed(next) {
+		t.Fatal("Next did not fire when the tab detached")
+	}
+}

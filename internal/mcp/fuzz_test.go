@@ -11,6 +11,7 @@ import (
 
 	"github.com/stitchslop/stitchslop-bridge/internal/fuzzseed"
 	"github.com/stitchslop/stitchslop-bridge/internal/hub"
+	"github.com/stitchslop/stitchslop-bridge/internal/sites"
 	"github.com/stitchslop/stitchslop-bridge/internal/ui"
 )
 
@@ -75,9 +76,16 @@ func (c *capture) lines() [][]byte {
 }
 
 func newTestServer() *Server {
-	return &Server{Hub: hub.New(time.Second), Origin: "https://www.stitchslop.com", Port: 8787,
+	return &Server{Hub: hub.New(time.Second), Sites: sites.New("https://www.stitchslop.com", ""), Pairing: noPairings{},
+		Open: func(context.Context) (int, error) { return 8787, nil }, Port: func() int { return 8787 },
 		Log: ui.NewLogger(io.Discard)}
 }
+
+// noPairings is a pairing store with nothing in it.
+type noPairings struct{}
+
+func (noPairings) Spent(string) (bool, error)  { return false, nil }
+func (noPairings) Paired(string) (bool, error) { return false, nil }
 
 // FuzzHandle: whatever line the client sends, the session writes only
 // JSON-RPC 2.0 lines: nothing for a notification, exactly one answer

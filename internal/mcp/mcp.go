@@ -34,6 +34,7 @@ import (
 	"github.com/stitchslop/stitchslop-bridge/internal/attempts"
 	"github.com/stitchslop/stitchslop-bridge/internal/hub"
 	"github.com/stitchslop/stitchslop-bridge/internal/rawjson"
+	"github.com/stitchslop/stitchslop-bridge/internal/sites"
 )
 
 // Bounds of one session. MaxInFlight is well above what a client runs at
@@ -69,14 +70,22 @@ const Instructions = "This server connects you to the embroidery design open in 
 	"The tab attaches to this bridge on its own: the user has already switched the connection on, and there is nothing for them to press. " +
 	"If no Stitch Slop tools are listed yet, call wait_for_connection; it blocks until the tab attaches and then describes the design. " +
 	"If it times out, call it again. Only if it keeps timing out, ask the user whether the Allow agent connections switch is on in their Stitch Slop tab. " +
+	"If the user gives you a token from the agent panel (tok_ and hex digits), call pair with it: it lets that tab pair and then waits like wait_for_connection. " +
 	"Relay the `say` line of a result to the user; it is the app's own sentence."
 
 // Server is the dispatcher shared by every session.
 type Server struct {
-	Hub    *hub.Hub
-	Origin string
-	Port   int
-	Log    *slog.Logger
+	Hub *hub.Hub
+	// Sites is the site served and the tokens armed (the pair tool arms
+	// one); Pairing says whether a token is spent and a site paired.
+	Sites   *sites.Sites
+	Pairing sites.Store
+	// Open makes the bridge listen if it does not yet (--lazy; parallel
+	// calls bind once) and returns its port. Port is that port, 0 while
+	// the bridge listens on nothing.
+	Open func(ctx context.Context) (int, error)
+	Port func() int
+	Log  *slog.Logger
 	// Activity is called for every message a client sends. It must be
 	// cheap: it runs on the reader's path.
 	Activity func()

@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -11,6 +12,8 @@ import (
 
 	"github.com/stitchslop/stitchslop-bridge/internal/attempts"
 	"github.com/stitchslop/stitchslop-bridge/internal/rawjson"
+	"github.com/stitchslop/stitchslop-bridge/internal/sites"
+	"github.com/stitchslop/stitchslop-bridge/security/origin"
 )
 
 // ReservedTools are the names of the bridge's own tools, those it has and
@@ -31,8 +34,18 @@ const (
 // the reference bridge does.
 var DescribeArgs = json.RawMessage(`{"limit":8}`)
 
-// waitArgs are the arguments wait_for_connection takes.
-var waitArgs = []string{"timeoutSeconds"}
+// The arguments the bridge's waiting tools take.
+var (
+	waitArgs = []string{"origin", "ownBridge", "timeoutSeconds"}
+	pairArgs = []string{"origin", "timeoutSeconds", "token"}
+)
+
+var timeoutProp = map[string]any{
+	"type":        "number",
+	"description": fmt.Sprintf("How long to wait, in seconds (default %d, at most %d).", WaitDefaultSeconds, WaitMaxSeconds),
+	"minimum":     0,
+	"maximum":     WaitMaxSeconds,
+}
 
 var waitTool = map[string]any{
 	"name":  "wait_for_connection",
@@ -42,13 +55,37 @@ var waitTool = map[string]any{
 	"inputSchema": map[string]any{
 		"type": "object",
 		"properties": map[string]any{
-			"timeoutSeconds": map[string]any{
-				"type":        "number",
-				"description": fmt.Sprintf("How long to wait, in seconds (default %d, at most %d).", WaitDefaultSeconds, WaitMaxSeconds),
-				"minimum":     0,
-				"maximum":     WaitMaxSeconds,
+			"timeoutSeconds": timeoutProp,
+			"origin": map[string]any{
+				"type":        "string",
+				"description": "Wait for a tab of this site (a Stitch Slop site, or one on localhost); default: whichever site this bridge serves.",
+			},
+			"ownBridge": map[string]any{
+				"type":        "boolean",
+				"description": "Taken for compatibility with the Stitch Slop team's bridge; this bridge always listens on a port of its own.",
 			},
 		},
+		"additionalProperties": false,
+	},
+}
+
+var pairTool = map[string]any{
+	"name":  "pair",
+	"title": "Pair a Stitch Slop tab with a token",
+	"description": "Give the bridge a one-time token the user copied from the Stitch Slop agent panel (tok_ and hex digits), " +
+		"for the site of that tab (default: the site this bridge was started for). The tab pairs with it on its own, " +
+		"then this waits like wait_for_connection and says whether the token was used or the tab's stored pairing was enough.",
+	"inputSchema": map[string]any{
+		"type": "object",
+		"properties": map[string]any{
+			"token": map[string]any{"type": "string", "description": "The token from the agent panel."},
+			"origin": map[string]any{
+				"type":        "string",
+				"description": "The site of the tab the token came from (a Stitch Slop site, or one on localhost).",
+			},
+			"timeoutSeconds": timeoutProp,
+		},
+		"required":             []string{"token"},
 		"additionalProperties": false,
 	},
 }
@@ -65,7 +102,7 @@ var statusTool = map[string]any{
 }
 
 func (s *Session) toolList(modern bool) []byte {
-	tools := []any{waitTool, statusTool}
+	tools := []any{waitTool, pairTool, statusTool}
 	for _, t := range s.srv.Hub.State().Tools {
 		tools = append(tools, t)
 	}
@@ -116,8 +153,8 @@ func (s *Session) toolsCall(r request, meta []byte, modern bool) {
 		return
 	}
 	switch tool {
-	case "wait_for_connection":
-		s.startWait(r.id, args, timeout, modern)
+	case "wait_for_connection", "pair":
+		s.startWait(tool, r.id, args, timeout, modern)
 		return
 	case "connection_status":
 		if msg := misspelt(tool, args, nil, true); msg != "" {
@@ -204,10 +241,18 @@ func quoteList(names []string) string {
 	return strings.Join(q, ", ")
 }
 
-// startWait runs wait_for_connection in its own goroutine: it blocks for up
-// to two minutes, and it is one of the session's held requests.
-func (s *Session) startWait(id, args []byte, timeout time.Duration, modern bool) {
-	secs, msg := waitSeconds(args)
+// waitSpec is what a waiting tool was asked.
+type waitSpec struct {
+	secs  float64
+	site  string // the site whose tab to wait for; "" for any
+	token string // pair's token, as given
+}
+
+// startWait runs wait_for_connection or pair in its own goroutine: it
+// blocks for up to two minutes, and it is one of the session's held
+// requests.
+func (s *Session) startWait(tool string, id, args []byte, timeout time.Duration, modern bool) {
+	w, msg := s.waitArgs(tool, args)
 	if msg != "" {
 		s.reply(id, toolError(msg, modern))
 		return
@@ -222,60 +267,151 @@ func (s *Session) startWait(id, args []byte, timeout time.Duration, modern bool)
 	go func() {
 		defer s.running.Done()
 		defer stop()
-		m := s.waitForConnection(ctx, id, secs, timeout, modern)
+		m := s.waitForConnection(ctx, id, tool, w, timeout, modern)
 		s.finish(id, f, func() Message { return m })
 	}()
 }
 
-// waitSeconds reads timeoutSeconds: default WaitDefaultSeconds, capped at
-// WaitMaxSeconds; zero or less means the default.
-func waitSeconds(args []byte) (float64, string) {
-	if msg := misspelt("wait_for_connection", args, waitArgs, true); msg != "" {
-		return 0, msg
+// waitArgs reads a waiting tool's arguments. timeoutSeconds defaults to
+// WaitDefaultSeconds and is capped at WaitMaxSeconds; zero or less means
+// the default. An origin must be an allowed site.
+func (s *Session) waitArgs(tool string, args []byte) (waitSpec, string) {
+	known := waitArgs
+	if tool == "pair" {
+		known = pairArgs
 	}
-	secs := float64(WaitDefaultSeconds)
-	v := rawjson.Get(args, "timeoutSeconds")
-	if rawjson.IsNull(v) {
-		return secs, ""
+	if msg := misspelt(tool, args, known, true); msg != "" {
+		return waitSpec{}, msg
 	}
-	var n float64
-	if json.Unmarshal(v, &n) != nil || math.IsNaN(n) || math.IsInf(n, 0) {
-		return 0, fmt.Sprintf("wait_for_connection: timeoutSeconds must be a number of seconds (at most %d), got %s. Nothing was done.", WaitMaxSeconds, v)
+	w := waitSpec{secs: WaitDefaultSeconds}
+	if v := rawjson.Get(args, "timeoutSeconds"); !rawjson.IsNull(v) {
+		var n float64
+		if json.Unmarshal(v, &n) != nil || math.IsNaN(n) || math.IsInf(n, 0) {
+			return w, fmt.Sprintf("%s: timeoutSeconds must be a number of seconds (at most %d), got %s. Nothing was done.", tool, WaitMaxSeconds, v)
+		}
+		if n > 0 {
+			w.secs = min(n, WaitMaxSeconds)
+		}
 	}
-	if n > 0 {
-		secs = min(n, WaitMaxSeconds)
+	if v := rawjson.Get(args, "ownBridge"); !rawjson.IsNull(v) && string(v) != "true" && string(v) != "false" {
+		return w, tool + ": ownBridge must be true or false. Nothing was done."
 	}
-	return secs, ""
+	if v := rawjson.Get(args, "origin"); !rawjson.IsNull(v) {
+		o, ok := rawjson.String(v)
+		site, err := origin.Parse(o)
+		if !ok || err != nil || !s.srv.Sites.Allowed(site) {
+			return w, fmt.Sprintf("%s: origin_not_allowed: origin must be one of %s. Nothing was done.", tool, strings.Join(s.srv.Sites.AllowedSites(), ", "))
+		}
+		w.site = site
+	}
+	if tool == "pair" {
+		t, ok := rawjson.String(rawjson.Get(args, "token"))
+		if !ok || t == "" {
+			return w, "pair: token is required: the one-time token from the Stitch Slop agent panel (tok_ and hex digits). Nothing was done."
+		}
+		w.token = t
+	}
+	return w, ""
 }
 
-func (s *Session) waitForConnection(ctx context.Context, id []byte, secs float64, timeout time.Duration, modern bool) Message {
+// attachedTo waits until a tab is attached and, when site is not "", the
+// bridge serves site; false when ctx ends first.
+func (s *Session) attachedTo(ctx context.Context, site string) bool {
 	h := s.srv.Hub
-	already := h.State().Connected
-	wctx, cancel := context.WithTimeout(ctx, time.Duration(secs*float64(time.Second)))
+	for {
+		next := h.Next()
+		if h.State().Connected && (site == "" || s.srv.Sites.Served() == site) {
+			return true
+		}
+		select {
+		case <-next:
+		case <-ctx.Done():
+			return false
+		}
+	}
+}
+
+// waitForConnection is wait_for_connection and pair: pair first arms its
+// token for its site; both then make the bridge listen (--lazy) and wait.
+func (s *Session) waitForConnection(ctx context.Context, id []byte, tool string, w waitSpec, timeout time.Duration, modern bool) Message {
+	var paired sites.Pairing
+	if tool == "pair" {
+		var err error
+		paired, err = s.srv.Sites.Pair(s.srv.Pairing, w.token, w.site)
+		if err != nil {
+			code := "failed"
+			if errors.Is(err, sites.ErrNotAllowed) {
+				code = "origin_not_allowed"
+			}
+			return Message{response(id, toolError("pair: "+code+": "+err.Error()+". Nothing was done.", modern))}
+		}
+		w.site = paired.Site
+	}
+	port, err := s.srv.Open(ctx)
+	if err != nil {
+		return Message{response(id, toolError("The bridge cannot listen for the Stitch Slop tab: "+err.Error(), modern))}
+	}
+	site := w.site
+	if site == "" {
+		site = s.srv.Sites.Served()
+	}
+	already := s.attachedTo(expired, w.site)
+	wctx, cancel := context.WithTimeout(ctx, time.Duration(w.secs*float64(time.Second)))
 	defer cancel()
 	before := s.srv.Attempts.Snapshot()
-	if !h.Wait(wctx) {
+	if !s.attachedTo(wctx, w.site) {
+		armed := ""
+		if paired.Armed {
+			armed = " The token stays armed for " + paired.Site + " while the bridge runs."
+		}
 		now := s.srv.Attempts.Snapshot()
 		if _, refused := now.Since(before); len(refused) > 0 {
 			r := refused[len(refused)-1]
-			text := fmt.Sprintf("Not connected: the Stitch Slop tab is dialling this bridge (port %d, site %s) and being refused (%s). %s "+
-				"Calling wait_for_connection again will not help until that is fixed.", s.srv.Port, s.srv.Origin, r.Reason, r.Message)
+			text := fmt.Sprintf("Not connected: a Stitch Slop tab is dialling this bridge (port %d, site %s) and being refused (%s). %s "+
+				"Calling %s again will not help until that is fixed.%s", port, site, r.Reason, r.Message, tool, armed)
 			return Message{response(id, textResult(text, false, modern))}
 		}
-		text := fmt.Sprintf("Still waiting: no Stitch Slop tab has attached to this bridge (port %d, site %s) after %gs. "+
-			"Call wait_for_connection again to keep waiting; the tab attaches on its own. %s", s.srv.Port, s.srv.Origin, secs, attempts.Explain(now, before))
+		text := fmt.Sprintf("Still waiting: no Stitch Slop tab of %s has attached to this bridge (port %d) after %gs. "+
+			"Call wait_for_connection again to keep waiting; the tab attaches on its own.%s %s", site, port, w.secs, armed, attempts.Explain(now, before))
 		return Message{response(id, textResult(text, false, modern))}
 	}
-	head := "Connected: the Stitch Slop tab for " + s.srv.Origin + " has attached."
+	site = s.srv.Sites.Served()
+	head := "Connected: the Stitch Slop tab for " + site + " has attached."
 	if already {
-		head = "Already connected: the Stitch Slop tab for " + s.srv.Origin + " is attached."
+		head = "Already connected: the Stitch Slop tab for " + site + " is attached."
 	}
-	env := h.Call(ctx, "scene.describe", DescribeArgs, timeout)
+	if tool == "pair" {
+		head += " " + s.pairOutcome(paired)
+	}
+	env := s.srv.Hub.Call(ctx, "scene.describe", DescribeArgs, timeout)
 	intro := head + " Its tools are now listed. scene.describe answered:\n\n"
 	if string(rawjson.Get(env, "ok")) == "false" {
 		intro = head + " scene.describe did not succeed, though the link is up:\n\n"
 	}
 	return toolResponse(id, env, intro, true, modern)
+}
+
+// expired is a context that has ended: attachedTo(expired, site) only
+// looks.
+var expired = func() context.Context {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	return ctx
+}()
+
+// pairOutcome says how the tab pair was waiting for got in.
+func (s *Session) pairOutcome(p sites.Pairing) string {
+	if !p.Armed {
+		return "It used its stored pairing; the token had been used already."
+	}
+	spent, err := s.srv.Pairing.Spent(p.Token)
+	switch {
+	case err != nil:
+		return "Whether it used the token is unknown: " + err.Error() + "."
+	case spent:
+		return "It redeemed the token, and its pairing is stored, so it reconnects without a token next time."
+	}
+	return "It used its stored pairing; the token was not needed and is left unspent."
 }
 
 // connectionStatus answers connection_status: what the bridge knows, and
@@ -292,13 +428,14 @@ func (s *Session) connectionStatus(modern bool) []byte {
 		Port          int      `json:"port"`
 		Site          string   `json:"site"`
 		PairedOrigins []string `json:"pairedOrigins"`
+		ArmedOrigins  []string `json:"armedOrigins"`
 		attempts.Snapshot
 		Tools        []string `json:"tools"`
 		DroppedTools any      `json:"droppedTools,omitempty"`
 		Message      string   `json:"message"`
 	}{
-		Connected: st.Connected, Mode: "serving", Port: s.srv.Port, Site: s.srv.Origin,
-		PairedOrigins: []string{}, Snapshot: s.srv.Attempts.Snapshot(), Tools: names,
+		Connected: st.Connected, Mode: "serving", Port: s.srv.Port(), Site: s.srv.Sites.Served(),
+		PairedOrigins: []string{}, ArmedOrigins: s.srv.Sites.ArmedSites(), Snapshot: s.srv.Attempts.Snapshot(), Tools: names,
 	}
 	if s.srv.PairedOrigins != nil {
 		status.PairedOrigins = s.srv.PairedOrigins()
@@ -306,7 +443,12 @@ func (s *Session) connectionStatus(modern bool) []byte {
 	if len(st.Dropped) > 0 {
 		status.DroppedTools = st.Dropped
 	}
+	if status.Port == 0 {
+		status.Mode = "idle"
+	}
 	switch {
+	case status.Mode == "idle":
+		status.Message = "The bridge listens on nothing yet (--lazy): wait_for_connection or pair opens its port, and the tab attaches on its own."
 	case st.Connected:
 		status.Message = "A Stitch Slop tab is attached; its tools are listed."
 	case len(status.Refusals) > 0:

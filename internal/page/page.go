@@ -22,8 +22,8 @@ import (
 	"github.com/stitchslop/stitchslop-bridge/internal/hub"
 	"github.com/stitchslop/stitchslop-bridge/internal/pairing"
 	"github.com/stitchslop/stitchslop-bridge/internal/rawjson"
+	"github.com/stitchslop/stitchslop-bridge/internal/sites"
 	"github.com/stitchslop/stitchslop-bridge/internal/version"
-	"github.com/stitchslop/stitchslop-bridge/security/credential"
 	"github.com/stitchslop/stitchslop-bridge/security/limits"
 	"github.com/stitchslop/stitchslop-bridge/security/origin"
 	"github.com/stitchslop/stitchslop-bridge/security/throttle"
@@ -47,15 +47,19 @@ var DefaultTimings = Timings{
 	Auth:  limits.AuthTimeout,
 }
 
-// Server handles WebSocket upgrades for one allowed origin.
+// Server handles WebSocket upgrades from the sites the bridge admits.
 type Server struct {
-	Origin  string // normalised allowed origin
-	Port    int    // the bound port, reported in hello
+	Port    int // the bound port, reported in hello
 	Hub     *hub.Hub
 	Pairing *pairing.Store
-	Token   string // the bootstrap token from the environment, or ""
-	Log     *slog.Logger
-	Timings Timings
+	// Sites is the site served and the tokens armed, each for one site.
+	Sites *sites.Sites
+	// Switched is called when a tab from a site other than the one served
+	// authenticates, before it is attached, with the bridge now serving
+	// that site; the bridge rewrites its session file.
+	Switched func(site string)
+	Log      *slog.Logger
+	Timings  Timings
 	// Guesses bounds failed credential checks (T5); every check takes a
 	// unit of it first, and a right credential gives it back.
 	Guesses *throttle.Budget
@@ -99,17 +103,24 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			CheckOrigin: func(*http.Request) bool { return true },
 		}
 	})
-	status, reason := origin.CheckUpgrade(r, s.Port, s.Origin)
+	site, status, reason := origin.CheckUpgrade(r, s.Port, s.admits)
 	if reason != origin.ReasonHost {
 		s.Attempts.Attempt() // a tab (or a page) dialled this bridge by its name
 	}
 	if status != 0 {
 		from := origin.Clip(r.Header.Get("Origin"))
+		served := s.Sites.Served()
 		s.Log.Warn("refused a connection ("+strconv.Itoa(status)+"): "+reason,
-			"origin", from, "host", origin.Clip(r.Host), "allowed", s.Origin)
+			"origin", from, "host", origin.Clip(r.Host), "serving", served)
 		if reason != origin.ReasonHost {
-			s.Attempts.Refuse(attempts.Site, from, "A tab from "+strconv.Quote(from)+" was refused: this bridge serves only "+s.Origin+
-				". If that is your Stitch Slop site, start the bridge with --origin set to it.")
+			fix := "A tab from " + strconv.Quote(from) + " was refused: this bridge serves " + served +
+				". If that is your Stitch Slop site, start the bridge with --origin set to it."
+			if n := origin.Normalize(from); s.Sites.Allowed(n) {
+				fix = "A tab from " + strconv.Quote(from) + " was refused: this bridge serves " + served +
+					", and that site has no stored pairing and no token here. Pair it: give the pair tool (or `stitchslop-bridge pair --origin " + n +
+					"`) a token from that tab's agent panel."
+			}
+			s.Attempts.Refuse(attempts.Site, from, fix)
 		}
 		http.Error(w, reason, status)
 		return
@@ -125,7 +136,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.unauth.Add(-1)
 		return // the upgrader has answered
 	}
-	c := s.handshake(ws)
+	c := s.handshake(ws, site)
 	s.unauth.Add(-1)
 	if c == nil {
 		return
@@ -160,9 +171,28 @@ func ParseFirstFrame(b []byte) (Credentials, error) {
 	return Credentials{Token: tok, Secret: sec}, nil
 }
 
-// handshake reads the first frame and admits the page, or refuses it. It
-// returns the attached connection, or nil.
-func (s *Server) handshake(ws *websocket.Conn) *conn {
+// admits decides at the upgrade which sites may dial: the one served, and
+// an allowed site with a stored pairing or an armed token.
+func (s *Server) admits(site string) bool {
+	if site == s.Sites.Served() {
+		return true
+	}
+	if !s.Sites.Allowed(site) {
+		return false
+	}
+	if s.Sites.HasTokens(site) {
+		return true
+	}
+	paired, err := s.Pairing.Paired(site)
+	if err != nil {
+		s.Log.Error("cannot read the pairing file", "err", err.Error())
+	}
+	return paired
+}
+
+// handshake reads the first frame from a tab of site and admits it, or
+// refuses it. It returns the attached connection, or nil.
+func (s *Server) handshake(ws *websocket.Conn, site string) *conn {
 	ws.SetReadLimit(limits.PreAuthFrame)
 	ws.SetReadDeadline(time.Now().Add(s.Timings.Auth))
 	_, first, err := ws.ReadMessage()
@@ -186,12 +216,12 @@ func (s *Server) handshake(ws *websocket.Conn) *conn {
 		if started {
 			s.Log.Warn(fmt.Sprintf("refusing tab handshakes unchecked (rate_limited): more than %d wrong credentials, then %d a second; a tab gets in again a moment after the guessing stops", throttle.Burst, throttle.PerSecond))
 		}
-		s.Attempts.Refuse(attempts.RateLimited, s.Origin, "Too many wrong credentials were tried on this bridge just now; the tab is let in again a moment after they stop.")
+		s.Attempts.Refuse(attempts.RateLimited, site, "Too many wrong credentials were tried on this bridge just now; the tab is let in again a moment after they stop.")
 		s.refuse(ws, refusal{Error: "rate_limited", Message: "Too many wrong credentials were tried on this bridge just now. The tab will get in again in a moment."})
 		return nil
 	}
 
-	secretOK, err := s.Pairing.VerifySecret(s.Origin, sec)
+	secretOK, err := s.Pairing.VerifySecret(site, sec)
 	if err != nil {
 		s.Log.Error("cannot read the pairing file or the spent-token file", "err", err.Error())
 	}
@@ -203,7 +233,7 @@ func (s *Server) handshake(ws *websocket.Conn) *conn {
 	if tok != "" {
 		reason, fix = attempts.UnknownToken, "The tab offered a token this bridge was not given. Start the bridge with that token in STITCHSLOP_TOKEN (or pair it), or open the agent panel for a fresh one."
 	}
-	if !secretOK && tok != "" && credential.Equal(tok, s.Token) {
+	if !secretOK && tok != "" && s.Sites.Armed(site, tok) {
 		spent, err := s.Pairing.Spent(tok)
 		if err != nil {
 			s.Log.Error("cannot read the pairing file or the spent-token file", "err", err.Error())
@@ -219,7 +249,7 @@ func (s *Server) handshake(ws *websocket.Conn) *conn {
 	}
 	if !secretOK && !tokenOK {
 		s.Log.Warn("refused a tab: bad_credential: " + why)
-		s.Attempts.Refuse(reason, s.Origin, fix)
+		s.Attempts.Refuse(reason, site, fix)
 		s.refuse(ws, refusal{Error: "bad_credential", Message: "This bridge does not recognise the tab's pairing or token. Reopen the Stitch Slop agent panel for a fresh token; tokens work once."})
 		return nil
 	}
@@ -228,7 +258,7 @@ func (s *Server) handshake(ws *websocket.Conn) *conn {
 	displaced, err := s.Hub.Reserve(c, s.Takeover)
 	if errors.Is(err, hub.ErrBusy) {
 		s.Log.Warn("refused a second tab: busy (another tab is attached and live)")
-		s.Attempts.Refuse(attempts.Busy, s.Origin, "Another tab is attached to this bridge. Close it, or start another bridge for this tab.")
+		s.Attempts.Refuse(attempts.Busy, site, "Another tab is attached to this bridge. Close it, or start another bridge for this tab.")
 		s.refuse(ws, refusal{Error: "busy", Busy: true, Message: "This connector is already serving another Stitch Slop tab. Close the other tab, or start another bridge for this one."})
 		return nil
 	}
@@ -246,7 +276,7 @@ func (s *Server) handshake(ws *websocket.Conn) *conn {
 	// rename) happens outside the hub's lock, so nothing else waits on it.
 	h := hello{Hello: "stitchslop-connector", Protocol: version.Protocol, Port: s.Port}
 	if tokenOK {
-		h.PairingSecret, err = s.Pairing.Redeem(s.Origin, tok)
+		h.PairingSecret, err = s.Pairing.Redeem(site, tok)
 	}
 	if err == nil {
 		b, _ := json.Marshal(h)
@@ -258,7 +288,7 @@ func (s *Server) handshake(ws *websocket.Conn) *conn {
 	switch {
 	case errors.Is(err, pairing.ErrSpent):
 		s.Log.Warn("refused a tab: bad_credential: its token was redeemed a moment ago by another bridge")
-		s.Attempts.Refuse(attempts.SpentToken, s.Origin, "The tab's token was redeemed a moment ago by another bridge; tokens work once. Open the Stitch Slop agent panel for a fresh token.")
+		s.Attempts.Refuse(attempts.SpentToken, site, "The tab's token was redeemed a moment ago by another bridge; tokens work once. Open the Stitch Slop agent panel for a fresh token.")
 		s.refuse(ws, refusal{Error: "bad_credential", Message: "This token was already used; tokens work once. Reopen the Stitch Slop agent panel for a fresh one."})
 		return nil
 	case err != nil:
@@ -266,12 +296,20 @@ func (s *Server) handshake(ws *websocket.Conn) *conn {
 		s.refuse(ws, refusal{Error: "internal", Message: "The bridge could not store the pairing; see its log."})
 		return nil
 	}
+	// While the slot is reserved no other tab can be admitted, so the
+	// served site changes for one tab at a time.
+	if prev := s.Sites.Serve(site); prev != site {
+		s.Log.Info("now serving another site", "site", site, "before", prev)
+		if s.Switched != nil {
+			s.Switched(site)
+		}
+	}
 	s.Hub.Commit(c)
 	how := "stored pairing"
 	if tokenOK {
 		how = "token (now spent; pairing stored in " + s.Pairing.Path() + ")"
 	}
-	s.Log.Info("tab connected", "origin", s.Origin, "by", how)
+	s.Log.Info("tab connected", "origin", site, "by", how)
 	return c
 }
 

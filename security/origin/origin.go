@@ -1,10 +1,12 @@
 // Package origin holds the header rules that stand between any web page and
 // the bridge's port. It mitigates THREAT_MODEL.md:
 //
-//   - T1 (web-page): the Origin of a WebSocket upgrade must be the one
-//     allowed site (Match), compared case-insensitively without a trailing
-//     slash (protocol.md §2.2); anything else is refused with 403 before a
-//     frame is read (CheckUpgrade).
+//   - T1 (web-page): the Origin of a WebSocket upgrade, compared
+//     case-insensitively without a trailing slash (protocol.md §2.2), must be
+//     a site the caller admits (CheckUpgrade); anything else is refused with
+//     403 before a frame is read. The bridge admits the site it serves, and
+//     an AllowedSite that has a stored pairing or an armed token
+//     (internal/sites).
 //   - T2 (dns-rebind): the Host header must name the loopback address the
 //     bridge listens on, with its port (HostAllowed). A rebinding page
 //     reaches 127.0.0.1 under its own host name, and that name is what its
@@ -175,21 +177,69 @@ const (
 )
 
 // CheckUpgrade applies, in order, the Host rule (T2) and the Origin rule
-// (T1, T3) to a WebSocket upgrade request for a bridge on port whose allowed
-// origin is allowed. It returns 0 and "" when both pass, otherwise the HTTP
-// status to refuse with (403) and a fixed reason.
-func CheckUpgrade(r *http.Request, port int, allowed string) (status int, reason string) {
+// (T1, T3) to a WebSocket upgrade request for a bridge on port. admit
+// decides whether a site may dial; it is given the Origin header normalised,
+// and never a missing, empty or "null" one, which are refused first. It
+// returns the site and 0, "" when both rules pass, otherwise the HTTP status
+// to refuse with (403) and a fixed reason.
+func CheckUpgrade(r *http.Request, port int, admit func(site string) bool) (site string, status int, reason string) {
 	if !HostAllowed(r.Host, port) {
-		return http.StatusForbidden, ReasonHost
+		return "", http.StatusForbidden, ReasonHost
 	}
 	vs := r.Header.Values("Origin")
 	if len(vs) > 1 {
-		return http.StatusForbidden, ReasonMultiOrigin
+		return "", http.StatusForbidden, ReasonMultiOrigin
 	}
-	if len(vs) == 0 || !Match(vs[0], allowed) {
-		return http.StatusForbidden, ReasonOrigin
+	if len(vs) == 0 {
+		return "", http.StatusForbidden, ReasonOrigin
 	}
-	return 0, ""
+	site = Normalize(vs[0])
+	if site == "" || site == "null" || !admit(site) {
+		return "", http.StatusForbidden, ReasonOrigin
+	}
+	return site, 0, ""
+}
+
+// Production are the Stitch Slop app's own sites.
+var Production = []string{"https://www.stitchslop.com", "https://stitchslop.com"}
+
+// AllowedSite reports whether site (normalised) is one a tab may pair from
+// or be admitted from on a bridge launched for launch (the reference
+// bridge's rule): launch itself, a Production site, or http or https on
+// localhost, 127.0.0.1 or [::1] with any port. Any other site is allowed
+// only when the user names it as the launch origin (--origin or
+// STITCHSLOP_ORIGIN).
+func AllowedSite(site, launch string) bool {
+	if site == "" || site == "null" {
+		return false
+	}
+	if site == Normalize(launch) {
+		return true
+	}
+	for _, p := range Production {
+		if site == p {
+			return true
+		}
+	}
+	return Loopback(site)
+}
+
+// Loopback reports whether site is http or https on localhost, 127.0.0.1
+// or [::1], with or without a port: a page served from this machine.
+func Loopback(site string) bool {
+	p, err := Parse(site)
+	if err != nil || p != site {
+		return false
+	}
+	u, err := url.Parse(p)
+	if err != nil {
+		return false
+	}
+	switch u.Hostname() {
+	case "localhost", "127.0.0.1", "::1":
+		return true
+	}
+	return false
 }
 
 // CheckControl applies the Host rule (T2) and refuses any request with an

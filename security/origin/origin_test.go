@@ -187,11 +187,52 @@ func TestCheckUpgrade(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			r := newRequest(t, "GET", tt.host, tt.hdr)
-			status, reason := CheckUpgrade(r, 8787, allowed)
+			var asked []string
+			admit := func(site string) bool { asked = append(asked, site); return site == allowed }
+			site, status, reason := CheckUpgrade(r, 8787, admit)
 			if status != tt.status || reason != tt.reason {
 				t.Errorf("CheckUpgrade(Host %q, %v) = %d, %q; want %d, %q", tt.host, tt.hdr, status, reason, tt.status, tt.reason)
 			}
+			if (status == 0) != (site == allowed) {
+				t.Errorf("CheckUpgrade gave site %q with status %d", site, status)
+			}
+			for _, a := range asked {
+				if a == "" || a == "null" { // T3: never put to admit
+					t.Errorf("admit was asked about %q", a)
+				}
+			}
 		})
+	}
+}
+
+func TestAllowedSite(t *testing.T) {
+	const launch = "https://staging.example.com"
+	tests := []struct {
+		site string
+		want bool
+	}{
+		{launch, true},
+		{"https://www.stitchslop.com", true},
+		{"https://stitchslop.com", true},
+		{"http://localhost", true},
+		{"http://localhost:5173", true},
+		{"https://127.0.0.1:8443", true},
+		{"http://[::1]:3000", true},
+		{"http://www.stitchslop.com", false}, // not the production scheme
+		{"https://evil.stitchslop.com", false},
+		{"https://stitchslop.com.evil.test", false},
+		{"http://localhost.evil.test", false},
+		{"http://127.0.0.2", false},
+		{"http://localhost:3000/path", false},
+		{"ws://localhost:3000", false},
+		{"null", false},
+		{"", false},
+		{"https://other.example.com", false},
+	}
+	for _, tt := range tests {
+		if got := AllowedSite(tt.site, launch); got != tt.want {
+			t.Errorf("AllowedSite(%q, %q) = %v, want %v", tt.site, launch, got, tt.want)
+		}
 	}
 }
 

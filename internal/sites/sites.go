@@ -1,0 +1,219 @@
+// Package sites keeps which web site the bridge serves and the one-time
+// tokens it has been given, each for one site (THREAT_MODEL.md T1, T6).
+//
+// The bridge starts serving its launch origin (--origin). A tab from
+// another allowed site (origin.AllowedSite) is admitted at the upgrade only
+// when that site has a stored pairing or a token armed for it; when it
+// authenticates, the bridge serves that site from then on. A token is armed
+// for exactly one site, and it admits no other: the token from
+// STITCHSLOP_TOKEN is the launch origin's, and the pair tool and POST /pair
+// arm one for the site they name.
+//
+// It holds memory only; the pairing store decides whether a token is spent.
+package sites
+
+import (
+	"errors"
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/stitchslop/stitchslop-bridge/security/credential"
+	"github.com/stitchslop/stitchslop-bridge/security/origin"
+)
+
+// Bounds of the armed tokens: a site keeps its newest MaxTokens, and at
+// most MaxSites sites have tokens armed (loopback sites on any port are
+// allowed, so the set of sites is not small by itself).
+const (
+	MaxTokens = 5
+	MaxSites  = 16
+)
+
+// ErrNotAllowed is returned by Arm for a site that is not allowed.
+var ErrNotAllowed = errors.New("that site is not allowed")
+
+// TokenPattern is the form of a Stitch Slop token.
+var TokenPattern = regexp.MustCompile(`^tok_[0-9a-f]{6,64}$`)
+
+// CleanToken returns s without surrounding white space and trailing '.',
+// ',' or ';' (a token pasted from a sentence), and whether the rest is a
+// token's form (TokenPattern).
+func CleanToken(s string) (string, bool) {
+	t := strings.TrimRight(strings.TrimSpace(s), ".,;")
+	return t, TokenPattern.MatchString(t)
+}
+
+// Sites is safe for concurrent use.
+type Sites struct {
+	launch string
+
+	mu     sync.Mutex
+	served string
+	armed  map[string][]string // site -> its tokens, oldest first
+	order  []string            // sites with tokens, oldest armed first
+}
+
+// New returns the sites of a bridge launched for launch (normalised), with
+// token, when not empty, armed for it.
+func New(launch, token string) *Sites {
+	s := &Sites{launch: launch, served: launch, armed: map[string][]string{}}
+	if token != "" {
+		s.Arm(launch, token)
+	}
+	return s
+}
+
+// Launch is the origin the bridge was started for.
+func (s *Sites) Launch() string { return s.launch }
+
+// Allowed reports whether site may pair or be admitted (origin.AllowedSite).
+func (s *Sites) Allowed(site string) bool { return origin.AllowedSite(site, s.launch) }
+
+// Served is the site the bridge serves now.
+func (s *Sites) Served() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.served
+}
+
+// Serve makes site the served one and returns the one served before.
+func (s *Sites) Serve(site string) (prev string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	prev, s.served = s.served, site
+	return prev
+}
+
+// Arm accepts token for site, and for no other. A site keeps its newest
+// MaxTokens tokens; beyond MaxSites sites, the one armed longest ago loses
+// its tokens.
+func (s *Sites) Arm(site, token string) error {
+	if !s.Allowed(site) {
+		return ErrNotAllowed
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	toks := s.armed[site]
+	for _, t := range toks {
+		if credential.Equal(t, token) {
+			return nil
+		}
+	}
+	if toks == nil {
+		if len(s.order) == MaxSites {
+			delete(s.armed, s.order[0])
+			s.order = s.order[1:]
+		}
+		s.order = append(s.order, site)
+	}
+	toks = append(toks, token)
+	if len(toks) > MaxTokens {
+		toks = toks[len(toks)-MaxTokens:]
+	}
+	s.armed[site] = toks
+	return nil
+}
+
+// ArmedSites lists the sites with a token armed, sorted.
+func (s *Sites) ArmedSites() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	list := slices.Clone(s.order)
+	slices.Sort(list)
+	return list
+}
+
+// HasTokens reports whether any token is armed for site.
+func (s *Sites) HasTokens(site string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.armed[site]) > 0
+}
+
+// Armed reports whether token is armed for site. Every armed token of the
+// site is compared, in constant time, whatever matches.
+func (s *Sites) Armed(site, token string) bool {
+	s.mu.Lock()
+	toks := s.armed[site]
+	s.mu.Unlock()
+	ok := false
+	for _, t := range toks {
+		if credential.Equal(t, token) {
+			ok = true
+		}
+	}
+	return ok && token != ""
+}
+
+// Errors of Pair, with sentences for the person who gave the token. None
+// of them carries the token.
+var (
+	ErrBadToken = errors.New("that is not a Stitch Slop token: a token is tok_ and 6 to 64 lower-case hex digits; copy it again from the Stitch Slop agent panel")
+	ErrSpent    = errors.New("that token was already redeemed, and tokens work once; open the Stitch Slop agent panel for a fresh one")
+)
+
+// Store is what Pair asks of the pairing store.
+type Store interface {
+	Spent(token string) (bool, error)
+	Paired(site string) (bool, error)
+}
+
+// Pairing is what Pair did.
+type Pairing struct {
+	Site  string // normalised
+	Token string // cleaned (CleanToken)
+	// Armed: the token now admits a tab of Site. Not armed means it was
+	// spent already but Site has a stored pairing, which is enough.
+	Armed bool
+}
+
+// Pair checks a token given for a site (rawSite "" is the launch origin)
+// and arms it for that site alone. A token already spent is not armed; it
+// is an error unless the site has a stored pairing, which a tab uses
+// instead.
+func (s *Sites) Pair(st Store, rawToken, rawSite string) (Pairing, error) {
+	tok, ok := CleanToken(rawToken)
+	if !ok {
+		return Pairing{}, ErrBadToken
+	}
+	site := s.launch
+	if rawSite != "" {
+		p, err := origin.Parse(rawSite)
+		if err != nil {
+			return Pairing{}, fmt.Errorf("%w: %v", ErrNotAllowed, err)
+		}
+		site = p
+	}
+	if !s.Allowed(site) {
+		return Pairing{Site: site}, fmt.Errorf("%w: %s is not %s; a token is accepted only for those sites, or for the site the bridge was started with (--origin)",
+			ErrNotAllowed, site, strings.Join(s.AllowedSites(), ", "))
+	}
+	p := Pairing{Site: site, Token: tok}
+	spent, err := st.Spent(tok)
+	if err != nil {
+		return p, fmt.Errorf("cannot check the token against the spent tokens, so it is not accepted: %w", err)
+	}
+	if spent {
+		paired, err := st.Paired(site)
+		if err != nil || !paired {
+			return p, ErrSpent
+		}
+		return p, nil
+	}
+	p.Armed = true
+	return p, s.Arm(site, tok)
+}
+
+// AllowedSites describes the allowed sites, for a sentence.
+func (s *Sites) AllowedSites() []string {
+	list := []string{s.launch}
+	for _, p := range origin.Production {
+		if p != s.launch {
+			list = append(list, p)
+		}
+	}
+	return append(list, "http(s)://localhost, 127.0.0.1 or [::1] on any port")
+}
