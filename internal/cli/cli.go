@@ -36,8 +36,9 @@ const (
 )
 
 const usage = `usage:
-  stitchslop-bridge --origin URL [--port N[,N...]] [--config-dir DIR] [--idle-minutes M] [--agent-idle-minutes M] [--takeover]
+  stitchslop-bridge --origin URL [--port N[,N...]] [--config-dir DIR] [--idle-minutes M] [--agent-idle-minutes M] [--takeover] [--lazy]
   stitchslop-bridge [--port N] [--config-dir DIR] status | tools | wait [SECONDS] | call COMMAND [JSON-ARGS] [--out FILE] [--timeout SECONDS] [--raw]
+  stitchslop-bridge [--port N] [--config-dir DIR] pair [-] [--origin URL]
   stitchslop-bridge [--config-dir DIR] unpair ORIGIN | unpair --all
   stitchslop-bridge --version
 
@@ -53,6 +54,14 @@ are and --port does not say which), 64 for a usage error. A bridge that
 does not answer in time is a failure (1): in 15 s for status and tools;
 for wait and call, in their own time plus 10 s.
 
+pair gives a running bridge a one-time token from the Stitch Slop agent
+panel, for the tab of the site --origin names (default: the one the bridge
+was started for; a Stitch Slop site or one on localhost). The token comes
+from STITCHSLOP_TOKEN, or from the first line of stdin with "-" or without
+the variable; never from the command line. The tab, which keeps dialling,
+pairs with it within seconds; a tab that is paired already does not need
+it, and it stays unspent.
+
 unpair revokes: it removes the stored pairing secrets of ORIGIN, or of every
 site with --all, from pairing.json, and keeps every spent token spent. It
 needs no running bridge. A bridge already serving that site keeps its tab
@@ -60,7 +69,10 @@ until the tab disconnects; the tab's next handshake with the removed secret
 is refused. It prints one JSON document too, with the same exit codes.
 
 Flags:
-  --origin URL              the only site allowed to connect (default $STITCHSLOP_ORIGIN, then https://www.stitchslop.com)
+  --origin URL              the site to serve (default $STITCHSLOP_ORIGIN, then https://www.stitchslop.com); another allowed
+                            site (a Stitch Slop site, or localhost on any port) is admitted only once it is paired or given a token;
+                            with pair: the site of the tab the token is for
+  --lazy                    listen on nothing, and need no token or pairing, until an MCP client calls wait_for_connection or pair
   --port N[,N...]           the bridge: the ports to try, in order, instead of 8787-8790;
                             a shell verb: the one bridge to drive
   --idle-minutes M          exit after M minutes if no tab ever attached and no MCP client owns the bridge (default 30; fractions allowed; 0 never)
@@ -80,7 +92,7 @@ Flags:
 var flagSpec = map[string]bool{
 	"origin": true, "port": true, "config-dir": true, "agent-idle-minutes": true,
 	"exit-when-unused": true, "out": true, "timeout": true, "version": false, "help": false, "h": false,
-	"all": false, "idle-minutes": true, "takeover": false, "raw": false,
+	"all": false, "idle-minutes": true, "takeover": false, "raw": false, "lazy": false,
 }
 
 type args struct {
@@ -156,7 +168,7 @@ func Main(ctx context.Context, argv []string, stdin io.Reader, stdout, stderr io
 		return usageError(log, err.Error())
 	}
 	if len(a.pos) > 0 {
-		return runVerb(ctx, a, dir, stdout, log)
+		return runVerb(ctx, a, dir, stdin, stdout, log)
 	}
 	return runBridge(ctx, a, dir, stdin, stdout, log)
 }
@@ -282,6 +294,7 @@ func runBridge(ctx context.Context, a args, dir string, stdin io.Reader, stdout 
 		Idle:      idle,
 		AgentIdle: agentIdle,
 		Takeover:  a.has("takeover"),
+		Lazy:      a.has("lazy"),
 		Token:     envtoken.Take(),
 		Stdin:     stdin,
 		Stdout:    stdout,

@@ -19,8 +19,8 @@ import (
 
 // runVerb runs one shell verb. Whatever happens, stdout gets exactly one
 // JSON document, so an agent parsing .ok and one checking $? agree.
-func runVerb(ctx context.Context, a args, dir string, stdout io.Writer, log *slog.Logger) int {
-	out, err := verb(ctx, a, dir, log)
+func runVerb(ctx context.Context, a args, dir string, stdin io.Reader, stdout io.Writer, log *slog.Logger) int {
+	out, err := verb(ctx, a, dir, stdin, log)
 	var ce *client.Error
 	if err != nil {
 		if !errors.As(err, &ce) {
@@ -90,7 +90,7 @@ type callBody struct {
 	TimeoutMs int64           `json:"timeoutMs,omitempty"`
 }
 
-func verb(ctx context.Context, a args, dir string, log *slog.Logger) ([]byte, error) {
+func verb(ctx context.Context, a args, dir string, stdin io.Reader, log *slog.Logger) ([]byte, error) {
 	if a.pos[0] == "unpair" {
 		if a.has("raw") {
 			return nil, usageErr("--raw goes with call, not with unpair")
@@ -98,6 +98,9 @@ func verb(ctx context.Context, a args, dir string, log *slog.Logger) ([]byte, er
 		return unpair(a, dir, log) // works on the files; no bridge needed
 	}
 	req, err := request(a)
+	if a.pos[0] == "pair" {
+		req, err = pairRequest(a, stdin)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -136,8 +139,11 @@ func verb(ctx context.Context, a args, dir string, log *slog.Logger) ([]byte, er
 // with the time the bridge gets to answer it.
 func request(a args) (client.Request, error) {
 	name, rest := a.pos[0], a.pos[1:]
-	if a.has("origin") || a.has("agent-idle-minutes") || a.has("exit-when-unused") || a.has("idle-minutes") || a.has("takeover") {
-		return client.Request{}, usageErr("--origin, --idle-minutes, --agent-idle-minutes and --takeover go with starting the bridge, not with %s", name)
+	if name == "pair" {
+		return client.Request{}, nil // pairRequest
+	}
+	if a.has("origin") || a.has("agent-idle-minutes") || a.has("exit-when-unused") || a.has("idle-minutes") || a.has("takeover") || a.has("lazy") {
+		return client.Request{}, usageErr("--origin, --idle-minutes, --agent-idle-minutes, --takeover and --lazy go with starting the bridge, not with %s", name)
 	}
 	if a.has("all") {
 		return client.Request{}, usageErr("--all goes with unpair, not with %s", name)
@@ -150,7 +156,7 @@ func request(a args) (client.Request, error) {
 	maxArgs := map[string]int{"status": 0, "tools": 0, "wait": 1, "call": 2}
 	n, known := maxArgs[name]
 	if !known {
-		return client.Request{}, usageErr("unknown verb %q (want status, tools, wait, call or unpair)", name)
+		return client.Request{}, usageErr("unknown verb %q (want status, tools, wait, call, pair or unpair)", name)
 	}
 	if len(rest) > n {
 		return client.Request{}, usageErr("%s takes at most %d argument(s), got %d", name, n, len(rest))

@@ -1,0 +1,59 @@
+package cli
+
+import (
+	"bufio"
+	"io"
+	"strings"
+
+	"github.com/stitchslop/stitchslop-bridge/internal/client"
+	"github.com/stitchslop/stitchslop-bridge/internal/sites"
+	"github.com/stitchslop/stitchslop-bridge/security/envtoken"
+)
+
+// maxTokenLine bounds what pair reads from stdin: a token is under 70
+// bytes.
+const maxTokenLine = 1 << 10
+
+// pairRequest builds `pair [-] [--origin O]`: POST /pair with the token
+// from STITCHSLOP_TOKEN or, with "-" or without the variable, the first
+// line of stdin. The token
+// is never taken from argv (THREAT_MODEL.md T7): the command line is
+// visible to every process through ps. It is checked here first (after
+// trailing ".,;" are stripped), so a malformed one is a usage error, and
+// no message repeats it.
+func pairRequest(a args, stdin io.Reader) (client.Request, error) {
+	for _, f := range []string{"out", "timeout", "raw", "all", "agent-idle-minutes", "exit-when-unused", "idle-minutes", "takeover", "lazy"} {
+		if a.has(f) {
+			return client.Request{}, usageErr("--%s does not go with pair", f)
+		}
+	}
+	rest := a.pos[1:]
+	switch {
+	case len(rest) > 1 || (len(rest) == 1 && rest[0] != "-"):
+		return client.Request{}, usageErr("pair takes the token from %s or stdin, never from the command line, which every process can read through ps: "+
+			"run `%s=<token> stitchslop-bridge pair`, or pipe it to `stitchslop-bridge pair -`", envtoken.Var, envtoken.Var)
+	}
+	raw := ""
+	if len(rest) == 0 {
+		raw = envtoken.Take()
+	}
+	if raw == "" {
+		line, err := bufio.NewReader(io.LimitReader(stdin, maxTokenLine)).ReadString('\n')
+		if err != nil && err != io.EOF {
+			return client.Request{}, usageErr("pair: reading the token from stdin: %v", err)
+		}
+		raw = strings.TrimSpace(line)
+	}
+	if raw == "" {
+		return client.Request{}, usageErr("pair needs a token from the Stitch Slop agent panel, in %s or on stdin", envtoken.Var)
+	}
+	tok, ok := sites.CleanToken(raw)
+	if !ok {
+		return client.Request{}, usageErr("pair: %v", sites.ErrBadToken)
+	}
+	body := map[string]string{"token": tok}
+	if o, ok := a.flags["origin"]; ok {
+		body["origin"] = o
+	}
+	return client.Request{Method: "POST", Path: "/pair", Body: body, Timeout: timeouts.quick}, nil
+}
