@@ -6,6 +6,7 @@ package e2e
 
 import (
 	"net"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -286,4 +287,48 @@ func TestRef_CLIPair(t *testing.T) {
 	p := openPageFrom(t, b.port, devSite, false)
 	p.serve(defaultHandler)
 	wantHello(t, p.handshake(map[string]any{"token": stdinTok}), b.port)
+}
+
+// Notes, MCP face: a page tool named like a bridge tool, or with a schema
+// over 32 KB, is dropped, and the drop is reported with its reason on
+// /status and by connection_status.
+func TestRef_DroppedToolsReported(t *testing.T) {
+	t.Parallel()
+	b, tok := mcpBridge(t, "")
+	b.rpc.initialize()
+	from := b.rpc.msgs.len()
+	p := openPage(t, b.port, false)
+	wantHello(t, p.handshake(map[string]any{"token": tok}), b.port)
+	big := map[string]any{"type": "object", "description": strings.Repeat("x", 40<<10)}
+	p.mustSend(map[string]any{"tools": []any{
+		map[string]any{"name": "pair", "inputSchema": map[string]any{"type": "object"}},
+		map[string]any{"name": "huge.schema", "inputSchema": big},
+		map[string]any{"name": "scene.describe", "inputSchema": map[string]any{"type": "object"}},
+	}})
+	b.rpc.awaitListChanged(from)
+	if got := sortedNames(b.rpc.toolNames()); !slices.Equal(got, withBridgeTools("scene.describe")) {
+		t.Errorf("tools/list: %v, want only scene.describe besides the bridge's own", got)
+	}
+	reasons := func(dropped any) map[string]string {
+		m := map[string]string{}
+		list, _ := dropped.([]any)
+		for _, d := range list {
+			e, _ := d.(map[string]any)
+			name, _ := e["name"].(string)
+			m[name], _ = e["reason"].(string)
+		}
+		return m
+	}
+	_, st := b.ctl("GET", "/status", nil)
+	got := reasons(st["droppedTools"])
+	if len(got) != 2 || !strings.Contains(got["pair"], "bridge") || !strings.Contains(got["huge.schema"], "schema") {
+		t.Errorf("/status droppedTools: %v, want pair (a bridge tool's name) and huge.schema (schema too large) with reasons", st["droppedTools"])
+	}
+	var cs map[string]any
+	if err := jsonUnmarshal(b.rpc.toolCall("connection_status", map[string]any{}).text(), &cs); err != nil {
+		t.Fatal(err)
+	}
+	if g := reasons(cs["droppedTools"]); len(g) != 2 || g["pair"] != got["pair"] {
+		t.Errorf("connection_status droppedTools: %v, want the same as /status", cs["droppedTools"])
+	}
 }

@@ -153,6 +153,16 @@ type WaitRequest struct {
 	Seconds *float64 `json:"seconds"`
 }
 
+// duration is how long the wait lasts: Seconds clamped to WaitMin..WaitMax,
+// WaitDefault when absent.
+func (w WaitRequest) duration() time.Duration {
+	secs := float64(WaitDefault)
+	if w.Seconds != nil {
+		secs = min(max(*w.Seconds, WaitMin), WaitMax)
+	}
+	return time.Duration(secs * float64(time.Second))
+}
+
 // CallRequest is the body of POST /call. TimeoutMs, when given, is the
 // page call's deadline (hub.MinCallTimeout to hub.MaxCallTimeout); the
 // hub's default applies otherwise.
@@ -255,11 +265,7 @@ func (s *Server) wait(w http.ResponseWriter, r *http.Request) {
 	if !decode(w, r, &req) {
 		return
 	}
-	secs := float64(WaitDefault)
-	if req.Seconds != nil {
-		secs = min(max(*req.Seconds, WaitMin), WaitMax)
-	}
-	ctx, cancel := context.WithTimeout(r.Context(), time.Duration(secs*float64(time.Second)))
+	ctx, cancel := context.WithTimeout(r.Context(), req.duration())
 	defer cancel()
 	before := s.Attempts.Snapshot()
 	if !s.Hub.Wait(ctx) {
