@@ -144,7 +144,7 @@ func Run(ctx context.Context, cfg Config) error {
 	} else {
 		// Not ctx: binding does not block, and a signal that comes during
 		// it is the main loop's to report, as every other one is.
-		if _, err := b.Open(context.Background()); err != nil {
+		if _, err := b.Open(context.Background(), true); err != nil {
 			return err
 		}
 		if !paired {
@@ -153,7 +153,7 @@ func Run(ctx context.Context, cfg Config) error {
 	}
 	initialized := make(chan struct{})
 	mcpSrv := &mcp.Server{Attempts: b.tried, PairedOrigins: b.pairedOrigins, Hub: h, Sites: b.sites, Pairing: store,
-		Open: b.openForAgent, Port: b.Port, Log: log, Activity: b.touch,
+		Open: b.openForAgent, Relay: b.relayToken, Where: b.Where, Log: log, Activity: b.touch,
 		Initialized: func() { close(initialized) }}
 	stdinDone := make(chan bool, 1)
 	mcpCtx, cancelMCP := context.WithCancel(ctx)

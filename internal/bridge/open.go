@@ -42,16 +42,17 @@ type bridge struct {
 	lastActivity atomic.Int64 // unix nanoseconds of the last agent request
 
 	mu      sync.Mutex // guards the fields below; held for memory only
-	opening *opening   // the bind in progress or done; nil before the first
+	opening *opening   // the attempt in progress or done; nil before the first
+	leader  *leader    // the bridge followed (follow.go); nil when not following
+	inherit int        // the port of a leader that went away, for the next attempt
 	closed  bool
 	srv     *http.Server
 	sess    session.File // the session file as written; Port 0 while not listening
 }
 
-// opening is one attempt to listen; done is closed when it ends.
+// opening is one attempt to listen or follow; done is closed when it ends.
 type opening struct {
 	done chan struct{}
-	port int
 	err  error
 }
 
@@ -65,42 +66,102 @@ func (b *bridge) Port() int {
 	return b.sess.Port
 }
 
-// Open makes the bridge listen, unless it already does, and returns its
-// port. Callers that come while a bind is under way wait for that one: the
-// bridge never binds twice. After a failed bind the next call tries again.
-// The bind runs on its own goroutine, so no lock is held across it.
-func (b *bridge) Open(ctx context.Context) (int, error) {
+// Where says how the MCP face reaches a tab: "serving" on the bridge's own
+// port, "follower" through the leader's on its port, or "idle" (port 0)
+// while a lazy bridge has been asked for nothing yet.
+func (b *bridge) Where() (mode string, port int) {
 	b.mu.Lock()
-	o := b.opening
-	if o == nil || failed(o) {
-		o = &opening{done: make(chan struct{})}
-		b.opening = o
-		go func() {
-			o.port, o.err = b.listen()
-			close(o.done)
-		}()
+	defer b.mu.Unlock()
+	switch {
+	case b.sess.Port != 0:
+		return "serving", b.sess.Port
+	case b.leader != nil:
+		return "follower", b.leader.sess.Port
 	}
-	b.mu.Unlock()
-	select {
-	case <-o.done:
-		return o.port, o.err
-	case <-ctx.Done():
-		return 0, ctx.Err()
+	return "idle", 0
+}
+
+// Open makes the bridge reach a tab, unless it already does, and returns
+// the port the tab dials. A lazy bridge first looks for a live bridge
+// serving the same site and follows it (follow.go); own (the agent's
+// ownBridge) skips that, and stops following. Otherwise it binds. One
+// attempt runs at a time, on its own goroutine, so no lock is held across
+// it and parallel callers never bind twice: a caller that comes during an
+// attempt waits for it and looks again. After a failed attempt the next
+// call tries again.
+func (b *bridge) Open(ctx context.Context, own bool) (int, error) {
+	for {
+		b.mu.Lock()
+		switch {
+		case b.sess.Port != 0:
+			p := b.sess.Port
+			b.mu.Unlock()
+			return p, nil
+		case b.leader != nil && !own:
+			p := b.leader.sess.Port
+			b.mu.Unlock()
+			return p, nil
+		}
+		o := b.opening
+		mine := o == nil || ended(o)
+		if mine {
+			o = &opening{done: make(chan struct{})}
+			b.opening = o
+			go func() {
+				o.err = b.attempt(own)
+				close(o.done)
+			}()
+		}
+		b.mu.Unlock()
+		select {
+		case <-o.done:
+			if mine && o.err != nil {
+				return 0, o.err
+			}
+		case <-ctx.Done():
+			return 0, ctx.Err()
+		}
 	}
 }
 
-func failed(o *opening) bool {
+func ended(o *opening) bool {
 	select {
 	case <-o.done:
-		return o.err != nil
+		return true
 	default:
 		return false
 	}
 }
 
+// attempt follows a leader or binds; Open runs one at a time. A port
+// inherited from a leader that went away is tried first.
+func (b *bridge) attempt(own bool) error {
+	b.mu.Lock()
+	listening, inherit := b.sess.Port != 0, b.inherit
+	b.inherit = 0
+	b.mu.Unlock()
+	if listening {
+		return nil
+	}
+	if inherit != 0 {
+		if _, err := b.listen([]int{inherit}); err == nil {
+			return nil
+		}
+	}
+	if !own && b.cfg.Lazy && !b.following() {
+		if l, ok := b.findLeader(); ok {
+			b.follow(l)
+			return nil
+		}
+	}
+	b.unfollow()
+	_, err := b.listen(b.cfg.Ports)
+	return err
+}
+
 // openForAgent is Open for the MCP face: a failure carries its hint.
-func (b *bridge) openForAgent(ctx context.Context) (int, error) {
-	port, err := b.Open(ctx)
+func (b *bridge) openForAgent(ctx context.Context, own bool) (int, error) {
+	port, err := b.Open(ctx, own)
 	var ee *ExitError
 	if errors.As(err, &ee) && ee.Hint != "" {
 		err = fmt.Errorf("%w. %s", err, ee.Hint)
@@ -108,11 +169,11 @@ func (b *bridge) openForAgent(ctx context.Context) (int, error) {
 	return port, err
 }
 
-// listen binds the port, writes the session file and starts serving the
-// page side and the control plane on it.
-func (b *bridge) listen() (int, error) {
+// listen binds the first free of ports (nil: the default four), writes the
+// session file and starts serving the page side and the control plane.
+func (b *bridge) listen(ports []int) (int, error) {
 	cfg, log := b.cfg, b.log
-	ln, port, err := listen(cfg.Ports)
+	ln, port, err := listen(ports)
 	var squat *squatError
 	switch {
 	case errors.As(err, &squat):
@@ -180,6 +241,7 @@ func (b *bridge) switched(site string) {
 
 // close stops serving and removes the session file, if it is still ours.
 func (b *bridge) close() {
+	b.unfollow()
 	b.mu.Lock()
 	b.closed = true
 	srv, sess := b.srv, b.sess

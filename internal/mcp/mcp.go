@@ -80,12 +80,17 @@ type Server struct {
 	// one); Pairing says whether a token is spent and a site paired.
 	Sites   *sites.Sites
 	Pairing sites.Store
-	// Open makes the bridge listen if it does not yet (--lazy; parallel
-	// calls bind once) and returns its port. Port is that port, 0 while
-	// the bridge listens on nothing.
-	Open func(ctx context.Context) (int, error)
-	Port func() int
-	Log  *slog.Logger
+	// Open makes the bridge reach a tab if it does not yet (--lazy:
+	// following a bridge that serves the site, or binding; own, the
+	// agent's ownBridge, always binds; parallel calls bind once) and
+	// returns the port the tab dials. Where says how the bridge reaches a
+	// tab now: mode "serving", "follower" or "idle" (port 0).
+	Open func(ctx context.Context, own bool) (int, error)
+	// Relay gives a token pair armed here to the bridge this one follows,
+	// whose port the tab dials; it does nothing when not following.
+	Relay func(ctx context.Context, token, site string) error
+	Where func() (mode string, port int)
+	Log   *slog.Logger
 	// Activity is called for every message a client sends. It must be
 	// cheap: it runs on the reader's path.
 	Activity func()

@@ -62,7 +62,7 @@ var waitTool = map[string]any{
 			},
 			"ownBridge": map[string]any{
 				"type":        "boolean",
-				"description": "Taken for compatibility with the Stitch Slop team's bridge; this bridge always listens on a port of its own.",
+				"description": "Listen on a port of this bridge's own (for a second tab) rather than share the tab of a bridge that already serves the site.",
 			},
 		},
 		"additionalProperties": false,
@@ -246,6 +246,7 @@ type waitSpec struct {
 	secs  float64
 	site  string // the site whose tab to wait for; "" for any
 	token string // pair's token, as given
+	own   bool   // ownBridge: a port of this bridge's own, never following
 }
 
 // startWait runs wait_for_connection or pair in its own goroutine: it
@@ -293,9 +294,11 @@ func (s *Session) waitArgs(tool string, args []byte) (waitSpec, string) {
 			w.secs = min(n, WaitMaxSeconds)
 		}
 	}
-	if v := rawjson.Get(args, "ownBridge"); !rawjson.IsNull(v) && string(v) != "true" && string(v) != "false" {
+	own := rawjson.Get(args, "ownBridge")
+	if !rawjson.IsNull(own) && string(own) != "true" && string(own) != "false" {
 		return w, tool + ": ownBridge must be true or false. Nothing was done."
 	}
+	w.own = string(own) == "true"
 	if v := rawjson.Get(args, "origin"); !rawjson.IsNull(v) {
 		o, ok := rawjson.String(v)
 		site, err := origin.Parse(o)
@@ -347,9 +350,14 @@ func (s *Session) waitForConnection(ctx context.Context, id []byte, tool string,
 		}
 		w.site = paired.Site
 	}
-	port, err := s.srv.Open(ctx)
+	port, err := s.srv.Open(ctx, w.own)
 	if err != nil {
 		return Message{response(id, toolError("The bridge cannot listen for the Stitch Slop tab: "+err.Error(), modern))}
+	}
+	if paired.Armed && s.srv.Relay != nil {
+		if err := s.srv.Relay(ctx, paired.Token, paired.Site); err != nil {
+			return Message{response(id, toolError(fmt.Sprintf("pair: the bridge on port %d, which this one follows and whose port the tab dials, did not take the token: %v", port, err), modern))}
+		}
 	}
 	site := w.site
 	if site == "" {
@@ -363,6 +371,11 @@ func (s *Session) waitForConnection(ctx context.Context, id []byte, tool string,
 		armed := ""
 		if paired.Armed {
 			armed = " The token stays armed for " + paired.Site + " while the bridge runs."
+		}
+		if mode, _ := s.srv.Where(); mode == "follower" {
+			text := fmt.Sprintf("Still waiting: no Stitch Slop tab of %s has attached to the bridge on port %d, which this one follows, after %gs. "+
+				"Call wait_for_connection again to keep waiting; `stitchslop-bridge status --port %d` shows whether a tab dialled it and was refused.%s", site, port, w.secs, port, armed)
+			return Message{response(id, textResult(text, false, modern))}
 		}
 		now := s.srv.Attempts.Snapshot()
 		if _, refused := now.Since(before); len(refused) > 0 {
@@ -434,7 +447,7 @@ func (s *Session) connectionStatus(modern bool) []byte {
 		DroppedTools any      `json:"droppedTools,omitempty"`
 		Message      string   `json:"message"`
 	}{
-		Connected: st.Connected, Mode: "serving", Port: s.srv.Port(), Site: s.srv.Sites.Served(),
+		Connected: st.Connected, Site: s.srv.Sites.Served(),
 		PairedOrigins: []string{}, ArmedOrigins: s.srv.Sites.ArmedSites(), Snapshot: s.srv.Attempts.Snapshot(), Tools: names,
 	}
 	if s.srv.PairedOrigins != nil {
@@ -443,12 +456,14 @@ func (s *Session) connectionStatus(modern bool) []byte {
 	if len(st.Dropped) > 0 {
 		status.DroppedTools = st.Dropped
 	}
-	if status.Port == 0 {
-		status.Mode = "idle"
-	}
+	status.Mode, status.Port = s.srv.Where()
 	switch {
 	case status.Mode == "idle":
 		status.Message = "The bridge listens on nothing yet (--lazy): wait_for_connection or pair opens its port, and the tab attaches on its own."
+	case status.Mode == "follower" && st.Connected:
+		status.Message = fmt.Sprintf("A Stitch Slop tab is attached to the bridge on port %d, which this one follows; its tools are listed.", status.Port)
+	case status.Mode == "follower":
+		status.Message = fmt.Sprintf("This bridge follows the one on port %d, which serves the site; no tab is attached to it now. Call wait_for_connection.", status.Port)
 	case st.Connected:
 		status.Message = "A Stitch Slop tab is attached; its tools are listed."
 	case len(status.Refusals) > 0:
