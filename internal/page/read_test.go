@@ -100,10 +100,26 @@ func TestWriter(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// One reader for the whole test: the pong is handled inside
+	// ReadMessage, and may come after the last frame.
+	type read struct {
+		m   []byte
+		err error
+	}
+	reads := make(chan read, len(want)+1)
+	go func() {
+		for {
+			_, m, err := ws.ReadMessage()
+			reads <- read{m, err}
+			if err != nil {
+				return
+			}
+		}
+	}()
 	for i, w := range want {
-		_, m, err := ws.ReadMessage() // pongs are handled inside ReadMessage
-		if err != nil || string(m) != w {
-			t.Fatalf("frame %d: got %d bytes (err %v), want %d", i, len(m), err, len(w))
+		r := <-reads
+		if r.err != nil || string(r.m) != w {
+			t.Fatalf("frame %d: got %d bytes (err %v), want %d", i, len(r.m), r.err, len(w))
 		}
 	}
 	select {
@@ -115,8 +131,7 @@ func TestWriter(t *testing.T) {
 		t.Fatal("no pong for the page's ping")
 	}
 	c.Close()
-	_, _, err = ws.ReadMessage()
-	if !websocket.IsCloseError(err, websocket.CloseGoingAway) {
+	if err := (<-reads).err; !websocket.IsCloseError(err, websocket.CloseGoingAway) {
 		t.Fatalf("after Close the page read %v, want a 1001 close frame", err)
 	}
 }
