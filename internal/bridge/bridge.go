@@ -153,7 +153,7 @@ func Run(ctx context.Context, cfg Config) error {
 	}
 	initialized := make(chan struct{})
 	mcpSrv := &mcp.Server{Attempts: b.tried, PairedOrigins: b.pairedOrigins, Hub: h, Sites: b.sites, Pairing: store,
-		Open: b.openForAgent, Relay: b.relayToken, Where: b.Where, Log: log, Activity: b.touch,
+		Open: b.openForAgent, Relay: b.relayToken, Where: b.Where, ListenCommand: b.listenCommand, Log: log, Activity: b.touch,
 		Initialized: func() { close(initialized) }}
 	stdinDone := make(chan bool, 1)
 	mcpCtx, cancelMCP := context.WithCancel(ctx)

@@ -7,6 +7,8 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
+	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -256,6 +258,22 @@ func (b *bridge) removeSession(sess session.File) {
 	if _, err := session.RemoveIfOurs(b.cfg.ConfigDir, sess.Port, sess.PID); err != nil {
 		b.log.Warn("could not remove the session file", "err", err.Error())
 	}
+}
+
+// listenCommand is the listen verb for the bridge on port, as a shell
+// command: this binary's absolute path, the config dir and the port, each
+// quoted.
+func (b *bridge) listenCommand(port int) string {
+	exe, err := os.Executable()
+	if err != nil {
+		exe = "stitchslop-bridge"
+	}
+	return shellQuote(exe) + " --config-dir " + shellQuote(b.cfg.ConfigDir) + " --port " + strconv.Itoa(port) + " listen"
+}
+
+// shellQuote quotes s for a POSIX shell.
+func shellQuote(s string) string {
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // pairedOrigins lists the sites with a stored pairing.

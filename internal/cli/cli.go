@@ -39,6 +39,7 @@ const usage = `usage:
   stitchslop-bridge --origin URL [--port N[,N...]] [--config-dir DIR] [--idle-minutes M] [--agent-idle-minutes M] [--takeover] [--lazy]
   stitchslop-bridge [--port N] [--config-dir DIR] status | tools | wait [SECONDS] | call COMMAND [JSON-ARGS] [--out FILE] [--timeout SECONDS] [--raw]
   stitchslop-bridge [--port N] [--config-dir DIR] pair [-] [--origin URL]
+  stitchslop-bridge [--port N] [--config-dir DIR] listen [--owner PID]
   stitchslop-bridge [--config-dir DIR] unpair ORIGIN | unpair --all
   stitchslop-bridge --version
 
@@ -61,6 +62,13 @@ from STITCHSLOP_TOKEN, or from the first line of stdin with "-" or without
 the variable; never from the command line. The tab, which keeps dialling,
 pairs with it within seconds; a tab that is paired already does not need
 it, and it stays unspent.
+
+listen prints what the user says to the tab, a JSON line each
+({"heard","atMs","selection"}), and events ({"event":"connected",
+"disconnected", "voice-on", "voice-off" or "unavailable"}), asking the tab's
+voice.listen again and again and waiting while no tab is attached. It ends
+with exit 0 when the process --owner names (default: the bridge) is gone,
+and with exit 1 when the tab refuses.
 
 unpair revokes: it removes the stored pairing secrets of ORIGIN, or of every
 site with --all, from pairing.json, and keeps every spent token spent. It
@@ -85,6 +93,7 @@ Flags:
   --raw                     with call: print the reply whole; without it, a string over 100,000 characters
                             or a data URL over 2,048 is replaced by a note saying what was there
   --all                     with unpair: remove the pairings of every site
+  --owner PID               with listen: stop when this process is gone (default: the bridge)
   --version                 print the version and wire protocol, and exit
 `
 
@@ -92,7 +101,7 @@ Flags:
 var flagSpec = map[string]bool{
 	"origin": true, "port": true, "config-dir": true, "agent-idle-minutes": true,
 	"exit-when-unused": true, "out": true, "timeout": true, "version": false, "help": false, "h": false,
-	"all": false, "idle-minutes": true, "takeover": false, "raw": false, "lazy": false,
+	"all": false, "idle-minutes": true, "takeover": false, "raw": false, "lazy": false, "owner": true,
 }
 
 type args struct {
@@ -256,6 +265,9 @@ func runBridge(ctx context.Context, a args, dir string, stdin io.Reader, stdout 
 	}
 	if a.has("all") {
 		return usageError(log, "--all goes with the unpair verb")
+	}
+	if a.has("owner") {
+		return usageError(log, "--owner goes with the listen verb")
 	}
 	ports, err := portsFlag(a)
 	if err != nil {

@@ -20,6 +20,12 @@ import (
 // runVerb runs one shell verb. Whatever happens, stdout gets exactly one
 // JSON document, so an agent parsing .ok and one checking $? agree.
 func runVerb(ctx context.Context, a args, dir string, stdin io.Reader, stdout io.Writer, log *slog.Logger) int {
+	if a.pos[0] == "listen" {
+		return runListen(ctx, a, dir, stdout, log) // JSON lines, not one document
+	}
+	if a.has("owner") {
+		return usageError(log, "--owner goes with listen")
+	}
 	out, err := verb(ctx, a, dir, stdin, log)
 	var ce *client.Error
 	if err != nil {
@@ -156,7 +162,7 @@ func request(a args) (client.Request, error) {
 	maxArgs := map[string]int{"status": 0, "tools": 0, "wait": 1, "call": 2}
 	n, known := maxArgs[name]
 	if !known {
-		return client.Request{}, usageErr("unknown verb %q (want status, tools, wait, call, pair or unpair)", name)
+		return client.Request{}, usageErr("unknown verb %q (want status, tools, wait, call, pair, listen or unpair)", name)
 	}
 	if len(rest) > n {
 		return client.Request{}, usageErr("%s takes at most %d argument(s), got %d", name, n, len(rest))

@@ -273,6 +273,19 @@ func (h *Hub) State() Snapshot {
 	}
 }
 
+// Running reports whether a call of command is waiting for the page's
+// reply (a listen verb's voice.listen, say).
+func (h *Hub) Running(command string) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for _, p := range h.pending {
+		if p.command == command {
+			return true
+		}
+	}
+	return false
+}
+
 // ArgNames returns the argument names the attached page's tool name
 // declares (its input schema's properties, sorted), and whether the page
 // lists such a tool. They are worked out once, when the list arrives, not

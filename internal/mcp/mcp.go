@@ -90,7 +90,10 @@ type Server struct {
 	// whose port the tab dials; it does nothing when not following.
 	Relay func(ctx context.Context, token, site string) error
 	Where func() (mode string, port int)
-	Log   *slog.Logger
+	// ListenCommand is the shell command that runs the listen verb against
+	// the bridge whose tab dials port (nil: the greeting offers none).
+	ListenCommand func(port int) string
+	Log           *slog.Logger
 	// Activity is called for every message a client sends. It must be
 	// cheap: it runs on the reader's path.
 	Activity func()

@@ -396,12 +396,28 @@ func (s *Session) waitForConnection(ctx context.Context, id []byte, tool string,
 	if tool == "pair" {
 		head += " " + s.pairOutcome(paired)
 	}
+	head += s.voiceNote(port)
 	env := s.srv.Hub.Call(ctx, "scene.describe", DescribeArgs, timeout)
 	intro := head + " Its tools are now listed. scene.describe answered:\n\n"
 	if string(rawjson.Get(env, "ok")) == "false" {
 		intro = head + " scene.describe did not succeed, though the link is up:\n\n"
 	}
 	return toolResponse(id, env, intro, true, modern)
+}
+
+// voiceNote tells the agent, when the tab offers voice.listen, the exact
+// command that hears the user, and that one is enough: a second would take
+// utterances from the first.
+func (s *Session) voiceNote(port int) string {
+	if _, ok := s.srv.Hub.ArgNames("voice.listen"); !ok || s.srv.ListenCommand == nil {
+		return ""
+	}
+	if s.srv.Hub.Running("voice.listen") {
+		return " The tab offers voice input, and a listen is running now (in this or another agent session): do not start another."
+	}
+	return " The tab offers voice input. To hear the user, run this in the background: " + s.srv.ListenCommand(port) +
+		" It prints a JSON line for each thing the user says ({\"heard\",\"atMs\",\"selection\"}) and events ({\"event\":...}), and ends when this bridge does. " +
+		"Run only one: if a listen is already running, in this or another agent session, do not start another."
 }
 
 // expired is a context that has ended: attachedTo(expired, site) only

@@ -1,0 +1,246 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"log/slog"
+	"strconv"
+	"time"
+
+	"github.com/stitchslop/stitchslop-bridge/internal/client"
+	"github.com/stitchslop/stitchslop-bridge/internal/envelope"
+	"github.com/stitchslop/stitchslop-bridge/internal/session"
+)
+
+// The listen verb (reference-bridge-notes.md, Voice) asks the tab for what
+// the user says, over and over, and prints a JSON line for each thing:
+//
+//	{"heard":"make it red","atMs":1200,"selection":["s1"]}
+//	{"event":"connected"|"disconnected"|"voice-on"|"voice-off"|"unavailable"}
+//
+// It expects the tab's voice.listen {timeoutSeconds} to answer within that
+// time with ok:true and, when the user spoke, heard (with atMs and
+// selection); a voice member "on" or "off" says whether the microphone is
+// on. ok:false with error "voice_off" is the microphone off too; "timeout",
+// "not_connected" and "disconnected" are the bridge's own and mean ask
+// again, or wait for the tab; any other refusal ends the verb with exit 1,
+// "unavailable" after saying so as an event. While no tab is attached it
+// waits on the bridge's /wait. It ends (exit 0) when its owner (--owner
+// PID, default the bridge's pid) is gone, or on a signal.
+
+// Clocks of listen.
+const (
+	// listenSeconds is how long each voice.listen waits for speech, as the
+	// reference bridge asks.
+	listenSeconds = 25
+	// ownerPoll is how often the owner is looked for: a process has no
+	// portable exit notice to wait on.
+	ownerPoll = time.Second
+	// listenPause keeps a tab that answers at once (microphone off, or
+	// nothing to hear) from being asked in a tight loop.
+	listenPause = time.Second
+)
+
+// listenEvent is one event line.
+type listenEvent struct {
+	Event string `json:"event"`
+}
+
+// heardLine is one utterance line.
+type heardLine struct {
+	Heard     string          `json:"heard"`
+	AtMs      json.RawMessage `json:"atMs"`
+	Selection json.RawMessage `json:"selection"`
+}
+
+// voiceReply is what listen reads of a voice.listen envelope.
+type voiceReply struct {
+	OK        bool            `json:"ok"`
+	Error     string          `json:"error"`
+	Message   string          `json:"message"`
+	Heard     string          `json:"heard"`
+	AtMs      json.RawMessage `json:"atMs"`
+	Selection json.RawMessage `json:"selection"`
+	Voice     string          `json:"voice"`
+}
+
+// listener is one run of the verb.
+type listener struct {
+	dir   string
+	port  int // --port, or 0
+	out   *json.Encoder
+	log   *slog.Logger
+	state string // the last connected/disconnected event printed
+	voice string // the last voice-on/voice-off event printed
+}
+
+func (l *listener) event(e string) { l.out.Encode(listenEvent{Event: e}) }
+
+// runListen runs the verb and returns its exit code.
+func runListen(ctx context.Context, a args, dir string, stdout io.Writer, log *slog.Logger) int {
+	fail := func(err error) int {
+		var ce *client.Error
+		if !errors.As(err, &ce) {
+			ce = &client.Error{Exit: client.ExitFailed, Code: "failed", Msg: err.Error()}
+		}
+		log.Error(ce.Msg)
+		stdout.Write(append(envelope.Bridge(ce.Code, ce.Msg), '\n'))
+		return ce.Exit
+	}
+	for _, f := range []string{"out", "timeout", "raw", "all", "origin", "agent-idle-minutes", "exit-when-unused", "idle-minutes", "takeover", "lazy"} {
+		if a.has(f) {
+			return fail(usageErr("--%s does not go with listen", f))
+		}
+	}
+	if len(a.pos) > 1 {
+		return fail(usageErr("listen takes no arguments"))
+	}
+	port, err := portFlag(a)
+	if err != nil {
+		return fail(usageErr("%v", err))
+	}
+	s, err := client.Find(dir, port)
+	if err != nil {
+		return fail(err)
+	}
+	owner := s.PID
+	if v, ok := a.flags["owner"]; ok {
+		if owner, err = strconv.Atoi(v); err != nil || owner < 1 {
+			return fail(usageErr("--owner %q is not a process id", v))
+		}
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go func() {
+		t := time.NewTicker(ownerPoll)
+		defer t.Stop()
+		for session.Alive(owner) {
+			select {
+			case <-t.C:
+			case <-ctx.Done():
+				return
+			}
+		}
+		log.Info("stopping: the owner (pid " + strconv.Itoa(owner) + ") is gone")
+		cancel()
+	}()
+	l := &listener{dir: dir, port: port, out: json.NewEncoder(stdout), log: log}
+	return l.run(ctx, s)
+}
+
+func (l *listener) run(ctx context.Context, s session.File) int {
+	c := client.New(s)
+	if b, err := c.Do(ctx, client.Request{Method: "GET", Path: "/status", Timeout: timeouts.quick}); err == nil {
+		var st struct {
+			Connected bool `json:"connected"`
+		}
+		json.Unmarshal(b, &st)
+		l.connected(st.Connected)
+	}
+	for ctx.Err() == nil {
+		started := time.Now()
+		env, err := c.Do(ctx, client.Request{Method: "POST", Path: "/call", Timeout: (listenSeconds+10)*time.Second + answerMargin,
+			Body: callBody{Command: "voice.listen", Args: json.RawMessage(`{"timeoutSeconds":` + strconv.Itoa(listenSeconds) + `}`),
+				TimeoutMs: (listenSeconds + 10) * 1000}})
+		if ctx.Err() != nil {
+			break
+		}
+		if err != nil {
+			// The bridge went away; another may take its port over (a
+			// follower does), with a new session file.
+			l.connected(false)
+			if !pause(ctx, ownerPoll) {
+				break
+			}
+			if found, err := client.Find(l.dir, l.port); err == nil {
+				s, c = found, client.New(found)
+			}
+			continue
+		}
+		var r voiceReply
+		if err := json.Unmarshal(env, &r); err != nil {
+			l.log.Error("the bridge answered voice.listen with something that is not an envelope")
+			return client.ExitFailed
+		}
+		switch {
+		case r.OK:
+			l.connected(true)
+			l.setVoice(r.Voice)
+			if r.Heard != "" {
+				l.out.Encode(heardLine{Heard: r.Heard, AtMs: orNull(r.AtMs), Selection: orNull(r.Selection)})
+				continue
+			}
+		case r.Error == "timeout":
+		case r.Error == "not_connected" || r.Error == "disconnected":
+			l.connected(false)
+			l.waitTab(ctx, c)
+			continue
+		case r.Error == "voice_off":
+			l.connected(true)
+			l.setVoice("off")
+		default:
+			if r.Error == "unavailable" {
+				l.event("unavailable")
+			}
+			l.log.Error("the tab refused voice.listen: " + r.Error + ": " + r.Message)
+			return client.ExitFailed
+		}
+		if time.Since(started) < listenPause && !pause(ctx, listenPause) {
+			break
+		}
+	}
+	return client.ExitOK
+}
+
+// waitTab waits on the bridge's /wait for the tab to attach.
+func (l *listener) waitTab(ctx context.Context, c *client.Client) {
+	b, err := c.Do(ctx, client.Request{Method: "POST", Path: "/wait", Body: map[string]any{"seconds": listenSeconds},
+		Timeout: listenSeconds*time.Second + answerMargin})
+	if err == nil {
+		if o, err := envelope.Parse(b); err == nil && o.OK() {
+			l.connected(true)
+		}
+	}
+}
+
+// connected prints connected or disconnected when that changes.
+func (l *listener) connected(yes bool) {
+	e := "disconnected"
+	if yes {
+		e = "connected"
+	}
+	if l.state != e {
+		l.state = e
+		l.event(e)
+	}
+}
+
+// setVoice prints voice-on or voice-off when the tab's voice member
+// changes.
+func (l *listener) setVoice(v string) {
+	if (v == "on" || v == "off") && l.voice != v {
+		l.voice = v
+		l.event("voice-" + v)
+	}
+}
+
+func orNull(v json.RawMessage) json.RawMessage {
+	if len(v) == 0 {
+		return json.RawMessage("null")
+	}
+	return v
+}
+
+// pause waits d, or until ctx ends (false).
+func pause(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
