@@ -1,0 +1,476 @@
+// Package files stands between the agent's file tools and the disk: it reads
+// a file the agent sends to the tab (Read), and writes a file the tab sends
+// back (Save). It mitigates THREAT_MODEL.md T16 (file-tools): a page, which
+// may be a hostile or compromised site, talks the agent into
+//
+//   - (a) exfiltrating a local secret by "uploading" it to the page:
+//     ~/.ssh/id_rsa, ~/.aws/credentials, the bridge's own
+//     ~/.stitchslop/pairing.json; or
+//   - (b) writing a file the tab returns to a dangerous place or under a
+//     dangerous name: ../../x.sh, .bashrc, a/b.dst, a script.
+//
+// Read mitigates (a):
+//
+//   - A path with any hidden component (a name starting with "."), once made
+//     absolute and cleaned, is refused, and so is a path whose symlinks
+//     resolve to one. Secrets live in dot-folders (~/.ssh, ~/.aws, ~/.gnupg,
+//     ~/.config, ~/.stitchslop), so ".." tricks and links into them fail.
+//     On Windows filepath.EvalSymlinks also turns 8.3 short names (SSH~1
+//     for .ssh) back into long ones, so they are caught too.
+//   - Only images recognised by their bytes (PNG, JPEG, GIF, WebP) and design
+//     files by extension (.dst .pes .jef .exp .vp3 .inf .col .svg .dxf
+//     .stitchslop .json) are sent. A key, a credentials file, a shell
+//     history or a database has none of these kinds; a text file renamed
+//     .png is refused by its bytes.
+//   - Only a regular file of at most MaxIn bytes is read, and never more
+//     than MaxIn+1 bytes whatever Stat said; text mode needs valid UTF-8.
+//
+// Save mitigates (b):
+//
+//   - The name must be a bare name: no separator, not "." or "..", not
+//     hidden, no control characters, none of the characters Windows refuses
+//     (so no ':' and no alternate data stream), no trailing dot or space, no
+//     reserved device name (CON, NUL.png, COM1.txt). It cannot leave dir or
+//     become a dotfile.
+//   - Only image, design, JSON, .txt and .md names are written, and an image
+//     name must hold that image's bytes: no script, no executable, no name
+//     without an extension. Files are created 0666 less the umask, never
+//     executable.
+//   - dir must be an existing directory with no hidden component (no
+//     ~/.config, no .git); it is never created.
+//   - Without overwrite the file is created exclusively (O_EXCL), which also
+//     refuses an existing symlink, so nothing is replaced or written
+//     through. With overwrite a temporary file is renamed over the name,
+//     which replaces a symlink itself and never writes through it; a
+//     directory is never replaced. A failed write leaves no partial file.
+//
+// Not covered: a file of an allowed kind and name is sent, or saved, whatever
+// its content (a secret kept in ~/Documents/notes.json goes; an .svg saved
+// may hold script, and .inf is also a Windows setup file). The agent chooses
+// the path to read and the directory to write; a page that talks it into
+// choosing a non-hidden secret or a sensitive non-hidden directory is not
+// stopped here. Hidden means a leading "." only: the Windows hidden attribute
+// (AppData) and macOS's (~/Library) are not consulted, and a --config-dir
+// outside a dot-folder is not protected. With overwrite, the new file takes
+// 0666 less the umask, not the old file's mode. Races with another process
+// of the same user that swaps files between the checks and the open (T11)
+// are not stopped: Read opens the resolved path and checks it is the file it
+// inspected, no more. Save does not bound the size of what it writes.
+package files
+
+import (
+	"bytes"
+	"crypto/rand"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"unicode/utf8"
+)
+
+// MaxIn is the largest file Read sends to the tab, in bytes: 14 MB, as the
+// reference bridge allows. Its data URL is a third larger.
+const MaxIn = 14 << 20
+
+// Mode of a file sent to the tab.
+const (
+	DataURL = "dataUrl" // data:<mime>;base64,<data>
+	Text    = "text"    // the file's text; UTF-8 only
+)
+
+// maxName is the longest file name Save writes, in bytes: the limit of
+// ext4, APFS and NTFS (which counts UTF-16 units, so this is no looser).
+const maxName = 255
+
+// tempPrefix starts the name of Save's temporary file: hidden, so a crash
+// leaves nothing that looks like a design.
+const tempPrefix = ".stitchslop-save-"
+
+// images maps an image extension to the MIME type its bytes must sniff as.
+var images = map[string]string{
+	".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg",
+	".gif": "image/gif", ".webp": "image/webp",
+}
+
+// kind is a file type recognised by its extension.
+type kind struct {
+	mime string
+	text bool // may be sent in Text mode
+}
+
+// designs are the kinds Read sends by extension, besides images.
+var designs = map[string]kind{
+	".dst":        {"application/octet-stream", false}, // machine formats
+	".pes":        {"application/octet-stream", false},
+	".jef":        {"application/octet-stream", false},
+	".exp":        {"application/octet-stream", false},
+	".vp3":        {"application/octet-stream", false},
+	".inf":        {"application/octet-stream", false}, // colour files
+	".col":        {"application/octet-stream", false},
+	".svg":        {"image/svg+xml", true},
+	".dxf":        {"image/vnd.dxf", true},
+	".stitchslop": {"application/json", true},
+	".json":       {"application/json", true},
+}
+
+// replies are the text kinds Save writes besides images and designs.
+var replies = map[string]bool{".txt": true, ".md": true}
+
+const (
+	readKinds = "PNG, JPEG, GIF or WebP images, or .dst .pes .jef .exp .vp3 .inf .col .svg .dxf .stitchslop .json"
+	saveKinds = ".png .jpg .jpeg .gif .webp .dst .pes .jef .exp .vp3 .inf .col .svg .dxf .stitchslop .json .txt .md"
+	textKinds = ".svg .dxf .stitchslop .json"
+)
+
+// Test hooks, swapped by tests to make a file grow while it is read and a
+// write or a rename fail half way.
+var (
+	openFile   = os.Open
+	writeClose = writeCloseFile
+	rename     = os.Rename
+)
+
+// In is a file read for the tab.
+type In struct {
+	Name  string // the base name
+	Mime  string
+	Size  int64  // bytes on disk
+	Value string // the data URL or the text
+}
+
+// Read reads path for the tab in mode (DataURL or Text; "" means DataURL).
+// Errors name the file by path, which is the caller's own input, and never
+// quote its content.
+func Read(path, mode string) (In, error) {
+	if mode == "" {
+		mode = DataURL
+	}
+	if mode != DataURL && mode != Text {
+		return In{}, errors.New(`files: mode must be "dataUrl" or "text"`)
+	}
+	if path == "" {
+		return In{}, errors.New("files: empty path")
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return In{}, fmt.Errorf("files: %w", err)
+	}
+	resolved, err := notHidden(abs, "sent")
+	if err != nil {
+		return In{}, err
+	}
+	fi, err := os.Stat(resolved)
+	if err != nil {
+		return In{}, fmt.Errorf("files: %w", err)
+	}
+	if !fi.Mode().IsRegular() {
+		return In{}, fmt.Errorf("files: %s is not a regular file", path)
+	}
+	if fi.Size() > MaxIn {
+		return In{}, fmt.Errorf("files: %s is %d bytes, over the %d MB limit", path, fi.Size(), MaxIn>>20)
+	}
+	data, err := readOpened(resolved, fi)
+	if err != nil {
+		return In{}, err
+	}
+	if len(data) > MaxIn {
+		return In{}, fmt.Errorf("files: %s is over the %d MB limit", path, MaxIn>>20)
+	}
+
+	name := filepath.Base(abs)
+	ext := strings.ToLower(filepath.Ext(name))
+	var k kind
+	if m := sniff(data); m != "" {
+		k = kind{mime: m}
+	} else if _, ok := images[ext]; ok {
+		return In{}, fmt.Errorf("files: %s is named %s but its bytes are not a PNG, JPEG, GIF or WebP image", path, ext)
+	} else if k, ok = designs[ext]; !ok {
+		return In{}, fmt.Errorf("files: %s is not a kind of file sent to the tab; allowed: %s", path, readKinds)
+	}
+
+	in := In{Name: name, Mime: k.mime, Size: int64(len(data))}
+	switch {
+	case mode == DataURL:
+		in.Value = "data:" + k.mime + ";base64," + base64.StdEncoding.EncodeToString(data)
+	case !k.text:
+		return In{}, fmt.Errorf("files: %s cannot be sent as text (only %s); send it as dataUrl", path, textKinds)
+	case !utf8.Valid(data):
+		return In{}, fmt.Errorf("files: %s is not valid UTF-8 text; send it as dataUrl", path)
+	default:
+		in.Value = string(data)
+	}
+	return in, nil
+}
+
+// notHidden refuses abs, an absolute clean path, if it or the path its
+// symlinks resolve to has a hidden component, and returns the resolved path.
+// verb says what is not done to hidden files: "sent", "written to".
+func notHidden(abs, verb string) (string, error) {
+	if h := hidden(abs); h != "" {
+		return "", fmt.Errorf("files: %s: hidden files and folders are not %s (%q)", abs, verb, h)
+	}
+	resolved, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		return "", fmt.Errorf("files: %w", err)
+	}
+	if h := hidden(resolved); h != "" {
+		return "", fmt.Errorf("files: %s links to %s: hidden files and folders are not %s (%q)", abs, resolved, verb, h)
+	}
+	return resolved, nil
+}
+
+// hidden returns the first component of the clean path p that starts with
+// ".", or "".
+func hidden(p string) string {
+	for _, part := range strings.Split(p[len(filepath.VolumeName(p)):], string(filepath.Separator)) {
+		if strings.HasPrefix(part, ".") {
+			return part
+		}
+	}
+	return ""
+}
+
+// readOpened opens path, checks it is still the file fi describes, and
+// reads at most MaxIn+1 bytes of it: Stat's size is not trusted.
+func readOpened(path string, fi fs.FileInfo) ([]byte, error) {
+	f, err := openFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("files: %w", err)
+	}
+	defer f.Close()
+	got, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("files: %w", err)
+	}
+	if !os.SameFile(fi, got) {
+		return nil, fmt.Errorf("files: %s changed while being opened", path)
+	}
+	data, err := io.ReadAll(io.LimitReader(f, MaxIn+1))
+	if err != nil {
+		return nil, fmt.Errorf("files: %w", err)
+	}
+	return data, nil
+}
+
+// sniff returns the MIME type of an image recognised by its leading bytes,
+// or "".
+func sniff(b []byte) string {
+	switch {
+	case bytes.HasPrefix(b, []byte("\x89PNG\r\n\x1a\n")):
+		return "image/png"
+	case bytes.HasPrefix(b, []byte{0xff, 0xd8, 0xff}):
+		return "image/jpeg"
+	case bytes.HasPrefix(b, []byte("GIF87a")), bytes.HasPrefix(b, []byte("GIF89a")):
+		return "image/gif"
+	case len(b) >= 12 && string(b[:4]) == "RIFF" && string(b[8:12]) == "WEBP":
+		return "image/webp"
+	}
+	return ""
+}
+
+// Save writes data as dir/name, a file the tab returned, and returns the
+// path written. name comes from the tab: a name that breaks a rule is never
+// quoted in an error.
+func Save(dir, name string, data []byte, overwrite bool) (string, error) {
+	if err := checkName(name); err != nil {
+		return "", err
+	}
+	ext := strings.ToLower(filepath.Ext(name))
+	if m, ok := images[ext]; ok {
+		if sniff(data) != m {
+			return "", fmt.Errorf("files: a %s file from the tab is refused: its bytes are not %s", ext, m)
+		}
+	} else if _, ok := designs[ext]; !ok && !replies[ext] {
+		return "", fmt.Errorf("files: a file from the tab is refused: its kind is not one of %s", saveKinds)
+	}
+	if dir == "" {
+		return "", errors.New("files: empty directory")
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", fmt.Errorf("files: %w", err)
+	}
+	if _, err := notHidden(abs, "written to"); err != nil {
+		return "", err
+	}
+	fi, err := os.Stat(abs)
+	if err != nil {
+		return "", fmt.Errorf("files: %w", err)
+	}
+	if !fi.IsDir() {
+		return "", fmt.Errorf("files: %s is not a directory", abs)
+	}
+	path := filepath.Join(abs, name)
+	if overwrite {
+		return path, replace(abs, path, data)
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
+	if errors.Is(err, fs.ErrExist) {
+		return "", fmt.Errorf("files: %s already exists; pass overwrite to replace it", path)
+	}
+	if err != nil {
+		return "", fmt.Errorf("files: %w", err)
+	}
+	if err := writeClose(f, data); err != nil {
+		os.Remove(path)
+		return "", err
+	}
+	return path, nil
+}
+
+// replace writes data to a new temporary file in dir, created like any
+// other so the umask applies, and renames it over path.
+func replace(dir, path string, data []byte) error {
+	if fi, err := os.Lstat(path); err == nil && fi.IsDir() {
+		return fmt.Errorf("files: %s is a directory; it is not replaced", path)
+	} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("files: %w", err)
+	}
+	var f *os.File
+	for tries := 0; ; tries++ {
+		var err error
+		f, err = os.OpenFile(filepath.Join(dir, tempPrefix+rand.Text()), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
+		if err == nil {
+			break
+		}
+		if !errors.Is(err, fs.ErrExist) || tries == 3 {
+			return fmt.Errorf("files: %w", err)
+		}
+	}
+	tmp := f.Name()
+	if err := writeClose(f, data); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	if err := rename(tmp, path); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("files: %w", err)
+	}
+	return nil
+}
+
+// writeCloseFile writes data to f, flushes it to disk and closes it.
+func writeCloseFile(f *os.File, data []byte) error {
+	_, err := f.Write(data)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("files: %w", err)
+	}
+	return nil
+}
+
+// checkName refuses a name from the tab that is not a bare, visible file
+// name valid on every OS.
+func checkName(name string) error {
+	bad := func(why string) error { return fmt.Errorf("files: a file name from the tab is refused: %s", why) }
+	switch {
+	case name == "":
+		return bad("it is empty")
+	case len(name) > maxName:
+		return bad(fmt.Sprintf("it is %d bytes, over %d", len(name), maxName))
+	case !utf8.ValidString(name):
+		return bad("it is not valid UTF-8")
+	case strings.ContainsAny(name, `/\`):
+		return bad("it is a path, not a bare name")
+	case name[0] == '.':
+		return bad("it is hidden (starts with a dot)")
+	case strings.HasSuffix(name, ".") || strings.HasSuffix(name, " "):
+		return bad("it ends with a dot or a space")
+	case strings.ContainsAny(name, `:*?"<>|`):
+		return bad(`it holds one of : * ? " < > |`)
+	case reserved(name):
+		return bad("it is a Windows device name")
+	}
+	for _, r := range name {
+		if r < 0x20 || r == 0x7f {
+			return bad("it holds a control character")
+		}
+	}
+	return nil
+}
+
+// reserved reports whether name is a Windows device name, whatever its
+// extension or case: CON, PRN, AUX, NUL, COM0-9, LPT0-9 (and their
+// superscript forms), CONIN$, CONOUT$. Windows ignores trailing spaces and
+// dots before the extension.
+func reserved(name string) bool {
+	stem, _, _ := strings.Cut(name, ".")
+	stem = strings.ToUpper(strings.TrimRight(stem, " ."))
+	switch stem {
+	case "CON", "PRN", "AUX", "NUL", "CONIN$", "CONOUT$":
+		return true
+	}
+	if len(stem) >= 4 && (stem[:3] == "COM" || stem[:3] == "LPT") {
+		switch stem[3:] {
+		case "0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "¹", "²", "³":
+			return true
+		}
+	}
+	return false
+}
+
+// DecodeDataURL splits data:<mime>;base64,<data>. Errors never quote the
+// URL, which may be large or hostile; at most they give its length.
+func DecodeDataURL(s string) (mime string, data []byte, err error) {
+	if len(s) < 5 || !strings.EqualFold(s[:5], "data:") {
+		return "", nil, errors.New("files: not a data URL")
+	}
+	rest := s[5:]
+	i := strings.IndexAny(rest, ";,")
+	if i < 0 {
+		return "", nil, fmt.Errorf("files: data URL of %d bytes has no data", len(s))
+	}
+	mime, rest = rest[:i], rest[i:]
+	const b64 = ";base64,"
+	if len(rest) < len(b64) || !strings.EqualFold(rest[:len(b64)], b64) {
+		return "", nil, fmt.Errorf("files: data URL of %d bytes is not ;base64,", len(s))
+	}
+	data, err = base64.StdEncoding.DecodeString(rest[len(b64):])
+	if err != nil {
+		return "", nil, fmt.Errorf("files: data URL of %d bytes: bad base64: %w", len(s), err)
+	}
+	return mime, data, nil
+}
+
+// maxArgDepth is how many dotted parts SetArg's key may have.
+const maxArgDepth = 3
+
+// SetArg puts value into args at key, a dotted path of at most 3 parts
+// ("sidecar.data"), creating the objects on the way. An intermediate value
+// that is there and not an object is an error, and args is left untouched.
+func SetArg(args map[string]any, key string, value any) error {
+	if args == nil {
+		return errors.New("files: no arguments to set into")
+	}
+	parts := strings.Split(key, ".")
+	if len(parts) > maxArgDepth || slices.Contains(parts, "") {
+		return fmt.Errorf("files: argument key %q: want 1 to %d non-empty names joined by dots", key, maxArgDepth)
+	}
+	m := args
+	for i, p := range parts[:len(parts)-1] {
+		v, ok := m[p]
+		if !ok {
+			child := map[string]any{}
+			m[p] = child
+			m = child
+			continue
+		}
+		child, ok := v.(map[string]any)
+		if !ok {
+			return fmt.Errorf("files: argument key %q: %q is a %T, not an object", key, strings.Join(parts[:i+1], "."), v)
+		}
+		m = child
+	}
+	m[parts[len(parts)-1]] = value
+	return nil
+}

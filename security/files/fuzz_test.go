@@ -1,0 +1,120 @@
+package files
+
+import (
+	"bytes"
+	"encoding/base64"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// requireSeeds fails f unless testdata/fuzz/<target> holds at least one
+// committed seed in Go's corpus format: a folder that vanished would let
+// the target fuzz from nothing unnoticed. (Inline: security/ may not import
+// internal/fuzzseed.)
+func requireSeeds(f *testing.F, target string) {
+	f.Helper()
+	dir := filepath.Join("testdata", "fuzz", target)
+	ents, err := os.ReadDir(dir)
+	if err != nil || len(ents) == 0 {
+		f.Fatalf("seed corpus %s is missing or empty (err=%v); it must be committed", dir, err)
+	}
+	for _, e := range ents {
+		b, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		if err != nil || !strings.HasPrefix(string(b), "go test fuzz v1\n") {
+			f.Errorf("seed %s/%s is not a Go fuzz corpus file (err=%v)", dir, e.Name(), err)
+		}
+	}
+}
+
+// FuzzDecodeDataURL: DecodeDataURL never panics; what it rejects yields
+// nothing; what it accepts starts with the data: scheme and round-trips:
+// the canonical data URL of its result decodes to the same result.
+func FuzzDecodeDataURL(f *testing.F) {
+	requireSeeds(f, "FuzzDecodeDataURL")
+	f.Fuzz(func(t *testing.T, s string) {
+		mime, data, err := DecodeDataURL(s)
+		if err != nil {
+			if mime != "" || data != nil {
+				t.Errorf("DecodeDataURL(%q) = %q, %q, %v; want nothing with the error", s, mime, data, err)
+			}
+			return
+		}
+		if !strings.EqualFold(s[:5], "data:") || strings.ContainsAny(mime, ";,") {
+			t.Errorf("DecodeDataURL(%q) = %q, want an error", s, mime)
+		}
+		again := "data:" + mime + ";base64," + base64.StdEncoding.EncodeToString(data)
+		mime2, data2, err := DecodeDataURL(again)
+		if err != nil || mime2 != mime || !bytes.Equal(data2, data) {
+			t.Errorf("DecodeDataURL(%q) = %q, %q, %v; want %q, %q, nil", again, mime2, data2, err, mime, data)
+		}
+	})
+}
+
+// FuzzSaveName: whatever the name and bytes from the tab, Save (with or
+// without overwrite) either fails and writes nothing anywhere under the
+// root, or writes exactly one visible regular file, directly in dir,
+// holding the bytes. One root serves every input of a worker and is put
+// back to a/b/ after each write: a fresh temporary directory per input
+// made the target slow enough that minimising a long input took the whole
+// fuzz time.
+func FuzzSaveName(f *testing.F) {
+	requireSeeds(f, "FuzzSaveName")
+	root := f.TempDir()
+	dir := filepath.Join(root, "a", "b")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		f.Fatal(err)
+	}
+	pristine := []string{"a/", "a/b/"}
+	f.Fuzz(func(t *testing.T, name string, data []byte) {
+		for _, overwrite := range []bool{false, true} {
+			path, err := Save(dir, name, data, overwrite)
+			got := tree(t, root)
+			if err != nil {
+				if !reflect.DeepEqual(got, pristine) {
+					t.Errorf("Save(dir, %q, %v) = %v and left %q, want %q", name, overwrite, err, got, pristine)
+				}
+			} else {
+				checkSaved(t, name, overwrite, dir, path, data, got)
+			}
+			if !reflect.DeepEqual(got, pristine) {
+				reset(t, root, got)
+			}
+		}
+	})
+}
+
+// checkSaved checks what a successful Save(dir, name, data) left: got, the
+// tree under the root, holds dir and one visible regular file in it, path,
+// holding data.
+func checkSaved(t *testing.T, name string, overwrite bool, dir, path string, data []byte, got []string) {
+	t.Helper()
+	base := filepath.Base(path)
+	if filepath.Dir(path) != dir || strings.HasPrefix(base, ".") {
+		t.Errorf("Save(dir, %q, %v) = %q, want a visible file directly in %s", name, overwrite, path, dir)
+	}
+	if want := []string{"a/", "a/b/", "a/b/" + base}; !reflect.DeepEqual(got, want) {
+		t.Errorf("Save(dir, %q, %v) left %q, want %q", name, overwrite, got, want)
+	}
+	fi, err := os.Lstat(path)
+	if err != nil || !fi.Mode().IsRegular() {
+		t.Errorf("Save(dir, %q, %v) wrote %v, %v; want a regular file", name, overwrite, fi, err)
+	} else if b, _ := os.ReadFile(path); !bytes.Equal(b, data) {
+		t.Errorf("Save(dir, %q, %v) wrote %q, want %q", name, overwrite, b, data)
+	}
+}
+
+// reset puts root back to holding a/b/ alone, removing got's entries.
+func reset(t *testing.T, root string, got []string) {
+	t.Helper()
+	for _, e := range got {
+		if err := os.RemoveAll(filepath.Join(root, filepath.FromSlash(e))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.MkdirAll(filepath.Join(root, "a", "b"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+}
