@@ -721,7 +721,7 @@ const listChanged = "notifications/tools/list_changed"
 // attached (protocol.md §3.3 forbids inventing page tools; a bridge-owned
 // tool that always answers is an extension the Stitch Slop team's bridge
 // makes too). Page tools come and go on top of them.
-var bridgeTools = []string{"wait_for_connection", "pair", "connection_status"}
+var bridgeTools = []string{"wait_for_connection", "pair", "connection_status", "call_with_file", "call_to_files"}
 
 // withBridgeTools returns names plus the bridge's own tools, sorted.
 func withBridgeTools(names ...string) []string {

@@ -106,7 +106,9 @@ type Server struct {
 	// bridge is then owned (protocol.md §2.7, §2.8).
 	Initialized func()
 
-	initOnce sync.Once
+	initOnce  sync.Once
+	filesOnce sync.Once
+	fileSem   chan struct{} // fileCalls slots
 }
 
 // Message is one outgoing JSON-RPC message as the pieces to write in order,

@@ -19,6 +19,21 @@ import (
 // copied: it is a piece of the returned Message that aliases env, written
 // out between the bytes that make it a JSON string again.
 func toolResponse(id, env []byte, intro string, forceOK, modern bool) Message {
+	status := errFromEnvelope
+	if forceOK {
+		status = errNever
+	}
+	return buildToolResponse(id, env, intro, status, modern)
+}
+
+// What a result's isError follows.
+const (
+	errFromEnvelope = iota // the envelope's ok:false
+	errNever               // never
+	errAlways              // always
+)
+
+func buildToolResponse(id, env []byte, intro string, status int, modern bool) Message {
 	var say string
 	var failed bool
 	var img []byte // the base64 payload, in place
@@ -40,7 +55,7 @@ func toolResponse(id, env []byte, intro string, forceOK, modern bool) Message {
 	if !ok {
 		// Not an object: pass it on as text, as a failure.
 		body, _ := modelGuard.Apply(env)
-		return resultMessage(id, intro+string(body), nil, "", !forceOK, modern)
+		return resultMessage(id, intro+string(body), nil, "", status != errNever, modern)
 	}
 	text := make([]byte, 0, len(intro)+len(say)+2+len(env)-len(img))
 	text = append(text, intro...)
@@ -63,7 +78,7 @@ func toolResponse(id, env []byte, intro string, forceOK, modern bool) Message {
 		return true
 	})
 	text = append(text, '}')
-	return resultMessage(id, string(text), img, mime, failed && !forceOK, modern)
+	return resultMessage(id, string(text), img, mime, status == errAlways || (failed && status == errFromEnvelope), modern)
 }
 
 // dataURL returns the base64 payload and MIME type of a raw JSON string of

@@ -102,7 +102,7 @@ var statusTool = map[string]any{
 }
 
 func (s *Session) toolList(modern bool) []byte {
-	tools := []any{waitTool, pairTool, statusTool}
+	tools := []any{waitTool, pairTool, statusTool, withFileTool, toFilesTool}
 	for _, t := range s.srv.Hub.State().Tools {
 		tools = append(tools, t)
 	}
@@ -155,6 +155,9 @@ func (s *Session) toolsCall(r request, meta []byte, modern bool) {
 	switch tool {
 	case "wait_for_connection", "pair":
 		s.startWait(tool, r.id, args, timeout, modern)
+		return
+	case "call_with_file", "call_to_files":
+		s.startFileTool(tool, r.id, args, timeout, modern)
 		return
 	case "connection_status":
 		if msg := misspelt(tool, args, nil, true); msg != "" {

@@ -1,0 +1,325 @@
+package mcp
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/stitchslop/stitchslop-bridge/security/files"
+)
+
+// The file tools (reference-bridge-notes.md, Files by path): the agent
+// names files by path, and their bytes go between the disk and the tab
+// without passing through the model as base64. security/files decides what
+// may be read and written (THREAT_MODEL.md T16).
+
+// maxAlso bounds call_with_file's extra files (colour sidecars and such).
+const maxAlso = 3
+
+// fileCalls bounds how many file tool calls hold file contents at once:
+// each may hold 4 files of files.MaxIn, a third larger as data URLs.
+const fileCalls = 2
+
+var fileProps = map[string]any{
+	"path":    map[string]any{"type": "string", "description": "The file's absolute path."},
+	"fileArg": map[string]any{"type": "string", "description": "The argument of the command that gets the file; a dotted path of up to 3 parts (sidecar.data) for a nested one."},
+	"as":      map[string]any{"type": "string", "enum": []string{files.DataURL, files.Text}, "description": "dataUrl (default), or text for SVG, DXF, .stitchslop and JSON."},
+	"nameArg": map[string]any{"type": "string", "description": "The argument that gets the file's name, if the command wants one."},
+}
+
+var withFileTool = map[string]any{
+	"name":  "call_with_file",
+	"title": "Call a Stitch Slop command with a file",
+	"description": "Runs a command of the tab with a file from disk put into one of its arguments, without the file passing through you. " +
+		"Images (PNG, JPEG, GIF, WebP) and design files (DST, PES, JEF, EXP, VP3, INF, COL, SVG, DXF, .stitchslop, JSON) up to 14 MB; no hidden files.",
+	"inputSchema": map[string]any{
+		"type": "object",
+		"properties": merge(fileProps, map[string]any{
+			"command": map[string]any{"type": "string", "description": "The tab's command, one of its listed tools."},
+			"args":    map[string]any{"type": "object", "description": "The command's other arguments."},
+			"also": map[string]any{"type": "array", "maxItems": maxAlso, "description": "Up to 3 more files, such as colour sidecars.",
+				"items": map[string]any{"type": "object", "properties": fileProps, "required": []string{"path", "fileArg"}, "additionalProperties": false}},
+		}),
+		"required":             []string{"command", "path", "fileArg"},
+		"additionalProperties": false,
+	},
+}
+
+var toFilesTool = map[string]any{
+	"name":  "call_to_files",
+	"title": "Call a Stitch Slop command and save what it returns",
+	"description": "Runs a command of the tab and saves the files it returns into a folder instead of passing them to you: each of its files " +
+		"under its own name, a top-level image under fileName, its text under textFile. You get where each was saved.",
+	"inputSchema": map[string]any{
+		"type": "object",
+		"properties": map[string]any{
+			"command":   map[string]any{"type": "string", "description": "The tab's command, one of its listed tools."},
+			"args":      map[string]any{"type": "object", "description": "The command's arguments."},
+			"dir":       map[string]any{"type": "string", "description": "The absolute path of an existing folder to save into."},
+			"fileName":  map[string]any{"type": "string", "description": "The name for a top-level image the reply carries."},
+			"textFile":  map[string]any{"type": "string", "description": "The name for the reply's text, if any (a .txt, .md or design name)."},
+			"overwrite": map[string]any{"type": "boolean", "description": "Replace files that exist (default: never)."},
+		},
+		"required":             []string{"command", "dir"},
+		"additionalProperties": false,
+	},
+}
+
+func merge(a, b map[string]any) map[string]any {
+	m := make(map[string]any, len(a)+len(b))
+	for k, v := range a {
+		m[k] = v
+	}
+	for k, v := range b {
+		m[k] = v
+	}
+	return m
+}
+
+// fileIn is one file call_with_file sends.
+type fileIn struct {
+	Path    string `json:"path"`
+	FileArg string `json:"fileArg"`
+	As      string `json:"as"`
+	NameArg string `json:"nameArg"`
+}
+
+// withFileArgs are call_with_file's arguments.
+type withFileArgs struct {
+	Command string         `json:"command"`
+	Args    map[string]any `json:"args"`
+	fileIn
+	Also []fileIn `json:"also"`
+}
+
+// toFilesArgs are call_to_files's arguments.
+type toFilesArgs struct {
+	Command   string          `json:"command"`
+	Args      json.RawMessage `json:"args"`
+	Dir       string          `json:"dir"`
+	FileName  string          `json:"fileName"`
+	TextFile  string          `json:"textFile"`
+	Overwrite bool            `json:"overwrite"`
+}
+
+// decodeStrict decodes a tool's arguments, refusing unknown members at any
+// level; the message says what was wrong.
+func decodeStrict(tool string, args []byte, v any) string {
+	if len(bytes.TrimSpace(args)) == 0 || string(args) == "null" {
+		args = []byte("{}")
+	}
+	dec := json.NewDecoder(bytes.NewReader(args))
+	dec.DisallowUnknownFields()
+	dec.UseNumber() // numbers in args go to the tab as they came
+	if err := dec.Decode(v); err != nil {
+		return fmt.Sprintf("%s: the arguments do not fit: %v. Nothing was done.", tool, err)
+	}
+	return ""
+}
+
+// command checks the tab command a file tool runs.
+func command(tool, c string) string {
+	switch {
+	case c == "":
+		return tool + ": command is required: the tab's command to run. Nothing was done."
+	case slices.Contains(ReservedTools, c):
+		return fmt.Sprintf("%s: %q is one of this bridge's own tools, not a command of the tab. Nothing was done.", tool, c)
+	}
+	return ""
+}
+
+// startFileTool runs call_with_file or call_to_files as a held request:
+// it reads or writes files, then waits for the tab.
+func (s *Session) startFileTool(tool string, id, args []byte, timeout time.Duration, modern bool) {
+	f := &flight{}
+	if !s.begin(id, f) {
+		return
+	}
+	ctx, stop := context.WithCancel(s.ctx)
+	s.setCancel(f, func() bool { stop(); return false })
+	s.running.Add(1)
+	go func() {
+		defer s.running.Done()
+		defer stop()
+		var m Message
+		if tool == "call_with_file" {
+			m = s.callWithFile(ctx, id, args, timeout, modern)
+		} else {
+			m = s.callToFiles(ctx, id, args, timeout, modern)
+		}
+		s.finish(id, f, func() Message { return m })
+	}()
+}
+
+// fileSlot takes one of the fileCalls slots, or reports false when ctx
+// ends first.
+func (s *Server) fileSlot(ctx context.Context) (release func(), ok bool) {
+	s.filesOnce.Do(func() { s.fileSem = make(chan struct{}, fileCalls) })
+	select {
+	case s.fileSem <- struct{}{}:
+		return func() { <-s.fileSem }, true
+	case <-ctx.Done():
+		return nil, false
+	}
+}
+
+func (s *Session) callWithFile(ctx context.Context, id, raw []byte, timeout time.Duration, modern bool) Message {
+	fail := func(msg string) Message { return Message{response(id, toolError(msg, modern))} }
+	var a withFileArgs
+	if msg := decodeStrict("call_with_file", raw, &a); msg != "" {
+		return fail(msg)
+	}
+	if msg := command("call_with_file", a.Command); msg != "" {
+		return fail(msg)
+	}
+	if len(a.Also) > maxAlso {
+		return fail(fmt.Sprintf("call_with_file: also takes at most %d files. Nothing was done.", maxAlso))
+	}
+	if a.Args == nil {
+		a.Args = map[string]any{}
+	}
+	release, ok := s.srv.fileSlot(ctx)
+	if !ok {
+		return fail("call_with_file: cancelled before the file was read.")
+	}
+	var sent []string
+	for _, in := range append([]fileIn{a.fileIn}, a.Also...) {
+		if !filepath.IsAbs(in.Path) {
+			release()
+			return fail(fmt.Sprintf("call_with_file: %q is not an absolute path; give the file's full path (this bridge's working folder may not be yours). Nothing was sent.", in.Path))
+		}
+		f, err := files.Read(in.Path, in.As)
+		if err == nil {
+			err = files.SetArg(a.Args, in.FileArg, f.Value)
+		}
+		if err == nil && in.NameArg != "" {
+			err = files.SetArg(a.Args, in.NameArg, f.Name)
+		}
+		if err != nil {
+			release()
+			return fail("call_with_file: " + err.Error() + ". Nothing was sent to the tab.")
+		}
+		sent = append(sent, fmt.Sprintf("%s (%d bytes, %s) as %s", f.Name, f.Size, f.Mime, in.FileArg))
+	}
+	args, err := json.Marshal(a.Args)
+	if err != nil {
+		release()
+		return fail("call_with_file: cannot encode the arguments: " + err.Error())
+	}
+	ch := make(chan []byte, 1)
+	cancel := s.srv.Hub.Start(a.Command, args, timeout, func(r []byte) { ch <- r })
+	args, a.Args = nil, nil
+	release() // the frame is queued for the tab, or refused
+	var env []byte
+	select {
+	case env = <-ch:
+	case <-ctx.Done():
+		if !cancel() {
+			env = <-ch
+		}
+	}
+	if env == nil {
+		return fail("call_with_file: cancelled before the tab answered.")
+	}
+	return toolResponse(id, env, "Sent "+strings.Join(sent, "; ")+". The tab answered:\n\n", false, modern)
+}
+
+func (s *Session) callToFiles(ctx context.Context, id, raw []byte, timeout time.Duration, modern bool) Message {
+	fail := func(msg string) Message { return Message{response(id, toolError(msg, modern))} }
+	var a toFilesArgs
+	if msg := decodeStrict("call_to_files", raw, &a); msg != "" {
+		return fail(msg)
+	}
+	if msg := command("call_to_files", a.Command); msg != "" {
+		return fail(msg)
+	}
+	if !filepath.IsAbs(a.Dir) {
+		return fail(fmt.Sprintf("call_to_files: dir %q is not an absolute path; give the folder's full path (this bridge's working folder may not be yours). Nothing was done.", a.Dir))
+	}
+	if len(a.Args) > 0 && !rawjsonObject(a.Args) {
+		return fail("call_to_files: args must be an object. Nothing was done.")
+	}
+	env := s.srv.Hub.Call(ctx, a.Command, a.Args, timeout)
+	var reply map[string]any
+	dec := json.NewDecoder(bytes.NewReader(env))
+	dec.UseNumber()
+	if dec.Decode(&reply) != nil || reply["ok"] != true {
+		return toolResponse(id, env, "", false, modern) // a refusal: nothing to save
+	}
+	release, ok := s.srv.fileSlot(ctx)
+	if !ok {
+		return fail("call_to_files: cancelled before the files were saved.")
+	}
+	defer release()
+	sv := saver{dir: a.Dir, overwrite: a.Overwrite}
+	if list, ok := reply["files"].([]any); ok {
+		for i, item := range list {
+			e, _ := item.(map[string]any)
+			name, _ := e["name"].(string)
+			if e == nil || e["dataUrl"] == nil {
+				continue
+			}
+			sv.dataURL(e, fmt.Sprintf("files[%d]", i), name)
+		}
+	}
+	if a.FileName != "" && reply["dataUrl"] != nil {
+		sv.dataURL(reply, "dataUrl", a.FileName)
+	}
+	if text, ok := reply["text"].(string); ok && a.TextFile != "" {
+		if path, err := files.Save(a.Dir, a.TextFile, []byte(text), a.Overwrite); err != nil {
+			sv.refused = append(sv.refused, "text: "+err.Error())
+			reply["textError"] = err.Error()
+		} else {
+			sv.saved = append(sv.saved, fmt.Sprintf("text -> %s (%d bytes)", path, len(text)))
+			reply["textSavedTo"] = path
+		}
+		delete(reply, "text")
+	}
+	out, _ := json.Marshal(reply)
+	intro := "Nothing in the reply was saved (no files, and no fileName or textFile for what it carries)."
+	if len(sv.saved) > 0 {
+		intro = "Saved " + strings.Join(sv.saved, "; ") + "."
+	}
+	status := errNever
+	if len(sv.refused) > 0 {
+		intro += " Not saved (nothing was written for these): " + strings.Join(sv.refused, "; ") + "."
+		status = errAlways
+	}
+	return buildToolResponse(id, out, intro+" The tab answered:\n\n", status, modern)
+}
+
+// saver saves data URLs of a reply and keeps the tally.
+type saver struct {
+	dir            string
+	overwrite      bool
+	saved, refused []string
+}
+
+// dataURL saves e's dataUrl under name and puts savedTo and savedBytes in
+// its place, or error when it was refused; the base64 goes either way.
+func (sv *saver) dataURL(e map[string]any, where, name string) {
+	s, _ := e["dataUrl"].(string)
+	delete(e, "dataUrl")
+	_, data, err := files.DecodeDataURL(s)
+	path := ""
+	if err == nil {
+		path, err = files.Save(sv.dir, name, data, sv.overwrite)
+	}
+	if err != nil {
+		e["error"] = err.Error()
+		sv.refused = append(sv.refused, where+": "+err.Error())
+		return
+	}
+	e["savedTo"], e["savedBytes"] = path, len(data)
+	sv.saved = append(sv.saved, fmt.Sprintf("%s -> %s (%d bytes)", where, path, len(data)))
+}
+
+func rawjsonObject(b []byte) bool {
+	t := bytes.TrimSpace(b)
+	return len(t) > 0 && (t[0] == '{' || string(t) == "null")
+}
