@@ -37,7 +37,8 @@ const (
 
 const usage = `usage:
   stitchslop-bridge --origin URL [--port N[,N...]] [--config-dir DIR] [--idle-minutes M] [--agent-idle-minutes M] [--takeover] [--lazy]
-  stitchslop-bridge [--port N] [--config-dir DIR] status | tools | wait [SECONDS] | call COMMAND [JSON-ARGS] [--out FILE] [--timeout SECONDS] [--raw]
+  stitchslop-bridge [--port N] [--config-dir DIR] status | tools | wait [SECONDS] | call COMMAND [JSON-ARGS] [--file KEY=PATH]... [--file-text KEY=PATH]...
+                    [--out FILE] [--save DIR [--text-file NAME]] [--overwrite] [--timeout SECONDS] [--raw]
   stitchslop-bridge [--port N] [--config-dir DIR] pair [-] [--origin URL]
   stitchslop-bridge [--port N] [--config-dir DIR] listen [--owner PID]
   stitchslop-bridge [--config-dir DIR] unpair ORIGIN | unpair --all
@@ -54,6 +55,14 @@ It prints one JSON document on stdout and exits 0 only when it says ok:true;
 are and --port does not say which), 64 for a usage error. A bridge that
 does not answer in time is a failure (1): in 15 s for status and tools;
 for wait and call, in their own time plus 10 s.
+
+call moves files by path, so their bytes never pass through the caller.
+--file and --file-text put a file into the command's arguments: only
+images (known by their bytes) and design files of at most 14 MB, never a
+hidden one; if one is refused, nothing is sent. --save writes the files of
+the reply into DIR under their bare names, never a path, a hidden name or
+a script, and exits 1 if any was refused. Neither --out nor --save
+replaces a file that exists unless --overwrite is given.
 
 pair gives a running bridge a one-time token from the Stitch Slop agent
 panel, for the tab of the site --origin names (default: the one the bridge
@@ -89,6 +98,11 @@ Flags:
   --agent-idle-minutes M    run standalone: exit after M minutes with no agent (default 120; fractions allowed; 0 never)
   --exit-when-unused M      the same as --agent-idle-minutes
   --out FILE                with call: write the reply's image to FILE
+  --file KEY=PATH           with call: put the file at PATH, as a data URL, into the argument KEY (a.b.c for a nested one)
+  --file-text KEY=PATH      with call: put the file's UTF-8 text (.svg .dxf .stitchslop .json) into KEY; up to 4 files in all
+  --save DIR                with call: write each of the reply's files into DIR, an existing folder, under its own name
+  --text-file NAME          with --save: write the reply's text there as NAME too
+  --overwrite               with --out or --save: replace a file that exists
   --timeout SECONDS         with call: how long the tab may take to answer (default 60; 1 to 600; fractions allowed)
   --raw                     with call: print the reply whole; without it, a string over 100,000 characters
                             or a data URL over 2,048 is replaced by a note saying what was there
@@ -102,12 +116,24 @@ var flagSpec = map[string]bool{
 	"origin": true, "port": true, "config-dir": true, "agent-idle-minutes": true,
 	"exit-when-unused": true, "out": true, "timeout": true, "version": false, "help": false, "h": false,
 	"all": false, "idle-minutes": true, "takeover": false, "raw": false, "lazy": false, "owner": true,
+	"file": true, "file-text": true, "save": true, "text-file": true, "overwrite": false,
 }
 
+// repeatable are the flags that may be given more than once; their values
+// are kept in args.list, in order.
+var repeatable = map[string]bool{"file": true, "file-text": true}
+
+// callFlags go with the call verb alone.
+var callFlags = []string{"out", "timeout", "raw", "file", "file-text", "save", "text-file", "overwrite"}
+
 type args struct {
-	flags map[string]string
+	flags map[string]string // the last value of each flag given
+	list  []flagValue       // every value of the repeatable flags, in order
 	pos   []string
 }
+
+// flagValue is one occurrence of a repeatable flag.
+type flagValue struct{ name, val string }
 
 func parse(argv []string) (args, error) {
 	a := args{flags: map[string]string{}}
@@ -126,7 +152,7 @@ func parse(argv []string) (args, error) {
 		if !known {
 			return a, fmt.Errorf("unknown flag %s", strings.SplitN(s, "=", 2)[0])
 		}
-		if _, dup := a.flags[name]; dup {
+		if _, dup := a.flags[name]; dup && !repeatable[name] {
 			return a, fmt.Errorf("flag --%s given twice", name)
 		}
 		switch {
@@ -140,6 +166,9 @@ func parse(argv []string) (args, error) {
 			return a, fmt.Errorf("flag --%s takes no value", name)
 		}
 		a.flags[name] = val
+		if repeatable[name] {
+			a.list = append(a.list, flagValue{name, val})
+		}
 	}
 	return a, nil
 }
@@ -258,7 +287,7 @@ func minutesFlag(a args, name string, def float64) (time.Duration, error) {
 }
 
 func runBridge(ctx context.Context, a args, dir string, stdin io.Reader, stdout io.Writer, log *slog.Logger) int {
-	for _, f := range []string{"out", "timeout", "raw"} {
+	for _, f := range callFlags {
 		if a.has(f) {
 			return usageError(log, "--"+f+" goes with the call verb")
 		}

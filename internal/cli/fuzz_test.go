@@ -24,8 +24,8 @@ func FuzzStreamEnvelope(f *testing.F) {
 	f.Fuzz(func(t *testing.T, reply []byte) {
 		dir := t.TempDir()
 		path := filepath.Join(dir, "out.png")
-		out, err := saveImage(bytes.NewReader(reply), path, slog.New(slog.DiscardHandler))
-		names := files(t, dir)
+		out, err := saveImage(bytes.NewReader(reply), path, false, slog.New(slog.DiscardHandler))
+		names := listDir(t, dir)
 		if err != nil {
 			if len(names) != 0 {
 				t.Fatalf("saveImage(%q) = %v and left %q, want nothing written", reply, err, names)

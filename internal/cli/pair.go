@@ -22,7 +22,7 @@ const maxTokenLine = 1 << 10
 // trailing ".,;" are stripped), so a malformed one is a usage error, and
 // no message repeats it.
 func pairRequest(a args, stdin io.Reader) (client.Request, error) {
-	for _, f := range []string{"out", "timeout", "raw", "all", "agent-idle-minutes", "exit-when-unused", "idle-minutes", "takeover", "lazy"} {
+	for _, f := range []string{"all", "agent-idle-minutes", "exit-when-unused", "idle-minutes", "takeover", "lazy"} {
 		if a.has(f) {
 			return client.Request{}, usageErr("--%s does not go with pair", f)
 		}

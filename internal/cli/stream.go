@@ -38,7 +38,10 @@ const replyBuffer = 64 << 10
 // savedBytes and savedType take its place. The image is never held in
 // memory: only the other members are. With no image, nothing is written and
 // stderr says so.
-func saveImage(body io.Reader, file string, log *slog.Logger) ([]byte, error) {
+//
+// Without overwrite, FILE must not exist (checkTargets made sure before
+// the call) and is not replaced if it has appeared since: file_exists.
+func saveImage(body io.Reader, file string, overwrite bool, log *slog.Logger) ([]byte, error) {
 	var out *userFile
 	var abs string
 	create := func() (io.Writer, error) {
@@ -66,11 +69,22 @@ func saveImage(body io.Reader, file string, log *slog.Logger) ([]byte, error) {
 		log.Warn("the reply carries no image (no dataUrl); nothing was written", "out", file)
 		return json.Marshal(o)
 	}
-	if err := out.commit(); err != nil {
+	if err := out.commit(overwrite); errors.Is(err, errExists) {
+		return nil, &client.Error{Exit: client.ExitFailed, Code: "file_exists",
+			Msg:  fmt.Sprintf("--out: %s appeared while the call ran; it was not replaced, and the image was not saved", abs),
+			Hint: "choose another FILE, or add --overwrite"}
+	} else if err != nil {
 		return nil, &client.Error{Exit: client.ExitFailed, Code: "write_failed", Msg: "--out: " + err.Error()}
 	}
 	log.Info(fmt.Sprintf("saved %d bytes of %s to %s", img.n, printable(img.mime), abs))
-	return json.Marshal(o.With("savedTo", abs).With("savedBytes", img.n).With("savedType", img.mime))
+	for _, m := range []struct {
+		key string
+		v   any
+	}{{"savedTo", abs}, {"savedBytes", img.n}, {"savedType", img.mime}} {
+		v, _ := json.Marshal(m.v)
+		o = set(o, m.key, v) // no duplicate from the page left to shadow it
+	}
+	return json.Marshal(o)
 }
 
 // savedImage describes the image streamEnvelope decoded.
@@ -593,8 +607,8 @@ func printable(s string) string {
 	return s
 }
 
-// userFile is FILE being written: a temp file beside it, renamed over it
-// only once whole, so a failure leaves any earlier file as it was.
+// userFile is FILE being written: a temp file beside it, put in place only
+// once whole, so a failure leaves any earlier file as it was.
 type userFile struct {
 	path string
 	f    *os.File
@@ -646,18 +660,70 @@ func (u *userFile) Write(b []byte) (int, error) {
 	return n, err
 }
 
-// commit puts the file in place.
-func (u *userFile) commit() error {
+// Test hooks: a file system without hard links, and one where the copy
+// fails.
+var (
+	link     = os.Link
+	copyFile = io.Copy
+)
+
+// errExists is FILE found in place when it is to be created.
+var errExists = errors.New("the file exists")
+
+// commit puts the file in place. With overwrite it is renamed over FILE.
+// Without, it is linked to FILE, which fails if anything is there, a
+// symlink included, so nothing is replaced whatever appeared since the
+// check before the call; then the temp name goes. On a file system without
+// hard links it is copied into a FILE created exclusively instead.
+func (u *userFile) commit(overwrite bool) error {
 	tmp := u.f.Name()
-	werr := u.f.Close()
-	if werr == nil {
-		werr = os.Rename(tmp, u.path)
+	err := u.f.Close()
+	switch {
+	case err != nil:
+	case overwrite:
+		if err = os.Rename(tmp, u.path); err == nil {
+			return nil
+		}
+	default:
+		err = publish(tmp, u.path)
 	}
-	if werr != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("writing %s: %v", u.path, werr)
+	os.Remove(tmp)
+	if err == nil || errors.Is(err, errExists) {
+		return err
 	}
-	return nil
+	return fmt.Errorf("writing %s: %v", u.path, err)
+}
+
+// publish makes the whole file tmp appear as path, unless path exists.
+func publish(tmp, path string) error {
+	err := link(tmp, path)
+	if err == nil {
+		return nil
+	}
+	if errors.Is(err, fs.ErrExist) {
+		return errExists
+	}
+	// No hard links here (FAT, exFAT, some network shares): copy.
+	src, err := os.Open(tmp)
+	if err != nil {
+		return err
+	}
+	defer src.Close()
+	dst, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
+	if errors.Is(err, fs.ErrExist) {
+		return errExists
+	}
+	if err != nil {
+		return err
+	}
+	_, err = copyFile(dst, src)
+	if cerr := dst.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(path) // ours: created exclusively above
+	}
+	return err
 }
 
 // abort drops the temp file; FILE is left as it was.

@@ -24,12 +24,12 @@ func save(t *testing.T, reply io.Reader) (dir string, out []byte, stderr string,
 	t.Helper()
 	dir = t.TempDir()
 	var se bytes.Buffer
-	out, err = saveImage(reply, filepath.Join(dir, "out.png"), ui.NewLogger(&se))
+	out, err = saveImage(reply, filepath.Join(dir, "out.png"), false, ui.NewLogger(&se))
 	return dir, out, se.String(), err
 }
 
-// files lists dir, temp files included.
-func files(t *testing.T, dir string) []string {
+// listDir lists dir, temp files included.
+func listDir(t *testing.T, dir string) []string {
 	t.Helper()
 	es, err := os.ReadDir(dir)
 	if err != nil {
@@ -129,7 +129,7 @@ func TestSaveImage(t *testing.T) {
 				t.Errorf("saveImage(%q) printed\n%s\nwant\n%s", tt.reply, out, want)
 			}
 			if tt.file == nil {
-				if names := files(t, dir); len(names) != 0 {
+				if names := listDir(t, dir); len(names) != 0 {
 					t.Errorf("saveImage(%q) left %q, want nothing written", tt.reply, names)
 				}
 				if !strings.Contains(stderr, "no image") || !strings.Contains(stderr, "nothing was written") {
@@ -141,7 +141,7 @@ func TestSaveImage(t *testing.T) {
 			if err != nil || !bytes.Equal(got, tt.file) {
 				t.Errorf("saveImage(%q) wrote %x (%v), want %x", tt.reply, got, err, tt.file)
 			}
-			if names := files(t, dir); len(names) != 1 {
+			if names := listDir(t, dir); len(names) != 1 {
 				t.Errorf("saveImage(%q) left %q, want out.png alone", tt.reply, names)
 			}
 		})
@@ -181,7 +181,7 @@ func TestSaveImageRefuses(t *testing.T) {
 			if !strings.HasSuffix(ce.Msg, "nothing was written") {
 				t.Errorf("saveImage(%q) message %q does not say nothing was written", tt.reply, ce.Msg)
 			}
-			if names := files(t, dir); len(names) != 0 {
+			if names := listDir(t, dir); len(names) != 0 {
 				t.Errorf("saveImage(%q) left %q, want no file and no temp file", tt.reply, names)
 			}
 		})
@@ -195,14 +195,14 @@ func TestSaveImageKeepsEarlierFile(t *testing.T) {
 	if err := os.WriteFile(path, []byte("earlier"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_, err := saveImage(strings.NewReader(`{"dataUrl":"data:image/png;base64,AAAA!!!!"}`), path, slog.New(slog.DiscardHandler))
+	_, err := saveImage(strings.NewReader(`{"dataUrl":"data:image/png;base64,AAAA!!!!"}`), path, true, slog.New(slog.DiscardHandler))
 	if err == nil {
 		t.Fatal("saveImage of invalid base64 = nil error")
 	}
 	if got, _ := os.ReadFile(path); string(got) != "earlier" {
 		t.Errorf("%s = %q after a failed save, want %q", path, got, "earlier")
 	}
-	if names := files(t, dir); len(names) != 1 {
+	if names := listDir(t, dir); len(names) != 1 {
 		t.Errorf("failed save left %q, want out.png alone", names)
 	}
 }
@@ -217,7 +217,7 @@ func TestSaveImageRefusesSymlink(t *testing.T) {
 	if err := os.Symlink(target, link); err != nil {
 		t.Skipf("no symlinks here: %v", err)
 	}
-	_, err := saveImage(strings.NewReader(`{"dataUrl":"data:image/png;base64,AAAA"}`), link, slog.New(slog.DiscardHandler))
+	_, err := saveImage(strings.NewReader(`{"dataUrl":"data:image/png;base64,AAAA"}`), link, true, slog.New(slog.DiscardHandler))
 	var ce *client.Error
 	if !errors.As(err, &ce) || ce.Code != "write_failed" || !strings.Contains(ce.Msg, "not a regular file") {
 		t.Fatalf("saveImage through a symlink = %v, want write_failed, not a regular file", err)
@@ -225,7 +225,7 @@ func TestSaveImageRefusesSymlink(t *testing.T) {
 	if got, _ := os.ReadFile(target); string(got) != "keep" {
 		t.Errorf("symlink target = %q, want it untouched", got)
 	}
-	if names := files(t, dir); len(names) != 2 {
+	if names := listDir(t, dir); len(names) != 2 {
 		t.Errorf("refused save left %q, want target and out.png alone", names)
 	}
 }
@@ -253,7 +253,7 @@ func TestSaveImageBridgeStops(t *testing.T) {
 	if err != stop {
 		t.Fatalf("saveImage with a body that stops = %v, want the client's error %v", err, stop)
 	}
-	if names := files(t, dir); len(names) != 0 {
+	if names := listDir(t, dir); len(names) != 0 {
 		t.Errorf("saveImage with a body that stops left %q, want nothing", names)
 	}
 }

@@ -20,15 +20,8 @@ import (
 // runVerb runs one shell verb. Whatever happens, stdout gets exactly one
 // JSON document, so an agent parsing .ok and one checking $? agree.
 func runVerb(ctx context.Context, a args, dir string, stdin io.Reader, stdout io.Writer, log *slog.Logger) int {
-	if a.pos[0] == "listen" {
-		return runListen(ctx, a, dir, stdout, log) // JSON lines, not one document
-	}
-	if a.has("owner") {
-		return usageError(log, "--owner goes with listen")
-	}
-	out, err := verb(ctx, a, dir, stdin, log)
-	var ce *client.Error
-	if err != nil {
+	fail := func(err error) int {
+		var ce *client.Error
 		if !errors.As(err, &ce) {
 			ce = &client.Error{Exit: client.ExitFailed, Code: "failed", Msg: err.Error()}
 		}
@@ -38,6 +31,31 @@ func runVerb(ctx context.Context, a args, dir string, stdin io.Reader, stdout io
 		}
 		stdout.Write(append(envelope.Bridge(ce.Code, ce.Msg), '\n'))
 		return ce.Exit
+	}
+	if name := a.pos[0]; name != "call" {
+		for _, f := range callFlags {
+			if a.has(f) {
+				return fail(usageErr("--%s goes with call, not with %s", f, name))
+			}
+		}
+	}
+	if a.pos[0] == "listen" {
+		return runListen(ctx, a, dir, stdout, log) // JSON lines, not one document
+	}
+	if a.has("owner") {
+		return fail(usageErr("--owner goes with listen, not with %s", a.pos[0]))
+	}
+	out, err := verb(ctx, a, dir, stdin, log)
+	var ns *notSaved
+	if errors.As(err, &ns) {
+		// The reply is printed all the same: it says what was saved, and
+		// why the rest was not.
+		log.Error(ns.Error())
+		stdout.Write(append(ns.env, '\n'))
+		return client.ExitFailed
+	}
+	if err != nil {
+		return fail(err)
 	}
 	stdout.Write(append(out, '\n'))
 	o, perr := envelope.Parse(out)
@@ -98,9 +116,6 @@ type callBody struct {
 
 func verb(ctx context.Context, a args, dir string, stdin io.Reader, log *slog.Logger) ([]byte, error) {
 	if a.pos[0] == "unpair" {
-		if a.has("raw") {
-			return nil, usageErr("--raw goes with call, not with unpair")
-		}
 		return unpair(a, dir, log) // works on the files; no bridge needed
 	}
 	req, err := request(a)
@@ -109,6 +124,16 @@ func verb(ctx context.Context, a args, dir string, stdin io.Reader, log *slog.Lo
 	}
 	if err != nil {
 		return nil, err
+	}
+	// Everything that can be refused here is refused before the bridge is
+	// asked anything: a file that may not be sent, an --out that exists.
+	if a.pos[0] == "call" {
+		if req, err = attachFiles(req, a.list, log); err != nil {
+			return nil, err
+		}
+		if err := checkTargets(a); err != nil {
+			return nil, err
+		}
 	}
 	port, err := portFlag(a)
 	if err != nil {
@@ -119,26 +144,37 @@ func verb(ctx context.Context, a args, dir string, stdin io.Reader, log *slog.Lo
 		return nil, err
 	}
 	c := client.New(s)
-	file, ok := a.flags["out"]
-	if !ok {
-		env, err := c.Do(ctx, req)
-		if err != nil || a.pos[0] != "call" {
-			return env, err
+	if a.pos[0] != "call" {
+		return c.Do(ctx, req)
+	}
+	var env []byte
+	file, out := a.flags["out"]
+	if !out {
+		if env, err = c.Do(ctx, req); err != nil {
+			return nil, err
 		}
-		return guardReply(env, a, false), nil
+	} else {
+		// Open, not Do: the reply may carry a large image, and it is
+		// decoded to file as it arrives rather than held whole.
+		body, err := c.Open(ctx, req)
+		if err != nil {
+			return nil, err
+		}
+		defer body.Close()
+		if env, err = saveImage(body, file, a.has("overwrite"), log); err != nil {
+			return nil, err
+		}
 	}
-	// Open, not Do: the reply may carry a large image, and it is decoded
-	// to file as it arrives rather than held whole.
-	body, err := c.Open(ctx, req)
-	if err != nil {
-		return nil, err
+	var ns *notSaved
+	if saveDir, ok := a.flags["save"]; ok {
+		env, ns = saveFiles(env, saveDir, a.flags["text-file"], a.has("overwrite"), log)
 	}
-	defer body.Close()
-	env, err := saveImage(body, file, log)
-	if err != nil {
-		return nil, err
+	env = guardReply(env, a, out)
+	if ns != nil {
+		ns.env = env
+		return nil, ns
 	}
-	return guardReply(env, a, true), nil
+	return env, nil
 }
 
 // request checks a verb's arguments and builds its request to the bridge,
@@ -153,11 +189,6 @@ func request(a args) (client.Request, error) {
 	}
 	if a.has("all") {
 		return client.Request{}, usageErr("--all goes with unpair, not with %s", name)
-	}
-	for _, f := range []string{"out", "timeout", "raw"} {
-		if a.has(f) && name != "call" {
-			return client.Request{}, usageErr("--%s goes with call, not with %s", f, name)
-		}
 	}
 	maxArgs := map[string]int{"status": 0, "tools": 0, "wait": 1, "call": 2}
 	n, known := maxArgs[name]
@@ -184,6 +215,9 @@ func request(a args) (client.Request, error) {
 	case "call":
 		if len(rest) == 0 || rest[0] == "" {
 			return client.Request{}, usageErr("call needs a COMMAND, e.g. call scene.describe '{\"limit\":5}'")
+		}
+		if err := callFileFlags(a); err != nil {
+			return client.Request{}, err
 		}
 		body := callBody{Command: rest[0], Args: json.RawMessage("{}")}
 		if len(rest) == 2 {

@@ -200,7 +200,7 @@ func TestCallOutGivesUpOnFrozenBridge(t *testing.T) {
 	if code != 1 || doc["error"] != "no_answer" || !strings.Contains(stderr, "did not answer within 1.1 s") {
 		t.Errorf("call --out against a frozen bridge = %d, %v, %q; want 1, no_answer, within 1.1 s", code, doc, stderr)
 	}
-	if names := files(t, outDir); len(names) != 0 {
+	if names := listDir(t, outDir); len(names) != 0 {
 		t.Errorf("call --out against a frozen bridge left %q, want nothing", names)
 	}
 }

@@ -1,0 +1,388 @@
+package cli
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/stitchslop/stitchslop-bridge/internal/client"
+	"github.com/stitchslop/stitchslop-bridge/internal/envelope"
+	"github.com/stitchslop/stitchslop-bridge/security/files"
+	"github.com/stitchslop/stitchslop-bridge/security/limits"
+)
+
+// The file flags of call (reference-bridge-notes.md, Files by path): the
+// caller names files by path, and their bytes go between the disk and the
+// tab without passing through it as base64. --file and --file-text put
+// files into the command's arguments; --save writes the files of the reply;
+// neither --out nor --save replaces a file without --overwrite. Which file
+// may be read, and what may be written where, is security/files's to say
+// (THREAT_MODEL.md T16): this file wires the flags to it, refuses before
+// the call whatever can be refused then, and reports.
+
+// maxFiles bounds --file and --file-text together: call_with_file's file
+// and its 3 more. Four files of files.MaxIn already fill the bridge's
+// request limit (limits.ControlBody) as data URLs.
+const maxFiles = 4
+
+// requestSlack is the room a /call body needs beside its arguments: the
+// command, timeoutMs and the JSON around them.
+const requestSlack = 4 << 10
+
+// callFileFlags checks how call's file flags go together. Files are read
+// later, by attachFiles.
+func callFileFlags(a args) error {
+	switch {
+	case a.has("text-file") && !a.has("save"):
+		return usageErr("--text-file NAME goes with --save DIR: the text is written into DIR")
+	case a.has("overwrite") && !a.has("save") && !a.has("out"):
+		return usageErr("--overwrite goes with --out or --save")
+	case len(a.list) > maxFiles:
+		return usageErr("call takes at most %d files (--file and --file-text together), got %d", maxFiles, len(a.list))
+	}
+	for _, f := range []string{"out", "save", "text-file"} {
+		if v, ok := a.flags[f]; ok && v == "" {
+			return usageErr("--%s is empty", f)
+		}
+	}
+	_, err := fileSpecs(a.list)
+	return err
+}
+
+// fileSpec is one --file or --file-text.
+type fileSpec struct {
+	flag, key, path string
+	mode            string // files.DataURL or files.Text
+}
+
+// fileSpecs reads the KEY=PATH of each --file and --file-text. The key's
+// form (dotted, up to 3 parts) is checked by files.SetArg, in attachFiles.
+func fileSpecs(list []flagValue) ([]fileSpec, error) {
+	var specs []fileSpec
+	for _, fv := range list {
+		key, path, ok := strings.Cut(fv.val, "=")
+		switch {
+		case !ok:
+			return nil, usageErr("--%s %q: want KEY=PATH, such as --%s design=rose.dst", fv.name, fv.val, fv.name)
+		case key == "":
+			return nil, usageErr("--%s %q: the KEY before = is empty; it names the argument that gets the file", fv.name, fv.val)
+		case path == "":
+			return nil, usageErr("--%s %q: the PATH after = is empty", fv.name, fv.val)
+		}
+		for _, s := range specs {
+			if s.key == key || strings.HasPrefix(s.key, key+".") || strings.HasPrefix(key, s.key+".") {
+				return nil, usageErr("--%s %s and --%s %s: one argument would hold both files; give each file its own KEY", s.flag, s.key, fv.name, key)
+			}
+		}
+		mode := files.DataURL
+		if fv.name == "file-text" {
+			mode = files.Text
+		}
+		specs = append(specs, fileSpec{flag: fv.name, key: key, path: path, mode: mode})
+	}
+	return specs, nil
+}
+
+// attachFiles reads the files of --file and --file-text and puts them into
+// the call's arguments. A key that does not fit the arguments is a usage
+// error; a file security/files refuses is file_refused. Either way nothing
+// has been sent.
+//
+// With files, the arguments are decoded and encoded again: numbers keep
+// their digits, but members come out sorted, and of a name given twice
+// only the last is kept.
+func attachFiles(req client.Request, list []flagValue, log *slog.Logger) (client.Request, error) {
+	specs, err := fileSpecs(list)
+	if err != nil || len(specs) == 0 {
+		return req, err
+	}
+	body := req.Body.(callBody)
+	// The keys first, on a copy, before any file is read.
+	scratch, err := decodeArgs(body.Args)
+	if err != nil {
+		return req, err
+	}
+	for _, s := range specs {
+		if err := files.SetArg(scratch, s.key, ""); err != nil {
+			return req, usageErr("--%s %s: %s", s.flag, s.key, strings.TrimPrefix(err.Error(), "files: "))
+		}
+	}
+	args, err := decodeArgs(body.Args)
+	if err != nil {
+		return req, err
+	}
+	var notes []string
+	for _, s := range specs {
+		in, err := files.Read(s.path, s.mode)
+		if err != nil {
+			return req, &client.Error{Exit: client.ExitFailed, Code: "file_refused",
+				Msg: fmt.Sprintf("--%s %s: %s; nothing was sent to the tab", s.flag, s.key, strings.TrimPrefix(err.Error(), "files: ")),
+				Hint: "only images (PNG, JPEG, GIF, WebP, known by their bytes) and design files of at most " +
+					fmt.Sprint(files.MaxIn>>20) + " MB are sent, never a hidden file or one in a hidden folder"}
+		}
+		if err := files.SetArg(args, s.key, in.Value); err != nil { // the keys fit the copy, so they fit
+			return req, usageErr("--%s %s: %s", s.flag, s.key, strings.TrimPrefix(err.Error(), "files: "))
+		}
+		notes = append(notes, fmt.Sprintf("%s (%d bytes, %s) as %s", s.path, in.Size, in.Mime, s.key))
+	}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false) // an SVG's < and > stay as they are
+	if err := enc.Encode(args); err != nil {
+		return req, fmt.Errorf("call: encoding the arguments: %v", err)
+	}
+	if n := b.Len() + len(body.Command) + requestSlack; n > limits.ControlBody {
+		return req, &client.Error{Exit: client.ExitFailed, Code: "too_large",
+			Msg: fmt.Sprintf("call: with its files the request is %.1f MB, over the %d MB the bridge takes; nothing was sent to the tab",
+				float64(n)/(1<<20), limits.ControlBody>>20),
+			Hint: "send fewer or smaller files in one call"}
+	}
+	body.Args = bytes.TrimRight(b.Bytes(), "\n")
+	req.Body = body
+	log.Info("sending " + strings.Join(notes, "; "))
+	return req, nil
+}
+
+// decodeArgs decodes JSON-ARGS, an object (request checked it), keeping
+// numbers as they were written.
+func decodeArgs(raw json.RawMessage) (map[string]any, error) {
+	d := json.NewDecoder(bytes.NewReader(raw))
+	d.UseNumber()
+	var m map[string]any
+	if err := d.Decode(&m); err != nil || m == nil {
+		return nil, usageErr("call: JSON-ARGS must be a JSON object")
+	}
+	return m, nil
+}
+
+// checkTargets refuses, before the call, what would make its reply
+// impossible to save: an --out FILE that exists without --overwrite, or
+// that is not a regular file; a --save DIR that is not a directory. Both
+// are checked again when written: security/files does for --save, and
+// --out is put in place without replacing anything (userFile.commit).
+func checkTargets(a args) error {
+	if file, ok := a.flags["out"]; ok {
+		abs, err := filepath.Abs(file)
+		if err != nil {
+			return &client.Error{Exit: client.ExitFailed, Code: "write_failed", Msg: fmt.Sprintf("--out %s: %v", file, err)}
+		}
+		fi, err := os.Lstat(abs)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+		case err != nil:
+			return &client.Error{Exit: client.ExitFailed, Code: "write_failed", Msg: fmt.Sprintf("--out: %v; nothing was sent to the tab", err)}
+		case !a.has("overwrite"):
+			return &client.Error{Exit: client.ExitFailed, Code: "file_exists",
+				Msg:  fmt.Sprintf("--out: %s already exists; pass --overwrite to replace it (nothing was sent to the tab)", abs),
+				Hint: "choose another FILE, or add --overwrite"}
+		case !fi.Mode().IsRegular():
+			return &client.Error{Exit: client.ExitFailed, Code: "write_failed",
+				Msg: fmt.Sprintf("--out: %s exists and is not a regular file; nothing was sent to the tab", abs)}
+		}
+	}
+	if dir, ok := a.flags["save"]; ok {
+		if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+			why := "it is not a directory"
+			if err != nil {
+				why = err.Error()
+			}
+			return &client.Error{Exit: client.ExitFailed, Code: "bad_dir",
+				Msg:  fmt.Sprintf("--save %s: %s; nothing was sent to the tab", dir, why),
+				Hint: "--save writes into an existing folder; it never creates one"}
+		}
+	}
+	return nil
+}
+
+// notSaved is call --save when something of the reply was not written:
+// the envelope is printed all the same, each refused part saying why in an
+// error member, and the exit is 1.
+type notSaved struct {
+	env            []byte
+	refused, tried int
+}
+
+func (e *notSaved) Error() string {
+	return fmt.Sprintf("--save: %d of the reply's %d files were not saved; the printed reply says why in their error members", e.refused, e.tried)
+}
+
+// Members the bridge writes into the printed reply for --save. A page's
+// own members of these names are dropped wherever the bridge writes its
+// own, so a page cannot claim a file was saved.
+var (
+	entryMembers = []string{"dataUrl", "savedTo", "savedBytes", "error"}
+	textMembers  = []string{"textSavedTo", "textError"}
+)
+
+// saver writes the files of one reply.
+type saver struct {
+	dir, textFile  string
+	overwrite      bool
+	log            *slog.Logger
+	taken          map[string]bool // names written, case folded: a reply cannot write one twice
+	refused, tried int
+}
+
+// saveFiles is call --save DIR [--text-file NAME]: each files[i] of the
+// reply, {name, dataUrl}, is written into dir under its name by
+// files.Save, and its dataUrl gives way to savedTo and savedBytes, or to
+// error when it was refused; the base64 goes either way. The reply's text
+// (a string) is written as textFile when given, and gives way to
+// textSavedTo; refused, it stays, with textError. The reply is saved
+// whether it says ok or not, as --out does. ns is nil when nothing was
+// refused.
+func saveFiles(env []byte, dir, textFile string, overwrite bool, log *slog.Logger) (out []byte, ns *notSaved) {
+	o, err := envelope.Parse(env)
+	if err != nil {
+		log.Warn("--save: the reply is not a JSON object; nothing was written")
+		return env, nil
+	}
+	s := &saver{dir: dir, textFile: textFile, overwrite: overwrite, log: log, taken: map[string]bool{}}
+	changed := false
+	if raw := o.Get("files"); raw != nil {
+		var items []json.RawMessage
+		if json.Unmarshal(raw, &items) != nil {
+			s.tried++
+			s.refuse("files", "it is not a list")
+		} else if len(items) > 0 {
+			for i := range items {
+				items[i] = s.entry(i, items[i])
+			}
+			list, _ := json.Marshal(items)
+			o, changed = set(o, "files", list), true
+		}
+	}
+	text, hasText := o.String("text")
+	switch {
+	case textFile != "" && hasText:
+		o, changed = s.text(o, text), true
+	case textFile != "":
+		log.Warn("--text-file: the reply carries no text; nothing was written for it")
+	}
+	switch {
+	case s.tried > 0:
+	case hasText:
+		log.Warn("--save: the reply carries no files; nothing was written (its text is printed; --text-file NAME would save it)", "dir", dir)
+	default:
+		log.Warn("--save: the reply carries no files and no text; nothing was written", "dir", dir)
+	}
+	if changed {
+		if env, err = json.Marshal(o); err != nil { // every value is valid JSON
+			panic(err)
+		}
+	}
+	if s.refused > 0 {
+		return env, &notSaved{refused: s.refused, tried: s.tried}
+	}
+	return env, nil
+}
+
+// entry saves files[i] and returns the entry to print in its place.
+func (s *saver) entry(i int, raw json.RawMessage) json.RawMessage {
+	where := fmt.Sprintf("files[%d]", i)
+	s.tried++
+	e, err := envelope.Parse(raw)
+	if err != nil {
+		s.refuse(where, "it is not an object")
+		return raw
+	}
+	name, _ := e.String("name")
+	dataURL, isString := e.String("dataUrl")
+	present := e.Get("dataUrl") != nil
+	e = drop(e, entryMembers...)
+	var data []byte
+	switch {
+	case !present:
+		err = errors.New("it carries no dataUrl")
+	case !isString:
+		err = errors.New("its dataUrl is not a string")
+	default:
+		_, data, err = files.DecodeDataURL(dataURL)
+	}
+	path := ""
+	if err == nil {
+		path, err = s.save(name, data)
+	}
+	if err != nil {
+		s.refuse(where, err.Error())
+		e = e.With("error", err.Error())
+	} else {
+		s.log.Info(fmt.Sprintf("saved %d bytes to %s (%s)", len(data), path, where))
+		e = e.With("savedTo", path).With("savedBytes", len(data))
+	}
+	b, _ := json.Marshal(e)
+	return b
+}
+
+// text saves the reply's text as s.textFile and returns the reply to print.
+func (s *saver) text(o envelope.Object, text string) envelope.Object {
+	s.tried++
+	o = drop(o, textMembers...)
+	path, err := s.save(s.textFile, []byte(text))
+	if err != nil {
+		s.refuse("text", err.Error())
+		return o.With("textError", err.Error())
+	}
+	s.log.Info(fmt.Sprintf("saved the text, %d bytes, to %s", len(text), path))
+	return set(o, "text", nil).With("textSavedTo", path)
+}
+
+// save writes data as name into the directory, once per name.
+func (s *saver) save(name string, data []byte) (string, error) {
+	if s.taken[strings.ToLower(name)] {
+		return "", errors.New("another file of this reply was saved under that name; it is not replaced")
+	}
+	path, err := files.Save(s.dir, name, data, s.overwrite)
+	if err == nil {
+		s.taken[strings.ToLower(name)] = true
+	}
+	return path, err
+}
+
+// refuse counts a part of the reply that was not written, and says why.
+// The why never quotes a name from the tab: security/files' errors do not.
+func (s *saver) refuse(where, why string) {
+	s.refused++
+	s.log.Warn(fmt.Sprintf("--save: %s was not saved: %s", where, why))
+}
+
+// drop returns o without any member named one of keys.
+func drop(o envelope.Object, keys ...string) envelope.Object {
+	out := make(envelope.Object, 0, len(o))
+	for _, m := range o {
+		if !slices.Contains(keys, m.Key) {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// set returns o with key's value v (raw JSON) in the place of its first
+// member of that name, and no other member of that name: a page's
+// duplicate cannot shadow it (JSON readers keep the last). A nil v drops
+// the member.
+func set(o envelope.Object, key string, v json.RawMessage) envelope.Object {
+	out := make(envelope.Object, 0, len(o)+1)
+	done := false
+	for _, m := range o {
+		if m.Key != key {
+			out = append(out, m)
+			continue
+		}
+		if !done && v != nil {
+			out = append(out, envelope.Member{Key: key, Value: v})
+		}
+		done = true
+	}
+	if !done && v != nil {
+		out = append(out, envelope.Member{Key: key, Value: v})
+	}
+	return out
+}
