@@ -40,6 +40,7 @@ const (
 	ExitOK           = 0
 	ExitNoCredential = 1 // nothing to authenticate a tab with, or an unusable config dir
 	ExitCannotBind   = 2
+	ExitUsage        = 64 // a value that cannot be right, such as a placeholder token
 )
 
 // ExitError carries an exit code with its reason.
@@ -61,6 +62,9 @@ type Config struct {
 	AgentIdle time.Duration // standalone exit after this long without an agent; 0 never
 	Takeover  bool          // a new tab displaces a live one instead of being refused busy
 	Lazy      bool          // listen on nothing until the MCP face asks (wait_for_connection, pair)
+	// Listening, when set, is called with the port each time the bridge
+	// starts listening (the demo prints what to try).
+	Listening func(port int)
 	Token     string        // bootstrap token, from the environment
 	Stdin     io.Reader
 	Stdout    io.Writer
@@ -112,6 +116,18 @@ func Run(ctx context.Context, cfg Config) error {
 	paired, err := store.Paired(cfg.Origin)
 	if err != nil {
 		return &ExitError{Code: ExitNoCredential, Err: err}
+	}
+	if cfg.Token != "" {
+		tok, ok := sites.CleanToken(cfg.Token)
+		if !ok {
+			what := "does not hold a Stitch Slop token (tok_ and 6 to 64 lower-case hex digits)"
+			if strings.ContainsAny(cfg.Token, "<> ") {
+				what = "holds a placeholder, not a token"
+			}
+			return &ExitError{Code: ExitUsage, Err: errors.New("STITCHSLOP_TOKEN " + what + "; nothing was armed"),
+				Hint: "copy the token (tok_…) from the Stitch Slop agent panel into STITCHSLOP_TOKEN, or start with --lazy and give it to the pair tool"}
+		}
+		cfg.Token = tok
 	}
 	if cfg.Token != "" {
 		spent, err := store.Spent(cfg.Token)

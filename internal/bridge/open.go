@@ -227,6 +227,9 @@ func (b *bridge) listen(ports []int) (int, error) {
 
 	log.Info(fmt.Sprintf("listening on 127.0.0.1:%d for %s (pid %d)", port, sess.Origin, sess.PID))
 	log.Info("session file written", "path", session.Path(cfg.ConfigDir, port))
+	if cfg.Listening != nil {
+		cfg.Listening(port)
+	}
 	return port, nil
 }
 
