@@ -65,7 +65,7 @@ type Config struct {
 	// Listening, when set, is called with the port each time the bridge
 	// starts listening (the demo prints what to try).
 	Listening func(port int)
-	Token     string        // bootstrap token, from the environment
+	Token     string // bootstrap token, from the environment
 	Stdin     io.Reader
 	Stdout    io.Writer
 	Log       *slog.Logger
