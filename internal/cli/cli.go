@@ -205,6 +205,9 @@ func Main(ctx context.Context, argv []string, stdin io.Reader, stdout, stderr io
 	if err != nil {
 		return usageError(log, err.Error())
 	}
+	if len(a.pos) > 0 && a.pos[0] == "demo" {
+		return runDemo(ctx, a, dir, log)
+	}
 	if len(a.pos) > 0 {
 		return runVerb(ctx, a, dir, stdin, stdout, log)
 	}
@@ -328,7 +331,7 @@ func runBridge(ctx context.Context, a args, dir string, stdin io.Reader, stdout 
 	if err != nil {
 		return usageError(log, err.Error())
 	}
-	err = bridge.Run(ctx, bridge.Config{
+	return bridgeExit(log, bridge.Run(ctx, bridge.Config{
 		Origin:    o,
 		Ports:     ports,
 		ConfigDir: dir,
@@ -340,7 +343,11 @@ func runBridge(ctx context.Context, a args, dir string, stdin io.Reader, stdout 
 		Stdin:     stdin,
 		Stdout:    stdout,
 		Log:       log,
-	})
+	}))
+}
+
+// bridgeExit reports how a bridge ended and returns its exit code.
+func bridgeExit(log *slog.Logger, err error) int {
 	var ee *bridge.ExitError
 	switch {
 	case err == nil:
