@@ -1,9 +1,12 @@
 // Package demo runs `stitchslop-bridge demo`: a bridge, and on another
 // loopback port an embedded stand-in Stitch Slop tab (static/, plain
 // HTML, JS and CSS) whose origin only this bridge admits. The tab dials
-// 8787..8790 and pairs like the real app, with a one-time token the demo
-// makes and hands to the page over a same-origin request, never in a URL
-// or on a command line. Stopping the demo stops both and removes the
+// the bridge's port first, then the rest of the bridge's list (8787..8790
+// unless --port says otherwise), and pairs like the real app, with a
+// one-time token the demo makes and hands to the page over a same-origin
+// request (/demo/token, answered once the bridge listens), never in a URL
+// or on a command line. The page's Content-Security-Policy lets it open
+// WebSockets to exactly those ports. Stopping the demo stops both and removes the
 // demo's pairing; the spent token's fingerprint stays spent, as every
 // spent token does.
 package demo
@@ -24,6 +27,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync/atomic"
 
 	"github.com/stitchslop/stitchslop-bridge/internal/bridge"
 	"github.com/stitchslop/stitchslop-bridge/internal/pairing"
@@ -38,18 +42,33 @@ var static embed.FS
 // Options are what the command line decided.
 type Options struct {
 	ConfigDir string
-	Ports     []int // the bridge's; nil: 8787..8790
-	Log       *slog.Logger
+	// DefaultConfigDir says ConfigDir is the default (~/.stitchslop), so
+	// the hints leave --config-dir out; when it is false they name it.
+	DefaultConfigDir bool
+	Ports            []int // the bridge's; nil: 8787..8790
+	Log              *slog.Logger
 	// Ready, when set, is called with the page's URL and the bridge's
 	// port once both listen (tests wait on it).
 	Ready func(pageURL string, bridgePort int)
 }
 
-// csp allows the page its own files and the four bridge ports, nothing
-// else.
-const csp = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; " +
-	"connect-src 'self' ws://127.0.0.1:8787 ws://127.0.0.1:8788 ws://127.0.0.1:8789 ws://127.0.0.1:8790; " +
-	"base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+// tokenRetryAfter is what /demo/token asks the page to wait, in seconds,
+// while the bridge is not listening yet (the page retries sooner on its
+// own; the header is for anything else that reads it).
+const tokenRetryAfter = "1"
+
+// csp allows the page its own files, data: images (its renders) and
+// WebSockets to exactly the ports it may dial, nothing else: no inline
+// script or style, no eval, no other site.
+func csp(ports []int) string {
+	var ws strings.Builder
+	for _, p := range ports {
+		ws.WriteString(" ws://127.0.0.1:" + strconv.Itoa(p))
+	}
+	return "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; " +
+		"connect-src 'self'" + ws.String() + "; " +
+		"base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+}
 
 // Run serves the demo until ctx ends.
 func Run(ctx context.Context, o Options) error {
@@ -66,8 +85,13 @@ func Run(ctx context.Context, o Options) error {
 		return err
 	}
 	files, _ := fs.Sub(static, "static")
+	ports := o.Ports
+	if len(ports) == 0 {
+		ports = bridge.DefaultPorts
+	}
+	st := &state{files: files, pagePort: pagePort, token: token, ports: ports}
 	srv := &http.Server{
-		Handler:           pageHandler(files, pagePort, token),
+		Handler:           st,
 		ReadHeaderTimeout: limits.HTTPReadHeaderTimeout,
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}
@@ -86,7 +110,11 @@ func Run(ctx context.Context, o Options) error {
 		bridgeDone <- bridge.Run(ctx, bridge.Config{
 			Origin: site, Ports: o.Ports, ConfigDir: o.ConfigDir, Token: token,
 			Stdin: stdin, Stdout: io.Discard, Log: log,
-			Listening: func(port int) { tell(log, site, port, o.ConfigDir); ready(o, site, port) },
+			Listening: func(port int) {
+				st.listening(port)
+				tell(log, site, port, o)
+				ready(o, site, port)
+			},
 		})
 	}()
 	var runErr error
@@ -110,28 +138,29 @@ func ready(o Options, site string, port int) {
 }
 
 // tell says on stderr what to open and what to try.
-func tell(log *slog.Logger, site string, port int, dir string) {
+func tell(log *slog.Logger, site string, port int, o Options) {
 	exe, err := os.Executable()
 	if err != nil {
 		exe = "stitchslop-bridge"
 	}
-	p := strconv.Itoa(port)
-	at := " --port " + p
-	if dir != "" {
-		at = " --config-dir " + quote(dir) + at
+	dir := ""
+	if !o.DefaultConfigDir && o.ConfigDir != "" {
+		dir = " --config-dir " + quote(o.ConfigDir)
 	}
+	at := dir + " --port " + strconv.Itoa(port)
 	bin := quote(exe)
 	ui.Hint(log, "open "+site+"/ in a browser: a stand-in Stitch Slop tab that attaches to this bridge on its own")
 	ui.Hint(log, "then, from another terminal:")
 	for _, c := range []string{
 		"call scene.describe",
-		`call shape.move '{"id":"s1","dx":60,"dy":0}'`,
+		`call shape.move '{"id":"s2","dx":60,"dy":0}'`,
 		"call scene.render --out demo.png",
+		"call design.export --save .",
 		"status",
 	} {
 		ui.Hint(log, "  "+bin+at+" "+c)
 	}
-	ui.Hint(log, "or from an agent, in a new session: claude mcp add stitchslop-demo -- "+bin+" --lazy --origin "+site)
+	ui.Hint(log, "or from an agent, in a new session: claude mcp add stitchslop-demo -- "+bin+" --lazy --origin "+site+dir)
 	ui.Hint(log, "Ctrl-C stops the demo and removes its pairing")
 }
 
@@ -143,42 +172,94 @@ func quote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
-// pageHandler serves the page's files and its token, to requests that name
+// state is the page server: its files, the demo's token, and the port
+// the bridge listens on once it does.
+type state struct {
+	files      fs.FS
+	pagePort   int
+	token      string
+	ports      []int        // the bridge's port list, which the page may dial
+	bridgePort atomic.Int64 // 0 until the bridge listens
+}
+
+func (s *state) listening(port int) { s.bridgePort.Store(int64(port)) }
+
+// dialOrder is the ports the page dials, in order: the bridge's own first
+// (found at once even when --port pins an unusual one), then the rest of
+// its list, as the real tab walks 8787..8790.
+func (s *state) dialOrder(bridgePort int) []int {
+	out := []int{bridgePort}
+	for _, p := range s.ports {
+		if p != bridgePort {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// ServeHTTP serves the page's files and its token, to requests that name
 // this server as 127.0.0.1 or localhost with its port (a rebinding page is
 // refused, as on the bridge).
-func pageHandler(files fs.FS, port int, token string) http.Handler {
-	fileServer := http.FileServer(http.FS(files))
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		h := w.Header()
-		h.Set("Content-Security-Policy", csp)
-		h.Set("X-Content-Type-Options", "nosniff")
-		h.Set("Cache-Control", "no-store")
-		h.Set("Referrer-Policy", "no-referrer")
-		if !origin.HostAllowed(r.Host, port) {
-			http.Error(w, "host not allowed", http.StatusForbidden)
+func (s *state) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	h := w.Header()
+	h.Set("Content-Security-Policy", csp(s.ports))
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Cache-Control", "no-store")
+	h.Set("Referrer-Policy", "no-referrer")
+	if !origin.HostAllowed(r.Host, s.pagePort) {
+		http.Error(w, "host not allowed", http.StatusForbidden)
+		return
+	}
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		h.Set("Allow", "GET, HEAD")
+		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
+		return
+	}
+	site := "http://127.0.0.1:" + strconv.Itoa(s.pagePort)
+	if r.Host != "127.0.0.1:"+strconv.Itoa(s.pagePort) {
+		// The bridge admits the page's origin as 127.0.0.1 only: the same
+		// page opened as localhost would be refused at the upgrade.
+		if r.URL.Path == "/demo/token" {
+			http.Error(w, "open the page at "+site+"/", http.StatusForbidden)
 			return
 		}
-		if r.Method != http.MethodGet && r.Method != http.MethodHead {
-			http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
-			return
-		}
-		switch r.URL.Path {
-		case "/demo/token":
-			// Only the page's own scripts may read it (a fetch from another
-			// site says so in Sec-Fetch-Site, and CORS keeps the answer from
-			// it anyway).
-			if s := r.Header.Get("Sec-Fetch-Site"); s != "" && s != "same-origin" {
-				http.Error(w, "forbidden", http.StatusForbidden)
-				return
-			}
-			h.Set("Content-Type", "application/json")
-			json.NewEncoder(w).Encode(map[string]string{"token": token})
-		case "/", "/index.html", "/app.js", "/style.css":
-			fileServer.ServeHTTP(w, r)
-		default:
-			http.NotFound(w, r)
-		}
-	})
+		http.Redirect(w, r, site+r.URL.Path, http.StatusTemporaryRedirect)
+		return
+	}
+	switch r.URL.Path {
+	case "/demo/token":
+		s.serveToken(w, r)
+	case "/", "/index.html", "/app.js", "/style.css":
+		http.FileServer(http.FS(s.files)).ServeHTTP(w, r)
+	default:
+		http.NotFound(w, r)
+	}
+}
+
+// serveToken answers the page's own scripts with the one-time token and
+// the ports to dial, once the bridge listens. A fetch from another site
+// says so in Sec-Fetch-Site and is refused (CORS would keep the answer
+// from it anyway); a shell sends no Sec-Fetch-Site and may read it, as it
+// may read the token's fingerprint in pairing.json.
+func (s *state) serveToken(w http.ResponseWriter, r *http.Request) {
+	h := w.Header()
+	if v := r.Header.Get("Sec-Fetch-Site"); v != "" && v != "same-origin" {
+		http.Error(w, "forbidden", http.StatusForbidden)
+		return
+	}
+	h.Set("Content-Type", "application/json")
+	port := int(s.bridgePort.Load())
+	if port == 0 {
+		h.Set("Retry-After", tokenRetryAfter)
+		w.WriteHeader(http.StatusServiceUnavailable)
+		json.NewEncoder(w).Encode(map[string]string{"error": "starting", "message": "the demo's bridge is not listening yet"})
+		return
+	}
+	json.NewEncoder(w).Encode(struct {
+		Token string `json:"token"`
+		Port  int    `json:"port"`
+		Ports []int  `json:"ports"`
+	}{s.token, port, s.dialOrder(port)})
 }
 
 // newToken makes the demo's one-time token.
