@@ -20,7 +20,9 @@ import (
 
 	"github.com/stitchslop/stitchslop-bridge/internal/bridge"
 	"github.com/stitchslop/stitchslop-bridge/internal/client"
+	"github.com/stitchslop/stitchslop-bridge/internal/envelope"
 	"github.com/stitchslop/stitchslop-bridge/internal/paths"
+	"github.com/stitchslop/stitchslop-bridge/internal/sites"
 	"github.com/stitchslop/stitchslop-bridge/internal/ui"
 	"github.com/stitchslop/stitchslop-bridge/internal/version"
 	"github.com/stitchslop/stitchslop-bridge/security/envtoken"
@@ -35,100 +37,21 @@ const (
 	DefaultIdleMinutes      = 30 // protocol.md §2.7
 )
 
-const usage = `usage:
-  stitchslop-bridge --origin URL [--port N[,N...]] [--config-dir DIR] [--idle-minutes M] [--agent-idle-minutes M] [--takeover] [--lazy]
-  stitchslop-bridge [--port N] [--config-dir DIR] status | tools | wait [SECONDS] | call COMMAND [JSON-ARGS] [--file KEY=PATH]... [--file-text KEY=PATH]...
-                    [--out FILE] [--save DIR [--text-file NAME]] [--overwrite] [--timeout SECONDS] [--raw]
-  stitchslop-bridge [--port N] [--config-dir DIR] pair [-] [--origin URL]
-  stitchslop-bridge [--port N] [--config-dir DIR] listen [--owner PID]
-  stitchslop-bridge [--config-dir DIR] unpair ORIGIN | unpair --all
-  stitchslop-bridge --version
-
-The first form runs the bridge: the Stitch Slop tab at URL dials it on
-127.0.0.1 (first free of 8787-8790, or --port), and an MCP client may drive it
-on stdin/stdout. The one-time token comes from the STITCHSLOP_TOKEN
-environment variable, never from a flag; once paired, none is needed.
-
-The second form drives a bridge that is already running, from any shell.
-It prints one JSON document on stdout and exits 0 only when it says ok:true;
-1 for a refusal or a failed command, 3 when no bridge is running (or several
-are and --port does not say which), 64 for a usage error. A bridge that
-does not answer in time is a failure (1): in 15 s for status and tools;
-for wait and call, in their own time plus 10 s.
-
-call moves files by path, so their bytes never pass through the caller.
---file and --file-text put a file into the command's arguments: only
-images (known by their bytes) and design files of at most 14 MB, never a
-hidden one; if one is refused, nothing is sent. --save writes the files of
-the reply into DIR under their bare names, never a path, a hidden name or
-a script, and exits 1 if any was refused. Neither --out nor --save
-replaces a file that exists unless --overwrite is given.
-
-pair gives a running bridge a one-time token from the Stitch Slop agent
-panel, for the tab of the site --origin names (default: the one the bridge
-was started for; a Stitch Slop site or one on localhost). The token comes
-from STITCHSLOP_TOKEN, or from the first line of stdin with "-" or without
-the variable; never from the command line. The tab, which keeps dialling,
-pairs with it within seconds; a tab that is paired already does not need
-it, and it stays unspent.
-
-listen prints what the user says to the tab, a JSON line each
-({"heard","atMs","selection"}), and events ({"event":"connected",
-"disconnected", "voice-on", "voice-off" or "unavailable"}), asking the tab's
-voice.listen again and again and waiting while no tab is attached. It ends
-with exit 0 when the process --owner names (default: the bridge) is gone,
-and with exit 1 when the tab refuses.
-
-unpair revokes: it removes the stored pairing secrets of ORIGIN, or of every
-site with --all, from pairing.json, and keeps every spent token spent. It
-needs no running bridge. A bridge already serving that site keeps its tab
-until the tab disconnects; the tab's next handshake with the removed secret
-is refused. It prints one JSON document too, with the same exit codes.
-
-Flags:
-  --origin URL              the site to serve (default $STITCHSLOP_ORIGIN, then https://www.stitchslop.com); another allowed
-                            site (a Stitch Slop site, or localhost on any port) is admitted only once it is paired or given a token;
-                            with pair: the site of the tab the token is for
-  --lazy                    listen on nothing, and need no token or pairing, until an MCP client calls wait_for_connection or pair
-  --port N[,N...]           the bridge: the ports to try, in order, instead of 8787-8790;
-                            a shell verb: the one bridge to drive
-  --idle-minutes M          exit after M minutes if no tab ever attached and no MCP client owns the bridge (default 30; fractions allowed; 0 never)
-  --takeover                a new tab displaces the attached one (which is told so) instead of being refused as busy
-  --config-dir DIR          where pairings and session files live (default ~/.stitchslop)
-  --agent-idle-minutes M    run standalone: exit after M minutes with no agent (default 120; fractions allowed; 0 never)
-  --exit-when-unused M      the same as --agent-idle-minutes
-  --out FILE                with call: write the reply's image to FILE
-  --file KEY=PATH           with call: put the file at PATH, as a data URL, into the argument KEY (a.b.c for a nested one)
-  --file-text KEY=PATH      with call: put the file's UTF-8 text (.svg .dxf .stitchslop .json) into KEY; up to 4 files in all
-  --save DIR                with call: write each of the reply's files into DIR, an existing folder, under its own name
-  --text-file NAME          with --save: write the reply's text there as NAME too
-  --overwrite               with --out or --save: replace a file that exists
-  --timeout SECONDS         with call: how long the tab may take to answer (default 60; 1 to 600; fractions allowed)
-  --raw                     with call: print the reply whole; without it, a string over 100,000 characters
-                            or a data URL over 2,048 is replaced by a note saying what was there
-  --all                     with unpair: remove the pairings of every site
-  --owner PID               with listen: stop when this process is gone (default: the bridge)
-  --version                 print the version and wire protocol, and exit
-`
-
-// flagSpec says whether a flag takes a value.
-var flagSpec = map[string]bool{
-	"origin": true, "port": true, "config-dir": true, "agent-idle-minutes": true,
-	"exit-when-unused": true, "out": true, "timeout": true, "version": false, "help": false, "h": false,
-	"all": false, "idle-minutes": true, "takeover": false, "raw": false, "lazy": false, "owner": true,
-	"file": true, "file-text": true, "save": true, "text-file": true, "overwrite": false,
-}
-
-// repeatable are the flags that may be given more than once; their values
-// are kept in args.list, in order.
-var repeatable = map[string]bool{"file": true, "file-text": true}
-
-// callFlags go with the call verb alone.
-var callFlags = []string{"out", "timeout", "raw", "file", "file-text", "save", "text-file", "overwrite"}
+// callFlags go with the call verb alone (verbs.go refuses them elsewhere).
+var callFlags = func() []string {
+	var names []string
+	for _, f := range lookup("call").Flags {
+		if len(owners(f.Name)) == 1 {
+			names = append(names, f.Name)
+		}
+	}
+	return names
+}()
 
 type args struct {
 	flags map[string]string // the last value of each flag given
 	list  []flagValue       // every value of the repeatable flags, in order
+	order []string          // the flags given, in order, each once
 	pos   []string
 }
 
@@ -165,6 +88,9 @@ func parse(argv []string) (args, error) {
 		case !takes && hasVal:
 			return a, fmt.Errorf("flag --%s takes no value", name)
 		}
+		if _, seen := a.flags[name]; !seen {
+			a.order = append(a.order, name)
+		}
 		a.flags[name] = val
 		if repeatable[name] {
 			a.list = append(a.list, flagValue{name, val})
@@ -191,33 +117,191 @@ func Main(ctx context.Context, argv []string, stdin io.Reader, stdout, stderr io
 	}
 	a, err := parse(argv)
 	if err != nil {
-		return usageError(log, err.Error())
+		return mistake(log, stdout, lookup(guessVerb(argv)), a, err.Error(), "")
 	}
 	if a.has("help") || a.has("h") {
-		fmt.Fprint(stdout, usage)
-		return 0
+		return runHelp(log, stdout, a.pos)
 	}
 	if a.has("version") {
 		fmt.Fprintln(stdout, version.Line())
 		return 0
 	}
+	c := commands[0]
+	if len(a.pos) > 0 {
+		if c = lookup(a.pos[0]); c == nil || c.Name == "" {
+			return unknownVerb(log, stdout, a.pos[0])
+		}
+	}
+	if msg, hint, ok := checkFlags(c, a); !ok {
+		return mistake(log, stdout, c, a, msg, hint)
+	}
 	dir, err := configDir(a)
 	if err != nil {
-		return usageError(log, err.Error())
+		return mistake(log, stdout, c, a, err.Error(), "")
 	}
-	if len(a.pos) > 0 && a.pos[0] == "demo" {
+	ctx = withStderr(ctx, stderr)
+	switch c.Name {
+	case "":
+		return runBridge(ctx, a, dir, stdin, stdout, log)
+	case "demo":
 		return runDemo(ctx, a, dir, log)
+	case "help":
+		return helpTopic(log, stdout, a.pos[1:])
+	case "version":
+		if len(a.pos) > 1 {
+			return mistake(log, stdout, c, a, "version takes no arguments", "")
+		}
+		fmt.Fprintln(stdout, version.Line())
+		return 0
+	case "completion":
+		return runCompletion(log, stdout, c, a)
+	case "man":
+		if len(a.pos) > 1 {
+			return mistake(log, stdout, c, a, "man takes no arguments", "")
+		}
+		io.WriteString(stdout, manPage())
+		return 0
 	}
-	if len(a.pos) > 0 {
-		return runVerb(ctx, a, dir, stdin, stdout, log)
-	}
-	return runBridge(ctx, a, dir, stdin, stdout, log)
+	return runVerb(ctx, a, dir, stdin, stdout, log)
 }
 
+// usageError reports a mistake on the bridge's command line.
 func usageError(log *slog.Logger, msg string) int {
+	return mistake(log, io.Discard, commands[0], args{}, msg, "")
+}
+
+// mistake reports a usage error: the error and its hints on stderr, and,
+// for a verb that always prints a JSON document (or was asked to with
+// --json), a usage envelope on stdout. c may be nil when the command line
+// names no command.
+func mistake(log *slog.Logger, stdout io.Writer, c *command, a args, msg, hint string) int {
 	log.Error(msg)
-	ui.Hint(log, "see stitchslop-bridge --help")
+	if hint != "" {
+		ui.Hint(log, hint)
+	}
+	if c == nil {
+		c = commands[0]
+	}
+	ui.Hint(log, "see "+c.helpRef())
+	if c.JSON || (c.jsonFlag && a.has("json")) {
+		stdout.Write(append(envelope.Bridge("usage", msg), '\n'))
+	}
 	return client.ExitUsage
+}
+
+// guessVerb is the verb a command line that does not parse names, if any:
+// its first word that is not a flag or a flag's value.
+func guessVerb(argv []string) string {
+	for i := 0; i < len(argv); i++ {
+		s := argv[i]
+		if s == "--" || s == "-" {
+			return ""
+		}
+		if !strings.HasPrefix(s, "-") {
+			return s
+		}
+		name, _, hasVal := strings.Cut(strings.TrimLeft(s, "-"), "=")
+		if flagSpec[name] && !hasVal {
+			i++
+		}
+	}
+	return ""
+}
+
+// unknownVerb refuses a first word that names no verb. A word that looks
+// like a token is not repeated: the command line is no place for it.
+func unknownVerb(log *slog.Logger, stdout io.Writer, word string) int {
+	msg := fmt.Sprintf("unknown verb %q", origin.Clip(word))
+	hint := ""
+	if _, ok := sites.CleanToken(word); ok || strings.HasPrefix(word, "tok_") {
+		msg = "unknown verb: that looks like a token, and a token never goes on the command line, which every process can read through ps"
+		hint = "put it in " + envtoken.Var + ", or pipe it to `stitchslop-bridge pair -`"
+	} else if s := suggest(word); s != "" {
+		hint = "did you mean " + s + "?"
+	}
+	log.Error(msg)
+	if hint != "" {
+		ui.Hint(log, hint)
+	}
+	ui.Hint(log, "the verbs are "+joinAnd(verbNames())+"; see stitchslop-bridge help")
+	// A verb's caller expects one JSON document, whichever verb it meant.
+	stdout.Write(append(envelope.Bridge("usage", msg), '\n'))
+	return client.ExitUsage
+}
+
+// suggest is the verb word was most likely meant to be: one it begins, or
+// one within two edits of it.
+func suggest(word string) string {
+	if word == "" {
+		return ""
+	}
+	best, bestD := "", 3
+	for _, v := range verbNames() {
+		if strings.HasPrefix(v, word) {
+			return v
+		}
+		if d := editDistance(word, v); d < bestD {
+			best, bestD = v, d
+		}
+	}
+	return best
+}
+
+// editDistance is the Levenshtein distance of a and b, bytes counted.
+func editDistance(a, b string) int {
+	if len(a) > 64 {
+		return len(a) // no verb is near a long word; and it bounds the work
+	}
+	prev := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur := make([]int, len(b)+1)
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev = cur
+	}
+	return prev[len(b)]
+}
+
+// runHelp is --help and -h: the help of the verb pos names (help VERB
+// --help is VERB's too), or the overview.
+func runHelp(log *slog.Logger, stdout io.Writer, pos []string) int {
+	switch {
+	case len(pos) == 0:
+		return helpTopic(log, stdout, nil)
+	case pos[0] == "help" && len(pos) > 1:
+		return helpTopic(log, stdout, pos[1:])
+	}
+	// VERB [ARGS] --help: the verb's help, whatever the arguments.
+	return helpTopic(log, stdout, pos[:1])
+}
+
+// helpTopic is `help [VERB]`; `help all` prints every verb's help.
+func helpTopic(log *slog.Logger, stdout io.Writer, topic []string) int {
+	switch {
+	case len(topic) == 0:
+		io.WriteString(stdout, overview())
+		return 0
+	case len(topic) > 1:
+		return mistake(log, stdout, lookup("help"), args{}, "help takes one VERB", "")
+	case topic[0] == "all":
+		io.WriteString(stdout, reference())
+		return 0
+	}
+	c := lookup(topic[0])
+	if c == nil || c.Name == "" {
+		return unknownVerb(log, io.Discard, topic[0])
+	}
+	io.WriteString(stdout, helpFor(c))
+	return 0
 }
 
 func configDir(a args) (string, error) {
@@ -290,17 +374,6 @@ func minutesFlag(a args, name string, def float64) (time.Duration, error) {
 }
 
 func runBridge(ctx context.Context, a args, dir string, stdin io.Reader, stdout io.Writer, log *slog.Logger) int {
-	for _, f := range callFlags {
-		if a.has(f) {
-			return usageError(log, "--"+f+" goes with the call verb")
-		}
-	}
-	if a.has("all") {
-		return usageError(log, "--all goes with the unpair verb")
-	}
-	if a.has("owner") {
-		return usageError(log, "--owner goes with the listen verb")
-	}
 	ports, err := portsFlag(a)
 	if err != nil {
 		return usageError(log, err.Error())

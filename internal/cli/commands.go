@@ -1,0 +1,456 @@
+package cli
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/stitchslop/stitchslop-bridge/internal/client"
+)
+
+// The one definition of the command line. The parser's flag table, the
+// check of which flag goes with which verb, --help, `help VERB`, the man
+// page and the shell completions are all made from commands; a flag or a
+// verb added here is parsed, checked, documented and completed.
+
+// flagDef is one flag of one command.
+type flagDef struct {
+	Name   string // without the dashes
+	Value  string // the value's name in help, e.g. "N[,N...]"; "" for a switch
+	Help   string
+	Repeat bool     // may be given more than once
+	Files  string   // what a shell completes its value with: "dir", "file" or ""
+	Values []string // or the fixed words it takes
+}
+
+// exitDef is one exit status of a command.
+type exitDef struct {
+	Code    int
+	Meaning string
+}
+
+// command is one form of the command line: the bridge (Name ""), or a verb.
+type command struct {
+	Name     string
+	Synopsis []string // each after "stitchslop-bridge "
+	Summary  string   // one line, lowercase, no period
+	Long     string   // paragraphs, wrapped at 76 columns
+	Flags    []flagDef
+	Args     []string // fixed words a shell completes the arguments with
+	ArgHelp  string   // what the arguments are, for completions: "VERB", "SHELL"
+	Exits    []exitDef
+	// JSON says the verb always prints one JSON document on stdout, a
+	// usage error included; jsonFlag that it does when --json is given.
+	JSON, jsonFlag bool
+	// FlagHints add a hint when a flag is refused with this command.
+	FlagHints map[string]string
+}
+
+// Flags shared by several commands; a command may reword the help.
+var (
+	fPort = flagDef{Name: "port", Value: "N",
+		Help: "the one bridge to drive, when several run (default: the only one)"}
+	fConfigDir = flagDef{Name: "config-dir", Value: "DIR", Files: "dir",
+		Help: "where pairings and session files live (default ~/.stitchslop)"}
+	fJSON = flagDef{Name: "json", Help: "print the result as one JSON document on stdout"}
+)
+
+func (f flagDef) with(help string) flagDef { f.Help = help; return f }
+
+// Exit statuses shared by several commands.
+var (
+	exitsVerb = []exitDef{
+		{client.ExitOK, "the reply says ok:true"},
+		{client.ExitFailed, "a refusal, a failed command, or a bridge that did not answer in time"},
+		{client.ExitNoBridge, "no bridge is running, its session file is stale, or several run and --port does not say which"},
+		{client.ExitUsage, "a usage error"},
+	}
+	exitsLocal = []exitDef{{0, "success"}, {client.ExitUsage, "a usage error"}}
+)
+
+// Positional words a shell completes.
+var (
+	setupClients = []string{"claude", "codex", "cursor", "vscode", "claude-desktop", "all"}
+	shells       = []string{"bash", "zsh", "fish", "powershell"}
+)
+
+// commands are in the order help lists them.
+var commands = []*command{
+	{
+		Name: "",
+		Synopsis: []string{
+			"[--origin URL] [--port N[,N...]] [--config-dir DIR] [--idle-minutes M] [--agent-idle-minutes M] [--takeover] [--lazy]",
+		},
+		Summary: "run the bridge: the tab dials it, an MCP client drives it on stdin/stdout",
+		Long: `With no verb, stitchslop-bridge runs the bridge: the Stitch Slop tab at
+--origin dials it on 127.0.0.1 (the first free of 8787-8790, or --port),
+and an MCP client may drive it on stdin/stdout. The one-time token comes
+from the STITCHSLOP_TOKEN environment variable, never from a flag; once
+the site is paired, none is needed.`,
+		Flags: []flagDef{
+			{Name: "origin", Value: "URL", Help: "the site to serve (default $STITCHSLOP_ORIGIN, then https://www.stitchslop.com); another allowed site (a Stitch Slop site, or localhost on any port) is admitted only once it is paired or given a token"},
+			{Name: "port", Value: "N[,N...]", Help: "the ports to try, in order, instead of 8787-8790"},
+			fConfigDir,
+			{Name: "idle-minutes", Value: "M", Help: "exit after M minutes if no tab ever attached and no MCP client owns the bridge (default 30; fractions allowed; 0 never)"},
+			{Name: "agent-idle-minutes", Value: "M", Help: "run standalone: exit after M minutes with no agent (default 120; fractions allowed; 0 never)"},
+			{Name: "exit-when-unused", Value: "M", Help: "the same as --agent-idle-minutes"},
+			{Name: "takeover", Help: "a new tab displaces the attached one (which is told so) instead of being refused as busy"},
+			{Name: "lazy", Help: "listen on nothing, and need no token or pairing, until an MCP client calls wait_for_connection or pair"},
+		},
+		Exits: []exitDef{
+			{0, "the bridge stopped: its MCP client left, it was idle, or a signal"},
+			{1, "it could not start: no token and no pairing for the site, every port busy, or another error"},
+			{client.ExitUsage, "a usage error, or a STITCHSLOP_TOKEN that cannot be a token"},
+		},
+	},
+	{
+		Name:     "demo",
+		Synopsis: []string{"demo [--port N[,N...]] [--config-dir DIR]"},
+		Summary:  "run a bridge and a stand-in tab to try it without a Stitch Slop account",
+		Long: `demo runs a bridge and serves, on another loopback port, a stand-in tab
+that pairs with it, so the shell verbs and an MCP client can be tried
+without the site. It runs until Ctrl-C.`,
+		Flags: []flagDef{
+			{Name: "port", Value: "N[,N...]", Help: "the ports the bridge tries, in order, instead of 8787-8790"},
+			fConfigDir,
+		},
+		Exits: []exitDef{{0, "stopped by a signal"}, {1, "it could not start"}, {client.ExitUsage, "a usage error"}},
+	},
+	{
+		Name:     "status",
+		Synopsis: []string{"status [--port N] [--config-dir DIR]"},
+		Summary:  "say whether a bridge runs and a tab is attached",
+		Long: `status asks the running bridge what it serves and whether a tab is
+attached, and prints its answer as one JSON document. The bridge must
+answer within 15 s.`,
+		Flags: []flagDef{fPort, fConfigDir},
+		Exits: exitsVerb,
+		JSON:  true,
+	},
+	{
+		Name:     "tools",
+		Synopsis: []string{"tools [--port N] [--config-dir DIR]"},
+		Summary:  "list the commands the attached tab offers",
+		Long: `tools prints the commands the attached tab offers, with their argument
+schemas, as one JSON document. The bridge must answer within 15 s.`,
+		Flags: []flagDef{fPort, fConfigDir},
+		Exits: exitsVerb,
+		JSON:  true,
+	},
+	{
+		Name:     "wait",
+		Synopsis: []string{"wait [SECONDS] [--port N] [--config-dir DIR]"},
+		Summary:  "wait until a tab is attached",
+		Long: `wait returns as soon as a tab is attached, or after SECONDS (default 120;
+the bridge waits at most 600), with ok:false and error "timeout". The
+bridge gets SECONDS plus 10 s to answer. On a terminal, stderr counts
+the seconds.`,
+		Flags: []flagDef{fPort, fConfigDir},
+		Exits: exitsVerb,
+		JSON:  true,
+	},
+	{
+		Name: "call",
+		Synopsis: []string{
+			"call COMMAND [JSON-ARGS] [--file KEY=PATH]... [--file-text KEY=PATH]... [--out FILE] [--save DIR [--text-file NAME]] [--overwrite] [--timeout SECONDS] [--raw] [--port N] [--config-dir DIR]",
+		},
+		Summary: "run one of the tab's commands and print its reply",
+		Long: `call runs COMMAND in the attached tab with JSON-ARGS, a JSON object
+(default {}), and prints the tab's reply as one JSON document. The bridge
+gets the command's own time (--timeout, default 60 s) plus 10 s to
+answer. On a terminal, stderr counts the seconds.
+
+call moves files by path, so their bytes never pass through the caller.
+--file and --file-text put a file into the command's arguments: only
+images (known by their bytes) and design files of at most 14 MB, never a
+hidden one; if one is refused, nothing is sent. --save writes the files
+of the reply into DIR under their bare names, never a path, a hidden name
+or a script, and exits 1 if any was refused. Neither --out nor --save
+replaces a file that exists unless --overwrite is given.`,
+		Flags: []flagDef{
+			{Name: "file", Value: "KEY=PATH", Repeat: true, Files: "file", Help: "put the file at PATH, as a data URL, into the argument KEY (a.b.c for a nested one)"},
+			{Name: "file-text", Value: "KEY=PATH", Repeat: true, Files: "file", Help: "put the file's UTF-8 text (.svg .dxf .stitchslop .json) into KEY; up to 4 files in all"},
+			{Name: "out", Value: "FILE", Files: "file", Help: "write the reply's image to FILE"},
+			{Name: "save", Value: "DIR", Files: "dir", Help: "write each of the reply's files into DIR, an existing folder, under its own name"},
+			{Name: "text-file", Value: "NAME", Help: "with --save: write the reply's text there as NAME too"},
+			{Name: "overwrite", Help: "with --out or --save: replace a file that exists"},
+			{Name: "timeout", Value: "SECONDS", Help: "how long the tab may take to answer (default 60; 1 to 600; fractions allowed)"},
+			{Name: "raw", Help: "print the reply whole; without it, a string over 100,000 characters or a data URL over 2,048 is replaced by a note saying what was there"},
+			fPort, fConfigDir,
+		},
+		Exits: exitsVerb,
+		JSON:  true,
+	},
+	{
+		Name:     "pair",
+		Synopsis: []string{"pair [-] [--origin URL] [--port N] [--config-dir DIR]"},
+		Summary:  "give a running bridge a one-time token from the agent panel",
+		Long: `pair gives a running bridge a one-time token from the Stitch Slop agent
+panel, for the tab of the site --origin names (default: the one the bridge
+was started for; a Stitch Slop site or one on localhost). The token comes
+from STITCHSLOP_TOKEN, or from the first line of stdin with "-" or without
+the variable; never from the command line. The tab, which keeps dialling,
+pairs with it within seconds; a tab that is paired already does not need
+it, and it stays unspent.`,
+		Flags: []flagDef{
+			{Name: "origin", Value: "URL", Help: "the site of the tab the token is for (default: the bridge's own)"},
+			fPort, fConfigDir,
+		},
+		Exits: exitsVerb,
+		JSON:  true,
+	},
+	{
+		Name:     "listen",
+		Synopsis: []string{"listen [--owner PID] [--port N] [--config-dir DIR]"},
+		Summary:  "print what the user says to the tab, a JSON line each",
+		Long: `listen prints what the user says to the tab, a JSON line each
+({"heard","atMs","selection"}), and events ({"event":"connected",
+"disconnected", "voice-on", "voice-off" or "unavailable"}), asking the
+tab's voice.listen again and again and waiting while no tab is attached.
+It ends with exit 0 when the process --owner names (default: the bridge)
+is gone, and with exit 1 when the tab refuses.`,
+		Flags: []flagDef{
+			{Name: "owner", Value: "PID", Help: "stop when this process is gone (default: the bridge)"},
+			fPort, fConfigDir,
+		},
+		Exits: []exitDef{
+			{0, "the owner is gone, or a signal"},
+			{1, "the tab refused to listen"},
+			{client.ExitNoBridge, "no bridge is running, or several run and --port does not say which"},
+			{client.ExitUsage, "a usage error"},
+		},
+		JSON: true,
+	},
+	{
+		Name:     "unpair",
+		Synopsis: []string{"unpair ORIGIN [--config-dir DIR]", "unpair --all [--config-dir DIR]"},
+		Summary:  "remove the stored pairings of a site, or of every site",
+		Long: `unpair revokes: it removes the stored pairing secrets of ORIGIN, or of
+every site with --all, from pairing.json, and keeps every spent token
+spent. It needs no running bridge. A bridge already serving that site
+keeps its tab until the tab disconnects; the tab's next handshake with
+the removed secret is refused. It prints one JSON document.`,
+		Flags: []flagDef{
+			{Name: "all", Help: "remove the pairings of every site"},
+			fConfigDir,
+		},
+		Exits: []exitDef{
+			{0, "done, or nothing to remove"},
+			{1, "pairing.json could not be read or written; nothing was removed"},
+			{client.ExitUsage, "a usage error"},
+		},
+		JSON:      true,
+		FlagHints: map[string]string{"origin": "give the site as its argument: unpair https://www.stitchslop.com"},
+	},
+	{
+		Name:     "setup",
+		Synopsis: []string{"setup [claude|codex|cursor|vscode|claude-desktop|all]... [--shell posix|powershell|cmd] [--origin URL] [--json]"},
+		Summary:  "print how to add the bridge to an agent's MCP configuration",
+		Long: `setup prints, for each agent named (default: all), the command or the
+configuration that makes it start this bridge as an MCP server, with the
+path of this binary. It changes nothing itself. The text goes to stderr;
+with --json, one JSON document goes to stdout instead.`,
+		Flags: []flagDef{
+			{Name: "shell", Value: "SHELL", Values: []string{"posix", "powershell", "cmd"}, Help: "the shell the printed commands are for (default: this system's)"},
+			{Name: "origin", Value: "URL", Help: "the site the configured bridge serves (default https://www.stitchslop.com)"},
+			fJSON,
+		},
+		Args:     setupClients,
+		ArgHelp:  "CLIENT",
+		Exits:    exitsLocal,
+		jsonFlag: true,
+	},
+	{
+		Name:     "doctor",
+		Synopsis: []string{"doctor [--port N[,N...]] [--config-dir DIR] [--json]"},
+		Summary:  "check the config directory, the session files and the ports",
+		Long: `doctor checks what the bridge needs: the config directory and its
+permissions, pairing.json, the session files of running bridges and
+whether they answer, and the ports the tab dials. It prints a finding a
+line on stderr; with --json, one JSON document on stdout instead.`,
+		Flags: []flagDef{
+			{Name: "port", Value: "N[,N...]", Help: "the ports to check, instead of 8787-8790"},
+			fConfigDir, fJSON,
+		},
+		Exits:    []exitDef{{0, "healthy"}, {1, "something needs fixing"}, {client.ExitUsage, "a usage error"}},
+		jsonFlag: true,
+	},
+	{
+		Name:     "help",
+		Synopsis: []string{"help [VERB]"},
+		Summary:  "print the help of stitchslop-bridge, or of one verb",
+		Long:     `help prints the overview, or with VERB that verb's help, on stdout. VERB --help does the same.`,
+		ArgHelp:  "VERB",
+		Exits:    exitsLocal,
+	},
+	{
+		Name:     "version",
+		Synopsis: []string{"version", "--version"},
+		Summary:  "print the version and wire protocol",
+		Long:     `version prints one line: the version, the wire protocol, the Go version, the platform and, when known, the commit.`,
+		Exits:    exitsLocal,
+	},
+	{
+		Name:     "completion",
+		Synopsis: []string{"completion bash|zsh|fish|powershell"},
+		Summary:  "print a shell completion script",
+		Long: `completion prints the completion script of a shell on stdout. For bash:
+source <(stitchslop-bridge completion bash); for zsh, write it as
+_stitchslop-bridge into a directory of $fpath; for fish, into
+~/.config/fish/completions/stitchslop-bridge.fish; for PowerShell, add
+stitchslop-bridge completion powershell | Out-String | Invoke-Expression
+to $PROFILE.`,
+		Args:    shells,
+		ArgHelp: "SHELL",
+		Exits:   exitsLocal,
+	},
+	{
+		Name:     "man",
+		Synopsis: []string{"man"},
+		Summary:  "print the manual page (roff) on stdout",
+		Long:     `man prints the manual page, section 1, in roff: stitchslop-bridge man | man -l -`,
+		Exits:    exitsLocal,
+	},
+}
+
+// globalFlags go with every command: they print something and exit.
+var globalFlags = []flagDef{
+	{Name: "help", Help: "print this help and exit"},
+	{Name: "h", Help: "the same as --help"},
+	{Name: "version", Help: "print the version and exit"},
+}
+
+// lookup returns the command named name, or nil.
+func lookup(name string) *command {
+	for _, c := range commands {
+		if c.Name == name {
+			return c
+		}
+	}
+	return nil
+}
+
+// flag returns c's flag named name.
+func (c *command) flag(name string) (flagDef, bool) {
+	for _, f := range c.Flags {
+		if f.Name == name {
+			return f, true
+		}
+	}
+	return flagDef{}, false
+}
+
+// title is how messages name c.
+func (c *command) title() string {
+	if c.Name == "" {
+		return "starting the bridge"
+	}
+	return c.Name
+}
+
+// helpRef is the command that prints c's help.
+func (c *command) helpRef() string {
+	if c.Name == "" {
+		return "stitchslop-bridge --help"
+	}
+	return "stitchslop-bridge " + c.Name + " --help"
+}
+
+// verbNames lists the verbs, the bridge left out.
+func verbNames() []string {
+	var names []string
+	for _, c := range commands[1:] {
+		names = append(names, c.Name)
+	}
+	return names
+}
+
+// flagSpec says whether each flag takes a value, and repeatable which may
+// be given more than once: the union over commands (TestFlagsAgree holds
+// that no two commands disagree).
+var flagSpec, repeatable = func() (map[string]bool, map[string]bool) {
+	spec, rep := map[string]bool{}, map[string]bool{}
+	for _, f := range globalFlags {
+		spec[f.Name] = false
+	}
+	for _, c := range commands {
+		for _, f := range c.Flags {
+			spec[f.Name] = f.Value != ""
+			if f.Repeat {
+				rep[f.Name] = true
+			}
+		}
+	}
+	return spec, rep
+}()
+
+// owners lists the commands that take flag name.
+func owners(name string) []*command {
+	var cs []*command
+	for _, c := range commands {
+		if _, ok := c.flag(name); ok {
+			cs = append(cs, c)
+		}
+	}
+	return cs
+}
+
+// refuseFlag says why flag name does not go with c, and what to do instead.
+// The wording names where the flag does go: "--out goes with call, not with
+// status"; "--all goes with the unpair verb" when starting the bridge.
+func refuseFlag(c *command, name string) (msg, hint string) {
+	own := owners(name)
+	var names []string
+	for _, o := range own {
+		if c.Name == "" {
+			names = append(names, o.Name)
+		} else {
+			names = append(names, o.title())
+		}
+	}
+	hint = c.FlagHints[name]
+	switch {
+	case c.Name == "" && len(names) == 1:
+		return fmt.Sprintf("--%s goes with the %s verb", name, names[0]), hint
+	case c.Name == "" && len(names) <= 3:
+		return fmt.Sprintf("--%s goes with the %s verbs", name, joinAnd(names)), hint
+	case len(names) >= 1 && len(names) <= 3:
+		return fmt.Sprintf("--%s goes with %s, not with %s", name, joinAnd(names), c.title()), hint
+	}
+	return fmt.Sprintf("--%s does not go with %s; %s", name, c.title(), c.takes()), hint
+}
+
+// takes says which flags c takes: "it takes --port and --config-dir".
+func (c *command) takes() string {
+	if len(c.Flags) == 0 {
+		return "it takes no flags"
+	}
+	var fs []string
+	for _, f := range c.Flags {
+		fs = append(fs, "--"+f.Name)
+	}
+	return "it takes " + joinAnd(fs)
+}
+
+// joinAnd joins words as a sentence does: "a", "a and b", "a, b and c".
+func joinAnd(words []string) string {
+	if len(words) <= 1 {
+		return strings.Join(words, "")
+	}
+	return strings.Join(words[:len(words)-1], ", ") + " and " + words[len(words)-1]
+}
+
+// checkFlags refuses the first flag given (in command-line order) that c
+// does not take.
+func checkFlags(c *command, a args) (msg, hint string, ok bool) {
+	for _, name := range a.order {
+		if slices.ContainsFunc(globalFlags, func(f flagDef) bool { return f.Name == name }) {
+			continue
+		}
+		if _, takes := c.flag(name); !takes {
+			msg, hint = refuseFlag(c, name)
+			return msg, hint, false
+		}
+	}
+	return "", "", true
+}
