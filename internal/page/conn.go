@@ -32,6 +32,7 @@ type conn struct {
 	send     chan []byte
 	pong     chan []byte // the answer to the page's latest ping
 	done     chan struct{}
+	finished chan struct{} // closed when the writer has sent its close frame and closed the socket
 	once     sync.Once
 	lastSeen atomic.Int64 // unix nanoseconds of the last frame or pong
 	why      atomic.Value // string: why the connection ended
@@ -40,7 +41,7 @@ type conn struct {
 }
 
 func newConn(ws *websocket.Conn, t Timings) *conn {
-	c := &conn{ws: ws, t: t, send: make(chan []byte, sendQueue), pong: make(chan []byte, 1), done: make(chan struct{})}
+	c := &conn{ws: ws, t: t, send: make(chan []byte, sendQueue), pong: make(chan []byte, 1), done: make(chan struct{}), finished: make(chan struct{})}
 	c.heard()
 	ws.SetPongHandler(func(string) error { c.heard(); return nil })
 	// gorilla's own handlers would write to the socket from the reader;
@@ -140,6 +141,7 @@ func (c *conn) writeLoop() {
 		nc.SetWriteDeadline(time.Now().Add(time.Second))
 		w.Flush()
 		c.ws.Close()
+		close(c.finished)
 	}()
 	for {
 		var err error

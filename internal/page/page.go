@@ -13,7 +13,6 @@ import (
 	"net/http"
 	"strconv"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/gorilla/websocket"
@@ -73,9 +72,15 @@ type Server struct {
 	// tool named like one of them is dropped, never listed (T8).
 	Reserved []string
 
-	unauth   atomic.Int32
 	upgrader websocket.Upgrader
 	once     sync.Once
+
+	mu sync.Mutex // guards the fields below; held for memory only
+	// waiting are the upgraded sockets that have not sent their first
+	// frame yet, oldest first; at most limits.MaxUnauthSockets of them.
+	waiting []*websocket.Conn
+	live    map[*conn]struct{} // attached tabs, for Shutdown
+	closing bool               // Shutdown has begun: nothing new is served
 }
 
 // Handshake frames.
@@ -125,23 +130,96 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, reason, status)
 		return
 	}
-	if s.unauth.Add(1) > limits.MaxUnauthSockets {
-		s.unauth.Add(-1)
-		s.Log.Warn("refused a connection: too many unauthenticated sockets (503)")
-		http.Error(w, "too many pending connections", http.StatusServiceUnavailable)
-		return
-	}
 	ws, err := s.upgrader.Upgrade(w, r, nil)
 	if err != nil {
-		s.unauth.Add(-1)
 		return // the upgrader has answered
 	}
+	if !s.await(ws) {
+		ws.Close()
+		return
+	}
 	c := s.handshake(ws, site)
-	s.unauth.Add(-1)
 	if c == nil {
 		return
 	}
 	s.serve(c)
+}
+
+// await counts ws among the sockets waiting for their first frame. With
+// limits.MaxUnauthSockets already waiting, the oldest of them is closed to
+// make room: a socket that has sat silent longest is the least likely to be
+// a tab (a tab sends its handshake at once), so idle sockets can delay a
+// genuine tab by one round trip, never lock it out. It reports false once
+// Shutdown has begun.
+func (s *Server) await(ws *websocket.Conn) bool {
+	s.mu.Lock()
+	if s.closing {
+		s.mu.Unlock()
+		return false
+	}
+	var evicted *websocket.Conn
+	if len(s.waiting) >= limits.MaxUnauthSockets {
+		evicted = s.waiting[0]
+		s.waiting = append(s.waiting[:0], s.waiting[1:]...)
+	}
+	s.waiting = append(s.waiting, ws)
+	s.mu.Unlock()
+	if evicted != nil {
+		s.Log.Warn(fmt.Sprintf("closed the oldest of %d sockets that sent no handshake, to make room for a new one", limits.MaxUnauthSockets))
+		evicted.NetConn().Close() // its handshake read fails and it is cleaned up there
+	}
+	return true
+}
+
+// stopWaiting takes ws off the waiting list: its first frame came, or its read
+// failed. From here on it cannot be evicted.
+func (s *Server) stopWaiting(ws *websocket.Conn) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for i, w := range s.waiting {
+		if w == ws {
+			s.waiting = append(s.waiting[:i], s.waiting[i+1:]...)
+			return
+		}
+	}
+}
+
+// shutdownWait bounds how long Shutdown waits for the tabs' writers to send
+// their close frames: a tab that cannot take a two-byte frame in this time
+// is left to see the socket drop.
+const shutdownWait = 2 * time.Second
+
+// Shutdown ends the page side for a bridge that is exiting: sockets still
+// waiting for a handshake are closed, every attached tab is sent a close
+// frame (1001, going away) so it knows the bridge stopped rather than
+// crashed, and Shutdown returns when their writers are done or after
+// shutdownWait. Upgrades that come later are closed at once.
+func (s *Server) Shutdown() {
+	s.mu.Lock()
+	s.closing = true
+	waiting := s.waiting
+	s.waiting = nil
+	var conns []*conn
+	for c := range s.live {
+		conns = append(conns, c)
+	}
+	s.mu.Unlock()
+	for _, ws := range waiting {
+		ws.NetConn().Close()
+	}
+	timeout := time.NewTimer(shutdownWait)
+	defer timeout.Stop()
+	for _, c := range conns {
+		c.setReason(errors.New("the bridge is stopping"))
+		c.Close()
+	}
+	for _, c := range conns {
+		select {
+		case <-c.finished:
+		case <-timeout.C:
+			return
+		}
+	}
 }
 
 // refuse writes a refusal frame and closes the socket.
@@ -196,6 +274,7 @@ func (s *Server) handshake(ws *websocket.Conn, site string) *conn {
 	ws.SetReadLimit(limits.PreAuthFrame)
 	ws.SetReadDeadline(time.Now().Add(s.Timings.Auth))
 	_, first, err := ws.ReadMessage()
+	s.stopWaiting(ws)
 	if err != nil {
 		if errors.Is(err, websocket.ErrReadLimit) {
 			s.Log.Warn("closed a connection whose first frame was over the limit", "limit_bytes", limits.PreAuthFrame)
@@ -317,8 +396,21 @@ func (s *Server) handshake(ws *websocket.Conn, site string) *conn {
 // by its id alone, without decoding the rest, and handed on as the bytes it
 // came as: the caller's done func turns it into what its own client needs.
 func (s *Server) serve(c *conn) {
+	s.mu.Lock()
+	if s.closing {
+		c.Close() // the writer sends the close frame and ends
+	} else {
+		if s.live == nil {
+			s.live = map[*conn]struct{}{}
+		}
+		s.live[c] = struct{}{}
+	}
+	s.mu.Unlock()
 	go c.writeLoop()
 	defer func() {
+		s.mu.Lock()
+		delete(s.live, c)
+		s.mu.Unlock()
 		c.Close()
 		s.Hub.Detach(c)
 		s.Log.Info("tab disconnected", "reason", c.reason())
