@@ -208,7 +208,12 @@ func Run(ctx context.Context, cfg Config) error {
 	for {
 		select {
 		case <-ctx.Done():
-			log.Info("stopping: interrupted")
+			// The cause says which signal, or that stdout went away.
+			why := "interrupted"
+			if c := context.Cause(ctx); c != nil && c != context.Canceled {
+				why = c.Error()
+			}
+			log.Info("stopping: " + why)
 			return nil
 		case err := <-b.serveErr:
 			return &ExitError{Code: ExitCannotBind, Err: fmt.Errorf("serving 127.0.0.1:%d: %w", b.Port(), err)}

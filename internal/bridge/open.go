@@ -49,6 +49,7 @@ type bridge struct {
 	inherit int        // the port of a leader that went away, for the next attempt
 	closed  bool
 	srv     *http.Server
+	page    *page.Server // the page side of srv, told to close its tabs at exit
 	sess    session.File // the session file as written; Port 0 while not listening
 }
 
@@ -221,7 +222,7 @@ func (b *bridge) listen(ports []int) (int, error) {
 		b.removeSession(sess)
 		return 0, errors.New("the bridge is stopping")
 	}
-	b.srv, b.sess = srv, sess
+	b.srv, b.page, b.sess = srv, pageSrv, sess
 	b.mu.Unlock()
 	go func() { b.serveErr <- srv.Serve(ln) }()
 
@@ -244,16 +245,19 @@ func (b *bridge) switched(site string) {
 	}
 }
 
-// close stops serving and removes the session file, if it is still ours.
+// close stops serving, tells an attached tab the bridge is going away
+// (a close frame, 1001, rather than a dropped socket), and removes the
+// session file, if it is still ours.
 func (b *bridge) close() {
 	b.unfollow()
 	b.mu.Lock()
 	b.closed = true
-	srv, sess := b.srv, b.sess
+	srv, pg, sess := b.srv, b.page, b.sess
 	b.mu.Unlock()
 	if srv != nil {
-		srv.Close()
+		srv.Close() // no new connections; the tab's socket is hijacked, so it stays open
 		b.removeSession(sess)
+		pg.Shutdown()
 	}
 }
 
