@@ -41,7 +41,7 @@ func parseChecksums(data []byte) (map[string]string, error) {
 			return nil, fmt.Errorf("line %d: name is not a plain file name", i+1)
 		}
 		if _, dup := sums[name]; dup {
-			return nil, fmt.Errorf("line %d: %q listed twice", i+1, name)
+			return nil, fmt.Errorf("line %d: a name listed twice", i+1)
 		}
 		sums[name] = digest
 	}

@@ -8,7 +8,7 @@ import (
 // Exit codes. Each failure class has its own code so that scripts (and the
 // Stitch Slop page's instructions) can tell a forged release from a
 // corrupted download. Keep this table, usageText and
-// the README ("Install and verify") in step.
+// docs/release.md ("Exit codes") in step.
 const (
 	exitOK               = 0  // checksums.txt authentic and every artifact matches
 	exitSignatureInvalid = 1  // bundle does not verify: signature, log entry, certificate chain, timestamps, malformed bundle or checksums.txt

@@ -248,3 +248,10 @@ func runCLI(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	code = report(&errOut, err)
 	return code, out.String(), errOut.String()
 }
+
+func (r *release) remove(t *testing.T, name string) {
+	t.Helper()
+	if err := os.Remove(r.path(name)); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -13,7 +13,7 @@
 //
 //	go install github.com/stitchslop/stitchslop-bridge/cmd/stitchslop-verify@latest
 //
-// Exit codes are listed in usageText and in the README ("Install and verify").
+// Exit codes are listed in usageText and in docs/release.md ("Exit codes").
 package main
 
 import (

@@ -2,31 +2,43 @@ package main
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
+
+	"github.com/stitchslop/stitchslop-bridge/internal/releaseid"
+	"github.com/stitchslop/stitchslop-bridge/internal/version"
 )
 
-const usageText = `usage: stitchslop-verify [flags] <artifact>...
+var usageText = `usage: stitchslop-verify [flags] <artifact>...
+       stitchslop-verify [flags] --manifest release-manifest.json [<artifact>...]
 
 Verify downloaded stitchslop-bridge release files.
 
 checksums.txt must be signed (keyless, Sigstore) by the release workflow
-  https://github.com/stitchslop/stitchslop-bridge/.github/workflows/release.yml
-running on a v* tag, with OIDC issuer https://token.actions.githubusercontent.com,
+  https://` + releaseid.Repository + `/` + releaseid.Workflow + `
+running on a v* tag, with OIDC issuer ` + releaseid.OIDCIssuer + `,
 logged in Rekor and chained to the pinned Sigstore trusted root. Then every
 <artifact> must be listed in checksums.txt with a matching SHA-256.
+--manifest checks release-manifest.json against its own bundle
+(release-manifest.json.sigstore.json) under the same policy.
 
 flags:
   --checksums FILE     checksums file (default: checksums.txt next to the first artifact)
   --bundle FILE        Sigstore bundle for it (default: <checksums>.sigstore.json)
+  --manifest FILE      also verify this release-manifest.json against FILE.sigstore.json;
+                       with no <artifact>, verify only the manifest
   --trusted-root FILE  Sigstore trusted_root.json to use instead of the pinned one
   --key PUB            verify with this PEM public key instead of the keyless
                        identity policy (for self-signed builds; no log required)
+  --version            print the verifier's version and the pinned trusted root's SHA-256
   -h, --help           print this help
 
 exit codes:
@@ -48,6 +60,8 @@ type options struct {
 	bundle      string
 	trustedRoot string
 	key         string
+	manifest    string
+	version     bool
 	artifacts   []string
 }
 
@@ -65,6 +79,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintln(stderr, synopsis)
 		return err
 	}
+	if opts.version {
+		fmt.Fprintln(stdout, versionText())
+		return nil
+	}
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -76,6 +94,17 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	ver, err := newVerifier(opts)
 	if err != nil {
 		return err
+	}
+
+	if opts.manifest != "" {
+		_, signer, err := ver.verifyBlob(opts.manifest, opts.manifest+".sigstore.json", maxManifestBytes)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "%s: signature OK (%s)\n", filepath.Base(opts.manifest), signer)
+		if len(opts.artifacts) == 0 {
+			return nil
+		}
 	}
 
 	sums, signer, err := ver.verifyChecksums(opts.checksums, opts.bundle)
@@ -97,6 +126,8 @@ func parseArgs(args []string) (*options, error) {
 	fs.StringVar(&opts.bundle, "bundle", "", "")
 	fs.StringVar(&opts.trustedRoot, "trusted-root", "", "")
 	fs.StringVar(&opts.key, "key", "", "")
+	fs.StringVar(&opts.manifest, "manifest", "", "")
+	fs.BoolVar(&opts.version, "version", false, "")
 
 	rest := args
 	for len(rest) > 0 {
@@ -119,7 +150,13 @@ func parseArgs(args []string) (*options, error) {
 		}
 	}
 
-	if len(opts.artifacts) == 0 {
+	if opts.version {
+		if len(opts.artifacts) > 0 {
+			return nil, newError(exitUsage, nil, "--version takes no artifact")
+		}
+		return &opts, nil
+	}
+	if len(opts.artifacts) == 0 && opts.manifest == "" {
 		return nil, newError(exitUsage, []string{"name the downloaded archives or binaries to check, e.g. stitchslop-verify stitchslop-bridge_1.2.3_linux_amd64.tar.gz"},
 			"no artifact to verify")
 	}
@@ -132,7 +169,13 @@ func parseArgs(args []string) (*options, error) {
 		}
 	}
 	if opts.checksums == "" {
-		opts.checksums = filepath.Join(filepath.Dir(opts.artifacts[0]), "checksums.txt")
+		// Next to the first artifact, or to the manifest when it is the
+		// only file named.
+		first := opts.manifest
+		if len(opts.artifacts) > 0 {
+			first = opts.artifacts[0]
+		}
+		opts.checksums = filepath.Join(filepath.Dir(first), "checksums.txt")
 	}
 	if opts.bundle == "" {
 		opts.bundle = opts.checksums + ".sigstore.json"
@@ -143,7 +186,13 @@ func parseArgs(args []string) (*options, error) {
 // checkFilesExist reports every missing input at once, so a person who
 // forgot to download the bundle and one archive learns both in one go.
 func checkFilesExist(opts *options) error {
-	paths := []string{opts.checksums, opts.bundle}
+	var paths []string
+	if opts.manifest != "" {
+		paths = append(paths, opts.manifest, opts.manifest+".sigstore.json")
+	}
+	if len(opts.artifacts) > 0 {
+		paths = append(paths, opts.checksums, opts.bundle)
+	}
 	if opts.trustedRoot != "" {
 		paths = append(paths, opts.trustedRoot)
 	}
@@ -168,9 +217,18 @@ func checkFilesExist(opts *options) error {
 	var hints []string
 	for _, m := range missing {
 		if strings.HasSuffix(m, ".sigstore.json") || strings.HasSuffix(m, "checksums.txt") {
-			hints = append(hints, "download checksums.txt and checksums.txt.sigstore.json from the same release as the artifacts")
+			hints = append(hints, "download checksums.txt and its .sigstore.json bundle (and, for --manifest, release-manifest.json and its bundle) from the same release as the artifacts")
 			break
 		}
 	}
 	return newError(exitMissingFile, hints, "missing file: %s", strings.Join(missing, ", "))
+}
+
+// versionText is what --version prints: the verifier's own version, and the
+// SHA-256 of the trusted root it embeds, so a person can tell which root a
+// binary trusts.
+func versionText() string {
+	sum := sha256.Sum256(pinnedTrustedRoot)
+	return fmt.Sprintf("stitchslop-verify %s %s %s/%s\npinned trusted root sha256 %s",
+		version.Short(), runtime.Version(), runtime.GOOS, runtime.GOARCH, hex.EncodeToString(sum[:]))
 }

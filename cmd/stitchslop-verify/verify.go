@@ -3,11 +3,15 @@ package main
 import (
 	"bytes"
 	_ "embed"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"time"
+
+	"github.com/stitchslop/stitchslop-bridge/internal/releaseid"
 
 	"github.com/sigstore/sigstore-go/pkg/bundle"
 	"github.com/sigstore/sigstore-go/pkg/fulcio/certificate"
@@ -21,6 +25,7 @@ import (
 // limits only stop a hostile download from making us allocate gigabytes.
 const (
 	maxChecksumsBytes   = 1 << 20 // checksums.txt: one line per archive, binary and SBOM
+	maxManifestBytes    = 1 << 20 // release-manifest.json: three assets for each of eight targets
 	maxBundleBytes      = 1 << 20 // Sigstore bundle: a certificate, a signature and log proofs
 	maxTrustedRootBytes = 4 << 20 // trusted_root.json: keys and certificates of every Sigstore service
 	maxPublicKeyBytes   = 64 << 10
@@ -28,21 +33,21 @@ const (
 
 // pinnedTrustedRoot is the Sigstore public-good trusted root, pinned in the
 // repository so verification needs no network. See
-// the README ("The pinned trusted root, and refreshing it") for where it
+// docs/release.md ("The pinned trusted root, and refreshing it") for where it
 // comes from and how to replace it; --trusted-root overrides it at run time.
 //
 //go:embed trusted_root.json
 var pinnedTrustedRoot []byte
 
-// The identity policy: the only signer whose checksums.txt is accepted is the
-// release workflow of this repository running on a version tag. The SAN
-// regexp is anchored at both ends so that a fork, another workflow file or a
-// branch ref cannot match; the issuer is compared exactly.
-//
-// These are variables only so tests can point them at a virtual Sigstore.
+// The identity policy: the only signer whose checksums.txt and
+// release-manifest.json are accepted is the release workflow of this
+// repository running on a version tag (internal/releaseid, the one place the
+// identity is written down). The SAN regexp is anchored at both ends so that
+// a fork, another workflow file or a branch ref cannot match; the issuer is
+// compared exactly.
 var (
-	releaseSANRegexp = `^https://github\.com/stitchslop/stitchslop-bridge/\.github/workflows/release\.yml@refs/tags/v[0-9].*$`
-	releaseIssuer    = "https://token.actions.githubusercontent.com"
+	releaseSANRegexp = releaseid.SANRegexp
+	releaseIssuer    = releaseid.OIDCIssuer
 )
 
 // Test hooks: the trusted material used when neither --trusted-root nor
@@ -93,8 +98,10 @@ func newVerifier(opts *options) (*verifier, error) {
 		}
 		tm, err = root.NewTrustedRootFromJSON(data)
 		if err != nil {
+			// The parser's error quotes the bytes it choked on; the
+			// message says what kind of file it is instead.
 			return nil, newError(exitBadTrust, []string{"pass a Sigstore trusted_root.json, e.g. the output of `cosign trusted-root create` or the TUF target trusted_root.json"},
-				"trusted root %s is not a valid Sigstore trusted root: %v", opts.trustedRoot, err)
+				"trusted root %s is not a valid Sigstore trusted root (%s)", opts.trustedRoot, describeJSON(data))
 		}
 	} else {
 		tm, err = defaultTrustedMaterial()
@@ -154,9 +161,25 @@ func newKeyVerifier(path string) (*verifier, error) {
 // verifyChecksums checks the bundle over the checksums file and returns the
 // parsed, now authentic, checksums and a description of the signer.
 func (ver *verifier) verifyChecksums(checksumsPath, bundlePath string) (map[string]string, string, error) {
-	sumsData, err := readLimited(checksumsPath, maxChecksumsBytes)
+	sumsData, signer, err := ver.verifyBlob(checksumsPath, bundlePath, maxChecksumsBytes)
 	if err != nil {
-		return nil, "", newError(exitMissingFile, nil, "%s: %v", checksumsPath, err)
+		return nil, "", err
+	}
+	sums, err := parseChecksums(sumsData)
+	if err != nil {
+		return nil, "", newError(exitSignatureInvalid, nil, "%s is signed but malformed: %v", checksumsPath, err)
+	}
+	return sums, signer, nil
+}
+
+// verifyBlob checks the Sigstore bundle at bundlePath over the file at path
+// (read whole, at most limit bytes) and returns the file's now authentic
+// bytes and a description of the signer.
+func (ver *verifier) verifyBlob(path, bundlePath string, limit int64) ([]byte, string, error) {
+	name := filepath.Base(path)
+	data, err := readLimited(path, limit)
+	if err != nil {
+		return nil, "", newError(exitMissingFile, nil, "%s: %v", path, err)
 	}
 	bundleData, err := readLimited(bundlePath, maxBundleBytes)
 	if err != nil {
@@ -164,34 +187,43 @@ func (ver *verifier) verifyChecksums(checksumsPath, bundlePath string) (map[stri
 	}
 	var b bundle.Bundle
 	if err := b.UnmarshalJSON(bundleData); err != nil {
-		return nil, "", newError(exitSignatureInvalid, []string{"the bundle must be the checksums.txt.sigstore.json of the same release (Sigstore bundle format, as cosign v3 writes)"},
-			"%s is not a valid Sigstore bundle: %v", bundlePath, err)
+		// Not %v: the parser's error quotes the bundle's bytes.
+		return nil, "", newError(exitSignatureInvalid, []string{fmt.Sprintf("the bundle must be the %s.sigstore.json of the same release (Sigstore bundle format, as cosign v3 writes)", name)},
+			"%s is not a valid Sigstore bundle (%s)", bundlePath, describeJSON(bundleData))
 	}
 
-	res, err := ver.v.Verify(&b, verify.NewPolicy(verify.WithArtifact(bytes.NewReader(sumsData)), ver.policy))
+	res, err := ver.v.Verify(&b, verify.NewPolicy(verify.WithArtifact(bytes.NewReader(data)), ver.policy))
 	if err != nil {
 		var idErr *verify.ErrNoMatchingCertificateIdentity
 		if errors.As(err, &idErr) {
 			return nil, "", newError(exitIdentityMismatch,
-				[]string{"only checksums.txt signed by the stitchslop-bridge release workflow on a version tag is accepted; download the release from github.com/stitchslop/stitchslop-bridge/releases"},
+				[]string{fmt.Sprintf("only a %s signed by the stitchslop-bridge release workflow on a version tag is accepted; download the release from github.com/stitchslop/stitchslop-bridge/releases", name)},
 				"%s was signed by %s, not by the stitchslop-bridge release workflow (want SAN matching %s, issuer %s)",
-				checksumsPath, describeSigner(&b), releaseSANRegexp, releaseIssuer)
+				path, describeSigner(&b), releaseSANRegexp, releaseIssuer)
 		}
 		return nil, "", newError(exitSignatureInvalid,
-			[]string{"checksums.txt or its bundle was altered or does not belong to this release; download both again from the release page"},
-			"%s: signature invalid: %v", checksumsPath, err)
-	}
-
-	sums, err := parseChecksums(sumsData)
-	if err != nil {
-		return nil, "", newError(exitSignatureInvalid, nil, "%s is signed but malformed: %v", checksumsPath, err)
+			[]string{fmt.Sprintf("%s or its bundle was altered or does not belong to this release; download both again from the release page", name)},
+			"%s: signature invalid: %v", path, err)
 	}
 
 	signer := "signed by the --key public key"
 	if !ver.keyed && res.Signature != nil && res.Signature.Certificate != nil {
 		signer = fmt.Sprintf("signed by %s, issuer %s", res.Signature.Certificate.SubjectAlternativeName, res.Signature.Certificate.Issuer)
 	}
-	return sums, signer, nil
+	return data, signer, nil
+}
+
+// describeJSON says what kind of file data is without quoting any of it:
+// downloaded files are untrusted bytes and never reach the terminal.
+func describeJSON(data []byte) string {
+	switch {
+	case len(bytes.TrimSpace(data)) == 0:
+		return "the file is empty"
+	case !json.Valid(data):
+		return "the file is not JSON"
+	default:
+		return "JSON, but not in the expected format"
+	}
 }
 
 // describeSigner names the identity in a bundle's certificate for an
