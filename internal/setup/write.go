@@ -1,0 +1,93 @@
+package setup
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// WriteText writes plans for a person: each client's recommended form
+// first, then the environment-variable form with its warning, then notes.
+func WriteText(w io.Writer, plans []Plan) error {
+	bw := bufio.NewWriter(w)
+	for i, p := range plans {
+		if i > 0 {
+			bw.WriteString("\n")
+		}
+		fmt.Fprintf(bw, "%s (%s)\n\n", p.Title, p.Client)
+		bw.WriteString("  Recommended: no token in any file. The client starts the bridge with --lazy;\n")
+		bw.WriteString("  the agent then calls the pair tool with the token you paste.\n")
+		writeSnippets(bw, p.Recommended)
+		if len(p.EnvForm) > 0 {
+			bw.WriteString("\n  Or, with the token in the environment:\n")
+			writeWrapped(bw, "  ", p.EnvWarning)
+			writeSnippets(bw, p.EnvForm)
+		}
+		if len(p.ShellVerbs) > 0 {
+			bw.WriteString("\n  From a shell, at once (no registration, no new session):\n")
+			writeSnippets(bw, p.ShellVerbs)
+		}
+		if len(p.Notes) > 0 {
+			bw.WriteString("\n  Notes:\n")
+			for _, n := range p.Notes {
+				writeWrapped(bw, "  - ", n)
+			}
+		}
+	}
+	return bw.Flush()
+}
+
+func writeSnippets(w *bufio.Writer, ss []Snippet) {
+	for _, s := range ss {
+		switch s.Kind {
+		case "command":
+			fmt.Fprintf(w, "\n    %s:\n", shellTitles[Shell(s.Shell)])
+		default:
+			fmt.Fprintf(w, "\n    in %s:\n", s.Where)
+		}
+		for _, line := range strings.Split(s.Text, "\n") {
+			w.WriteString("      " + line + "\n")
+		}
+	}
+}
+
+// wrapWidth is the column prose is wrapped at; snippets are never wrapped,
+// since a broken line would not run.
+const wrapWidth = 100
+
+func writeWrapped(w *bufio.Writer, prefix, text string) {
+	indent := strings.Repeat(" ", len(prefix))
+	line := prefix
+	// The placeholder is one unit: broken over two lines it would not
+	// read as the thing to replace.
+	glued := strings.ReplaceAll(TokenPlaceholder, " ", "\x00")
+	text = strings.ReplaceAll(text, TokenPlaceholder, glued)
+	for _, word := range strings.Fields(text) {
+		word = strings.ReplaceAll(word, "\x00", " ")
+		if len(line) > len(prefix) && len(line)+1+len(word) > wrapWidth {
+			w.WriteString(line + "\n")
+			line = indent
+		}
+		if len(line) > len(indent) || (line == prefix && len(line) > len(prefix)) {
+			line += " "
+		}
+		line += word
+	}
+	w.WriteString(line + "\n")
+}
+
+// WriteJSON writes plans as one JSON document, {"clients": [...]}, for an
+// agent to read.
+func WriteJSON(w io.Writer, plans []Plan) error {
+	if plans == nil {
+		plans = []Plan{}
+	}
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	return enc.Encode(struct {
+		Clients []Plan `json:"clients"`
+	}{plans})
+}
