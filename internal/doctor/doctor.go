@@ -1,0 +1,273 @@
+// Package doctor is the library behind `stitchslop-bridge doctor`: it walks
+// protocol.md §5 ("When the tab does not attach") on this machine and says,
+// for each thing it finds wrong, what fixes it. It looks at:
+//
+//   - the config directory and the files in it that hold secrets
+//     (pairing.json, spent-tokens, session-*.json and the like): the
+//     directory must be 0700 and the files 0600, all the user's own
+//     (THREAT_MODEL.md T10; security/fileperm enforces the same when a
+//     bridge starts);
+//   - the session files (§4.1): a file whose pid is gone, or whose pid no
+//     longer holds its port, is stale;
+//   - what holds each port the tab tries (§2.1, 8787-8790): a bridge of
+//     this config dir (named by a live session file, its pid proven to hold
+//     the port by security/peercred), another Stitch Slop bridge, another
+//     user's process (the squatter of T10), something else, or nothing;
+//   - each live bridge's GET /status (asked through internal/client, with
+//     the key of its session file): the refusals it recorded, and whether
+//     anything dialled it at all ("an empty log means the browser never
+//     tried", §5);
+//   - the sites paired in pairing.json, by origin only.
+//
+// Doctor only reads. It does not repair a mode (fileperm.ReadFile would,
+// so session files are read here without it, and pairing.json only once
+// its mode is known to be right), does not prune a stale session file
+// (session.List would), and sends a session key only where internal/client
+// sends it: to the process its session file names.
+//
+// Nothing secret reaches a Finding: no pairing secret, spent-token
+// fingerprint or session key is ever read into one. Text that came from a
+// file or from a bridge (origins, a bridge's refusal messages) is cut
+// short and quoted when it is not plain printable text (untrusted), and
+// WriteText prints every line through internal/ui, which escapes control
+// characters.
+package doctor
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/stitchslop/stitchslop-bridge/internal/bridge"
+	"github.com/stitchslop/stitchslop-bridge/internal/paths"
+	"github.com/stitchslop/stitchslop-bridge/internal/session"
+	"github.com/stitchslop/stitchslop-bridge/internal/ui"
+	"github.com/stitchslop/stitchslop-bridge/security/origin"
+	"github.com/stitchslop/stitchslop-bridge/security/peercred"
+)
+
+// DefaultTimeout bounds one probe (a connect, a GET /status) when
+// Options.Timeout is 0. It is internal/client's ConnectTimeout: a bridge
+// answers /status from memory, so one that takes longer is frozen, and a
+// person waiting on doctor should hear about it within seconds.
+const DefaultTimeout = 2 * time.Second
+
+// NeverTriedAfter is how long a bridge may run with nothing dialling it
+// before doctor calls that a warning rather than news. A tab whose Allow
+// agent connections switch is on keeps polling the four ports and dials a
+// new bridge within seconds; a minute of silence means no tab is trying
+// (§5: the switch is off, or the site's CSP blocks the socket).
+const NeverTriedAfter = time.Minute
+
+// Severities, from least to most serious. Report.Healthy is false as soon
+// as one finding is a Warning or a Problem.
+const (
+	OK      = "ok"      // checked, and as it should be
+	Info    = "info"    // worth knowing, nothing to fix
+	Warning = "warning" // likely why the tab does not attach; has a Fix
+	Problem = "problem" // unsafe or broken; has a Fix
+)
+
+// Options says what to examine.
+type Options struct {
+	ConfigDir string        // the config dir the CLI resolved (--config-dir or the default); "": the default
+	Ports     []int         // the ports the tab tries; nil: bridge.DefaultPorts (8787-8790)
+	Timeout   time.Duration // per probe; 0: DefaultTimeout
+}
+
+// Finding is one thing doctor found.
+type Finding struct {
+	Check    string `json:"check"`             // stable id: config_dir, file_mode, session_file, port, bridge, refusals, never_tried, pairing
+	Severity string `json:"severity"`          // OK, Info, Warning or Problem
+	Subject  string `json:"subject,omitempty"` // what it is about: "127.0.0.1:8788", a path, a site
+	Message  string `json:"message"`
+	Fix      string `json:"fix,omitempty"` // what to do about it, for a Warning or a Problem
+}
+
+// Report is what Run found, in the order it looked.
+type Report struct {
+	Healthy  bool      `json:"healthy"`
+	Findings []Finding `json:"findings"`
+}
+
+// Test hooks, swapped in t.Cleanup: the OS lookups and the clock.
+var (
+	listenerOwner = peercred.ListenerOwner
+	holdsPort     = peercred.HoldsPort
+	alive         = session.Alive
+	now           = time.Now
+)
+
+// Run examines this machine and returns what it found. It never fails:
+// whatever it cannot examine becomes a finding saying so.
+func Run(ctx context.Context, o Options) Report {
+	if o.ConfigDir == "" {
+		o.ConfigDir = paths.DefaultConfigDir()
+	}
+	if o.Ports == nil {
+		o.Ports = bridge.DefaultPorts
+	}
+	if o.Timeout <= 0 {
+		o.Timeout = DefaultTimeout
+	}
+	d := &doctor{o: o}
+	dirOK := d.checkDir()
+	var pairingOK bool
+	if dirOK {
+		pairingOK = d.checkFiles()
+	}
+	sessions := d.readSessions()
+	for _, p := range d.ports(sessions) {
+		d.checkPort(ctx, p, sessions[p])
+	}
+	if dirOK {
+		d.checkPairing(pairingOK)
+	}
+	return Report{Healthy: healthy(d.found), Findings: d.found}
+}
+
+// doctor collects findings for one Run.
+type doctor struct {
+	o     Options
+	found []Finding
+}
+
+func (d *doctor) add(f Finding) { d.found = append(d.found, f) }
+
+func healthy(fs []Finding) bool {
+	for _, f := range fs {
+		if f.Severity == Warning || f.Severity == Problem {
+			return false
+		}
+	}
+	return true
+}
+
+// ports is the ports to examine: Options.Ports, then any other port a
+// session file names (a bridge started with --port), in order.
+func (d *doctor) ports(sessions map[int]*sessionInfo) []int {
+	out := slices.Clone(d.o.Ports)
+	var extra []int
+	for p := range sessions {
+		if !slices.Contains(out, p) {
+			extra = append(extra, p)
+		}
+	}
+	slices.Sort(extra)
+	return append(out, extra...)
+}
+
+// WriteText writes the report for a person, one line per finding and one
+// hint line per fix, in the house format (internal/ui), ending with a
+// summary line.
+func (r Report) WriteText(w io.Writer) error {
+	h := ui.NewLogger(w).Handler()
+	line := func(level slog.Level, msg string) error {
+		return h.Handle(context.Background(), slog.NewRecord(time.Time{}, level, msg, 0))
+	}
+	counts := map[string]int{}
+	for _, f := range r.Findings {
+		counts[f.Severity]++
+		level := slog.LevelInfo
+		switch f.Severity {
+		case Warning:
+			level = slog.LevelWarn
+		case Problem:
+			level = slog.LevelError
+		}
+		msg := f.Message
+		if f.Subject != "" {
+			msg = f.Subject + ": " + msg
+		}
+		if err := line(level, msg); err != nil {
+			return err
+		}
+		if f.Fix != "" {
+			if err := line(ui.LevelHint, f.Fix); err != nil {
+				return err
+			}
+		}
+	}
+	summary := "doctor: nothing wrong found"
+	if !r.Healthy {
+		var parts []string
+		if n := counts[Problem]; n > 0 {
+			parts = append(parts, plural(n, "problem"))
+		}
+		if n := counts[Warning]; n > 0 {
+			parts = append(parts, plural(n, "warning"))
+		}
+		summary = "doctor: " + strings.Join(parts, " and ") + "; each is followed by its fix"
+	}
+	return line(slog.LevelInfo, summary)
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return strconv.Itoa(n) + " " + word + "s"
+}
+
+// maxMessage bounds a message a bridge sent (a refusal's fix) as it is
+// shown: the bridge's own are one or two sentences.
+const maxMessage = 300
+
+// untrusted renders text that came from a file or from a bridge: cut to
+// origin.Clip's bound, and Go-quoted once unless it is plain printable text
+// without spaces or quotes, as internal/ui quotes an attribute.
+func untrusted(s string) string {
+	return quoteUnlessPlain(origin.Clip(s), false)
+}
+
+// untrustedText is untrusted for a sentence a bridge sent: a longer bound,
+// and spaces and quotes allowed unquoted (its own messages quote the
+// origins in them); only text that is not printable gets quoted.
+func untrustedText(s string) string {
+	if len(s) > maxMessage {
+		s = strings.ToValidUTF8(s[:maxMessage], "") + "…"
+	}
+	return quoteUnlessPlain(s, true)
+}
+
+func quoteUnlessPlain(s string, sentence bool) string {
+	plain := s != "" && utf8.ValidString(s) && (sentence || !strings.ContainsAny(s, "\"\\"))
+	for _, r := range s {
+		if !(strconv.IsPrint(r) && (r != ' ' || sentence)) {
+			plain = false
+			break
+		}
+	}
+	if plain {
+		return s
+	}
+	return strconv.Quote(s)
+}
+
+// shellQuote quotes a path for a command line the person may paste.
+func shellQuote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_./:@%+=,-~") == "" && !strings.HasPrefix(s, "~") {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// addr is how a port is named in a finding.
+func addr(port int) string { return "127.0.0.1:" + strconv.Itoa(port) }
+
+// whoHolds is the command that names what listens on port, for a fix.
+func whoHolds(port int) string {
+	if isWindows {
+		return fmt.Sprintf("`netstat -ano | findstr :%d` names its pid", port)
+	}
+	return fmt.Sprintf("`lsof -nP -iTCP:%d -sTCP:LISTEN` names its pid", port)
+}
+
+var isWindows = os.PathSeparator == '\\'
