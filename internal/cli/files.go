@@ -52,6 +52,11 @@ func callFileFlags(a args) error {
 			return usageErr("--%s is empty", f)
 		}
 	}
+	// The rest of NAME's rules (its kind, the characters Windows refuses)
+	// are security/files' to check when it is written.
+	if name := a.flags["text-file"]; strings.ContainsAny(name, `/\`) || strings.HasPrefix(name, ".") {
+		return usageErr("--text-file %q: want a bare file name such as notes.txt: not a path, not a hidden name", name)
+	}
 	_, err := fileSpecs(a.list)
 	return err
 }
@@ -163,19 +168,25 @@ func decodeArgs(raw json.RawMessage) (map[string]any, error) {
 }
 
 // checkTargets refuses, before the call, what would make its reply
-// impossible to save: an --out FILE that exists without --overwrite, or
-// that is not a regular file; a --save DIR that is not a directory. Both
-// are checked again when written: security/files does for --save, and
-// --out is put in place without replacing anything (userFile.commit).
+// impossible to save: an --out FILE that exists without --overwrite, that
+// is not a regular file, or whose folder does not exist; a --save DIR that
+// is not a directory, or is hidden. Both are checked again when written:
+// security/files does for --save, and --out is put in place without
+// replacing anything (userFile.commit).
 func checkTargets(a args) error {
 	if file, ok := a.flags["out"]; ok {
 		abs, err := filepath.Abs(file)
 		if err != nil {
-			return &client.Error{Exit: client.ExitFailed, Code: "write_failed", Msg: fmt.Sprintf("--out %s: %v", file, err)}
+			return &client.Error{Exit: client.ExitFailed, Code: "write_failed", Msg: fmt.Sprintf("--out %s: %v; nothing was sent to the tab", file, err)}
 		}
 		fi, err := os.Lstat(abs)
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
+			if di, err := os.Stat(filepath.Dir(abs)); err != nil || !di.IsDir() {
+				return &client.Error{Exit: client.ExitFailed, Code: "write_failed",
+					Msg:  fmt.Sprintf("--out: the folder of %s does not exist; nothing was sent to the tab", abs),
+					Hint: "--out writes into an existing folder; it never creates one"}
+			}
 		case err != nil:
 			return &client.Error{Exit: client.ExitFailed, Code: "write_failed", Msg: fmt.Sprintf("--out: %v; nothing was sent to the tab", err)}
 		case !a.has("overwrite"):
@@ -197,8 +208,36 @@ func checkTargets(a args) error {
 				Msg:  fmt.Sprintf("--save %s: %s; nothing was sent to the tab", dir, why),
 				Hint: "--save writes into an existing folder; it never creates one"}
 		}
+		if h := hiddenDir(dir); h != "" {
+			return &client.Error{Exit: client.ExitFailed, Code: "bad_dir",
+				Msg:  fmt.Sprintf("--save %s: it is in the hidden folder %s; nothing was sent to the tab", dir, h),
+				Hint: "files from the tab are never written into a hidden folder (such as ~/.config or .git); choose another"}
+		}
 	}
 	return nil
+}
+
+// hiddenDir returns the first hidden component ("." and a name) of dir,
+// made absolute, or of the path its symlinks resolve to; "" if none. It
+// asks before the call what files.Save refuses when it writes, so that a
+// call is not made for nothing.
+func hiddenDir(dir string) string {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return ""
+	}
+	paths := []string{abs}
+	if resolved, err := filepath.EvalSymlinks(abs); err == nil {
+		paths = append(paths, resolved)
+	}
+	for _, p := range paths {
+		for _, part := range strings.Split(p[len(filepath.VolumeName(p)):], string(filepath.Separator)) {
+			if strings.HasPrefix(part, ".") {
+				return part
+			}
+		}
+	}
+	return ""
 }
 
 // notSaved is call --save when something of the reply was not written:
@@ -235,9 +274,10 @@ type saver struct {
 // files.Save, and its dataUrl gives way to savedTo and savedBytes, or to
 // error when it was refused; the base64 goes either way. The reply's text
 // (a string) is written as textFile when given, and gives way to
-// textSavedTo; refused, it stays, with textError. The reply is saved
-// whether it says ok or not, as --out does. ns is nil when nothing was
-// refused.
+// textSavedTo; refused, it stays, with textError. A page's own
+// textSavedTo and textError are dropped, --text-file or not. An entry that
+// is not an object is printed as {"error": why}. The reply is saved whether
+// it says ok or not, as --out does. ns is nil when nothing was refused.
 func saveFiles(env []byte, dir, textFile string, overwrite bool, log *slog.Logger) (out []byte, ns *notSaved) {
 	o, err := envelope.Parse(env)
 	if err != nil {
@@ -246,6 +286,9 @@ func saveFiles(env []byte, dir, textFile string, overwrite bool, log *slog.Logge
 	}
 	s := &saver{dir: dir, textFile: textFile, overwrite: overwrite, log: log, taken: map[string]bool{}}
 	changed := false
+	if o.Get("textSavedTo") != nil || o.Get("textError") != nil {
+		o, changed = drop(o, textMembers...), true
+	}
 	if raw := o.Get("files"); raw != nil {
 		var items []json.RawMessage
 		if json.Unmarshal(raw, &items) != nil {
@@ -290,8 +333,10 @@ func (s *saver) entry(i int, raw json.RawMessage) json.RawMessage {
 	s.tried++
 	e, err := envelope.Parse(raw)
 	if err != nil {
-		s.refuse(where, "it is not an object")
-		return raw
+		const why = "it is not an object"
+		s.refuse(where, why)
+		b, _ := json.Marshal(envelope.Object{}.With("error", why))
+		return b
 	}
 	name, _ := e.String("name")
 	dataURL, isString := e.String("dataUrl")
@@ -311,8 +356,9 @@ func (s *saver) entry(i int, raw json.RawMessage) json.RawMessage {
 		path, err = s.save(name, data)
 	}
 	if err != nil {
-		s.refuse(where, err.Error())
-		e = e.With("error", err.Error())
+		why := reason(err)
+		s.refuse(where, why)
+		e = e.With("error", why)
 	} else {
 		s.log.Info(fmt.Sprintf("saved %d bytes to %s (%s)", len(data), path, where))
 		e = e.With("savedTo", path).With("savedBytes", len(data))
@@ -327,8 +373,9 @@ func (s *saver) text(o envelope.Object, text string) envelope.Object {
 	o = drop(o, textMembers...)
 	path, err := s.save(s.textFile, []byte(text))
 	if err != nil {
-		s.refuse("text", err.Error())
-		return o.With("textError", err.Error())
+		why := reason(err)
+		s.refuse("text", why)
+		return o.With("textError", why)
 	}
 	s.log.Info(fmt.Sprintf("saved the text, %d bytes, to %s", len(text), path))
 	return set(o, "text", nil).With("textSavedTo", path)
@@ -344,6 +391,13 @@ func (s *saver) save(name string, data []byte) (string, error) {
 		s.taken[strings.ToLower(name)] = true
 	}
 	return path, err
+}
+
+// reason is err worded for the shell: without the package's prefix, and
+// with the flag that replaces a file, which security/files calls overwrite.
+func reason(err error) string {
+	why := strings.TrimPrefix(err.Error(), "files: ")
+	return strings.Replace(why, "pass overwrite to replace it", "pass --overwrite to replace it", 1)
 }
 
 // refuse counts a part of the reply that was not written, and says why.

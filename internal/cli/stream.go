@@ -36,8 +36,9 @@ const replyBuffer = 64 << 10
 // decoded as it arrives, straight into a temp file beside file, and renamed
 // over file once the whole reply has been read; in the envelope, savedTo,
 // savedBytes and savedType take its place. The image is never held in
-// memory: only the other members are. With no image, nothing is written and
-// stderr says so.
+// memory: only the other members are. With no image, nothing is written,
+// stderr says so, and a page's own savedTo, savedBytes and savedType are
+// dropped.
 //
 // Without overwrite, FILE must not exist (checkTargets made sure before
 // the call) and is not replaced if it has appeared since: file_exists.
@@ -61,6 +62,9 @@ func saveImage(body io.Reader, file string, overwrite bool, log *slog.Logger) ([
 		}
 		return nil, err
 	}
+	if img == nil {
+		o = drop(o, outMembers...) // the page cannot say it was saved
+	}
 	switch {
 	case img == nil && o.Get("dataUrl") != nil:
 		log.Warn("the reply carries no image (its dataUrl is not a base64 data URL); nothing was written", "out", file)
@@ -77,15 +81,17 @@ func saveImage(body io.Reader, file string, overwrite bool, log *slog.Logger) ([
 		return nil, &client.Error{Exit: client.ExitFailed, Code: "write_failed", Msg: "--out: " + err.Error()}
 	}
 	log.Info(fmt.Sprintf("saved %d bytes of %s to %s", img.n, printable(img.mime), abs))
-	for _, m := range []struct {
-		key string
-		v   any
-	}{{"savedTo", abs}, {"savedBytes", img.n}, {"savedType", img.mime}} {
-		v, _ := json.Marshal(m.v)
-		o = set(o, m.key, v) // no duplicate from the page left to shadow it
+	for i, v := range []any{abs, img.n, img.mime} {
+		b, _ := json.Marshal(v)
+		o = set(o, outMembers[i], b) // no duplicate from the page left to shadow it
 	}
 	return json.Marshal(o)
 }
+
+// outMembers are the members saveImage writes for --out: the page's own of
+// these names are dropped, image or not, so it cannot claim a file was
+// saved.
+var outMembers = []string{"savedTo", "savedBytes", "savedType"}
 
 // savedImage describes the image streamEnvelope decoded.
 type savedImage struct {
