@@ -537,3 +537,40 @@ func FuzzUntrusted(f *testing.F) {
 		}
 	})
 }
+
+// Where the OS cannot say who holds a port (macOS, the BSDs), doctor asks
+// the listener itself, and still tells a bridge from something else.
+func TestOwnerUnsupported(t *testing.T) {
+	oldOwner, oldHolds := listenerOwner, holdsPort
+	t.Cleanup(func() { listenerOwner, holdsPort = oldOwner, oldHolds })
+	listenerOwner = func(int) (peercred.Owner, bool, error) { return peercred.Owner{}, false, peercred.ErrUnsupported }
+	holdsPort = func(int, int) (bool, error) { return false, peercred.ErrUnsupported }
+
+	dir := configDir(t)
+	seedPairing(t, dir)
+	port := startBridge(t, dir)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			c.Close()
+		}
+	}()
+	other := ln.Addr().(*net.TCPAddr).Port
+	free := freePort(t)
+	r := run(t, dir, port, other, free)
+	must(t, r, "port", OK, addr(port))
+	if f := must(t, r, "port", Warning, addr(other)); !strings.Contains(f.Message, "not a Stitch Slop bridge") {
+		t.Errorf("finding = %+v, want not a bridge", f)
+	}
+	if f := must(t, r, "port", OK, addr(free)); f.Message != "free" {
+		t.Errorf("finding = %+v, want free", f)
+	}
+}
