@@ -153,6 +153,10 @@ func Main(ctx context.Context, argv []string, stdin io.Reader, stdout, stderr io
 		}
 		fmt.Fprintln(stdout, version.Line())
 		return 0
+	case "setup":
+		return runSetup(ctx, a, stdout, log)
+	case "doctor":
+		return runDoctor(ctx, a, dir, stdout, log)
 	case "completion":
 		return runCompletion(log, stdout, c, a)
 	case "man":

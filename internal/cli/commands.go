@@ -70,8 +70,7 @@ var (
 
 // Positional words a shell completes.
 var (
-	setupClients = []string{"claude", "codex", "cursor", "vscode", "claude-desktop", "all"}
-	shells       = []string{"bash", "zsh", "fish", "powershell"}
+	shells = []string{"bash", "zsh", "fish", "powershell"}
 )
 
 // commands are in the order help lists them.
@@ -255,7 +254,7 @@ with --json, one JSON document goes to stdout instead.`,
 			{Name: "origin", Value: "URL", Help: "the site the configured bridge serves (default https://www.stitchslop.com)"},
 			fJSON,
 		},
-		Args:     setupClients,
+		Args:     setupArgs(),
 		ArgHelp:  "CLIENT",
 		Exits:    exitsLocal,
 		jsonFlag: true,

@@ -52,6 +52,14 @@ func withStderr(ctx context.Context, w io.Writer) context.Context {
 	return context.WithValue(ctx, stderrKey{}, w)
 }
 
+// stderrOf is the stderr withStderr kept in ctx, or io.Discard.
+func stderrOf(ctx context.Context) io.Writer {
+	if w, ok := ctx.Value(stderrKey{}).(io.Writer); ok {
+		return w
+	}
+	return io.Discard
+}
+
 // showProgress starts the progress line of the verb a names, if it waits
 // (wait, call) and ctx's stderr is a terminal, and returns what stops it.
 // It is called around the request to the bridge.
