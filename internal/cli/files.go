@@ -115,6 +115,9 @@ func attachFiles(req client.Request, list []flagValue, log *slog.Logger) (client
 		return req, err
 	}
 	for _, s := range specs {
+		if at, what := blocked(scratch, s.key); at != "" {
+			return req, usageErr("--%s %s: JSON-ARGS has %s at %s, not an object, so the file cannot go inside it", s.flag, s.key, what, at)
+		}
 		if err := files.SetArg(scratch, s.key, ""); err != nil {
 			return req, usageErr("--%s %s: %s", s.flag, s.key, strings.TrimPrefix(err.Error(), "files: "))
 		}
@@ -153,6 +156,36 @@ func attachFiles(req client.Request, list []flagValue, log *slog.Logger) (client
 	req.Body = body
 	log.Info("sending " + strings.Join(notes, "; "))
 	return req, nil
+}
+
+// blocked returns the first proper prefix of the dotted key at which args
+// holds something other than an object, and what it holds ("a number"),
+// or "" when the key fits. files.SetArg refuses such a key too; this says
+// it in the words of JSON.
+func blocked(args map[string]any, key string) (at, what string) {
+	parts := strings.Split(key, ".")
+	m := args
+	for i, p := range parts[:len(parts)-1] {
+		v, ok := m[p]
+		if !ok {
+			return "", ""
+		}
+		if m, ok = v.(map[string]any); !ok {
+			at := strings.Join(parts[:i+1], ".")
+			switch v := v.(type) {
+			case json.Number:
+				return at, "a number"
+			case string:
+				return at, "a string"
+			case []any:
+				return at, "a list"
+			case bool:
+				return at, fmt.Sprint(v)
+			}
+			return at, "null"
+		}
+	}
+	return "", ""
 }
 
 // decodeArgs decodes JSON-ARGS, an object (request checked it), keeping
