@@ -28,7 +28,7 @@ const progressEvery = time.Second
 // Test hooks, swapped in t.Cleanup.
 var (
 	// isTerminal reports whether w is a terminal.
-	isTerminal = func(w io.Writer) bool {
+	isTerminal = func(w any) bool {
 		f, ok := w.(*os.File)
 		return ok && term.IsTerminal(int(f.Fd()))
 	}

@@ -144,6 +144,7 @@ func verb(ctx context.Context, a args, dir string, stdin io.Reader, log *slog.Lo
 		return nil, err
 	}
 	c := client.New(s)
+	defer showProgress(ctx, a)() // on a terminal, stderr counts the seconds of a wait or a call (progress.go)
 	if a.pos[0] != "call" {
 		return c.Do(ctx, req)
 	}
