@@ -1,6 +1,7 @@
 package deps
 
 import (
+	"os"
 	"os/exec"
 	"strings"
 	"testing"
@@ -83,4 +84,131 @@ func TestCheck(t *testing.T) {
 			t.Errorf("check(%q) ok = %v, want %v", tt.pkg, got, tt.ok)
 		}
 	}
+}
+
+// testOnly are modules the tests use (a real browser, a real MCP client,
+// testscript) that a release binary must never link: each is a large
+// dependency the shipped bridge has no use for, and a reviewer of the
+// release should not have to read it.
+var testOnly = []string{
+	"github.com/chromedp/",
+	"github.com/modelcontextprotocol/go-sdk",
+	"github.com/rogpeppe/go-internal",
+}
+
+// releaseMains are the binaries a release ships.
+var releaseMains = []string{module + "/cmd/stitchslop-bridge", module + "/cmd/stitchslop-verify"}
+
+// releaseOSes are the platforms a release is built for; build tags can
+// pull in different files on each.
+var releaseOSes = []string{"linux", "darwin", "windows"}
+
+// goListDeps lists the non-standard packages pkgs depend on, for goos,
+// with their tests when withTests.
+func goListDeps(t *testing.T, goos string, withTests bool, pkgs ...string) []string {
+	t.Helper()
+	gobin, err := exec.LookPath("go")
+	if err != nil {
+		t.Fatalf("the go command is needed to list dependencies: %v", err)
+	}
+	args := []string{"list", "-deps"}
+	if withTests {
+		args = append(args, "-test")
+	}
+	args = append(args, "-f", "{{if not .Standard}}{{.ImportPath}}{{end}}")
+	cmd := exec.Command(gobin, append(args, pkgs...)...)
+	cmd.Env = append(os.Environ(), "GOOS="+goos, "CGO_ENABLED=0")
+	out, err := cmd.Output()
+	if err != nil {
+		stderr := ""
+		if ee, ok := err.(*exec.ExitError); ok {
+			stderr = string(ee.Stderr)
+		}
+		t.Fatalf("GOOS=%s go list: %v\n%s", goos, err, stderr)
+	}
+	var list []string
+	for _, p := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		if p != "" {
+			list = append(list, p)
+		}
+	}
+	return list
+}
+
+// linksTestOnly says which test-only module p belongs to, or "".
+func linksTestOnly(p string) string {
+	for _, m := range testOnly {
+		if p == strings.TrimSuffix(m, "/") || strings.HasPrefix(p, strings.TrimSuffix(m, "/")+"/") {
+			return m
+		}
+	}
+	return ""
+}
+
+// TestReleaseBinariesLinkNoTestModules runs `go list -deps` (no -test: what
+// the linker gets) over the release binaries for every release OS and
+// fails if any of them links chromedp, the MCP go-sdk or go-internal.
+func TestReleaseBinariesLinkNoTestModules(t *testing.T) {
+	for _, goos := range releaseOSes {
+		t.Run(goos, func(t *testing.T) {
+			deps := goListDeps(t, goos, false, releaseMains...)
+			for _, main := range releaseMains {
+				if !contains(deps, main) {
+					t.Fatalf("GOOS=%s go list -deps %v does not list %s itself; the check would prove nothing", goos, releaseMains, main)
+				}
+			}
+			for _, p := range deps {
+				if m := linksTestOnly(p); m != "" {
+					t.Errorf("GOOS=%s: a release binary links %s (module %s), which only tests may use", goos, p, m)
+				}
+			}
+		})
+	}
+}
+
+// The same query over the end-to-end tests does find the browser and the
+// MCP client, so the check above sees these modules when they are there.
+func TestTestModulesAreSeenWhereUsed(t *testing.T) {
+	deps := goListDeps(t, "linux", true, module+"/e2e")
+	for _, want := range []string{"github.com/chromedp/", "github.com/modelcontextprotocol/go-sdk"} {
+		found := false
+		for _, p := range deps {
+			if linksTestOnly(p) == want {
+				found = true
+				break
+			}
+		}
+		if !found {
+			t.Errorf("go list -deps -test e2e: no package of %s, want the e2e tests' use of it seen", want)
+		}
+	}
+}
+
+func TestLinksTestOnly(t *testing.T) {
+	tests := []struct {
+		pkg, want string
+	}{
+		{"github.com/chromedp/chromedp", "github.com/chromedp/"},
+		{"github.com/chromedp/cdproto/network", "github.com/chromedp/"},
+		{"github.com/modelcontextprotocol/go-sdk/mcp", "github.com/modelcontextprotocol/go-sdk"},
+		{"github.com/modelcontextprotocol/go-sdk", "github.com/modelcontextprotocol/go-sdk"},
+		{"github.com/rogpeppe/go-internal/testscript", "github.com/rogpeppe/go-internal"},
+		{"github.com/modelcontextprotocol/go-sdkx", ""},
+		{"github.com/gorilla/websocket", ""},
+		{module + "/internal/demo", ""},
+	}
+	for _, tt := range tests {
+		if got := linksTestOnly(tt.pkg); got != tt.want {
+			t.Errorf("linksTestOnly(%q) = %q, want %q", tt.pkg, got, tt.want)
+		}
+	}
+}
+
+func contains(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
 }
