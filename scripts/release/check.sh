@@ -15,7 +15,17 @@
 #    SHA-256 (scripts/release/manifest check),
 # 5. signs checksums.txt with a throwaway cosign key pair and verifies the
 #    downloaded-release layout with stitchslop-verify --key (and cosign),
-#    then checks that tampering is caught with the documented exit codes.
+#    then checks that tampering is caught with the documented exit codes,
+# 6. signs release-manifest.json the same way, checks that
+#    stitchslop-verify --key --manifest accepts it and rejects it after a
+#    one-byte change, and that the snapshot's manifest says it is a snapshot
+#    and carries no release URL,
+# 7. builds cyclonedx-gomod a second time by the recipe in tools.sh, in a
+#    fresh directory with an empty build cache, and checks that the tool and
+#    the SBOM it writes are byte-identical to the first,
+# 8. proves the release workflow's order (scripts/release/workflowcheck:
+#    the cask and scoop job needs publish) and that every document quotes
+#    the signing identity exactly (internal/releaseid).
 #
 # Needs no network beyond the Go module proxy (for the first tool install).
 # Set KEEP=1 to keep the temporary directory. Exits non-zero on any failure.
@@ -35,6 +45,13 @@ SRC="$WORK/src"
 copy_checkout "$SRC"
 cd "$SRC"
 
+log "release workflow order and signing-identity quotes"
+go run ./scripts/release/workflowcheck || die "the release workflow's order is wrong (above)"
+go test -count=1 ./scripts/release/workflowcheck/ ./internal/releaseid/ >"$WORK/test.log" 2>&1 || {
+	cat "$WORK/test.log" >&2
+	die "workflow or identity tests failed"
+}
+
 log "goreleaser check"
 "$GORELEASER" check || die "goreleaser check failed"
 
@@ -47,6 +64,15 @@ log "goreleaser release --snapshot --clean --skip=sign"
 log "release manifest and consistency check"
 go run ./scripts/release/manifest generate -dist dist
 go run ./scripts/release/manifest check -dist dist
+MANIFEST=dist/release-manifest.json
+grep -q '^  "snapshot": true,$' "$MANIFEST" || die "$MANIFEST of a snapshot does not say \"snapshot\": true"
+grep -q '^  "tag": "",$' "$MANIFEST" || die "$MANIFEST of a snapshot names a release tag"
+if grep -q 'https://' "$MANIFEST"; then
+	die "$MANIFEST of a snapshot carries URLs that look like a release's"
+fi
+grep -Eq '^  "date": "[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:]{8}Z",$' "$MANIFEST" || die "$MANIFEST has no RFC 3339 UTC date"
+[[ $(sed -n 's/^  "date": "\(.*\)",$/\1/p' "$MANIFEST") == $(TZ=UTC git log -1 --format=%cd --date=format-local:%Y-%m-%dT%H:%M:%SZ) ]] ||
+	die "$MANIFEST date is not the commit time"
 
 log "throwaway-key signature of checksums.txt"
 KEYS="$WORK/keys"
@@ -68,6 +94,12 @@ export COSIGN_PASSWORD=""
 	--bundle dist/checksums.txt.sigstore.json dist/checksums.txt </dev/null >/dev/null 2>"$WORK/cosign.log" || {
 	cat "$WORK/cosign.log" >&2
 	die "cosign verify-blob rejected its own bundle"
+}
+
+"$COSIGN" sign-blob --key "$KEYS/throwaway.key" --use-signing-config=false --tlog-upload=false --yes \
+	--bundle dist/release-manifest.json.sigstore.json dist/release-manifest.json </dev/null >/dev/null 2>"$WORK/cosign.log" || {
+	cat "$WORK/cosign.log" >&2
+	die "cosign sign-blob of the manifest failed"
 }
 
 log "stitchslop-verify over the downloaded-release layout"
@@ -96,6 +128,11 @@ expect_exit() {
 		die "stitchslop-verify on $what: exit $got, want $want"
 	}
 }
+(cd "$DL" && "$VERIFY" --key "$KEYS/throwaway.pub" --manifest release-manifest.json) >"$WORK/verify.out" 2>&1 || {
+	cat "$WORK/verify.out" >&2
+	die "stitchslop-verify --key --manifest rejected the signed manifest"
+}
+grep -q '^release-manifest.json: signature OK' "$WORK/verify.out" || die "stitchslop-verify --manifest did not report the manifest"
 ARCHIVE=$(grep -m1 '_linux_amd64.tar.gz$' <(printf '%s\n' "${ASSETS[@]}"))
 expect_exit 1 "another key" --key "$KEYS/other.pub" "$ARCHIVE"
 expect_exit 1 "the keyless policy (a key-signed bundle has no certificate or log entry)" "$ARCHIVE"
@@ -106,5 +143,22 @@ expect_exit 4 "a tampered archive" --key "$KEYS/throwaway.pub" "$ARCHIVE"
 expect_exit 5 "a missing file" --key "$KEYS/throwaway.pub" not-downloaded.zip
 sed -i '1s/^0/Z/;1s/^[1-9a-f]/0/;1s/^Z/1/' "$DL/checksums.txt"
 expect_exit 1 "a tampered checksums.txt" --key "$KEYS/throwaway.pub" "$ARCHIVE"
+# One byte of the manifest: the schema number's digit.
+sed -i '0,/"schema": [0-9]/s/"schema": \([0-9]\)/"schema": 9/' "$DL/release-manifest.json"
+cmp -s "$DL/release-manifest.json" dist/release-manifest.json && die "the one-byte change to the manifest did not happen"
+[[ $(cmp -l "$DL/release-manifest.json" dist/release-manifest.json | wc -l) == 1 ]] || die "the manifest change is not exactly one byte"
+expect_exit 1 "a manifest with one byte changed" --key "$KEYS/throwaway.pub" --manifest release-manifest.json
+expect_exit 1 "the manifest under another key" --key "$KEYS/other.pub" --manifest "$(cd "$SRC" && pwd)/dist/release-manifest.json"
+
+log "cyclonedx-gomod rebuilt by the pinned recipe, cold, writes the same SBOM"
+SECOND_TOOLS="$WORK/tools-second"
+SECOND=$(STITCHSLOP_TOOLS="$SECOND_TOOLS" GOCACHE="$WORK/gocache-tools" bash -c 'source scripts/release/tools.sh && install_cyclonedx_gomod') ||
+	die "second build of cyclonedx-gomod failed"
+[[ $(sha256sum <"$SECOND") == $(sha256sum <"$CYCLONEDX_GOMOD") ]] ||
+	die "cyclonedx-gomod built twice by the recipe differs: $CYCLONEDX_GOMOD vs $SECOND"
+SBOM=$(cd dist && ls -- *_linux_amd64.tar.gz.sbom.json)
+(cd dist && CYCLONEDX_GOMOD="$SECOND" GOOS=linux GOARCH=amd64 CGO_ENABLED=0 GOPROXY=off GOFLAGS=-mod=readonly \
+	bash ../scripts/release/sbom.sh "$WORK/second.sbom.json") || die "sbom.sh with the second cyclonedx-gomod failed"
+cmp -s "dist/$SBOM" "$WORK/second.sbom.json" || die "the SBOM written by the second cyclonedx-gomod differs from dist/$SBOM"
 
 log "OK: snapshot release of $(sed -n 's/.*"version": *"\([^"]*\)".*/\1/p' dist/release-manifest.json | head -n1) checked, signed and verified"

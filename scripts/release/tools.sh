@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # tools.sh: install the release tools from the Go module proxy, once.
 #
-# Sourced by check.sh and reproducible.sh, which call tools_install; run on
-# its own (`bash scripts/release/tools.sh`) it installs all three.
+# Sourced by check.sh, reproducible.sh and sbom.sh; run on its own
+# (`bash scripts/release/tools.sh [goreleaser] [cosign] [cyclonedx-gomod]`) it
+# installs the named tools (all three by default) and prints their paths.
 # Each tool is built with `go install` into its own versioned directory under
 # $STITCHSLOP_TOOLS (default: ~/.cache/stitchslop-bridge/tools), so a second run,
 # or a later CI run on the same machine, reuses the binary instead of spending
@@ -18,10 +19,57 @@ GORELEASER_VERSION=v2.15.1
 COSIGN_VERSION=v3.1.3
 CYCLONEDX_GOMOD_VERSION=v1.10.0
 
+# How cyclonedx-gomod is built: the one recipe, used by check.sh,
+# reproducible.sh, CI and the release workflow. Every SBOM records the
+# SHA-256 of the cyclonedx-gomod binary that wrote it, so SBOMs are
+# byte-identical only when that binary is: same version, same Go toolchain
+# (go.mod's, GOTOOLCHAIN=local so nothing else is fetched), same host
+# platform (CI and the release both build on ubuntu-latest, linux/amd64),
+# and these settings, which no environment variable can change:
+#   no cgo, no paths (-trimpath), no VCS stamp, no build ID, default
+#   GOAMD64/GOARM64 levels, no GOEXPERIMENT.
+CYCLONEDX_GOMOD_PKG=github.com/CycloneDX/cyclonedx-gomod/cmd/cyclonedx-gomod
+CYCLONEDX_GOMOD_ENV=(CGO_ENABLED=0 GOFLAGS=-buildvcs=false GOTOOLCHAIN=local GOAMD64=v1 GOARM64=v8.0 GOEXPERIMENT= GOOS= GOARCH=)
+CYCLONEDX_GOMOD_FLAGS=(-trimpath "-ldflags=-buildid=")
+
 STITCHSLOP_TOOLS="${STITCHSLOP_TOOLS:-${XDG_CACHE_HOME:-$HOME/.cache}/stitchslop-bridge/tools}"
 
 tools_log() { printf 'release-tools: %s\n' "$*" >&2; }
 tools_die() { printf 'release-tools: error: %s\n' "$*" >&2; exit 1; }
+
+# cyclonedx_gomod_dir: the directory the recipe above installs into. Its
+# name carries the version, the Go version and a hash of the recipe, so a
+# change to any of them builds a new binary instead of reusing an old one.
+cyclonedx_gomod_dir() {
+	local gover recipe
+	gover=$(GOTOOLCHAIN=local go env GOVERSION) || tools_die "go env GOVERSION failed"
+	recipe=$(printf '%s\n' "$CYCLONEDX_GOMOD_PKG@$CYCLONEDX_GOMOD_VERSION" "$gover" "${CYCLONEDX_GOMOD_ENV[@]}" "${CYCLONEDX_GOMOD_FLAGS[@]}" | sha256sum | cut -c1-12)
+	printf '%s\n' "$STITCHSLOP_TOOLS/cyclonedx-gomod-$CYCLONEDX_GOMOD_VERSION-$gover-$recipe"
+}
+
+# install_cyclonedx_gomod [DIR]: build cyclonedx-gomod by the recipe into
+# DIR (default: cyclonedx_gomod_dir) and print the binary's path.
+install_cyclonedx_gomod() {
+	local dir=${1:-$(cyclonedx_gomod_dir)}
+	local bin="$dir/cyclonedx-gomod"
+	if [[ -x "$bin" ]]; then
+		printf '%s\n' "$bin"
+		return 0
+	fi
+	tools_log "building $CYCLONEDX_GOMOD_PKG@$CYCLONEDX_GOMOD_VERSION by the pinned recipe into $dir"
+	mkdir -p "$(dirname "$dir")"
+	local tmp
+	tmp=$(mktemp -d "$dir.XXXXXX.tmp")
+	if ! env "${CYCLONEDX_GOMOD_ENV[@]}" GOBIN="$tmp" go install "${CYCLONEDX_GOMOD_FLAGS[@]}" "$CYCLONEDX_GOMOD_PKG@$CYCLONEDX_GOMOD_VERSION" >&2; then
+		rm -rf "$tmp"
+		tools_die "go install $CYCLONEDX_GOMOD_PKG@$CYCLONEDX_GOMOD_VERSION failed"
+	fi
+	if ! mv -T "$tmp" "$dir" 2>/dev/null; then
+		rm -rf "$tmp"
+	fi
+	[[ -x "$bin" ]] || tools_die "$bin missing after install"
+	printf '%s\n' "$bin"
+}
 
 # install_tool NAME PACKAGE VERSION: prints the absolute path of the binary.
 install_tool() {
@@ -81,11 +129,11 @@ tools_install() {
 			export COSIGN
 			;;
 		cyclonedx-gomod)
-			CYCLONEDX_GOMOD=$(tool_on_path cyclonedx-gomod "$CYCLONEDX_GOMOD_VERSION" version) ||
-				CYCLONEDX_GOMOD=$(install_tool cyclonedx-gomod github.com/CycloneDX/cyclonedx-gomod/cmd/cyclonedx-gomod "$CYCLONEDX_GOMOD_VERSION")
-			# goreleaser's sboms: step runs it by name.
-			PATH="$(dirname "$CYCLONEDX_GOMOD"):$PATH"
-			export CYCLONEDX_GOMOD PATH
+			# Never one found on PATH: only the recipe's binary gives
+			# reproducible SBOMs. scripts/release/sbom.sh, which
+			# goreleaser's sboms step runs, reads CYCLONEDX_GOMOD.
+			CYCLONEDX_GOMOD=$(install_cyclonedx_gomod)
+			export CYCLONEDX_GOMOD
 			;;
 		*) tools_die "unknown tool $t" ;;
 		esac
@@ -93,6 +141,13 @@ tools_install() {
 }
 
 if [[ "${BASH_SOURCE[0]}" == "$0" ]]; then
-	tools_install goreleaser cosign cyclonedx-gomod
-	printf '%s\n' "$GORELEASER" "$COSIGN" "$CYCLONEDX_GOMOD"
+	(($# > 0)) || set -- goreleaser cosign cyclonedx-gomod
+	tools_install "$@"
+	for t in "$@"; do
+		case $t in
+		goreleaser) printf '%s\n' "$GORELEASER" ;;
+		cosign) printf '%s\n' "$COSIGN" ;;
+		cyclonedx-gomod) printf '%s\n' "$CYCLONEDX_GOMOD" ;;
+		esac
+	done
 fi

@@ -6,8 +6,14 @@
 //	go run ./scripts/release/manifest stage [-dist dist] -out DIR
 //
 // generate writes dist/release-manifest.json, the document the Stitch Slop
-// page embeds as is (schema in the README, section "Install and verify"). Every SHA-256 and
-// size in it is recomputed from the files, not copied from GoReleaser.
+// page embeds as is (schema in docs/release.md, "release-manifest.json").
+// Every SHA-256 and size in it is recomputed from the files, not copied from
+// GoReleaser. Its date is the commit time ($SOURCE_DATE_EPOCH when set,
+// otherwise the commit's time from git), so rebuilding the same commit
+// writes the same bytes. A snapshot (a version that is not its tag without
+// the v) says "snapshot": true and carries no tag and no URLs: there is no
+// release to download it from. The release workflow signs the manifest like
+// checksums.txt (release-manifest.json.sigstore.json).
 //
 // check verifies that the archives, raw binaries, SBOMs, checksums.txt, the
 // manifest (when present), the Homebrew cask and the Scoop manifest all agree
@@ -34,10 +40,13 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/stitchslop/stitchslop-bridge/internal/version"
 )
@@ -46,7 +55,9 @@ const (
 	project     = "stitchslop-bridge"
 	downloadURL = "https://github.com/stitchslop/stitchslop-bridge/releases/download"
 	// manifestSchema is bumped on any incompatible change to the manifest.
-	manifestSchema = 1
+	// 2: date, snapshot and the manifest's own signature; snapshots have
+	// empty tag and URLs.
+	manifestSchema = 2
 	manifestName   = "release-manifest.json"
 	checksumsName  = "checksums.txt"
 )
@@ -65,18 +76,24 @@ var filesInArchive = []string{"LICENSE", "README.md", "SECURITY.md"}
 // Manifest is release-manifest.json. Field names are part of the page's
 // contract: change them only with manifestSchema.
 type Manifest struct {
-	Schema    int      `json:"schema"`
-	Project   string   `json:"project"`
-	Version   string   `json:"version"`
-	Tag       string   `json:"tag"`
-	Commit    string   `json:"commit"`
-	Protocol  int      `json:"protocol"`
-	Checksums FileRef  `json:"checksums"`
-	Signature FileRef  `json:"checksums_signature"`
-	Targets   []Target `json:"targets"`
+	Schema   int    `json:"schema"`
+	Project  string `json:"project"`
+	Version  string `json:"version"`
+	Snapshot bool   `json:"snapshot"`
+	Tag      string `json:"tag"`
+	Commit   string `json:"commit"`
+	// Date is the commit time, RFC 3339 in UTC: the same for every
+	// rebuild of the commit.
+	Date              string   `json:"date"`
+	Protocol          int      `json:"protocol"`
+	Checksums         FileRef  `json:"checksums"`
+	Signature         FileRef  `json:"checksums_signature"`
+	ManifestSignature FileRef  `json:"manifest_signature"`
+	Targets           []Target `json:"targets"`
 }
 
-// FileRef names a release asset and where to download it.
+// FileRef names a release asset and where to download it (URL is empty in
+// a snapshot).
 type FileRef struct {
 	Name string `json:"name"`
 	URL  string `json:"url"`
@@ -180,13 +197,15 @@ func run(args []string, stdout io.Writer) error {
 
 // release is what GoReleaser left in dist, grouped per target.
 type release struct {
-	dist    string
-	meta    metadata
-	tag     string
-	archive map[string]artifact // target -> archive
-	binary  map[string]artifact // target -> raw uploadable binary
-	sbom    map[string]artifact // target -> SBOM of its archive
-	paths   map[string]string   // asset name -> path on disk
+	dist     string
+	meta     metadata
+	tag      string
+	snapshot bool
+	date     string
+	archive  map[string]artifact // target -> archive
+	binary   map[string]artifact // target -> raw uploadable binary
+	sbom     map[string]artifact // target -> SBOM of its archive
+	paths    map[string]string   // asset name -> path on disk
 }
 
 func load(dist, tag string) (*release, error) {
@@ -201,6 +220,23 @@ func load(dist, tag string) (*release, error) {
 	if r.tag == "" {
 		r.tag = r.meta.Tag
 	}
+	// A release's version is its tag without the v; GoReleaser gives a
+	// snapshot a version of its own (snapshot.version_template) while the
+	// tag stays the last one, or v0.0.0.
+	if r.meta.Version != strings.TrimPrefix(r.meta.Tag, "v") {
+		if tag != "" {
+			return nil, fmt.Errorf("-tag %s given, but dist holds the snapshot %s, which has no release tag", tag, r.meta.Version)
+		}
+		r.snapshot = true
+		r.tag = ""
+	} else if r.tag != r.meta.Tag {
+		return nil, fmt.Errorf("-tag %s, but dist holds version %s built from tag %s", tag, r.meta.Version, r.meta.Tag)
+	}
+	date, err := commitDate(filepath.Dir(filepath.Clean(dist)), r.meta.Commit)
+	if err != nil {
+		return nil, err
+	}
+	r.date = date
 	var arts []artifact
 	if err := readJSON(filepath.Join(dist, "artifacts.json"), &arts); err != nil {
 		return nil, err
@@ -258,8 +294,34 @@ func load(dist, tag string) (*release, error) {
 	return r, nil
 }
 
+// url is where name is downloaded from: nowhere for a snapshot, so that no
+// URL in a snapshot's manifest can be mistaken for a release's.
 func (r *release) url(name string) string {
+	if r.snapshot {
+		return ""
+	}
 	return downloadURL + "/" + r.tag + "/" + name
+}
+
+// commitDate is the commit's time in RFC 3339 UTC: $SOURCE_DATE_EPOCH when
+// set (reproducible-builds.org convention), otherwise git's committer time.
+func commitDate(repo, commit string) (string, error) {
+	if sde, ok := os.LookupEnv("SOURCE_DATE_EPOCH"); ok {
+		sec, err := strconv.ParseInt(sde, 10, 64)
+		if err != nil || sec < 0 {
+			return "", fmt.Errorf("SOURCE_DATE_EPOCH=%q is not a non-negative number of seconds", sde)
+		}
+		return time.Unix(sec, 0).UTC().Format(time.RFC3339), nil
+	}
+	out, err := exec.Command("git", "-C", repo, "show", "-s", "--format=%ct", commit).Output()
+	if err != nil {
+		return "", fmt.Errorf("reading the time of commit %s with git in %s (set SOURCE_DATE_EPOCH to give it): %v", commit, repo, err)
+	}
+	sec, err := strconv.ParseInt(strings.TrimSpace(string(out)), 10, 64)
+	if err != nil {
+		return "", fmt.Errorf("git gave the time of commit %s as %q: %v", commit, out, err)
+	}
+	return time.Unix(sec, 0).UTC().Format(time.RFC3339), nil
 }
 
 func (r *release) asset(a artifact) (Asset, error) {
@@ -272,14 +334,17 @@ func (r *release) asset(a artifact) (Asset, error) {
 
 func (r *release) manifest() (*Manifest, error) {
 	m := &Manifest{
-		Schema:    manifestSchema,
-		Project:   project,
-		Version:   r.meta.Version,
-		Tag:       r.tag,
-		Commit:    r.meta.Commit,
-		Protocol:  version.Protocol,
-		Checksums: FileRef{Name: checksumsName, URL: r.url(checksumsName)},
-		Signature: FileRef{Name: checksumsName + ".sigstore.json", URL: r.url(checksumsName + ".sigstore.json")},
+		Schema:            manifestSchema,
+		Project:           project,
+		Version:           r.meta.Version,
+		Snapshot:          r.snapshot,
+		Tag:               r.tag,
+		Commit:            r.meta.Commit,
+		Date:              r.date,
+		Protocol:          version.Protocol,
+		Checksums:         FileRef{Name: checksumsName, URL: r.url(checksumsName)},
+		Signature:         FileRef{Name: checksumsName + ".sigstore.json", URL: r.url(checksumsName + ".sigstore.json")},
+		ManifestSignature: FileRef{Name: manifestName + ".sigstore.json", URL: r.url(manifestName + ".sigstore.json")},
 	}
 	for _, t := range targets {
 		osName, arch, _ := strings.Cut(t, "_")
@@ -541,8 +606,8 @@ func (r *release) checkPackageManagers(sums map[string]string) error {
 	return nil
 }
 
-// stage copies every file listed in checksums.txt, and checksums.txt, its
-// bundle and the manifest when present, into dir.
+// stage copies every file listed in checksums.txt, and checksums.txt, the
+// manifest and their bundles when present, into dir.
 func (r *release) stage(dir string) (int, error) {
 	sums, err := readChecksums(filepath.Join(r.dist, checksumsName))
 	if err != nil {
@@ -562,7 +627,7 @@ func (r *release) stage(dir string) (int, error) {
 		}
 		n++
 	}
-	for _, name := range []string{checksumsName, checksumsName + ".sigstore.json", manifestName} {
+	for _, name := range []string{checksumsName, checksumsName + ".sigstore.json", manifestName, manifestName + ".sigstore.json"} {
 		src := filepath.Join(r.dist, name)
 		if _, err := os.Stat(src); errors.Is(err, os.ErrNotExist) && name != checksumsName {
 			continue
