@@ -423,6 +423,19 @@ func TestNewcomer_DemoInRealBrowser(t *testing.T) {
 		}
 	}
 
+	// A second tab of the demo is refused busy (protocol.md §2.6), says so,
+	// and the first keeps the connection.
+	second, cancelSecond := chromedp.NewContext(tab)
+	collectConsole(second, console)
+	browserDo(t, second, "open a second demo tab and wait for it to show busy", console,
+		chromedp.Navigate(d.pageURL),
+		chromedp.WaitVisible(chromedp.CSS(`#conn[data-state="busy"]`)),
+	)
+	cancelSecond()
+	if st := browserGet(t, tab, "read the first tab's state", console, chromedp.Evaluate[string](`document.getElementById("conn").dataset.state`)); st != "connected" {
+		t.Errorf("the first tab after a second one was refused: %q, want connected", st)
+	}
+
 	// A page from another origin, in the same browser, is refused at the
 	// upgrade: its socket never opens, and the bridge logs the refusal.
 	checkOtherOriginRefused(t, tab, d, console)
