@@ -32,6 +32,12 @@ import (
 // request limit (limits.ControlBody) as data URLs.
 const maxFiles = 4
 
+// maxSaved bounds the files one reply may have saved by --save: an export
+// is a handful (a machine file, its colours, a preview), and a page must
+// not fill a folder with thousands of files, each of them synced to disk.
+// Entries past it are refused, each saying so.
+const maxSaved = 32
+
 // requestSlack is the room a /call body needs beside its arguments: the
 // command, timeoutMs and the JSON around them.
 const requestSlack = 4 << 10
@@ -307,7 +313,8 @@ type saver struct {
 // files.Save, and its dataUrl gives way to savedTo and savedBytes, or to
 // error when it was refused; the base64 goes either way. The reply's text
 // (a string) is written as textFile when given, and gives way to
-// textSavedTo; refused, it stays, with textError. A page's own
+// textSavedTo; refused, it stays, with textError. Past maxSaved entries,
+// each one is refused. A page's own
 // textSavedTo and textError are dropped, --text-file or not. An entry that
 // is not an object is printed as {"error": why}. The reply is saved whether
 // it says ok or not, as --out does. ns is nil when nothing was refused.
@@ -377,6 +384,8 @@ func (s *saver) entry(i int, raw json.RawMessage) json.RawMessage {
 	e = drop(e, entryMembers...)
 	var data []byte
 	switch {
+	case i >= maxSaved:
+		err = fmt.Errorf("one reply may save at most %d files", maxSaved)
 	case !present:
 		err = errors.New("it carries no dataUrl")
 	case !isString:

@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -770,6 +771,23 @@ func wantRaw(want string) func(t *testing.T, out map[string]any, raw []byte) {
 		if string(raw) != want {
 			t.Errorf("saveFiles printed %s, want %s", raw, want)
 		}
+	}
+}
+
+// A page cannot fill a folder: past 32 files, each entry is refused.
+func TestSaveFilesAtMost32(t *testing.T) {
+	var list []any
+	for i := range 34 {
+		list = append(list, map[string]any{"name": fmt.Sprintf("f%02d.dst", i), "dataUrl": dataURL("x", dstData)})
+	}
+	reply, _ := json.Marshal(map[string]any{"files": list})
+	dir, out, _, ns, _ := saved(t, string(reply), "", false, nil)
+	if got := listDir(t, dir); len(got) != 32 || got[31] != "f31.dst" {
+		t.Errorf("saveFiles of 34 files wrote %d: %q, want f00.dst to f31.dst", len(got), got)
+	}
+	es := entries(t, out)
+	if ns == nil || ns.refused != 2 || es[32]["name"] != "f32.dst" || es[33]["error"] != "one reply may save at most 32 files" {
+		t.Errorf("saveFiles of 34 files = %+v, %v; want the last 2 refused, saying why", ns, es[32:])
 	}
 }
 
