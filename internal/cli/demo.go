@@ -22,5 +22,5 @@ func runDemo(ctx context.Context, a args, dir string, log *slog.Logger) int {
 	if err != nil {
 		return usageError(log, err.Error())
 	}
-	return bridgeExit(log, demo.Run(ctx, demo.Options{ConfigDir: dir, Ports: ports, Log: log}))
+	return bridgeExit(log, demo.Run(ctx, demo.Options{ConfigDir: dir, DefaultConfigDir: !a.has("config-dir"), Ports: ports, Log: log}))
 }

@@ -52,6 +52,12 @@ type Options struct {
 	Ready func(pageURL string, bridgePort int)
 }
 
+// PagePort is where the demo serves its page when it can. A fixed port
+// gives the page a fixed origin, so an agent registered with the line the
+// demo prints finds the demo again on the next run. It is none of the
+// four ports the tab dials. A test hook.
+var PagePort = 8780
+
 // tokenRetryAfter is what /demo/token asks the page to wait, in seconds,
 // while the bridge is not listening yet (the page retries sooner on its
 // own; the header is for anything else that reads it).
@@ -73,9 +79,15 @@ func csp(ports []int) string {
 // Run serves the demo until ctx ends.
 func Run(ctx context.Context, o Options) error {
 	log := o.Log
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	ln, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(PagePort))
 	if err != nil {
-		return fmt.Errorf("demo: cannot listen for the page: %w", err)
+		// Taken (another demo, say): any free port does, but the page's
+		// origin, and with it the MCP line printed below, is then this
+		// run's alone.
+		log.Warn(fmt.Sprintf("port %d is taken; the page gets another port, and the agent line below holds for this run only", PagePort))
+		if ln, err = net.Listen("tcp", "127.0.0.1:0"); err != nil {
+			return fmt.Errorf("demo: cannot listen for the page: %w", err)
+		}
 	}
 	pagePort := ln.Addr().(*net.TCPAddr).Port
 	site := "http://127.0.0.1:" + strconv.Itoa(pagePort)
