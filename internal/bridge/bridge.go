@@ -164,7 +164,7 @@ func Run(ctx context.Context, cfg Config) error {
 			return err
 		}
 		if !paired {
-			log.Info("waiting for the tab to redeem the token from STITCHSLOP_TOKEN")
+			log.Info("waiting for a tab to redeem the one-time token")
 		}
 	}
 	initialized := make(chan struct{})
