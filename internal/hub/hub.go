@@ -25,8 +25,9 @@ import (
 
 // Conn is an authenticated page connection, as the hub needs it.
 type Conn interface {
-	// Send queues a frame for the page. It never blocks; an error means the
-	// page cannot take it (gone or too slow) and is being closed.
+	// Send queues a frame for the page. It waits only while the queue is
+	// full, and never longer than a write to the page may take; an error
+	// means the page cannot take it (gone or too slow) and is being closed.
 	Send(frame []byte) error
 	// Close closes the connection. The page side then calls Detach.
 	Close()

@@ -14,9 +14,10 @@ import (
 	"github.com/stitchslop/stitchslop-bridge/security/limits"
 )
 
-// sendQueue is how many frames may wait for the writer. A page that lets
-// this many pile up is not reading and is dropped, so no caller ever blocks
-// on it.
+// sendQueue is how many frames may wait for the writer without their
+// senders waiting. Past it a sender waits for room, at most
+// limits.WriteWait: a page that takes nothing for that long is dropped, so
+// no caller waits on it for longer.
 const sendQueue = 64
 
 var (
@@ -85,6 +86,20 @@ func (c *conn) Send(frame []byte) error {
 		}
 		return nil
 	default:
+	}
+	// The queue is full: a burst of callers (a thousand at once) or a page
+	// that stopped reading. Wait for room rather than drop a page that is
+	// only busy; one that takes nothing is closed by the writer's deadline
+	// (limits.WriteWait), which ends this wait, and the timer bounds it
+	// should the writer itself be stuck.
+	full := time.NewTimer(limits.WriteWait)
+	defer full.Stop()
+	select {
+	case c.send <- frame:
+		return nil
+	case <-c.done:
+		return errClosed
+	case <-full.C:
 		c.setReason(errSlow)
 		c.Close()
 		return errSlow
