@@ -16,14 +16,6 @@ const repoRoot = "../.."
 // footer. Every other document is checked only where it quotes them.
 var mustQuote = []string{"docs/release.md", "SECURITY.md", ".goreleaser.yaml"}
 
-// staleQuotes are known wrong quotes in documents this change could not
-// edit, each waiting for its owner's fix. The test skips a document whose
-// only problems are exactly these, and fails once the quote is gone, so the
-// entry is removed with the fix.
-var staleQuotes = map[string]string{
-	"THREAT_MODEL.md": `^https://github\.com/stitchslop/stitchslop-bridge/\.github/workflows/release\.yml@refs/tags/v` + "`",
-}
-
 // documents lists every file checked: the Markdown at the root and in docs,
 // the GoReleaser configuration and the workflows.
 func documents(t *testing.T) []string {
@@ -112,14 +104,6 @@ func TestDocumentsQuoteTheIdentity(t *testing.T) {
 			}
 			text := string(data)
 			problems, regexps, issuers := quoteProblems(text)
-			if stale, ok := staleQuotes[doc]; ok {
-				if !strings.Contains(text, stale) {
-					t.Fatalf("%s no longer quotes the stale identity %s: remove it from staleQuotes", doc, stale)
-				}
-				if fixed, _, _ := quoteProblems(strings.ReplaceAll(text, stale, SANRegexp+"`")); len(fixed) == 0 {
-					t.Skipf("%s quotes the stale identity regexp %s (want %s); its owner must fix it", doc, stale, SANRegexp)
-				}
-			}
 			for _, p := range problems {
 				t.Errorf("%s: %s", doc, p)
 			}
