@@ -9,7 +9,6 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/stitchslop/stitchslop-bridge/internal/client"
@@ -69,7 +68,7 @@ func callFileFlags(a args) error {
 
 // fileSpec is one --file or --file-text.
 type fileSpec struct {
-	flag, key, path string
+	flag, arg, path string // arg: the KEY of KEY=PATH, the argument the file goes into
 	mode            string // files.DataURL or files.Text
 }
 
@@ -78,25 +77,25 @@ type fileSpec struct {
 func fileSpecs(list []flagValue) ([]fileSpec, error) {
 	var specs []fileSpec
 	for _, fv := range list {
-		key, path, ok := strings.Cut(fv.val, "=")
+		arg, path, ok := strings.Cut(fv.val, "=")
 		switch {
 		case !ok:
 			return nil, usageErr("--%s %q: want KEY=PATH, such as --%s design=rose.dst", fv.name, fv.val, fv.name)
-		case key == "":
+		case arg == "":
 			return nil, usageErr("--%s %q: the KEY before = is empty; it names the argument that gets the file", fv.name, fv.val)
 		case path == "":
 			return nil, usageErr("--%s %q: the PATH after = is empty", fv.name, fv.val)
 		}
 		for _, s := range specs {
-			if s.key == key || strings.HasPrefix(s.key, key+".") || strings.HasPrefix(key, s.key+".") {
-				return nil, usageErr("--%s %s and --%s %s: one argument would hold both files; give each file its own KEY", s.flag, s.key, fv.name, key)
+			if s.arg == arg || strings.HasPrefix(s.arg, arg+".") || strings.HasPrefix(arg, s.arg+".") {
+				return nil, usageErr("--%s %s and --%s %s: one argument would hold both files; give each file its own KEY", s.flag, s.arg, fv.name, arg)
 			}
 		}
 		mode := files.DataURL
 		if fv.name == "file-text" {
 			mode = files.Text
 		}
-		specs = append(specs, fileSpec{flag: fv.name, key: key, path: path, mode: mode})
+		specs = append(specs, fileSpec{flag: fv.name, arg: arg, path: path, mode: mode})
 	}
 	return specs, nil
 }
@@ -121,11 +120,11 @@ func attachFiles(req client.Request, list []flagValue, log *slog.Logger) (client
 		return req, err
 	}
 	for _, s := range specs {
-		if at, what := blocked(scratch, s.key); at != "" {
-			return req, usageErr("--%s %s: JSON-ARGS has %s at %s, not an object, so the file cannot go inside it", s.flag, s.key, what, at)
+		if at, what := blocked(scratch, s.arg); at != "" {
+			return req, usageErr("--%s %s: JSON-ARGS has %s at %s, not an object, so the file cannot go inside it", s.flag, s.arg, what, at)
 		}
-		if err := files.SetArg(scratch, s.key, ""); err != nil {
-			return req, usageErr("--%s %s: %s", s.flag, s.key, strings.TrimPrefix(err.Error(), "files: "))
+		if err := files.SetArg(scratch, s.arg, ""); err != nil {
+			return req, usageErr("--%s %s: %s", s.flag, s.arg, strings.TrimPrefix(err.Error(), "files: "))
 		}
 	}
 	args, err := decodeArgs(body.Args)
@@ -137,14 +136,14 @@ func attachFiles(req client.Request, list []flagValue, log *slog.Logger) (client
 		in, err := files.Read(s.path, s.mode)
 		if err != nil {
 			return req, &client.Error{Exit: client.ExitFailed, Code: "file_refused",
-				Msg: fmt.Sprintf("--%s %s: %s; nothing was sent to the tab", s.flag, s.key, strings.TrimPrefix(err.Error(), "files: ")),
+				Msg: fmt.Sprintf("--%s %s: %s; nothing was sent to the tab", s.flag, s.arg, strings.TrimPrefix(err.Error(), "files: ")),
 				Hint: "only images (PNG, JPEG, GIF, WebP, known by their bytes) and design files of at most " +
 					fmt.Sprint(files.MaxIn>>20) + " MB are sent, never a hidden file or one in a hidden folder"}
 		}
-		if err := files.SetArg(args, s.key, in.Value); err != nil { // the keys fit the copy, so they fit
-			return req, usageErr("--%s %s: %s", s.flag, s.key, strings.TrimPrefix(err.Error(), "files: "))
+		if err := files.SetArg(args, s.arg, in.Value); err != nil { // the keys fit the copy, so they fit
+			return req, usageErr("--%s %s: %s", s.flag, s.arg, strings.TrimPrefix(err.Error(), "files: "))
 		}
-		notes = append(notes, fmt.Sprintf("%s (%d bytes, %s) as %s", s.path, in.Size, in.Mime, s.key))
+		notes = append(notes, fmt.Sprintf("%s (%d bytes, %s) as %s", s.path, in.Size, in.Mime, s.arg))
 	}
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
@@ -327,7 +326,7 @@ func saveFiles(env []byte, dir, textFile string, overwrite bool, log *slog.Logge
 	s := &saver{dir: dir, textFile: textFile, overwrite: overwrite, log: log, taken: map[string]bool{}}
 	changed := false
 	if o.Get("textSavedTo") != nil || o.Get("textError") != nil {
-		o, changed = drop(o, textMembers...), true
+		o, changed = o.Without(textMembers...), true
 	}
 	if raw := o.Get("files"); raw != nil {
 		var items []json.RawMessage
@@ -339,7 +338,7 @@ func saveFiles(env []byte, dir, textFile string, overwrite bool, log *slog.Logge
 				items[i] = s.entry(i, items[i])
 			}
 			list, _ := json.Marshal(items)
-			o, changed = set(o, "files", list), true
+			o, changed = o.Set("files", list), true
 		}
 	}
 	text, hasText := o.String("text")
@@ -381,7 +380,7 @@ func (s *saver) entry(i int, raw json.RawMessage) json.RawMessage {
 	name, _ := e.String("name")
 	dataURL, isString := e.String("dataUrl")
 	present := e.Get("dataUrl") != nil
-	e = drop(e, entryMembers...)
+	e = e.Without(entryMembers...)
 	var data []byte
 	switch {
 	case i >= maxSaved:
@@ -412,7 +411,7 @@ func (s *saver) entry(i int, raw json.RawMessage) json.RawMessage {
 // text saves the reply's text as s.textFile and returns the reply to print.
 func (s *saver) text(o envelope.Object, text string) envelope.Object {
 	s.tried++
-	o = drop(o, textMembers...)
+	o = o.Without(textMembers...)
 	path, err := s.save(s.textFile, []byte(text))
 	if err != nil {
 		why := reason(err)
@@ -420,7 +419,7 @@ func (s *saver) text(o envelope.Object, text string) envelope.Object {
 		return o.With("textError", why)
 	}
 	s.log.Info(fmt.Sprintf("saved the text, %d bytes, to %s", len(text), path))
-	return set(o, "text", nil).With("textSavedTo", path)
+	return o.Set("text", nil).With("textSavedTo", path)
 }
 
 // save writes data as name into the directory, once per name.
@@ -447,38 +446,4 @@ func reason(err error) string {
 func (s *saver) refuse(where, why string) {
 	s.refused++
 	s.log.Warn(fmt.Sprintf("--save: %s was not saved: %s", where, why))
-}
-
-// drop returns o without any member named one of keys.
-func drop(o envelope.Object, keys ...string) envelope.Object {
-	out := make(envelope.Object, 0, len(o))
-	for _, m := range o {
-		if !slices.Contains(keys, m.Key) {
-			out = append(out, m)
-		}
-	}
-	return out
-}
-
-// set returns o with key's value v (raw JSON) in the place of its first
-// member of that name, and no other member of that name: a page's
-// duplicate cannot shadow it (JSON readers keep the last). A nil v drops
-// the member.
-func set(o envelope.Object, key string, v json.RawMessage) envelope.Object {
-	out := make(envelope.Object, 0, len(o)+1)
-	done := false
-	for _, m := range o {
-		if m.Key != key {
-			out = append(out, m)
-			continue
-		}
-		if !done && v != nil {
-			out = append(out, envelope.Member{Key: key, Value: v})
-		}
-		done = true
-	}
-	if !done && v != nil {
-		out = append(out, envelope.Member{Key: key, Value: v})
-	}
-	return out
 }

@@ -129,8 +129,8 @@ func TestFileSpecs(t *testing.T) {
 	list := []flagValue{{"file", "design=rose=1.dst"}, {"file-text", "sidecar.data=c.svg"}}
 	got, err := fileSpecs(list)
 	want := []fileSpec{
-		{flag: "file", key: "design", path: "rose=1.dst", mode: "dataUrl"},
-		{flag: "file-text", key: "sidecar.data", path: "c.svg", mode: "text"},
+		{flag: "file", arg: "design", path: "rose=1.dst", mode: "dataUrl"},
+		{flag: "file-text", arg: "sidecar.data", path: "c.svg", mode: "text"},
 	}
 	if err != nil || !slices.Equal(got, want) {
 		t.Errorf("fileSpecs(%v) = %v, %v; want %v", list, got, err, want)

@@ -63,7 +63,7 @@ func saveImage(body io.Reader, file string, overwrite bool, log *slog.Logger) ([
 		return nil, err
 	}
 	if img == nil {
-		o = drop(o, outMembers...) // the page cannot say it was saved
+		o = o.Without(outMembers...) // the page cannot say it was saved
 	}
 	switch {
 	case img == nil && o.Get("dataUrl") != nil:
@@ -83,7 +83,7 @@ func saveImage(body io.Reader, file string, overwrite bool, log *slog.Logger) ([
 	log.Info(fmt.Sprintf("saved %d bytes of %s to %s", img.n, printable(img.mime), abs))
 	for i, v := range []any{abs, img.n, img.mime} {
 		b, _ := json.Marshal(v)
-		o = set(o, outMembers[i], b) // no duplicate from the page left to shadow it
+		o = o.Set(outMembers[i], b) // no duplicate from the page left to shadow it
 	}
 	return json.Marshal(o)
 }

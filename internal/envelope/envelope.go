@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"slices"
 	"strings"
 )
 
@@ -149,4 +150,38 @@ func Bridge(code, msg string) []byte {
 		Message string `json:"message"`
 	}{false, code, msg})
 	return b
+}
+
+// Without returns o without any member called one of names.
+func (o Object) Without(names ...string) Object {
+	out := make(Object, 0, len(o))
+	for _, m := range o {
+		if !slices.Contains(names, m.Key) {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// Set returns o with v (raw JSON) as the value of its first member called
+// name, and no other member of that name, so that a duplicate from a page
+// cannot shadow it (JSON readers keep the last). Without such a member, it
+// is appended. A nil v drops the member.
+func (o Object) Set(name string, v json.RawMessage) Object {
+	out := make(Object, 0, len(o)+1)
+	done := false
+	for _, m := range o {
+		if m.Key != name {
+			out = append(out, m)
+			continue
+		}
+		if !done && v != nil {
+			out = append(out, Member{Key: name, Value: v})
+		}
+		done = true
+	}
+	if !done && v != nil {
+		out = append(out, Member{Key: name, Value: v})
+	}
+	return out
 }

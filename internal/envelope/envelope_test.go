@@ -47,3 +47,25 @@ func TestDataURL(t *testing.T) {
 		}
 	}
 }
+
+func TestSetAndWithout(t *testing.T) {
+	o, err := Parse([]byte(`{"a":1,"savedTo":"x","b":2,"savedTo":"y"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		name string
+		got  Object
+		want string
+	}{
+		{"Set replaces the first and drops the rest", o.Set("savedTo", json.RawMessage(`"z"`)), `{"a":1,"savedTo":"z","b":2}`},
+		{"Set appends a new member", o.Set("c", json.RawMessage(`3`)), `{"a":1,"savedTo":"x","b":2,"savedTo":"y","c":3}`},
+		{"Set nil drops every one", o.Set("savedTo", nil), `{"a":1,"b":2}`},
+		{"Without drops every one named", o.Without("savedTo", "a"), `{"b":2}`},
+	} {
+		b, err := json.Marshal(tt.got)
+		if err != nil || string(b) != tt.want {
+			t.Errorf("%s: %s (%v), want %s", tt.name, b, err, tt.want)
+		}
+	}
+}
