@@ -28,7 +28,9 @@ const maxUnauth = 16
 func TestRel_UnauthCapEvictsOldest(t *testing.T) {
 	t.Parallel()
 	tok := newToken()
-	b := startBridge(t, bridgeOpts{token: tok})
+	// A handshake deadline far past guard: a socket closed here was
+	// evicted, not timed out.
+	b := startBridge(t, bridgeOpts{token: tok, timings: "auth=5m"})
 	idle := make([]*websocket.Conn, 0, maxUnauth)
 	for i := range maxUnauth {
 		c, _, err := dialWS(b.port, originHeader(testOrigin))
