@@ -30,7 +30,8 @@ const (
 	// socket holds a MaxUnauthSockets slot.
 	AuthTimeout = 10 * time.Second
 	// MaxUnauthSockets bounds upgraded sockets that have not yet
-	// authenticated; beyond it new upgrades are refused with 503. With
+	// authenticated; a new upgrade beyond it closes the oldest of them, so
+	// idle sockets can delay a genuine tab by one dial at most. With
 	// AuthTimeout it caps the pre-auth memory at about
 	// MaxUnauthSockets*PreAuthFrame plus buffers.
 	MaxUnauthSockets = 16
