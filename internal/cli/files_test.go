@@ -18,6 +18,7 @@ import (
 
 	"github.com/stitchslop/stitchslop-bridge/internal/client"
 	"github.com/stitchslop/stitchslop-bridge/internal/ui"
+	"github.com/stitchslop/stitchslop-bridge/security/files"
 )
 
 // Bytes that sniff as what their names say, written here from the formats'
@@ -437,8 +438,8 @@ func TestSaveFilesHostileNames(t *testing.T) {
 	}{
 		{"../x.png", pngData, "it is a path, not a bare name"},
 		{"../../x.dst", dstData, "it is a path"},
-		{"..", dstData, "hidden"},
-		{".", dstData, "hidden"},
+		{"..", dstData, "it is . or .., a folder, not a file name"},
+		{".", dstData, "it is . or .., a folder, not a file name"},
 		{".bashrc", []byte("evil"), "it is hidden"},
 		{".x.dst", dstData, "it is hidden"},
 		{"a/b.dst", dstData, "it is a path"},
@@ -447,9 +448,19 @@ func TestSaveFilesHostileNames(t *testing.T) {
 		{"C:x.dst", dstData, `it holds one of : * ? " < > |`},
 		{`..\x.dst`, dstData, "it is a path"},
 		{"x.dst:stream", dstData, "it holds one of"},
-		{"x\x00.dst", dstData, "it holds a control character"},
-		{"x\n.dst", dstData, "it holds a control character"},
-		{"x\x1b[2J.dst", dstData, "it holds a control character"},
+		{"x\x00.dst", dstData, "it holds the control character U+0000"},
+		{"x\n.dst", dstData, "it holds the control character U+000A"},
+		{"x\x1b[2J.dst", dstData, "it holds the control character U+001B"},
+		{"x\u0085.dst", dstData, "it holds the control character U+0085"},
+		{"x\u009b2J.dst", dstData, "it holds the control character U+009B"},
+		{"evil\u202Egnp.exe", []byte("MZ"), "it holds U+202E, a bidirectional control"},
+		{"report\u202Efdp.dst", dstData, "it holds U+202E, a bidirectional control"},
+		{"a\u200bb.dst", dstData, "it holds U+200B, an invisible formatting character"},
+		{"\ufeffx.dst", dstData, "it holds U+FEFF, an invisible formatting character"},
+		{"x\u2028.dst", dstData, "it holds U+2028, a line or paragraph separator"},
+		{"x\uf022.dst", dstData, "it holds U+F022, a private-use character"},
+		{"x\u0378.dst", dstData, "it holds U+0378, a code point not assigned"},
+		{" x.dst", dstData, "it starts with a space"},
 		{"x.sh", []byte("rm -rf ~"), "its kind is not one of"},
 		{"x.exe", []byte("MZ"), "its kind is not one of"},
 		{"x.bat", []byte("del"), "its kind is not one of"},
@@ -464,42 +475,49 @@ func TestSaveFilesHostileNames(t *testing.T) {
 		{"", dstData, "it is empty"},
 		{strings.Repeat("a", 252) + ".dst", dstData, "over 255"},
 	}
-	var list []any
-	for _, h := range hostile {
-		list = append(list, map[string]any{"name": h.name, "dataUrl": dataURL("application/octet-stream", h.data)})
-	}
-	list = append(list, map[string]any{"name": "ok.dst", "dataUrl": dataURL("application/octet-stream", dstData)})
-	reply, _ := json.Marshal(map[string]any{"ok": true, "files": list})
-	dir, out, raw, ns, stderr := saved(t, string(reply), "", false, nil)
+	// One reply saves at most files.MaxSaved files: the names go in replies
+	// of fewer, each with a good one last.
+	for len(hostile) > 0 {
+		batch := hostile[:min(len(hostile), files.MaxSaved-1)]
+		hostile = hostile[len(batch):]
+		var list []any
+		for _, h := range batch {
+			list = append(list, map[string]any{"name": h.name, "dataUrl": dataURL("application/octet-stream", h.data)})
+		}
+		list = append(list, map[string]any{"name": "ok.dst", "dataUrl": dataURL("application/octet-stream", dstData)})
+		reply, _ := json.Marshal(map[string]any{"ok": true, "files": list})
+		dir, out, raw, ns, stderr := saved(t, string(reply), "", false, nil)
 
-	if got := listDir(t, dir); !slices.Equal(got, []string{"ok.dst"}) {
-		t.Errorf("saveFiles wrote %q, want ok.dst alone", got)
-	}
-	if ns == nil || ns.refused != len(hostile) || ns.tried != len(hostile)+1 {
-		t.Fatalf("saveFiles = %+v, want %d of %d refused", ns, len(hostile), len(hostile)+1)
-	}
-	if strings.Contains(string(raw), "base64") {
-		t.Errorf("saveFiles printed base64: %.300s", raw)
-	}
-	es := entries(t, out)
-	for i, h := range hostile {
-		e := es[i]
-		why, _ := e["error"].(string)
-		if !strings.Contains(why, h.why) || e["savedTo"] != nil || e["dataUrl"] != nil {
-			t.Errorf("saveFiles entry %q = %v, want error %q and no savedTo or dataUrl", h.name, e, h.why)
+		if got := listDir(t, dir); !slices.Equal(got, []string{"ok.dst"}) {
+			t.Errorf("saveFiles wrote %q, want ok.dst alone", got)
 		}
-		if strings.HasPrefix(why, "files: ") {
-			t.Errorf("saveFiles entry %q error %q, want it without the package prefix", h.name, why)
+		if ns == nil || ns.refused != len(batch) || ns.tried != len(batch)+1 {
+			t.Fatalf("saveFiles = %+v, want %d of %d refused", ns, len(batch), len(batch)+1)
 		}
-	}
-	last := es[len(es)-1]
-	if last["savedTo"] != filepath.Join(dir, "ok.dst") || last["savedBytes"] != float64(len(dstData)) || last["error"] != nil {
-		t.Errorf("saveFiles good entry = %v, want savedTo and savedBytes", last)
-	}
-	// stderr names each refused entry by its place, never by the name.
-	if !strings.Contains(stderr, "warning: --save: files[0] was not saved: a file name from the tab is refused: it is a path") ||
-		strings.Contains(stderr, "\x1b") || strings.Contains(stderr, "bashrc") {
-		t.Errorf("saveFiles stderr %q, want each refusal by its place, no name from the tab", stderr)
+		if strings.Contains(string(raw), "base64") {
+			t.Errorf("saveFiles printed base64: %.300s", raw)
+		}
+		es := entries(t, out)
+		for i, h := range batch {
+			e := es[i]
+			why, _ := e["error"].(string)
+			if !strings.Contains(why, h.why) || e["savedTo"] != nil || e["dataUrl"] != nil {
+				t.Errorf("saveFiles entry %q = %v, want error %q and no savedTo or dataUrl", h.name, e, h.why)
+			}
+			if strings.HasPrefix(why, "files: ") {
+				t.Errorf("saveFiles entry %q error %q, want it without the package prefix", h.name, why)
+			}
+		}
+		last := es[len(es)-1]
+		if last["savedTo"] != filepath.Join(dir, "ok.dst") || last["savedBytes"] != float64(len(dstData)) || last["error"] != nil {
+			t.Errorf("saveFiles good entry = %v, want savedTo and savedBytes", last)
+		}
+		// stderr names each refused entry by its place, never by the name
+		// nor any of its characters.
+		if !strings.Contains(stderr, "warning: --save: files[0] was not saved: ") ||
+			strings.ContainsAny(stderr, "\x1b\u0085\u009b\u202e\u200b\ufeff\u2028\uf022") || strings.Contains(stderr, "bashrc") {
+			t.Errorf("saveFiles stderr %q, want each refusal by its place, no name from the tab", stderr)
+		}
 	}
 }
 

@@ -27,15 +27,24 @@
 //
 // Save mitigates (b):
 //
-//   - The name must be a bare name: no separator, not "." or "..", not
-//     hidden, no control characters, none of the characters Windows refuses
-//     (so no ':' and no alternate data stream), no trailing dot or space, no
-//     reserved device name (CON, NUL.png, COM1.txt). It cannot leave dir or
-//     become a dotfile.
+//   - The name (CheckName) must be a bare name: no separator, not "." or
+//     "..", not hidden, none of the characters Windows refuses (so no ':'
+//     and no alternate data stream), no leading space, no trailing dot or
+//     space, no reserved device name (CON, NUL.png, COM1.txt), valid
+//     UTF-8. It cannot leave dir or become a dotfile.
+//   - Nor may it hold a character that makes a name show as something it
+//     is not (checkCharacters): control characters (C0, DEL, C1), format
+//     characters such as U+202E RIGHT-TO-LEFT OVERRIDE (evil\u202Egnp.exe
+//     shows as evilexe.png) and the zero-width ones, line and paragraph
+//     separators, private-use characters and unassigned code points. The
+//     reasons name such a character by its code point, never the name.
 //   - Only image, design, JSON, .txt and .md names are written, and an image
 //     name must hold that image's bytes: no script, no executable, no name
 //     without an extension. Files are created 0666 less the umask, never
 //     executable.
+//   - NameKey says when two names are one file on some disk (case, and
+//     Unicode normal form on macOS); the callers refuse a reply's second
+//     file under one key, so no file of a reply replaces another.
 //   - dir must be an existing directory with no hidden component (no
 //     ~/.config, no .git); it is never created.
 //   - Without overwrite the file is created exclusively (O_EXCL), which also
@@ -56,6 +65,10 @@
 // of the same user that swaps files between the checks and the open (T11)
 // are not stopped: Read opens the resolved path and checks it is the file it
 // inspected, no more. Save does not bound the size of what it writes.
+// Names that only look alike are not refused: "pay.png" in Cyrillic
+// letters, "a∕b.png" with a DIVISION SLASH, invisible letters such as
+// U+3164 HANGUL FILLER; nor is a Windows 8.3 short name (DESIGN~1.DST)
+// that may alias an existing long one.
 package files
 
 import (
@@ -70,7 +83,11 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"unicode"
 	"unicode/utf8"
+
+	"golang.org/x/text/cases"
+	"golang.org/x/text/unicode/norm"
 )
 
 // MaxIn is the largest file Read sends to the tab, in bytes: 14 MB, as the
@@ -82,6 +99,12 @@ const (
 	DataURL = "dataUrl" // data:<mime>;base64,<data>
 	Text    = "text"    // the file's text; UTF-8 only
 )
+
+// MaxSaved bounds the files of one reply that are saved (call --save,
+// call_to_files): an export is a handful (a machine file, its colours, a
+// preview), and a page must not fill a folder with thousands of files, each
+// of them synced to disk. The callers refuse each entry past it, saying so.
+const MaxSaved = 32
 
 // maxName is the longest file name Save writes, in bytes: the limit of
 // ext4, APFS and NTFS (which counts UTF-16 units, so this is no looser).
@@ -277,16 +300,12 @@ func sniff(b []byte) string {
 // path written. name comes from the tab: a name that breaks a rule is never
 // quoted in an error.
 func Save(dir, name string, data []byte, overwrite bool) (string, error) {
-	if err := checkName(name); err != nil {
-		return "", err
+	if why := checkName(name); why != "" {
+		return "", fmt.Errorf("files: a file name from the tab is refused: %s", why)
 	}
 	ext := strings.ToLower(filepath.Ext(name))
-	if m, ok := images[ext]; ok {
-		if sniff(data) != m {
-			return "", fmt.Errorf("files: a %s file from the tab is refused: its bytes are not %s", ext, m)
-		}
-	} else if _, ok := designs[ext]; !ok && !replies[ext] {
-		return "", fmt.Errorf("files: a file from the tab is refused: its kind is not one of %s", saveKinds)
+	if m, ok := images[ext]; ok && sniff(data) != m {
+		return "", fmt.Errorf("files: a %s file from the tab is refused: its bytes are not %s", ext, m)
 	}
 	if dir == "" {
 		return "", errors.New("files: empty directory")
@@ -369,34 +388,130 @@ func writeCloseFile(f *os.File, data []byte) error {
 	return nil
 }
 
-// checkName refuses a name from the tab that is not a bare, visible file
-// name valid on every OS.
-func checkName(name string) error {
-	bad := func(why string) error { return fmt.Errorf("files: a file name from the tab is refused: %s", why) }
-	switch {
-	case name == "":
-		return bad("it is empty")
-	case len(name) > maxName:
-		return bad(fmt.Sprintf("it is %d bytes, over %d", len(name), maxName))
-	case !utf8.ValidString(name):
-		return bad("it is not valid UTF-8")
-	case strings.ContainsAny(name, `/\`):
-		return bad("it is a path, not a bare name")
-	case name[0] == '.':
-		return bad("it is hidden (starts with a dot)")
-	case strings.HasSuffix(name, ".") || strings.HasSuffix(name, " "):
-		return bad("it ends with a dot or a space")
-	case strings.ContainsAny(name, `:*?"<>|`):
-		return bad(`it holds one of : * ? " < > |`)
-	case reserved(name):
-		return bad("it is a Windows device name")
-	}
-	for _, r := range name {
-		if r < 0x20 || r == 0x7f {
-			return bad("it holds a control character")
-		}
+// NameError is CheckName's refusal of a name. Why says which rule the name
+// breaks, in words for a person, and never quotes the name: it may come from
+// a hostile page and hold characters that hide or reorder text.
+type NameError struct {
+	Why string
+}
+
+func (e *NameError) Error() string { return "files: the file name is refused: " + e.Why }
+
+// CheckName refuses a name Save would refuse whatever the directory and the
+// bytes: it must be a bare name (no separator, not "." or ".."), not
+// hidden, of a kind Save writes, and valid on every OS; see
+// checkCharacters for the characters refused. A caller asks it before a
+// call whose reply is to be saved under a name of its own (--text-file,
+// call_to_files' textFile). The error is a *NameError.
+func CheckName(name string) error {
+	if why := checkName(name); why != "" {
+		return &NameError{Why: why}
 	}
 	return nil
+}
+
+// checkName returns why name breaks CheckName's rules, or "".
+func checkName(name string) string {
+	switch {
+	case name == "":
+		return "it is empty"
+	case len(name) > maxName:
+		return fmt.Sprintf("it is %d bytes, over %d", len(name), maxName)
+	case !utf8.ValidString(name):
+		return "it is not valid UTF-8"
+	case strings.ContainsAny(name, `/\`):
+		return "it is a path, not a bare name"
+	case name == "." || name == "..":
+		return "it is . or .., a folder, not a file name"
+	case name[0] == '.':
+		return "it is hidden (starts with a dot)"
+	}
+	if why := checkCharacters(name); why != "" {
+		return why
+	}
+	first, _ := utf8.DecodeRuneInString(name)
+	switch {
+	case unicode.IsSpace(first):
+		return "it starts with a space"
+	case strings.HasSuffix(name, ".") || strings.HasSuffix(name, " "):
+		return "it ends with a dot or a space, which Windows drops"
+	case strings.ContainsAny(name, `:*?"<>|`):
+		return `it holds one of : * ? " < > |`
+	case reserved(name):
+		return "it is a Windows device name"
+	}
+	ext := strings.ToLower(filepath.Ext(name))
+	if _, ok := images[ext]; !ok && !replies[ext] {
+		if _, ok := designs[ext]; !ok {
+			return "its kind is not one of " + saveKinds
+		}
+	}
+	return ""
+}
+
+// checkCharacters returns why name, valid UTF-8, holds a character no saved
+// name may hold, or "". Each of them can make a name show as something it
+// is not, or mean something else on another system:
+//
+//   - control characters: C0, DEL and C1 (U+0080 to U+009F, such as
+//     U+0085 NEXT LINE and U+009B, a terminal escape);
+//   - format characters (Unicode category Cf): the bidirectional controls
+//     (U+202E RIGHT-TO-LEFT OVERRIDE shows evil\u202Egnp.exe as
+//     evilexe.png), zero-width ones (U+200B to U+200D, U+2060), U+FEFF,
+//     the soft hyphen, tag characters;
+//   - the line and paragraph separators U+2028 and U+2029;
+//   - private-use characters, which macOS and Cygwin use to stand for
+//     characters Windows refuses (":" as U+F022);
+//   - code points unassigned in the Unicode version Go's tables know
+//     (unicode.Version), noncharacters among them: what they will be is
+//     not known.
+//
+// The reason names the character by its code point, never as itself.
+func checkCharacters(name string) string {
+	for _, r := range name {
+		switch {
+		case unicode.Is(unicode.Cc, r):
+			return fmt.Sprintf("it holds the control character %U", r)
+		case bidi(r):
+			return fmt.Sprintf("it holds %U, a bidirectional control, which changes the order its text is shown in", r)
+		case unicode.Is(unicode.Cf, r):
+			return fmt.Sprintf("it holds %U, an invisible formatting character", r)
+		case unicode.In(r, unicode.Zl, unicode.Zp):
+			return fmt.Sprintf("it holds %U, a line or paragraph separator", r)
+		case unicode.Is(unicode.Co, r):
+			return fmt.Sprintf("it holds %U, a private-use character, which some systems show as a character names may not hold", r)
+		case !assigned(r):
+			return fmt.Sprintf("it holds %U, a code point not assigned in Unicode %s", r, unicode.Version)
+		}
+	}
+	return ""
+}
+
+// bidi reports whether r is one of Unicode's bidirectional formatting
+// characters (UAX #9): ALM, LRM, RLM, the embeddings and overrides, and
+// the isolates.
+func bidi(r rune) bool {
+	return r == 0x061c || r == 0x200e || r == 0x200f || (r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069)
+}
+
+// assigned reports whether r has a general category other than Cn. (Go's
+// unicode.C holds Cn too, so the other categories of C are named.)
+func assigned(r rune) bool {
+	return unicode.In(r, unicode.L, unicode.M, unicode.N, unicode.P, unicode.S, unicode.Z,
+		unicode.Cc, unicode.Cf, unicode.Co, unicode.Cs)
+}
+
+// NameKey returns the form under which two names are one file on some
+// disk: macOS (APFS, HFS+) takes names that differ only in their Unicode
+// normal form (é as one code point, or e and a combining accent) as one,
+// and macOS and Windows by default take names that differ only in case as
+// one. The key is the name case folded (Unicode full case folding) and in
+// NFC: two names with one key are one name for a reply, so the second is
+// refused, not written over the first. Full folding is stricter than any
+// of those disks (ß and ss are one key), so it never lets two names
+// through that one of them would take as one.
+func NameKey(name string) string {
+	return norm.NFC.String(cases.Fold().String(norm.NFD.String(name)))
 }
 
 // reserved reports whether name is a Windows device name, whatever its

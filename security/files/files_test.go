@@ -3,6 +3,7 @@ package files
 import (
 	"encoding/base64"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -314,6 +315,21 @@ var hostileNames = []struct {
 	{"x\x1b[31m.dst", []byte("x")},
 	{"x\x7f.dst", []byte("x")},
 	{"\xff.dst", []byte("x")},
+	{"evil\u202Egnp.exe", []byte("MZ")},
+	{"report\u202Efdp.dst", []byte("x")},
+	{"x\u0085.dst", []byte("x")},
+	{"x\u009b31m.dst", []byte("x")},
+	{"a\u200bb.dst", []byte("x")},
+	{"\ufeffx.dst", []byte("x")},
+	{"x\u2028y.md", []byte("x")},
+	{"x\ue000.dst", []byte("x")},
+	{"x\U0010fffd.dst", []byte("x")},
+	{"x\u0378.dst", []byte("x")},
+	{"x\ufffe.dst", []byte("x")},
+	{" x.dst", []byte("x")},
+	{"\u00a0x.dst", []byte("x")},
+	{" .png", pngBytes},
+	{"...", []byte("x")},
 	{"", []byte("x")},
 	{".", []byte("x")},
 	{"..", []byte("x")},
@@ -340,6 +356,142 @@ func TestSaveRefusesHostileNames(t *testing.T) {
 	}
 	if got, want := tree(t, root), []string{"a/", "a/b/"}; !reflect.DeepEqual(got, want) {
 		t.Errorf("after refused saves, %s holds %q, want %q", root, got, want)
+	}
+}
+
+// TestCheckName: each rule of a name refuses with its own reason, which is
+// printable ASCII and never quotes the name; names a person would give
+// pass.
+func TestCheckName(t *testing.T) {
+	tests := []struct {
+		name string
+		want string // a part of the reason; "" for no error
+	}{
+		{"design.dst", ""},
+		{"Photo.PNG", ""},
+		{"über.svg", ""},
+		{"u\u0308ber.svg", ""}, // NFD: a combining mark is not a format character
+		{"刺繍のデザイン.dst", ""},
+		{"なぜ？.txt", ""}, // a fullwidth question mark is not "?"
+		{"سلام.dst", ""},
+		{"🌹 rose.png", ""},
+		{"❤️.png", ""}, // a variation selector is a mark
+		{"my\u00a0design.dst", ""},
+		{"a.b.dst", ""},
+		{"COM10.dst", ""},
+		{"", "it is empty"},
+		{strings.Repeat("a", 252) + ".dst", "it is 256 bytes, over 255"},
+		{"\xff.dst", "it is not valid UTF-8"},
+		{"x\xed\xa0\x80.dst", "it is not valid UTF-8"}, // a surrogate
+		{"a/b.dst", "it is a path, not a bare name"},
+		{`a\b.dst`, "it is a path, not a bare name"},
+		{"..", "it is . or .., a folder, not a file name"},
+		{".", "it is . or .., a folder, not a file name"},
+		{"...", "it is hidden (starts with a dot)"},
+		{".bashrc", "it is hidden (starts with a dot)"},
+		{"x\x00.dst", "it holds the control character U+0000"},
+		{"x\n.dst", "it holds the control character U+000A"},
+		{"x\x7f.dst", "it holds the control character U+007F"},
+		{"x\u0080.dst", "it holds the control character U+0080"},
+		{"x\u0085.dst", "it holds the control character U+0085"},
+		{"x\u009b31m.dst", "it holds the control character U+009B"},
+		{"x\u009f.dst", "it holds the control character U+009F"},
+		{"evil\u202Egnp.exe", "it holds U+202E, a bidirectional control"},
+		{"x\u202a.dst", "it holds U+202A, a bidirectional control"},
+		{"x\u2066.dst", "it holds U+2066, a bidirectional control"},
+		{"x\u2069.dst", "it holds U+2069, a bidirectional control"},
+		{"x\u200e.dst", "it holds U+200E, a bidirectional control"},
+		{"x\u200f.dst", "it holds U+200F, a bidirectional control"},
+		{"x\u061c.dst", "it holds U+061C, a bidirectional control"},
+		{"a\u200bb.dst", "it holds U+200B, an invisible formatting character"},
+		{"a\u200db.dst", "it holds U+200D, an invisible formatting character"},
+		{"a\u2060b.dst", "it holds U+2060, an invisible formatting character"},
+		{"\ufeffx.dst", "it holds U+FEFF, an invisible formatting character"},
+		{"a\u00adb.dst", "it holds U+00AD, an invisible formatting character"},
+		{"x\U000e0041.dst", "it holds U+E0041, an invisible formatting character"},
+		{"x\u2028y.md", "it holds U+2028, a line or paragraph separator"},
+		{"x\u2029y.md", "it holds U+2029, a line or paragraph separator"},
+		{"x\ue000.dst", "it holds U+E000, a private-use character"},
+		{"x\uf022.dst", "it holds U+F022, a private-use character"},
+		{"x\U000f0000.dst", "it holds U+F0000, a private-use character"},
+		{"x\u0378.dst", "it holds U+0378, a code point not assigned in Unicode"},
+		{"x\ufffe.dst", "it holds U+FFFE, a code point not assigned"},
+		{"x\ufdd0.dst", "it holds U+FDD0, a code point not assigned"},
+		{" x.dst", "it starts with a space"},
+		{" .png", "it starts with a space"},
+		{"\u3000x.dst", "it starts with a space"},
+		{"\u00a0x.dst", "it starts with a space"},
+		{"x.dst.", "it ends with a dot or a space"},
+		{"x.dst ", "it ends with a dot or a space"},
+		{"x.dst:evil", `it holds one of : * ? " < > |`},
+		{"x<y.dst", `it holds one of : * ? " < > |`},
+		{"CON.png", "it is a Windows device name"},
+		{"lpt¹.txt", "it is a Windows device name"},
+		{"Aux .md", "it is a Windows device name"},
+		{"x.exe", "its kind is not one of .png"},
+		{"Makefile", "its kind is not one of"},
+		{"x.png\u00a0", "its kind is not one of"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.want, func(t *testing.T) {
+			err := CheckName(tt.name)
+			if tt.want == "" {
+				if err != nil {
+					t.Errorf("CheckName(%q) = %v, want nil", tt.name, err)
+				}
+				return
+			}
+			var ne *NameError
+			if !errors.As(err, &ne) || !strings.Contains(ne.Why, tt.want) {
+				t.Fatalf("CheckName(%q) = %v, want a *NameError saying %q", tt.name, err, tt.want)
+			}
+			if why := printableASCII(err.Error()); why != "" {
+				t.Errorf("CheckName(%q) = %q: %s", tt.name, err, why)
+			}
+			if len(tt.name) > 2 && strings.Contains(err.Error(), tt.name) {
+				t.Errorf("CheckName(%q) = %q, which quotes the name", tt.name, err)
+			}
+			dir := tempDir(t)
+			if got, err := Save(dir, tt.name, pngBytes, true); err == nil || !strings.Contains(err.Error(), "a file name from the tab is refused: "+tt.want) {
+				t.Errorf("Save(dir, %q) = %q, %v; want the same reason", tt.name, got, err)
+			}
+		})
+	}
+}
+
+// printableASCII returns why s is not printable ASCII, or "".
+func printableASCII(s string) string {
+	for i, r := range s {
+		if r < 0x20 || r > 0x7e {
+			return fmt.Sprintf("byte %d is %U, not printable ASCII", i, r)
+		}
+	}
+	return ""
+}
+
+// TestNameKey: names that one disk takes as one file have one key (case on
+// macOS and Windows, Unicode normal form on macOS); others do not.
+func TestNameKey(t *testing.T) {
+	tests := []struct {
+		a, b string
+		same bool
+	}{
+		{"design.dst", "design.dst", true},
+		{"design.dst", "DESIGN.DST", true},
+		{"\u00fcber.svg", "u\u0308ber.svg", true},                // NFC and NFD
+		{"\u00dcBER.svg", "u\u0308ber.svg", true},                // and case
+		{"\u212bngstr\u00f6m.md", "\u00c5ngstr\u00f6m.md", true}, // ANGSTROM SIGN is Å
+		{"stra\u00dfe.txt", "STRASSE.txt", true},
+		{"\u03a3\u03bf\u03c6\u03af\u03b1.txt", "\u03c3\u03bf\u03c6\u03b9\u0301\u03b1.txt", true},
+		{"a.dst", "b.dst", false},
+		{"\u00fcber.svg", "uber.svg", false},
+		{"ﬁle.txt", "file.txt", true},    // a ligature folds to its letters
+		{"x1.png", "x\u00b9.png", false}, // superscript one is not one
+	}
+	for _, tt := range tests {
+		if got := NameKey(tt.a) == NameKey(tt.b); got != tt.same {
+			t.Errorf("NameKey(%q) == NameKey(%q) is %v, want %v (%q, %q)", tt.a, tt.b, got, tt.same, NameKey(tt.a), NameKey(tt.b))
+		}
 	}
 }
 
@@ -371,6 +523,8 @@ func TestSave(t *testing.T) {
 		{"COM10.dst", []byte{0}},
 		{"my design v2.dst", []byte{0}},
 		{"über.svg", []byte("<svg/>")},
+		{"刺繍のデザイン.dst", []byte{0}},
+		{"🌹 rose.png", pngBytes},
 		{"png-bytes.dst", pngBytes},
 		{"empty.txt", nil},
 		{long, []byte{0}},

@@ -8,6 +8,10 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"unicode"
+	"unicode/utf8"
+
+	"golang.org/x/text/unicode/norm"
 )
 
 // requireSeeds fails f unless testdata/fuzz/<target> holds at least one
@@ -56,7 +60,9 @@ func FuzzDecodeDataURL(f *testing.F) {
 // FuzzSaveName: whatever the name and bytes from the tab, Save (with or
 // without overwrite) either fails and writes nothing anywhere under the
 // root, or writes exactly one visible regular file, directly in dir,
-// holding the bytes. One root serves every input of a worker and is put
+// holding the bytes, under a name CheckName accepts and that holds none
+// of the characters T16 refuses. A refusal's text is printable ASCII: it
+// never carries the name's characters. One root serves every input of a worker and is put
 // back to a/b/ after each write: a fresh temporary directory per input
 // made the target slow enough that minimising a long input took the whole
 // fuzz time.
@@ -76,8 +82,17 @@ func FuzzSaveName(f *testing.F) {
 				if !reflect.DeepEqual(got, pristine) {
 					t.Errorf("Save(dir, %q, %v) = %v and left %q, want %q", name, overwrite, err, got, pristine)
 				}
+				if why := printableASCII(err.Error()); why != "" {
+					t.Errorf("Save(dir, %q, %v) = %q: %s", name, overwrite, err, why)
+				}
 			} else {
 				checkSaved(t, name, overwrite, dir, path, data, got)
+				if err := CheckName(name); err != nil {
+					t.Errorf("Save(dir, %q, %v) wrote %s, but CheckName(%q) = %v", name, overwrite, path, name, err)
+				}
+				if r, ok := shady(name); ok {
+					t.Errorf("Save(dir, %q, %v) wrote %s, a name holding %U", name, overwrite, path, r)
+				}
 			}
 			if !reflect.DeepEqual(got, pristine) {
 				reset(t, root, got)
@@ -117,4 +132,49 @@ func reset(t *testing.T, root string, got []string) {
 	if err := os.MkdirAll(filepath.Join(root, "a", "b"), 0o755); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// shady returns the first rune of name that no saved name may hold,
+// written here from T16 and not from checkCharacters: invalid UTF-8, a
+// control, format, private-use or unassigned character, a line or
+// paragraph separator.
+func shady(name string) (rune, bool) {
+	if !utf8.ValidString(name) {
+		return utf8.RuneError, true
+	}
+	for _, r := range name {
+		if (r < 0x20) || (r >= 0x7f && r <= 0x9f) || r == 0x202e || r == 0x200b || r == 0xfeff ||
+			r == 0x2028 || r == 0x2029 || unicode.In(r, unicode.Cf, unicode.Co) ||
+			!unicode.In(r, unicode.L, unicode.M, unicode.N, unicode.P, unicode.S, unicode.Z) {
+			return r, true
+		}
+	}
+	return 0, false
+}
+
+// FuzzNameKey: NameKey never panics; it is blind to Unicode normal form
+// (a name, its NFC and its NFD have one key) and to ASCII case, and an
+// ASCII name's key is that name in lower case.
+func FuzzNameKey(f *testing.F) {
+	requireSeeds(f, "FuzzNameKey")
+	f.Fuzz(func(t *testing.T, name string) {
+		k := NameKey(name)
+		if !utf8.ValidString(name) {
+			return
+		}
+		for _, v := range []string{norm.NFC.String(name), norm.NFD.String(name)} {
+			if got := NameKey(v); got != k {
+				t.Errorf("NameKey(%q) = %q, want %q, the key of %q", v, got, k, name)
+			}
+		}
+		ascii := true
+		for i := 0; i < len(name); i++ {
+			ascii = ascii && name[i] < utf8.RuneSelf
+		}
+		if ascii {
+			if got, want := NameKey(strings.ToUpper(name)), strings.ToLower(name); k != want || got != want {
+				t.Errorf("NameKey(%q), NameKey(upper) = %q, %q; want %q", name, k, got, want)
+			}
+		}
+	})
 }
