@@ -31,12 +31,6 @@ import (
 // request limit (limits.ControlBody) as data URLs.
 const maxFiles = 4
 
-// maxSaved bounds the files one reply may have saved by --save: an export
-// is a handful (a machine file, its colours, a preview), and a page must
-// not fill a folder with thousands of files, each of them synced to disk.
-// Entries past it are refused, each saying so.
-const maxSaved = 32
-
 // requestSlack is the room a /call body needs beside its arguments: the
 // command, timeoutMs and the JSON around them.
 const requestSlack = 4 << 10
@@ -57,10 +51,13 @@ func callFileFlags(a args) error {
 			return usageErr("--%s is empty", f)
 		}
 	}
-	// The rest of NAME's rules (its kind, the characters Windows refuses)
-	// are security/files' to check when it is written.
-	if name := a.flags["text-file"]; strings.ContainsAny(name, `/\`) || strings.HasPrefix(name, ".") {
-		return usageErr("--text-file %q: want a bare file name such as notes.txt: not a path, not a hidden name", name)
+	// All of NAME's rules, before the call: a name security/files would
+	// refuse when the text is written makes the call for nothing.
+	if name, ok := a.flags["text-file"]; ok && name != "" {
+		var ne *files.NameError
+		if err := files.CheckName(name); errors.As(err, &ne) {
+			return usageErr("--text-file %q: %s; want a bare file name such as notes.txt or notes.md", name, ne.Why)
+		}
 	}
 	_, err := fileSpecs(a.list)
 	return err
@@ -303,7 +300,7 @@ type saver struct {
 	dir, textFile  string
 	overwrite      bool
 	log            *slog.Logger
-	taken          map[string]bool // names written, case folded: a reply cannot write one twice
+	taken          map[string]bool // files.NameKey of the names written: a reply cannot write one twice
 	refused, tried int
 }
 
@@ -312,8 +309,8 @@ type saver struct {
 // files.Save, and its dataUrl gives way to savedTo and savedBytes, or to
 // error when it was refused; the base64 goes either way. The reply's text
 // (a string) is written as textFile when given, and gives way to
-// textSavedTo; refused, it stays, with textError. Past maxSaved entries,
-// each one is refused. A page's own
+// textSavedTo; refused, it stays, with textError. Past files.MaxSaved
+// entries, each one is refused. A page's own
 // textSavedTo and textError are dropped, --text-file or not. An entry that
 // is not an object is printed as {"error": why}. The reply is saved whether
 // it says ok or not, as --out does. ns is nil when nothing was refused.
@@ -383,8 +380,8 @@ func (s *saver) entry(i int, raw json.RawMessage) json.RawMessage {
 	e = e.Without(entryMembers...)
 	var data []byte
 	switch {
-	case i >= maxSaved:
-		err = fmt.Errorf("one reply may save at most %d files", maxSaved)
+	case i >= files.MaxSaved:
+		err = fmt.Errorf("one reply may save at most %d files", files.MaxSaved)
 	case !present:
 		err = errors.New("it carries no dataUrl")
 	case !isString:
@@ -422,14 +419,16 @@ func (s *saver) text(o envelope.Object, text string) envelope.Object {
 	return o.Set("text", nil).With("textSavedTo", path)
 }
 
-// save writes data as name into the directory, once per name.
+// save writes data as name into the directory, once per name: names
+// that differ only in case or Unicode normal form are one (files.NameKey).
 func (s *saver) save(name string, data []byte) (string, error) {
-	if s.taken[strings.ToLower(name)] {
-		return "", errors.New("another file of this reply was saved under that name; it is not replaced")
+	key := files.NameKey(name)
+	if s.taken[key] {
+		return "", errors.New("another file of this reply was saved under that name (or one that differs only in case or Unicode form); it is not replaced")
 	}
 	path, err := files.Save(s.dir, name, data, s.overwrite)
 	if err == nil {
-		s.taken[strings.ToLower(name)] = true
+		s.taken[key] = true
 	}
 	return path, err
 }

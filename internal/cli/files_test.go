@@ -94,11 +94,22 @@ func TestCallFileFlags(t *testing.T) {
 		{"empty out", []string{"call", "x", "--out", ""}, "--out is empty"},
 		{"empty save", []string{"call", "x", "--save="}, "--save is empty"},
 		{"empty text", []string{"call", "x", "--save", "d", "--text-file", ""}, "--text-file is empty"},
-		{"text as a path", []string{"call", "x", "--save", "d", "--text-file", "../notes.txt"}, `--text-file "../notes.txt": want a bare file name`},
-		{"text in a folder", []string{"call", "x", "--save", "d", "--text-file", "a/notes.txt"}, "want a bare file name"},
-		{"text with a backslash", []string{"call", "x", "--save", "d", "--text-file", `a\notes.txt`}, "want a bare file name"},
-		{"text hidden", []string{"call", "x", "--save", "d", "--text-file", ".bashrc"}, "not a hidden name"},
-		{"text dot dot", []string{"call", "x", "--save", "d", "--text-file", ".."}, "want a bare file name"},
+		{"text as a path", []string{"call", "x", "--save", "d", "--text-file", "../notes.txt"}, `--text-file "../notes.txt": it is a path, not a bare name; want a bare file name such as notes.txt`},
+		{"text in a folder", []string{"call", "x", "--save", "d", "--text-file", "a/notes.txt"}, "it is a path, not a bare name"},
+		{"text with a backslash", []string{"call", "x", "--save", "d", "--text-file", `a\notes.txt`}, "it is a path, not a bare name"},
+		{"text hidden", []string{"call", "x", "--save", "d", "--text-file", ".bashrc"}, "it is hidden (starts with a dot)"},
+		{"text dot dot", []string{"call", "x", "--save", "d", "--text-file", ".."}, "it is . or .., a folder, not a file name"},
+		{"text of a kind not saved", []string{"call", "x", "--save", "d", "--text-file", "notes.sh"}, "its kind is not one of"},
+		{"text without a kind", []string{"call", "x", "--save", "d", "--text-file", "notes"}, "its kind is not one of"},
+		{"text with RLO", []string{"call", "x", "--save", "d", "--text-file", "notes\u202Etxt.md"}, `--text-file "notes\u202etxt.md": it holds U+202E, a bidirectional control`},
+		{"text with C1", []string{"call", "x", "--save", "d", "--text-file", "notes\u0085.txt"}, "it holds the control character U+0085"},
+		{"text with ZWSP", []string{"call", "x", "--save", "d", "--text-file", "no\u200btes.txt"}, "it holds U+200B, an invisible formatting character"},
+		{"text with a colon", []string{"call", "x", "--save", "d", "--text-file", "notes.txt:x"}, `it holds one of : * ? " < > |`},
+		{"text a device", []string{"call", "x", "--save", "d", "--text-file", "CON.txt"}, "it is a Windows device name"},
+		{"text trailing dot", []string{"call", "x", "--save", "d", "--text-file", "notes.txt."}, "it ends with a dot or a space"},
+		{"text leading space", []string{"call", "x", "--save", "d", "--text-file", " notes.txt"}, "it starts with a space"},
+		{"text not UTF-8", []string{"call", "x", "--save", "d", "--text-file", "n\xffotes.txt"}, "it is not valid UTF-8"},
+		{"text, a design name", []string{"call", "x", "--save", "d", "--text-file", "\u00fcber.svg"}, ""},
 		{"no equals", []string{"call", "x", "--file", "design"}, `--file "design": want KEY=PATH, such as --file design=rose.dst`},
 		{"no equals, text", []string{"call", "x", "--file-text", "c.svg"}, `--file-text "c.svg": want KEY=PATH, such as --file-text design=rose.dst`},
 		{"empty key", []string{"call", "x", "--file", "=rose.dst"}, "the KEY before = is empty"},
@@ -579,6 +590,33 @@ func TestSaveFiles(t *testing.T) {
 			overwrite: true,
 			files:     map[string]string{"a.dst": string(dstData)},
 			refused:   1,
+		},
+		{
+			// macOS takes these as one file; Linux would write both.
+			name:      "Unicode-form and case duplicates, overwrite",
+			reply:     `{"files":[` + entry("\u00fcber.dst", dst) + `,` + entry("u\u0308ber.dst", dataURL("x", []byte("second"))) + `,` + entry("U\u0308BER.DST", dataURL("x", []byte("third"))) + `]}`,
+			overwrite: true,
+			files:     map[string]string{"\u00fcber.dst": string(dstData)},
+			check: func(t *testing.T, out map[string]any, raw []byte) {
+				for _, e := range entries(t, out)[1:] {
+					if !strings.Contains(e["error"].(string), "another file of this reply was saved under that name (or one that differs only in case or Unicode form)") {
+						t.Errorf("saveFiles duplicate = %v, want refused as a duplicate", e)
+					}
+				}
+			},
+			refused: 2,
+		},
+		{
+			name:     "text under a file's name in another Unicode form",
+			reply:    `{"text":"hello","files":[` + entry("\u00fcber.txt", dataURL("x", []byte("file"))) + `]}`,
+			textFile: "U\u0308BER.txt",
+			files:    map[string]string{"\u00fcber.txt": "file"},
+			check: func(t *testing.T, out map[string]any, raw []byte) {
+				if why, _ := out["textError"].(string); !strings.Contains(why, "another file of this reply was saved under that name") || out["text"] != "hello" {
+					t.Errorf("saveFiles printed %s, want the text kept with textError for a duplicate", raw)
+				}
+			},
+			refused: 1,
 		},
 		{
 			name:    "exists",

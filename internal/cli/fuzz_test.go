@@ -10,6 +10,10 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unicode"
+
+	"golang.org/x/text/cases"
+	"golang.org/x/text/unicode/norm"
 
 	"github.com/stitchslop/stitchslop-bridge/internal/envelope"
 	"github.com/stitchslop/stitchslop-bridge/internal/fuzzseed"
@@ -103,8 +107,10 @@ var savable = []string{".png", ".jpg", ".jpeg", ".gif", ".webp", ".dst", ".pes",
 
 // FuzzSaveFiles: whatever reply a page sends, call --save writes only
 // visible files of a savable kind, directly in its folder and nowhere
-// else, each one named in the printed reply by a savedTo (or textSavedTo),
-// and prints valid JSON.
+// else, under names free of control, format, private-use and unassigned
+// characters and no two of them one file on macOS (one NFC case-folded
+// form), each one named in the printed reply by a savedTo (or
+// textSavedTo), and prints valid JSON.
 func FuzzSaveFiles(f *testing.F) {
 	f.Fuzz(func(t *testing.T, reply []byte, textFile string, overwrite bool) {
 		root := t.TempDir()
@@ -128,6 +134,19 @@ func FuzzSaveFiles(f *testing.F) {
 			if strings.HasPrefix(n, ".") || !slices.Contains(savable, strings.ToLower(filepath.Ext(n))) {
 				t.Errorf("saveFiles(%q, %q) wrote %q, a hidden name or a kind not saved", reply, textFile, n)
 			}
+			for _, r := range n {
+				if !unicode.In(r, unicode.L, unicode.M, unicode.N, unicode.P, unicode.S, unicode.Zs) {
+					t.Errorf("saveFiles(%q, %q) wrote %q, a name holding %U", reply, textFile, n, r)
+				}
+			}
+		}
+		keys := map[string]string{}
+		for _, n := range written {
+			k := norm.NFC.String(cases.Fold().String(norm.NFD.String(n)))
+			if other, ok := keys[k]; ok {
+				t.Errorf("saveFiles(%q, %q) wrote %q and %q, one file on macOS", reply, textFile, other, n)
+			}
+			keys[k] = n
 		}
 		if len(written) == 0 {
 			return
