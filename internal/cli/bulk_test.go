@@ -106,11 +106,12 @@ func TestRawOnlyWithCall(t *testing.T) {
 	}
 }
 
-// The usage states the limits.
-func TestUsageNamesTheBulkLimits(t *testing.T) {
+// call's help states the limits --raw lifts.
+func TestCallHelpNamesTheBulkLimits(t *testing.T) {
+	help := helpFor(lookup("call"))
 	for _, s := range []string{"--raw", "100,000 characters", "2,048"} {
-		if !strings.Contains(usage, s) {
-			t.Errorf("usage does not mention %q", s)
+		if !strings.Contains(help, s) {
+			t.Errorf("helpFor(call) does not mention %q:\n%s", s, help)
 		}
 	}
 }

@@ -37,17 +37,6 @@ const (
 	DefaultIdleMinutes      = 30 // protocol.md §2.7
 )
 
-// callFlags go with the call verb alone (verbs.go refuses them elsewhere).
-var callFlags = func() []string {
-	var names []string
-	for _, f := range lookup("call").Flags {
-		if len(owners(f.Name)) == 1 {
-			names = append(names, f.Name)
-		}
-	}
-	return names
-}()
-
 type args struct {
 	flags map[string]string // the last value of each flag given
 	list  []flagValue       // every value of the repeatable flags, in order
@@ -144,7 +133,7 @@ func Main(ctx context.Context, argv []string, stdin io.Reader, stdout, stderr io
 	case "":
 		return runBridge(ctx, a, dir, stdin, stdout, log)
 	case "demo":
-		return runDemo(ctx, a, dir, log)
+		return runDemo(ctx, c, a, dir, stdout, log)
 	case "help":
 		return helpTopic(log, stdout, a.pos[1:])
 	case "version":
@@ -166,7 +155,7 @@ func Main(ctx context.Context, argv []string, stdin io.Reader, stdout, stderr io
 		io.WriteString(stdout, manPage())
 		return 0
 	}
-	return runVerb(ctx, a, dir, stdin, stdout, log)
+	return runVerb(ctx, c, a, dir, stdin, stdout, log)
 }
 
 // usageError reports a mistake on the bridge's command line.

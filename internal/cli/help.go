@@ -91,10 +91,6 @@ func reference() string {
 	return b.String()
 }
 
-// usage is the whole reference; tests read it to hold that the help states
-// what it must.
-var usage = reference()
-
 func writeFlags(b *strings.Builder, fs []flagDef) {
 	for _, f := range fs {
 		name := "--" + f.Name

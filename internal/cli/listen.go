@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"io"
 	"log/slog"
 	"strconv"
@@ -78,37 +77,25 @@ type listener struct {
 
 func (l *listener) event(e string) { l.out.Encode(listenEvent{Event: e}) }
 
-// runListen runs the verb and returns its exit code.
-func runListen(ctx context.Context, a args, dir string, stdout io.Writer, log *slog.Logger) int {
-	fail := func(err error) int {
-		var ce *client.Error
-		if !errors.As(err, &ce) {
-			ce = &client.Error{Exit: client.ExitFailed, Code: "failed", Msg: err.Error()}
-		}
-		log.Error(ce.Msg)
-		stdout.Write(append(envelope.Bridge(ce.Code, ce.Msg), '\n'))
-		return ce.Exit
-	}
-	for _, f := range []string{"out", "timeout", "raw", "all", "origin", "agent-idle-minutes", "exit-when-unused", "idle-minutes", "takeover", "lazy"} {
-		if a.has(f) {
-			return fail(usageErr("--%s does not go with listen", f))
-		}
-	}
+// runListen runs the verb and returns its exit code. Which flags go with
+// it, Main has checked already.
+func runListen(ctx context.Context, c *command, a args, dir string, stdout io.Writer, log *slog.Logger) int {
+	end := func(err error) int { return fail(log, stdout, c, a, err) }
 	if len(a.pos) > 1 {
-		return fail(usageErr("listen takes no arguments"))
+		return end(usageErr("listen takes no arguments"))
 	}
 	port, err := portFlag(a)
 	if err != nil {
-		return fail(usageErr("%v", err))
+		return end(usageErr("%v", err))
 	}
 	s, err := client.Find(dir, port)
 	if err != nil {
-		return fail(err)
+		return end(err)
 	}
 	owner := s.PID
 	if v, ok := a.flags["owner"]; ok {
 		if owner, err = strconv.Atoi(v); err != nil || owner < 1 {
-			return fail(usageErr("--owner %q is not a process id", v))
+			return end(usageErr("--owner %q is not a process id", v))
 		}
 	}
 	ctx, cancel := context.WithCancel(ctx)

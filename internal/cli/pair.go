@@ -22,11 +22,6 @@ const maxTokenLine = 1 << 10
 // trailing ".,;" are stripped), so a malformed one is a usage error, and
 // no message repeats it.
 func pairRequest(a args, stdin io.Reader) (client.Request, error) {
-	for _, f := range []string{"all", "agent-idle-minutes", "exit-when-unused", "idle-minutes", "takeover", "lazy"} {
-		if a.has(f) {
-			return client.Request{}, usageErr("--%s does not go with pair", f)
-		}
-	}
 	rest := a.pos[1:]
 	switch {
 	case len(rest) > 1 || (len(rest) == 1 && rest[0] != "-"):

@@ -30,11 +30,6 @@ type unpairReply struct {
 // fingerprint (pairing.Store.Unpair). It works on the files alone, so it
 // needs no running bridge, and a running one cannot stop it.
 func unpair(a args, dir string, log *slog.Logger) ([]byte, error) {
-	for _, f := range []string{"origin", "port", "agent-idle-minutes", "exit-when-unused", "idle-minutes", "takeover", "lazy"} {
-		if a.has(f) {
-			return nil, usageErr("--%s does not go with unpair; give the site as its argument: unpair https://www.stitchslop.com", f)
-		}
-	}
 	rest, all := a.pos[1:], a.has("all")
 	switch {
 	case len(rest) > 1:

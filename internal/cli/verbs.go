@@ -18,32 +18,11 @@ import (
 )
 
 // runVerb runs one shell verb. Whatever happens, stdout gets exactly one
-// JSON document, so an agent parsing .ok and one checking $? agree.
-func runVerb(ctx context.Context, a args, dir string, stdin io.Reader, stdout io.Writer, log *slog.Logger) int {
-	fail := func(err error) int {
-		var ce *client.Error
-		if !errors.As(err, &ce) {
-			ce = &client.Error{Exit: client.ExitFailed, Code: "failed", Msg: err.Error()}
-		}
-		log.Error(ce.Msg)
-		if ce.Hint != "" {
-			ui.Hint(log, ce.Hint)
-		}
-		stdout.Write(append(envelope.Bridge(ce.Code, ce.Msg), '\n'))
-		return ce.Exit
-	}
-	if name := a.pos[0]; name != "call" {
-		for _, f := range callFlags {
-			if a.has(f) {
-				return fail(usageErr("--%s goes with call, not with %s", f, name))
-			}
-		}
-	}
-	if a.pos[0] == "listen" {
-		return runListen(ctx, a, dir, stdout, log) // JSON lines, not one document
-	}
-	if a.has("owner") {
-		return fail(usageErr("--owner goes with listen, not with %s", a.pos[0]))
+// JSON document, so an agent parsing .ok and one checking $? agree. Which
+// flags go with the verb, Main has checked already (checkFlags).
+func runVerb(ctx context.Context, c *command, a args, dir string, stdin io.Reader, stdout io.Writer, log *slog.Logger) int {
+	if c.Name == "listen" {
+		return runListen(ctx, c, a, dir, stdout, log) // JSON lines, not one document
 	}
 	out, err := verb(ctx, a, dir, stdin, log)
 	var ns *notSaved
@@ -55,7 +34,7 @@ func runVerb(ctx context.Context, a args, dir string, stdin io.Reader, stdout io
 		return client.ExitFailed
 	}
 	if err != nil {
-		return fail(err)
+		return fail(log, stdout, c, a, err)
 	}
 	stdout.Write(append(out, '\n'))
 	o, perr := envelope.Parse(out)
@@ -68,9 +47,30 @@ func runVerb(ctx context.Context, a args, dir string, stdin io.Reader, stdout io
 	return client.ExitFailed
 }
 
+// fail reports the error that ended verb c: the error, its hint, and its
+// envelope on stdout. A usage error is reported as every usage error is
+// (mistake), so its last hint names c's help: see stitchslop-bridge c
+// --help.
+func fail(log *slog.Logger, stdout io.Writer, c *command, a args, err error) int {
+	var ce *client.Error
+	if !errors.As(err, &ce) {
+		ce = &client.Error{Exit: client.ExitFailed, Code: "failed", Msg: err.Error()}
+	}
+	if ce.Exit == client.ExitUsage {
+		return mistake(log, stdout, c, a, ce.Msg, ce.Hint)
+	}
+	log.Error(ce.Msg)
+	if ce.Hint != "" {
+		ui.Hint(log, ce.Hint)
+	}
+	stdout.Write(append(envelope.Bridge(ce.Code, ce.Msg), '\n'))
+	return ce.Exit
+}
+
+// usageErr is a mistake on a verb's command line, found once the verb
+// runs. fail reports it, with a hint naming the verb's help.
 func usageErr(format string, v ...any) error {
-	return &client.Error{Exit: client.ExitUsage, Code: "usage", Msg: fmt.Sprintf(format, v...),
-		Hint: "see stitchslop-bridge --help"}
+	return &client.Error{Exit: client.ExitUsage, Code: "usage", Msg: fmt.Sprintf(format, v...)}
 }
 
 // Request timeouts of the shell verbs (client.Request.Timeout): a bridge
@@ -184,12 +184,6 @@ func request(a args) (client.Request, error) {
 	name, rest := a.pos[0], a.pos[1:]
 	if name == "pair" {
 		return client.Request{}, nil // pairRequest
-	}
-	if a.has("origin") || a.has("agent-idle-minutes") || a.has("exit-when-unused") || a.has("idle-minutes") || a.has("takeover") || a.has("lazy") {
-		return client.Request{}, usageErr("--origin, --idle-minutes, --agent-idle-minutes, --takeover and --lazy go with starting the bridge, not with %s", name)
-	}
-	if a.has("all") {
-		return client.Request{}, usageErr("--all goes with unpair, not with %s", name)
 	}
 	maxArgs := map[string]int{"status": 0, "tools": 0, "wait": 1, "call": 2}
 	n, known := maxArgs[name]
