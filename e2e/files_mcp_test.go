@@ -7,6 +7,8 @@ package e2e
 
 import (
 	"encoding/base64"
+	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -159,5 +161,155 @@ func TestRef_CallToFiles(t *testing.T) {
 	}
 	if r := b.rpc.toolCall("call_to_files", map[string]any{"command": "design.export", "dir": "out"}); !r.IsError {
 		t.Errorf("call_to_files with a relative dir: %q, want isError", r.text())
+	}
+}
+
+// toolReply splits call_to_files' text into its own words and the reply
+// it passes on, decoded.
+func toolReply(t *testing.T, text string) (intro string, reply map[string]any) {
+	t.Helper()
+	intro, rest, ok := strings.Cut(text, "The tab answered:\n\n")
+	i := strings.Index(rest, "{")
+	if !ok || i < 0 || json.Unmarshal([]byte(rest[i:]), &reply) != nil {
+		t.Fatalf("call_to_files result %q: want words, then the reply as JSON", text)
+	}
+	return intro, reply
+}
+
+// A page's names that show as something they are not (U+202E shows
+// evil<RLO>gnp.exe as evilexe.png; C1 controls drive terminals) are not
+// written, and the agent is told why by code point, never shown the name
+// in the tool's own words. Entries that are not objects say so; names one
+// file on macOS (NFC, NFD, case) are saved once, even with overwrite.
+func TestRef_CallToFilesRefusesNames(t *testing.T) {
+	t.Parallel()
+	b, tok := mcpBridge(t, "")
+	b.rpc.initialize()
+	p, _ := connectPage(t, b, map[string]any{"token": tok})
+	dst := b64URL("application/octet-stream", dstBytes)
+	p.serve(func(cmd string, args map[string]any) map[string]any {
+		if cmd != "design.export" {
+			return defaultHandler(cmd, args)
+		}
+		return map[string]any{"ok": true, "say": "Exported.", "files": []any{
+			map[string]any{"name": "evil\u202Egnp.exe", "dataUrl": b64URL("application/octet-stream", []byte("MZ"))},
+			map[string]any{"name": "report\u202Efdp.dst", "dataUrl": dst},
+			map[string]any{"name": "x\u0085.dst", "dataUrl": dst},
+			map[string]any{"name": "x\u009b2J.dst", "dataUrl": dst},
+			map[string]any{"name": "ok.dst", "dataUrl": dst},
+			1, "x.dst", nil,
+			map[string]any{"name": "\u00fcber.dst", "dataUrl": dst},
+			map[string]any{"name": "u\u0308ber.dst", "dataUrl": b64URL("x", []byte("second"))},
+			map[string]any{"name": "\u00dcBER.DST", "dataUrl": b64URL("x", []byte("third"))},
+		}}
+	})
+	out := t.TempDir()
+	r := b.rpc.toolCall("call_to_files", map[string]any{"command": "design.export", "dir": out, "overwrite": true})
+	if got := dirNames(t, out); !slices.Equal(got, []string{"ok.dst", "\u00fcber.dst"}) {
+		t.Errorf("saved %q, want ok.dst and \u00fcber.dst alone", got)
+	}
+	if b, _ := os.ReadFile(filepath.Join(out, "\u00fcber.dst")); string(b) != string(dstBytes) {
+		t.Errorf("\u00fcber.dst holds %q, want the first file's bytes", b)
+	}
+	intro, reply := toolReply(t, r.text())
+	if !r.IsError {
+		t.Errorf("call_to_files with refused names: not isError: %q", r.text())
+	}
+	for _, want := range []string{
+		"files[0]: files: a file name from the tab is refused: it holds U+202E, a bidirectional control",
+		"files[1]: files: a file name from the tab is refused: it holds U+202E, a bidirectional control",
+		"files[2]: files: a file name from the tab is refused: it holds the control character U+0085",
+		"files[3]: files: a file name from the tab is refused: it holds the control character U+009B",
+		"files[5]: it is not an object", "files[6]: it is not an object", "files[7]: it is not an object",
+		"files[9]: files: another file of this reply was saved under that name (or one that differs only in case or Unicode form)",
+		"files[10]: files: another file of this reply was saved under that name",
+	} {
+		if !strings.Contains(intro, want) {
+			t.Errorf("call_to_files said %q, want %q", intro, want)
+		}
+	}
+	if strings.ContainsAny(intro, "\u202e\u0085\u009b") || strings.Contains(intro, "gnp") || strings.Contains(intro, "base64") {
+		t.Errorf("call_to_files said %q: a name from the tab, or its data", intro)
+	}
+	list, _ := reply["files"].([]any)
+	if len(list) != 11 {
+		t.Fatalf("reply passed on: %v, want its 11 entries", reply)
+	}
+	for i, e := range list {
+		e, _ := e.(map[string]any)
+		why, _ := e["error"].(string)
+		switch {
+		case i == 4 || i == 8:
+			if e["savedTo"] == nil || why != "" {
+				t.Errorf("files[%d] = %v, want savedTo", i, e)
+			}
+		case why == "" || e["savedTo"] != nil || e["dataUrl"] != nil:
+			t.Errorf("files[%d] = %v, want an error, no savedTo, no dataUrl", i, e)
+		case i >= 5 && i <= 7 && why != "it is not an object":
+			t.Errorf("files[%d] = %v, want {\"error\": \"it is not an object\"}", i, e)
+		}
+	}
+}
+
+// A reply saves at most 32 files, as call --save does; the rest say why.
+func TestRef_CallToFilesAtMost32(t *testing.T) {
+	t.Parallel()
+	b, tok := mcpBridge(t, "")
+	b.rpc.initialize()
+	p, _ := connectPage(t, b, map[string]any{"token": tok})
+	p.serve(func(cmd string, args map[string]any) map[string]any {
+		var list []any
+		for i := range 34 {
+			list = append(list, map[string]any{"name": fmt.Sprintf("f%02d.dst", i), "dataUrl": b64URL("x", dstBytes)})
+		}
+		return map[string]any{"ok": true, "files": list}
+	})
+	out := t.TempDir()
+	r := b.rpc.toolCall("call_to_files", map[string]any{"command": "design.export", "dir": out})
+	if got := dirNames(t, out); len(got) != 32 || got[31] != "f31.dst" {
+		t.Errorf("call_to_files of 34 files saved %d: %q, want f00.dst to f31.dst", len(got), got)
+	}
+	intro, reply := toolReply(t, r.text())
+	list, _ := reply["files"].([]any)
+	if !r.IsError || !strings.Contains(intro, "files[32]: one reply may save at most 32 files; files[33]: one reply may save at most 32 files") || len(list) != 34 {
+		t.Fatalf("call_to_files of 34 files: isError %v, %q", r.IsError, r.text())
+	}
+	if e := list[33].(map[string]any); e["error"] != "one reply may save at most 32 files" || e["name"] != "f33.dst" || e["dataUrl"] != nil {
+		t.Errorf("files[33] = %v, want refused, saying why", e)
+	}
+}
+
+// The agent's own fileName and textFile meet every name rule before the
+// call: a name that would be refused sends nothing to the tab.
+func TestRef_CallToFilesChecksNamesFirst(t *testing.T) {
+	t.Parallel()
+	b, tok := mcpBridge(t, "")
+	b.rpc.initialize()
+	p, _ := connectPage(t, b, map[string]any{"token": tok})
+	p.serve(defaultHandler)
+	out := t.TempDir()
+	from := p.frames.len()
+	for _, tt := range []struct {
+		fileName, textFile, want string
+	}{
+		{"", "notes\u202Etxt.md", "textFile \"notes\\u202etxt.md\": it holds U+202E, a bidirectional control"},
+		{"", "notes\u0085.txt", "it holds the control character U+0085"},
+		{"", "notes.sh", "its kind is not one of"},
+		{"", "../notes.txt", "it is a path, not a bare name"},
+		{"CON.png", "", "fileName \"CON.png\": it is a Windows device name"},
+		{"preview.png.", "", "it ends with a dot or a space"},
+		{"x.json", "X.JSON", "fileName and textFile name one file"},
+	} {
+		r := b.rpc.toolCall("call_to_files", map[string]any{"command": "design.export", "dir": out, "fileName": tt.fileName, "textFile": tt.textFile})
+		if !r.IsError || !strings.Contains(r.text(), tt.want) || !strings.HasSuffix(r.text(), "Nothing was done.") {
+			t.Errorf("call_to_files(fileName %q, textFile %q) = %q, want isError saying %q and that nothing was done", tt.fileName, tt.textFile, r.text(), tt.want)
+		}
+	}
+	b.rpc.toolCall("scene.describe", map[string]any{})
+	if f, _ := p.command(from); f.str("command") != "scene.describe" {
+		t.Errorf("after refused names the tab got %s, want nothing", f.raw)
+	}
+	if got := dirNames(t, out); len(got) != 0 {
+		t.Errorf("saved %q, want nothing", got)
 	}
 }

@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -54,7 +56,7 @@ var toFilesTool = map[string]any{
 	"name":  "call_to_files",
 	"title": "Call a Stitch Slop command and save what it returns",
 	"description": "Runs a command of the tab and saves the files it returns into a folder instead of passing them to you: each of its files " +
-		"under its own name, a top-level image under fileName, its text under textFile. You get where each was saved.",
+		"(up to " + strconv.Itoa(files.MaxSaved) + ") under its own name, a top-level image under fileName, its text under textFile. You get where each was saved.",
 	"inputSchema": map[string]any{
 		"type": "object",
 		"properties": map[string]any{
@@ -244,6 +246,17 @@ func (s *Session) callToFiles(ctx context.Context, id, raw []byte, timeout time.
 	if len(a.Args) > 0 && !rawjsonObject(a.Args) {
 		return fail("call_to_files: args must be an object. Nothing was done.")
 	}
+	// The agent's own names meet every rule before the call, so that it is
+	// not made for nothing.
+	for _, n := range []struct{ arg, name string }{{"fileName", a.FileName}, {"textFile", a.TextFile}} {
+		var ne *files.NameError
+		if err := files.CheckName(n.name); n.name != "" && errors.As(err, &ne) {
+			return fail(fmt.Sprintf("call_to_files: %s %q: %s; give a bare file name such as preview.png or notes.txt. Nothing was done.", n.arg, n.name, ne.Why))
+		}
+	}
+	if a.FileName != "" && files.NameKey(a.FileName) == files.NameKey(a.TextFile) {
+		return fail("call_to_files: fileName and textFile name one file; give each its own name. Nothing was done.")
+	}
 	env := s.srv.Hub.Call(ctx, a.Command, a.Args, timeout)
 	var reply map[string]any
 	dec := json.NewDecoder(bytes.NewReader(env))
@@ -256,22 +269,36 @@ func (s *Session) callToFiles(ctx context.Context, id, raw []byte, timeout time.
 		return fail("call_to_files: cancelled before the files were saved.")
 	}
 	defer release()
-	sv := saver{dir: a.Dir, overwrite: a.Overwrite}
+	sv := saver{dir: a.Dir, overwrite: a.Overwrite, taken: map[string]bool{}}
 	if list, ok := reply["files"].([]any); ok {
 		for i, item := range list {
-			e, _ := item.(map[string]any)
-			name, _ := e["name"].(string)
-			if e == nil || e["dataUrl"] == nil {
+			where := fmt.Sprintf("files[%d]", i)
+			e, ok := item.(map[string]any)
+			if !ok {
+				const why = "it is not an object"
+				list[i] = map[string]any{"error": why}
+				sv.refused = append(sv.refused, where+": "+why)
 				continue
 			}
-			sv.dataURL(e, fmt.Sprintf("files[%d]", i), name)
+			if e["dataUrl"] == nil {
+				continue
+			}
+			if i >= files.MaxSaved {
+				why := fmt.Sprintf("one reply may save at most %d files", files.MaxSaved)
+				delete(e, "dataUrl")
+				e["error"] = why
+				sv.refused = append(sv.refused, where+": "+why)
+				continue
+			}
+			name, _ := e["name"].(string)
+			sv.dataURL(e, where, name)
 		}
 	}
 	if a.FileName != "" && reply["dataUrl"] != nil {
 		sv.dataURL(reply, "dataUrl", a.FileName)
 	}
 	if text, ok := reply["text"].(string); ok && a.TextFile != "" {
-		if path, err := files.Save(a.Dir, a.TextFile, []byte(text), a.Overwrite); err != nil {
+		if path, err := sv.save(a.TextFile, []byte(text)); err != nil {
 			sv.refused = append(sv.refused, "text: "+err.Error())
 			reply["textError"] = err.Error()
 		} else {
@@ -293,11 +320,27 @@ func (s *Session) callToFiles(ctx context.Context, id, raw []byte, timeout time.
 	return buildToolResponse(id, out, intro+" The tab answered:\n\n", status, modern)
 }
 
-// saver saves data URLs of a reply and keeps the tally.
+// saver saves the files of a reply and keeps the tally.
 type saver struct {
 	dir            string
 	overwrite      bool
+	taken          map[string]bool // files.NameKey of the names saved: a reply cannot write one twice
 	saved, refused []string
+}
+
+// save writes data as name into the directory, once per name: names that
+// differ only in case or Unicode normal form are one (files.NameKey), so a
+// second file under one, with overwrite, does not replace the first.
+func (sv *saver) save(name string, data []byte) (string, error) {
+	key := files.NameKey(name)
+	if sv.taken[key] {
+		return "", errors.New("files: another file of this reply was saved under that name (or one that differs only in case or Unicode form); it is not replaced")
+	}
+	path, err := files.Save(sv.dir, name, data, sv.overwrite)
+	if err == nil {
+		sv.taken[key] = true
+	}
+	return path, err
 }
 
 // dataURL saves e's dataUrl under name and puts savedTo and savedBytes in
@@ -308,7 +351,7 @@ func (sv *saver) dataURL(e map[string]any, where, name string) {
 	_, data, err := files.DecodeDataURL(s)
 	path := ""
 	if err == nil {
-		path, err = files.Save(sv.dir, name, data, sv.overwrite)
+		path, err = sv.save(name, data)
 	}
 	if err != nil {
 		e["error"] = err.Error()
