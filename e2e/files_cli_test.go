@@ -232,6 +232,58 @@ func TestRef_CLISaveHostileNames(t *testing.T) {
 	sentNothingSince(t, p, base, from, "--save into a hidden or missing folder")
 }
 
+// A page's names that show as something they are not are not written:
+// U+202E RIGHT-TO-LEFT OVERRIDE shows evil<RLO>gnp.exe as evilexe.png,
+// and C1 controls (U+0085, U+009B) drive terminals. Each entry says why by
+// code point; stderr never carries the name or its characters.
+func TestRef_CLISaveRefusesShowyNames(t *testing.T) {
+	t.Parallel()
+	_, _, base := cliTab(t, func(cmd string, args map[string]any) map[string]any {
+		dst := b64URL("application/octet-stream", dstBytes)
+		return map[string]any{"ok": true, "files": []any{
+			map[string]any{"name": "evil\u202Egnp.exe", "dataUrl": b64URL("application/octet-stream", []byte("MZ"))},
+			map[string]any{"name": "report\u202Efdp.dst", "dataUrl": dst},
+			map[string]any{"name": "x\u0085.dst", "dataUrl": dst},
+			map[string]any{"name": "x\u009b2J.dst", "dataUrl": dst},
+			map[string]any{"name": "\u00fcber.dst", "dataUrl": dst},
+			map[string]any{"name": "U\u0308BER.dst", "dataUrl": b64URL("x", []byte("second"))},
+			"x.dst",
+		}}
+	})
+	out := t.TempDir()
+	r := runCLI(t, append(base, "call", "design.export", "--save", out, "--overwrite")...)
+	if r.code != 1 {
+		t.Errorf("call --save with such names: exit %d, want 1; stderr: %s", r.code, r.stderr)
+	}
+	if got := dirNames(t, out); !slices.Equal(got, []string{"\u00fcber.dst"}) {
+		t.Errorf("--save folder holds %q, want \u00fcber.dst alone", got)
+	}
+	wants := []string{
+		"a file name from the tab is refused: it holds U+202E, a bidirectional control, which changes the order its text is shown in",
+		"a file name from the tab is refused: it holds U+202E, a bidirectional control",
+		"a file name from the tab is refused: it holds the control character U+0085",
+		"a file name from the tab is refused: it holds the control character U+009B",
+		"",
+		"another file of this reply was saved under that name (or one that differs only in case or Unicode form); it is not replaced",
+		"it is not an object",
+	}
+	files, _ := r.doc(t)["files"].([]any)
+	if len(files) != len(wants) {
+		t.Fatalf("stdout: %s, want %d entries", r.stdout, len(wants))
+	}
+	for i, want := range wants {
+		e, _ := files[i].(map[string]any)
+		why, _ := e["error"].(string)
+		if !strings.HasPrefix(why, want) || (want == "") != (e["savedTo"] != nil) {
+			t.Errorf("files[%d] = %v, want error %q", i, e, want)
+		}
+	}
+	if !strings.Contains(r.stderr, stderrPrefix+"warning: --save: files[0] was not saved: a file name from the tab is refused: it holds U+202E") ||
+		strings.ContainsAny(r.stderr, "\u202e\u0085\u009b") || strings.Contains(r.stderr, "gnp") {
+		t.Errorf("stderr %q: want each refusal by its place and code point, never the name", r.stderr)
+	}
+}
+
 func TestRef_CLISaveText(t *testing.T) {
 	t.Parallel()
 	_, p, base := cliTab(t, func(cmd string, args map[string]any) map[string]any {
@@ -278,6 +330,10 @@ func TestRef_CLISaveText(t *testing.T) {
 	for _, args := range [][]string{
 		{"--save", out, "--text-file", "../notes.txt"},
 		{"--save", out, "--text-file", ".profile"},
+		{"--save", out, "--text-file", "notes\u202Etxt.md"},
+		{"--save", out, "--text-file", "notes\u0085.txt"},
+		{"--save", out, "--text-file", "notes.sh"},
+		{"--save", out, "--text-file", "CON.txt"},
 		{"--text-file", "notes.txt"},
 		{"--overwrite"},
 	} {
