@@ -106,9 +106,23 @@ the site is paired, none is needed.`,
 		Name:     "demo",
 		Synopsis: []string{"demo [--port N[,N...]] [--config-dir DIR]"},
 		Summary:  "run a bridge and a stand-in tab to try it without a Stitch Slop account",
-		Long: `demo runs a bridge and serves, on another loopback port, a stand-in tab
-that pairs with it, so the shell verbs and an MCP client can be tried
-without the site. It runs until Ctrl-C.`,
+		Long: `demo runs a bridge, and serves a stand-in Stitch Slop tab for it on
+http://127.0.0.1:8780, or on another free port when 8780 is taken (then
+the page's address, and the agent line the demo prints, hold for that run
+only). Open the page in a browser: it attaches to the bridge and pairs by
+itself, with a one-time token the demo makes and serves to it, never in
+a URL or on a command line, so the shell verbs and an agent can be tried
+without a Stitch Slop account. The bridge takes the first free of 8787-8790, or of --port. On
+stderr the demo says what to open, which commands to try, and how to add
+it to an agent.
+
+The tab draws a small design on a canvas, and its commands work on it:
+scene.describe, scene.render (a PNG image), shape.add, shape.move,
+shape.recolor, shape.delete, and design.export (SVG, PNG or JSON files,
+for call --save).
+
+Ctrl-C stops both, the bridge and the page, and removes the demo's pairing
+from pairing.json; its token stays spent, as every spent token does.`,
 		Flags: []flagDef{
 			{Name: "port", Value: "N[,N...]", Help: "the ports the bridge tries, in order, instead of 8787-8790"},
 			fConfigDir,
@@ -162,15 +176,28 @@ answer. On a terminal, stderr counts the seconds.
 call moves files by path, so their bytes never pass through the caller.
 --file and --file-text put a file into the command's arguments: only
 images (known by their bytes) and design files of at most 14 MB, never a
-hidden one; if one is refused, nothing is sent. --save writes the files
-of the reply into DIR under their bare names, never a path, a hidden name
-or a script, and exits 1 if any was refused. Neither --out nor --save
-replaces a file that exists unless --overwrite is given.`,
+hidden one; if one is refused, nothing is sent.
+
+--out FILE writes the reply's image (its dataUrl) to FILE, whose folder
+must exist. --save DIR writes the files of the reply (its files list, each
+{name, dataUrl}) into DIR, a folder that must exist and be neither hidden
+nor inside a hidden folder (such as ~/.config or .git), its symlinks
+resolved; --text-file NAME writes the reply's text there too. Neither
+creates a folder, and both folders are checked before the call: if one
+will not do, nothing is sent. --save writes at most 32 files of one reply,
+under their own bare names, never a path, a hidden name or a script (only
+images, design files, .txt and .md); each file past the 32nd, or refused,
+gets an error member in the printed reply, and call exits 1.
+
+Neither --out nor --save replaces a file that exists unless --overwrite is
+given. Without it, an --out FILE that exists is refused before the call,
+and a file that appears while the call runs is left as it was and not
+written.`,
 		Flags: []flagDef{
 			{Name: "file", Value: "KEY=PATH", Repeat: true, Files: "file", Help: "put the file at PATH, as a data URL, into the argument KEY (a.b.c for a nested one)"},
 			{Name: "file-text", Value: "KEY=PATH", Repeat: true, Files: "file", Help: "put the file's UTF-8 text (.svg .dxf .stitchslop .json) into KEY; up to 4 files in all"},
-			{Name: "out", Value: "FILE", Files: "file", Help: "write the reply's image to FILE"},
-			{Name: "save", Value: "DIR", Files: "dir", Help: "write each of the reply's files into DIR, an existing folder, under its own name"},
+			{Name: "out", Value: "FILE", Files: "file", Help: "write the reply's image to FILE, in an existing folder"},
+			{Name: "save", Value: "DIR", Files: "dir", Help: "write each of the reply's files (at most 32) into DIR, an existing folder that is not hidden, under its own name"},
 			{Name: "text-file", Value: "NAME", Help: "with --save: write the reply's text there as NAME too"},
 			{Name: "overwrite", Help: "with --out or --save: replace a file that exists"},
 			{Name: "timeout", Value: "SECONDS", Help: "how long the tab may take to answer (default 60; 1 to 600; fractions allowed)"},

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -10,6 +11,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/stitchslop/stitchslop-bridge/security/files"
 )
 
 // No two commands may disagree on whether a flag takes a value: the parser
@@ -246,5 +249,21 @@ func TestProgressNotOnAPipe(t *testing.T) {
 	stop()
 	if w.Len() != 0 {
 		t.Errorf("progress on a pipe wrote %q, want nothing", w.String())
+	}
+}
+
+// call's help states the limits security/files enforces, with the numbers
+// it enforces: a help that drifts from them fails here.
+func TestCallHelpStatesTheFileLimits(t *testing.T) {
+	help := strings.Join(strings.Fields(helpFor(lookup("call"))), " ")
+	for _, want := range []string{
+		fmt.Sprintf("--save writes at most %d files of one reply", files.MaxSaved),
+		fmt.Sprintf("each file past the %d", files.MaxSaved), // "32nd"
+		fmt.Sprintf("(at most %d)", files.MaxSaved),
+		fmt.Sprintf("design files of at most %d MB", files.MaxIn>>20),
+	} {
+		if !strings.Contains(help, want) {
+			t.Errorf("helpFor(call) does not say %q", want)
+		}
 	}
 }
