@@ -313,3 +313,44 @@ func TestRef_CallToFilesChecksNamesFirst(t *testing.T) {
 		t.Errorf("saved %q, want nothing", got)
 	}
 }
+
+// Only the bridge says what was saved, as call --save does: an entry with
+// no dataUrl, or a files member that is not a list, is reported, never
+// skipped, and savedTo or textSavedTo members from the tab are dropped.
+func TestRef_CallToFilesPageCannotClaim(t *testing.T) {
+	t.Parallel()
+	b, tok := mcpBridge(t, "")
+	b.rpc.initialize()
+	p, _ := connectPage(t, b, map[string]any{"token": tok})
+	p.serve(func(cmd string, args map[string]any) map[string]any {
+		switch cmd {
+		case "design.export":
+			return map[string]any{"ok": true, "savedTo": "/etc/passwd", "textSavedTo": "/etc/shadow", "files": []any{
+				map[string]any{"name": "a.dst", "savedTo": "/etc/passwd", "savedBytes": 1},
+			}}
+		case "design.list":
+			return map[string]any{"ok": true, "files": "design.dst"}
+		}
+		return defaultHandler(cmd, args)
+	})
+	out := t.TempDir()
+	r := b.rpc.toolCall("call_to_files", map[string]any{"command": "design.export", "dir": out})
+	intro, reply := toolReply(t, r.text())
+	if !r.IsError || !strings.Contains(intro, "files[0]: it carries no dataUrl") {
+		t.Errorf("call_to_files with an entry without dataUrl: isError %v, said %q; want an error naming files[0]", r.IsError, intro)
+	}
+	if reply["savedTo"] != nil || reply["textSavedTo"] != nil {
+		t.Errorf("reply passed on %v: the tab's savedTo or textSavedTo kept", reply)
+	}
+	list, _ := reply["files"].([]any)
+	if e, _ := list[0].(map[string]any); len(list) != 1 || e["savedTo"] != nil || e["savedBytes"] != nil || e["error"] != "it carries no dataUrl" {
+		t.Errorf("files passed on: %v, want one entry with the bridge's error and no savedTo", list)
+	}
+	r = b.rpc.toolCall("call_to_files", map[string]any{"command": "design.list", "dir": out})
+	if intro, _ := toolReply(t, r.text()); !r.IsError || !strings.Contains(intro, "files: it is not a list") {
+		t.Errorf("call_to_files with files a string: isError %v, said %q; want an error saying it is not a list", r.IsError, intro)
+	}
+	if got := dirNames(t, out); len(got) != 0 {
+		t.Errorf("wrote %q, want nothing", got)
+	}
+}

@@ -270,7 +270,16 @@ func (s *Session) callToFiles(ctx context.Context, id, raw []byte, timeout time.
 	}
 	defer release()
 	sv := saver{dir: a.Dir, overwrite: a.Overwrite, taken: map[string]bool{}}
-	if list, ok := reply["files"].([]any); ok {
+	// Only the bridge says what was saved: members of these names from
+	// the tab are dropped, so that a page cannot claim a file was written.
+	for _, k := range []string{"savedTo", "savedBytes", "textSavedTo", "textError"} {
+		delete(reply, k)
+	}
+	list, isList := reply["files"].([]any)
+	if raw, has := reply["files"]; has && !isList && raw != nil {
+		sv.refused = append(sv.refused, "files: it is not a list")
+	}
+	if isList {
 		for i, item := range list {
 			where := fmt.Sprintf("files[%d]", i)
 			e, ok := item.(map[string]any)
@@ -280,7 +289,13 @@ func (s *Session) callToFiles(ctx context.Context, id, raw []byte, timeout time.
 				sv.refused = append(sv.refused, where+": "+why)
 				continue
 			}
+			for _, k := range []string{"savedTo", "savedBytes", "error"} {
+				delete(e, k)
+			}
 			if e["dataUrl"] == nil {
+				const why = "it carries no dataUrl"
+				e["error"] = why
+				sv.refused = append(sv.refused, where+": "+why)
 				continue
 			}
 			if i >= files.MaxSaved {
