@@ -18,8 +18,9 @@
 // check verifies that the archives, raw binaries, SBOMs, checksums.txt, the
 // manifest (when present), the Homebrew cask and the Scoop manifest all agree
 // with each other and with the bytes on disk, and that every archive holds
-// the same binary as the matching raw binary plus LICENSE, README.md and
-// SECURITY.md.
+// the same binary as the matching raw binary plus exactly filesInArchive:
+// LICENSE, README.md, SECURITY.md, the four shell completions and the man
+// page.
 //
 // stage copies the release assets into DIR under their release names, as a
 // person downloading them from the release page would have them (raw
@@ -60,6 +61,9 @@ const (
 	manifestSchema = 2
 	manifestName   = "release-manifest.json"
 	checksumsName  = "checksums.txt"
+	// maxManPage bounds how much of the gzipped man page check reads; the
+	// page is about 10 KiB.
+	maxManPage = 1 << 20
 )
 
 // targets is the release matrix; it must match .goreleaser.yaml builds.
@@ -70,8 +74,25 @@ var targets = []string{
 	"windows_amd64", "windows_arm64",
 }
 
-// filesInArchive are the non-binary files every archive must hold.
-var filesInArchive = []string{"LICENSE", "README.md", "SECURITY.md"}
+// filesInArchive are the non-binary files every archive must hold: their
+// path inside the archive and the file, relative to the repository root,
+// whose bytes they must be. The completions and the man page are written by
+// scripts/release/completions.sh into build/ (.goreleaser.yaml before.hooks
+// and archives.files; the Homebrew cask installs them from these paths).
+var filesInArchive = []struct{ path, src string }{
+	{"LICENSE", "LICENSE"},
+	{"README.md", "README.md"},
+	{"SECURITY.md", "SECURITY.md"},
+	{"completions/stitchslop-bridge.bash", "build/completions/stitchslop-bridge.bash"},
+	{"completions/_stitchslop-bridge", "build/completions/_stitchslop-bridge"},
+	{"completions/stitchslop-bridge.fish", "build/completions/stitchslop-bridge.fish"},
+	{"completions/stitchslop-bridge.ps1", "build/completions/stitchslop-bridge.ps1"},
+	{"manpages/stitchslop-bridge.1.gz", "build/manpages/stitchslop-bridge.1.gz"},
+}
+
+// manPage is the gzipped man page in build/; checkManPage checks that its
+// gzip header records no name and no time, so its bytes are reproducible.
+const manPage = "build/manpages/stitchslop-bridge.1.gz"
 
 // Manifest is release-manifest.json. Field names are part of the page's
 // contract: change them only with manifestSchema.
@@ -406,9 +427,14 @@ func (r *release) check() (int, error) {
 	if listed != len(sums) {
 		return 0, fmt.Errorf("%s has %d entries, want exactly the %d archives, binaries and SBOMs", checksumsName, len(sums), listed)
 	}
-	// 3. Each archive holds the raw binary byte for byte, and the docs.
+	// 3. Each archive holds the raw binary byte for byte, and the docs,
+	// completions and man page, byte for byte too.
+	root := filepath.Dir(filepath.Clean(r.dist))
+	if err := checkManPage(root, r.meta.Version, r.date); err != nil {
+		return 0, err
+	}
 	for _, t := range targets {
-		if err := checkArchive(r.archive[t], sums[r.binary[t].Name]); err != nil {
+		if err := checkArchive(root, r.archive[t], sums[r.binary[t].Name]); err != nil {
 			return 0, err
 		}
 		if err := checkSBOM(r.sbom[t]); err != nil {
@@ -426,7 +452,10 @@ func (r *release) check() (int, error) {
 	return len(sums), nil
 }
 
-func checkArchive(a artifact, binarySHA string) error {
+// checkArchive checks that the archive holds exactly the binary and
+// filesInArchive, the binary byte for byte the raw binary, and every other
+// file byte for byte its source under root.
+func checkArchive(root string, a artifact, binarySHA string) error {
 	contents, err := archiveFiles(a.Path)
 	if err != nil {
 		return fmt.Errorf("%s: %v", a.Name, err)
@@ -435,10 +464,19 @@ func checkArchive(a artifact, binarySHA string) error {
 	if a.GOOS == "windows" {
 		bin += ".exe"
 	}
-	want := append([]string{bin}, filesInArchive...)
-	for _, f := range want {
-		if _, ok := contents[f]; !ok {
-			return fmt.Errorf("%s does not contain %s", a.Name, f)
+	want := map[string]string{bin: binarySHA}
+	wantNames := []string{bin}
+	for _, f := range filesInArchive {
+		sum, _, err := hashFile(filepath.Join(root, f.src))
+		if err != nil {
+			return fmt.Errorf("%s should hold %s: %v", a.Name, f.path, err)
+		}
+		want[f.path] = sum
+		wantNames = append(wantNames, f.path)
+	}
+	for _, name := range wantNames {
+		if _, ok := contents[name]; !ok {
+			return fmt.Errorf("%s does not contain %s", a.Name, name)
 		}
 	}
 	if len(contents) != len(want) {
@@ -447,10 +485,45 @@ func checkArchive(a artifact, binarySHA string) error {
 			names = append(names, n)
 		}
 		sort.Strings(names)
-		return fmt.Errorf("%s holds %q, want exactly %q", a.Name, names, want)
+		return fmt.Errorf("%s holds %q, want exactly %q", a.Name, names, wantNames)
 	}
-	if contents[bin] != binarySHA {
-		return fmt.Errorf("%s: %s inside has sha256 %s, the raw binary has %s", a.Name, bin, contents[bin], binarySHA)
+	for _, name := range wantNames {
+		if contents[name] != want[name] {
+			return fmt.Errorf("%s: %s inside has sha256 %s, want %s (its source's)", a.Name, name, contents[name], want[name])
+		}
+	}
+	return nil
+}
+
+// checkManPage checks that the gzipped man page is reproducible (no file
+// name or time in the gzip header, as gzip -n writes it) and holds a man
+// page for the version being released, dated like the commit (date is
+// RFC 3339).
+func checkManPage(root, version, date string) error {
+	path := filepath.Join(root, manPage)
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	if err != nil {
+		return fmt.Errorf("%s: %v", manPage, err)
+	}
+	if zr.Name != "" || !zr.ModTime.IsZero() {
+		return fmt.Errorf("%s: the gzip header records name %q and time %v; want neither (gzip -n), so rebuilds are identical", manPage, zr.Name, zr.ModTime)
+	}
+	page, err := io.ReadAll(io.LimitReader(zr, maxManPage))
+	if err != nil {
+		return fmt.Errorf("%s: %v", manPage, err)
+	}
+	// The header line, e.g.
+	//   .TH STITCHSLOP-BRIDGE 1 "2026\-12\-01" "stitchslop\-bridge 1.2.3" "User Commands"
+	// with the commit's date; roff escapes every hyphen.
+	esc := func(s string) string { return strings.ReplaceAll(s, "-", `\-`) }
+	th := `.TH STITCHSLOP-BRIDGE 1 "` + esc(date[:len("2006-01-02")]) + `" "stitchslop\-bridge ` + esc(version) + `" "User Commands"` + "\n"
+	if !bytes.Contains(page, []byte("\n"+th)) {
+		return fmt.Errorf("%s has no line %s: not the man page of version %s from %s", manPage, strings.TrimSpace(th), version, date)
 	}
 	return nil
 }
@@ -564,7 +637,8 @@ func (r *release) checkManifest() error {
 }
 
 // checkPackageManagers compares the sha256 values in the generated Homebrew
-// cask and Scoop manifest with checksums.txt.
+// cask and Scoop manifest with checksums.txt, and checks that the cask's
+// completions and man page are files the archives hold.
 func (r *release) checkPackageManagers(sums map[string]string) error {
 	byHash := map[string]string{}
 	for name, h := range sums {
@@ -582,6 +656,21 @@ func (r *release) checkPackageManagers(sums map[string]string) error {
 		name, ok := byHash[string(m[1])]
 		if !ok || !strings.HasSuffix(name, ".tar.gz") || !(strings.Contains(name, "_darwin_") || strings.Contains(name, "_linux_")) {
 			return fmt.Errorf("homebrew cask: sha256 %s is not a darwin or linux archive in %s", m[1], checksumsName)
+		}
+	}
+	// The cask installs the completions and the man page from the archive:
+	// each path it names must be one the archives hold.
+	inArchive := map[string]bool{}
+	for _, f := range filesInArchive {
+		inArchive[f.path] = true
+	}
+	for _, stanza := range []string{"bash_completion", "zsh_completion", "fish_completion", "manpage"} {
+		m := regexp.MustCompile(`(?m)^\s*`+stanza+` "([^"]*)"$`).FindAllSubmatch(cask, -1)
+		if len(m) != 1 {
+			return fmt.Errorf("homebrew cask: %d %s lines, want 1", len(m), stanza)
+		}
+		if !inArchive[string(m[0][1])] {
+			return fmt.Errorf("homebrew cask: %s %q is not a file the archives hold", stanza, m[0][1])
 		}
 	}
 	var scoop struct {
