@@ -7,12 +7,15 @@
 #    (once; see tools.sh),
 # 2. copies the checkout to a temporary directory (adding a placeholder git
 #    remote when there is none) and runs `goreleaser check` there,
-# 3. runs `goreleaser release --snapshot --clean --skip=sign`: all eight
+# 3. runs `goreleaser release --snapshot --clean --skip=sign`: the shell
+#    completions and man page (scripts/release/completions.sh), all eight
 #    targets, archives, raw binaries, SBOMs (offline), checksums.txt, cask and
 #    scoop manifest,
 # 4. writes release-manifest.json and checks that archives, binaries,
 #    checksums.txt, SBOMs, manifest, cask and scoop agree, recomputing every
-#    SHA-256 (scripts/release/manifest check),
+#    SHA-256, and that every archive holds exactly the binary, the documents,
+#    the completions and the man page, byte for byte
+#    (scripts/release/manifest check),
 # 5. signs checksums.txt with a throwaway cosign key pair and verifies the
 #    downloaded-release layout with stitchslop-verify --key (and cosign),
 #    then checks that tampering is caught with the documented exit codes,
@@ -28,7 +31,11 @@
 #    the signing identity exactly (internal/releaseid).
 #
 # Needs no network beyond the Go module proxy (for the first tool install).
-# Set KEEP=1 to keep the temporary directory. Exits non-zero on any failure.
+# Set KEEP=1 to keep the temporary directory. REUSE=DIR reruns every check
+# on a build kept that way (DIR is the kept .../src, holding dist/) without
+# copying the checkout or running goreleaser again: for working on the
+# checks, or on one deliberately broken file in DIR, in a few minutes
+# instead of a full build. Exits non-zero on any failure.
 set -euo pipefail
 SCRIPT=release-check
 # shellcheck source=scripts/release/lib.sh
@@ -41,8 +48,15 @@ make_workdir stitchslop-release-check
 need_files LICENSE README.md SECURITY.md
 tools_install goreleaser cosign cyclonedx-gomod
 
-SRC="$WORK/src"
-copy_checkout "$SRC"
+if [[ -n "${REUSE:-}" ]]; then
+	SRC=$(cd "$REUSE" && pwd) || die "REUSE=$REUSE is not a directory"
+	[[ -f "$SRC/dist/artifacts.json" && -d "$SRC/.git" ]] ||
+		die "REUSE=$REUSE holds no dist/artifacts.json: give the src directory of a run kept with KEEP=1"
+	log "REUSE: checking the build already in $SRC/dist (no copy, no goreleaser run)"
+else
+	SRC="$WORK/src"
+	copy_checkout "$SRC"
+fi
 cd "$SRC"
 
 log "release workflow order and signing-identity quotes"
@@ -52,14 +66,16 @@ go test -count=1 ./scripts/release/workflowcheck/ ./internal/releaseid/ >"$WORK/
 	die "workflow or identity tests failed"
 }
 
-log "goreleaser check"
-"$GORELEASER" check || die "goreleaser check failed"
+if [[ -z "${REUSE:-}" ]]; then
+	log "goreleaser check"
+	"$GORELEASER" check || die "goreleaser check failed"
 
-log "goreleaser release --snapshot --clean --skip=sign"
-"$GORELEASER" release --snapshot --clean --skip=sign --parallelism 2 >"$WORK/goreleaser.log" 2>&1 || {
-	tail -n 40 "$WORK/goreleaser.log" >&2
-	die "goreleaser snapshot release failed (log above)"
-}
+	log "goreleaser release --snapshot --clean --skip=sign"
+	"$GORELEASER" release --snapshot --clean --skip=sign --parallelism 2 >"$WORK/goreleaser.log" 2>&1 || {
+		tail -n 40 "$WORK/goreleaser.log" >&2
+		die "goreleaser snapshot release failed (log above)"
+	}
+fi
 
 log "release manifest and consistency check"
 go run ./scripts/release/manifest generate -dist dist
