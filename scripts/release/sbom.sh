@@ -54,7 +54,7 @@ fi
 
 cd "$ROOT"
 if ! listed=$(go list -deps ./cmd/stitchslop-bridge 2>&1 >/dev/null); then
-	die "the packages of ./cmd/stitchslop-bridge for $GOOS/$GOARCH do not list offline: $(printf '%s' "$listed" | head -n 5)" \
+	die "the packages of ./cmd/stitchslop-bridge for $GOOS/$GOARCH do not list offline: $(printf '%s\n' "$listed" | grep -v '^go: downloading ' | head -n 5)" \
 		"the SBOM step runs with GOPROXY=$(go env GOPROXY) GOFLAGS=$(go env GOFLAGS) GOMODCACHE=$(go env GOMODCACHE) GOPATH=$(go env GOPATH) GOTOOLCHAIN=$(go env GOTOOLCHAIN)" \
 		"the module cache must already hold every module: run go mod download with the same GOMODCACHE first; .goreleaser.yaml passes GOMODCACHE, GOPATH, GOCACHE and GOTOOLCHAIN from the environment"
 fi
