@@ -58,6 +58,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -118,10 +119,17 @@ type Warn func(msg string)
 // EnsureDir creates dir with DirMode (an owner-only DACL on Windows) if it
 // does not exist, or checks and repairs an existing one: a symbolic link, a
 // non-directory or another user's directory is refused; looser bits than
-// DirMode (a looser DACL) are reported and tightened.
+// DirMode (a looser DACL) are reported and tightened. It creates missing
+// parents too, but never the user's home directory: a dir inside a home
+// (os.UserHomeDir: $HOME on Unix) that does not exist is an error naming
+// the home, since HOME pointing nowhere is a mistake to report, and
+// creating it would leave a home directory where none belongs.
 func EnsureDir(dir string, warn Warn) error {
 	fi, err := os.Lstat(dir)
 	if errors.Is(err, fs.ErrNotExist) {
+		if err := homeMissing(dir); err != nil {
+			return err
+		}
 		err = mkdirPrivate(dir)
 		if err == nil {
 			return nil
@@ -147,6 +155,26 @@ func EnsureDir(dir string, warn Warn) error {
 	}
 	defer f.Close()
 	return checkOpened(f, dir, fi, DirMode, warn)
+}
+
+// userHome is the user's home directory; a test hook.
+var userHome = os.UserHomeDir
+
+// homeMissing reports dir, about to be created, inside a home directory
+// that does not exist. No home known (HOME unset) is not its business.
+func homeMissing(dir string) error {
+	home, err := userHome()
+	if err != nil || home == "" {
+		return nil
+	}
+	rel, err := filepath.Rel(home, dir)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return nil // not inside the home
+	}
+	if _, err := os.Lstat(home); errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("creating config directory %s: the home directory %s does not exist, and the bridge does not create one; point HOME at your home directory, or choose the directory with --config-dir", dir, home)
+	}
+	return nil
 }
 
 // CheckFile checks an existing file: not a symlink, a regular file, the
@@ -240,7 +268,7 @@ func WriteFile(path string, data []byte) (err error) {
 	dir := filepath.Dir(path)
 	f, err := createPrivate(dir, "."+filepath.Base(path)+".*.tmp")
 	if err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
+		return fmt.Errorf("writing %s: creating a file in %s: %w", path, dir, cause(err))
 	}
 	tmp := f.Name()
 	closed := false
@@ -253,14 +281,14 @@ func WriteFile(path string, data []byte) (err error) {
 		}
 	}()
 	if _, err = f.Write(data); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
+		return fmt.Errorf("writing %s: %w", path, cause(err))
 	}
 	if err = syncFile(f); err != nil {
 		return fmt.Errorf("writing %s: flushing to disk: %w", path, err)
 	}
 	closed = true
 	if err = f.Close(); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
+		return fmt.Errorf("writing %s: %w", path, cause(err))
 	}
 	if err = rename(tmp, path); err != nil {
 		return fmt.Errorf("writing %s: replacing the old file: %w", path, err)
@@ -269,6 +297,17 @@ func WriteFile(path string, data []byte) (err error) {
 	// across a power cut, so it is not reported as a failed write.
 	syncDir(dir)
 	return nil
+}
+
+// cause is err without the temp file's name, which would only puzzle the
+// reader of an error that already names the file being written: "no space
+// left on device", "read-only file system", "file too large".
+func cause(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
 }
 
 // Lock takes an exclusive inter-process lock tied to path (on the file

@@ -480,3 +480,41 @@ func TestLockChildProcess(t *testing.T) {
 		unlock()
 	}
 }
+
+// A config dir inside a home that does not exist is refused, naming the
+// home, and nothing is created; elsewhere missing parents are created.
+func TestEnsureDirMissingHome(t *testing.T) {
+	base := t.TempDir()
+	gone := filepath.Join(base, "gone", "home")
+	tests := []struct {
+		name    string
+		home    string
+		dir     string
+		wantErr bool
+	}{
+		{"inside a missing home", gone, filepath.Join(gone, ".stitchslop"), true},
+		{"the missing home itself", gone, gone, true},
+		{"outside a missing home", gone, filepath.Join(base, "elsewhere", "cfg"), false},
+		{"inside an existing home", base, filepath.Join(base, "deeper", ".stitchslop"), false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			old := userHome
+			t.Cleanup(func() { userHome = old })
+			userHome = func() (string, error) { return tt.home, nil }
+			err := EnsureDir(tt.dir, nil)
+			if tt.wantErr {
+				if err == nil || !strings.Contains(err.Error(), tt.home) || !strings.Contains(err.Error(), "does not exist") {
+					t.Errorf("EnsureDir(%q) with home %q = %v, want an error naming the missing home", tt.dir, tt.home, err)
+				}
+				if _, serr := os.Lstat(filepath.Dir(tt.home)); !errors.Is(serr, fs.ErrNotExist) {
+					t.Errorf("EnsureDir(%q) created %s, want nothing created", tt.dir, filepath.Dir(tt.home))
+				}
+				return
+			}
+			if err != nil {
+				t.Errorf("EnsureDir(%q) with home %q = %v, want nil", tt.dir, tt.home, err)
+			}
+		})
+	}
+}
