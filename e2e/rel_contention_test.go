@@ -106,7 +106,7 @@ func TestRel_Contention(t *testing.T) {
 				}
 				secret, err := redeemAndServe(w.b.port, w.key, dir, home, w.site, tok, r)
 				if err != nil {
-					t.Errorf("bridge %d (%s) round %d: %v", i, w.site, r, err)
+					t.Errorf("bridge %d (%s) round %d: %v; its stderr:\n%s", i, w.site, r, err, w.b.stderr)
 					return
 				}
 				w.secrets = append(w.secrets, secret)

@@ -192,11 +192,35 @@ func CheckFile(path string, warn Warn) error {
 	return err
 }
 
+// checkRetries is how many more times openChecked looks at a file that was
+// replaced, or removed, between its inspection and its opening. Bridges
+// sharing a config dir replace pairing.json and the spent-token file by
+// rename on every pairing, and read them without the lock; a reader that
+// loses that race reads the new file instead of failing (before, it refused
+// a tab's fresh token). A file replaced this many times in a row within
+// microseconds is no writer's doing, and is refused.
+const checkRetries = 8
+
+// errChanged is wrapped by a check that found another file than the one it
+// inspected.
+var errChanged = errors.New("changed while it was being checked; refusing to use it")
+
 // openChecked is CheckFile keeping the file open: it inspects path without
 // following links, opens it without following links, and checks that what
-// it opened is what it inspected, so a file swapped in between is refused.
-// A missing file returns (nil, nil, nil).
+// it opened is what it inspected, so a file swapped in between is never
+// used: it is looked at again from the start, up to checkRetries times,
+// then refused. A missing file returns (nil, nil, nil).
 func openChecked(path string, warn Warn) (*os.File, fs.FileInfo, error) {
+	for i := 0; ; i++ {
+		f, fi, err := openCheckedOnce(path, warn)
+		if i < checkRetries && (errors.Is(err, errChanged) || fi != nil && errors.Is(err, fs.ErrNotExist)) {
+			continue
+		}
+		return f, fi, err
+	}
+}
+
+func openCheckedOnce(path string, warn Warn) (*os.File, fs.FileInfo, error) {
 	fi, err := os.Lstat(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil, nil
@@ -230,7 +254,7 @@ func checkOpened(f *os.File, path string, fi fs.FileInfo, want fs.FileMode, warn
 		return fmt.Errorf("%s: %w", path, err)
 	}
 	if !os.SameFile(fi, ofi) {
-		return fmt.Errorf("%s changed while it was being checked; refusing to use it", path)
+		return fmt.Errorf("%s %w", path, errChanged)
 	}
 	return checkAccess(f, path, ofi, want, warn)
 }

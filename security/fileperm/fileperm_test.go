@@ -518,3 +518,44 @@ func TestEnsureDirMissingHome(t *testing.T) {
 		})
 	}
 }
+
+// A reader sharing the file with a writer that replaces it (as bridges
+// sharing a config dir do on every pairing) always reads a whole file, old
+// or new, and never fails because the file changed between its check and
+// its opening.
+func TestReadFileWhileReplaced(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "pairing.json")
+	writeRaw(t, path, "0", 0o600)
+	const reads = 3000
+	stop := make(chan struct{})
+	wrote := make(chan int)
+	go func() {
+		n := 0
+		defer func() { wrote <- n }()
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			n++
+			if err := WriteFile(path, []byte(strconv.Itoa(n))); err != nil {
+				t.Errorf("WriteFile(%q) = %v", path, err)
+				return
+			}
+		}
+	}()
+	for i := range reads {
+		b, err := ReadFile(path, nil)
+		if err != nil {
+			t.Errorf("ReadFile(%q) while it is replaced, read %d = %v, want the old file or the new one", path, i, err)
+			break
+		}
+		if _, err := strconv.Atoi(string(b)); err != nil {
+			t.Errorf("ReadFile(%q) = %q, want a whole file", path, b)
+			break
+		}
+	}
+	close(stop)
+	t.Logf("%d reads while the file was replaced %d times", reads, <-wrote)
+}
