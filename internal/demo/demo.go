@@ -25,6 +25,8 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -79,6 +81,9 @@ func csp(ports []int) string {
 // Run serves the demo until ctx ends.
 func Run(ctx context.Context, o Options) error {
 	log := o.Log
+	// A config dir the demo creates is the demo's to remove again.
+	_, err := os.Lstat(o.ConfigDir)
+	fresh := errors.Is(err, fs.ErrNotExist)
 	ln, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(PagePort))
 	if err != nil {
 		// Taken (another demo, say): any free port does, but the page's
@@ -140,7 +145,42 @@ func Run(ctx context.Context, o Options) error {
 	if _, err := pairing.New(o.ConfigDir, log).Unpair(site); err != nil {
 		log.Warn("could not remove the demo's pairing", "err", err.Error())
 	}
+	if fresh {
+		removeDir(o.ConfigDir, log)
+	}
 	return runErr
+}
+
+// demoFiles are the files a bridge leaves in its config dir once its
+// session file is gone: the pairing store, its lock, and the spent-token
+// ledger.
+var demoFiles = []string{"pairing.json", "pairing.json.lock", "spent-tokens"}
+
+// removeDir removes the config dir the demo created, when it holds
+// nothing but what a bridge writes and no site is paired in it: another
+// bridge may have started on it since (an agent registered with the
+// demo's line), and what is not the demo's is never removed.
+func removeDir(dir string, log *slog.Logger) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		if !slices.Contains(demoFiles, e.Name()) || !e.Type().IsRegular() {
+			log.Info("the demo created " + dir + "; it now holds more than the demo wrote, so it is kept")
+			return
+		}
+	}
+	if sites, err := pairing.New(dir, log).PairedOrigins(); err != nil || len(sites) > 0 {
+		log.Info("the demo created " + dir + "; a site is paired in it now, so it is kept")
+		return
+	}
+	for _, e := range entries {
+		os.Remove(filepath.Join(dir, e.Name()))
+	}
+	if err := os.Remove(dir); err != nil {
+		log.Warn("could not remove " + dir + ", which the demo created: " + err.Error())
+	}
 }
 
 func ready(o Options, site string, port int) {
