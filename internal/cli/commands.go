@@ -122,7 +122,9 @@ shape.recolor, shape.delete, and design.export (SVG, PNG or JSON files,
 for call --save).
 
 Ctrl-C stops both, the bridge and the page, and removes the demo's pairing
-from pairing.json; its token stays spent, as every spent token does.`,
+from pairing.json; its token stays spent, as every spent token does. A
+config directory the demo created is removed whole, unless something else
+has been written to it since.`,
 		Flags: []flagDef{
 			{Name: "port", Value: "N[,N...]", Help: "the ports the bridge tries, in order, instead of 8787-8790"},
 			fConfigDir,
