@@ -300,7 +300,7 @@ func helpTopic(log *slog.Logger, stdout io.Writer, topic []string) int {
 func configDir(a args) (string, error) {
 	dir, ok := a.flags["config-dir"]
 	if !ok {
-		return paths.DefaultConfigDir(), nil
+		return paths.DefaultConfigDir()
 	}
 	if dir == "" {
 		return "", errors.New("--config-dir is empty")

@@ -109,7 +109,12 @@ var (
 // whatever it cannot examine becomes a finding saying so.
 func Run(ctx context.Context, o Options) Report {
 	if o.ConfigDir == "" {
-		o.ConfigDir = paths.DefaultConfigDir()
+		dir, err := paths.DefaultConfigDir()
+		if err != nil {
+			return Report{Findings: []Finding{{Check: "config_dir", Severity: Problem, Message: err.Error(),
+				Fix: "set HOME to your home directory, or pass --config-dir DIR"}}}
+		}
+		o.ConfigDir = dir
 	}
 	if o.Ports == nil {
 		o.Ports = bridge.DefaultPorts

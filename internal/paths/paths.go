@@ -2,7 +2,10 @@
 package paths
 
 import (
+	"errors"
+	"os"
 	"path/filepath"
+	"runtime"
 
 	"github.com/adrg/xdg"
 )
@@ -11,9 +14,19 @@ import (
 // with the Stitch Slop team's own bridge.
 const DirName = ".stitchslop"
 
-// DefaultConfigDir is ~/.stitchslop.
-func DefaultConfigDir() string {
-	return filepath.Join(xdg.Home, DirName)
+// DefaultConfigDir is ~/.stitchslop. With no home directory (on Unix,
+// $HOME unset, empty or relative) there is no default: a guess such as
+// /.stitchslop or a directory relative to wherever the bridge was started
+// would scatter pairings, so the caller is told to name one.
+func DefaultConfigDir() (string, error) {
+	home := xdg.Home
+	if runtime.GOOS != "windows" {
+		home = os.Getenv("HOME")
+	}
+	if home == "" || !filepath.IsAbs(home) {
+		return "", errors.New("there is no home directory for ~/" + DirName + " ($HOME is empty or not an absolute path); name a config dir with --config-dir DIR")
+	}
+	return filepath.Join(home, DirName), nil
 }
 
 // Pairing is the pairing file in dir.
