@@ -297,10 +297,9 @@ var (
 
 // saver writes the files of one reply.
 type saver struct {
-	dir, textFile  string
-	overwrite      bool
+	files.Batch    // each name once: a reply cannot write one file twice
+	textFile       string
 	log            *slog.Logger
-	taken          map[string]bool // files.NameKey of the names written: a reply cannot write one twice
 	refused, tried int
 }
 
@@ -320,7 +319,7 @@ func saveFiles(env []byte, dir, textFile string, overwrite bool, log *slog.Logge
 		log.Warn("--save: the reply is not a JSON object; nothing was written")
 		return env, nil
 	}
-	s := &saver{dir: dir, textFile: textFile, overwrite: overwrite, log: log, taken: map[string]bool{}}
+	s := &saver{Batch: files.Batch{Dir: dir, Overwrite: overwrite}, textFile: textFile, log: log}
 	changed := false
 	if o.Get("textSavedTo") != nil || o.Get("textError") != nil {
 		o, changed = o.Without(textMembers...), true
@@ -391,7 +390,7 @@ func (s *saver) entry(i int, raw json.RawMessage) json.RawMessage {
 	}
 	path := ""
 	if err == nil {
-		path, err = s.save(name, data)
+		path, err = s.Save(name, data)
 	}
 	if err != nil {
 		why := reason(err)
@@ -409,7 +408,7 @@ func (s *saver) entry(i int, raw json.RawMessage) json.RawMessage {
 func (s *saver) text(o envelope.Object, text string) envelope.Object {
 	s.tried++
 	o = o.Without(textMembers...)
-	path, err := s.save(s.textFile, []byte(text))
+	path, err := s.Save(s.textFile, []byte(text))
 	if err != nil {
 		why := reason(err)
 		s.refuse("text", why)
@@ -417,20 +416,6 @@ func (s *saver) text(o envelope.Object, text string) envelope.Object {
 	}
 	s.log.Info(fmt.Sprintf("saved the text, %d bytes, to %s", len(text), path))
 	return o.Set("text", nil).With("textSavedTo", path)
-}
-
-// save writes data as name into the directory, once per name: names
-// that differ only in case or Unicode normal form are one (files.NameKey).
-func (s *saver) save(name string, data []byte) (string, error) {
-	key := files.NameKey(name)
-	if s.taken[key] {
-		return "", errors.New("another file of this reply was saved under that name (or one that differs only in case or Unicode form); it is not replaced")
-	}
-	path, err := files.Save(s.dir, name, data, s.overwrite)
-	if err == nil {
-		s.taken[key] = true
-	}
-	return path, err
 }
 
 // reason is err worded for the shell: without the package's prefix, and

@@ -269,7 +269,7 @@ func (s *Session) callToFiles(ctx context.Context, id, raw []byte, timeout time.
 		return fail("call_to_files: cancelled before the files were saved.")
 	}
 	defer release()
-	sv := saver{dir: a.Dir, overwrite: a.Overwrite, taken: map[string]bool{}}
+	sv := saver{Batch: files.Batch{Dir: a.Dir, Overwrite: a.Overwrite}}
 	// Only the bridge says what was saved: members of these names from
 	// the tab are dropped, so that a page cannot claim a file was written.
 	for _, k := range []string{"savedTo", "savedBytes", "textSavedTo", "textError"} {
@@ -313,7 +313,7 @@ func (s *Session) callToFiles(ctx context.Context, id, raw []byte, timeout time.
 		sv.dataURL(reply, "dataUrl", a.FileName)
 	}
 	if text, ok := reply["text"].(string); ok && a.TextFile != "" {
-		if path, err := sv.save(a.TextFile, []byte(text)); err != nil {
+		if path, err := sv.Save(a.TextFile, []byte(text)); err != nil {
 			sv.refused = append(sv.refused, "text: "+err.Error())
 			reply["textError"] = err.Error()
 		} else {
@@ -337,25 +337,8 @@ func (s *Session) callToFiles(ctx context.Context, id, raw []byte, timeout time.
 
 // saver saves the files of a reply and keeps the tally.
 type saver struct {
-	dir            string
-	overwrite      bool
-	taken          map[string]bool // files.NameKey of the names saved: a reply cannot write one twice
+	files.Batch    // each name once: a reply cannot write one file twice
 	saved, refused []string
-}
-
-// save writes data as name into the directory, once per name: names that
-// differ only in case or Unicode normal form are one (files.NameKey), so a
-// second file under one, with overwrite, does not replace the first.
-func (sv *saver) save(name string, data []byte) (string, error) {
-	key := files.NameKey(name)
-	if sv.taken[key] {
-		return "", errors.New("files: another file of this reply was saved under that name (or one that differs only in case or Unicode form); it is not replaced")
-	}
-	path, err := files.Save(sv.dir, name, data, sv.overwrite)
-	if err == nil {
-		sv.taken[key] = true
-	}
-	return path, err
 }
 
 // dataURL saves e's dataUrl under name and puts savedTo and savedBytes in
@@ -366,7 +349,7 @@ func (sv *saver) dataURL(e map[string]any, where, name string) {
 	_, data, err := files.DecodeDataURL(s)
 	path := ""
 	if err == nil {
-		path, err = sv.save(name, data)
+		path, err = sv.Save(name, data)
 	}
 	if err != nil {
 		e["error"] = err.Error()

@@ -514,6 +514,37 @@ func NameKey(name string) string {
 	return norm.NFC.String(cases.Fold().String(norm.NFD.String(name)))
 }
 
+// ErrSavedTwice is a name that a Batch has saved a file under already, or
+// one with the same NameKey.
+var ErrSavedTwice = errors.New("files: another file of this reply was saved under that name (or one that differs only in case or Unicode form); it is not replaced")
+
+// A Batch saves the files of one reply into one directory, each name once:
+// a second file under a name with the same NameKey is refused with
+// ErrSavedTwice, even with Overwrite, so one file of a reply never
+// replaces another. The zero Batch saves into "" and so refuses
+// everything; set Dir.
+type Batch struct {
+	Dir       string
+	Overwrite bool
+	taken     map[string]bool // NameKey of each name saved
+}
+
+// Save saves data as name (see Save), once per name.
+func (b *Batch) Save(name string, data []byte) (string, error) {
+	key := NameKey(name)
+	if b.taken[key] {
+		return "", ErrSavedTwice
+	}
+	path, err := Save(b.Dir, name, data, b.Overwrite)
+	if err == nil {
+		if b.taken == nil {
+			b.taken = map[string]bool{}
+		}
+		b.taken[key] = true
+	}
+	return path, err
+}
+
 // reserved reports whether name is a Windows device name, whatever its
 // extension or case: CON, PRN, AUX, NUL, COM0-9, LPT0-9 (and their
 // superscript forms), CONIN$, CONOUT$. Windows ignores trailing spaces and

@@ -820,3 +820,27 @@ func TestSaveFailureLeavesNothing(t *testing.T) {
 		t.Errorf("Save(dir, %q, true) with a failing rename changed the old file to %q", "x.dst", b)
 	}
 }
+
+// A Batch saves each name once: a name with the same NameKey (case,
+// Unicode form) is refused even with Overwrite, and the first file stays.
+func TestBatchSavesEachNameOnce(t *testing.T) {
+	dir := t.TempDir()
+	b := Batch{Dir: dir, Overwrite: true}
+	if _, err := b.Save("\u00fcber.dst", []byte("first")); err != nil {
+		t.Fatalf("Batch.Save(über.dst) = %v", err)
+	}
+	for _, name := range []string{"\u00fcber.dst", "u\u0308ber.dst", "\u00dcBER.DST"} {
+		if _, err := b.Save(name, []byte("again")); err != ErrSavedTwice {
+			t.Errorf("Batch.Save(%q) after über.dst = %v, want ErrSavedTwice", name, err)
+		}
+	}
+	if got, _ := os.ReadFile(filepath.Join(dir, "\u00fcber.dst")); string(got) != "first" {
+		t.Errorf("über.dst = %q, want the first file", got)
+	}
+	if _, err := b.Save("other.dst", []byte("x")); err != nil {
+		t.Errorf("Batch.Save(other.dst) = %v, want it saved", err)
+	}
+	if _, err := (&Batch{Dir: dir}).Save("other.dst", []byte("y")); err == nil {
+		t.Error("a new Batch without Overwrite replaced other.dst")
+	}
+}
