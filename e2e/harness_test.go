@@ -335,6 +335,25 @@ type bridge struct {
 
 var listeningRE = regexp.MustCompile(`listening on 127\.0\.0\.1:(\d+)`)
 
+// launch starts cmd as b's process (its stdout and stderr already set to
+// b's logs) and closes b.done once it has exited; what names the start in
+// a failure.
+func (b *bridge) launch(cmd *exec.Cmd, what string) {
+	b.t.Helper()
+	if err := cmd.Start(); err != nil {
+		b.t.Fatalf("%s: %v", what, err)
+	}
+	b.cmd = cmd
+	go func() {
+		cmd.Wait()
+		b.stdout.finish()
+		b.stderr.finish()
+		b.exitCode = cmd.ProcessState.ExitCode()
+		close(b.done)
+	}()
+	b.t.Cleanup(b.cleanup)
+}
+
 func startBridge(t *testing.T, o bridgeOpts) *bridge {
 	t.Helper()
 	b := &bridge{t: t, origin: o.origin, configDir: o.configDir, done: make(chan struct{}), exitCode: -1}
@@ -382,18 +401,7 @@ func startBridge(t *testing.T, o bridgeOpts) *bridge {
 		}
 		b.rpc.w = w
 	}
-	if err := cmd.Start(); err != nil {
-		t.Fatalf("start bridge: %v", err)
-	}
-	b.cmd = cmd
-	go func() {
-		cmd.Wait()
-		b.stdout.finish()
-		b.stderr.finish()
-		b.exitCode = cmd.ProcessState.ExitCode()
-		close(b.done)
-	}()
-	t.Cleanup(b.cleanup)
+	b.launch(cmd, "start bridge")
 	if !o.expectExit {
 		b.awaitListening()
 	}

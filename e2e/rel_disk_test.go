@@ -383,18 +383,7 @@ func startUnderFileLimit(t *testing.T, dir string, blocks int, token string) *br
 	b.stdout, b.stderr = newLineLog(b.rpc.receive), newLineLog(nil)
 	cmd.Stdout, cmd.Stderr = b.stdout, b.stderr
 	cmd.WaitDelay = 2 * time.Second
-	if err := cmd.Start(); err != nil {
-		t.Fatalf("start bridge under ulimit -f %d: %v", blocks, err)
-	}
-	b.cmd = cmd
-	go func() {
-		cmd.Wait()
-		b.stdout.finish()
-		b.stderr.finish()
-		b.exitCode = cmd.ProcessState.ExitCode()
-		close(b.done)
-	}()
-	t.Cleanup(b.cleanup)
+	b.launch(cmd, fmt.Sprintf("start bridge under ulimit -f %d", blocks))
 	if blocks > 0 {
 		b.awaitListening()
 	}
