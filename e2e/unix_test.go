@@ -7,6 +7,8 @@ package e2e
 
 import (
 	"bufio"
+	"fmt"
+	"net"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -15,6 +17,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/gorilla/websocket"
 )
 
 var goroutinesRE = regexp.MustCompile(`goroutines=(\d+)`)
@@ -178,4 +182,82 @@ func awaitLockWaiter(t *testing.T, pid int) {
 		time.Sleep(5 * time.Millisecond) // polling /proc: there is no event to wait on
 	}
 	t.Fatalf("bridge pid %d never waited on the pairing lock", pid)
+}
+
+// fdCount is the number of descriptors the bridge holds open.
+func (b *bridge) fdCount() int {
+	b.t.Helper()
+	ents, err := os.ReadDir(filepath.Join("/proc", strconv.Itoa(b.pid()), "fd"))
+	if err != nil {
+		b.t.Skipf("no /proc here: %v", err)
+	}
+	return len(ents)
+}
+
+// figures are the bridge's goroutines, descriptors and resident set.
+type figures struct{ goroutines, fds, rssKB int }
+
+func (f figures) String() string {
+	return fmt.Sprintf("%d goroutines, %d fds, %d KB RSS", f.goroutines, f.fds, f.rssKB)
+}
+
+func (b *bridge) figures() figures {
+	return figures{b.goroutines(), b.fdCount(), b.rssKB()}
+}
+
+// awaitBaseline waits until the bridge's goroutines and descriptors are
+// back within slack of base (the runtime closes sockets and ends their
+// goroutines a moment after the peer has gone), and returns the figures
+// it settled on. RSS is not among them: Go keeps freed memory for reuse
+// and gives it back to the OS slowly, so RSS is checked by wantNoGrowth
+// across rounds of the same load instead.
+func (b *bridge) awaitBaseline(base figures, slack int) figures {
+	b.t.Helper()
+	deadline := time.Now().Add(3 * guard)
+	for {
+		now := b.figures()
+		if now.goroutines <= base.goroutines+slack && now.fds <= base.fds+slack {
+			return now
+		}
+		if time.Now().After(deadline) {
+			b.t.Fatalf("after the load: %v, want goroutines and fds back to %v (slack %d)", now, base, slack)
+		}
+		time.Sleep(100 * time.Millisecond) // polling /proc; nothing to await
+	}
+}
+
+// rssGrowthKB is how much RSS may grow between two rounds of the same
+// load: memory the first round took is reused by the second, so a leak
+// shows as growth past this.
+const rssGrowthKB = 8 << 10
+
+// wantNoGrowth fails if RSS after a later round exceeds the first round's
+// by more than rssGrowthKB. Under -race it only logs: the race detector's
+// shadow memory grows with every goroutine ever started and says nothing
+// about the bridge.
+func wantNoGrowth(t *testing.T, rounds []figures) {
+	t.Helper()
+	for i := 1; i < len(rounds); i++ {
+		if rounds[i].rssKB > rounds[0].rssKB+rssGrowthKB {
+			if raceEnabled {
+				t.Logf("RSS grew %d KB from round 1 to %d under -race (not checked)", rounds[i].rssKB-rounds[0].rssKB, i+1)
+				continue
+			}
+			t.Errorf("RSS after round %d: %d KB, after round 1: %d KB; want growth under %d KB (a leak grows every round)", i+1, rounds[i].rssKB, rounds[0].rssKB, rssGrowthKB)
+		}
+	}
+}
+
+// smallBufferDialer dials with a tiny receive buffer, so a page that stops
+// reading fills it after a few KB.
+var smallBufferDialer = &websocket.Dialer{
+	HandshakeTimeout: 5 * time.Second,
+	NetDial: func(network, addr string) (net.Conn, error) {
+		d := net.Dialer{Control: func(_, _ string, c syscall.RawConn) error {
+			var serr error
+			c.Control(func(fd uintptr) { serr = syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_RCVBUF, 4096) })
+			return serr
+		}}
+		return d.Dial(network, addr)
+	},
 }
