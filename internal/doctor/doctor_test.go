@@ -251,8 +251,11 @@ func TestUnusableSessionFile(t *testing.T) {
 	assertNoSecret(t, r, "SECRETKEY")
 }
 
-// A listener that is not a bridge, on a port the tab tries.
-func TestForeignListener(t *testing.T) {
+// foreignListener listens on a free loopback port, as a program that is
+// not a bridge: it writes greeting to each connection and closes it. It
+// returns the port.
+func foreignListener(t *testing.T, greeting string) int {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -264,11 +267,16 @@ func TestForeignListener(t *testing.T) {
 			if err != nil {
 				return
 			}
-			c.Write([]byte("SSH-2.0-not-a-bridge\r\n"))
+			c.Write([]byte(greeting))
 			c.Close()
 		}
 	}()
-	port := ln.Addr().(*net.TCPAddr).Port
+	return ln.Addr().(*net.TCPAddr).Port
+}
+
+// A listener that is not a bridge, on a port the tab tries.
+func TestForeignListener(t *testing.T) {
+	port := foreignListener(t, "SSH-2.0-not-a-bridge\r\n")
 	r := run(t, configDir(t), port)
 	if r.Healthy {
 		t.Errorf("Run(foreign listener).Healthy = true, want false")
@@ -549,21 +557,7 @@ func TestOwnerUnsupported(t *testing.T) {
 	dir := configDir(t)
 	seedPairing(t, dir)
 	port := startBridge(t, dir)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ln.Close() })
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			c.Close()
-		}
-	}()
-	other := ln.Addr().(*net.TCPAddr).Port
+	other := foreignListener(t, "")
 	free := freePort(t)
 	r := run(t, dir, port, other, free)
 	must(t, r, "port", OK, addr(port))
