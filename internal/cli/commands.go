@@ -55,8 +55,6 @@ var (
 	fJSON = flagDef{Name: "json", Help: "print the result as one JSON document on stdout"}
 )
 
-func (f flagDef) with(help string) flagDef { f.Help = help; return f }
-
 // Exit statuses shared by several commands.
 var (
 	exitsVerb = []exitDef{
