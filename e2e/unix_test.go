@@ -21,19 +21,28 @@ import (
 	"github.com/gorilla/websocket"
 )
 
-var goroutinesRE = regexp.MustCompile(`goroutines=(\d+)`)
+var hookRE = regexp.MustCompile(`goroutines=(\d+) heapKB=(\d+)`)
 
 // goroutines asks a test-hooks bridge for its goroutine count (SIGUSR1).
 func (b *bridge) goroutines() int {
+	n, _ := b.hookFigures()
+	return n
+}
+
+// hookFigures asks a test-hooks bridge for its goroutine count and its
+// live heap after a collection, in KB (SIGUSR1).
+func (b *bridge) hookFigures() (goroutines, heapKB int) {
 	b.t.Helper()
 	from := b.stderr.lines.len()
 	b.signal(syscall.SIGUSR1)
-	line, _, ok := b.stderr.lines.await(from, guard, goroutinesRE.MatchString)
+	line, _, ok := b.stderr.lines.await(from, guard, hookRE.MatchString)
 	if !ok {
 		b.t.Fatalf("no goroutine count on SIGUSR1; stderr:\n%s", b.stderr)
 	}
-	n, _ := strconv.Atoi(goroutinesRE.FindStringSubmatch(line)[1])
-	return n
+	m := hookRE.FindStringSubmatch(line)
+	goroutines, _ = strconv.Atoi(m[1])
+	heapKB, _ = strconv.Atoi(m[2])
+	return goroutines, heapKB
 }
 
 // rssKB reads the bridge's resident set from /proc.
@@ -194,33 +203,51 @@ func (b *bridge) fdCount() int {
 	return len(ents)
 }
 
-// figures are the bridge's goroutines, descriptors and resident set.
-type figures struct{ goroutines, fds, rssKB int }
+// figures are the bridge's goroutines, descriptors, live heap and
+// resident set.
+type figures struct{ goroutines, fds, heapKB, rssKB int }
 
 func (f figures) String() string {
-	return fmt.Sprintf("%d goroutines, %d fds, %d KB RSS", f.goroutines, f.fds, f.rssKB)
+	return fmt.Sprintf("%d goroutines, %d fds, %d KB live heap, %d KB RSS", f.goroutines, f.fds, f.heapKB, f.rssKB)
 }
 
 func (b *bridge) figures() figures {
-	return figures{b.goroutines(), b.fdCount(), b.rssKB()}
+	g, heap := b.hookFigures()
+	return figures{g, b.fdCount(), heap, b.rssKB()}
 }
+
+// heapSlackKB is how far above its starting level the live heap may settle
+// after a load. What a load leaves behind by design stays under it: the
+// runtime keeps the descriptor of every goroutine it ever ran for reuse
+// (about 1 MB after a thousand calls in flight at once), a map grown for
+// those calls keeps its buckets, the page reader keeps a buffer the size
+// of the last long frame. A leak shows as growth between rounds of the
+// same load instead, which heapGrowthKB bounds far tighter.
+const heapSlackKB = 2048
+
+// heapGrowthKB is how much the live heap may grow between two rounds of
+// the same load. A round may peak at a few more goroutines than the one
+// before, each leaving its descriptor behind (measured: up to 50 KB); a
+// leak of 300 bytes a call over a thousand calls is over it.
+const heapGrowthKB = 256
 
 // awaitBaseline waits until the bridge's goroutines and descriptors are
 // back within slack of base (the runtime closes sockets and ends their
-// goroutines a moment after the peer has gone), and returns the figures
-// it settled on. RSS is not among them: Go keeps freed memory for reuse
-// and gives it back to the OS slowly, so RSS is checked by wantNoGrowth
-// across rounds of the same load instead.
+// goroutines a moment after the peer has gone) and its live heap within
+// heapSlackKB, and returns the figures it settled on. RSS is not among
+// them: Go keeps freed memory for reuse and gives it back to the OS
+// slowly, so RSS is checked by wantNoGrowth across rounds of the same load
+// instead.
 func (b *bridge) awaitBaseline(base figures, slack int) figures {
 	b.t.Helper()
 	deadline := time.Now().Add(3 * guard)
 	for {
 		now := b.figures()
-		if now.goroutines <= base.goroutines+slack && now.fds <= base.fds+slack {
+		if now.goroutines <= base.goroutines+slack && now.fds <= base.fds+slack && now.heapKB <= base.heapKB+heapSlackKB {
 			return now
 		}
 		if time.Now().After(deadline) {
-			b.t.Fatalf("after the load: %v, want goroutines and fds back to %v (slack %d)", now, base, slack)
+			b.t.Fatalf("after the load: %v, want goroutines and fds back to %v (slack %d) and the live heap within %d KB of it", now, base, slack, heapSlackKB)
 		}
 		time.Sleep(100 * time.Millisecond) // polling /proc; nothing to await
 	}
@@ -231,13 +258,17 @@ func (b *bridge) awaitBaseline(base figures, slack int) figures {
 // shows as growth past this.
 const rssGrowthKB = 8 << 10
 
-// wantNoGrowth fails if RSS after a later round exceeds the first round's
-// by more than rssGrowthKB. Under -race it only logs: the race detector's
+// wantNoGrowth fails if the live heap after a later round exceeds the
+// first round's by more than heapGrowthKB, or RSS by more than
+// rssGrowthKB. Under -race the RSS check only logs: the race detector's
 // shadow memory grows with every goroutine ever started and says nothing
 // about the bridge.
 func wantNoGrowth(t *testing.T, rounds []figures) {
 	t.Helper()
 	for i := 1; i < len(rounds); i++ {
+		if rounds[i].heapKB > rounds[0].heapKB+heapGrowthKB {
+			t.Errorf("live heap after round %d: %d KB, after round 1: %d KB; want growth under %d KB (a leak grows every round)", i+1, rounds[i].heapKB, rounds[0].heapKB, heapGrowthKB)
+		}
 		if rounds[i].rssKB > rounds[0].rssKB+rssGrowthKB {
 			if raceEnabled {
 				t.Logf("RSS grew %d KB from round 1 to %d under -race (not checked)", rounds[i].rssKB-rounds[0].rssKB, i+1)

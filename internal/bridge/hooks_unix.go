@@ -10,9 +10,9 @@ import (
 	"syscall"
 )
 
-// reportOnSignal, in a testHooks build, logs the goroutine count on
-// SIGUSR1, so the black-box tests can check that nothing a peer does grows
-// it. Release builds do nothing.
+// reportOnSignal, in a testHooks build, logs the goroutine count and the
+// live heap (after a collection) on SIGUSR1, so the black-box tests can
+// check that nothing a peer does grows them. Release builds do nothing.
 func reportOnSignal(log *slog.Logger) (stop func()) {
 	if testHooks != "on" {
 		return func() {}
@@ -24,7 +24,13 @@ func reportOnSignal(log *slog.Logger) (stop func()) {
 		for {
 			select {
 			case <-ch:
-				log.Info("test hook", "goroutines", runtime.NumGoroutine())
+				// Twice: a sync.Pool keeps what it held until the
+				// second collection.
+				runtime.GC()
+				runtime.GC()
+				var ms runtime.MemStats
+				runtime.ReadMemStats(&ms)
+				log.Info("test hook", "goroutines", runtime.NumGoroutine(), "heapKB", ms.HeapAlloc>>10)
 			case <-done:
 				return
 			}
