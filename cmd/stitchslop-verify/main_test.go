@@ -219,20 +219,7 @@ func TestKeyless(t *testing.T) {
 				tt.tamper(t, r)
 			}
 			args := tt.args(r)
-			code, stdout, stderr := runCLI(t, args...)
-			if code != tt.wantCode {
-				t.Fatalf("run(%q) exit = %d, want %d\nstdout:\n%s\nstderr:\n%s", args, code, tt.wantCode, stdout, stderr)
-			}
-			for _, s := range tt.wantStdout {
-				if !strings.Contains(stdout, s) {
-					t.Errorf("run(%q) stdout = %q, want it to contain %q", args, stdout, s)
-				}
-			}
-			for _, s := range tt.wantStderr {
-				if !strings.Contains(stderr, s) {
-					t.Errorf("run(%q) stderr = %q, want it to contain %q", args, stderr, s)
-				}
-			}
+			_, stderr := wantRun(t, args, tt.wantCode, tt.wantStdout, tt.wantStderr)
 			if tt.wantCode == exitOK && stderr != "" {
 				t.Errorf("run(%q) stderr = %q, want empty on success", args, stderr)
 			}
@@ -477,4 +464,26 @@ func TestPinnedTrustedRoot(t *testing.T) {
 		t.Errorf("pinned trusted root: %d CAs, %d Rekor logs, %d CT logs; want at least one of each",
 			len(tm.FulcioCertificateAuthorities()), len(tm.RekorLogs()), len(tm.CTLogs()))
 	}
+}
+
+// wantRun runs the verifier with args and fails unless it exits with
+// wantCode and its stdout and stderr contain each of wantStdout and
+// wantStderr. It returns both for further checks.
+func wantRun(t *testing.T, args []string, wantCode int, wantStdout, wantStderr []string) (stdout, stderr string) {
+	t.Helper()
+	code, stdout, stderr := runCLI(t, args...)
+	if code != wantCode {
+		t.Fatalf("run(%q) exit = %d, want %d\nstdout:\n%s\nstderr:\n%s", args, code, wantCode, stdout, stderr)
+	}
+	for _, s := range wantStdout {
+		if !strings.Contains(stdout, s) {
+			t.Errorf("run(%q) stdout = %q, want it to contain %q", args, stdout, s)
+		}
+	}
+	for _, s := range wantStderr {
+		if !strings.Contains(stderr, s) {
+			t.Errorf("run(%q) stderr = %q, want it to contain %q", args, stderr, s)
+		}
+	}
+	return stdout, stderr
 }

@@ -78,20 +78,7 @@ func TestManifest(t *testing.T) {
 				tt.tamper(t, r)
 			}
 			args := tt.args(r)
-			code, stdout, stderr := runCLI(t, args...)
-			if code != tt.wantCode {
-				t.Fatalf("run(%q) exit = %d, want %d\nstdout:\n%s\nstderr:\n%s", args, code, tt.wantCode, stdout, stderr)
-			}
-			for _, s := range tt.wantStdout {
-				if !strings.Contains(stdout, s) {
-					t.Errorf("run(%q) stdout = %q, want it to contain %q", args, stdout, s)
-				}
-			}
-			for _, s := range tt.wantStderr {
-				if !strings.Contains(stderr, s) {
-					t.Errorf("run(%q) stderr = %q, want it to contain %q", args, stderr, s)
-				}
-			}
+			wantRun(t, args, tt.wantCode, tt.wantStdout, tt.wantStderr)
 		})
 	}
 }
