@@ -792,13 +792,12 @@ func TestSpec2_9_Heartbeat(t *testing.T) {
 		if p.pings.len() == 0 {
 			t.Errorf("silent page got no pings, want some before being dropped")
 		}
-		_, st := b.ctl("GET", "/status", nil)
-		if st["connected"] != false {
-			t.Errorf("/status connected after drop: got %v, want false", st["connected"])
-		}
-		if tools, _ := st["tools"].([]any); len(tools) != 0 {
-			t.Errorf("/status tools after drop: got %v, want none", tools)
-		}
+		// The page sees the close frame a moment before the bridge's
+		// reader has detached it.
+		b.awaitStatus("connected false and no tools after the drop", func(st map[string]any) bool {
+			tools, _ := st["tools"].([]any)
+			return st["connected"] == false && len(tools) == 0
+		})
 	})
 }
 
