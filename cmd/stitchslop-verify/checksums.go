@@ -10,6 +10,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // parseChecksums reads the sha256sum format GoReleaser writes:
@@ -39,6 +41,12 @@ func parseChecksums(data []byte) (map[string]string, error) {
 		}
 		if name != filepath.Base(name) || strings.ContainsAny(name, "/\\") || name == "." || name == ".." {
 			return nil, fmt.Errorf("line %d: name is not a plain file name", i+1)
+		}
+		if !utf8.ValidString(name) || strings.ContainsFunc(name, unicode.IsControl) {
+			// A release's names are plain text; a control character (a
+			// stray CR, an escape) would also reach the terminal in the
+			// verdict lines.
+			return nil, fmt.Errorf("line %d: name holds a control character or is not UTF-8", i+1)
 		}
 		if _, dup := sums[name]; dup {
 			return nil, fmt.Errorf("line %d: a name listed twice", i+1)

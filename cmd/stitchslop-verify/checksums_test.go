@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"unicode"
+	"unicode/utf8"
 )
 
 func TestParseChecksums(t *testing.T) {
@@ -89,7 +91,7 @@ func FuzzParseChecksums(f *testing.F) {
 			if len(d) != 64 || !isLowerHex(d) {
 				t.Fatalf("parseChecksums accepted digest %q", d)
 			}
-			if n == "" || strings.ContainsAny(n, "/\\\n") || n == "." || n == ".." {
+			if n == "" || strings.ContainsAny(n, "/\\\n") || n == "." || n == ".." || strings.ContainsFunc(n, unicode.IsControl) || !utf8.ValidString(n) {
 				t.Fatalf("parseChecksums accepted name %q", n)
 			}
 			names = append(names, n)
