@@ -33,6 +33,7 @@ import (
 
 	"github.com/stitchslop/stitchslop-bridge/internal/bridge"
 	"github.com/stitchslop/stitchslop-bridge/internal/pairing"
+	"github.com/stitchslop/stitchslop-bridge/internal/setup"
 	"github.com/stitchslop/stitchslop-bridge/internal/ui"
 	"github.com/stitchslop/stitchslop-bridge/security/limits"
 	"github.com/stitchslop/stitchslop-bridge/security/origin"
@@ -197,10 +198,10 @@ func tell(log *slog.Logger, site string, port int, o Options) {
 	}
 	dir := ""
 	if !o.DefaultConfigDir && o.ConfigDir != "" {
-		dir = " --config-dir " + quote(o.ConfigDir)
+		dir = " --config-dir " + setup.QuotePosix(o.ConfigDir)
 	}
 	at := dir + " --port " + strconv.Itoa(port)
-	bin := quote(exe)
+	bin := setup.QuotePosix(exe)
 	ui.Hint(log, "open "+site+"/ in a browser: a stand-in Stitch Slop tab that attaches to this bridge on its own")
 	ui.Hint(log, "then, from another terminal:")
 	for _, c := range []string{
@@ -214,14 +215,6 @@ func tell(log *slog.Logger, site string, port int, o Options) {
 	}
 	ui.Hint(log, "or from an agent, in a new session: claude mcp add stitchslop-demo -- "+bin+" --lazy --origin "+site+dir)
 	ui.Hint(log, "Ctrl-C stops the demo and removes its pairing")
-}
-
-// quote quotes s for a POSIX shell when it needs it.
-func quote(s string) string {
-	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/._-") == "" {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // state is the page server: its files, the demo's token, and the port

@@ -19,6 +19,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stitchslop/stitchslop-bridge/internal/setup"
 	"github.com/stitchslop/stitchslop-bridge/internal/ui"
 )
 
@@ -269,8 +270,8 @@ func TestQuote(t *testing.T) {
 		{"", "''"},
 		{"$(rm -rf ~)", "'$(rm -rf ~)'"},
 	} {
-		if got := quote(tt.in); got != tt.want {
-			t.Errorf("quote(%q) = %q, want %q", tt.in, got, tt.want)
+		if got := setup.QuotePosix(tt.in); got != tt.want {
+			t.Errorf("setup.QuotePosix(%q) = %q, want %q", tt.in, got, tt.want)
 		}
 	}
 }

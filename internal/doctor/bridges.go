@@ -19,6 +19,7 @@ import (
 	"github.com/stitchslop/stitchslop-bridge/internal/client"
 	"github.com/stitchslop/stitchslop-bridge/internal/pairing"
 	"github.com/stitchslop/stitchslop-bridge/internal/session"
+	"github.com/stitchslop/stitchslop-bridge/internal/setup"
 	"github.com/stitchslop/stitchslop-bridge/security/limits"
 	"github.com/stitchslop/stitchslop-bridge/security/peercred"
 )
@@ -46,7 +47,7 @@ func (d *doctor) readSessions() map[int]*sessionInfo {
 		if err != nil {
 			d.add(Finding{Check: "session_file", Severity: Warning, Subject: p,
 				Message: "is not a usable session file (" + err.Error() + "); stitchslop-bridge verbs ignore it",
-				Fix:     "remove it: rm " + shellQuote(p) + " (a bridge writes a new one when it starts)"})
+				Fix:     "remove it: rm " + setup.QuotePosix(p) + " (a bridge writes a new one when it starts)"})
 			continue
 		}
 		out[port] = &sessionInfo{path: p, file: f}
@@ -112,7 +113,7 @@ func (d *doctor) checkBridge(ctx context.Context, port int, s *sessionInfo) bool
 	if !alive(f.PID) {
 		d.add(Finding{Check: "session_file", Severity: Warning, Subject: s.path,
 			Message: fmt.Sprintf("stale: its bridge (pid %d, site %s) is gone", f.PID, site),
-			Fix:     "nothing needed: the next stitchslop-bridge status, call or wait removes it; or remove it now: rm " + shellQuote(s.path)})
+			Fix:     "nothing needed: the next stitchslop-bridge status, call or wait removes it; or remove it now: rm " + setup.QuotePosix(s.path)})
 		return false
 	}
 	held, err := holdsPort(f.PID, port)
@@ -120,7 +121,7 @@ func (d *doctor) checkBridge(ctx context.Context, port int, s *sessionInfo) bool
 	if !unsupported && (err != nil || !held) {
 		d.add(Finding{Check: "session_file", Severity: Warning, Subject: s.path,
 			Message: fmt.Sprintf("stale: pid %d is running but does not hold port %d (its bridge is gone and the pid was reused, or another process took the port); stitchslop-bridge verbs refuse it and send it no key", f.PID, port),
-			Fix:     "remove it: rm " + shellQuote(s.path)})
+			Fix:     "remove it: rm " + setup.QuotePosix(s.path)})
 		return false
 	}
 	st, err := d.status(ctx, f)
@@ -134,7 +135,7 @@ func (d *doctor) checkBridge(ctx context.Context, port int, s *sessionInfo) bool
 			// Nothing proved pid holds the port: the file may be stale.
 			d.add(Finding{Check: "session_file", Severity: Warning, Subject: s.path,
 				Message: fmt.Sprintf("pid %d is running, but the bridge its session file names (site %s) cannot be reached: %s", f.PID, site, msg),
-				Fix:     fix + "; if that bridge is gone, remove the file: rm " + shellQuote(s.path)})
+				Fix:     fix + "; if that bridge is gone, remove the file: rm " + setup.QuotePosix(s.path)})
 			return false
 		}
 		d.add(Finding{Check: "bridge", Severity: Warning, Subject: addr(port),

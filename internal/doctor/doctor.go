@@ -256,14 +256,6 @@ func quoteUnlessPlain(s string, sentence bool) string {
 	return strconv.Quote(s)
 }
 
-// shellQuote quotes a path for a command line the person may paste.
-func shellQuote(s string) string {
-	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_./:@%+=,-~") == "" && !strings.HasPrefix(s, "~") {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
-
 // addr is how a port is named in a finding.
 func addr(port int) string { return "127.0.0.1:" + strconv.Itoa(port) }
 

@@ -24,6 +24,7 @@ import (
 	"github.com/stitchslop/stitchslop-bridge/internal/bridge"
 	"github.com/stitchslop/stitchslop-bridge/internal/pairing"
 	"github.com/stitchslop/stitchslop-bridge/internal/session"
+	"github.com/stitchslop/stitchslop-bridge/internal/setup"
 	"github.com/stitchslop/stitchslop-bridge/security/peercred"
 )
 
@@ -505,8 +506,8 @@ func TestShellQuote(t *testing.T) {
 		{"/tmp/$(rm)", "'/tmp/$(rm)'"},
 	}
 	for _, tt := range tests {
-		if got := shellQuote(tt.in); got != tt.want {
-			t.Errorf("shellQuote(%q) = %q, want %q", tt.in, got, tt.want)
+		if got := setup.QuotePosix(tt.in); got != tt.want {
+			t.Errorf("setup.QuotePosix(%q) = %q, want %q", tt.in, got, tt.want)
 		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/stitchslop/stitchslop-bridge/internal/paths"
+	"github.com/stitchslop/stitchslop-bridge/internal/setup"
 	"github.com/stitchslop/stitchslop-bridge/security/fileperm"
 	"github.com/stitchslop/stitchslop-bridge/security/ledger"
 )
@@ -55,7 +56,7 @@ func (d *doctor) checkDir() bool {
 	if perm := fi.Mode().Perm(); perm&^fileperm.DirMode != 0 {
 		d.add(Finding{Check: "config_dir", Severity: Problem, Subject: dir,
 			Message: fmt.Sprintf("has mode %04o, looser than %04o: other users can reach the files that hold your pairing secrets (a bridge starting tightens it, with a warning)", perm, fileperm.DirMode),
-			Fix:     "chmod 700 " + shellQuote(dir)})
+			Fix:     "chmod 700 " + setup.QuotePosix(dir)})
 		return true
 	}
 	d.add(Finding{Check: "config_dir", Severity: OK, Subject: dir, Message: fmt.Sprintf("mode %04o, yours", fileperm.DirMode)})
@@ -129,16 +130,16 @@ func (d *doctor) checkFile(p string, fi fs.FileInfo) bool {
 	switch perm := fi.Mode().Perm(); {
 	case fi.Mode()&fs.ModeSymlink != 0:
 		f.Message = "is a symbolic link; the bridge refuses to read or write through one"
-		f.Fix = "replace the link with the file itself, mode 0600, or remove it: rm " + shellQuote(p)
+		f.Fix = "replace the link with the file itself, mode 0600, or remove it: rm " + setup.QuotePosix(p)
 	case !fi.Mode().IsRegular():
 		f.Message = fmt.Sprintf("is not a regular file (mode %v); the bridge refuses it", fi.Mode())
 		f.Fix = "move it out of the way"
 	case ownerUID(fi) != myUID():
 		f.Message = fmt.Sprintf("belongs to uid %d, not to you (uid %d); the bridge refuses it", ownerUID(fi), myUID())
-		f.Fix = "remove it (rm " + shellQuote(p) + "), or have an administrator give it to you"
+		f.Fix = "remove it (rm " + setup.QuotePosix(p) + "), or have an administrator give it to you"
 	case perm&^fileperm.FileMode != 0:
 		f.Message = fmt.Sprintf("has mode %04o, looser than %04o: it holds secrets other users may read (a bridge reading it tightens it, with a warning)", perm, fileperm.FileMode)
-		f.Fix = "chmod 600 " + shellQuote(p)
+		f.Fix = "chmod 600 " + setup.QuotePosix(p)
 		if filepath.Base(p) == filepath.Base(paths.Pairing("")) && perm&0o044 != 0 {
 			f.Fix += "; the pairing secrets in it may have been read, so revoke them too: stitchslop-bridge unpair --all, then pair each site again"
 		}
