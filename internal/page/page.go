@@ -370,12 +370,12 @@ func (s *Server) handshake(ws *websocket.Conn, site string) *conn {
 		s.Attempts.Refuse(attempts.SpentToken, site, "The tab's token was redeemed a moment ago by another bridge; tokens work once. Open the Stitch Slop agent panel for a fresh token.")
 		s.refuse(ws, refusal{Error: "bad_credential", Message: "This token was already used; tokens work once. Reopen the Stitch Slop agent panel for a fresh one."})
 		return nil
-	case err != nil && tokenOK && h.PairingSecret == "":
-		s.Log.Error("could not store the new pairing, so the tab was refused: " + err.Error())
-		s.refuse(ws, refusal{Error: "internal", Message: "The bridge could not store the pairing; see its log."})
-		return nil
 	case err != nil:
-		s.Log.Error("could not admit the tab", "err", err.Error())
+		if tokenOK && h.PairingSecret == "" { // Redeem failed, not the hello
+			s.Log.Error("could not store the new pairing, so the tab was refused: " + err.Error())
+		} else {
+			s.Log.Error("could not admit the tab", "err", err.Error())
+		}
 		s.refuse(ws, refusal{Error: "internal", Message: "The bridge could not store the pairing; see its log."})
 		return nil
 	}
