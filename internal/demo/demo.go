@@ -152,27 +152,26 @@ func Run(ctx context.Context, o Options) error {
 	return runErr
 }
 
-// demoFiles are the files a bridge leaves in its config dir once its
-// session file is gone: the pairing store, its lock, and the spent-token
-// ledger.
-var demoFiles = []string{"pairing.json", "pairing.json.lock", "spent-tokens"}
-
 // removeDir removes the config dir the demo created, when it holds
-// nothing but what a bridge writes and no site is paired in it: another
-// bridge may have started on it since (an agent registered with the
-// demo's line), and what is not the demo's is never removed.
+// nothing but what a bridge leaves once its session file is gone (the
+// pairing store, its lock and the spent-token ledger) and no site is
+// paired in it: another bridge may have started on it since (an agent
+// registered with the demo's line), and what is not the demo's is never
+// removed.
 func removeDir(dir string, log *slog.Logger) {
+	store := pairing.New(dir, log)
+	ours := []string{store.Path(), store.Path() + ".lock", store.LedgerPath()}
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return
 	}
 	for _, e := range entries {
-		if !slices.Contains(demoFiles, e.Name()) || !e.Type().IsRegular() {
+		if !slices.Contains(ours, filepath.Join(dir, e.Name())) || !e.Type().IsRegular() {
 			log.Info("the demo created " + dir + "; it now holds more than the demo wrote, so it is kept")
 			return
 		}
 	}
-	if sites, err := pairing.New(dir, log).PairedOrigins(); err != nil || len(sites) > 0 {
+	if sites, err := store.PairedOrigins(); err != nil || len(sites) > 0 {
 		log.Info("the demo created " + dir + "; a site is paired in it now, so it is kept")
 		return
 	}
