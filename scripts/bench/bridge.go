@@ -15,6 +15,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -33,12 +34,13 @@ const (
 
 // env is what every bridge process of a run shares.
 type env struct {
-	bin         string // the bridge binary
-	echoBin     string // the stdio floor program
-	minRelayBin string // the minimal relay (scripts/bench/internal/minrelay)
-	tmp         string // the run's temp dir; everything else lives under it
-	home        string // HOME of every child
-	secret      string // the pairing secret seeded for origin
+	bin         string   // the bridge binary
+	ref         []string // the reference bridge's command and leading arguments; empty when not measured
+	echoBin     string   // the stdio floor program
+	minRelayBin string   // the minimal relay (scripts/bench/internal/minrelay)
+	tmp         string   // the run's temp dir; everything else lives under it
+	home        string   // HOME of every child
+	secret      string   // the pairing secret seeded for origin
 	dirs        atomic.Int64
 }
 
@@ -99,8 +101,9 @@ func freePort() (int, error) {
 // take a page on a loopback port.
 
 type bridge struct {
-	name      string // "bridge" or "minimal relay", for messages
+	name      string // "bridge", "reference bridge" or "minimal relay", for messages
 	e         *env
+	argv      []string // the command and leading arguments it was started with
 	cmd       *exec.Cmd
 	port      int
 	configDir string
@@ -119,11 +122,29 @@ type startTimes struct {
 	tcpConnect    time.Duration
 }
 
-var listeningRE = regexp.MustCompile(`listening on 127\.0\.0\.1:(\d+)`)
+// listeningRE matches the line a bridge writes on stderr once it listens:
+// "listening on 127.0.0.1:PORT" (this one), "listening on
+// ws://127.0.0.1:PORT" (the Stitch Slop team's).
+var listeningRE = regexp.MustCompile(`listening on (?:ws://)?127\.0\.0\.1:(\d+)`)
 
-// startBridge runs the bridge on a free port with a fresh config dir, and
-// returns once it is listening.
-func startBridge(e *env) (*bridge, startTimes, error) {
+// subject is a bridge the bench measures: ours, or the reference bridge.
+type subject struct {
+	name   string   // for messages
+	argv   []string // the command and leading arguments; the bench adds the rest
+	prefix string   // of the names of its figures
+}
+
+func (e *env) subjects() []subject {
+	s := []subject{{name: "bridge", argv: []string{e.bin}}}
+	if len(e.ref) > 0 {
+		s = append(s, subject{name: "reference bridge", argv: e.ref, prefix: "ref_"})
+	}
+	return s
+}
+
+// startBridge runs s on a free port with a fresh config dir, and returns
+// once it is listening.
+func startBridge(e *env, s subject) (*bridge, startTimes, error) {
 	port, err := freePort()
 	if err != nil {
 		return nil, startTimes{}, err
@@ -132,8 +153,7 @@ func startBridge(e *env) (*bridge, startTimes, error) {
 	if err != nil {
 		return nil, startTimes{}, err
 	}
-	return startChild(e, "bridge", port, dir,
-		exec.Command(e.bin, "--origin", origin, "--port", strconv.Itoa(port), "--config-dir", dir))
+	return startChild(e, s.name, port, dir, s.argv, "--origin", origin, "--port", strconv.Itoa(port), "--config-dir", dir)
 }
 
 // startMinRelay runs the minimal relay on a free port and returns once it
@@ -143,14 +163,15 @@ func startMinRelay(e *env) (*bridge, error) {
 	if err != nil {
 		return nil, err
 	}
-	b, _, err := startChild(e, "minimal relay", port, "", exec.Command(e.minRelayBin, "-port", strconv.Itoa(port)))
+	b, _, err := startChild(e, "minimal relay", port, "", []string{e.minRelayBin}, "-port", strconv.Itoa(port))
 	return b, err
 }
 
-// startChild starts cmd, which is to listen on port and say so on stderr,
-// and returns once it has.
-func startChild(e *env, name string, port int, dir string, cmd *exec.Cmd) (*bridge, startTimes, error) {
+// startChild starts argv followed by args, which is to listen on port and
+// say so on stderr, and returns once it has.
+func startChild(e *env, name string, port int, dir string, argv []string, args ...string) (*bridge, startTimes, error) {
 	var st startTimes
+	cmd := exec.Command(argv[0], append(slices.Clone(argv[1:]), args...)...)
 	cmd.Env = e.childEnv()
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
@@ -164,7 +185,7 @@ func startChild(e *env, name string, port int, dir string, cmd *exec.Cmd) (*brid
 	if err != nil {
 		return nil, st, err
 	}
-	b := &bridge{name: name, e: e, cmd: cmd, port: port, configDir: dir, stdin: stdin,
+	b := &bridge{name: name, e: e, argv: argv, cmd: cmd, port: port, configDir: dir, stdin: stdin,
 		rpc: newRPCClient(stdin), stderr: &tail{}, exited: make(chan struct{}), exitCode: -1}
 
 	listening := make(chan time.Time, 1)
@@ -327,12 +348,13 @@ func (b *bridge) awaitTool(name string) error {
 }
 
 // shellCall runs `stitchslop-bridge --config-dir DIR --port P call COMMAND
-// ARGS` against this bridge and returns its wall time; exit code 0 is
-// required.
+// ARGS` (with the command this bridge was started with) against this bridge
+// and returns its wall time; exit code 0 is required.
 func (b *bridge) shellCall(command, args string) (time.Duration, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*guard)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, b.e.bin, "--config-dir", b.configDir, "--port", strconv.Itoa(b.port), "call", command, args)
+	cmd := exec.CommandContext(ctx, b.argv[0], append(slices.Clone(b.argv[1:]),
+		"--config-dir", b.configDir, "--port", strconv.Itoa(b.port), "call", command, args)...)
 	cmd.Env = b.e.childEnv()
 	var out, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut

@@ -11,6 +11,7 @@
 //	go run ./scripts/bench -short           # tiny counts, 1 MiB image only (CI)
 //	go run ./scripts/bench -rounds 5 -json bench.json
 //	go run ./scripts/bench -bin ./stitchslop-bridge   # measure a given binary
+//	go run ./scripts/bench -ref "node stitchslop-bridge.mjs"  # and another bridge beside it
 //
 // The figures:
 //
@@ -19,6 +20,7 @@
 //     response line has been read whole from stdout. In between, the bridge
 //     sends the page a command frame and the page answers
 //     {"id":N,"ok":true,"echo":<args>}. The arguments carry a 200-byte pad.
+//
 //   - minimal relay: the same figures for scripts/bench/internal/minrelay,
 //     built into the temp dir: the cheapest Go program that makes the
 //     bridge's moves. It takes the page's socket with no handshake (the
@@ -29,6 +31,7 @@
 //     bridge. Beside it is bridge ÷ minimal relay: on a machine with few
 //     CPUs this is the steadier measure of the bridge's own cost, since the
 //     floor's legs swing with where the scheduler puts their processes.
+//
 //   - floor: the same bytes moved the same way with no bridge in between.
 //     WebSocket: an in-process gorilla server (the bridge's place) sends the
 //     bridge's command frame to a gorilla client (the page's place, same
@@ -39,6 +42,7 @@
 //     the temp dir. The floor is the sum of the two: the cheapest relay
 //     possible on this machine. Beside it are the bridge's excess over the
 //     floor (its own cost) and bridge ÷ floor.
+//
 //   - sequential calls/s: the timed sequential calls divided by their wall
 //     time; its floor is the same count over the time the floor's timed
 //     round trips took, both legs one after the other. Concurrent calls/s:
@@ -46,6 +50,7 @@
 //     distinct, responses matched by id), calls divided by wall time; its
 //     floor runs each leg on its own with 64 round trips outstanding and
 //     divides the calls by the sum of the two wall times.
+//
 //   - CPU per call and context switches per call: the process's utime +
 //     stime (/proc/PID/stat, in clock ticks of `getconf CLK_TCK`, else 100
 //     a second) and its voluntary + nonvoluntary context switches, read just
@@ -53,6 +58,7 @@
 //     count. The switches are summed over /proc/PID/task/*/status, since
 //     /proc/PID/status counts only the main thread's. With 100 ticks a
 //     second and 2000 calls, CPU per call moves in steps of 5 µs.
+//
 //   - image reply N MiB: the page answers with a data URL holding N MiB of
 //     random bytes in base64 (4/3 as many characters). The time runs from
 //     just before the request is written to the response line read whole.
@@ -63,14 +69,25 @@
 //     response's size out. Each size runs in a fresh bridge process, so
 //     peak RSS (VmHWM of /proc/PID/status, a high-water mark) is that
 //     size's.
+//
 //   - start to listening line: from just before exec to the bridge's
 //     "listening on 127.0.0.1:PORT" line on stderr. Start to first TCP
 //     connect: from the same moment to the first successful connect of a
 //     loop that dials every 100 µs.
+//
 //   - idle RSS: VmRSS after start, the page attached, ten calls and 1 s idle.
+//
 //   - shell call: wall time of `stitchslop-bridge --config-dir DIR --port P
 //     call echo '{}'` as a child process against the running bridge with the
 //     page attached, median of several runs; exit code 0 is required.
+//
+//   - with -ref COMMAND: every figure above but the floors, for another
+//     bridge started as COMMAND --origin O --port P --config-dir DIR in the
+//     same rounds (the Stitch Slop team's bridge, stitchslop-bridge.mjs
+//     from their Claude Code plugin, run with node, is the one issue 7's
+//     targets are ratios to), in a second table with the bridge's ratio to
+//     it and the minimal relay's. The ratios are taken in each round, then
+//     their median reported.
 //
 // Durations are medians over the timed iterations unless marked p99; with
 // -rounds R the whole suite runs R times and every figure is the median of
@@ -86,6 +103,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -138,11 +156,12 @@ func run(args []string, stdout, stderr io.Writer) error {
 	rounds := fs.Int("rounds", 1, "run the whole suite this many times and report the median of each figure")
 	bin := fs.String("bin", "", "measure this binary instead of building ./cmd/stitchslop-bridge")
 	jsonPath := fs.String("json", "", "also write every round's figures to this file as JSON")
+	ref := fs.String("ref", "", "also measure this bridge command in every round, words split at spaces (e.g. \"node /path/to/stitchslop-bridge.mjs\"), and compare")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 || *n < 0 || *rounds < 1 {
-		return errors.New("usage: bench [-short] [-n N] [-rounds R] [-bin PATH] [-json FILE]")
+		return errors.New("usage: bench [-short] [-n N] [-rounds R] [-bin PATH] [-ref COMMAND] [-json FILE]")
 	}
 	p := newPlan(*short, *n)
 
@@ -151,7 +170,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer os.RemoveAll(tmp)
-	e := &env{tmp: tmp, home: filepath.Join(tmp, "home"), secret: newSecret()}
+	e := &env{tmp: tmp, home: filepath.Join(tmp, "home"), secret: newSecret(), ref: strings.Fields(*ref)}
 	if err := os.Mkdir(e.home, 0o700); err != nil {
 		return err
 	}
@@ -193,8 +212,11 @@ func run(args []string, stdout, stderr io.Writer) error {
 		binLabel = "built from ./cmd/stitchslop-bridge"
 	}
 	writeTable(stdout, p, *rounds, binLabel, med)
+	if len(e.ref) > 0 {
+		writeRefTable(stdout, p, *ref, med)
+	}
 	if *jsonPath != "" {
-		return writeJSON(*jsonPath, p, binLabel, all, med)
+		return writeJSON(*jsonPath, p, binLabel, *ref, all, med)
 	}
 	return nil
 }
@@ -228,19 +250,40 @@ func runRound(e *env, p plan, log io.Writer) (figures, error) {
 	if err := relayRound(e, p, f); err != nil {
 		return nil, err
 	}
+	if len(e.ref) > 0 {
+		fmt.Fprintln(log, "bench: the reference bridge's relay, start, idle RSS, shell call")
+		if _, _, err := subjectRound(e, e.subjects()[1], p, f); err != nil {
+			return nil, fmt.Errorf("reference bridge: %w", err)
+		}
+	}
 	for _, mib := range p.imageMiB {
 		fmt.Fprintf(log, "bench: image reply %d MiB\n", mib)
 		if err := imageRound(e, p, mib, f); err != nil {
 			return nil, fmt.Errorf("image %d MiB: %w", mib, err)
 		}
 	}
+	// The bridge's ratio to the reference bridge, in this round, of every
+	// figure both have.
+	ratios := figures{}
+	for k, r := range f {
+		k, ok := strings.CutPrefix(k, "ref_")
+		if !ok || r == 0 {
+			continue
+		}
+		for _, of := range []string{k, "min_" + k} {
+			if v, ok := f[of]; ok {
+				ratios[of+"_vs_ref_x"] = v / r
+			}
+		}
+	}
+	maps.Copy(f, ratios)
 	return f, nil
 }
 
-// attached is a running bridge with an initialized MCP client and an
+// attached is a running bridge s with an initialized MCP client and an
 // answering page.
-func attached(e *env, image []byte) (*bridge, *page, startTimes, error) {
-	b, st, err := startBridge(e)
+func attached(e *env, s subject, image []byte) (*bridge, *page, startTimes, error) {
+	b, st, err := startBridge(e, s)
 	if err != nil {
 		return nil, nil, st, err
 	}
@@ -265,47 +308,11 @@ func attached(e *env, image []byte) (*bridge, *page, startTimes, error) {
 // the shell call on one bridge, then the same relay figures on the minimal
 // relay, then the floors of the relay.
 func relayRound(e *env, p plan, f figures) error {
-	b, pg, st, err := attached(e, nil)
+	lastReply, reqFrame, err := subjectRound(e, e.subjects()[0], p, f)
 	if err != nil {
 		return err
 	}
-	defer b.kill()
-	defer pg.close()
-	f["start_listening_line_us"] = us(st.listeningLine)
-	f["start_tcp_connect_us"] = us(st.tcpConnect)
-
 	params := echoParams(p)
-	for range p.idleCalls {
-		if _, _, err := echoCall(b, params); err != nil {
-			return err
-		}
-	}
-	time.Sleep(time.Second)
-	if rss, err := procStatusMiB(b.pid(), "VmRSS"); err == nil {
-		f["idle_rss_MiB"] = rss
-	}
-
-	lastReply, err := relayFigures(b, p, "", f)
-	if err != nil {
-		return err
-	}
-	reqFrame := pg.lastRequest()
-
-	var shell []time.Duration
-	for range p.shellRuns {
-		d, err := b.shellCall("echo", "{}")
-		if err != nil {
-			return err
-		}
-		shell = append(shell, d)
-	}
-	f["shell_call_us"] = median(shell)
-
-	pg.close()
-	if err := b.stop(); err != nil {
-		return err
-	}
-
 	if err := minRelayRound(e, p, f); err != nil {
 		return fmt.Errorf("minimal relay: %w", err)
 	}
@@ -367,6 +374,50 @@ func relayRound(e *env, p plan, f figures) error {
 	f["conc_floor_calls_per_s"] = float64(p.concurrent) / (wsWall + pipeWall).Seconds()
 	f["conc_ratio_x"] = f["conc_calls_per_s"] / f["conc_floor_calls_per_s"]
 	return nil
+}
+
+// subjectRound measures start-up, idle RSS, the relay, throughput, CPU and
+// the shell call of s, and sets them under s.prefix. It returns the last
+// response of the relay and the last command frame the page saw.
+func subjectRound(e *env, s subject, p plan, f figures) (rpcReply, []byte, error) {
+	b, pg, st, err := attached(e, s, nil)
+	if err != nil {
+		return rpcReply{}, nil, err
+	}
+	defer b.kill()
+	defer pg.close()
+	f[s.prefix+"start_listening_line_us"] = us(st.listeningLine)
+	f[s.prefix+"start_tcp_connect_us"] = us(st.tcpConnect)
+
+	params := echoParams(p)
+	for range p.idleCalls {
+		if _, _, err := echoCall(b, params); err != nil {
+			return rpcReply{}, nil, err
+		}
+	}
+	time.Sleep(time.Second)
+	if rss, err := procStatusMiB(b.pid(), "VmRSS"); err == nil {
+		f[s.prefix+"idle_rss_MiB"] = rss
+	}
+
+	lastReply, err := relayFigures(b, p, s.prefix, f)
+	if err != nil {
+		return rpcReply{}, nil, err
+	}
+	reqFrame := pg.lastRequest()
+
+	var shell []time.Duration
+	for range p.shellRuns {
+		d, err := b.shellCall("echo", "{}")
+		if err != nil {
+			return rpcReply{}, nil, err
+		}
+		shell = append(shell, d)
+	}
+	f[s.prefix+"shell_call_us"] = median(shell)
+
+	pg.close()
+	return lastReply, reqFrame, b.stop()
 }
 
 // relayKeys names the figures relayFigures sets, by short name; the
@@ -493,34 +544,43 @@ func imageRound(e *env, p plan, mib int, f figures) error {
 	b64 := []byte(base64.StdEncoding.EncodeToString(raw))
 	want := sha256.Sum256(b64)
 
-	b, pg, _, err := attached(e, b64)
-	if err != nil {
-		return err
-	}
-	defer b.kill()
-	defer pg.close()
 	params := map[string]any{"name": "image", "arguments": map[string]any{}}
-	var times []time.Duration
-	var lineLen int
-	for range p.imageReps {
-		r, d, err := b.rpc.roundTrip("tools/call", params, imageGuard)
-		if err != nil {
-			return err
-		}
-		if err := checkImage(r.line, len(b64), want); err != nil {
-			return err
-		}
-		times = append(times, d)
-		lineLen = len(r.line)
-	}
 	key := fmt.Sprintf("image_%dMiB", mib)
-	if hwm, err := procStatusMiB(b.pid(), "VmHWM"); err == nil {
-		f[key+"_peak_rss_MiB"] = hwm
-	}
-	reqFrame := pg.lastRequest()
-	pg.close()
-	if err := b.stop(); err != nil {
-		return err
+	var t float64
+	var lineLen int
+	var reqFrame []byte
+	for i, s := range e.subjects() {
+		b, pg, _, err := attached(e, s, b64)
+		if err != nil {
+			return fmt.Errorf("%s: %w", s.name, err)
+		}
+		var times []time.Duration
+		for range p.imageReps {
+			r, d, err := b.rpc.roundTrip("tools/call", params, imageGuard)
+			if err == nil {
+				err = checkImage(r.line, len(b64), want)
+			}
+			if err != nil {
+				pg.close()
+				b.kill()
+				return fmt.Errorf("%s: %w", s.name, err)
+			}
+			times = append(times, d)
+			if i == 0 {
+				lineLen = len(r.line)
+			}
+		}
+		f[s.prefix+key+"_us"] = median(times)
+		if hwm, err := procStatusMiB(b.pid(), "VmHWM"); err == nil {
+			f[s.prefix+key+"_peak_rss_MiB"] = hwm
+		}
+		if i == 0 {
+			t, reqFrame = f[key+"_us"], pg.lastRequest()
+		}
+		pg.close()
+		if err := b.stop(); err != nil {
+			return err
+		}
 	}
 
 	var sent struct {
@@ -538,8 +598,7 @@ func imageRound(e *env, p plan, mib int, f figures) error {
 	if err != nil {
 		return fmt.Errorf("pipe floor: %w", err)
 	}
-	t, w, pi := median(times), median(ws), median(pipe)
-	f[key+"_us"] = t
+	w, pi := median(ws), median(pipe)
 	f[key+"_ws_floor_us"] = w
 	f[key+"_pipe_floor_us"] = pi
 	f[key+"_floor_us"] = w + pi
@@ -654,6 +713,39 @@ func writeTable(w io.Writer, p plan, rounds int, binLabel string, f figures) {
 		"For calls/s a ratio under 1 means the bridge is slower.\n")
 }
 
+// writeRefTable prints the bridge beside the reference bridge, with the
+// bridge's ratio to it in each round (the median of those ratios) and, where
+// issue 7 sets one, the ratio it asks for.
+func writeRefTable(w io.Writer, p plan, ref string, f figures) {
+	fmt.Fprintf(w, "\n## Against the reference bridge\n\nReference: `%s`, measured in the same rounds by the same MCP client and page.\n\n", ref)
+	fmt.Fprintf(w, "| figure | bridge | reference | bridge ÷ reference | issue 7 asks | minimal relay ÷ reference |\n|---|--:|--:|--:|--:|--:|\n")
+	row := func(label, key string, format func(figures, string) string, asks string) {
+		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s |\n", label, format(f, key), format(f, "ref_"+key),
+			ratio2(f, key+"_vs_ref_x"), asks, ratio2(f, "min_"+key+"_vs_ref_x"))
+	}
+	rate := func(f figures, key string) string { return num(f, key, "%.0f /s") }
+	mib := func(f figures, key string) string { return num(f, key, "%.1f MiB") }
+	switches := func(f figures, key string) string { return num(f, key, "%.2f") }
+	row(rowRelayP50, "relay_p50_us", dur, noFloor)
+	row(rowRelayP99, "relay_p99_us", dur, noFloor)
+	row(rowSeq, "seq_calls_per_s", rate, "≥ 2.00×")
+	row(rowConc, "conc_calls_per_s", rate, "≥ 1.50×")
+	row(rowCPU, "cpu_per_call_us", dur, noFloor)
+	row(rowSwitches, "switches_per_call", switches, noFloor)
+	for _, n := range p.imageMiB {
+		key := fmt.Sprintf("image_%dMiB", n)
+		row(fmt.Sprintf(rowImage, n), key+"_us", dur, noFloor)
+		row(fmt.Sprintf(rowImageRSS, n), key+"_peak_rss_MiB", mib, noFloor)
+	}
+	row(rowStartLine, "start_listening_line_us", dur, noFloor)
+	row(rowStartTCP, "start_tcp_connect_us", dur, noFloor)
+	row(rowIdleRSS, "idle_rss_MiB", mib, noFloor)
+	row(rowShellCall, "shell_call_us", dur, noFloor)
+	fmt.Fprintf(w, "\nFor calls/s a ratio over 1 means the bridge is faster; for times and sizes, under 1. "+
+		"The last column sets the minimal relay (scripts/bench/internal/minrelay) beside the reference in the same rounds: "+
+		"what a relay that checks nothing reaches on this machine.\n")
+}
+
 // dur formats a figure in microseconds with a unit that suits it.
 func dur(f figures, key string) string {
 	v, ok := f[key]
@@ -680,13 +772,15 @@ func num(f figures, key, format string) string {
 
 func ratio(f figures, key string) string { return num(f, key, "%.1f×") }
 
+func ratio2(f figures, key string) string { return num(f, key, "%.2f×") }
+
 func floorCell(f figures, sum, ws, pipe string) string {
 	return fmt.Sprintf("%s (%s + %s)", dur(f, sum), dur(f, ws), dur(f, pipe))
 }
 
-func writeJSON(path string, p plan, binLabel string, rounds []figures, med figures) error {
+func writeJSON(path string, p plan, binLabel, ref string, rounds []figures, med figures) error {
 	doc := map[string]any{
-		"binary": binLabel, "go": runtime.Version(), "goos": runtime.GOOS, "goarch": runtime.GOARCH,
+		"binary": binLabel, "reference": ref, "go": runtime.Version(), "goos": runtime.GOOS, "goarch": runtime.GOARCH,
 		"cpus": runtime.NumCPU(), "short": p.short, "n": p.n, "warm": p.warm,
 		"concurrent": p.concurrent, "inFlight": p.inFlight, "shellRuns": p.shellRuns,
 		"imageReps": p.imageReps, "imageMiB": p.imageMiB, "padBytes": p.padBytes,
