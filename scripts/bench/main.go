@@ -14,13 +14,11 @@
 //	go run ./scripts/bench -ref "node stitchslop-bridge.mjs"  # and another bridge beside it
 //
 // The figures:
-//
 //   - relay round trip p50 / p99: one tools/call at a time, from just before
 //     the request line is written to the bridge's stdin to the moment its
 //     response line has been read whole from stdout. In between, the bridge
 //     sends the page a command frame and the page answers
 //     {"id":N,"ok":true,"echo":<args>}. The arguments carry a 200-byte pad.
-//
 //   - minimal relay: the same figures for scripts/bench/internal/minrelay,
 //     built into the temp dir: the cheapest Go program that makes the
 //     bridge's moves. It takes the page's socket with no handshake (the
@@ -31,7 +29,6 @@
 //     bridge. Beside it is bridge ÷ minimal relay: on a machine with few
 //     CPUs this is the steadier measure of the bridge's own cost, since the
 //     floor's legs swing with where the scheduler puts their processes.
-//
 //   - floor: the same bytes moved the same way with no bridge in between.
 //     WebSocket: an in-process gorilla server (the bridge's place) sends the
 //     bridge's command frame to a gorilla client (the page's place, same
@@ -42,7 +39,6 @@
 //     the temp dir. The floor is the sum of the two: the cheapest relay
 //     possible on this machine. Beside it are the bridge's excess over the
 //     floor (its own cost) and bridge ÷ floor.
-//
 //   - sequential calls/s: the timed sequential calls divided by their wall
 //     time; its floor is the same count over the time the floor's timed
 //     round trips took, both legs one after the other. Concurrent calls/s:
@@ -50,7 +46,6 @@
 //     distinct, responses matched by id), calls divided by wall time; its
 //     floor runs each leg on its own with 64 round trips outstanding and
 //     divides the calls by the sum of the two wall times.
-//
 //   - CPU per call and context switches per call: the process's utime +
 //     stime (/proc/PID/stat, in clock ticks of `getconf CLK_TCK`, else 100
 //     a second) and its voluntary + nonvoluntary context switches, read just
@@ -58,7 +53,6 @@
 //     count. The switches are summed over /proc/PID/task/*/status, since
 //     /proc/PID/status counts only the main thread's. With 100 ticks a
 //     second and 2000 calls, CPU per call moves in steps of 5 µs.
-//
 //   - image reply N MiB: the page answers with a data URL holding N MiB of
 //     random bytes in base64 (4/3 as many characters). The time runs from
 //     just before the request is written to the response line read whole.
@@ -69,18 +63,14 @@
 //     response's size out. Each size runs in a fresh bridge process, so
 //     peak RSS (VmHWM of /proc/PID/status, a high-water mark) is that
 //     size's.
-//
 //   - start to listening line: from just before exec to the bridge's
 //     "listening on 127.0.0.1:PORT" line on stderr. Start to first TCP
 //     connect: from the same moment to the first successful connect of a
 //     loop that dials every 100 µs.
-//
 //   - idle RSS: VmRSS after start, the page attached, ten calls and 1 s idle.
-//
 //   - shell call: wall time of `stitchslop-bridge --config-dir DIR --port P
 //     call echo '{}'` as a child process against the running bridge with the
 //     page attached, median of several runs; exit code 0 is required.
-//
 //   - with -ref COMMAND: every figure above but the floors, for another
 //     bridge started as COMMAND --origin O --port P --config-dir DIR in the
 //     same rounds (the Stitch Slop team's bridge, stitchslop-bridge.mjs
