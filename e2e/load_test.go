@@ -62,7 +62,7 @@ func TestLoad_ConcurrentCalls(t *testing.T) {
 	key := b.session().Key
 	base := b.figures()
 	var rounds []figures
-	for round := range 2 {
+	for round := range 3 {
 		var wg sync.WaitGroup
 		var mu sync.Mutex
 		var wrong []string
@@ -91,7 +91,7 @@ func TestLoad_ConcurrentCalls(t *testing.T) {
 		rounds = append(rounds, b.awaitBaseline(base, 4))
 	}
 	wantNoGrowth(t, rounds)
-	t.Logf("2 rounds of %d concurrent /call, all answered; before: %v; after each round: %v", calls, base, rounds)
+	t.Logf("%d rounds of %d concurrent /call, all answered; before: %v; after each round: %v", len(rounds), calls, base, rounds)
 	b.mustRun()
 }
 
@@ -119,7 +119,7 @@ func TestLoad_IdleSocketsAndFailedHandshakes(t *testing.T) {
 
 	var rounds []figures
 	var during figures
-	for range 2 {
+	for range 3 {
 		func() {
 			var held []io.Closer
 			defer func() {
@@ -224,7 +224,7 @@ func TestLoad_IdleSocketsAndFailedHandshakes(t *testing.T) {
 		}()
 	}
 	wantNoGrowth(t, rounds)
-	t.Logf("2 rounds of %d idle sockets and %d failed handshakes; before: %v; under load: %v; after each round: %v", idleHTTP+idleWS, failures, base, during, rounds)
+	t.Logf("%d rounds of %d idle sockets and %d failed handshakes; before: %v; under load: %v; after each round: %v", len(rounds), idleHTTP+idleWS, failures, base, during, rounds)
 	b.mustRun()
 }
 
