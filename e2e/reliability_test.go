@@ -42,7 +42,9 @@ func TestRel_UnauthCapEvictsOldest(t *testing.T) {
 	}
 	connectPage(t, b, map[string]any{"token": tok})
 	b.awaitConnected(true)
-	// The oldest idle socket made room; the newest is still open.
+	// The oldest idle socket made room. The bridge counts a socket before
+	// it answers its upgrade, and each was dialled after the one before had
+	// its answer, so the oldest is the first dialled.
 	idle[0].SetReadDeadline(time.Now().Add(guard))
 	if _, _, err := idle[0].ReadMessage(); err == nil || isTimeout(err) {
 		t.Errorf("oldest idle socket after a tab came with the cap full: read %v, want it closed by the bridge", err)

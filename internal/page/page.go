@@ -77,9 +77,10 @@ type Server struct {
 	once     sync.Once
 
 	mu sync.Mutex // guards the fields below; held for memory only
-	// waiting are the upgraded sockets that have not sent their first
-	// frame yet, oldest first; at most limits.MaxUnauthSockets of them.
-	waiting []*websocket.Conn
+	// waiting are the sockets that have not sent their first frame yet,
+	// each counted from before its upgrade is answered, oldest first; at
+	// most limits.MaxUnauthSockets of them.
+	waiting []*waiter
 	live    map[*conn]struct{} // attached tabs, for Shutdown
 	closing bool               // Shutdown has begun: nothing new is served
 }
@@ -131,54 +132,85 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, reason, status)
 		return
 	}
+	wt, counted := s.await()
 	ws, err := s.upgrader.Upgrade(w, r, nil)
 	if err != nil {
+		if counted {
+			s.stopWaiting(wt)
+		}
 		return // the upgrader has answered
 	}
-	if !s.await(ws) {
+	if !counted || !s.upgraded(wt, ws) {
 		ws.Close()
 		return
 	}
-	c := s.handshake(ws, site)
+	c := s.handshake(ws, wt, site)
 	if c == nil {
 		return
 	}
 	s.serve(c)
 }
 
-// await counts ws among the sockets waiting for their first frame. With
-// limits.MaxUnauthSockets already waiting, the oldest of them is closed to
-// make room: a socket that has sat silent longest is the least likely to be
-// a tab (a tab sends its handshake at once), so idle sockets can delay a
-// genuine tab by one round trip, never lock it out. It reports false once
-// Shutdown has begun.
-func (s *Server) await(ws *websocket.Conn) bool {
+// waiter is a socket counted among those waiting for their first frame.
+// It is counted before its upgrade is answered, so sockets are counted in
+// the order their upgrades were answered; ws is set once the upgrade is
+// done.
+type waiter struct {
+	ws     *websocket.Conn
+	closed bool // evicted, or shut down, before ws was set: close ws once it is
+}
+
+// await counts a socket about to be upgraded among the sockets waiting for
+// their first frame. With limits.MaxUnauthSockets already waiting, the
+// oldest of them is closed to make room: a socket that has sat silent
+// longest is the least likely to be a tab (a tab sends its handshake at
+// once), so idle sockets can delay a genuine tab by one round trip, never
+// lock it out. It reports false once Shutdown has begun.
+func (s *Server) await() (*waiter, bool) {
 	s.mu.Lock()
 	if s.closing {
 		s.mu.Unlock()
-		return false
+		return nil, false
 	}
-	var evicted *websocket.Conn
+	var evicted *waiter
+	var closeNow *websocket.Conn
 	if len(s.waiting) >= limits.MaxUnauthSockets {
 		evicted = s.waiting[0]
 		s.waiting = append(s.waiting[:0], s.waiting[1:]...)
+		closeNow = evicted.ws
+		evicted.closed = true
 	}
-	s.waiting = append(s.waiting, ws)
+	wt := &waiter{}
+	s.waiting = append(s.waiting, wt)
 	s.mu.Unlock()
 	if evicted != nil {
 		s.Log.Warn(fmt.Sprintf("closed the oldest of %d sockets that sent no handshake, to make room for a new one", limits.MaxUnauthSockets))
-		evicted.NetConn().Close() // its handshake read fails and it is cleaned up there
 	}
+	if closeNow != nil {
+		closeNow.NetConn().Close() // its handshake read fails and it is cleaned up there
+	}
+	return wt, true
+}
+
+// upgraded sets the socket of wt, now upgraded. It reports false when wt
+// was evicted or shut down meanwhile: the caller closes ws.
+func (s *Server) upgraded(wt *waiter, ws *websocket.Conn) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if wt.closed {
+		return false
+	}
+	wt.ws = ws
 	return true
 }
 
-// stopWaiting takes ws off the waiting list: its first frame came, or its read
-// failed. From here on it cannot be evicted.
-func (s *Server) stopWaiting(ws *websocket.Conn) {
+// stopWaiting takes wt off the waiting list: its first frame came, or its
+// read or its upgrade failed. From here on it cannot be evicted.
+func (s *Server) stopWaiting(wt *waiter) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for i, w := range s.waiting {
-		if w == ws {
+		if w == wt {
 			s.waiting = append(s.waiting[:i], s.waiting[i+1:]...)
 			return
 		}
@@ -198,7 +230,13 @@ const shutdownWait = 2 * time.Second
 func (s *Server) Shutdown() {
 	s.mu.Lock()
 	s.closing = true
-	waiting := s.waiting
+	var waiting []*websocket.Conn
+	for _, wt := range s.waiting {
+		wt.closed = true // one still being upgraded is closed by its handler
+		if wt.ws != nil {
+			waiting = append(waiting, wt.ws)
+		}
+	}
 	s.waiting = nil
 	var conns []*conn
 	for c := range s.live {
@@ -269,13 +307,14 @@ func (s *Server) admits(site string) bool {
 	return paired
 }
 
-// handshake reads the first frame from a tab of site and admits it, or
-// refuses it. It returns the attached connection, or nil.
-func (s *Server) handshake(ws *websocket.Conn, site string) *conn {
+// handshake reads the first frame from a tab of site, counted as waiting by
+// wt, and admits it, or refuses it. It returns the attached connection, or
+// nil.
+func (s *Server) handshake(ws *websocket.Conn, wt *waiter, site string) *conn {
 	ws.SetReadLimit(limits.PreAuthFrame)
 	ws.SetReadDeadline(time.Now().Add(s.Timings.Auth))
 	_, first, err := ws.ReadMessage()
-	s.stopWaiting(ws)
+	s.stopWaiting(wt)
 	if err != nil {
 		if errors.Is(err, websocket.ErrReadLimit) {
 			s.Log.Warn("closed a connection whose first frame was over the limit", "limit_bytes", limits.PreAuthFrame)
