@@ -8,7 +8,7 @@
 # A target fails the run when go test fails, with one exception. Go 1.26's
 # fuzz coordinator can report a bare "context deadline exceeded" when the
 # -fuzztime deadline races a worker that is still busy (go.dev/issue/75804,
-# fixed in Go 1.27; seen in CI on a starved machine). That report names no
+# fixed in Go 1.27; it failed this project's CI once). That report names no
 # input, writes none to testdata/fuzz, and says nothing about the target.
 # It is shown and counted as a shutdown race, not a finding. Anything else,
 # and in particular any "Failing input written" line or any new file under

@@ -526,10 +526,10 @@ const readChunk = 32 << 10
 // garbage collector run before it allocates for the next long frame. By
 // then the previous one has usually been relayed and is garbage; collected
 // first, its pages take the new buffer, and the process keeps one long
-// frame's memory instead of two or three (8 MiB renders in a row: peak RSS
-// 31 to 35 MiB instead of up to 47). A collection costs about a millisecond with
-// the bridge's small live heap, against the tens of milliseconds of
-// reading a frame this long.
+// frame's memory instead of two or three (8 MiB renders in a row: peak
+// RSS 31 to 35 MiB instead of up to 47). A collection costs about a
+// millisecond with the bridge's small live heap, against the tens of
+// milliseconds of reading a frame this long.
 const collectBefore = 4 << 20
 
 // readMessage reads one whole message, within the read limit set on the
