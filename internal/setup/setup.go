@@ -309,6 +309,18 @@ func (b *builder) file(f *form, kind, where string, v any) error {
 	return nil
 }
 
+// mcpServersFiles adds to rec and env the JSON file at where holding the
+// server under mcpServers, as Cursor and Claude Desktop read it.
+func (b *builder) mcpServersFiles(where string, rec, env *form) error {
+	for _, f := range []*form{rec, env} {
+		doc := map[string]map[string]server{"mcpServers": {ServerName: b.server(f == env)}}
+		if err := b.file(f, "json", where, doc); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 func (b *builder) plan(c string) (Plan, error) {
 	goos := b.o.GOOS
 	rec, env := &form{client: c}, &form{client: c}
@@ -336,11 +348,8 @@ func (b *builder) plan(c string) (Plan, error) {
 		notes = append(notes, "codex mcp add writes the same entry into "+where+"; the TOML is for editing the file by hand (use one or the other).")
 	case "cursor":
 		where := homePath(goos, ".cursor/mcp.json")
-		for _, f := range []*form{rec, env} {
-			doc := map[string]map[string]server{"mcpServers": {ServerName: b.server(f == env)}}
-			if err := b.file(f, "json", where, doc); err != nil {
-				return Plan{}, err
-			}
+		if err := b.mcpServersFiles(where, rec, env); err != nil {
+			return Plan{}, err
 		}
 		tokenFile = where
 		notes = append(notes, "Merge the entry into "+where+" under mcpServers if the file exists; a project's .cursor/mcp.json takes the same entry.")
@@ -363,11 +372,8 @@ func (b *builder) plan(c string) (Plan, error) {
 		notes = append(notes, "code --add-mcp adds the server to your VS Code user profile; "+where+" registers it for one workspace (merge the entry under servers if the file exists).")
 	case "claude-desktop":
 		where := claudeDesktopConfig(goos)
-		for _, f := range []*form{rec, env} {
-			doc := map[string]map[string]server{"mcpServers": {ServerName: b.server(f == env)}}
-			if err := b.file(f, "json", where, doc); err != nil {
-				return Plan{}, err
-			}
+		if err := b.mcpServersFiles(where, rec, env); err != nil {
+			return Plan{}, err
 		}
 		tokenFile = where
 		notes = append(notes, "Merge the entry into "+where+" under mcpServers if the file exists, then quit Claude Desktop completely and open it again.")
