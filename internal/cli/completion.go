@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"slices"
 	"strings"
 )
@@ -121,7 +122,7 @@ _stitchslop_bridge() {
 `)
 	fmt.Fprintf(&b, "        %s)\n            COMPREPLY=( $(compgen -d -- \"$cur\") ); return ;;\n", strings.Join(fs.dirs, "|"))
 	fmt.Fprintf(&b, "        %s)\n            COMPREPLY=( $(compgen -f -- \"$cur\") ); return ;;\n", strings.Join(fs.files, "|"))
-	for _, name := range sortedKeys(fs.words) {
+	for _, name := range slices.Sorted(maps.Keys(fs.words)) {
 		fmt.Fprintf(&b, "        %s)\n            COMPREPLY=( $(compgen -W %s -- \"$cur\") ); return ;;\n", name, sq(strings.Join(fs.words[name], " ")))
 	}
 	fmt.Fprintf(&b, "        %s)\n            COMPREPLY=(); return ;;\n", strings.Join(fs.value, "|"))
@@ -158,15 +159,6 @@ func caseWord(name string) string {
 	return name
 }
 
-func sortedKeys(m map[string][]string) []string {
-	ks := make([]string, 0, len(m))
-	for k := range m {
-		ks = append(ks, k)
-	}
-	slices.Sort(ks)
-	return ks
-}
-
 // zshDescribe is one "word:description" of _describe, quoted.
 func zshDescribe(word, desc string) string {
 	return sq(strings.ReplaceAll(word, ":", `\:`) + ":" + desc)
@@ -196,7 +188,7 @@ _stitchslop_bridge() {
 `)
 	fmt.Fprintf(&b, "        (%s) _files -/; return ;;\n", strings.Join(fs.dirs, "|"))
 	fmt.Fprintf(&b, "        (%s) _files; return ;;\n", strings.Join(fs.files, "|"))
-	for _, name := range sortedKeys(fs.words) {
+	for _, name := range slices.Sorted(maps.Keys(fs.words)) {
 		fmt.Fprintf(&b, "        (%s) compadd -- %s; return ;;\n", name, strings.Join(fs.words[name], " "))
 	}
 	fmt.Fprintf(&b, "        (%s) return ;;\n", strings.Join(fs.value, "|"))
@@ -304,7 +296,7 @@ func powershellCompletion() string {
 			fmt.Fprintf(&b, "        %s = %s\n", psq(c.Name), psList(ws))
 		}
 	}
-	for _, name := range sortedKeys(fs.words) {
+	for _, name := range slices.Sorted(maps.Keys(fs.words)) {
 		fmt.Fprintf(&b, "        %s = %s\n", psq(name), psList(fs.words[name]))
 	}
 	fmt.Fprintf(&b, "    }\n    $valueFlags = %s\n", psList(fs.value))
