@@ -171,10 +171,6 @@ func TestRef_BulkGuardOutSavesTheWholeImage(t *testing.T) {
 // bulkBridge starts a bridge with a tab attached that answers as bulkPage.
 func bulkBridge(t *testing.T) *bridge {
 	t.Helper()
-	tok := newToken()
-	b := startBridge(t, bridgeOpts{token: tok})
-	p, _ := connectPage(t, b, map[string]any{"token": tok})
-	p.serve(bulkPage)
-	b.awaitConnected(true)
+	b, _, _ := cliTab(t, bulkPage)
 	return b
 }

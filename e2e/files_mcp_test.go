@@ -105,17 +105,14 @@ func TestRef_CallToFiles(t *testing.T) {
 	b, tok := mcpBridge(t, "")
 	b.rpc.initialize()
 	p, _ := connectPage(t, b, map[string]any{"token": tok})
-	dataURL := func(mime string, data []byte) string {
-		return "data:" + mime + ";base64," + base64.StdEncoding.EncodeToString(data)
-	}
 	p.serve(func(cmd string, args map[string]any) map[string]any {
 		if cmd == "design.export" {
 			return map[string]any{"ok": true, "say": "Exported.", "files": []any{
-				map[string]any{"name": "../../x.sh", "dataUrl": dataURL("text/x-sh", []byte("rm -rf ~"))},
-				map[string]any{"name": ".bashrc", "dataUrl": dataURL("text/plain", []byte("evil"))},
-				map[string]any{"name": "a/b.dst", "dataUrl": dataURL("application/octet-stream", []byte("x"))},
-				map[string]any{"name": "ok.dst", "dataUrl": dataURL("application/octet-stream", []byte("stitches"))},
-			}, "dataUrl": dataURL("image/png", pngBytes), "text": "Three colours."}
+				map[string]any{"name": "../../x.sh", "dataUrl": b64URL("text/x-sh", []byte("rm -rf ~"))},
+				map[string]any{"name": ".bashrc", "dataUrl": b64URL("text/plain", []byte("evil"))},
+				map[string]any{"name": "a/b.dst", "dataUrl": b64URL("application/octet-stream", []byte("x"))},
+				map[string]any{"name": "ok.dst", "dataUrl": b64URL("application/octet-stream", []byte("stitches"))},
+			}, "dataUrl": b64URL("image/png", pngBytes), "text": "Three colours."}
 		}
 		return defaultHandler(cmd, args)
 	})
