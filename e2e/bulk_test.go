@@ -54,9 +54,7 @@ func wantNote(t *testing.T, what string, v any, chars, path, how string) {
 // arrives whole as an image block; ok:false is still isError.
 func TestRef_BulkGuardModelGetsANote(t *testing.T) {
 	t.Parallel()
-	b, tok := mcpBridge(t, "")
-	b.rpc.initialize()
-	p, _ := connectPage(t, b, map[string]any{"token": tok})
+	b, p := mcpTab(t, "")
 	p.serve(bulkPage)
 
 	r := b.rpc.toolCall("dump", map[string]any{})

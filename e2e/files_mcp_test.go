@@ -44,9 +44,7 @@ func dirNames(t *testing.T, dir string) []string {
 
 func TestRef_CallWithFile(t *testing.T) {
 	t.Parallel()
-	b, tok := mcpBridge(t, "")
-	b.rpc.initialize()
-	p, _ := connectPage(t, b, map[string]any{"token": tok})
+	b, p := mcpTab(t, "")
 	p.serve(func(cmd string, args map[string]any) map[string]any {
 		if cmd == "design.import" {
 			return map[string]any{"ok": true, "say": "Imported."}
@@ -102,9 +100,7 @@ func TestRef_CallWithFile(t *testing.T) {
 
 func TestRef_CallToFiles(t *testing.T) {
 	t.Parallel()
-	b, tok := mcpBridge(t, "")
-	b.rpc.initialize()
-	p, _ := connectPage(t, b, map[string]any{"token": tok})
+	b, p := mcpTab(t, "")
 	p.serve(func(cmd string, args map[string]any) map[string]any {
 		if cmd == "design.export" {
 			return map[string]any{"ok": true, "say": "Exported.", "files": []any{
@@ -180,9 +176,7 @@ func toolReply(t *testing.T, text string) (intro string, reply map[string]any) {
 // file on macOS (NFC, NFD, case) are saved once, even with overwrite.
 func TestRef_CallToFilesRefusesNames(t *testing.T) {
 	t.Parallel()
-	b, tok := mcpBridge(t, "")
-	b.rpc.initialize()
-	p, _ := connectPage(t, b, map[string]any{"token": tok})
+	b, p := mcpTab(t, "")
 	dst := b64URL("application/octet-stream", dstBytes)
 	p.serve(func(cmd string, args map[string]any) map[string]any {
 		if cmd != "design.export" {
@@ -251,9 +245,7 @@ func TestRef_CallToFilesRefusesNames(t *testing.T) {
 // A reply saves at most 32 files, as call --save does; the rest say why.
 func TestRef_CallToFilesAtMost32(t *testing.T) {
 	t.Parallel()
-	b, tok := mcpBridge(t, "")
-	b.rpc.initialize()
-	p, _ := connectPage(t, b, map[string]any{"token": tok})
+	b, p := mcpTab(t, "")
 	p.serve(func(cmd string, args map[string]any) map[string]any {
 		var list []any
 		for i := range 34 {
@@ -280,9 +272,7 @@ func TestRef_CallToFilesAtMost32(t *testing.T) {
 // call: a name that would be refused sends nothing to the tab.
 func TestRef_CallToFilesChecksNamesFirst(t *testing.T) {
 	t.Parallel()
-	b, tok := mcpBridge(t, "")
-	b.rpc.initialize()
-	p, _ := connectPage(t, b, map[string]any{"token": tok})
+	b, p := mcpTab(t, "")
 	p.serve(defaultHandler)
 	out := t.TempDir()
 	from := p.frames.len()
@@ -316,9 +306,7 @@ func TestRef_CallToFilesChecksNamesFirst(t *testing.T) {
 // skipped, and savedTo or textSavedTo members from the tab are dropped.
 func TestRef_CallToFilesPageCannotClaim(t *testing.T) {
 	t.Parallel()
-	b, tok := mcpBridge(t, "")
-	b.rpc.initialize()
-	p, _ := connectPage(t, b, map[string]any{"token": tok})
+	b, p := mcpTab(t, "")
 	p.serve(func(cmd string, args map[string]any) map[string]any {
 		switch cmd {
 		case "design.export":

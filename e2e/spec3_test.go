@@ -17,6 +17,16 @@ func mcpBridge(t *testing.T, timings string) (*bridge, string) {
 	return startBridge(t, bridgeOpts{token: tok, mcp: true, timings: timings}), tok
 }
 
+// mcpTab is mcpBridge with its MCP session initialized and a tab attached
+// by the token.
+func mcpTab(t *testing.T, timings string) (*bridge, *page) {
+	t.Helper()
+	b, tok := mcpBridge(t, timings)
+	b.rpc.initialize()
+	p, _ := connectPage(t, b, map[string]any{"token": tok})
+	return b, p
+}
+
 // §3.2: initialize.
 func TestSpec3_2_Initialize(t *testing.T) {
 	t.Parallel()
@@ -223,9 +233,7 @@ func TestSpec3_3_PageToolNamesSanitised(t *testing.T) {
 // by the bridge.
 func TestSpec3_2_ToolsCallTranslation(t *testing.T) {
 	t.Parallel()
-	b, tok := mcpBridge(t, "")
-	b.rpc.initialize()
-	p, _ := connectPage(t, b, map[string]any{"token": tok})
+	b, p := mcpTab(t, "")
 	p.serve(func(cmd string, args map[string]any) map[string]any {
 		return map[string]any{"ok": true, "say": "Done: three shapes.", "shapes": 3, "nested": map[string]any{"a": []any{1, "b"}}}
 	})
@@ -263,9 +271,7 @@ func TestSpec3_2_ToolsCallTranslation(t *testing.T) {
 func TestSpec3_5_Results(t *testing.T) {
 	t.Parallel()
 	png := []byte("\x89PNG\r\n\x1a\nnot-really-a-png")
-	b, tok := mcpBridge(t, "")
-	b.rpc.initialize()
-	p, _ := connectPage(t, b, map[string]any{"token": tok})
+	b, p := mcpTab(t, "")
 	p.serve(func(cmd string, args map[string]any) map[string]any {
 		switch cmd {
 		case "fail":
@@ -428,9 +434,7 @@ func wantDescribe8(t *testing.T, p *page) {
 // `call` deadline with the bridge's timeout envelope.
 func TestSpec3_5_CallTimeout(t *testing.T) {
 	t.Parallel()
-	b, tok := mcpBridge(t, "call=400ms")
-	b.rpc.initialize()
-	p, _ := connectPage(t, b, map[string]any{"token": tok})
+	b, p := mcpTab(t, "call=400ms")
 	p.serve(func(string, map[string]any) map[string]any { return nil })
 	r := b.rpc.toolCall("scene.describe", map[string]any{})
 	_, env := r.envelope(t)
@@ -442,9 +446,7 @@ func TestSpec3_5_CallTimeout(t *testing.T) {
 // §2.9, §3.5: the page leaving fails pending calls at once.
 func TestSpec3_5_DisconnectedWhilePending(t *testing.T) {
 	t.Parallel()
-	b, tok := mcpBridge(t, "call=60s")
-	b.rpc.initialize()
-	p, _ := connectPage(t, b, map[string]any{"token": tok})
+	b, p := mcpTab(t, "call=60s")
 	p.serve(func(string, map[string]any) map[string]any { return nil })
 	id := b.rpc.request("tools/call", map[string]any{"name": "scene.describe", "arguments": map[string]any{}})
 	p.command(0)
