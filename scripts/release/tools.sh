@@ -50,45 +50,41 @@ cyclonedx_gomod_dir() {
 # install_cyclonedx_gomod [DIR]: build cyclonedx-gomod by the recipe into
 # DIR (default: cyclonedx_gomod_dir) and print the binary's path.
 install_cyclonedx_gomod() {
-	local dir=${1:-$(cyclonedx_gomod_dir)}
-	local bin="$dir/cyclonedx-gomod"
-	if [[ -x "$bin" ]]; then
-		printf '%s\n' "$bin"
-		return 0
-	fi
-	tools_log "building $CYCLONEDX_GOMOD_PKG@$CYCLONEDX_GOMOD_VERSION by the pinned recipe into $dir"
-	mkdir -p "$(dirname "$dir")"
-	local tmp
-	tmp=$(mktemp -d "$dir.XXXXXX.tmp")
-	if ! env "${CYCLONEDX_GOMOD_ENV[@]}" GOBIN="$tmp" go install "${CYCLONEDX_GOMOD_FLAGS[@]}" "$CYCLONEDX_GOMOD_PKG@$CYCLONEDX_GOMOD_VERSION" >&2; then
-		rm -rf "$tmp"
-		tools_die "go install $CYCLONEDX_GOMOD_PKG@$CYCLONEDX_GOMOD_VERSION failed"
-	fi
-	if ! mv -T "$tmp" "$dir" 2>/dev/null; then
-		rm -rf "$tmp"
-	fi
-	[[ -x "$bin" ]] || tools_die "$bin missing after install"
-	printf '%s\n' "$bin"
+	go_install_into "${1:-$(cyclonedx_gomod_dir)}" cyclonedx-gomod "$CYCLONEDX_GOMOD_PKG@$CYCLONEDX_GOMOD_VERSION" \
+		"${CYCLONEDX_GOMOD_ENV[@]}" -- "${CYCLONEDX_GOMOD_FLAGS[@]}"
 }
 
 # install_tool NAME PACKAGE VERSION: prints the absolute path of the binary.
+# GOFLAGS from the environment (e.g. -buildvcs=false) apply; -trimpath
+# keeps the tool binary independent of this machine's paths.
 install_tool() {
-	local name=$1 pkg=$2 version=$3
-	local dir="$STITCHSLOP_TOOLS/$name-$version"
+	go_install_into "$STITCHSLOP_TOOLS/$1-$3" "$1" "$2@$3" CGO_ENABLED=0 -- -trimpath
+}
+
+# go_install_into DIR NAME PKG@VERSION [VAR=VALUE...] -- [FLAG...]: print
+# the path of DIR/NAME, first building it with `go install FLAG...
+# PKG@VERSION` in the environment VAR=VALUE... when it is not there yet.
+go_install_into() {
+	local dir=$1 name=$2 spec=$3
+	shift 3
+	local -a envs=()
+	while (($#)) && [[ $1 != -- ]]; do
+		envs+=("$1")
+		shift
+	done
+	(($#)) && shift
 	local bin="$dir/$name"
 	if [[ -x "$bin" ]]; then
 		printf '%s\n' "$bin"
 		return 0
 	fi
-	tools_log "installing $pkg@$version into $dir (first run only; takes a few minutes)"
-	mkdir -p "$STITCHSLOP_TOOLS"
+	tools_log "installing $spec into $dir (first run only; takes a few minutes)"
+	mkdir -p "$(dirname "$dir")"
 	local tmp
 	tmp=$(mktemp -d "$dir.XXXXXX.tmp")
-	# GOFLAGS from the environment (e.g. -buildvcs=false) apply; -trimpath
-	# keeps the tool binary independent of this machine's paths.
-	if ! GOBIN="$tmp" CGO_ENABLED=0 go install -trimpath "$pkg@$version" >&2; then
+	if ! env "${envs[@]}" GOBIN="$tmp" go install "$@" "$spec" >&2; then
 		rm -rf "$tmp"
-		tools_die "go install $pkg@$version failed"
+		tools_die "go install $spec failed"
 	fi
 	# Publish with a rename so an interrupted build is never mistaken for a
 	# good one; if another run published first, keep theirs.
