@@ -536,7 +536,6 @@ func imageRound(e *env, p plan, mib int, f figures) error {
 
 	params := map[string]any{"name": "image", "arguments": map[string]any{}}
 	key := fmt.Sprintf("image_%dMiB", mib)
-	var t float64
 	var lineLen int
 	var reqFrame []byte
 	for i, s := range e.subjects() {
@@ -565,7 +564,7 @@ func imageRound(e *env, p plan, mib int, f figures) error {
 			f[s.prefix+key+"_peak_rss_MiB"] = hwm
 		}
 		if i == 0 {
-			t, reqFrame = f[key+"_us"], pg.lastRequest()
+			reqFrame = pg.lastRequest()
 		}
 		pg.close()
 		if err := b.stop(); err != nil {
@@ -588,7 +587,7 @@ func imageRound(e *env, p plan, mib int, f figures) error {
 	if err != nil {
 		return fmt.Errorf("pipe floor: %w", err)
 	}
-	w, pi := median(ws), median(pipe)
+	t, w, pi := f[key+"_us"], median(ws), median(pipe)
 	f[key+"_ws_floor_us"] = w
 	f[key+"_pipe_floor_us"] = pi
 	f[key+"_floor_us"] = w + pi
