@@ -64,8 +64,7 @@ func TestRel_PageStopsReading(t *testing.T) {
 	}
 	b.awaitConnected(false)
 	// The tab comes back by its pairing and is served.
-	p, _ := connectPage(t, b, map[string]any{"secret": secret})
-	_ = p
+	connectPage(t, b, map[string]any{"secret": secret})
 	b.awaitConnected(true)
 	if _, env := b.ctl("POST", "/call", describe); env["ok"] != true {
 		t.Errorf("/call after the tab came back: got %v, want its answer", env)
