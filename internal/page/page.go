@@ -132,15 +132,15 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, reason, status)
 		return
 	}
-	wt, counted := s.await()
+	wt := s.await()
 	ws, err := s.upgrader.Upgrade(w, r, nil)
 	if err != nil {
-		if counted {
+		if wt != nil {
 			s.stopWaiting(wt)
 		}
 		return // the upgrader has answered
 	}
-	if !counted || !s.upgraded(wt, ws) {
+	if wt == nil || !s.upgraded(wt, ws) {
 		ws.Close()
 		return
 	}
@@ -165,12 +165,12 @@ type waiter struct {
 // oldest of them is closed to make room: a socket that has sat silent
 // longest is the least likely to be a tab (a tab sends its handshake at
 // once), so idle sockets can delay a genuine tab by one round trip, never
-// lock it out. It reports false once Shutdown has begun.
-func (s *Server) await() (*waiter, bool) {
+// lock it out. It returns nil once Shutdown has begun.
+func (s *Server) await() *waiter {
 	s.mu.Lock()
 	if s.closing {
 		s.mu.Unlock()
-		return nil, false
+		return nil
 	}
 	var evicted *waiter
 	var closeNow *websocket.Conn
@@ -189,7 +189,7 @@ func (s *Server) await() (*waiter, bool) {
 	if closeNow != nil {
 		closeNow.NetConn().Close() // its handshake read fails and it is cleaned up there
 	}
-	return wt, true
+	return wt
 }
 
 // upgraded sets the socket of wt, now upgraded. It reports false when wt
