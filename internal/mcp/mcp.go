@@ -173,8 +173,10 @@ func (srv *Server) NewSession(ctx context.Context, out Output) *Session {
 // Close ends the session: every request in flight is cancelled at once and
 // nothing more is answered. It returns how many requests it cancelled.
 func (s *Session) Close() int {
-	s.end()
+	// The context ends under the lock: a wait that returns on it then
+	// finds itself already taken here, and is counted.
 	s.mu.Lock()
+	s.end()
 	flights := s.inflight
 	s.inflight = map[string]*flight{}
 	var cancels []func() bool

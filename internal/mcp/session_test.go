@@ -74,6 +74,18 @@ func TestSessionCloseCancelsAll(t *testing.T) {
 		<-page.frames
 	}
 	s.Handle([]byte(`{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"wait_for_connection","arguments":{"timeoutSeconds":120}}}`))
+	<-page.frames // the wait, attached at once, is asking for scene.describe
+	// The wait returns as soon as the session ends. Were the session to end
+	// before Close holds the flights, that wait could finish and leave
+	// uncounted; make it always do so then, as a busy machine sometimes did.
+	end := s.end
+	s.end = func() {
+		end()
+		if s.mu.TryLock() {
+			s.mu.Unlock()
+			s.running.Wait()
+		}
+	}
 	if n := s.Close(); n != 4 {
 		t.Fatalf("Close cancelled %d requests, want 4", n)
 	}
