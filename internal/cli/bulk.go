@@ -1,8 +1,8 @@
 package cli
 
-import "github.com/stitchslop/stitchslop-bridge/security/bulk"
+import "github.com/stitchslop/stitchslop-bridge/security/gate"
 
-// guardReply applies the bulk guard (security/bulk; THREAT_MODEL.md T8, T9)
+// guardReply applies the bulk guard (security/gate; THREAT_MODEL.md T8, T9)
 // to the envelope call prints, unless --raw: the reader of a shell verb is
 // usually an agent too, and a page's megabytes would land in its context as
 // surely as over MCP. The bridge's /call stays verbatim (protocol.md §4.2);
@@ -15,7 +15,7 @@ func guardReply(env []byte, a args, saved bool) []byte {
 	if a.has("raw") {
 		return env
 	}
-	g := bulk.Guard{Remedy: func(l bulk.Left) string {
+	g := gate.Guard{Remedy: func(l gate.Left) string {
 		if l.DataURL && l.At == "dataUrl" && !saved {
 			return "run the call again with --out FILE to save the image, or with --raw to print it whole"
 		}

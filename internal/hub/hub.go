@@ -20,6 +20,7 @@ import (
 
 	"github.com/stitchslop/stitchslop-bridge/internal/envelope"
 	"github.com/stitchslop/stitchslop-bridge/internal/rawjson"
+	"github.com/stitchslop/stitchslop-bridge/security/gate"
 	"github.com/stitchslop/stitchslop-bridge/security/toollist"
 )
 
@@ -409,7 +410,7 @@ func requestFrame(id int64, command string, args []byte) []byte {
 	b = append(b, `{"id":`...)
 	b = strconv.AppendInt(b, id, 10)
 	b = append(b, `,"command":`...)
-	b = rawjson.AppendString(b, command)
+	b = gate.AppendString(b, command)
 	b = append(b, `,"args":`...)
 	b = append(b, args...)
 	return append(b, '}')

@@ -60,8 +60,12 @@ func TestToolResponse(t *testing.T) {
 			[]string{`{"ok":true,"dataUrl":"not a data url"}`}, "", false},
 		{"spaced envelope is compacted", "{ \"id\" : 2 , \"ok\" : true , \"list\" : [ 1, 2 ] }",
 			[]string{`{"ok":true,"list":[1,2]}`}, "", false},
-		{"control characters in say are escaped", `{"ok":true,"say":"a\u0007b\nc"}`,
-			[]string{"a\u0007b\nc\n\n" + `{"ok":true,"say":"a\u0007b\nc"}`}, "", false},
+		// The gate (security/gate) removes invisible characters, in the
+		// say line and in the envelope alike; newlines stay.
+		{"control characters in say are removed", `{"ok":true,"say":"a\u0007b\nc"}`,
+			[]string{"ab\nc\n\n" + `{"ok":true,"say":"ab\nc"}`}, "", false},
+		{"tag characters and bidi controls are removed", `{"ok":true,"say":"hi\udb40\udc69\u202e","message":"x\u200by"}`,
+			[]string{"hi\n\n" + `{"ok":true,"say":"hi","message":"xy"}`}, "", false},
 		{"a long data URL in a member is a note (bulk guard)", `{"id":1,"ok":true,"files":[{"dataUrl":"data:image/png;base64,` + strings.Repeat("A", 3000) + `"}]}`,
 			[]string{`{"ok":true,"files":[{"dataUrl":"[bridge: a 3,022-character data URL (image/png) was left out here (at files.0.dataUrl); ` + wantRemedy + `]"}]}`}, "", false},
 	}

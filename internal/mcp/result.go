@@ -6,6 +6,7 @@ import (
 
 	"github.com/stitchslop/stitchslop-bridge/internal/envelope"
 	"github.com/stitchslop/stitchslop-bridge/internal/rawjson"
+	"github.com/stitchslop/stitchslop-bridge/security/gate"
 )
 
 // toolResponse builds the tools/call response for request id from a page
@@ -111,27 +112,46 @@ func resultMessage(id []byte, text string, img []byte, mime string, isError, mod
 	head = append(head, `{"jsonrpc":"2.0","id":`...)
 	head = append(head, id...)
 	head = append(head, `,"result":`...)
-	if modern {
-		head = append(head, modernHead...)
-		head = append(head, ',')
-	} else {
-		head = append(head, '{')
-	}
-	head = append(head, `"content":[{"type":"text","text":`...)
-	head = rawjson.AppendString(head, text)
-	head = append(head, '}')
-	tail := make([]byte, 0, len(mime)+48)
-	if img != nil {
-		head = append(head, `,{"type":"image","data":"`...)
-		tail = append(tail, `","mimeType":`...)
-		tail = rawjson.AppendString(tail, mime)
-		tail = append(tail, '}')
-	}
-	tail = append(tail, `],"isError":`...)
-	tail = strconv.AppendBool(tail, isError)
-	tail = append(tail, "}}\n"...)
+	head = resultHead(head, text, modern)
 	if img == nil {
-		return Message{append(head, tail...)}
+		return Message{append(resultTail(head, "", false, isError), "}\n"...)}
 	}
-	return Message{head, img, tail}
+	head = append(head, `,{"type":"image","data":"`...)
+	tail := resultTail(make([]byte, 0, len(mime)+48), mime, true, isError)
+	return Message{head, img, append(tail, "}\n"...)}
+}
+
+// textResult is a tools/call result of one text block, in the era's shape.
+func textResult(text string, isError, modern bool) []byte {
+	return resultTail(resultHead(nil, text, modern), "", false, isError)
+}
+
+// resultHead and resultTail write every tools/call result there is, and
+// resultHead is where its text passes the gate to the model (security/gate:
+// invisible characters out, bounded), whoever built the text: a page's
+// reply, a greeting, a status, a save report. TestGateIsTheOnlyWayToTheModel
+// holds that nothing else writes a result's content.
+func resultHead(dst []byte, text string, modern bool) []byte {
+	if modern {
+		dst = append(dst, modernHead...)
+		dst = append(dst, ',')
+	} else {
+		dst = append(dst, '{')
+	}
+	dst = append(dst, `"content":[{"type":"text","text":`...)
+	dst = gate.AppendString(dst, gate.Text(text))
+	return append(dst, '}')
+}
+
+// resultTail closes the content list and the result: after the image's
+// data when img, with its MIME type.
+func resultTail(dst []byte, mime string, img, isError bool) []byte {
+	if img {
+		dst = append(dst, `","mimeType":`...)
+		dst = gate.AppendString(dst, mime)
+		dst = append(dst, '}')
+	}
+	dst = append(dst, `],"isError":`...)
+	dst = strconv.AppendBool(dst, isError)
+	return append(dst, '}')
 }

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"strconv"
 	"strings"
 	"time"
 
@@ -14,6 +13,7 @@ import (
 	"github.com/stitchslop/stitchslop-bridge/internal/rawjson"
 	"github.com/stitchslop/stitchslop-bridge/internal/sites"
 	"github.com/stitchslop/stitchslop-bridge/security/origin"
+	"github.com/stitchslop/stitchslop-bridge/security/toollist"
 )
 
 // ReservedTools are the names of the bridge's own tools, those it has and
@@ -184,26 +184,8 @@ func (s *Session) toolsCall(r request, meta []byte, modern bool) {
 	s.setCancel(f, cancel)
 }
 
-// textResult is a tools/call result of one text block, in the era's shape.
-func textResult(text string, isError, modern bool) []byte {
-	b := rawjson.AppendString([]byte(`{"content":[{"type":"text","text":`), text)
-	b = append(b, `}],"isError":`...)
-	b = strconv.AppendBool(b, isError)
-	return finishResult(append(b, '}'), modern)
-}
-
 // toolError is a tools/call result that says what was wrong, as isError.
 func toolError(msg string, modern bool) []byte { return textResult(msg, true, modern) }
-
-// fold makes names that differ only in case or separators equal.
-func fold(s string) string {
-	return strings.Map(func(r rune) rune {
-		if strings.ContainsRune("_-. ", r) {
-			return -1
-		}
-		return r
-	}, strings.ToLower(s))
-}
 
 // misspelt checks args against the names a tool takes. An argument whose
 // name is a near miss of one of them (case or separators) is refused with
@@ -222,7 +204,7 @@ func misspelt(tool string, args []byte, known []string, strict bool) string {
 			}
 		}
 		for _, n := range known {
-			if fold(n) == fold(name) {
+			if toollist.Fold(n) == toollist.Fold(name) {
 				msg = fmt.Sprintf("%s has no argument %q; did you mean %q? Nothing was done; call it again with that spelling.", tool, name, n)
 				return false
 			}

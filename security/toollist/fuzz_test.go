@@ -23,7 +23,7 @@ func FuzzSanitize(f *testing.F) {
 				t.Errorf("kept tool name %q does not match %s", tl.Name, NamePattern)
 			}
 			for _, r := range reserved {
-				if fold(tl.Name) == fold(r) {
+				if Fold(tl.Name) == Fold(r) {
 					t.Errorf("kept tool %q shadows the bridge's %q", tl.Name, r)
 				}
 			}

@@ -30,7 +30,7 @@
 // It cannot tell a benign description from a manipulative one: visible
 // text within the bounds reaches the model as the page wrote it, as do the
 // page's replies to tool calls (their long strings are cut by
-// security/bulk before they reach the model). Annotations are hints from an untrusted page; a client must not
+// security/gate before they reach the model). Annotations are hints from an untrusted page; a client must not
 // base a security decision on them.
 package toollist
 
@@ -40,8 +40,9 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
-	"unicode"
 	"unicode/utf8"
+
+	"github.com/stitchslop/stitchslop-bridge/security/gate"
 )
 
 // Bounds, as in the reference bridge, plus MaxDepth and MaxDropped.
@@ -121,7 +122,7 @@ func Sanitize(raw json.RawMessage, reserved []string) ([]Tool, []Dropped) {
 		res      = map[string]bool{}
 	)
 	for _, r := range reserved {
-		res[fold(r)] = true
+		res[Fold(r)] = true
 	}
 	drop := func(name, reason string) {
 		if len(dropped) < MaxDropped {
@@ -145,7 +146,7 @@ func Sanitize(raw json.RawMessage, reserved []string) ([]Tool, []Dropped) {
 			drop(printable(rt.Name), "name must match "+NamePattern.String())
 			continue
 		}
-		if res[fold(name)] {
+		if res[Fold(name)] {
 			drop(name, "name is reserved by the bridge")
 			continue
 		}
@@ -158,8 +159,8 @@ func Sanitize(raw json.RawMessage, reserved []string) ([]Tool, []Dropped) {
 			continue
 		}
 		t := Tool{Name: name, InputSchema: emptySchema}
-		t.Title = cut(cleanText(stringOf(rt.Title)), MaxTitle)
-		t.Description = cut(cleanText(stringOf(rt.Description)), MaxDescription)
+		t.Title = cut(gate.Clean(stringOf(rt.Title)), MaxTitle)
+		t.Description = cut(gate.Clean(stringOf(rt.Description)), MaxDescription)
 		if isObject(rt.InputSchema) {
 			if len(rt.InputSchema) > MaxSchema {
 				drop(name, fmt.Sprintf("input schema over %d bytes", MaxSchema))
@@ -192,13 +193,15 @@ func Sanitize(raw json.RawMessage, reserved []string) ([]Tool, []Dropped) {
 	return tools, dropped
 }
 
-// fold maps names a model could confuse to one key: "Wait-For.Connection"
-// and "wait_for_connection" shadow each other.
-func fold(name string) string {
+// Fold maps names a model could confuse to one key: case and the
+// separators "_", "-", "." and " " do not count, so "WaitForConnection",
+// "wait-for.connection" and "wait_for_connection" shadow each other. It is
+// the one name fold: the MCP face uses it for near-miss argument names too.
+func Fold(name string) string {
 	return strings.Map(func(r rune) rune {
 		switch {
-		case r == '-' || r == '.':
-			return '_'
+		case r == '_' || r == '-' || r == '.' || r == ' ':
+			return -1
 		case 'A' <= r && r <= 'Z':
 			return r + 'a' - 'A'
 		}
@@ -221,22 +224,6 @@ func cut(s string, n int) string {
 	}
 	r := []rune(s)
 	return string(r[:n-1]) + "…"
-}
-
-// cleanText removes characters that display as nothing, or as something
-// other than what a model reads: C0 and C1 controls except tab and newline,
-// format characters (Cf: zero-width, bidi controls, tags), and variation
-// selectors. Invalid UTF-8 has already become U+FFFD in json.Unmarshal.
-func cleanText(s string) string {
-	return strings.Map(func(r rune) rune {
-		switch {
-		case r == '\t' || r == '\n':
-			return r
-		case unicode.IsControl(r), unicode.Is(unicode.Cf, r), unicode.Is(unicode.Variation_Selector, r):
-			return -1
-		}
-		return r
-	}, s)
 }
 
 func isObject(raw json.RawMessage) bool {
@@ -297,7 +284,7 @@ func within(v any, depth int) bool {
 func clean(v any) any {
 	switch x := v.(type) {
 	case string:
-		return cleanText(x)
+		return gate.Clean(x)
 	case []any:
 		for i, e := range x {
 			x[i] = clean(e)
@@ -309,7 +296,7 @@ func clean(v any) any {
 			if (k == "$ref" || k == "$dynamicRef") && !isLocalRef(e) {
 				continue
 			}
-			out[cleanText(k)] = clean(e)
+			out[gate.Clean(k)] = clean(e)
 		}
 		return out
 	}
@@ -340,7 +327,7 @@ func annotations(raw json.RawMessage) json.RawMessage {
 		}
 	}
 	if v, ok := in["title"]; ok {
-		if s := cut(cleanText(stringOf(v)), MaxTitle); s != "" {
+		if s := cut(gate.Clean(stringOf(v)), MaxTitle); s != "" {
 			out["title"] = s
 		}
 	}

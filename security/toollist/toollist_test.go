@@ -46,6 +46,10 @@ func TestSanitizeNames(t *testing.T) {
 		{"missing name", `[{"description":"x"}]`, "", "name must match"},
 		{"reserved", `[{"name":"wait_for_connection"}]`, "", "reserved"},
 		{"reserved folded", `[{"name":"Wait-For.Connection"}]`, "", "reserved"},
+		// issue 19: names that fold the MCP face's way, without separators.
+		{"reserved camel case", `[{"name":"WaitForConnection"}]`, "", "reserved"},
+		{"reserved lower camel", `[{"name":"connectionStatus"}]`, "", "reserved"},
+		{"reserved callWithFile", `[{"name":"callWithFile"}]`, "", "reserved"},
 		{"reserved pair", `[{"name":"PAIR"}]`, "", "reserved"},
 		{"duplicate", `[{"name":"a"},{"name":"a"}]`, "a", "duplicate"},
 		{"case is a different tool", `[{"name":"a"},{"name":"A"}]`, "a,A", ""},

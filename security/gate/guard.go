@@ -1,38 +1,48 @@
-// Package bulk is the bulk guard: it keeps a page's reply from flooding an
-// agent's context. It mitigates the flooding part of THREAT_MODEL.md T8
-// (site-inject: a compromised or buggy site answers a call with megabytes)
-// and of T9 (input-dos), where the resource exhausted is the model's context
-// window rather than the bridge's memory.
+// Package gate is the one gate between a page and the model: every string
+// that came from a page (or from a leader bridge relaying one) and that a
+// model reads passes through it. It mitigates THREAT_MODEL.md T8
+// (site-inject: a compromised or buggy site answers a call with hidden
+// instructions or megabytes) and T9 (input-dos), where the resource
+// exhausted is the model's context window or the bridge's memory.
 //
-// A Guard copies a JSON value and replaces each string that is too long to
-// be of use to a model with a one-line note saying what was there (its
-// size, and where it sat in the envelope) and how to get it whole:
+// Two entry points, one rule set:
 //
-//   - a data URL ("data:…", scheme matched without regard to case) of more
-//     than MaxDataURL characters: a file in base64, useless as text;
-//   - any string of more than MaxString characters.
+//   - Guard copies a JSON value (a page's reply) and, in the same pass,
+//     removes invisible characters from every string and member name
+//     (Invisible: controls, format and tag characters, variation selectors);
+//     replaces each string too long to be of use to a model with a one-line
+//     note saying what was there and how to get it whole: a data URL
+//     ("data:…", scheme matched without regard to case) of more than
+//     MaxDataURL characters, or any string of more than MaxString; keeps at
+//     most MaxItems elements of an array or members of an object; and stops
+//     at about MaxTotal bytes, each container closed by a note saying how
+//     many entries were left out. The result is valid JSON.
+//   - Text (Clean, and a bound of MaxText bytes) for a whole text the model
+//     reads: a tool result, a greeting, a status. internal/mcp builds every
+//     tool result through it.
 //
-// Member names are strings too: one over the limits is replaced the same
-// way (two such names in one object then read the same). Everything else
-// comes out as it came: member order, numbers, escapes, and with Compact
-// unset, whitespace. The note is a JSON string, so the result is valid JSON
-// of the same shape.
+// Quote is the one way a page's or a file's name is shown: quoted once,
+// escaped.
+//
+// Member order, numbers, escapes, and with Compact unset, whitespace come
+// out as they came. A string is rewritten only when it changes: one with
+// nothing to clean and within the limits is copied as it was.
 //
 // A character is a Unicode code point of the decoded string, as
 // encoding/json decodes it. A JSON string's raw form is never shorter than
 // that (an escape is two to twelve bytes for one character, a multi-byte
 // UTF-8 sequence one character), so a string whose raw form is within a
-// limit is within it decoded and is passed without being decoded or
-// counted; only the rare longer ones are counted, without copying.
+// limit is within it decoded and is passed without being counted; one of
+// plain ASCII without escapes is not decoded at all.
 //
 // What it does not cover: the top-level image of an MCP reply, which the
-// MCP face turns into an image block before the guard sees the rest (the
-// caller leaves that member out); many strings each within the limits, whose
-// sum only security/limits.PageFrame bounds; and the words themselves, which
-// reach the model as the page wrote them (T8, out of scope). It expects
-// valid JSON, which the bridge checks when a frame arrives; on other input it
-// neither panics nor promises anything.
-package bulk
+// MCP face turns into an image block (its bytes checked against its type by
+// internal/envelope.DataURL) before the guard sees the rest; and the words
+// themselves, which reach the model as the page wrote them, visible (T8:
+// the model must treat a page's reply as data). It expects valid JSON,
+// which the bridge checks when a frame arrives; on other input it neither
+// panics nor promises anything.
+package gate
 
 import (
 	"bytes"
@@ -56,11 +66,20 @@ const (
 	// has reason to send, and well under a model's context. It must be
 	// more than MaxDataURL, which is the fast path's only threshold.
 	MaxString = 100_000
+	// MaxItems is the most elements of one array, or members of one
+	// object, passed on: a list of a few thousand shapes or files is all a
+	// model can take in, and a reply of a million zeros is none.
+	MaxItems = 2_000
+	// MaxTotal is about how many bytes of a guarded value are passed on:
+	// twice MaxString, some 50,000 tokens. Past it, each open container is
+	// closed with a note; one element may overshoot it, by at most
+	// MaxString characters.
+	MaxTotal = 2 * MaxString
 )
 
-// limits are the thresholds the code uses: MaxDataURL and MaxString, which
-// tests shrink so that short inputs reach the slow paths.
-var limits = struct{ dataURL, str int }{MaxDataURL, MaxString}
+// limits are the thresholds the code uses, which tests shrink so that
+// short inputs reach the slow paths.
+var limits = struct{ dataURL, str, items, total int }{MaxDataURL, MaxString, MaxItems, MaxTotal}
 
 // maxPath bounds, in bytes, the path a note gives: a longer one keeps its
 // end, the most specific part, after "...", cut between segments.
@@ -102,15 +121,16 @@ func (g Guard) AppendMember(dst, key, value []byte) []byte {
 }
 
 // Apply returns doc, a JSON document, guarded, and whether anything was
-// replaced. When nothing is, doc itself comes back, as it came: the check
-// is one pass that skips each string with bytes.IndexByte and looks inside
-// only those whose raw form is over MaxDataURL bytes. Invalid JSON also
-// comes back as it came.
+// changed. When nothing is, doc itself comes back, as it came: the check is
+// one pass that skips each string with bytes.IndexByte and looks inside only
+// those over MaxDataURL bytes or with a byte Clean may change. Invalid JSON
+// also comes back as it came.
 func (g Guard) Apply(doc []byte) ([]byte, bool) {
 	if !over(doc) || !json.Valid(doc) {
 		return doc, false
 	}
-	return g.walk(make([]byte, 0, len(doc)), doc, nil, false), true
+	out := g.walk(make([]byte, 0, min(len(doc), limits.total+limits.str)), doc, nil, false)
+	return out, !bytes.Equal(out, doc)
 }
 
 // Note returns the note that replaces the raw JSON string v, the value of
@@ -142,13 +162,15 @@ type frame struct {
 //
 // Between strings it looks at each byte, to follow nesting and drop
 // whitespace; each string is skipped whole with bytes.IndexByte, and only
-// one whose raw form is over limits.dataURL bytes is looked at more
-// closely. Bytes are copied in runs, between the pieces that change.
+// one over limits.dataURL bytes, or with a byte Clean may change, is looked
+// at more closely. Bytes are copied in runs, between the pieces that change.
+// The budget, limits.total, counts what it appends, from every level.
 func (g Guard) walk(dst, v, base []byte, name bool) []byte {
 	var room [8]frame
 	stack := room[:0]
 	wantKey := false // the next string is a member name
 	start := 0       // v[start:i] is still to be copied
+	origin := len(dst)
 	for i := 0; i < len(v); {
 		switch v[i] {
 		case '"':
@@ -162,8 +184,9 @@ func (g Guard) walk(dst, v, base []byte, name bool) []byte {
 				wantKey = false
 				stack[len(stack)-1].key = v[i:end]
 			}
+			inner := v[i+1 : end-1]
 			if end-i-2 > limits.dataURL {
-				if n, dataURL, mime, cut := measure(v[i+1 : end-1]); cut {
+				if n, dataURL, mime, cut := measure(inner); cut {
 					var l Left
 					switch {
 					case name:
@@ -175,9 +198,15 @@ func (g Guard) walk(dst, v, base []byte, name bool) []byte {
 						l = Left{At: pathOf(base, stack), DataURL: dataURL}
 					}
 					dst = append(dst, v[start:i]...)
-					dst = appendString(dst, g.note(n, mime, l))
-					start = end
+					dst = AppendString(dst, g.note(n, mime, l))
+					start, i = end, end
+					break
 				}
+			}
+			if clean, dirty := cleaned(inner); dirty {
+				dst = append(dst, v[start:i]...)
+				dst = AppendString(dst, clean)
+				start = end
 			}
 			i = end
 		case '{', '[':
@@ -191,12 +220,27 @@ func (g Guard) walk(dst, v, base []byte, name bool) []byte {
 			wantKey = false
 			i++
 		case ',':
-			if len(stack) > 0 {
-				top := &stack[len(stack)-1]
-				top.n++
-				wantKey = top.obj
+			if len(stack) == 0 {
+				i++
+				break
 			}
-			i++
+			top := &stack[len(stack)-1]
+			top.n++
+			wantKey = top.obj
+			if top.n < limits.items && len(dst)-origin+i-start <= limits.total {
+				i++
+				break
+			}
+			// Leave the rest of this container out, with a note in its
+			// place: an element, or a member named "[bridge]".
+			close, more := restOf(v, i)
+			dst = append(dst, v[start:i]...)
+			dst = append(dst, ',')
+			if top.obj {
+				dst = append(dst, `"[bridge]":`...)
+			}
+			dst = AppendString(dst, g.notMore(more, top.obj, Left{At: pathOf(base, stack[:len(stack)-1])}))
+			start, i = close, close
 		case ' ', '\t', '\n', '\r':
 			if g.Compact {
 				dst = append(dst, v[start:i]...)
@@ -210,25 +254,88 @@ func (g Guard) walk(dst, v, base []byte, name bool) []byte {
 	return append(dst, v[start:]...)
 }
 
-// over reports whether any string in the JSON text b is over a limit.
-func over(b []byte) bool {
-	for i := 0; ; {
-		q := bytes.IndexByte(b[i:], '"')
-		if q < 0 {
-			return false
-		}
-		i += q
-		end := stringEnd(b, i)
-		if end < 0 {
-			return false
-		}
-		if end-i-2 > limits.dataURL {
-			if _, _, _, cut := measure(b[i+1 : end-1]); cut {
-				return true
+// restOf returns, for the comma at v[i] inside a container, the index of
+// the container's closing bracket and how many entries follow the comma.
+func restOf(v []byte, i int) (close, entries int) {
+	depth := 0
+	for ; i < len(v); i++ {
+		switch v[i] {
+		case '"':
+			end := stringEnd(v, i)
+			if end < 0 {
+				return len(v), entries
+			}
+			i = end - 1
+		case '{', '[':
+			depth++
+		case '}', ']':
+			if depth == 0 {
+				return i, entries
+			}
+			depth--
+		case ',':
+			if depth == 0 {
+				entries++
 			}
 		}
-		i = end
 	}
+	return len(v), entries
+}
+
+// cleaned returns the contents of a raw JSON string (no quotes) as Clean
+// leaves them, and whether that differs from the string's value. A string
+// of plain ASCII without escapes is not decoded.
+func cleaned(inner []byte) (string, bool) {
+	look := false
+	for _, c := range inner {
+		if c >= 0x7F || c == '\\' {
+			look = true
+			break
+		}
+	}
+	if !look {
+		return "", false
+	}
+	s := decodeHead(inner, len(inner)*4)
+	c := Clean(s)
+	if c != s || !utf8.Valid(inner) {
+		return c, true
+	}
+	return "", false
+}
+
+// over reports whether the guard may change the JSON text b: a string over
+// a limit or with something to clean, more than limits.items commas, or
+// more than limits.total bytes. Walking decides.
+func over(b []byte) bool {
+	if len(b) > limits.total {
+		return true
+	}
+	commas := 0
+	for i := 0; i < len(b); i++ {
+		switch b[i] {
+		case ',':
+			if commas++; commas >= limits.items {
+				return true
+			}
+		case '"':
+			end := stringEnd(b, i)
+			if end < 0 {
+				return false
+			}
+			inner := b[i+1 : end-1]
+			if end-i-2 > limits.dataURL {
+				if _, _, _, cut := measure(inner); cut {
+					return true
+				}
+			}
+			if _, dirty := cleaned(inner); dirty {
+				return true
+			}
+			i = end - 1
+		}
+	}
+	return false
 }
 
 // stringEnd returns the index just past the JSON string that starts at
@@ -525,6 +632,26 @@ func (g Guard) note(n int, mime string, l Left) string {
 	return b.String()
 }
 
+// notMore words the note that closes a container whose last entries were
+// left out.
+func (g Guard) notMore(n int, obj bool, l Left) string {
+	what := "items"
+	if obj {
+		what = "members"
+	}
+	at := "at the top level"
+	if l.At != "" {
+		at = "in " + l.At
+	}
+	s := "[bridge: " + thousands(n) + " more " + what + " were left out here (" + at + ")"
+	if g.Remedy != nil {
+		if r := g.Remedy(l); r != "" {
+			s += "; " + r
+		}
+	}
+	return s + "]"
+}
+
 // thousands formats n with commas: 3145728 is 3,145,728.
 func thousands(n int) string {
 	s := strconv.Itoa(n)
@@ -538,20 +665,59 @@ func thousands(n int) string {
 	return string(b)
 }
 
-// appendString appends s, valid UTF-8 of the guard's own making, as a JSON
-// string.
-func appendString(dst []byte, s string) []byte {
+// AppendString appends s to dst as a JSON string: the one JSON string
+// encoder of what the bridge writes itself. Unlike encoding/json it does
+// not escape <, > and &, which are safe in every place this output goes
+// (stdout and HTTP bodies of type application/json); invalid UTF-8 becomes
+// U+FFFD.
+func AppendString(dst []byte, s string) []byte {
 	dst = append(dst, '"')
-	for i := 0; i < len(s); i++ {
-		switch c := s[i]; {
-		case c == '"' || c == '\\':
-			dst = append(dst, '\\', c)
-		case c < 0x20:
-			dst = append(dst, `\u00`...)
-			dst = append(dst, "0123456789abcdef"[c>>4], "0123456789abcdef"[c&0xF])
-		default:
-			dst = append(dst, c)
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c >= 0x20 && c != '"' && c != '\\' && c < utf8.RuneSelf {
+			i++
+			continue
 		}
+		if c < utf8.RuneSelf {
+			dst = append(dst, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				dst = append(dst, '\\', c)
+			case '\n':
+				dst = append(dst, '\\', 'n')
+			case '\r':
+				dst = append(dst, '\\', 'r')
+			case '\t':
+				dst = append(dst, '\\', 't')
+			default:
+				dst = append(dst, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xF])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, `\ufffd`...)
+			i += size
+			start = i
+			continue
+		}
+		// U+2028 and U+2029 end lines in JavaScript; escape them as
+		// encoding/json does.
+		if r == '\u2028' || r == '\u2029' {
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, '\\', 'u', '2', '0', '2', hex[r&0xF])
+			i += size
+			start = i
+			continue
+		}
+		i += size
 	}
+	dst = append(dst, s[start:]...)
 	return append(dst, '"')
 }
+
+const hex = "0123456789abcdef"

@@ -1,4 +1,4 @@
-package bulk
+package gate
 
 import (
 	"bytes"
@@ -46,10 +46,22 @@ func FuzzGuard(f *testing.F) {
 		if err != nil || len(got) != len(in) {
 			t.Fatalf("guard(%q) = %q: %d tokens (%v), want %d", doc, out, len(got), err, len(in))
 		}
-		anyOver := false
+		// Invalid UTF-8, only ever inside a string of valid JSON, comes out
+		// as U+FFFD: a change.
+		anyOver := !utf8.Valid(doc)
 		for i, tok := range in {
 			s, isString := tok.(string)
-			if !isString || !overLimit(s) {
+			if isString && !overLimit(s) {
+				// Cleaned, and otherwise as it came.
+				if want := Clean(s); got[i] != want {
+					t.Fatalf("guard(%q) = %q: token %d is %q, want %q", doc, out, i, got[i], want)
+				}
+				if Clean(s) != s {
+					anyOver = true
+				}
+				continue
+			}
+			if !isString {
 				if got[i] != tok {
 					t.Fatalf("guard(%q) = %q: token %d is %#v, want %#v as it came", doc, out, i, got[i], tok)
 				}
@@ -59,6 +71,11 @@ func FuzzGuard(f *testing.F) {
 			n, _ := got[i].(string)
 			if want := "[bridge: a " + thousands(utf8.RuneCountInString(s)) + "-character "; !strings.HasPrefix(n, want) || !strings.HasSuffix(n, "; R]") {
 				t.Fatalf("guard(%q) = %q: token %d is %q, want a note starting %q", doc, out, i, n, want)
+			}
+		}
+		for _, tok := range got {
+			if s, ok := tok.(string); ok && strings.IndexFunc(s, Invisible) >= 0 {
+				t.Fatalf("guard(%q) = %q: %q still holds an invisible character", doc, out, s)
 			}
 		}
 		if changed != anyOver {

@@ -1,0 +1,166 @@
+package gate
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+// The attack strings of issue 19, written from their code points.
+const (
+	tagHello = "\U000E0068\U000E0065\U000E006C\U000E006C\U000E006F" // "hello" in tag characters
+	zwsp     = "\u200B"
+	rlo      = "\u202E"
+)
+
+func TestCleanRemovesInvisible(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"plain text", "plain text"},
+		{"tab\tand\nnewline", "tab\tand\nnewline"},
+		{"say" + tagHello + " hi", "say hi"},
+		{"a" + zwsp + "b", "ab"},
+		{"evil" + rlo + "gnp.exe", "evilgnp.exe"},
+		{"bell\x07 esc\x1b[31m del\x7f", "bell esc[31m del"},
+		{"c1\u0085\u009b", "c1"},
+		{"vs\uFE0F vs2\U000E0100", "vs vs2"},
+		{"soft\u00ADhyphen bom\uFEFF", "softhyphen bom"},
+		{"fill\u3164er", "filler"},
+		{"café ✓ 日本", "café ✓ 日本"},
+		{"bad\xffbyte", "bad\uFFFDbyte"},
+	} {
+		if got := Clean(tc.in); got != tc.want {
+			t.Errorf("Clean(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+func TestGuardCleansEveryString(t *testing.T) {
+	in := `{"say":"ok\udb40\udc68\udb40\udc69","message":"` + zwsp + `x","nested":{"k` + rlo + `":["a` + tagHello + `",1]}}`
+	out := guarded(in)
+	var v map[string]any
+	if err := json.Unmarshal([]byte(out), &v); err != nil {
+		t.Fatalf("guard(%q) = %q, not JSON: %v", in, out, err)
+	}
+	for _, bad := range []string{tagHello, zwsp, rlo, "\U000E0068"} {
+		if strings.Contains(out, bad) {
+			t.Errorf("guard(%q) = %q, still holds %q", in, out, bad)
+		}
+	}
+	want := `{"say":"ok","message":"x","nested":{"k":["a",1]}}`
+	if out != want {
+		t.Errorf("guard(%q) = %s, want %s", in, out, want)
+	}
+}
+
+func TestGuardKeepsCleanTextAsItCame(t *testing.T) {
+	in := `{"say":"caf\u00e9 é \"q\"","n":1}`
+	if out, changed := (Guard{}).Apply([]byte(in)); changed || string(out) != in {
+		t.Errorf("Apply(%q) = %q, %v; want it unchanged", in, out, changed)
+	}
+}
+
+func TestGuardCapsItems(t *testing.T) {
+	old := limits
+	t.Cleanup(func() { limits = old })
+	limits.items = 3
+	for _, tc := range []struct{ in, want string }{
+		{`{"files":[0,0,0,0,0,0]}`, `{"files":[0,0,0,` + notMoreJSON(3, "items", "in files") + `]}`},
+		{`{"a":1,"b":2,"c":3,"d":4}`, `{"a":1,"b":2,"c":3,"[bridge]":` + notMoreJSON(1, "members", "at the top level") + `}`},
+		{`[[1,2,3,4],5]`, `[[1,2,3,` + notMoreJSON(1, "items", "in 0") + `],5]`},
+		{`{"files":[0,0,0]}`, `{"files":[0,0,0]}`},
+	} {
+		if got := guarded(tc.in); got != tc.want {
+			t.Errorf("guard(%s) = %s, want %s", tc.in, got, tc.want)
+		}
+		if got, _ := testGuard.Apply([]byte(tc.in)); !json.Valid(got) {
+			t.Errorf("Apply(%s) = %s, not JSON", tc.in, got)
+		}
+	}
+}
+
+func TestGuardBoundsTheWhole(t *testing.T) {
+	// A reply of many strings each within the limits: the whole stops at
+	// about MaxTotal, however it nests.
+	var b strings.Builder
+	b.WriteString(`{"ok":true,"shapes":[`)
+	for i := range 1500 {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(`{"name":"` + strings.Repeat("x", 1000) + `","tags":["a","b"]}`)
+	}
+	b.WriteString(`]}`)
+	in := b.String()
+	out, changed := testGuard.Apply([]byte(in))
+	if !changed || !json.Valid(out) {
+		t.Fatalf("Apply(%d bytes) = %d bytes, changed %v, valid %v", len(in), len(out), changed, json.Valid(out))
+	}
+	if len(out) > MaxTotal+MaxString {
+		t.Errorf("Apply(%d bytes) = %d bytes, want at most %d", len(in), len(out), MaxTotal+MaxString)
+	}
+	if !strings.Contains(string(out), "more items were left out here (in shapes); "+remedy) {
+		t.Errorf("Apply(...) = ...%s, want a note in shapes", out[len(out)-200:])
+	}
+}
+
+func TestGuardMillionEntries(t *testing.T) {
+	// issue 19: {"ok":true,"files":[0,0,…]} of millions of entries.
+	in := `{"ok":true,"files":[0` + strings.Repeat(",0", 1_000_000) + `]}`
+	out, _ := testGuard.Apply([]byte(in))
+	if len(out) > 3*MaxItems+500 {
+		t.Errorf("Apply(a million zeros) = %d bytes, want about %d", len(out), 2*MaxItems)
+	}
+	if !strings.Contains(string(out), "1,000,001") && !strings.Contains(string(out), thousands(1_000_001-MaxItems)) {
+		t.Errorf("Apply(a million zeros) = ...%s, want the count of what was left out", out[len(out)-120:])
+	}
+}
+
+func notMoreJSON(n int, what, where string) string {
+	b, _ := json.Marshal("[bridge: " + thousands(n) + " more " + what + " were left out here (" + where + "); " + remedy + "]")
+	return string(b)
+}
+
+func TestText(t *testing.T) {
+	if got := Text("hi" + tagHello + zwsp); got != "hi" {
+		t.Errorf("Text(tags) = %q, want %q", got, "hi")
+	}
+	long := strings.Repeat("é", MaxText)
+	got := Text(long)
+	if len(got) > MaxText+100 || !strings.HasSuffix(got, "bytes of this text were left out]") {
+		t.Errorf("Text(%d bytes) = %d bytes ending %q", len(long), len(got), got[len(got)-60:])
+	}
+}
+
+func TestQuote(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"design.pes", `"design.pes"`},
+		{"evil" + rlo + "gnp.exe", `"evil\u202egnp.exe"`},
+		{"a\"b\\c", `"a\"b\\c"`},
+		{"line\nbreak\x1b", `"line\nbreak\x1b"`},
+		{"x" + tagHello[:4], `"x\U000e0068"`},
+		{"日本.png", `"日本.png"`},
+		{strings.Repeat("a", MaxName+10), `"` + strings.Repeat("a", MaxName) + `"...`},
+	} {
+		if got := Quote(tc.in); got != tc.want {
+			t.Errorf("Quote(%q) = %s, want %s", tc.in, got, tc.want)
+		}
+	}
+}
+
+func TestAppendString(t *testing.T) {
+	for _, s := range []string{"plain", "quote\" back\\ slash", "ctl\x00\x07\x1f", "tab\tnl\nret\r", "é ☃ \u2028\u2029", "bad \xff utf8", "<&>"} {
+		b := AppendString(nil, s)
+		var back string
+		if err := json.Unmarshal(b, &back); err != nil {
+			t.Fatalf("AppendString(%q) = %s, not JSON: %v", s, b, err)
+		}
+		want := string(bytes.ToValidUTF8([]byte(s), []byte("\uFFFD")))
+		if back != want {
+			t.Errorf("AppendString(%q) round-trips to %q, want %q", s, back, want)
+		}
+		if bytes.ContainsAny(b, "\n\r\u2028\u2029") {
+			t.Errorf("AppendString(%q) = %q holds a line break", s, b)
+		}
+	}
+}
