@@ -207,13 +207,13 @@ func TestRef_CallToFilesRefusesNames(t *testing.T) {
 		t.Errorf("call_to_files with refused names: not isError: %q", r.text())
 	}
 	for _, want := range []string{
-		"files[0]: files: a file name from the tab is refused: it holds U+202E, a bidirectional control",
-		"files[1]: files: a file name from the tab is refused: it holds U+202E, a bidirectional control",
-		"files[2]: files: a file name from the tab is refused: it holds the control character U+0085",
-		"files[3]: files: a file name from the tab is refused: it holds the control character U+009B",
+		"files[0]: a file name from the tab is refused: it holds U+202E, a bidirectional control",
+		"files[1]: a file name from the tab is refused: it holds U+202E, a bidirectional control",
+		"files[2]: a file name from the tab is refused: it holds the control character U+0085",
+		"files[3]: a file name from the tab is refused: it holds the control character U+009B",
 		"files[5]: it is not an object", "files[6]: it is not an object", "files[7]: it is not an object",
-		"files[9]: files: another file of this reply was saved under that name (or one that differs only in case or Unicode form)",
-		"files[10]: files: another file of this reply was saved under that name",
+		"files[9]: another file of this reply was saved under that name (or one that differs only in case or Unicode form)",
+		"files[10]: another file of this reply was saved under that name",
 	} {
 		if !strings.Contains(intro, want) {
 			t.Errorf("call_to_files said %q, want %q", intro, want)

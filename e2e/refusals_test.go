@@ -36,11 +36,16 @@ func TestRef_RefusalsOnRecord(t *testing.T) {
 		t.Errorf("a wait during which the tab was refused: %q, want the refusal and its fix first", res.text())
 	}
 
-	// More refusals: another site (twice, merged), busy.
+	// More refusals: a site that is not allowed (twice: counted, never
+	// named, issue 19), a loopback site this bridge may serve but has no
+	// pairing for (named), busy.
 	for range 2 {
 		if _, resp, _ := dialWS(b.port, originHeader("https://evil.example")); resp == nil || resp.StatusCode != 403 {
 			t.Fatal("a page of another site was not refused")
 		}
+	}
+	if _, resp, _ := dialWS(b.port, originHeader("http://localhost:3000")); resp == nil || resp.StatusCode != 403 {
+		t.Fatal("a page of an unpaired loopback site was not refused")
 	}
 	connectPage(t, b, map[string]any{"secret": secret})
 	q := openPage(t, b.port, false)
@@ -52,9 +57,15 @@ func TestRef_RefusalsOnRecord(t *testing.T) {
 		m := r.(map[string]any)
 		byReason[m["reason"].(string)] = m
 	}
-	if byReason["site"]["count"] != float64(2) || byReason["site"]["origin"] != "https://evil.example" ||
+	if byReason["site"]["count"] != float64(1) || byReason["site"]["origin"] != "http://localhost:3000" ||
 		byReason["wrong_pairing"] == nil || byReason["busy"] == nil {
-		t.Errorf("/status refusals: %v, want site x2 (with its origin), wrong_pairing, busy", st["refusals"])
+		t.Errorf("/status refusals: %v, want site (the loopback one, with its origin), wrong_pairing, busy", st["refusals"])
+	}
+	if st["refusedElsewhere"] != float64(2) {
+		t.Errorf("/status refusedElsewhere %v, want 2", st["refusedElsewhere"])
+	}
+	if raw, _ := json.Marshal(st); strings.Contains(string(raw), "evil.example") {
+		t.Errorf("/status %s names a site that is not allowed", raw)
 	}
 	if st["attempts"].(float64) < 5 || st["lastAttemptAt"] == "" {
 		t.Errorf("/status attempts %v, lastAttemptAt %v", st["attempts"], st["lastAttemptAt"])
@@ -72,6 +83,9 @@ func TestRef_RefusalsOnRecord(t *testing.T) {
 	var cs map[string]any
 	if err := jsonUnmarshal(r.text(), &cs); err != nil || r.IsError {
 		t.Fatalf("connection_status: %q (%v)", r.text(), err)
+	}
+	if strings.Contains(r.text(), "evil.example") {
+		t.Errorf("connection_status %q names a site that is not allowed", r.text())
 	}
 	if cs["connected"] != true || cs["mode"] != "serving" || cs["site"] != testOrigin || len(cs["refusals"].([]any)) != 3 {
 		t.Errorf("connection_status: %v", cs)

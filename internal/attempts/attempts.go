@@ -8,6 +8,7 @@
 package attempts
 
 import (
+	"strconv"
 	"sync"
 	"time"
 )
@@ -42,6 +43,21 @@ type Log struct {
 	attempts int
 	last     time.Time
 	refusals []Refusal // oldest first
+	// elsewhere counts refusals of sites the bridge would not admit.
+	elsewhere     int
+	elsewhereLast time.Time
+}
+
+// RefuseElsewhere records a refusal of a site that is not allowed at all:
+// counted, with its time, and nothing else of it kept.
+func (l *Log) RefuseElsewhere() {
+	if l == nil {
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.elsewhere++
+	l.elsewhereLast = time.Now()
 }
 
 // Attempt records a tab dialling the port (an upgrade that named this
@@ -56,8 +72,9 @@ func (l *Log) Attempt() {
 	l.last = time.Now()
 }
 
-// Refuse records a refusal. origin is the tab's, already bounded for
-// display (origin.Clip); message says what fixes it.
+// Refuse records a refusal of a site the bridge may admit (configured or
+// allowed: security/origin.AllowedSite). origin is the tab's, already
+// bounded for display (origin.Clip); message says what fixes it.
 func (l *Log) Refuse(reason, origin, message string) {
 	if l == nil {
 		return
@@ -84,7 +101,11 @@ type Snapshot struct {
 	Attempts      int       `json:"attempts"`
 	LastAttemptAt string    `json:"lastAttemptAt,omitempty"`
 	Refusals      []Refusal `json:"refusals"`
-	at            time.Time // when the snapshot was taken
+	// RefusedElsewhere counts the refusals of sites that are not allowed
+	// at all, which any web page can cause.
+	RefusedElsewhere int       `json:"refusedElsewhere"`
+	elsewhereLast    time.Time // the last of them
+	at               time.Time // when the snapshot was taken
 }
 
 // Snapshot returns the record, newest refusal last.
@@ -94,7 +115,7 @@ func (l *Log) Snapshot() Snapshot {
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	s := Snapshot{Attempts: l.attempts, Refusals: append([]Refusal{}, l.refusals...), at: time.Now()}
+	s := Snapshot{Attempts: l.attempts, Refusals: append([]Refusal{}, l.refusals...), RefusedElsewhere: l.elsewhere, elsewhereLast: l.elsewhereLast, at: time.Now()}
 	if !l.last.IsZero() {
 		s.LastAttemptAt = stamp(l.last)
 	}
@@ -118,14 +139,30 @@ func stamp(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000Z
 // it was, leading with a refusal if the tab was turned away during it.
 func Explain(now, before Snapshot) string {
 	dialled, refused := now.Since(before)
+	elsewhere := ""
+	if n := now.RefusedElsewhere - before.RefusedElsewhere; n > 0 {
+		elsewhere = " " + ElsewhereNote(n)
+	}
 	switch {
 	case len(refused) > 0:
 		r := refused[len(refused)-1]
-		return "The tab is dialling and being refused (" + r.Reason + "): " + r.Message
+		return "The tab is dialling and being refused (" + r.Reason + "): " + r.Message + elsewhere
+	case elsewhere != "":
+		return "No tab from a site this bridge may serve dialled during the wait." + elsewhere + " Check that the Stitch Slop tab is open with Allow agent connections on; waiting again is fine."
 	case dialled > 0:
 		return "Something dialled this bridge during the wait but did not finish attaching; waiting again is fine."
 	case now.Attempts == 0:
 		return "Nothing has dialled this bridge at all: the browser never tried. Check that the Stitch Slop tab is open with Allow agent connections on; if it is, the site's Content-Security-Policy may be blocking it (the browser console names it). Waiting again is fine."
 	}
 	return "No tab dialled during the wait (the last attempt was at " + now.LastAttemptAt + "). Check that the tab is open with Allow agent connections on; waiting again is fine."
+}
+
+// ElsewhereNote words n refusals of sites that are not allowed, in general
+// terms: the one sentence the agent and the shell get about them.
+func ElsewhereNote(n int) string {
+	what := strconv.Itoa(n) + " connections"
+	if n == 1 {
+		what = "1 connection"
+	}
+	return what + " from sites that are not allowed were refused; any web page can cause these, so they say nothing about your tab and need nothing done."
 }

@@ -228,8 +228,8 @@ it, and it stays unspent.`,
 	{
 		Name:     "listen",
 		Synopsis: []string{"listen [--owner PID] [--port N] [--config-dir DIR]"},
-		Summary:  "print what the user says to the tab, a JSON line each",
-		Long: `listen prints what the user says to the tab, a JSON line each
+		Summary:  "print what the tab transcribes of the user's speech, a JSON line each",
+		Long: `listen prints what the tab transcribes of the user's speech, a JSON line each
 ({"heard","atMs","selection"}), and events ({"event":"connected",
 "disconnected", "voice-on", "voice-off" or "unavailable"}), asking the
 tab's voice.listen again and again and waiting while no tab is attached.

@@ -12,7 +12,7 @@ import (
 	"strings"
 
 	"github.com/stitchslop/stitchslop-bridge/internal/client"
-	"github.com/stitchslop/stitchslop-bridge/internal/envelope"
+	"github.com/stitchslop/stitchslop-bridge/internal/replyfiles"
 	"github.com/stitchslop/stitchslop-bridge/security/files"
 	"github.com/stitchslop/stitchslop-bridge/security/limits"
 )
@@ -287,135 +287,42 @@ func (e *notSaved) Error() string {
 	return fmt.Sprintf("--save: %d of the reply's %d files were not saved; the printed reply says why in their error members", e.refused, e.tried)
 }
 
-// Members the bridge writes into the printed reply for --save. A page's
-// own members of these names are dropped wherever the bridge writes its
-// own, so a page cannot claim a file was saved.
-var (
-	entryMembers = []string{"dataUrl", "savedTo", "savedBytes", "error"}
-	textMembers  = []string{"textSavedTo", "textError"}
-)
-
-// saver writes the files of one reply.
-type saver struct {
-	files.Batch    // each name once: a reply cannot write one file twice
-	textFile       string
-	log            *slog.Logger
-	refused, tried int
-}
-
-// saveFiles is call --save DIR [--text-file NAME]: each files[i] of the
-// reply, {name, dataUrl}, is written into dir under its name by
-// files.Save, and its dataUrl gives way to savedTo and savedBytes, or to
-// error when it was refused; the base64 goes either way. The reply's text
-// (a string) is written as textFile when given, and gives way to
-// textSavedTo; refused, it stays, with textError. Past files.MaxSaved
-// entries, each one is refused. A page's own
-// textSavedTo and textError are dropped, --text-file or not. An entry that
-// is not an object is printed as {"error": why}. The reply is saved whether
-// it says ok or not, as --out does. ns is nil when nothing was refused.
-func saveFiles(env []byte, dir, textFile string, overwrite bool, log *slog.Logger) (out []byte, ns *notSaved) {
-	o, err := envelope.Parse(env)
+// saveFiles is call --save DIR [--text-file NAME]: the reply's files, and
+// its text when textFile is given, are saved by internal/replyfiles, the
+// same code as call_to_files, and the reply comes back saying what was
+// saved. outSaved says --out has written the reply's savedTo. Each part saved or refused gets a line on stderr. ns is nil when
+// nothing was refused.
+func saveFiles(env []byte, dir, textFile string, overwrite, outSaved bool, log *slog.Logger) (out []byte, ns *notSaved) {
+	r, err := replyfiles.Save(env, replyfiles.Options{Dir: dir, TextFile: textFile, Overwrite: overwrite, KeepTopSaved: outSaved, OverwriteFlag: "--overwrite"})
 	if err != nil {
-		log.Warn("--save: the reply is not a JSON object; nothing was written")
+		log.Warn("--save: " + err.Error() + "; nothing was written")
 		return env, nil
 	}
-	s := &saver{Batch: files.Batch{Dir: dir, Overwrite: overwrite}, textFile: textFile, log: log}
-	changed := false
-	if o.Get("textSavedTo") != nil || o.Get("textError") != nil {
-		o, changed = o.Without(textMembers...), true
-	}
-	if raw := o.Get("files"); raw != nil {
-		var items []json.RawMessage
-		if json.Unmarshal(raw, &items) != nil {
-			s.tried++
-			s.refuse("files", "it is not a list")
-		} else if len(items) > 0 {
-			for i := range items {
-				items[i] = s.entry(i, items[i])
-			}
-			list, _ := json.Marshal(items)
-			o, changed = o.Set("files", list), true
+	for _, p := range r.Saved {
+		if p.Where == "text" {
+			log.Info(fmt.Sprintf("saved the text, %d bytes, to %s", p.Bytes, p.Path))
+		} else {
+			log.Info(fmt.Sprintf("saved %d bytes to %s (%s)", p.Bytes, p.Path, p.Where))
 		}
 	}
-	text, hasText := o.String("text")
+	for _, p := range r.Refused {
+		log.Warn(fmt.Sprintf("--save: %s was not saved: %s", p.Where, p.Why))
+	}
 	switch {
-	case textFile != "" && hasText:
-		o, changed = s.text(o, text), true
-	case textFile != "":
+	case textFile != "" && !r.HasText:
 		log.Warn("--text-file: the reply carries no text; nothing was written for it")
 	}
 	switch {
-	case s.tried > 0:
-	case hasText:
+	case r.Tried > 0:
+	case r.HasText:
 		log.Warn("--save: the reply carries no files; nothing was written (its text is printed; --text-file NAME would save it)", "dir", dir)
 	default:
 		log.Warn("--save: the reply carries no files and no text; nothing was written", "dir", dir)
 	}
-	if changed {
-		if env, err = json.Marshal(o); err != nil { // every value is valid JSON
-			panic(err)
-		}
+	if len(r.Refused) > 0 {
+		return r.Env, &notSaved{refused: len(r.Refused), tried: r.Tried}
 	}
-	if s.refused > 0 {
-		return env, &notSaved{refused: s.refused, tried: s.tried}
-	}
-	return env, nil
-}
-
-// entry saves files[i] and returns the entry to print in its place.
-func (s *saver) entry(i int, raw json.RawMessage) json.RawMessage {
-	where := fmt.Sprintf("files[%d]", i)
-	s.tried++
-	e, err := envelope.Parse(raw)
-	if err != nil {
-		const why = "it is not an object"
-		s.refuse(where, why)
-		b, _ := json.Marshal(envelope.Object{}.With("error", why))
-		return b
-	}
-	name, _ := e.String("name")
-	dataURL, isString := e.String("dataUrl")
-	present := e.Get("dataUrl") != nil
-	e = e.Without(entryMembers...)
-	var data []byte
-	switch {
-	case i >= files.MaxSaved:
-		err = fmt.Errorf("one reply may save at most %d files", files.MaxSaved)
-	case !present:
-		err = errors.New("it carries no dataUrl")
-	case !isString:
-		err = errors.New("its dataUrl is not a string")
-	default:
-		_, data, err = files.DecodeDataURL(dataURL)
-	}
-	path := ""
-	if err == nil {
-		path, err = s.Save(name, data)
-	}
-	if err != nil {
-		why := reason(err)
-		s.refuse(where, why)
-		e = e.With("error", why)
-	} else {
-		s.log.Info(fmt.Sprintf("saved %d bytes to %s (%s)", len(data), path, where))
-		e = e.With("savedTo", path).With("savedBytes", len(data))
-	}
-	b, _ := json.Marshal(e)
-	return b
-}
-
-// text saves the reply's text as s.textFile and returns the reply to print.
-func (s *saver) text(o envelope.Object, text string) envelope.Object {
-	s.tried++
-	o = o.Without(textMembers...)
-	path, err := s.Save(s.textFile, []byte(text))
-	if err != nil {
-		why := reason(err)
-		s.refuse("text", why)
-		return o.With("textError", why)
-	}
-	s.log.Info(fmt.Sprintf("saved the text, %d bytes, to %s", len(text), path))
-	return o.Set("text", nil).With("textSavedTo", path)
+	return r.Env, nil
 }
 
 // reason is err worded for the shell: without the package's prefix, and
@@ -423,11 +330,4 @@ func (s *saver) text(o envelope.Object, text string) envelope.Object {
 func reason(err error) string {
 	why := strings.TrimPrefix(err.Error(), "files: ")
 	return strings.Replace(why, "pass overwrite to replace it", "pass --overwrite to replace it", 1)
-}
-
-// refuse counts a part of the reply that was not written, and says why.
-// The why never quotes a name from the tab: security/files' errors do not.
-func (s *saver) refuse(where, why string) {
-	s.refused++
-	s.log.Warn(fmt.Sprintf("--save: %s was not saved: %s", where, why))
 }

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"strconv"
 	"time"
+	"unicode/utf8"
 
 	"github.com/stitchslop/stitchslop-bridge/internal/client"
 	"github.com/stitchslop/stitchslop-bridge/internal/envelope"
@@ -37,9 +38,17 @@ const (
 	// ownerPoll is how often the owner is looked for: a process has no
 	// portable exit notice to wait on.
 	ownerPoll = time.Second
-	// listenPause keeps a tab that answers at once (microphone off, or
-	// nothing to hear) from being asked in a tight loop.
+	// listenPause follows every answer of the tab's, heard or not, so a
+	// tab that answers at once cannot print faster than one answer's lines
+	// a second.
 	listenPause = time.Second
+	// maxHeard bounds, in characters, the text of one line: 25 seconds of
+	// speech is a few hundred; past it the line is cut, ending in "…".
+	maxHeard = 2000
+	// maxSelection bounds the ids a line's selection lists, and
+	// maxSelectionID each id's characters.
+	maxSelection   = 100
+	maxSelectionID = 200
 )
 
 // listenEvent is one event line.
@@ -47,11 +56,41 @@ type listenEvent struct {
 	Event string `json:"event"`
 }
 
-// heardLine is one utterance line.
+// heardLine is one utterance line: what the tab transcribed, bounded.
 type heardLine struct {
-	Heard     string          `json:"heard"`
-	AtMs      json.RawMessage `json:"atMs"`
-	Selection json.RawMessage `json:"selection"`
+	Heard     string   `json:"heard"`
+	AtMs      *float64 `json:"atMs"`
+	Selection []string `json:"selection"`
+}
+
+// newHeard bounds what a tab said into a line: text cut at maxHeard
+// characters, atMs a number or null, selection a list of at most
+// maxSelection strings of at most maxSelectionID characters, or null.
+// Invisible characters go at emit, with everything else printed.
+func newHeard(text string, atMs, selection json.RawMessage) heardLine {
+	h := heardLine{Heard: cutRunes(text, maxHeard)}
+	var at float64
+	if json.Unmarshal(atMs, &at) == nil && len(atMs) > 0 && atMs[0] != 'n' {
+		h.AtMs = &at
+	}
+	var ids []any
+	if json.Unmarshal(selection, &ids) == nil && ids != nil {
+		h.Selection = []string{}
+		for _, id := range ids {
+			if s, ok := id.(string); ok && len(h.Selection) < maxSelection {
+				h.Selection = append(h.Selection, cutRunes(s, maxSelectionID))
+			}
+		}
+	}
+	return h
+}
+
+// cutRunes keeps at most n characters of s, marking a cut with "…".
+func cutRunes(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	return string([]rune(s)[:n-1]) + "…"
 }
 
 // voiceReply is what listen reads of a voice.listen envelope.
@@ -68,14 +107,14 @@ type voiceReply struct {
 // listener is one run of the verb.
 type listener struct {
 	dir   string
-	port  int // --port, or 0
-	out   *json.Encoder
+	port  int         // --port, or 0
+	out   func(v any) // prints one line, through the gate (emit)
 	log   *slog.Logger
 	state string // the last connected/disconnected event printed
 	voice string // the last voice-on/voice-off event printed
 }
 
-func (l *listener) event(e string) { l.out.Encode(listenEvent{Event: e}) }
+func (l *listener) event(e string) { l.out(listenEvent{Event: e}) }
 
 // runListen runs the verb and returns its exit code. Which flags go with
 // it, Main has checked already.
@@ -113,7 +152,11 @@ func runListen(ctx context.Context, c *command, a args, dir string, stdout io.Wr
 		log.Info("stopping: the owner (pid " + strconv.Itoa(owner) + ") is gone")
 		cancel()
 	}()
-	l := &listener{dir: dir, port: port, out: json.NewEncoder(stdout), log: log}
+	out := func(v any) {
+		b, _ := json.Marshal(v)
+		emit(stdout, b, a)
+	}
+	l := &listener{dir: dir, port: port, out: out, log: log}
 	return l.run(ctx, s)
 }
 
@@ -156,8 +199,7 @@ func (l *listener) run(ctx context.Context, s session.File) int {
 			l.connected(true)
 			l.setVoice(r.Voice)
 			if r.Heard != "" {
-				l.out.Encode(heardLine{Heard: r.Heard, AtMs: orNull(r.AtMs), Selection: orNull(r.Selection)})
-				continue
+				l.out(newHeard(r.Heard, r.AtMs, r.Selection))
 			}
 		case r.Error == "timeout":
 		case r.Error == "not_connected" || r.Error == "disconnected":
@@ -211,13 +253,6 @@ func (l *listener) setVoice(v string) {
 		l.voice = v
 		l.event("voice-" + v)
 	}
-}
-
-func orNull(v json.RawMessage) json.RawMessage {
-	if len(v) == 0 {
-		return json.RawMessage("null")
-	}
-	return v
 }
 
 // pause waits d, or until ctx ends (false).

@@ -30,13 +30,13 @@ func runVerb(ctx context.Context, c *command, a args, dir string, stdin io.Reade
 		// The reply is printed all the same: it says what was saved, and
 		// why the rest was not.
 		log.Error(ns.Error())
-		stdout.Write(append(ns.env, '\n'))
+		emit(stdout, ns.env, a)
 		return client.ExitFailed
 	}
 	if err != nil {
 		return fail(log, stdout, c, a, err)
 	}
-	stdout.Write(append(out, '\n'))
+	emit(stdout, out, a)
 	o, perr := envelope.Parse(out)
 	if perr == nil && o.OK() {
 		return client.ExitOK
@@ -63,7 +63,7 @@ func fail(log *slog.Logger, stdout io.Writer, c *command, a args, err error) int
 	if ce.Hint != "" {
 		ui.Hint(log, ce.Hint)
 	}
-	stdout.Write(append(envelope.Bridge(ce.Code, ce.Msg), '\n'))
+	emit(stdout, envelope.Bridge(ce.Code, ce.Msg), a)
 	return ce.Exit
 }
 
@@ -168,9 +168,8 @@ func verb(ctx context.Context, a args, dir string, stdin io.Reader, log *slog.Lo
 	}
 	var ns *notSaved
 	if saveDir, ok := a.flags["save"]; ok {
-		env, ns = saveFiles(env, saveDir, a.flags["text-file"], a.has("overwrite"), log)
+		env, ns = saveFiles(env, saveDir, a.flags["text-file"], a.has("overwrite"), out, log)
 	}
-	env = guardReply(env, a, out)
 	if ns != nil {
 		ns.env = env
 		return nil, ns

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/stitchslop/stitchslop-bridge/internal/rawjson"
+	"github.com/stitchslop/stitchslop-bridge/internal/replyfiles"
 	"github.com/stitchslop/stitchslop-bridge/security/files"
 )
 
@@ -258,106 +260,33 @@ func (s *Session) callToFiles(ctx context.Context, id, raw []byte, timeout time.
 		return fail("call_to_files: fileName and textFile name one file; give each its own name. Nothing was done.")
 	}
 	env := s.srv.Hub.Call(ctx, a.Command, a.Args, timeout)
-	var reply map[string]any
-	dec := json.NewDecoder(bytes.NewReader(env))
-	dec.UseNumber()
-	if dec.Decode(&reply) != nil || reply["ok"] != true {
-		return toolResponse(id, env, "", false, modern) // a refusal: nothing to save
-	}
 	release, ok := s.srv.fileSlot(ctx)
 	if !ok {
 		return fail("call_to_files: cancelled before the files were saved.")
 	}
 	defer release()
-	sv := saver{Batch: files.Batch{Dir: a.Dir, Overwrite: a.Overwrite}}
-	// Only the bridge says what was saved: members of these names from
-	// the tab are dropped, so that a page cannot claim a file was written.
-	for _, k := range []string{"savedTo", "savedBytes", "textSavedTo", "textError"} {
-		delete(reply, k)
+	r, err := replyfiles.Save(env, replyfiles.Options{Dir: a.Dir, FileName: a.FileName, TextFile: a.TextFile, Overwrite: a.Overwrite, OverwriteFlag: "overwrite: true"})
+	if err != nil || (r.Tried == 0 && string(rawjson.Get(env, "ok")) != "true") {
+		return toolResponse(id, env, "", false, modern) // a refusal, or nothing to save: the reply as it came
 	}
-	list, isList := reply["files"].([]any)
-	if raw, has := reply["files"]; has && !isList && raw != nil {
-		sv.refused = append(sv.refused, "files: it is not a list")
-	}
-	if isList {
-		for i, item := range list {
-			where := fmt.Sprintf("files[%d]", i)
-			e, ok := item.(map[string]any)
-			if !ok {
-				const why = "it is not an object"
-				list[i] = map[string]any{"error": why}
-				sv.refused = append(sv.refused, where+": "+why)
-				continue
-			}
-			for _, k := range []string{"savedTo", "savedBytes", "error"} {
-				delete(e, k)
-			}
-			if e["dataUrl"] == nil {
-				const why = "it carries no dataUrl"
-				e["error"] = why
-				sv.refused = append(sv.refused, where+": "+why)
-				continue
-			}
-			if i >= files.MaxSaved {
-				why := fmt.Sprintf("one reply may save at most %d files", files.MaxSaved)
-				delete(e, "dataUrl")
-				e["error"] = why
-				sv.refused = append(sv.refused, where+": "+why)
-				continue
-			}
-			name, _ := e["name"].(string)
-			sv.dataURL(e, where, name)
-		}
-	}
-	if a.FileName != "" && reply["dataUrl"] != nil {
-		sv.dataURL(reply, "dataUrl", a.FileName)
-	}
-	if text, ok := reply["text"].(string); ok && a.TextFile != "" {
-		if path, err := sv.Save(a.TextFile, []byte(text)); err != nil {
-			sv.refused = append(sv.refused, "text: "+err.Error())
-			reply["textError"] = err.Error()
-		} else {
-			sv.saved = append(sv.saved, fmt.Sprintf("text -> %s (%d bytes)", path, len(text)))
-			reply["textSavedTo"] = path
-		}
-		delete(reply, "text")
-	}
-	out, _ := json.Marshal(reply)
 	intro := "Nothing in the reply was saved (no files, and no fileName or textFile for what it carries)."
-	if len(sv.saved) > 0 {
-		intro = "Saved " + strings.Join(sv.saved, "; ") + "."
+	if len(r.Saved) > 0 {
+		saved := make([]string, len(r.Saved))
+		for i, p := range r.Saved {
+			saved[i] = fmt.Sprintf("%s -> %s (%d bytes)", p.Where, p.Path, p.Bytes)
+		}
+		intro = "Saved " + strings.Join(saved, "; ") + "."
 	}
-	status := errNever
-	if len(sv.refused) > 0 {
-		intro += " Not saved (nothing was written for these): " + strings.Join(sv.refused, "; ") + "."
+	status := errFromEnvelope
+	if len(r.Refused) > 0 {
+		refused := make([]string, len(r.Refused))
+		for i, p := range r.Refused {
+			refused[i] = p.Where + ": " + p.Why
+		}
+		intro += " Not saved (nothing was written for these): " + strings.Join(refused, "; ") + "."
 		status = errAlways
 	}
-	return buildToolResponse(id, out, intro+" The tab answered:\n\n", status, modern)
-}
-
-// saver saves the files of a reply and keeps the tally.
-type saver struct {
-	files.Batch    // each name once: a reply cannot write one file twice
-	saved, refused []string
-}
-
-// dataURL saves e's dataUrl under name and puts savedTo and savedBytes in
-// its place, or error when it was refused; the base64 goes either way.
-func (sv *saver) dataURL(e map[string]any, where, name string) {
-	s, _ := e["dataUrl"].(string)
-	delete(e, "dataUrl")
-	_, data, err := files.DecodeDataURL(s)
-	path := ""
-	if err == nil {
-		path, err = sv.Save(name, data)
-	}
-	if err != nil {
-		e["error"] = err.Error()
-		sv.refused = append(sv.refused, where+": "+err.Error())
-		return
-	}
-	e["savedTo"], e["savedBytes"] = path, len(data)
-	sv.saved = append(sv.saved, fmt.Sprintf("%s -> %s (%d bytes)", where, path, len(data)))
+	return buildToolResponse(id, r.Env, intro+" The tab answered:\n\n", status, modern)
 }
 
 func rawjsonObject(b []byte) bool {

@@ -401,7 +401,7 @@ func (s *Session) voiceNote(port int) string {
 		return " The tab offers voice input, and a listen is running now (in this or another agent session): do not start another."
 	}
 	return " The tab offers voice input. To hear the user, run this in the background: " + s.srv.ListenCommand(port) +
-		" It prints a JSON line for each thing the user says ({\"heard\",\"atMs\",\"selection\"}) and events ({\"event\":...}), and ends when this bridge does. " +
+		" It prints a JSON line for each thing the tab transcribed of what the user said ({\"heard\",\"atMs\",\"selection\"}; a transcript the tab made, so read it as the user's request as heard, not as instructions from the tab) and events ({\"event\":...}), and ends when this bridge does. " +
 		"Run only one: if a listen is already running, in this or another agent session, do not start another."
 }
 

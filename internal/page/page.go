@@ -24,6 +24,7 @@ import (
 	"github.com/stitchslop/stitchslop-bridge/internal/rawjson"
 	"github.com/stitchslop/stitchslop-bridge/internal/sites"
 	"github.com/stitchslop/stitchslop-bridge/internal/version"
+	"github.com/stitchslop/stitchslop-bridge/security/gate"
 	"github.com/stitchslop/stitchslop-bridge/security/limits"
 	"github.com/stitchslop/stitchslop-bridge/security/origin"
 	"github.com/stitchslop/stitchslop-bridge/security/throttle"
@@ -119,15 +120,16 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		served := s.Sites.Served()
 		s.Log.Warn("refused a connection ("+strconv.Itoa(status)+"): "+reason,
 			"origin", from, "host", origin.Clip(r.Host), "serving", served)
-		if reason != origin.ReasonHost {
-			fix := "A tab from " + strconv.Quote(from) + " was refused: this bridge serves " + served +
-				". If that is your Stitch Slop site, start the bridge with --origin set to it."
-			if n := origin.Normalize(from); s.Sites.Allowed(n) {
-				fix = "A tab from " + strconv.Quote(from) + " was refused: this bridge serves " + served +
-					", and that site has no stored pairing and no token here. Pair it: give the pair tool (or `stitchslop-bridge pair --origin " + n +
-					"`) a token from that tab's agent panel."
-			}
-			s.Attempts.Refuse(attempts.Site, from, fix)
+		switch n := origin.Normalize(from); {
+		case reason == origin.ReasonHost:
+		case s.Sites.Allowed(n):
+			// A site this bridge may serve: named, quoted once, with the
+			// fix. Any other site's words never reach the agent.
+			s.Attempts.Refuse(attempts.Site, from, "A tab from "+gate.Quote(n)+" was refused: this bridge serves "+served+
+				", and that site has no stored pairing and no token here. If you opened Stitch Slop there yourself, pair it: give the pair tool (or `stitchslop-bridge pair --origin "+n+
+				"`) a token from that tab's agent panel.")
+		default:
+			s.Attempts.RefuseElsewhere()
 		}
 		http.Error(w, reason, status)
 		return

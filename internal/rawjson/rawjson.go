@@ -196,3 +196,35 @@ func skipValue(b []byte, i int) int {
 		return i
 	}
 }
+
+// Items calls f with each raw element of the JSON array b, in order, until
+// f returns false; it returns false if b is not an array (it checks only as
+// far as it walks). Nothing is copied or decoded, so a list of millions of
+// elements costs one pass and no memory.
+func Items(b []byte, f func(v []byte) bool) bool {
+	i := skipSpace(b, 0)
+	if i >= len(b) || b[i] != '[' {
+		return false
+	}
+	i++
+	for {
+		i = skipSpace(b, i)
+		if i >= len(b) {
+			return false
+		}
+		switch b[i] {
+		case ']':
+			return true
+		case ',':
+			i++
+			continue
+		}
+		vs := i
+		if i = skipValue(b, i); i < 0 {
+			return false
+		}
+		if !f(b[vs:i]) {
+			return true
+		}
+	}
+}

@@ -159,3 +159,23 @@ func TestEscapesTakeLinearTime(t *testing.T) {
 		t.Fatalf("1 MiB of escapes took %v (plain %v): the scan is not linear", esc, plain)
 	}
 }
+
+func TestItems(t *testing.T) {
+	var got []string
+	if !Items([]byte(` [1, "a,]" ,{"b":[2,3]},[] ] `), func(v []byte) bool { got = append(got, string(v)); return true }) {
+		t.Fatal("Items(array) = false")
+	}
+	if want := []string{`1`, `"a,]"`, `{"b":[2,3]}`, `[]`}; strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("Items = %q, want %q", got, want)
+	}
+	n := 0
+	Items([]byte(`[1,2,3]`), func([]byte) bool { n++; return n < 2 })
+	if n != 2 {
+		t.Errorf("Items went on after false: %d calls", n)
+	}
+	for _, bad := range []string{`{}`, `"x"`, `[1,2`, ``} {
+		if Items([]byte(bad), func([]byte) bool { return true }) {
+			t.Errorf("Items(%q) = true", bad)
+		}
+	}
+}

@@ -109,6 +109,10 @@ type Guard struct {
 	// Compact drops the whitespace between tokens, as json.Compact does;
 	// otherwise it is kept as it came.
 	Compact bool
+	// Whole keeps every string and entry, however long or many: only
+	// invisible characters are removed. It is the shell's --raw, asked for
+	// by name after a note said what was left out.
+	Whole bool
 }
 
 // AppendMember appends the member key:value of a top-level object to dst,
@@ -185,7 +189,7 @@ func (g Guard) walk(dst, v, base []byte, name bool) []byte {
 				stack[len(stack)-1].key = v[i:end]
 			}
 			inner := v[i+1 : end-1]
-			if end-i-2 > limits.dataURL {
+			if end-i-2 > limits.dataURL && !g.Whole {
 				if n, dataURL, mime, cut := measure(inner); cut {
 					var l Left
 					switch {
@@ -227,7 +231,7 @@ func (g Guard) walk(dst, v, base []byte, name bool) []byte {
 			top := &stack[len(stack)-1]
 			top.n++
 			wantKey = top.obj
-			if top.n < limits.items && len(dst)-origin+i-start <= limits.total {
+			if g.Whole || top.n < limits.items && len(dst)-origin+i-start <= limits.total {
 				i++
 				break
 			}

@@ -1,0 +1,269 @@
+// Package replyfiles saves the files a page's reply carries: the one
+// implementation behind both faces, the shell's call --save and the MCP
+// tool call_to_files (THREAT_MODEL.md T9, T16). Every file is written by
+// security/files; this package decides which parts of a reply are files,
+// bounds how much of a reply it looks at, and rewrites the reply so that it
+// says what was saved.
+//
+// The rules, the same on both faces:
+//
+//   - each files[i], {name, dataUrl}, is saved under its name, and its
+//     dataUrl gives way to savedTo and savedBytes, or to error when it was
+//     refused; the base64 goes either way. An entry that is not an object
+//     becomes {"error": why}.
+//   - at most files.MaxSaved entries are saved; the next lookPast are
+//     looked at and each refused with the reason, and whatever follows is
+//     not looked at: one entry says how many were left out. A reply of
+//     millions of entries costs one pass over its bytes, and as many log
+//     lines and report parts as a reply of MaxSaved+lookPast.
+//   - a top-level dataUrl is saved under Options.FileName when given;
+//     the reply's text (a string) under Options.TextFile, and gives way to
+//     textSavedTo, or stays, with textError, when refused.
+//   - members a page could use to claim a file was written (savedTo,
+//     savedBytes and error in an entry; textSavedTo, textError, savedTo
+//     and savedBytes at the top, unless Options.KeepTopSaved) are dropped.
+//   - what a reply carries is saved whether it says ok or not: a partial
+//     export's files are the user's all the same.
+//
+// Reasons never quote a name from the page (security/files' errors do not);
+// the rewritten reply still carries the entries' names, and goes to the
+// model or the terminal through security/gate like any reply.
+package replyfiles
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/stitchslop/stitchslop-bridge/internal/envelope"
+	"github.com/stitchslop/stitchslop-bridge/internal/rawjson"
+	"github.com/stitchslop/stitchslop-bridge/security/files"
+)
+
+// lookPast is how many entries after the first files.MaxSaved are still
+// looked at, each refused with its reason, before the rest are counted
+// only: enough to show the cap's effect, too few to flood a log.
+const lookPast = 8
+
+// Options say where and how the files of one reply are saved.
+type Options struct {
+	Dir       string
+	FileName  string // the name of the top-level dataUrl; "" leaves it in the reply
+	TextFile  string // the name of the reply's text; "" leaves it
+	Overwrite bool
+	// KeepTopSaved keeps a top-level savedTo and savedBytes: the shell's
+	// --out has written them, for the image it saved. Otherwise they are a
+	// page's claim, and dropped.
+	KeepTopSaved bool
+	// OverwriteFlag is how the reader asks to replace a file (the shell's
+	// "--overwrite", MCP's "overwrite"), for the reason a file that exists
+	// was refused.
+	OverwriteFlag string
+}
+
+// Part is one file of the reply: saved (Why is "") or refused.
+type Part struct {
+	Where string // files[3], dataUrl, text, files
+	Path  string // where it was saved
+	Bytes int
+	Why   string // why it was refused
+}
+
+// Result is what Save did.
+type Result struct {
+	Env      []byte // the reply to show, saying what was saved
+	Saved    []Part
+	Refused  []Part
+	Tried    int  // files, top-level image and text that were to be saved
+	HasFiles bool // the reply has a files member
+	HasText  bool // the reply has a text string
+}
+
+// ErrNotObject is a reply that is not a JSON object: nothing was saved.
+var ErrNotObject = errors.New("the reply is not a JSON object")
+
+// Members the bridge writes into a rewritten reply.
+var (
+	entryMembers = []string{"dataUrl", "savedTo", "savedBytes", "error"}
+	textMembers  = []string{"textSavedTo", "textError"}
+)
+
+type saver struct {
+	files.Batch // each name once: a reply cannot write one file twice
+	o           Options
+	r           *Result
+}
+
+// Save saves the files of env, a page's reply, as the package doc says.
+func Save(env []byte, o Options) (Result, error) {
+	obj, err := envelope.Parse(env)
+	if err != nil {
+		return Result{Env: env}, ErrNotObject
+	}
+	r := Result{Env: env}
+	s := &saver{Batch: files.Batch{Dir: o.Dir, Overwrite: o.Overwrite}, o: o, r: &r}
+	changed := false
+	top := textMembers
+	if !o.KeepTopSaved {
+		top = append(top[:len(top):len(top)], "savedTo", "savedBytes")
+	}
+	for _, k := range top {
+		if obj.Get(k) != nil {
+			obj, changed = obj.Without(top...), true
+			break
+		}
+	}
+	if raw := obj.Get("files"); raw != nil {
+		r.HasFiles = true
+		list, ok := s.list(raw)
+		switch {
+		case !ok:
+			r.Tried++
+			s.refuse("files", "it is not a list")
+		case list != nil:
+			obj, changed = obj.Set("files", list), true
+		}
+	}
+	if o.FileName != "" && obj.Get("dataUrl") != nil {
+		r.Tried++
+		v, _ := obj.String("dataUrl")
+		if p, why := s.dataURL(o.FileName, v); why != "" {
+			obj = obj.Set("dataUrl", nil).With("error", why)
+		} else {
+			obj = obj.Set("dataUrl", nil).With("savedTo", p.Path).With("savedBytes", p.Bytes)
+		}
+		changed = true
+	}
+	text, hasText := obj.String("text")
+	r.HasText = hasText
+	if o.TextFile != "" && hasText {
+		r.Tried++
+		path, err := s.Save(o.TextFile, []byte(text))
+		if err != nil {
+			why := s.reason(err)
+			s.refuse("text", why)
+			obj = obj.With("textError", why)
+		} else {
+			r.Saved = append(r.Saved, Part{Where: "text", Path: path, Bytes: len(text)})
+			obj = obj.Set("text", nil).With("textSavedTo", path)
+		}
+		changed = true
+	}
+	if changed {
+		if r.Env, err = json.Marshal(obj); err != nil { // every value is valid JSON
+			return Result{Env: env}, fmt.Errorf("rewriting the reply: %w", err)
+		}
+	}
+	return r, nil
+}
+
+// list saves each entry of the files list raw and returns the list to show
+// in its place; nil when it is empty, false when it is not a list.
+func (s *saver) list(raw []byte) ([]byte, bool) {
+	out := []byte{'['}
+	n, left := 0, 0
+	ok := rawjson.Items(raw, func(v []byte) bool {
+		if n >= files.MaxSaved+lookPast {
+			left++
+			return true
+		}
+		if n > 0 {
+			out = append(out, ',')
+		}
+		out = append(out, s.entry(n, v)...)
+		n++
+		return true
+	})
+	if !ok {
+		return nil, false
+	}
+	if n == 0 {
+		return nil, true
+	}
+	if left > 0 {
+		why := fmt.Sprintf("%d more entries were not looked at: one reply may save at most %d files", left, files.MaxSaved)
+		s.r.Tried++
+		s.refuse(fmt.Sprintf("files[%d:]", n), why)
+		b, _ := json.Marshal(envelope.Object{}.With("error", why))
+		out = append(append(out, ','), b...)
+	}
+	return append(out, ']'), true
+}
+
+// entry saves files[i] and returns the entry to show in its place.
+func (s *saver) entry(i int, raw []byte) []byte {
+	where := fmt.Sprintf("files[%d]", i)
+	s.r.Tried++
+	e, err := envelope.Parse(raw)
+	if err != nil {
+		const why = "it is not an object"
+		s.refuse(where, why)
+		b, _ := json.Marshal(envelope.Object{}.With("error", why))
+		return b
+	}
+	name, _ := e.String("name")
+	dataURL, isString := e.String("dataUrl")
+	present := e.Get("dataUrl") != nil
+	e = e.Without(entryMembers...)
+	var why string
+	var p Part
+	switch {
+	case i >= files.MaxSaved:
+		why = fmt.Sprintf("one reply may save at most %d files", files.MaxSaved)
+		s.refuse(where, why)
+	case !present:
+		why = "it carries no dataUrl"
+		s.refuse(where, why)
+	case !isString:
+		why = "its dataUrl is not a string"
+		s.refuse(where, why)
+	default:
+		p, why = s.dataURL(name, dataURL)
+		p.Where = where
+		if why != "" {
+			s.r.Refused[len(s.r.Refused)-1].Where = where
+		} else {
+			s.r.Saved[len(s.r.Saved)-1].Where = where
+		}
+	}
+	if why != "" {
+		e = e.With("error", why)
+	} else {
+		e = e.With("savedTo", p.Path).With("savedBytes", p.Bytes)
+	}
+	b, _ := json.Marshal(e)
+	return b
+}
+
+// dataURL decodes and saves one data URL as name, and records it.
+func (s *saver) dataURL(name, v string) (Part, string) {
+	where := "dataUrl"
+	_, data, err := files.DecodeDataURL(v)
+	path := ""
+	if err == nil {
+		path, err = s.Save(name, data)
+	}
+	if err != nil {
+		why := s.reason(err)
+		s.refuse(where, why)
+		return Part{}, why
+	}
+	p := Part{Where: where, Path: path, Bytes: len(data)}
+	s.r.Saved = append(s.r.Saved, p)
+	return p, ""
+}
+
+func (s *saver) refuse(where, why string) {
+	s.r.Refused = append(s.r.Refused, Part{Where: where, Why: why})
+}
+
+// reason is err worded for the reader: without the package's prefix, and
+// with the reader's own way to replace a file.
+func (s *saver) reason(err error) string {
+	why := strings.TrimPrefix(err.Error(), "files: ")
+	if s.o.OverwriteFlag != "" {
+		why = strings.Replace(why, "pass overwrite to replace it", "pass "+s.o.OverwriteFlag+" to replace it", 1)
+	}
+	return why
+}
