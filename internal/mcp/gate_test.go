@@ -1,0 +1,55 @@
+package mcp
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// TestGateIsTheOnlyWayToTheModel holds that every tools/call result's
+// content is written by resultHead, which passes its text through
+// security/gate: no other code of this package spells a content list, so
+// none can write page text around the gate (issue 19).
+func TestGateIsTheOnlyWayToTheModel(t *testing.T) {
+	files, _ := filepath.Glob("*.go")
+	fset := token.NewFileSet()
+	found := 0
+	for _, name := range files {
+		if strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, name, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range f.Decls {
+			fn, ok := d.(*ast.FuncDecl)
+			ast.Inspect(d, func(n ast.Node) bool {
+				lit, isLit := n.(*ast.BasicLit)
+				if !isLit || lit.Kind != token.STRING {
+					return true
+				}
+				s, _ := strconv.Unquote(lit.Value)
+				if !strings.Contains(s, `"content"`) && !strings.Contains(s, `"text":`) {
+					return true
+				}
+				where := "a declaration"
+				if ok {
+					where = fn.Name.Name
+				}
+				if where != "resultHead" {
+					t.Errorf("%s: %s writes a result's content itself (%s); build results with resultMessage or textResult, whose text passes the gate", fset.Position(lit.Pos()), where, lit.Value)
+				}
+				found++
+				return true
+			})
+		}
+	}
+	if found == 0 {
+		t.Fatal("found no content list at all: the test no longer sees resultHead")
+	}
+}
