@@ -22,6 +22,10 @@ const (
 	bulkBigChars = "3,145,728"
 )
 
+// bulkImage is 3 MB of base64 that starts as a PNG does: an image block,
+// and --out, take only what is the image it claims to be.
+var bulkImage = "iVBORw0KGgoAAAAN" + strings.Repeat("QUJD", bulkBig/4-4)
+
 // bulkPage answers: dump with a 3 MB string and a 3,000-character data URL
 // among ordinary members; render with a 3 MB image; fail with ok:false and
 // a 3 MB message.
@@ -32,7 +36,7 @@ func bulkPage(cmd string, _ map[string]any) map[string]any {
 		return map[string]any{"ok": true, "say": "Here it is.", "text": big, "count": 2,
 			"members": []any{map[string]any{"name": "a", "dataUrl": "data:image/png;base64," + strings.Repeat("A", 3000-22)}, map[string]any{"name": "b"}}}
 	case "render":
-		return map[string]any{"ok": true, "width": 2, "dataUrl": "data:image/png;base64," + strings.Repeat("QUJD", bulkBig/4)}
+		return map[string]any{"ok": true, "width": 2, "dataUrl": "data:image/png;base64," + bulkImage}
 	case "fail":
 		return map[string]any{"ok": false, "error": "too_big", "message": big}
 	}
@@ -77,7 +81,7 @@ func TestRef_BulkGuardModelGetsANote(t *testing.T) {
 	}
 
 	r = b.rpc.toolCall("render", map[string]any{})
-	if len(r.Content) != 2 || r.Content[1].Type != "image" || r.Content[1].Data != strings.Repeat("QUJD", bulkBig/4) {
+	if len(r.Content) != 2 || r.Content[1].Type != "image" || r.Content[1].Data != bulkImage {
 		t.Errorf("render: got %d blocks, want text and the 3 MB image whole", len(r.Content))
 	}
 	if _, env := r.envelope(t); env["width"] != float64(2) || env["dataUrl"] != nil {
@@ -152,7 +156,7 @@ func TestRef_BulkGuardShellCallNoteByDefaultWholeWithRaw(t *testing.T) {
 func TestRef_BulkGuardOutSavesTheWholeImage(t *testing.T) {
 	t.Parallel()
 	b := bulkBridge(t)
-	want, _ := base64.StdEncoding.DecodeString(strings.Repeat("QUJD", bulkBig/4))
+	want, _ := base64.StdEncoding.DecodeString(bulkImage)
 	dir := t.TempDir()
 	r := runCLIIn(t, dir, "--config-dir", b.configDir, "--port", strconv.Itoa(b.port), "call", "render", "--out", "render.png")
 	if r.code != 0 {

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -205,5 +206,39 @@ func TestSec_GateMillionEntryReplyIsBounded(t *testing.T) {
 	}
 	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
 		t.Errorf("call --save of zeros wrote %d files into %s", len(entries), filepath.Base(dir))
+	}
+}
+
+func TestSec_GateImagesAreWhatTheyClaim(t *testing.T) {
+	t.Parallel()
+	html := "data:text/html;base64,PHNjcmlwdD5hbGVydCgxKTwvc2NyaXB0Pg=="
+	fake := "data:image/png;base64,PHNjcmlwdD5hbGVydCgxKTwvc2NyaXB0Pg=="
+	var serving atomic.Value
+	serving.Store(html)
+	reply := func(string, map[string]any) map[string]any {
+		return map[string]any{"ok": true, "dataUrl": serving.Load().(string)}
+	}
+	_, _, base := cliTab(t, reply)
+	dir := t.TempDir()
+	for _, url := range []string{html, fake} {
+		serving.Store(url)
+		out := filepath.Join(dir, "preview.png")
+		r := runCLI(t, append(base, "call", "scene.render", "--out", out)...)
+		if r.code != 1 || r.doc(t)["error"] != "not_an_image" {
+			t.Errorf("call --out preview.png of %.30s: exit %d, %s; want 1 and not_an_image", url, r.code, r.stdout)
+		}
+		if _, err := os.Stat(out); err == nil {
+			t.Errorf("call --out preview.png of %.30s wrote the file", url)
+		}
+	}
+
+	b, p := mcpTab(t, "")
+	p.serve(reply)
+	serving.Store(fake)
+	res := b.rpc.toolCall("scene.render", map[string]any{})
+	for _, c := range res.Content {
+		if c.Type == "image" {
+			t.Errorf("tools/call made an image block (%s) of bytes that are not a PNG", c.MimeType)
+		}
 	}
 }

@@ -64,6 +64,7 @@ func TestRef_TwoSessionsShareOneTab(t *testing.T) {
 	for i := range img {
 		img[i] = byte(i * 7)
 	}
+	copy(img, "\x89PNG\r\n\x1a\n") // a PNG's signature: image blocks carry only what they claim
 	tab.serve(func(cmd string, args map[string]any) map[string]any {
 		if cmd == "render.png" {
 			return map[string]any{"ok": true, "dataUrl": "data:image/png;base64," + base64.StdEncoding.EncodeToString(img)}

@@ -57,7 +57,7 @@ func TestCallBulkGuardFailure(t *testing.T) {
 // with word of --out; with --out it is saved, and other long strings are
 // cut unless --raw.
 func TestCallBulkGuardImage(t *testing.T) {
-	img := bytes.Repeat([]byte("\x89PNG\x00\xff"), 1000)
+	img := withPNG(bytes.Repeat([]byte("\x89PNG\x00\xff"), 1000)[:6000-len(pngSig)]...)
 	b64 := base64.StdEncoding.EncodeToString(img)
 	nested := "data:image/png;base64," + strings.Repeat("A", 3000-22)
 	dir := replyWith(t, `{"ok":true,"dataUrl":"data:image/png;base64,`+b64+`","thumbs":["`+nested+`"]}`)

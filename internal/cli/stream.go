@@ -20,6 +20,7 @@ import (
 
 	"github.com/stitchslop/stitchslop-bridge/internal/client"
 	"github.com/stitchslop/stitchslop-bridge/internal/envelope"
+	"github.com/stitchslop/stitchslop-bridge/security/files"
 )
 
 // maxDataURLHead caps the "data:<mime>;base64," head of a dataUrl. A MIME
@@ -73,6 +74,13 @@ func saveImage(body io.Reader, file string, overwrite bool, log *slog.Logger) ([
 		log.Warn("the reply carries no image (no dataUrl); nothing was written", "out", file)
 		return json.Marshal(o)
 	}
+	if err := files.CheckOut(abs, img.mime, img.head); err != nil {
+		// Never a picture in name only: a page's HTML or script is not
+		// put in place as preview.png (issue 19).
+		out.abort()
+		return nil, &client.Error{Exit: client.ExitFailed, Code: "not_an_image",
+			Msg: "--out: " + strings.TrimPrefix(err.Error(), "files: ") + "; nothing was written"}
+	}
 	if err := out.commit(overwrite); errors.Is(err, errExists) {
 		return nil, &client.Error{Exit: client.ExitFailed, Code: "file_exists",
 			Msg:  fmt.Sprintf("--out: %s appeared while the call ran; it was not replaced, and the image was not saved", abs),
@@ -96,7 +104,8 @@ var outMembers = []string{"savedTo", "savedBytes", "savedType"}
 // savedImage describes the image streamEnvelope decoded.
 type savedImage struct {
 	mime string
-	n    int64 // bytes written
+	n    int64  // bytes written
+	head []byte // the first files.SniffLen of them
 }
 
 // streamEnvelope reads one JSON object from r and returns its members in
@@ -398,7 +407,7 @@ func (p *parser) dataURL(create func() (io.Writer, error)) (json.RawMessage, *sa
 	case err != nil:
 		return nil, nil, err
 	}
-	return nil, &savedImage{mime: im.MIME, n: cw.n}, nil
+	return nil, &savedImage{mime: im.MIME, n: cw.n, head: cw.head}, nil
 }
 
 // stringReader reads the contents of a JSON string, its opening quote
@@ -590,12 +599,16 @@ func (f *padded) Read(b []byte) (int, error) {
 // countingWriter counts what it writes, and keeps its error apart from the
 // reader's.
 type countingWriter struct {
-	w   io.Writer
-	n   int64
-	err error
+	w    io.Writer
+	n    int64
+	err  error
+	head []byte // the first files.SniffLen bytes written
 }
 
 func (c *countingWriter) Write(b []byte) (int, error) {
+	if len(c.head) < files.SniffLen {
+		c.head = append(c.head, b[:min(len(b), files.SniffLen-len(c.head))]...)
+	}
 	n, err := c.w.Write(b)
 	c.n += int64(n)
 	if err != nil {

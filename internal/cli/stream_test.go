@@ -52,39 +52,33 @@ func TestSaveImage(t *testing.T) {
 	}{
 		{
 			"order kept, saved* appended",
-			`{"z":1, "ok":true, "dataUrl":"data:image/png;base64,AAEC", "a":[1, {"b":"}"}], "m":"x\"y"}` + "\n",
-			[]byte{0, 1, 2},
-			`{"z":1,"ok":true,"a":[1,{"b":"}"}],"m":"x\"y","savedTo":SAVED,"savedBytes":3,"savedType":"image/png"}`,
+			`{"z":1, "ok":true, "dataUrl":"data:image/png;base64,` + pngB64 + `AAEC", "a":[1, {"b":"}"}], "m":"x\"y"}` + "\n",
+			withPNG(0, 1, 2),
+			`{"z":1,"ok":true,"a":[1,{"b":"}"}],"m":"x\"y","savedTo":SAVED,"savedBytes":15,"savedType":"image/png"}`,
 		},
 		{
 			"escaped slashes",
-			`{"ok":true,"dataUrl":"data:image\/png;base64,\/\/\/\/\u002B+++"}`,
-			slashes,
-			`{"ok":true,"savedTo":SAVED,"savedBytes":6,"savedType":"image/png"}`,
+			`{"ok":true,"dataUrl":"data:image\/png;base64,` + pngB64 + `\/\/\/\/\u002B+++"}`,
+			withPNG(slashes...),
+			`{"ok":true,"savedTo":SAVED,"savedBytes":18,"savedType":"image/png"}`,
 		},
 		{
 			"unpadded",
-			`{"ok":true,"dataUrl":"data:image/png;base64,AAE"}`,
-			[]byte{0, 1},
-			`{"ok":true,"savedTo":SAVED,"savedBytes":2,"savedType":"image/png"}`,
+			`{"ok":true,"dataUrl":"data:image/png;base64,` + pngB64 + `AAE"}`,
+			withPNG(0, 1),
+			`{"ok":true,"savedTo":SAVED,"savedBytes":14,"savedType":"image/png"}`,
 		},
 		{
 			"padded, with line breaks",
-			`{"ok":true,"dataUrl":"data:image/png;base64,AA\r\nE=","savedType":"old"}`,
-			[]byte{0, 1},
-			`{"ok":true,"savedType":"image/png","savedTo":SAVED,"savedBytes":2}`,
+			`{"ok":true,"dataUrl":"data:image/png;base64,` + pngB64 + `AA\r\nE=","savedType":"old"}`,
+			withPNG(0, 1),
+			`{"ok":true,"savedType":"image/png","savedTo":SAVED,"savedBytes":14}`,
 		},
 		{
 			"mime parameters dropped",
-			`{"dataUrl":"data:image/svg+xml;charset=utf-8;base64,PHN2Zz4="}`,
-			[]byte("<svg>"),
-			`{"savedTo":SAVED,"savedBytes":5,"savedType":"image/svg+xml"}`,
-		},
-		{
-			"empty image",
-			`{"dataUrl":"data:image/png;base64,"}`,
-			[]byte{},
-			`{"savedTo":SAVED,"savedBytes":0,"savedType":"image/png"}`,
+			`{"dataUrl":"data:image/png;charset=utf-8;base64,` + pngB64 + `"}`,
+			withPNG(),
+			`{"savedTo":SAVED,"savedBytes":12,"savedType":"image/png"}`,
 		},
 		{
 			"not a data URL",
@@ -267,6 +261,7 @@ func TestSaveImageLarge(t *testing.T) {
 	for i := range img {
 		img[i] = byte(rng.Uint32())
 	}
+	copy(img, pngSig)
 	b64 := base64.RawStdEncoding.EncodeToString(img) // unpadded: 8 MiB is not a multiple of 3
 	b64 = strings.ReplaceAll(b64, "/", `\/`)         // as some encoders write it
 	reply := []byte(`{"ok":true,"width":4096,"dataUrl":"data:image/png;base64,` + b64 + `","height":2048}`)
@@ -290,5 +285,33 @@ func TestSaveImageLarge(t *testing.T) {
 	var d map[string]any
 	if err := json.Unmarshal(out, &d); err != nil || d["savedBytes"] != float64(size) || d["width"] != float64(4096) || d["height"] != float64(2048) {
 		t.Errorf("saveImage printed %s (%v), want savedBytes %d beside width and height", out, err, size)
+	}
+}
+
+// pngB64 is the base64 of pngSig, a PNG's first 12 bytes: an --out named
+// out.png takes only a PNG (security/files.CheckOut).
+const pngB64 = "iVBORw0KGgoAAAAN"
+
+var pngSig = []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\x0d")
+
+func withPNG(b ...byte) []byte { return append(append([]byte{}, pngSig...), b...) }
+
+// TestSaveImageOnlyWhatItIs: --out never puts a page's HTML, an empty
+// file or a mislabelled image in place (issue 19).
+func TestSaveImageOnlyWhatItIs(t *testing.T) {
+	for _, reply := range []string{
+		`{"ok":true,"dataUrl":"data:text/html;base64,PHNjcmlwdD5hbGVydCgxKTwvc2NyaXB0Pg=="}`,
+		`{"ok":true,"dataUrl":"data:image/png;base64,PHNjcmlwdD5hbGVydCgxKTwvc2NyaXB0Pg=="}`,
+		`{"ok":true,"dataUrl":"data:image/jpeg;base64,` + pngB64 + `"}`,
+		`{"dataUrl":"data:image/png;base64,"}`,
+	} {
+		dir, _, _, err := save(t, strings.NewReader(reply))
+		var ce *client.Error
+		if !errors.As(err, &ce) || ce.Code != "not_an_image" {
+			t.Errorf("saveImage(%.80s) = %v, want not_an_image", reply, err)
+		}
+		if names := listDir(t, dir); len(names) != 0 {
+			t.Errorf("saveImage(%.80s) left %q", reply, names)
+		}
 	}
 }

@@ -210,7 +210,7 @@ func TestCallOutGivesUpOnFrozenBridge(t *testing.T) {
 }
 
 func TestCallOut(t *testing.T) {
-	img := bytes.Repeat([]byte("\x89PNG\x00\xff"), 50000)
+	img := withPNG(bytes.Repeat([]byte("\x89PNG\x00\xff"), 50000)[:300000-len(pngSig)]...)
 	dir := fakeBridge(t, func(w http.ResponseWriter, r *http.Request) {
 		io.WriteString(w, `{"ok":true,"width":2,"dataUrl":"data:image/png;base64,`+base64.StdEncoding.EncodeToString(img)+`","say":"hi"}`+"\n")
 	})

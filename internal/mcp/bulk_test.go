@@ -46,7 +46,7 @@ func TestToolResponseBulkGuard(t *testing.T) {
 // The top-level dataUrl is the image block, whole and spliced; a data URL
 // elsewhere is text, and cut.
 func TestToolResponseBulkGuardSparesTheImage(t *testing.T) {
-	payload := strings.Repeat("QUJD", 3<<20/4) // 3 MB of base64
+	payload := pngHead + strings.Repeat("QUJD", 3<<20/4) // 3 MB of base64
 	nested := "data:image/png;base64," + strings.Repeat("A", 3000-22)
 	env := []byte(`{"id":9,"ok":true,"dataUrl":"data:image/png;base64,` + payload + `","thumbs":[{"dataUrl":"` + nested + `"}]}`)
 	m := toolResponse([]byte("9"), env, "", false, false)

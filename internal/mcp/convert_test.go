@@ -52,10 +52,18 @@ func TestToolResponse(t *testing.T) {
 		{"no say", `{"id":3,"ok":true}`, []string{`{"ok":true}`}, "", false},
 		{"ok false is isError", `{"id":1,"ok":false,"message":"No such stitch."}`,
 			[]string{`{"ok":false,"message":"No such stitch."}`}, "", true},
-		{"dataUrl becomes an image and leaves the text", `{"id":1,"ok":true,"dataUrl":"data:image/png;base64,iVBO"}`,
-			[]string{`{"ok":true}`}, "image/png iVBO", false},
-		{"escaped dataUrl is unescaped", `{"id":1,"ok":true,"dataUrl":"data:image\/png;base64,iV\/O"}`,
-			[]string{`{"ok":true}`}, "image/png iV/O", false},
+		{"dataUrl becomes an image and leaves the text", `{"id":1,"ok":true,"dataUrl":"data:image/png;base64,iVBORw0KGgoAAAAN"}`,
+			[]string{`{"ok":true}`}, "image/png iVBORw0KGgoAAAAN", false},
+		{"escaped dataUrl is unescaped", `{"id":1,"ok":true,"dataUrl":"data:image\/png;base64,iVBORw0KGgoAAAAN\/w=="}`,
+			[]string{`{"ok":true}`}, "image/png iVBORw0KGgoAAAAN/w==", false},
+		// An image block is what its bytes are (issue 19): HTML, or a PNG
+		// that says it is a JPEG, stays text.
+		{"a data URL that is not an image stays text", `{"ok":true,"dataUrl":"data:text/html;base64,PHNjcmlwdD4="}`,
+			[]string{`{"ok":true,"dataUrl":"data:text/html;base64,PHNjcmlwdD4="}`}, "", false},
+		{"HTML claiming to be a PNG stays text", `{"ok":true,"dataUrl":"data:image/png;base64,PHNjcmlwdD4="}`,
+			[]string{`{"ok":true,"dataUrl":"data:image/png;base64,PHNjcmlwdD4="}`}, "", false},
+		{"a PNG claiming to be a JPEG stays text", `{"ok":true,"dataUrl":"data:image/jpeg;base64,iVBORw0KGgoAAAAN"}`,
+			[]string{`{"ok":true,"dataUrl":"data:image/jpeg;base64,iVBORw0KGgoAAAAN"}`}, "", false},
 		{"malformed dataUrl stays text", `{"ok":true,"dataUrl":"not a data url"}`,
 			[]string{`{"ok":true,"dataUrl":"not a data url"}`}, "", false},
 		{"spaced envelope is compacted", "{ \"id\" : 2 , \"ok\" : true , \"list\" : [ 1, 2 ] }",
@@ -89,7 +97,7 @@ func TestToolResponse(t *testing.T) {
 // The image's base64 is written from the page reply's own bytes: the
 // message holds a piece that aliases the envelope, not a copy.
 func TestToolResponseSplicesTheImage(t *testing.T) {
-	payload := strings.Repeat("QUJD", 1<<18) // 1 MiB of base64
+	payload := pngHead + strings.Repeat("QUJD", 1<<18) // 1 MiB of base64
 	env := []byte(`{"id":9,"ok":true,"dataUrl":"data:image/png;base64,` + payload + `"}`)
 	m := toolResponse([]byte("9"), env, "", false, false)
 	if len(m) != 3 {
@@ -121,10 +129,14 @@ func BenchmarkToolResponseText(b *testing.B) {
 }
 
 func BenchmarkToolResponseImage8MiB(b *testing.B) {
-	env := []byte(`{"id":12,"ok":true,"dataUrl":"data:image/png;base64,` + strings.Repeat("QUJD", 8<<20/3) + `"}`)
+	env := []byte(`{"id":12,"ok":true,"dataUrl":"data:image/png;base64,` + pngHead + strings.Repeat("QUJD", 8<<20/3) + `"}`)
 	b.SetBytes(int64(len(env)))
 	b.ReportAllocs()
 	for b.Loop() {
 		toolResponse([]byte("12"), env, "", false, false)
 	}
 }
+
+// pngHead is the base64 of a PNG's first 12 bytes: its signature and the
+// length of its first chunk.
+const pngHead = "iVBORw0KGgoAAAAN"

@@ -2,10 +2,12 @@ package mcp
 
 import (
 	"bytes"
+	"encoding/base64"
 	"strconv"
 
 	"github.com/stitchslop/stitchslop-bridge/internal/envelope"
 	"github.com/stitchslop/stitchslop-bridge/internal/rawjson"
+	"github.com/stitchslop/stitchslop-bridge/security/files"
 	"github.com/stitchslop/stitchslop-bridge/security/gate"
 )
 
@@ -102,7 +104,15 @@ func dataURL(v []byte) ([]byte, string) {
 	if !ok {
 		return nil, ""
 	}
-	return inner[comma+1:], im.MIME
+	// Only a picture that is what it claims becomes an image block; any
+	// other data URL stays in the text, where the gate notes it.
+	data := inner[comma+1:]
+	head := make([]byte, 18)
+	n, _ := base64.StdEncoding.Decode(head, data[:min(24, len(data)/4*4)])
+	if !files.ImageOK(im.MIME, head[:n]) {
+		return nil, ""
+	}
+	return data, im.MIME
 }
 
 // resultMessage assembles a tools/call response: the text block, the image

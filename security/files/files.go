@@ -72,7 +72,6 @@
 package files
 
 import (
-	"bytes"
 	"crypto/rand"
 	"encoding/base64"
 	"errors"
@@ -208,7 +207,7 @@ func Read(path, mode string) (In, error) {
 	name := filepath.Base(abs)
 	ext := strings.ToLower(filepath.Ext(name))
 	var k kind
-	if m := sniff(data); m != "" {
+	if m := Sniff(data); m != "" {
 		k = kind{mime: m}
 	} else if _, ok := images[ext]; ok {
 		return In{}, fmt.Errorf("files: %s is named %s but its bytes are not a PNG, JPEG, GIF or WebP image", path, ext)
@@ -280,22 +279,6 @@ func readOpened(path string, fi fs.FileInfo) ([]byte, error) {
 	return data, nil
 }
 
-// sniff returns the MIME type of an image recognised by its leading bytes,
-// or "".
-func sniff(b []byte) string {
-	switch {
-	case bytes.HasPrefix(b, []byte("\x89PNG\r\n\x1a\n")):
-		return "image/png"
-	case bytes.HasPrefix(b, []byte{0xff, 0xd8, 0xff}):
-		return "image/jpeg"
-	case bytes.HasPrefix(b, []byte("GIF87a")), bytes.HasPrefix(b, []byte("GIF89a")):
-		return "image/gif"
-	case len(b) >= 12 && string(b[:4]) == "RIFF" && string(b[8:12]) == "WEBP":
-		return "image/webp"
-	}
-	return ""
-}
-
 // Save writes data as dir/name, a file the tab returned, and returns the
 // path written. name comes from the tab: a name that breaks a rule is never
 // quoted in an error.
@@ -304,7 +287,7 @@ func Save(dir, name string, data []byte, overwrite bool) (string, error) {
 		return "", fmt.Errorf("files: a file name from the tab is refused: %s", why)
 	}
 	ext := strings.ToLower(filepath.Ext(name))
-	if m, ok := images[ext]; ok && sniff(data) != m {
+	if m, ok := images[ext]; ok && Sniff(data) != m {
 		return "", fmt.Errorf("files: a %s file from the tab is refused: its bytes are not %s", ext, m)
 	}
 	if dir == "" {
