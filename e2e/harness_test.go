@@ -29,6 +29,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -519,6 +520,9 @@ func (b *bridge) mustRun() {
 type rpcMsg struct {
 	raw    string
 	fields map[string]json.RawMessage
+	// batch holds the answers of a JSON-RPC batch (MCP 2025-03-26), a
+	// line that is an array; fields is nil then.
+	batch []map[string]json.RawMessage
 }
 
 func (m rpcMsg) has(k string) bool { _, ok := m.fields[k]; return ok }
@@ -559,6 +563,16 @@ type rpcClient struct {
 // receive takes one stdout line. Anything but a JSON-RPC 2.0 message is a
 // §3.1 violation, reported when the bridge is cleaned up.
 func (c *rpcClient) receive(line string) {
+	if strings.HasPrefix(line, "[") {
+		var batch []map[string]json.RawMessage
+		if json.Unmarshal([]byte(line), &batch) != nil || len(batch) == 0 ||
+			slices.ContainsFunc(batch, func(f map[string]json.RawMessage) bool { return !validRPC(f) }) {
+			c.bad.add(line)
+			return
+		}
+		c.msgs.add(rpcMsg{raw: line, batch: batch})
+		return
+	}
 	var fields map[string]json.RawMessage
 	if err := json.Unmarshal([]byte(line), &fields); err != nil || !validRPC(fields) {
 		c.bad.add(line)
