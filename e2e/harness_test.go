@@ -1005,12 +1005,29 @@ func wantRefusal(t *testing.T, p *page, f frame, code string) {
 // connectPage attaches an answering page that sends defaultTools.
 func connectPage(t *testing.T, b *bridge, cred map[string]any) (*page, frame) {
 	t.Helper()
+	return connectPageListing(t, b, cred, defaultTools)
+}
+
+// connectPageListing is connectPage with the page sending tools. A tab
+// whose list is in is asked only for the tools in it: the bridge answers
+// any other name with -32602.
+func connectPageListing(t *testing.T, b *bridge, cred map[string]any, tools []any) (*page, frame) {
+	t.Helper()
 	p := openPage(t, b.port, false)
 	p.serve(defaultHandler)
 	hello := p.handshake(cred)
 	wantHello(t, hello, b.port)
-	p.mustSend(map[string]any{"tools": defaultTools})
+	p.mustSend(map[string]any{"tools": tools})
 	return p, hello
+}
+
+// withTools is defaultTools and a tool of each name, taking any object.
+func withTools(names ...string) []any {
+	tools := append([]any{}, defaultTools...)
+	for _, n := range names {
+		tools = append(tools, map[string]any{"name": n, "description": "A test tool.", "inputSchema": map[string]any{"type": "object"}})
+	}
+	return tools
 }
 
 // ---------------------------------------------------------------------------
