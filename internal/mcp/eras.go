@@ -22,7 +22,9 @@ import (
 // A request that fails (an unsupported version, say) pins nothing, so a
 // dual-era client may retry in the other era. Before anything is pinned, a
 // request without the modern _meta is answered as the 2025 era answers
-// it, as it always was.
+// it, as it always was; server/discover, which only 2026-07-28 has, is
+// then a malformed request (-32602), and a dual-era client that gets it
+// falls back to initialize, as the revision's stdio probe rules say.
 type era int
 
 const (

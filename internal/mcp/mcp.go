@@ -16,7 +16,8 @@
 // request's _meta.
 //
 // Bounds: at most MaxInFlight requests that wait (page calls and
-// wait_for_connection) and MaxSubscriptions subscriptions per session; a
+// wait_for_connection) and MaxSubscriptions subscriptions per session, and
+// MaxBatch messages in a batch (batch.go; 2025-03-26 sessions only); a
 // page call in flight is a map entry and a timer, not a goroutine. Tool-list
 // changes are a one-slot signal the writer turns into notifications, so a
 // page that floods tool lists while stdout is stalled grows nothing.
