@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stitchslop/stitchslop-bridge/internal/fuzzseed"
 	"github.com/stitchslop/stitchslop-bridge/internal/rawjson"
@@ -24,6 +25,23 @@ func open2503(t *testing.T, s *Session, out *capture) {
 	out.mu.Lock()
 	out.buf.Reset()
 	out.mu.Unlock()
+}
+
+// frameGuard bounds the wait for a frame the page should already have: the
+// call is sent before Handle returns, so only a failure waits this long.
+const frameGuard = 10 * time.Second
+
+// awaitFrame returns the page's next frame, failing t with what the session
+// wrote if none comes.
+func awaitFrame(t *testing.T, page *silentPage, out *capture) []byte {
+	t.Helper()
+	select {
+	case f := <-page.frames:
+		return f
+	case <-time.After(frameGuard):
+		t.Fatalf("the batch's call never reached the page; the session wrote %q", out.lines())
+		return nil
+	}
 }
 
 // batchIDs returns the ids of the answers in a batch line.
@@ -46,7 +64,7 @@ func TestBatchWaitsForItsPageCall(t *testing.T) {
 	s, out, page := sessionWithPage(t)
 	open2503(t, s, out)
 	s.Handle([]byte(`[{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow","arguments":{}}},{"jsonrpc":"2.0","id":2,"method":"ping"}]`))
-	frame := <-page.frames
+	frame := awaitFrame(t, page, out)
 	if lines := out.lines(); len(lines) != 0 {
 		t.Fatalf("before the page answered: got %q, want nothing (the batch waits for its call)", lines)
 	}
@@ -70,14 +88,14 @@ func TestBatchCancelledCall(t *testing.T) {
 	s, out, page := sessionWithPage(t)
 	open2503(t, s, out)
 	s.Handle([]byte(`[{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow","arguments":{}}},{"jsonrpc":"2.0","id":2,"method":"ping"}]`))
-	<-page.frames
+	awaitFrame(t, page, out)
 	s.Handle([]byte(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}`))
 	lines := out.lines()
 	if len(lines) != 1 || strings.Join(batchIDs(t, lines[0]), ",") != "2" {
 		t.Fatalf("after cancelling the call: got %q, want one array answering 2", lines)
 	}
 	s.Handle([]byte(`[{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"slow","arguments":{}}}]`))
-	<-page.frames
+	awaitFrame(t, page, out)
 	s.Handle([]byte(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":3}}`))
 	if got := out.lines(); len(got) != 1 {
 		t.Fatalf("a batch whose one call was cancelled: got %q, want nothing more written", got[1:])
