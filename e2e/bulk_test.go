@@ -58,7 +58,7 @@ func wantNote(t *testing.T, what string, v any, chars, path, how string) {
 // arrives whole as an image block; ok:false is still isError.
 func TestRef_BulkGuardModelGetsANote(t *testing.T) {
 	t.Parallel()
-	b, p := mcpTab(t, "")
+	b, p := mcpTabListing(t, "", withTools("dump", "render", "fail"))
 	p.serve(bulkPage)
 
 	r := b.rpc.toolCall("dump", map[string]any{})

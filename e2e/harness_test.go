@@ -29,6 +29,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -519,6 +520,9 @@ func (b *bridge) mustRun() {
 type rpcMsg struct {
 	raw    string
 	fields map[string]json.RawMessage
+	// batch holds the answers of a JSON-RPC batch (MCP 2025-03-26), a
+	// line that is an array; fields is nil then.
+	batch []map[string]json.RawMessage
 }
 
 func (m rpcMsg) has(k string) bool { _, ok := m.fields[k]; return ok }
@@ -559,6 +563,16 @@ type rpcClient struct {
 // receive takes one stdout line. Anything but a JSON-RPC 2.0 message is a
 // §3.1 violation, reported when the bridge is cleaned up.
 func (c *rpcClient) receive(line string) {
+	if strings.HasPrefix(line, "[") {
+		var batch []map[string]json.RawMessage
+		if json.Unmarshal([]byte(line), &batch) != nil || len(batch) == 0 ||
+			slices.ContainsFunc(batch, func(f map[string]json.RawMessage) bool { return !validRPC(f) }) {
+			c.bad.add(line)
+			return
+		}
+		c.msgs.add(rpcMsg{raw: line, batch: batch})
+		return
+	}
 	var fields map[string]json.RawMessage
 	if err := json.Unmarshal([]byte(line), &fields); err != nil || !validRPC(fields) {
 		c.bad.add(line)
@@ -991,12 +1005,29 @@ func wantRefusal(t *testing.T, p *page, f frame, code string) {
 // connectPage attaches an answering page that sends defaultTools.
 func connectPage(t *testing.T, b *bridge, cred map[string]any) (*page, frame) {
 	t.Helper()
+	return connectPageListing(t, b, cred, defaultTools)
+}
+
+// connectPageListing is connectPage with the page sending tools. A tab
+// whose list is in is asked only for the tools in it: the bridge answers
+// any other name with -32602.
+func connectPageListing(t *testing.T, b *bridge, cred map[string]any, tools []any) (*page, frame) {
+	t.Helper()
 	p := openPage(t, b.port, false)
 	p.serve(defaultHandler)
 	hello := p.handshake(cred)
 	wantHello(t, hello, b.port)
-	p.mustSend(map[string]any{"tools": defaultTools})
+	p.mustSend(map[string]any{"tools": tools})
 	return p, hello
+}
+
+// withTools is defaultTools and a tool of each name, taking any object.
+func withTools(names ...string) []any {
+	tools := append([]any{}, defaultTools...)
+	for _, n := range names {
+		tools = append(tools, map[string]any{"name": n, "description": "A test tool.", "inputSchema": map[string]any{"type": "object"}})
+	}
+	return tools
 }
 
 // ---------------------------------------------------------------------------

@@ -181,7 +181,7 @@ func TestSec_GateMillionEntryReplyIsBounded(t *testing.T) {
 	reply := func(string, map[string]any) map[string]any {
 		return map[string]any{"ok": true, "files": json.RawMessage(zeros)}
 	}
-	b, p := mcpTab(t, "")
+	b, p := mcpTabListing(t, "", withTools("design.export"))
 	p.serve(reply)
 	dir := t.TempDir()
 	r := b.rpc.toolCallWithin("call_to_files", map[string]any{"command": "design.export", "dir": dir}, 30*time.Second)
@@ -232,7 +232,7 @@ func TestSec_GateImagesAreWhatTheyClaim(t *testing.T) {
 		}
 	}
 
-	b, p := mcpTab(t, "")
+	b, p := mcpTabListing(t, "", withTools("scene.render"))
 	p.serve(reply)
 	serving.Store(fake)
 	res := b.rpc.toolCall("scene.render", map[string]any{})

@@ -21,9 +21,15 @@ func mcpBridge(t *testing.T, timings string) (*bridge, string) {
 // by the token.
 func mcpTab(t *testing.T, timings string) (*bridge, *page) {
 	t.Helper()
+	return mcpTabListing(t, timings, defaultTools)
+}
+
+// mcpTabListing is mcpTab with the tab listing tools.
+func mcpTabListing(t *testing.T, timings string, tools []any) (*bridge, *page) {
+	t.Helper()
 	b, tok := mcpBridge(t, timings)
 	b.rpc.initialize()
-	p, _ := connectPage(t, b, map[string]any{"token": tok})
+	p, _ := connectPageListing(t, b, map[string]any{"token": tok}, tools)
 	return b, p
 }
 
@@ -271,7 +277,7 @@ func TestSpec3_2_ToolsCallTranslation(t *testing.T) {
 func TestSpec3_5_Results(t *testing.T) {
 	t.Parallel()
 	png := []byte("\x89PNG\r\n\x1a\nnot-really-a-png")
-	b, p := mcpTab(t, "")
+	b, p := mcpTabListing(t, "", withTools("plain", "fail", "render"))
 	p.serve(func(cmd string, args map[string]any) map[string]any {
 		switch cmd {
 		case "fail":
@@ -322,7 +328,7 @@ func TestSpec3_2_ConcurrentCalls(t *testing.T) {
 	b.rpc.initialize()
 	p := openPage(t, b.port, false)
 	wantHello(t, p.handshake(map[string]any{"token": tok}), b.port)
-	p.mustSend(map[string]any{"tools": defaultTools})
+	p.mustSend(map[string]any{"tools": withTools("echo")})
 	const n = 4
 	ids := make([]int64, n)
 	for i := range n {

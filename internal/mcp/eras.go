@@ -3,6 +3,7 @@ package mcp
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/stitchslop/stitchslop-bridge/internal/rawjson"
 	"github.com/stitchslop/stitchslop-bridge/internal/version"
@@ -21,7 +22,9 @@ import (
 // A request that fails (an unsupported version, say) pins nothing, so a
 // dual-era client may retry in the other era. Before anything is pinned, a
 // request without the modern _meta is answered as the 2025 era answers
-// it, as it always was.
+// it, as it always was; server/discover, which only 2026-07-28 has, is
+// then a malformed request (-32602), and a dual-era client that gets it
+// falls back to initialize, as the revision's stdio probe rules say.
 type era int
 
 const (
@@ -83,6 +86,20 @@ func (s *Session) dispatch(r request) {
 
 func (s *Session) legacy(r request, meta []byte) {
 	switch r.method {
+	case "server/discover":
+		s.mu.Lock()
+		pinned, v := s.era == eraLegacy, s.version
+		s.mu.Unlock()
+		if pinned {
+			s.fail(r.id, codeInvalidRequest, "invalid request: this connection opened with initialize and speaks MCP "+v+
+				"; server/discover belongs to MCP "+ModernVersion+", which a new connection can speak")
+			return
+		}
+		// Here before any era only for want of the version in _meta:
+		// server/discover exists, so this is a malformed request to it.
+		s.fail(r.id, codeInvalidParams, `invalid params: server/discover needs params._meta with "`+metaProtocolVersion+
+			`" (a protocol version string) and "`+metaClientCaps+`" (an object), as every MCP `+ModernVersion+
+			" request does; a 2025-era client opens with initialize instead")
 	case "initialize":
 		s.initialize(r)
 	case "ping":
@@ -121,6 +138,11 @@ func (s *Session) initialize(r request) {
 		}
 	}
 	s.pin(eraLegacy)
+	s.mu.Lock()
+	if s.era == eraLegacy {
+		s.version = pv
+	}
+	s.mu.Unlock()
 	b, _ := json.Marshal(map[string]any{
 		"protocolVersion": pv,
 		"capabilities":    map[string]any{"tools": map[string]any{"listChanged": true}},
@@ -137,8 +159,11 @@ func (s *Session) modern(r request, meta []byte) {
 		return
 	}
 	if v != ModernVersion {
-		s.out.Send(Message{errorResponse(r.id, codeUnsupportedVersion, "Unsupported protocol version", map[string]any{
-			"supported": append([]string{ModernVersion}, LegacyVersions...),
+		// supported names what a request with _meta can use, as
+		// server/discover does; the 2025 revisions are reached another
+		// way, which the message says.
+		s.send(Message{errorResponse(r.id, codeUnsupportedVersion, unsupportedMessage, map[string]any{
+			"supported": modernVersions,
 			"requested": v,
 		})})
 		return
@@ -167,11 +192,22 @@ func (s *Session) modern(r request, meta []byte) {
 	}
 }
 
+// modernVersions are the revisions a request that carries its version in
+// _meta may name: server/discover's supportedVersions and the supported
+// list of -32022 are this one list, so a client that retries with a listed
+// version is served.
+var modernVersions = []string{ModernVersion}
+
+// unsupportedMessage is -32022's message: the 2025 revisions are served
+// too, but only on a connection that opens with initialize.
+var unsupportedMessage = "Unsupported protocol version: requests with params._meta speak MCP " + ModernVersion +
+	" here; for " + strings.Join(LegacyVersions, ", ") + ", open the connection with initialize instead"
+
 // discoverResult answers server/discover. Its cache hints match tools/list:
 // the tools it advertises come and go with the tab, so nothing is cached.
 var discoverResult = func() []byte {
 	b, _ := json.Marshal(map[string]any{
-		"supportedVersions": []string{ModernVersion},
+		"supportedVersions": modernVersions,
 		"capabilities":      map[string]any{"tools": map[string]any{"listChanged": true}},
 		"instructions":      Instructions,
 		"ttlMs":             0,

@@ -16,7 +16,8 @@
 // request's _meta.
 //
 // Bounds: at most MaxInFlight requests that wait (page calls and
-// wait_for_connection) and MaxSubscriptions subscriptions per session; a
+// wait_for_connection) and MaxSubscriptions subscriptions per session, and
+// MaxBatch messages in a batch (batch.go; 2025-03-26 sessions only); a
 // page call in flight is a map entry and a timer, not a goroutine. Tool-list
 // changes are a one-slot signal the writer turns into notifications, so a
 // page that floods tool lists while stdout is stalled grows nothing.
@@ -39,10 +40,16 @@ import (
 
 // Bounds of one session. MaxInFlight is well above what a client runs at
 // once (the benchmark keeps 64 in flight); a client past it gets an error
-// for the extra request, never a queue.
+// for the extra request, never a queue. MaxBatch bounds the messages of one
+// JSON-RPC batch (MCP 2025-03-26 only): a batch is answered as one line, so
+// its answers are held in memory until the last is ready, and 64 is as many
+// answers as the stdio reader may queue ahead of the writer for single
+// lines (syncQueue); a held request in a batch still takes one of the
+// MaxInFlight slots.
 const (
 	MaxInFlight      = 256
 	MaxSubscriptions = 16
+	MaxBatch         = 64
 )
 
 // JSON-RPC and MCP error codes.
@@ -144,9 +151,14 @@ type Session struct {
 	// wait_for_connection).
 	running sync.WaitGroup
 
+	// batch is the JSON-RPC batch whose messages Handle is answering now,
+	// or nil; only Handle's goroutine touches it.
+	batch *batch
+
 	mu       sync.Mutex
 	era      era
-	ready    bool // legacy: notifications/initialized arrived
+	version  string // legacy: the revision initialize negotiated
+	ready    bool   // legacy: notifications/initialized arrived
 	inflight map[string]*flight
 	subs     map[string]*subscription
 }
@@ -155,6 +167,7 @@ type Session struct {
 type flight struct {
 	cancel    func() bool // stops the work; true if no answer will come
 	cancelled bool
+	batch     *batch // the batch it came in, or nil
 }
 
 // NewSession starts a session answering through out. It ends when ctx does
@@ -179,17 +192,17 @@ func (s *Session) Close() int {
 	s.end()
 	flights := s.inflight
 	s.inflight = map[string]*flight{}
-	var cancels []func() bool
+	var stops []*flight
 	for _, f := range flights {
 		f.cancelled = true
 		if f.cancel != nil {
-			cancels = append(cancels, f.cancel)
+			stops = append(stops, f)
 		}
 	}
 	s.mu.Unlock()
-	for _, cancel := range cancels {
-		if cancel() {
-			s.release()
+	for _, f := range stops {
+		if f.cancel() {
+			s.drop(f)
 		}
 	}
 	return len(flights)
@@ -211,15 +224,29 @@ type request struct {
 
 var null = []byte("null")
 
-// Handle answers one message. Requests that wait (page calls,
+// Handle answers one line: a message, or a batch of them where the session
+// negotiated MCP 2025-03-26. Requests that wait (page calls,
 // wait_for_connection) answer later through SendHeld; everything else is
-// answered before Handle returns.
+// answered before Handle returns. Handle is called from one goroutine.
 func (s *Session) Handle(line []byte) {
 	if s.srv.Activity != nil {
 		s.srv.Activity()
 	}
 	line = bytes.TrimSpace(line)
-	r, ok := s.parse(line)
+	if !rawjson.Valid(line) {
+		s.fail(null, codeParse, "parse error: the line is not valid JSON")
+		return
+	}
+	if line[0] == '[' {
+		s.handleBatch(line)
+		return
+	}
+	s.handleMessage(line)
+}
+
+// handleMessage answers one JSON-RPC message, valid JSON.
+func (s *Session) handleMessage(msg []byte) {
+	r, ok := s.parse(msg)
 	if !ok {
 		return
 	}
@@ -230,20 +257,19 @@ func (s *Session) Handle(line []byte) {
 	s.dispatch(r)
 }
 
-// parse checks the JSON-RPC envelope and answers what is wrong with it.
-func (s *Session) parse(line []byte) (request, bool) {
-	if !rawjson.Valid(line) {
-		s.fail(null, codeParse, "parse error: the line is not valid JSON")
-		return request{}, false
-	}
-	if line[0] != '{' {
-		s.fail(null, codeInvalidRequest, "invalid request: expected one JSON-RPC object (batches are not supported)")
+// parse checks the JSON-RPC envelope of one message and answers what is
+// wrong with it. A response (the bridge asks nothing, so it answers
+// nothing) is ignored, whatever its id, so that two peers never trade
+// errors about each other's errors.
+func (s *Session) parse(msg []byte) (request, bool) {
+	if msg[0] != '{' {
+		s.fail(null, codeInvalidRequest, "invalid request: expected a JSON-RPC object")
 		return request{}, false
 	}
 	var r request
 	var version, method []byte
 	hasID, isResponse := false, false
-	rawjson.Each(line, func(k, v []byte) bool {
+	rawjson.Each(msg, func(k, v []byte) bool {
 		switch {
 		case rawjson.KeyIs(k, "jsonrpc"):
 			version = v
@@ -258,18 +284,20 @@ func (s *Session) parse(line []byte) (request, bool) {
 		}
 		return true
 	})
+	if method == nil && hasID && isResponse {
+		return request{}, false // a response to nothing we asked; ignore
+	}
 	id := r.id
 	if !hasID {
 		id = null
 	} else if !validID(id) {
-		s.fail(null, codeInvalidRequest, "invalid request: id must be a string or a number")
+		// JSON-RPC 2.0 answers a request whose id cannot be used with id
+		// null; MCP allows a string or an integer only, never null.
+		s.fail(null, codeInvalidRequest, "invalid request: id must be a string or an integer (MCP allows no null id); nothing was done")
 		return request{}, false
 	}
 	m, isString := rawjson.String(method)
 	if method == nil || !isString {
-		if method == nil && hasID && isResponse {
-			return request{}, false // a response to nothing we asked; ignore
-		}
 		s.fail(id, codeInvalidRequest, "invalid request: method must be a string")
 		return request{}, false
 	}
@@ -284,21 +312,29 @@ func (s *Session) parse(line []byte) (request, bool) {
 	return r, true
 }
 
-// validID reports whether raw is a JSON-RPC id: a string, a number or null.
+// validID reports whether raw is an MCP request id: a string or an integer
+// (digits, optionally signed). null, fractions and exponents are refused.
 func validID(raw []byte) bool {
 	if len(raw) == 0 {
 		return false
 	}
-	switch raw[0] {
-	case '"':
+	if raw[0] == '"' {
 		_, ok := rawjson.String(raw)
 		return ok
-	case 'n':
-		return string(raw) == "null"
-	case 't', 'f', '{', '[':
+	}
+	digits := raw
+	if digits[0] == '-' {
+		digits = digits[1:]
+	}
+	if len(digits) == 0 {
 		return false
 	}
-	return true // json.Valid accepted the line, so this is a number
+	for _, c := range digits {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 func (s *Session) notification(r request) {
@@ -345,7 +381,7 @@ func (s *Session) cancel(id []byte) {
 	}
 	s.mu.Unlock()
 	if stop != nil && stop() {
-		s.release()
+		s.drop(f)
 	}
 	if sub != nil {
 		s.srv.Log.Info("the client ended a subscription", "id", string(id))
@@ -377,10 +413,24 @@ func (s *Session) begin(id []byte, f *flight) bool {
 		s.fail(id, codeInvalidRequest, "invalid request: a request with this id is still in flight")
 		return false
 	}
+	if s.batch != nil {
+		f.batch = s.batch
+		s.batch.hold()
+	}
 	return true
 }
 
 func (s *Session) release() { <-s.slots }
+
+// drop ends a flight that will never be answered: its slot is given back,
+// or, in a batch, the batch stops waiting for it.
+func (s *Session) drop(f *flight) {
+	if f.batch != nil {
+		s.settle(f.batch)
+		return
+	}
+	s.release()
+}
 
 // finish answers a flight with what build makes, unless it was cancelled or
 // the session has ended.
@@ -393,7 +443,12 @@ func (s *Session) finish(id []byte, f *flight, build func() Message) {
 	}
 	s.mu.Unlock()
 	if cancelled || s.ctx.Err() != nil {
-		s.release()
+		s.drop(f)
+		return
+	}
+	if f.batch != nil {
+		f.batch.add(build())
+		s.settle(f.batch)
 		return
 	}
 	s.out.SendHeld(build(), s.release)
@@ -406,10 +461,20 @@ func (s *Session) setCancel(f *flight, cancel func() bool) {
 	s.mu.Unlock()
 }
 
-func (s *Session) reply(id, result []byte) { s.out.Send(Message{response(id, result)}) }
+// send writes an answer made on Handle's goroutine: into the batch being
+// answered, if any, else to the session's output.
+func (s *Session) send(m Message) {
+	if s.batch != nil {
+		s.batch.add(m)
+		return
+	}
+	s.out.Send(m)
+}
+
+func (s *Session) reply(id, result []byte) { s.send(Message{response(id, result)}) }
 
 func (s *Session) fail(id []byte, code int, msg string) {
-	s.out.Send(Message{errorResponse(id, code, msg, nil)})
+	s.send(Message{errorResponse(id, code, msg, nil)})
 }
 
 // response is {"jsonrpc":"2.0","id":ID,"result":RESULT} and a newline.

@@ -121,9 +121,10 @@ func (s *Session) toolList(modern bool) []byte {
 	return finishResult(b, modern)
 }
 
-// toolsCall starts a tools/call. Well-formed calls to a tool that is not
-// there, or with arguments it does not take, are answered with isError and
-// a sentence for the model (§3.5); a malformed request is -32602.
+// toolsCall starts a tools/call. Well-formed calls while the tab is not
+// there, or with arguments a tool does not take, are answered with isError
+// and a sentence for the model (§3.5); a malformed request, or a tool that
+// neither the bridge nor the connected tab lists, is -32602.
 func (s *Session) toolsCall(r request, meta []byte, modern bool) {
 	var name, args []byte
 	if !rawjson.Each(r.params, func(k, v []byte) bool {
@@ -172,6 +173,14 @@ func (s *Session) toolsCall(r request, meta []byte, modern bool) {
 			s.reply(r.id, toolError(msg, modern))
 			return
 		}
+	} else if st := s.srv.Hub.State(); st.Connected && len(st.Tools) > 0 {
+		// A tool in neither list while the tab's list is here is unknown:
+		// -32602, as both revisions ask. With no tab (or none listed
+		// yet) the call goes on and is answered isError with the fix
+		// (§3.5). A tab that listed no tools at all is not told apart
+		// from one that has not listed yet, so its calls go on too.
+		s.fail(r.id, codeInvalidParams, "invalid params: unknown tool: neither this bridge nor the connected Stitch Slop tab lists a tool of that name; tools/list names the tools there are")
+		return
 	}
 	f := &flight{}
 	if !s.begin(r.id, f) {
