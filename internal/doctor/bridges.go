@@ -190,6 +190,11 @@ func (d *doctor) reportBridge(port int, f session.File, st bridgeStatus) {
 			Message: fmt.Sprintf("refused a tab from %s %s (%s), the last at %s", untrusted(r.Origin), times(r.Count), untrusted(r.Reason), untrusted(r.LastAt)),
 			Fix:     untrustedText(r.Message)})
 	}
+	if n := st.RefusedElsewhere; n > 0 {
+		d.add(Finding{Check: "refusals", Severity: Warning, Subject: addr(port),
+			Message: fmt.Sprintf("refused %s from sites that are not allowed; the bridge keeps no record of which, since any web page can cause these", plural(n, "tab")),
+			Fix:     "nothing, if your Stitch Slop tab is on the site this bridge serves; if it is on another site, start the bridge with --origin set to that site"})
+	}
 	if st.Connected || st.Attempts > 0 {
 		return
 	}

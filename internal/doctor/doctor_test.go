@@ -411,8 +411,9 @@ func TestRefusalsReported(t *testing.T) {
 	if r.Healthy {
 		t.Errorf("Run(a bridge that refused a tab).Healthy = true, want false")
 	}
+	// A site that is not allowed is counted, never named (issue 19).
 	f := must(t, r, "refusals", Warning, addr(port))
-	if !strings.Contains(f.Message, "refused a tab from "+evil+" once (site)") || f.Fix == "" {
+	if !strings.Contains(f.Message, "refused 1 tab from sites that are not allowed") || strings.Contains(f.Message, evil) || f.Fix == "" {
 		t.Errorf("refusal finding = %+v, want the origin, count and reason, and the bridge's fix", f)
 	}
 	if got := find(r, "never_tried", Warning); len(got) != 0 {
