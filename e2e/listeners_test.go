@@ -57,12 +57,6 @@ func freeBoth(t *testing.T) int {
 	return 0
 }
 
-// awaitLine waits for a stderr line of b holding text.
-func (b *bridge) awaitLine(text string) bool {
-	_, _, ok := b.stderr.lines.await(0, guard, func(l string) bool { return strings.Contains(l, text) })
-	return ok
-}
-
 // squattersOf is /status's squatters as "ADDRESS PORT uid UID" strings.
 func squattersOf(st map[string]any) []string {
 	var out []string

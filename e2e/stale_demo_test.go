@@ -13,6 +13,12 @@ import (
 	"testing"
 )
 
+// awaitLine waits for a stderr line of b holding text.
+func (b *bridge) awaitLine(text string) bool {
+	_, _, ok := b.stderr.lines.await(0, guard, func(l string) bool { return strings.Contains(l, text) })
+	return ok
+}
+
 // kill is SIGKILL: the demo gets no chance to clean up.
 func (d *demoProc) kill(t *testing.T) {
 	t.Helper()
@@ -74,5 +80,34 @@ func TestT17_StaleDemoPairingNotAdmitted(t *testing.T) {
 	}
 	if !strings.Contains(b.stderr.String(), "refused") {
 		t.Errorf("the bridge's stderr does not record the refusal:\n%s", b.stderr)
+	}
+}
+
+// A bridge started for one site that admits a tab of another by its stored
+// pairing (the reference bridge's rule, kept) says so in plain words: on
+// stderr, and to the agent in wait_for_connection and connection_status,
+// naming the loopback risk for a loopback site.
+func TestT17_OtherSiteServedIsTold(t *testing.T) {
+	t.Parallel()
+	const other = "http://localhost:5173"
+	dir := filepath.Join(t.TempDir(), "cfg")
+	secret := newSecret()
+	seedPairing(t, dir, map[string]any{testOrigin: pairingFor(newSecret()), other: pairingFor(secret)})
+	b := startBridge(t, bridgeOpts{configDir: dir, mcp: true})
+	b.rpc.initialize()
+	p := openPageFrom(t, b.port, other, false)
+	p.serve(defaultHandler)
+	wantHello(t, p.handshake(map[string]any{"secret": secret}), b.port)
+	p.mustSend(map[string]any{"tools": defaultTools})
+	b.awaitConnected(true)
+	told := "was started for " + testOrigin + " but now serves " + other
+	for _, tool := range []string{"wait_for_connection", "connection_status"} {
+		text := b.rpc.toolCall(tool, map[string]any{}).text()
+		if !strings.Contains(text, told) || !strings.Contains(text, "any local program") {
+			t.Errorf("%s = %s; want it to say %q and that any local program can serve that port", tool, text, told)
+		}
+	}
+	if !b.awaitLine("warning: this bridge " + told) {
+		t.Errorf("stderr has no warning that another site is served:\n%s", b.stderr)
 	}
 }

@@ -252,8 +252,8 @@ func (b *bridge) switched(site string) {
 	b.sess.Origin = site
 	sess := b.sess
 	b.mu.Unlock()
-	if n := b.sites.SwitchNotice(); n != "" {
-		b.log.Warn(strings.TrimSpace(n))
+	if n := strings.TrimSpace(b.sites.SwitchNotice()); n != "" {
+		b.log.Warn(strings.ToLower(n[:1]) + n[1:])
 	}
 	b.publish()
 	if err := session.Write(b.cfg.ConfigDir, sess); err != nil {

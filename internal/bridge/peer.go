@@ -153,20 +153,29 @@ func (b *bridge) lookForSquatters(scan []int, bound int) bool {
 		found = append(found, sq...)
 	}
 	b.squats.mu.Lock()
-	defer b.squats.mu.Unlock()
+	var arrived, gone []peercred.Squatter
 	for _, s := range found {
 		if !slices.Contains(b.squats.known, s) {
-			b.log.Warn(squatMessage(s, bound))
-			ui.Hint(b.log, squatHint(s.Port))
+			arrived = append(arrived, s)
 		}
 	}
 	for _, s := range b.squats.known {
 		if !slices.Contains(found, s) {
-			b.log.Info(fmt.Sprintf("the listener of another user on %s is gone", s))
+			gone = append(gone, s)
 		}
 	}
 	b.squats.known = found
+	// Published before it is said, so whoever reads the line finds it in
+	// GET /status too.
 	b.publishLocked()
+	b.squats.mu.Unlock()
+	for _, s := range arrived {
+		b.log.Warn(squatMessage(s, bound))
+		ui.Hint(b.log, squatHint(s.Port))
+	}
+	for _, s := range gone {
+		b.log.Info(fmt.Sprintf("the listener of another user on %s is gone", s))
+	}
 	return true
 }
 
@@ -174,14 +183,19 @@ func (b *bridge) lookForSquatters(scan []int, bound int) bool {
 // skipped), so that the first look does not report them again.
 func (b *bridge) seedSquatters(skipped []peercred.Squatter, bound int) {
 	b.squats.mu.Lock()
-	defer b.squats.mu.Unlock()
+	var fresh []peercred.Squatter
 	for _, s := range skipped {
 		if !slices.Contains(b.squats.known, s) {
 			b.squats.known = append(b.squats.known, s)
-			b.log.Warn(fmt.Sprintf("port %d is shared with a listener of another user on %s, so the bridge listens on %d instead: a client that dials localhost:%d may land on it",
-				s.Port, s, bound, s.Port))
-			ui.Hint(b.log, squatHint(s.Port))
+			fresh = append(fresh, s)
 		}
+	}
+	b.publishLocked()
+	b.squats.mu.Unlock()
+	for _, s := range fresh {
+		b.log.Warn(fmt.Sprintf("port %d is shared with a listener of another user on %s, so the bridge listens on %d instead: a client that dials localhost:%d may land on it",
+			s.Port, s, bound, s.Port))
+		ui.Hint(b.log, squatHint(s.Port))
 	}
 }
 
