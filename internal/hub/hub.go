@@ -278,8 +278,8 @@ type Squatter struct {
 	UID     *int   `json:"uid,omitempty"` // its owner, where the system names a uid
 }
 
-// SetSquatters records the squatters the bridge found, and Notice the
-// text the agent is told; the bridge calls them, the faces read State.
+// SetSquatters records the squatters the bridge last found (Snapshot.Squatters).
+// The bridge sets them and the notice; the faces read them through State.
 func (h *Hub) SetSquatters(list []Squatter) {
 	h.mu.Lock()
 	defer h.mu.Unlock()

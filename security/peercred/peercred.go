@@ -1,8 +1,9 @@
 // Package peercred asks the operating system which user is on the other
 // end of a loopback TCP connection, and who holds a listening port. It
-// mitigates THREAT_MODEL.md T10 (other-user) and T17 (demo): a process of another local
-// account that dials the bridge, perhaps replaying a secret it learned, or
-// that squats the bridge's port before the bridge starts.
+// mitigates THREAT_MODEL.md T10 (other-user) and T17 (demo): a process of
+// another local account that dials the bridge or the demo's page server,
+// perhaps replaying a secret it learned, or that squats a port the tab
+// dials, before the bridge starts or while it serves.
 //
 //   - Listen(addr, log) is the one way the binary listens: the bridge's
 //     port and the demo's page server alike (T17). What it returns is
