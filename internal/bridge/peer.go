@@ -30,8 +30,8 @@ import (
 // on the ports the tab dials. A look is one sock_diag dump of the
 // listening sockets per port (microseconds; from /proc, milliseconds), so
 // it costs nothing noticeable; the period bounds how long a squatter that
-// arrives while the bridge serves goes unreported, and a tab refused busy
-// polls the ports more slowly than this.
+// arrives while the bridge serves goes unreported (and one that comes and
+// goes within it is not seen).
 const SquatCheckEvery = 10 * time.Second
 
 // findSquatters is peercred.Squatters; a test hook.
