@@ -1,8 +1,12 @@
 package peercred
 
 import (
+	"io/fs"
 	"log/slog"
 	"net"
+	"os"
+	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -80,5 +84,45 @@ func TestOwnUserOnlyUnsupported(t *testing.T) {
 	acceptOne(t, ln, 1)
 	if n := strings.Count(log.String(), "cannot tell which user"); n != 1 {
 		t.Errorf("log = %q: %d warnings, want exactly 1", log.String(), n)
+	}
+}
+
+// TestOnlyListenListens holds the line that Listen is the one way the
+// binary listens: no other non-test Go file under cmd/, internal/ or
+// security/ calls net.Listen or its relatives, so no socket is served
+// around the peer check. (scripts/ holds benchmarks and tools, not the
+// binary.)
+func TestOnlyListenListens(t *testing.T) {
+	root := filepath.Join("..", "..")
+	forbidden := regexp.MustCompile(`\bnet\.(Listen|ListenTCP|ListenConfig|FileListener)\b|\.Listen\(ctx|httptest\.`)
+	for _, top := range []string{"cmd", "internal", "security"} {
+		walk(t, root, filepath.Join(root, top), forbidden)
+	}
+}
+
+func walk(t *testing.T, root, dir string, forbidden *regexp.Regexp) {
+	t.Helper()
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (d.Name() == ".git" || d.Name() == "testdata" || d.Name() == "e2e") {
+			return filepath.SkipDir
+		}
+		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") ||
+			filepath.Dir(path) == filepath.Join(root, "security", "peercred") {
+			return nil
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		if m := forbidden.Find(b); m != nil {
+			t.Errorf("%s calls %s: listen through peercred.Listen instead", path, m)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }
