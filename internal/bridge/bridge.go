@@ -10,11 +10,9 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net"
 	"net/http"
 	"os"
 	"runtime/debug"
-	"strconv"
 	"strings"
 	"time"
 
@@ -76,12 +74,16 @@ type Timings struct {
 	Page page.Timings
 	Idle time.Duration // no tab ever attached and no MCP client: exit (§2.7; Config.Idle)
 	Call time.Duration // a page call unanswered this long fails (60 s)
+	// Squat is how often a serving bridge looks again for other users'
+	// listeners on the ports the tab dials (SquatCheckEvery).
+	Squat time.Duration
 }
 
 // DefaultTimings are the production values.
 var DefaultTimings = Timings{
-	Page: page.DefaultTimings,
-	Call: 60 * time.Second,
+	Page:  page.DefaultTimings,
+	Call:  60 * time.Second,
+	Squat: SquatCheckEvery,
 }
 
 // softMemoryLimit is the heap size past which the bridge collects garbage
@@ -253,45 +255,6 @@ func Run(ctx context.Context, cfg Config) error {
 			return nil
 		}
 	}
-}
-
-// listen binds 127.0.0.1 on the first free port of ports (nil: the
-// default four).
-func listen(ports []int) (net.Listener, int, error) {
-	if len(ports) == 0 {
-		ports = DefaultPorts
-	}
-	var busy []string
-	for _, p := range ports {
-		ln, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(p)))
-		if err == nil {
-			return ln, p, nil
-		}
-		// A port the tab tries before ours, held by another user, would
-		// receive the tab's secret: refuse to start behind it.
-		if serr := squatted(p); serr != nil {
-			return nil, 0, &squatError{serr}
-		}
-		if len(ports) == 1 {
-			return nil, 0, fmt.Errorf("cannot listen on 127.0.0.1:%d: %w", p, err)
-		}
-		busy = append(busy, fmt.Sprintf("%d (%v)", p, bindReason(err)))
-	}
-	return nil, 0, fmt.Errorf("all of ports %d-%d on 127.0.0.1 are busy: %s", ports[0], ports[len(ports)-1], strings.Join(busy, ", "))
-}
-
-// squatError is a port held by another user's listener.
-type squatError struct{ error }
-
-func (e *squatError) Unwrap() error { return e.error }
-
-// bindReason is the OS's reason without the "listen tcp …" preamble.
-func bindReason(err error) error {
-	var se *os.SyscallError
-	if errors.As(err, &se) {
-		return se.Err
-	}
-	return err
 }
 
 // front is the one handler on the port: it checks Host for every request,

@@ -14,7 +14,7 @@ import (
 var testHooks string
 
 // TestTimingsEnv shortens clocks in a testHooks build:
-// "ping=50ms,dead=400ms,stale=300ms,idle=1s,call=500ms,auth=300ms".
+// "ping=50ms,dead=400ms,stale=300ms,idle=1s,call=500ms,auth=300ms,squat=100ms".
 const TestTimingsEnv = "STITCHSLOP_TEST_TIMINGS"
 
 func timings(log *slog.Logger, idle time.Duration) Timings {
@@ -29,7 +29,7 @@ func timings(log *slog.Logger, idle time.Duration) Timings {
 	}
 	fields := map[string]*time.Duration{
 		"ping": &t.Page.Ping, "dead": &t.Page.Dead, "stale": &t.Page.Stale,
-		"auth": &t.Page.Auth, "idle": &t.Idle, "call": &t.Call,
+		"auth": &t.Page.Auth, "idle": &t.Idle, "call": &t.Call, "squat": &t.Squat,
 	}
 	for _, kv := range strings.Split(spec, ",") {
 		k, v, _ := strings.Cut(strings.TrimSpace(kv), "=")

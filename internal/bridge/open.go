@@ -24,7 +24,6 @@ import (
 	"github.com/stitchslop/stitchslop-bridge/internal/version"
 	"github.com/stitchslop/stitchslop-bridge/security/credential"
 	"github.com/stitchslop/stitchslop-bridge/security/limits"
-	"github.com/stitchslop/stitchslop-bridge/security/peercred"
 	"github.com/stitchslop/stitchslop-bridge/security/throttle"
 )
 
@@ -51,6 +50,10 @@ type bridge struct {
 	srv     *http.Server
 	page    *page.Server // the page side of srv, told to close its tabs at exit
 	sess    session.File // the session file as written; Port 0 while not listening
+	// stopWatch ends the look for squatters while serving (peer.go).
+	stopWatch chan struct{}
+
+	squats squats // other users' listeners on the ports the tab dials (peer.go)
 }
 
 // opening is one attempt to listen or follow; done is closed when it ends.
@@ -176,7 +179,7 @@ func (b *bridge) openForAgent(ctx context.Context, own bool) (int, error) {
 // session file and starts serving the page side and the control plane.
 func (b *bridge) listen(ports []int) (int, error) {
 	cfg, log := b.cfg, b.log
-	ln, port, err := listen(ports)
+	ln, port, skipped, err := listen(ports, log)
 	var squat *squatError
 	switch {
 	case errors.As(err, &squat):
@@ -186,7 +189,6 @@ func (b *bridge) listen(ports []int) (int, error) {
 		return 0, &ExitError{Code: ExitCannotBind, Err: err,
 			Hint: "another bridge may still be running; `lsof -nP -iTCP:8787-8790 -sTCP:LISTEN` lists what holds the ports"}
 	}
-	ln = &ownUserOnly{Listener: ln, log: log, sameUser: peercred.SameUser}
 
 	key, err := credential.New()
 	if err != nil {
@@ -223,10 +225,18 @@ func (b *bridge) listen(ports []int) (int, error) {
 		return 0, errors.New("the bridge is stopping")
 	}
 	b.srv, b.page, b.sess = srv, pageSrv, sess
+	stop := make(chan struct{})
+	b.stopWatch = stop
 	b.mu.Unlock()
 	go func() { b.serveErr <- srv.Serve(ln) }()
 
 	log.Info(fmt.Sprintf("listening on 127.0.0.1:%d for %s (pid %d)", port, sess.Origin, sess.PID))
+	// Squatters on the other ports the tab dials, now and while serving.
+	b.seedSquatters(skipped, port)
+	scan := scanList(cfg.Ports, port)
+	if b.lookForSquatters(scan, port) {
+		go b.watchSquatters(scan, port, stop)
+	}
 	log.Info("session file written", "path", session.Path(cfg.ConfigDir, port))
 	if cfg.Listening != nil {
 		cfg.Listening(port)
@@ -234,12 +244,18 @@ func (b *bridge) listen(ports []int) (int, error) {
 	return port, nil
 }
 
-// switched rewrites the session file for the site the bridge serves now.
+// switched rewrites the session file for the site the bridge serves now,
+// and says, on stderr and to the agent, when that is not the site it was
+// started for (THREAT_MODEL T17).
 func (b *bridge) switched(site string) {
 	b.mu.Lock()
 	b.sess.Origin = site
 	sess := b.sess
 	b.mu.Unlock()
+	if n := strings.TrimSpace(b.sites.SwitchNotice()); n != "" {
+		b.log.Warn(strings.ToLower(n[:1]) + n[1:])
+	}
+	b.publish()
 	if err := session.Write(b.cfg.ConfigDir, sess); err != nil {
 		b.log.Warn("could not rewrite the session file for the site now served", "err", err.Error())
 	}
@@ -253,6 +269,10 @@ func (b *bridge) close() {
 	b.mu.Lock()
 	b.closed = true
 	srv, pg, sess := b.srv, b.page, b.sess
+	if b.stopWatch != nil {
+		close(b.stopWatch)
+		b.stopWatch = nil
+	}
 	b.mu.Unlock()
 	if srv != nil {
 		srv.Close() // no new connections; the tab's socket is hijacked, so it stays open

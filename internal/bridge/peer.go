@@ -5,59 +5,256 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"net/netip"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
 	"sync"
+	"time"
 
+	"github.com/stitchslop/stitchslop-bridge/internal/hub"
+	"github.com/stitchslop/stitchslop-bridge/internal/ui"
 	"github.com/stitchslop/stitchslop-bridge/security/peercred"
 )
 
-// ownUserOnly accepts only connections whose other end belongs to the
-// bridge's own user (THREAT_MODEL T10): a process of another local account
-// that dials the port, with or without a secret it learned, is closed
-// before a byte of it is read, on the page side and the control plane
-// alike. A lookup that fails closes the connection too (fail closed).
-// Where the OS cannot say (macOS, FreeBSD: peercred.ErrUnsupported), every
-// connection is let through and that is logged once at start.
-type ownUserOnly struct {
-	net.Listener
-	log *slog.Logger
-	// sameUser is peercred.SameUser; a test hook.
-	sameUser func(net.Conn) error
-	once     sync.Once
+// Other users' sockets (THREAT_MODEL T10). Who may connect is decided by
+// peercred.Listen, the one peer-checked listener; what is decided here is
+// where the bridge listens, and what it says about squatters: listeners of
+// another user on the ports the tab dials, on 127.0.0.1 or on [::1]. The
+// tab dials its ports in order and walks on past one that refuses it busy,
+// offering its secret to each; a client that dials localhost may reach
+// [::1] instead of the bridge's 127.0.0.1.
+
+// SquatCheckEvery is how often a serving bridge looks again for squatters
+// on the ports the tab dials. A look is one sock_diag dump of the
+// listening sockets per port (microseconds; from /proc, milliseconds), so
+// it costs nothing noticeable; the period bounds how long a squatter that
+// arrives while the bridge serves goes unreported (and one that comes and
+// goes within it is not seen).
+const SquatCheckEvery = 10 * time.Second
+
+// findSquatters is peercred.Squatters; a test hook.
+var findSquatters = peercred.Squatters
+
+// squatError is a port held by another user's listener.
+type squatError struct{ error }
+
+func (e *squatError) Unwrap() error { return e.error }
+
+// squatHint is the fix for a squatter on port, for a hint line.
+func squatHint(port int) string {
+	return "stop that process, or ask whoever runs it to; `lsof -nP -iTCP:" + strconv.Itoa(port) +
+		" -sTCP:LISTEN` (as root) names it; `stitchslop-bridge doctor` reports it while it stays"
 }
 
-func (l *ownUserOnly) Accept() (net.Conn, error) {
-	for {
-		c, err := l.Listener.Accept()
+// listen binds 127.0.0.1 on the first port of ports (nil: the default
+// four) that is free and that no other user shares, through
+// peercred.Listen. A port that another user's listener holds on 127.0.0.1
+// (or on 0.0.0.0, ::) stops it with a squatError: the tab dials that port
+// before the bridge's and would send its secret there. A port where the
+// bind works but another user listens beside it (on [::1], or on :: with
+// IPV6_V6ONLY) is skipped, and returned in skipped; when it is the only
+// port, that too is a squatError.
+func listen(ports []int, log *slog.Logger) (ln net.Listener, port int, skipped []peercred.Squatter, err error) {
+	if len(ports) == 0 {
+		ports = DefaultPorts
+	}
+	var busy []string
+	for _, p := range ports {
+		ln, err := peercred.Listen(net.JoinHostPort("127.0.0.1", strconv.Itoa(p)), log)
+		// After the bind, so our own listener is there to be left out; an
+		// error (no way to tell) finds nothing, as where it is unsupported.
+		sq, _ := findSquatters(p)
 		if err != nil {
-			return nil, err
+			for _, s := range sq {
+				if s.Receives127() {
+					return nil, 0, skipped, &squatError{fmt.Errorf("port %d on %s is held by a listener of another user (%s): the Stitch Slop tab dials %d first and would send its secret there",
+						p, s.Addr, s.Owner, p)}
+				}
+			}
+			if len(ports) == 1 {
+				return nil, 0, skipped, fmt.Errorf("cannot listen on 127.0.0.1:%d: %w", p, err)
+			}
+			busy = append(busy, fmt.Sprintf("%d (%v)", p, bindReason(err)))
+			continue
 		}
-		err = l.sameUser(c)
-		if err == nil {
-			return c, nil
+		if len(sq) > 0 {
+			ln.Close()
+			skipped = append(skipped, sq...)
+			if len(ports) == 1 {
+				return nil, 0, skipped, &squatError{fmt.Errorf("port %d is shared: a listener of another user holds %s, where a client that dials localhost:%d may land instead of the bridge, so the bridge does not listen there",
+					p, sq[0], p)}
+			}
+			busy = append(busy, fmt.Sprintf("%d (shared with another user's listener on %s)", p, sq[0]))
+			continue
 		}
+		return ln, p, skipped, nil
+	}
+	err = fmt.Errorf("all of ports %d-%d on 127.0.0.1 are busy: %s", ports[0], ports[len(ports)-1], strings.Join(busy, ", "))
+	if len(skipped) > 0 {
+		err = &squatError{err}
+	}
+	return nil, 0, skipped, err
+}
+
+// bindReason is the OS's reason without the "listen tcp …" preamble.
+func bindReason(err error) error {
+	var se *os.SyscallError
+	if errors.As(err, &se) {
+		return se.Err
+	}
+	return err
+}
+
+// squats is what the bridge knows of squatters: what it last found and
+// told, and what it tells the agent.
+type squats struct {
+	mu     sync.Mutex
+	known  []peercred.Squatter // as last reported
+	failed bool                // a look failed, and that was said once
+}
+
+// scanList is the ports the tab dials: the bridge's list (nil: the
+// default four), and the port it holds when that is not in it (a port
+// taken over from a leader that went away).
+func scanList(ports []int, bound int) []int {
+	if len(ports) == 0 {
+		ports = DefaultPorts
+	}
+	out := slices.Clone(ports)
+	if !slices.Contains(out, bound) {
+		out = append(out, bound)
+	}
+	return out
+}
+
+// lookForSquatters looks at every port of scan, reports on stderr each
+// squatter not reported before and each one gone, and records the list in
+// the hub, for GET /status, and the notice for the agent. It returns false
+// when the system cannot tell at all (peercred.ErrUnsupported): looking
+// again is pointless.
+func (b *bridge) lookForSquatters(scan []int, bound int) bool {
+	var found []peercred.Squatter
+	for _, p := range scan {
+		sq, err := findSquatters(p)
 		if errors.Is(err, peercred.ErrUnsupported) {
-			l.once.Do(func() {
-				l.log.Warn("this system cannot tell which user dialled the bridge; connections of other local users are not refused here (THREAT_MODEL T10)")
-			})
-			return c, nil
+			return false
 		}
-		c.Close()
-		var other *peercred.OtherUserError
-		if errors.As(err, &other) {
-			l.log.Warn("refused a connection from another local user's process", "owner", other.Owner.String())
-		} else {
-			l.log.Warn("refused a connection whose owner could not be checked", "err", err.Error())
+		if err != nil {
+			b.squats.mu.Lock()
+			if !b.squats.failed {
+				b.squats.failed = true
+				b.log.Warn(fmt.Sprintf("cannot look for other users' listeners on port %d: %v; a squatter there goes unreported", p, err))
+			}
+			b.squats.mu.Unlock()
+			continue
+		}
+		found = append(found, sq...)
+	}
+	b.squats.mu.Lock()
+	var arrived, gone []peercred.Squatter
+	for _, s := range found {
+		if !slices.Contains(b.squats.known, s) {
+			arrived = append(arrived, s)
+		}
+	}
+	for _, s := range b.squats.known {
+		if !slices.Contains(found, s) {
+			gone = append(gone, s)
+		}
+	}
+	b.squats.known = found
+	// Published before it is said, so whoever reads the line finds it in
+	// GET /status too.
+	b.publishLocked()
+	b.squats.mu.Unlock()
+	for _, s := range arrived {
+		b.log.Warn(squatMessage(s, bound))
+		ui.Hint(b.log, squatHint(s.Port))
+	}
+	for _, s := range gone {
+		b.log.Info(fmt.Sprintf("the listener of another user on %s is gone", s))
+	}
+	return true
+}
+
+// seedSquatters records squatters already reported (the ports listen
+// skipped), so that the first look does not report them again.
+func (b *bridge) seedSquatters(skipped []peercred.Squatter, bound int) {
+	b.squats.mu.Lock()
+	var fresh []peercred.Squatter
+	for _, s := range skipped {
+		if !slices.Contains(b.squats.known, s) {
+			b.squats.known = append(b.squats.known, s)
+			fresh = append(fresh, s)
+		}
+	}
+	b.publishLocked()
+	b.squats.mu.Unlock()
+	for _, s := range fresh {
+		b.log.Warn(fmt.Sprintf("port %d is shared with a listener of another user on %s, so the bridge listens on %d instead: a client that dials localhost:%d may land on it",
+			s.Port, s, bound, s.Port))
+		ui.Hint(b.log, squatHint(s.Port))
+	}
+}
+
+// squatMessage says what a squatter found while the bridge holds bound
+// can do.
+func squatMessage(s peercred.Squatter, bound int) string {
+	if s.Port == bound {
+		return fmt.Sprintf("a listener of another user shares this bridge's port %d, on %s: a client that dials localhost:%d may land on it instead of the bridge", s.Port, s, s.Port)
+	}
+	return fmt.Sprintf("port %d on %s is held by a listener of another user (%s): a Stitch Slop tab that dials it (refused busy here, or before it finds this bridge) would offer it its secret",
+		s.Port, s.Addr, s.Owner)
+}
+
+// watchSquatters looks again every b.t.Squat until stop is closed.
+func (b *bridge) watchSquatters(scan []int, bound int, stop <-chan struct{}) {
+	if b.t.Squat <= 0 {
+		return
+	}
+	t := time.NewTicker(b.t.Squat)
+	defer t.Stop()
+	for {
+		select {
+		case <-stop:
+			return
+		case <-t.C:
+			if !b.lookForSquatters(scan, bound) {
+				return
+			}
 		}
 	}
 }
 
-// squatted reports a port of the scan list held by another user's
-// listener: the tab dials the ports in order and would hand its secret to
-// the first that answers, so the bridge must not start behind it.
-func squatted(port int) error {
-	owner, found, err := peercred.ListenerOwner(port)
-	if err != nil || !found || owner.Mine {
-		return nil // nothing there, ours, or no way to tell
+// publishLocked puts the squatters and the notice in the hub; b.squats.mu
+// is held.
+func (b *bridge) publishLocked() {
+	list := make([]hub.Squatter, 0, len(b.squats.known))
+	var where []string
+	for _, s := range b.squats.known {
+		h := hub.Squatter{Address: s.Addr.String(), Port: s.Port}
+		if s.Owner.UID >= 0 {
+			uid := s.Owner.UID
+			h.UID = &uid
+		}
+		list = append(list, h)
+		where = append(where, netip.AddrPortFrom(s.Addr, uint16(s.Port)).String())
 	}
-	return fmt.Errorf("port %d on 127.0.0.1 is held by a listener of another user (%s): the Stitch Slop tab dials %d first and would send its secret there", port, owner, port)
+	b.hub.SetSquatters(list)
+	notice := b.sites.SwitchNotice()
+	if len(where) > 0 {
+		notice += " Warning: a program of another user on this machine listens on " + strings.Join(where, ", ") +
+			", where the Stitch Slop tab or a client of this bridge may connect, and could be offered the tab's secret. Tell the user; `stitchslop-bridge doctor` names it."
+	}
+	b.hub.SetNotice(notice)
+}
+
+// publish is publishLocked for a caller that does not hold b.squats.mu
+// (the served site changed).
+func (b *bridge) publish() {
+	b.squats.mu.Lock()
+	defer b.squats.mu.Unlock()
+	b.publishLocked()
 }

@@ -227,6 +227,7 @@ type Status struct {
 	DroppedTools  []toollist.Dropped `json:"droppedTools,omitempty"`
 	PairedOrigins []string           `json:"pairedOrigins"`
 	ArmedOrigins  []string           `json:"armedOrigins"` // sites with an unspent token armed (pair)
+	Squatters     []hub.Squatter     `json:"squatters"`    // other users' listeners on the ports the tab dials
 	attempts.Snapshot
 	Message string `json:"message"`
 }
@@ -243,7 +244,7 @@ func (s *Server) status(w http.ResponseWriter, _ *http.Request) {
 		OK: true, Connected: st.Connected, Port: s.Port, Origin: served,
 		Protocol: version.Protocol, PID: os.Getpid(), Paired: slices.Contains(paired, served),
 		Tools: s.toolNames(), DroppedTools: st.Dropped, PairedOrigins: paired, ArmedOrigins: s.Sites.ArmedSites(),
-		Snapshot: s.Attempts.Snapshot(), Message: msg,
+		Squatters: st.Squatters, Snapshot: s.Attempts.Snapshot(), Message: msg,
 	})
 }
 

@@ -6,9 +6,12 @@
 // one-time token the demo makes and hands to the page over a same-origin
 // request (/demo/token, answered once the bridge listens), never in a URL
 // or on a command line. The page's Content-Security-Policy lets it open
-// WebSockets to exactly those ports. Stopping the demo stops both and removes the
-// demo's pairing; the spent token's fingerprint stays spent, as every
-// spent token does.
+// WebSockets to exactly those ports. The page server listens through
+// peercred.Listen, as the bridge does, so another user's process cannot
+// fetch the token. Stopping the demo stops both and removes the demo's
+// pairing; so does starting it, for a pairing of its origin that a demo
+// killed before its exit left behind. The spent token's fingerprint stays
+// spent, as every spent token does.
 package demo
 
 import (
@@ -37,6 +40,7 @@ import (
 	"github.com/stitchslop/stitchslop-bridge/internal/ui"
 	"github.com/stitchslop/stitchslop-bridge/security/limits"
 	"github.com/stitchslop/stitchslop-bridge/security/origin"
+	"github.com/stitchslop/stitchslop-bridge/security/peercred"
 )
 
 //go:embed static
@@ -85,18 +89,23 @@ func Run(ctx context.Context, o Options) error {
 	// A config dir the demo creates is the demo's to remove again.
 	_, err := os.Lstat(o.ConfigDir)
 	fresh := errors.Is(err, fs.ErrNotExist)
-	ln, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(PagePort))
+	// The page server is peer-checked like the bridge (T17): another
+	// user's process that asks for /demo/token is closed out unread.
+	ln, err := peercred.Listen("127.0.0.1:"+strconv.Itoa(PagePort), log)
 	if err != nil {
 		// Taken (another demo, say): any free port does, but the page's
 		// origin, and with it the MCP line printed below, is then this
 		// run's alone.
 		log.Warn(fmt.Sprintf("port %d is taken; the page gets another port, and the agent line below holds for this run only", PagePort))
-		if ln, err = net.Listen("tcp", "127.0.0.1:0"); err != nil {
+		if ln, err = peercred.Listen("127.0.0.1:0", log); err != nil {
 			return fmt.Errorf("demo: cannot listen for the page: %w", err)
 		}
 	}
 	pagePort := ln.Addr().(*net.TCPAddr).Port
 	site := "http://127.0.0.1:" + strconv.Itoa(pagePort)
+	if !fresh {
+		unpairStale(o.ConfigDir, site, log)
+	}
 	token, err := newToken()
 	if err != nil {
 		ln.Close()
@@ -150,6 +159,25 @@ func Run(ctx context.Context, o Options) error {
 		removeDir(o.ConfigDir, log)
 	}
 	return runErr
+}
+
+// unpairStale removes a pairing of site left by an earlier demo that did
+// not get to remove it at its exit (killed with SIGKILL, a crash). Its
+// secret may still sit in a browser's storage for a loopback origin whose
+// port any local user can bind once the demo is gone, and any bridge on
+// this config dir would admit a tab that presents it (T17). This demo
+// pairs afresh with its own token. The port is ours now, so no other live
+// demo serves site.
+func unpairStale(dir, site string, log *slog.Logger) {
+	store := pairing.New(dir, log)
+	if paired, err := store.Paired(site); err != nil || !paired {
+		return
+	}
+	if _, err := store.Unpair(site); err != nil {
+		log.Warn("could not remove the pairing an earlier demo left for "+site, "err", err.Error())
+		return
+	}
+	log.Info("removed the pairing an earlier demo left for " + site + " (it did not stop cleanly)")
 }
 
 // removeDir removes the config dir the demo created, when it holds

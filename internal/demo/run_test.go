@@ -119,3 +119,49 @@ func TestRunKeepsADirThatWasThere(t *testing.T) {
 		t.Errorf("paired sites after the demo = %q, %v; want none", sites, err)
 	}
 }
+
+// A pairing of the demo's origin that an earlier demo left (killed before
+// its exit) is gone before the bridge listens; another site's stays.
+func TestRunRemovesAStalePairingAtStart(t *testing.T) {
+	dir := t.TempDir()
+	old := PagePort
+	PagePort = freePort(t)
+	t.Cleanup(func() { PagePort = old })
+	site := "http://127.0.0.1:" + strconv.Itoa(PagePort)
+	const other = "https://www.stitchslop.com"
+	entry := func() map[string]any {
+		return map[string]any{"secret": "c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0MDA", "secrets": []string{"c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0MDA"},
+			"createdAt": "2026-11-02T09:14:55.120Z", "protocol": 1, "usedTokens": []string{}}
+	}
+	b, _ := json.Marshal(map[string]any{site: entry(), other: entry()})
+	if err := os.WriteFile(filepath.Join(dir, "pairing.json"), b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	store := pairing.New(dir, ui.NewLogger(io.Discard))
+	if paired, err := store.Paired(site); err != nil || !paired {
+		t.Fatalf("seeded pairing of %s: paired = %v, %v", site, paired, err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	ready := make(chan struct{})
+	done := make(chan error, 1)
+	go func() {
+		done <- Run(ctx, Options{ConfigDir: dir, Ports: []int{freePort(t)}, Log: ui.NewLogger(io.Discard),
+			Ready: func(string, int) { close(ready) }})
+	}()
+	select {
+	case <-ready:
+	case err := <-done:
+		t.Fatalf("demo.Run ended before it listened: %v", err)
+	}
+	if paired, err := store.Paired(site); err != nil || paired {
+		t.Errorf("once the demo listens, %s paired = %v, %v; want false", site, paired, err)
+	}
+	if paired, err := store.Paired(other); err != nil || !paired {
+		t.Errorf("once the demo listens, %s paired = %v, %v; want true (not the demo's)", other, paired, err)
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Errorf("demo.Run = %v, want nil", err)
+	}
+}

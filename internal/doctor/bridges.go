@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/netip"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -100,9 +101,52 @@ func readSession(p string) (session.File, error) {
 // if that is live; otherwise whatever listens there.
 func (d *doctor) checkPort(ctx context.Context, port int, s *sessionInfo) {
 	if s != nil && d.checkBridge(ctx, port, s) {
+		d.checkShared(port)
 		return
 	}
 	d.classify(ctx, port)
+}
+
+// checkShared reports another user's listener beside a bridge of ours on
+// port: on [::1] (or ::) while the bridge holds 127.0.0.1, where a client
+// that dials localhost may land. A lookup that cannot answer adds nothing:
+// the bridge itself said so when it started.
+func (d *doctor) checkShared(port int) {
+	sq, err := squatters(port)
+	if err != nil {
+		return
+	}
+	for _, s := range sq {
+		uid := &s.Owner.UID
+		if s.Owner.UID < 0 {
+			uid = nil
+		}
+		d.squatter(s.Addr.String(), port, uid, s.Owner.String())
+	}
+}
+
+// squatter reports a listener of another user on a port the tab dials,
+// once per address and port, whether doctor found it or a bridge's
+// GET /status did (a port of its --port list that doctor was not asked
+// about).
+func (d *doctor) squatter(address string, port int, uid *int, owner string) {
+	where := net.JoinHostPort(address, strconv.Itoa(port))
+	if d.squatters[where] {
+		return
+	}
+	if d.squatters == nil {
+		d.squatters = map[string]bool{}
+	}
+	d.squatters[where] = true
+	if owner == "" {
+		owner = "owner unknown"
+		if uid != nil {
+			owner = "uid " + strconv.Itoa(*uid)
+		}
+	}
+	d.add(Finding{Check: "squatter", Severity: Problem, Subject: where,
+		Message: fmt.Sprintf("a listener of another user (%s) on a port the Stitch Slop tab or a client of the bridge dials: it could be offered the tab's pairing secret (THREAT_MODEL T10)", owner),
+		Fix:     "stop it, or have its owner or an administrator stop it; as root, " + whoHolds(port)})
 }
 
 // checkBridge examines the bridge a session file names. It reports
@@ -152,6 +196,13 @@ type bridgeStatus struct {
 	Connected bool   `json:"connected"`
 	Origin    string `json:"origin"`
 	PID       int    `json:"pid"`
+	// Squatters are the other users' listeners the bridge found on the
+	// ports its tab dials.
+	Squatters []struct {
+		Address string `json:"address"`
+		Port    int    `json:"port"`
+		UID     *int   `json:"uid"`
+	} `json:"squatters"`
 	attempts.Snapshot
 }
 
@@ -185,6 +236,11 @@ func (d *doctor) reportBridge(port int, f session.File, st bridgeStatus) {
 	}
 	d.add(Finding{Check: "port", Severity: OK, Subject: addr(port),
 		Message: fmt.Sprintf("a bridge of this config dir, for %s, pid %d, started %s; %s", site, f.PID, untrusted(f.StartedAt), tab)})
+	for _, sq := range st.Squatters {
+		if a, err := netip.ParseAddr(sq.Address); err == nil && sq.Port > 0 && sq.Port <= 65535 {
+			d.squatter(a.String(), sq.Port, sq.UID, "")
+		}
+	}
 	for _, r := range st.Refusals {
 		d.add(Finding{Check: "refusals", Severity: Warning, Subject: addr(port),
 			Message: fmt.Sprintf("refused a tab from %s %s (%s), the last at %s", untrusted(r.Origin), times(r.Count), untrusted(r.Reason), untrusted(r.LastAt)),

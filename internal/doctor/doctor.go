@@ -12,9 +12,12 @@
 //   - what holds each port the tab tries (§2.1, 8787-8790): a bridge of
 //     this config dir (named by a live session file, its pid proven to hold
 //     the port by security/peercred), another Stitch Slop bridge, another
-//     user's process (the squatter of T10), something else, or nothing;
+//     user's process (the squatter of T10), something else, or nothing; and
+//     beside a bridge of ours, another user's listener sharing its port on
+//     [::1] (peercred.Squatters);
 //   - each live bridge's GET /status (asked through internal/client, with
-//     the key of its session file): the refusals it recorded, and whether
+//     the key of its session file): the squatters it found on its own
+//     port list, the refusals it recorded, and whether
 //     anything dialled it at all ("an empty log means the browser never
 //     tried", §5);
 //   - the sites paired in pairing.json, by origin only.
@@ -84,7 +87,7 @@ type Options struct {
 
 // Finding is one thing doctor found.
 type Finding struct {
-	Check    string `json:"check"`             // stable id: config_dir, file_mode, session_file, port, bridge, refusals, never_tried, pairing
+	Check    string `json:"check"`             // stable id: config_dir, file_mode, session_file, port, squatter, bridge, refusals, never_tried, pairing
 	Severity string `json:"severity"`          // OK, Info, Warning or Problem
 	Subject  string `json:"subject,omitempty"` // what it is about: "127.0.0.1:8788", a path, a site
 	Message  string `json:"message"`
@@ -100,6 +103,7 @@ type Report struct {
 // Test hooks, swapped in t.Cleanup: the OS lookups and the clock.
 var (
 	listenerOwner = peercred.ListenerOwner
+	squatters     = peercred.Squatters
 	holdsPort     = peercred.HoldsPort
 	alive         = session.Alive
 	now           = time.Now
@@ -140,8 +144,9 @@ func Run(ctx context.Context, o Options) Report {
 
 // doctor collects findings for one Run.
 type doctor struct {
-	o     Options
-	found []Finding
+	o         Options
+	found     []Finding
+	squatters map[string]bool // "[::1]:8788": reported
 }
 
 func (d *doctor) add(f Finding) { d.found = append(d.found, f) }

@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -568,5 +569,34 @@ func TestOwnerUnsupported(t *testing.T) {
 	}
 	if f := must(t, r, "port", OK, addr(free)); f.Message != "free" {
 		t.Errorf("finding = %+v, want free", f)
+	}
+}
+
+// Another user's listener beside a live bridge of ours, on [::1] at its
+// port, is a problem doctor reports, though the bridge accounts for
+// 127.0.0.1 there.
+func TestSquatterBesideBridge(t *testing.T) {
+	dir := configDir(t)
+	seedPairing(t, dir)
+	port := startBridge(t, dir)
+	old := squatters
+	t.Cleanup(func() { squatters = old })
+	squatters = func(p int) ([]peercred.Squatter, error) {
+		if p != port {
+			return nil, nil
+		}
+		return []peercred.Squatter{{Addr: netip.IPv6Loopback(), Port: p, Owner: peercred.Owner{UID: 65534}}}, nil
+	}
+	r := run(t, dir, port)
+	if r.Healthy {
+		t.Errorf("Run(a squatter beside the bridge).Healthy = true, want false")
+	}
+	must(t, r, "port", OK, addr(port))
+	f := must(t, r, "squatter", Problem, "[::1]:"+strconv.Itoa(port))
+	if !strings.Contains(f.Message, "uid 65534") || f.Fix == "" {
+		t.Errorf("finding = %+v, want the owner's uid and a fix", f)
+	}
+	if n := len(find(r, "squatter", Problem)); n != 1 {
+		t.Errorf("%d squatter findings, want 1", n)
 	}
 }

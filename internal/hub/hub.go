@@ -75,6 +75,8 @@ type Hub struct {
 	changed      chan struct{} // closed at the next attach or detach
 	everAttached bool
 	watchers     map[chan struct{}]struct{}
+	squatters    []Squatter
+	notice       string
 }
 
 // pending is a call waiting for the page's reply. Exactly one of Deliver,
@@ -261,6 +263,35 @@ type Snapshot struct {
 	EverAttached bool
 	Tools        []toollist.Tool
 	Dropped      []toollist.Dropped
+	// Squatters are other users' listeners on the ports the tab dials, as
+	// the bridge last found them (never nil).
+	Squatters []Squatter
+	// Notice is what the agent must be told about the bridge itself, in
+	// plain words, each sentence led by a space; "" when nothing is amiss.
+	Notice string
+}
+
+// Squatter is a socket of another user listening where a tab of ours may
+// dial (THREAT_MODEL T10): it would be offered the tab's secret.
+type Squatter struct {
+	Address string `json:"address"`       // "127.0.0.1", "::1", "0.0.0.0" or "::"
+	Port    int    `json:"port"`          // one of the ports the tab dials
+	UID     *int   `json:"uid,omitempty"` // its owner, where the system names a uid
+}
+
+// SetSquatters records the squatters the bridge last found (Snapshot.Squatters).
+// The bridge sets them and the notice; the faces read them through State.
+func (h *Hub) SetSquatters(list []Squatter) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.squatters = append([]Squatter{}, list...)
+}
+
+// SetNotice replaces the notice (Snapshot.Notice).
+func (h *Hub) SetNotice(text string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.notice = text
 }
 
 // State returns the current state.
@@ -272,6 +303,8 @@ func (h *Hub) State() Snapshot {
 		EverAttached: h.everAttached,
 		Tools:        append([]toollist.Tool(nil), h.tools...),
 		Dropped:      append([]toollist.Dropped(nil), h.dropped...),
+		Squatters:    append([]Squatter{}, h.squatters...),
+		Notice:       h.notice,
 	}
 }
 

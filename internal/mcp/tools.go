@@ -390,7 +390,7 @@ func (s *Session) waitForConnection(ctx context.Context, id []byte, tool string,
 	if tool == "pair" {
 		head += " " + s.pairOutcome(paired)
 	}
-	head += s.voiceNote(port)
+	head += s.voiceNote(port) + s.srv.Hub.State().Notice
 	env := s.srv.Hub.Call(ctx, "scene.describe", DescribeArgs, timeout)
 	intro := head + " Its tools are now listed. scene.describe answered:\n\n"
 	if string(rawjson.Get(env, "ok")) == "false" {
@@ -484,6 +484,7 @@ func (s *Session) connectionStatus(modern bool) []byte {
 	default:
 		status.Message = "No tab is attached now. Call wait_for_connection: the tab attaches on its own."
 	}
+	status.Message += st.Notice // the bridge's own warnings: another site served, squatters
 	js, _ := json.Marshal(status)
 	return textResult(string(js), false, modern)
 }

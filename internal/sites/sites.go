@@ -79,6 +79,30 @@ func (s *Sites) Served() string {
 	return s.served
 }
 
+// SwitchNotice is what the agent and the person must be told while the
+// bridge serves a site other than its launch origin, in plain words and
+// led by a space; "" while it serves the launch origin. A tab of another
+// allowed site is admitted by a pairing stored earlier (by this bridge or
+// any other on the config dir, the demo's included) or a token armed for
+// it, and is then served in the launch origin's place; an agent started
+// for one site should not drive another's without knowing. A loopback
+// site is said to be one: its port is open to any program on this
+// machine, so its page may not be the one the user paired (THREAT_MODEL
+// T17).
+func (s *Sites) SwitchNotice() string {
+	served := s.Served()
+	if served == s.launch {
+		return ""
+	}
+	n := " This bridge was started for " + s.launch + " but now serves " + served +
+		": a tab of that site attached with a pairing stored earlier or a token given for it."
+	if origin.Loopback(served) {
+		n += " " + served + " is a page served from this machine, on a port any local program can serve; if the user did not open it, tell them, and `stitchslop-bridge unpair " +
+			served + "` removes its pairing."
+	}
+	return n
+}
+
 // Serve makes site the served one and returns the one served before.
 func (s *Sites) Serve(site string) (prev string) {
 	s.mu.Lock()

@@ -124,3 +124,26 @@ func TestPair(t *testing.T) {
 		})
 	}
 }
+
+// SwitchNotice says nothing while the launch origin is served, names both
+// sites once another is, and for a loopback site says that any local
+// program can serve its port.
+func TestSwitchNotice(t *testing.T) {
+	s := New("https://www.stitchslop.com", "")
+	if n := s.SwitchNotice(); n != "" {
+		t.Errorf("SwitchNotice() serving the launch origin = %q, want \"\"", n)
+	}
+	s.Serve("https://stitchslop.com")
+	n := s.SwitchNotice()
+	if !strings.Contains(n, "started for https://www.stitchslop.com but now serves https://stitchslop.com") || strings.Contains(n, "local program") {
+		t.Errorf("SwitchNotice() serving another production site = %q", n)
+	}
+	s.Serve("http://127.0.0.1:8780")
+	if n := s.SwitchNotice(); !strings.Contains(n, "now serves http://127.0.0.1:8780") || !strings.Contains(n, "any local program") || !strings.Contains(n, "unpair http://127.0.0.1:8780") {
+		t.Errorf("SwitchNotice() serving a loopback site = %q, want the loopback warning and the unpair command", n)
+	}
+	s.Serve("https://www.stitchslop.com")
+	if n := s.SwitchNotice(); n != "" {
+		t.Errorf("SwitchNotice() back on the launch origin = %q, want \"\"", n)
+	}
+}

@@ -1,20 +1,28 @@
 // Package peercred asks the operating system which user is on the other
 // end of a loopback TCP connection, and who holds a listening port. It
-// mitigates THREAT_MODEL.md T10 (other-user): a process of another local
-// account that dials the bridge, perhaps replaying a secret it learned, or
-// that squats the bridge's port before the bridge starts.
+// mitigates THREAT_MODEL.md T10 (other-user) and T17 (demo): a process of
+// another local account that dials the bridge or the demo's page server,
+// perhaps replaying a secret it learned, or that squats a port the tab
+// dials, before the bridge starts or while it serves.
 //
+//   - Listen(addr, log) is the one way the binary listens: the bridge's
+//     port and the demo's page server alike (T17). What it returns is
+//     OwnUserOnly(ln): its Accept hands out only connections SameUser
+//     passes, and closes the others before a byte of them is read.
 //   - SameUser(c) proves that the remote end of an accepted loopback
 //     connection is a socket owned by this process's own user. A client of
 //     another account is refused before anything it sent is read. The
 //     connection's four-tuple cannot be taken over by another socket while
 //     the bridge's end is open, so the answer cannot be swapped under it.
-//   - ListenerOwner(port) names the owner of a socket listening where a
+//   - Squatters(port) lists the sockets, not this user's, listening where a
 //     connection to 127.0.0.1:port or [::1]:port would land (127.0.0.1,
-//     ::1, 0.0.0.0, :: and IPv4-mapped forms). At start, a port held by
-//     another user is a squatter: "port 8787 is held by uid 65534". Called
-//     after the bridge's own Listen it also catches a second listener
-//     sharing the port (SO_REUSEADDR on Windows).
+//     ::1, 0.0.0.0, :: and IPv4-mapped forms), each with its address and
+//     owner: "[::1]:8787 (uid 65534)". The bridge calls it for every port
+//     of its scan list when it binds, after its own Listen (so it also
+//     catches another user's socket sharing the port on the other loopback
+//     address, or through SO_REUSEADDR on Windows), and again every
+//     bridge.SquatCheckEvery while it serves. ListenerOwner(port) answers
+//     the same question with one owner, for doctor.
 //   - HoldsPort(pid, port) proves that process pid holds every socket that
 //     would receive a connection to 127.0.0.1:port, so the CLI sends the
 //     control-plane key to the bridge named in the session file and not to
@@ -30,14 +38,16 @@
 //     whose remote end is our local end, compared with os.Getuid(). HoldsPort
 //     looks for the listener's inode among the /proc/<pid>/fd links
 //     "socket:[inode]", which for another user's process needs root or
-//     CAP_SYS_PTRACE (else an error). All three are supported.
+//     CAP_SYS_PTRACE (else an error). All are supported.
 //   - Windows: GetExtendedTcpTable (iphlpapi.dll, TCP_TABLE_OWNER_PID_ALL,
 //     IPv4 and IPv6) gives each socket's owning pid; the user is that
 //     process token's SID (OpenProcess with
 //     PROCESS_QUERY_LIMITED_INFORMATION, OpenProcessToken, GetTokenUser),
 //     compared with this process's token user by EqualSid. HoldsPort
-//     compares the listener's owning pid directly. All three are supported.
-//   - macOS, FreeBSD and every other system: ErrUnsupported from all three.
+//     compares the listener's owning pid directly. All are supported.
+//   - macOS, FreeBSD and every other system: ErrUnsupported from all of
+//     them; a Listen listener then lets every connection through, saying
+//     so once.
 //
 // Parsing is kept apart from the OS reads (procnet.go, wintable.go) so it
 // is tested on fixtures on every platform, and fuzzed
@@ -80,8 +90,11 @@
 //   - A pid is a name that can be reused: HoldsPort proves that pid holds
 //     the port at the time of the call, nothing about what the pid was
 //     when the session file was written.
-//   - ListenerOwner is a snapshot: a squatter may bind the port a moment
-//     after it answers "not found"; the bridge's own Listen then fails.
+//   - Squatters and ListenerOwner are snapshots: a squatter may bind a
+//     port a moment after they answer. On the port the bridge holds, the
+//     bind then fails for 127.0.0.1 but not for [::1]; on the others
+//     nothing stops it. The bridge's periodic look finds it within a
+//     period and reports it; it cannot take the port back.
 package peercred
 
 import (

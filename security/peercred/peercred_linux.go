@@ -71,6 +71,19 @@ func listenerOwner(port uint16) (Owner, bool, error) {
 	return Owner{UID: int(pick.UID), Mine: pick.UID == me}, true, nil
 }
 
+func listenersOn(port uint16) ([]Squatter, error) {
+	entries, err := listeners()
+	if err != nil {
+		return nil, err
+	}
+	me := uint32(getuid())
+	var out []Squatter
+	for _, l := range procListeners(entries, port, receivesLoopback) {
+		out = append(out, Squatter{Addr: l.Local.Addr(), Port: int(port), Owner: Owner{UID: int(l.UID), Mine: l.UID == me}})
+	}
+	return out, nil
+}
+
 func holdsPort(pid int, port uint16) (bool, error) {
 	entries, err := listeners()
 	if err != nil {

@@ -7,12 +7,16 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
+	"net/netip"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -33,13 +37,18 @@ func TestMain(m *testing.M) {
 }
 
 // runHelper is the helper process: "listen" listens on 127.0.0.1:0 and
-// prints its port; "dial:PORT" connects to 127.0.0.1:PORT and prints "ok".
+// prints its port, "listen6" the same on [::1]:0; "dial:PORT" connects to
+// 127.0.0.1:PORT and prints "ok".
 // Either then holds its socket until its stdin is closed.
 func runHelper(mode string) int {
 	var keep io.Closer
 	switch {
-	case mode == "listen":
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
+	case mode == "listen" || mode == "listen6":
+		addr := "127.0.0.1:0"
+		if mode == "listen6" {
+			addr = "[::1]:0"
+		}
+		ln, err := net.Listen("tcp", addr)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "helper:", err)
 			return 1
@@ -196,6 +205,34 @@ func TestListenerOwnerFixture(t *testing.T) {
 	}
 }
 
+func TestSquattersFixture(t *testing.T) {
+	fakeProc(t, fixtureTCP, fixtureTCP6)
+	nob := Owner{UID: 65534}
+	tests := []struct {
+		port int
+		want []Squatter
+	}{
+		{8787, nil}, // ours alone
+		{8788, []Squatter{{netip.MustParseAddr("0.0.0.0"), 8788, nob}}},
+		{8789, nil}, // ours on [::1]
+		{8790, []Squatter{{netip.IPv6Unspecified(), 8790, nob}}}, // ours on 127.0.0.1 is left out
+		{8791, nil}, // 127.0.0.2 gets nothing sent to loopback
+		{9999, nil},
+	}
+	for _, tt := range tests {
+		got, err := Squatters(tt.port)
+		if err != nil || !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("Squatters(%d) = %v, %v; want %v, nil", tt.port, got, err, tt.want)
+		}
+	}
+	if got := (Squatter{netip.IPv6Loopback(), 8788, nob}).String(); got != "[::1]:8788 (uid 65534)" {
+		t.Errorf("Squatter.String() = %q, want %q", got, "[::1]:8788 (uid 65534)")
+	}
+	if _, err := Squatters(0); err == nil {
+		t.Errorf("Squatters(0) = nil error, want out of range")
+	}
+}
+
 func TestHoldsPortFixture(t *testing.T) {
 	fakeProc(t, fixtureTCP, fixtureTCP6)
 	tests := []struct {
@@ -335,6 +372,78 @@ func TestOtherUserLive(t *testing.T) {
 			t.Errorf("HoldsPort(helper, %d) = %v, %v; want true, nil", port, held, err)
 		}
 	})
+}
+
+// TestListenLive: a listener made by Listen hands out our own connection
+// and never one of uid 65534, which it closes unread.
+func TestListenLive(t *testing.T) {
+	if os.Getuid() != 0 {
+		t.Skip("not root: cannot start a process as uid 65534 (nobody) to play another user")
+	}
+	bin := helperBinary(t)
+	var log strings.Builder
+	l, err := Listen("127.0.0.1:0", slog.New(slog.NewTextHandler(&logWriter{b: &log}, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	port := l.Addr().(*net.TCPAddr).Port
+	startHelper(t, bin, "dial:"+strconv.Itoa(port)) // connected before ours
+	mine, err := net.DialTimeout("tcp", l.Addr().String(), liveTimeout)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer mine.Close()
+	l.(*ownUserOnly).Listener.(*net.TCPListener).SetDeadline(time.Now().Add(liveTimeout))
+	c, err := l.Accept()
+	if err != nil {
+		t.Fatalf("Accept: %v", err)
+	}
+	defer c.Close()
+	if c.RemoteAddr().String() != mine.LocalAddr().String() {
+		t.Errorf("Accept() = a connection from %v, want ours from %v (uid %d's came first)", c.RemoteAddr(), mine.LocalAddr(), nobody)
+	}
+	if !strings.Contains(log.String(), "uid 65534") {
+		t.Errorf("log = %q, want the refusal naming uid %d", log.String(), nobody)
+	}
+}
+
+// TestSquattersLive: a listener of uid 65534 on [::1] is a squatter of
+// its port, before and after we bind 127.0.0.1 there; ours is not.
+func TestSquattersLive(t *testing.T) {
+	if os.Getuid() != 0 {
+		t.Skip("not root: cannot start a process as uid 65534 (nobody) to play another user")
+	}
+	bin := helperBinary(t)
+	_, line := startHelper(t, bin, "listen6")
+	port, err := strconv.Atoi(line)
+	if err != nil {
+		t.Fatalf("helper printed %q, want a port", line)
+	}
+	want := []Squatter{{Addr: netip.IPv6Loopback(), Port: port, Owner: Owner{UID: nobody}}}
+	if got, err := Squatters(port); err != nil || !reflect.DeepEqual(got, want) {
+		t.Errorf("Squatters(%d) = %v, %v; want %v", port, got, err, want)
+	}
+	ours, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
+	if err != nil {
+		t.Skipf("cannot bind 127.0.0.1:%d beside [::1]: %v", port, err)
+	}
+	defer ours.Close()
+	if got, err := Squatters(port); err != nil || !reflect.DeepEqual(got, want) {
+		t.Errorf("Squatters(%d) with ours on 127.0.0.1 = %v, %v; want %v", port, got, err, want)
+	}
+}
+
+// logWriter is a strings.Builder safe for a logger.
+type logWriter struct {
+	mu sync.Mutex
+	b  *strings.Builder
+}
+
+func (w *logWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.b.Write(p)
 }
 
 // eventually polls cond until it is true, failing after liveTimeout.

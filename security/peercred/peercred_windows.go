@@ -99,6 +99,32 @@ func listenerOwner(port uint16) (Owner, bool, error) {
 	return first, true, nil
 }
 
+func listenersOn(port uint16) ([]Squatter, error) {
+	rows, err := readWinTables()
+	if err != nil {
+		return nil, err
+	}
+	ls := winListeners(rows, port, receivesLoopback)
+	if len(ls) == 0 {
+		return nil, nil
+	}
+	me, err := currentUser()
+	if err != nil {
+		return nil, err
+	}
+	owners := map[uint32]Owner{}
+	var out []Squatter
+	for _, l := range ls {
+		o, ok := owners[l.PID]
+		if !ok {
+			o = ownerOf(l.PID, me)
+			owners[l.PID] = o
+		}
+		out = append(out, Squatter{Addr: l.Local.Addr(), Port: int(port), Owner: o})
+	}
+	return out, nil
+}
+
 // ownerOf names the user of process pid. A process whose token cannot be
 // read (a service, an elevated process, pid 0 or 4) is reported with no
 // SID and Mine false: it is not proven ours.

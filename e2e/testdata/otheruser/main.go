@@ -2,6 +2,7 @@
 // (uid 65534). It uses the standard library only, so it builds anywhere.
 //
 //	otheruser listen PORT        listen on 127.0.0.1:PORT, print "ready", wait
+//	otheruser listen HOST:PORT   the same on HOST:PORT ("[::1]:8787")
 //	otheruser request PORT       send stdin as one raw HTTP request, print the
 //	                             answer's first line or "closed"
 package main
@@ -12,6 +13,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"strings"
 	"time"
 )
 
@@ -21,6 +23,9 @@ func main() {
 		os.Exit(2)
 	}
 	addr := "127.0.0.1:" + os.Args[2]
+	if strings.Contains(os.Args[2], ":") {
+		addr = os.Args[2]
+	}
 	switch os.Args[1] {
 	case "listen":
 		ln, err := net.Listen("tcp", addr)
