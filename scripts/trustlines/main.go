@@ -1,0 +1,141 @@
+// Command trustlines counts the code lines of the release binary that sit
+// at a trust boundary, layer by layer, in the order data crosses them: the
+// figures docs/reviewing.md quotes, so that they are measured, not typed.
+//
+//	go run ./scripts/trustlines            # a Markdown table
+//	go run ./scripts/trustlines -check docs/reviewing.md
+//
+// A code line is a line that holds a Go token: blank lines and lines that
+// hold only comments do not count. Test files do not count. -check fails
+// when the table in the file is not the one this command prints.
+package main
+
+import (
+	"bytes"
+	"flag"
+	"fmt"
+	"go/scanner"
+	"go/token"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// layer is one boundary and the code that makes it, by path from the
+// module root: a directory stands for its non-test .go files.
+type layer struct {
+	name  string
+	paths []string
+}
+
+// layers are the boundaries in the order a page's bytes cross them.
+var layers = []layer{
+	{"1. page socket and handshake", []string{"internal/page", "security/origin", "security/credential", "security/ledger", "security/throttle", "security/limits", "internal/pairing", "internal/sites"}},
+	{"2. frames and tool lists", []string{"internal/rawjson", "internal/envelope", "internal/hub", "security/toollist"}},
+	{"3. the gate to the model", []string{"security/gate", "internal/mcp/result.go", "internal/mcp/files.go", "internal/mcp/bulk.go", "internal/attempts", "internal/replyfiles", "internal/cli/gate.go", "internal/cli/listen.go"}},
+	{"4. control plane and followers", []string{"internal/control", "internal/client", "internal/bridge/follow.go", "security/envtoken"}},
+	{"5. files", []string{"security/files", "security/fileperm", "internal/session", "internal/cli/files.go", "internal/cli/stream.go"}},
+	{"6. other users", []string{"security/peercred", "internal/bridge/open.go", "internal/bridge/peer.go"}},
+}
+
+func main() {
+	check := flag.String("check", "", "fail unless `FILE` holds the table this command prints")
+	flag.Parse()
+	table, err := render()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "trustlines:", err)
+		os.Exit(1)
+	}
+	if *check == "" {
+		os.Stdout.WriteString(table)
+		return
+	}
+	doc, err := os.ReadFile(*check)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "trustlines:", err)
+		os.Exit(1)
+	}
+	if !bytes.Contains(doc, []byte(table)) {
+		fmt.Fprintf(os.Stderr, "trustlines: %s does not hold the current table; replace it with the output of go run ./scripts/trustlines:\n%s", *check, table)
+		os.Exit(1)
+	}
+}
+
+// render measures every layer and returns the table.
+func render() (string, error) {
+	var b strings.Builder
+	b.WriteString("| layer | code lines | files |\n|---|---:|---|\n")
+	total := 0
+	for _, l := range layers {
+		files, err := goFiles(l.paths)
+		if err != nil {
+			return "", err
+		}
+		n := 0
+		for _, f := range files {
+			c, err := codeLines(f)
+			if err != nil {
+				return "", err
+			}
+			n += c
+		}
+		total += n
+		fmt.Fprintf(&b, "| %s | %d | %s |\n", l.name, n, "`"+strings.Join(l.paths, "`, `")+"`")
+	}
+	fmt.Fprintf(&b, "| **all trust-boundary code** | **%d** | |\n", total)
+	return b.String(), nil
+}
+
+// goFiles lists the non-test .go files the paths name.
+func goFiles(paths []string) ([]string, error) {
+	var out []string
+	for _, p := range paths {
+		fi, err := os.Stat(p)
+		if err != nil {
+			return nil, fmt.Errorf("layer path %s: %w (run from the module root)", p, err)
+		}
+		if !fi.IsDir() {
+			out = append(out, p)
+			continue
+		}
+		m, _ := filepath.Glob(filepath.Join(p, "*.go"))
+		for _, f := range m {
+			if !strings.HasSuffix(f, "_test.go") {
+				out = append(out, f)
+			}
+		}
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
+// codeLines counts the lines of a Go file that hold a token.
+func codeLines(path string) (int, error) {
+	src, err := os.ReadFile(path)
+	if err != nil {
+		return 0, err
+	}
+	fset := token.NewFileSet()
+	file := fset.AddFile(path, -1, len(src))
+	var s scanner.Scanner
+	var bad error
+	s.Init(file, src, func(pos token.Position, msg string) { bad = fmt.Errorf("%s: %s", pos, msg) }, 0)
+	lines := map[int]bool{}
+	for {
+		pos, tok, lit := s.Scan()
+		if tok == token.EOF {
+			break
+		}
+		if tok == token.SEMICOLON && lit == "\n" {
+			continue // inserted at a line's end, not written
+		}
+		start := fset.Position(pos).Line
+		lines[start] = true
+		// A raw string spans lines; each is code.
+		for i := 0; i < strings.Count(lit, "\n"); i++ {
+			lines[start+i+1] = true
+		}
+	}
+	return len(lines), bad
+}
