@@ -23,10 +23,16 @@
 //     another owner is refused with an error naming its path and mode (its
 //     owner, on Windows), never repaired, read or written through: acting
 //     on it would act on someone else's object. Reads open without
-//     following links and check that the file opened is the one inspected;
-//     a file over limits.ConfigFile is refused. KeepAside sets a corrupt
+//     following links (on Windows shared for deletion, so another bridge
+//     can rename a new file over one being read) and check that the file
+//     opened is the one inspected; a file over limits.ConfigFile is
+//     refused. A config dir EnsureDir creates is checked again after the
+//     mkdir and its mode set through the handle opened with O_NOFOLLOW, so
+//     another user swapping in a symlink meanwhile is refused, and the
+//     link's target never chmodded. KeepAside sets a corrupt
 //     file aside under a new name instead of letting it be overwritten.
-//   - T14 (lost-update): WriteFile is atomic (temp file in the same
+//   - T14 (lost-update): WriteFile is atomic, through security/files'
+//     Pending, the one writer that replaces files (temp file in the same
 //     directory, fsync, rename, fsync of the directory): a crash or a
 //     failed write leaves the old file or the new one, never a mix, and no
 //     temp file. Lock serialises read-modify-write cycles between
