@@ -13,11 +13,14 @@ import (
 
 const openNonblock = 0
 
-// link reports whether fi, from Lstat, is a symbolic link or another
-// reparse point a path goes through: Go reports a junction (mount point)
-// as irregular, not as a link, and a walk must follow it itself.
+// link reports whether fi, from Lstat, is a symbolic link or a junction
+// (mount point), the reparse points a path is redirected through: Go
+// reports a junction as irregular and not a directory, and a walk must
+// follow it itself. Other reparse points keep their kind: a folder synced
+// by OneDrive is irregular and a directory, and is walked as one.
 func link(fi fs.FileInfo) bool {
-	return fi.Mode()&(fs.ModeSymlink|fs.ModeIrregular) != 0
+	m := fi.Mode()
+	return m&fs.ModeSymlink != 0 || m&fs.ModeIrregular != 0 && !m.IsDir()
 }
 
 // sharingViolation reports whether a rename failed because another process
