@@ -371,7 +371,8 @@ func (e *NameError) Error() string { return "files: the file name is refused: " 
 
 // CheckName refuses a name Save would refuse whatever the directory and the
 // bytes: it must be a bare name (no separator, not "." or ".."), not
-// hidden, of a kind Save writes, and valid on every OS; see
+// hidden, not a manifest's (manifests), of a kind Save writes, and valid
+// on every OS; see
 // checkCharacters for the characters refused. A caller asks it before a
 // call whose reply is to be saved under a name of its own (--text-file,
 // call_to_files' textFile). The error is a *NameError.

@@ -33,9 +33,9 @@ var (
 )
 
 // walked is a path opened component by component from its volume's root,
-// every symbolic link resolved by the walk itself and no further than one
-// directory: roots[i] is the directory named by names[:i], so roots[0] is
-// the volume's root and the last is the folder the path names.
+// every symbolic link resolved by the walk itself, never by the kernel:
+// roots[i] is the directory named by names[:i], so roots[0] is the
+// volume's root and the last is the folder the path names.
 type walked struct {
 	vol   string
 	roots []*os.Root
