@@ -216,11 +216,13 @@ func TestRef_CLISaveHostileNames(t *testing.T) {
 	if !strings.Contains(r.stderr, want) || strings.ContainsAny(r.stderr, "\x1b\x00\u0085") || strings.Contains(r.stderr, "bashrc") {
 		t.Errorf("stderr %q: want %q, and no name from the tab, no control character", r.stderr, want)
 	}
-	// --save into a hidden folder or a missing one: refused before the call.
+	// --save into a hidden folder, or a missing one under it: refused
+	// before the call (TestSec_SaveCreatesMissingFolder: a missing folder
+	// elsewhere is created).
 	from := p.frames.len()
 	hidden := filepath.Join(root, ".config")
 	os.Mkdir(hidden, 0o755)
-	for _, dir := range []string{hidden, filepath.Join(root, "missing")} {
+	for _, dir := range []string{hidden, filepath.Join(hidden, "missing")} {
 		r := runCLI(t, append(base, "call", "design.export", "--save", dir)...)
 		if d := r.doc(t); r.code != 1 || d["error"] != "bad_dir" {
 			t.Errorf("call --save %s: exit %d, %v; want 1, bad_dir", dir, r.code, d)
@@ -229,7 +231,7 @@ func TestRef_CLISaveHostileNames(t *testing.T) {
 	if got := dirNames(t, hidden); len(got) != 0 {
 		t.Errorf("hidden folder holds %q, want nothing", got)
 	}
-	sentNothingSince(t, p, base, from, "--save into a hidden or missing folder")
+	sentNothingSince(t, p, base, from, "--save into a hidden folder")
 }
 
 // A page's names that show as something they are not are not written:

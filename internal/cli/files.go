@@ -205,7 +205,7 @@ func decodeArgs(raw json.RawMessage) (map[string]any, error) {
 // checkTargets refuses, before the call, what would make its reply
 // impossible to save: an --out FILE that exists without --overwrite, that
 // is not a regular file, or whose folder does not exist; a --save DIR that
-// is not a directory, or is hidden. Both are checked again when written:
+// is not a directory, or is hidden (a missing one is created when written). Both are checked again when written:
 // security/files does for --save, and --out is put in place without
 // replacing anything (userFile.commit).
 func checkTargets(a args) error {
@@ -234,14 +234,15 @@ func checkTargets(a args) error {
 		}
 	}
 	if dir, ok := a.flags["save"]; ok {
-		if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		// A missing folder is created when the files are written.
+		if fi, err := os.Stat(dir); err != nil && !errors.Is(err, fs.ErrNotExist) || err == nil && !fi.IsDir() {
 			why := "it is not a directory"
 			if err != nil {
 				why = err.Error()
 			}
 			return &client.Error{Exit: client.ExitFailed, Code: "bad_dir",
 				Msg:  fmt.Sprintf("--save %s: %s; nothing was sent to the tab", dir, why),
-				Hint: "--save writes into an existing folder; it never creates one"}
+				Hint: "--save writes into a folder, creating it and its parents if missing; give one that is not a file"}
 		}
 		if h := hiddenDir(dir); h != "" {
 			return &client.Error{Exit: client.ExitFailed, Code: "bad_dir",

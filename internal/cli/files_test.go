@@ -13,7 +13,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/stitchslop/stitchslop-bridge/internal/client"
@@ -319,7 +318,7 @@ func TestCallFileRefusedAsksNothing(t *testing.T) {
 		{"call", "design.import", "--file", "a.b.c.d=" + fake},
 		{"call", "render", "--out", exists},
 		{"call", "render", "--out", filepath.Join(work, "no", "out.png")},
-		{"call", "render", "--save", filepath.Join(work, "none")},
+		{"call", "render", "--save", filepath.Join(exists, "none")},
 	} {
 		code, doc, stderr := run(t, dir, argv...)
 		if code == 0 || doc["ok"] != false || !strings.Contains(stderr, "stitchslop-bridge: error: ") {
@@ -369,7 +368,9 @@ func TestCheckTargets(t *testing.T) {
 		{"out is a symlink, overwrite", []string{"--out", link, "--overwrite"}, true, want{"write_failed", "not a regular file"}},
 		{"out is a dangling symlink", []string{"--out", dangling}, true, want{"file_exists", "already exists"}},
 		{"save", []string{"--save", dir}, false, want{}},
-		{"save missing", []string{"--save", filepath.Join(dir, "none")}, false, want{"bad_dir", "nothing was sent to the tab"}},
+		{"save missing", []string{"--save", filepath.Join(dir, "none", "deeper")}, false, want{}},
+		{"save under a file", []string{"--save", filepath.Join(file, "none")}, false, want{"bad_dir", "not a directory; nothing was sent to the tab"}},
+		{"save missing, under hidden", []string{"--save", filepath.Join(hidden, "new")}, false, want{"bad_dir", "it is in the hidden folder .config"}},
 		{"save into a file", []string{"--save", file}, false, want{"bad_dir", "it is not a directory"}},
 		{"save hidden", []string{"--save", hidden}, false, want{"bad_dir", "it is in the hidden folder .config"}},
 		{"save under hidden", []string{"--save", filepath.Join(hidden, "..", ".config")}, false, want{"bad_dir", "hidden folder"}},
@@ -477,7 +478,7 @@ func TestSaveFilesHostileNames(t *testing.T) {
 		{"x.bat", []byte("del"), "its kind is not one of"},
 		{"x.ps1", []byte("rm"), "its kind is not one of"},
 		{"x.desktop", []byte("[Desktop Entry]"), "its kind is not one of"},
-		{"Makefile", []byte("all:"), "its kind is not one of"},
+		{"Makefile", []byte("all:"), "build or package manifest"},
 		{"x.png", []byte("#!/bin/sh"), "its bytes are not image/png"},
 		{"x.dst.", dstData, "it ends with a dot or a space"},
 		{"x.dst ", dstData, "it ends with a dot or a space"},
@@ -908,57 +909,5 @@ func TestSaveImageNoClobber(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(file); !bytes.Equal(b, pngData) {
 		t.Errorf("saveImage with overwrite wrote %q, want the image", b)
-	}
-}
-
-// swap sets *p to v for the test.
-func swap[T any](t *testing.T, p *T, v T) {
-	old := *p
-	*p = v
-	t.Cleanup(func() { *p = old })
-}
-
-// On a file system without hard links, --out copies into a file created
-// exclusively.
-func TestPublishWithoutHardLinks(t *testing.T) {
-	swap(t, &link, func(string, string) error { return &os.LinkError{Op: "link", Err: syscall.EPERM} })
-	dir := t.TempDir()
-	file := filepath.Join(dir, "out.png")
-	if _, err := saveImage(strings.NewReader(`{"dataUrl":"`+dataURL("image/png", pngData)+`"}`), file, false, slog.New(slog.DiscardHandler)); err != nil {
-		t.Fatalf("saveImage without hard links = %v", err)
-	}
-	if b, _ := os.ReadFile(file); !bytes.Equal(b, pngData) {
-		t.Errorf("saveImage without hard links wrote %q, want the image", b)
-	}
-	if got := listDir(t, dir); !slices.Equal(got, []string{"out.png"}) {
-		t.Errorf("saveImage without hard links left %q, want out.png alone", got)
-	}
-
-	// The file appears between the link and the copy: not replaced.
-	swap(t, &link, func(_, path string) error {
-		os.WriteFile(path, []byte("theirs"), 0o644)
-		return &os.LinkError{Op: "link", Err: syscall.EXDEV}
-	})
-	file = filepath.Join(dir, "raced.png")
-	_, err := saveImage(strings.NewReader(`{"dataUrl":"`+dataURL("image/png", pngData)+`"}`), file, false, slog.New(slog.DiscardHandler))
-	wantClientError(t, "saveImage raced without hard links", err, 1, "file_exists")
-	if b, _ := os.ReadFile(file); string(b) != "theirs" {
-		t.Errorf("saveImage raced without hard links: the file holds %q, want it untouched", b)
-	}
-}
-
-// A copy that fails leaves neither FILE nor the temp file.
-func TestPublishFailedCopy(t *testing.T) {
-	swap(t, &link, func(string, string) error { return &os.LinkError{Op: "link", Err: syscall.EPERM} })
-	swap(t, &copyFile, func(dst io.Writer, src io.Reader) (int64, error) {
-		n, _ := io.CopyN(dst, src, 3)
-		return n, errors.New("disk full")
-	})
-	dir := t.TempDir()
-	file := filepath.Join(dir, "out.png")
-	_, err := saveImage(strings.NewReader(`{"dataUrl":"`+dataURL("image/png", pngData)+`"}`), file, false, slog.New(slog.DiscardHandler))
-	wantClientError(t, "saveImage with a failed copy", err, 1, "write_failed", "disk full")
-	if got := listDir(t, dir); len(got) != 0 {
-		t.Errorf("saveImage with a failed copy left %q, want nothing", got)
 	}
 }

@@ -2,9 +2,7 @@ package cli
 
 import (
 	"bufio"
-	"crypto/rand"
 	"encoding/base64"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -626,15 +624,17 @@ func printable(s string) string {
 	return s
 }
 
-// userFile is FILE being written: a temp file beside it, put in place only
-// once whole, so a failure leaves any earlier file as it was.
+// userFile is FILE being written: a temp file beside it (files.Pending,
+// the one writer that replaces files), put in place only once whole, so a
+// failure leaves any earlier file as it was.
 type userFile struct {
 	path string
-	f    *os.File
+	p    *files.Pending
 }
 
 // createUserFile starts writing path. It refuses to write through a symlink
-// or over anything that is not a regular file.
+// or over anything that is not a regular file. The temp file asks for 0666
+// and lets the umask decide, as any program writing a user's file does.
 func createUserFile(path string) (*userFile, error) {
 	if fi, err := os.Lstat(path); err == nil {
 		if !fi.Mode().IsRegular() {
@@ -643,110 +643,38 @@ func createUserFile(path string) (*userFile, error) {
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("%s: %v", path, err)
 	}
-	dir := filepath.Dir(path)
-	f, err := createTemp(dir, "."+filepath.Base(path)+".", ".tmp")
+	p, err := files.Create(path)
 	if err != nil {
-		return nil, fmt.Errorf("cannot write into %s: %v", dir, err)
+		return nil, fmt.Errorf("cannot write into %s: %v", filepath.Dir(path), err)
 	}
-	return &userFile{path: path, f: f}, nil
-}
-
-// createTemp creates a new file in dir named prefix, a random part, suffix.
-// Unlike os.CreateTemp (0600) it asks for 0666 and lets the umask decide,
-// as any program writing a user's file does: 0644 under umask 022, 0600
-// under 077. O_EXCL means it never opens a file that exists, a symlink
-// planted at the name included.
-func createTemp(dir, prefix, suffix string) (*os.File, error) {
-	for range 100 {
-		var r [8]byte
-		if _, err := rand.Read(r[:]); err != nil {
-			return nil, err
-		}
-		name := filepath.Join(dir, prefix+hex.EncodeToString(r[:])+suffix)
-		f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o666)
-		if !errors.Is(err, fs.ErrExist) {
-			return f, err
-		}
-	}
-	return nil, errors.New("no unused temporary name")
+	return &userFile{path: path, p: p}, nil
 }
 
 func (u *userFile) Write(b []byte) (int, error) {
-	n, err := u.f.Write(b)
+	n, err := u.p.Write(b)
 	if err != nil {
 		err = fmt.Errorf("writing %s: %v; nothing was written", u.path, err)
 	}
 	return n, err
 }
 
-// Test hooks: a file system without hard links, and one where the copy
-// fails.
-var (
-	link     = os.Link
-	copyFile = io.Copy
-)
-
 // errExists is FILE found in place when it is to be created.
 var errExists = errors.New("the file exists")
 
 // commit puts the file in place. With overwrite it is renamed over FILE.
-// Without, it is linked to FILE, which fails if anything is there, a
-// symlink included, so nothing is replaced whatever appeared since the
-// check before the call; then the temp name goes. On a file system without
-// hard links it is copied into a FILE created exclusively instead.
+// Without, it appears only if nothing is there, a symlink included, so
+// nothing is replaced whatever appeared since the check before the call
+// (files.Pending.Commit).
 func (u *userFile) commit(overwrite bool) error {
-	tmp := u.f.Name()
-	err := u.f.Close()
-	switch {
-	case err != nil:
-	case overwrite:
-		if err = os.Rename(tmp, u.path); err == nil {
-			return nil
-		}
-	default:
-		err = publish(tmp, u.path)
-	}
-	os.Remove(tmp)
-	if err == nil || errors.Is(err, errExists) {
-		return err
-	}
-	return fmt.Errorf("writing %s: %v", u.path, err)
-}
-
-// publish makes the whole file tmp appear as path, unless path exists.
-func publish(tmp, path string) error {
-	err := link(tmp, path)
-	if err == nil {
-		return nil
-	}
-	if errors.Is(err, fs.ErrExist) {
-		return errExists
-	}
-	// No hard links here (FAT, exFAT, some network shares): copy.
-	src, err := os.Open(tmp)
-	if err != nil {
-		return err
-	}
-	defer src.Close()
-	dst, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
-	if errors.Is(err, fs.ErrExist) {
+	err := u.p.Commit(overwrite)
+	if !overwrite && errors.Is(err, fs.ErrExist) {
 		return errExists
 	}
 	if err != nil {
-		return err
+		return fmt.Errorf("writing %s: %v", u.path, err)
 	}
-	_, err = copyFile(dst, src)
-	if cerr := dst.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		os.Remove(path) // ours: created exclusively above
-	}
-	return err
+	return nil
 }
 
 // abort drops the temp file; FILE is left as it was.
-func (u *userFile) abort() {
-	u.f.Close()
-	os.Remove(u.f.Name())
-}
+func (u *userFile) abort() { u.p.Abort() }

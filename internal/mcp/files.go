@@ -64,7 +64,7 @@ var toFilesTool = map[string]any{
 		"properties": map[string]any{
 			"command":   map[string]any{"type": "string", "description": "The tab's command, one of its listed tools."},
 			"args":      map[string]any{"type": "object", "description": "The command's arguments."},
-			"dir":       map[string]any{"type": "string", "description": "The absolute path of an existing folder to save into."},
+			"dir":       map[string]any{"type": "string", "description": "The absolute path of the folder to save into, not hidden; it is created, with any missing parents, if it does not exist."},
 			"fileName":  map[string]any{"type": "string", "description": "The name for a top-level image the reply carries."},
 			"textFile":  map[string]any{"type": "string", "description": "The name for the reply's text, if any (a .txt, .md or design name)."},
 			"overwrite": map[string]any{"type": "boolean", "description": "Replace files that exist (default: never)."},

@@ -23,10 +23,16 @@
 //     another owner is refused with an error naming its path and mode (its
 //     owner, on Windows), never repaired, read or written through: acting
 //     on it would act on someone else's object. Reads open without
-//     following links and check that the file opened is the one inspected;
-//     a file over limits.ConfigFile is refused. KeepAside sets a corrupt
+//     following links (on Windows shared for deletion, so another bridge
+//     can rename a new file over one being read) and check that the file
+//     opened is the one inspected; a file over limits.ConfigFile is
+//     refused. A config dir EnsureDir creates is checked again after the
+//     mkdir and its mode set through the handle opened with O_NOFOLLOW, so
+//     another user swapping in a symlink meanwhile is refused, and the
+//     link's target never chmodded. KeepAside sets a corrupt
 //     file aside under a new name instead of letting it be overwritten.
-//   - T14 (lost-update): WriteFile is atomic (temp file in the same
+//   - T14 (lost-update): WriteFile is atomic, through security/files'
+//     Pending, the one writer that replaces files (temp file in the same
 //     directory, fsync, rename, fsync of the directory): a crash or a
 //     failed write leaves the old file or the new one, never a mix, and no
 //     temp file. Lock serialises read-modify-write cycles between
@@ -62,6 +68,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/stitchslop/stitchslop-bridge/security/files"
 	"github.com/stitchslop/stitchslop-bridge/security/limits"
 )
 
@@ -90,9 +97,16 @@ var (
 	// the user's and no one else's, and repairs it if it is the user's
 	// (want: the mode it should have on Unix).
 	_ func(f *os.File, path string, fi fs.FileInfo, want fs.FileMode, warn Warn) error = checkAccess
-	// openNoFollow opens path for reading, not through a final link where
-	// the OS allows it.
+	// openNoFollow opens path for reading, not through a final link, and
+	// on Windows shared for deletion, so a writer can rename a new file
+	// over one being read (files.OpenNoFollow).
 	_ func(path string) (*os.File, error) = openNoFollow
+	// openDirNoFollow opens the directory path, not through a final link.
+	_ func(path string) (*os.File, error) = openDirNoFollow
+	// setCreatedMode gives a directory EnsureDir just made, opened as f,
+	// exactly DirMode (mkdir applies the umask); nothing on Windows, where
+	// the descriptor was given at creation.
+	_ func(f *os.File) error = setCreatedMode
 	// openLockFile opens or creates path read-write; a created one is the
 	// user's alone from birth.
 	_ func(path string) (*os.File, error) = openLockFile
@@ -103,13 +117,12 @@ var (
 	_ func(f *os.File) error = unlockFile
 )
 
-// Test hooks, swapped in t.Cleanup: who "we" are, the clock, and the two
-// steps of WriteFile whose failure must leave the old file intact.
+// Test hooks, swapped in t.Cleanup: who "we" are, and the clock. (The
+// steps of WriteFile whose failure must leave the old file intact are
+// security/files' to test.)
 var (
-	getuid   = os.Getuid
-	now      = time.Now
-	syncFile = (*os.File).Sync
-	rename   = os.Rename
+	getuid = os.Getuid
+	now    = time.Now
 )
 
 // Warn receives a sentence about something repaired. The caller decides
@@ -119,25 +132,30 @@ type Warn func(msg string)
 // EnsureDir creates dir with DirMode (an owner-only DACL on Windows) if it
 // does not exist, or checks and repairs an existing one: a symbolic link, a
 // non-directory or another user's directory is refused; looser bits than
-// DirMode (a looser DACL) are reported and tightened. It creates missing
+// DirMode (a looser DACL) are reported and tightened. A directory it
+// creates is checked again after the mkdir, like an existing one, and its
+// mode set through the opened handle: another user flipping dir between
+// nothing and a symlink (a --config-dir in a shared sticky folder) makes
+// it fail, never accept the link or chmod its target. It creates missing
 // parents too, but never the user's home directory: a dir inside a home
 // (os.UserHomeDir: $HOME on Unix) that does not exist is an error naming
 // the home, since HOME pointing nowhere is a mistake to report, and
 // creating it would leave a home directory where none belongs.
 func EnsureDir(dir string, warn Warn) error {
+	created := false
 	fi, err := os.Lstat(dir)
 	if errors.Is(err, fs.ErrNotExist) {
 		if err := homeMissing(dir); err != nil {
 			return err
 		}
 		err = mkdirPrivate(dir)
-		if err == nil {
-			return nil
-		}
-		if !errors.Is(err, fs.ErrExist) {
+		if err != nil && !errors.Is(err, fs.ErrExist) {
 			return fmt.Errorf("creating config directory %s: %w", dir, err)
 		}
-		// Another process created it meanwhile: check it like any other.
+		// Made by us, or by another process meanwhile: either way it is
+		// checked like any other, since between the mkdir and now anyone
+		// who may write its parent can have put something else there.
+		created = err == nil
 		fi, err = os.Lstat(dir)
 	}
 	if err != nil {
@@ -149,12 +167,24 @@ func EnsureDir(dir string, warn Warn) error {
 	if !fi.IsDir() {
 		return fmt.Errorf("config directory %s exists but is not a directory (mode %v)", dir, fi.Mode())
 	}
-	f, err := openNoFollow(dir)
+	// Opened without following a link, then checked to be the directory
+	// inspected and ours; its mode is set or repaired through the handle,
+	// never the path, so a link swapped in after the Lstat is neither
+	// accepted nor has its target's mode changed.
+	f, err := openDirNoFollow(dir)
 	if err != nil {
 		return fmt.Errorf("config directory %s: %w", dir, err)
 	}
 	defer f.Close()
-	return checkOpened(f, dir, fi, DirMode, warn)
+	if err := checkOpened(f, dir, fi, DirMode, warn); err != nil {
+		return err
+	}
+	if created {
+		if err := setCreatedMode(f); err != nil {
+			return fmt.Errorf("creating config directory %s: setting mode: %w", dir, err)
+		}
+	}
+	return nil
 }
 
 // userHome is the user's home directory; a test hook.
@@ -284,42 +314,27 @@ func ReadFile(path string, warn Warn) ([]byte, error) {
 }
 
 // WriteFile replaces path with data atomically, with mode FileMode (an
-// owner-only DACL on Windows, given before any byte is written): a temp
-// file in the same directory, fsync, rename over path, fsync of the
-// directory. If it fails, path keeps its old content and no temp file is
-// left. A symbolic link at path is replaced, never written through.
-func WriteFile(path string, data []byte) (err error) {
-	dir := filepath.Dir(path)
-	f, err := createPrivate(dir, "."+filepath.Base(path)+".*.tmp")
+// owner-only DACL on Windows, given before any byte is written), through
+// security/files' Pending, the one writer that replaces files: a temp file
+// in the same directory, fsync, rename over path, fsync of the directory.
+// If it fails, path keeps its old content and no temp file is left. A
+// symbolic link at path is replaced, never written through.
+func WriteFile(path string, data []byte) error {
+	p, err := files.CreateWith(path, createPrivate)
 	if err != nil {
-		return fmt.Errorf("writing %s: creating a file in %s: %w", path, dir, cause(err))
+		return fmt.Errorf("writing %s: creating a file in %s: %w", path, filepath.Dir(path), cause(err))
 	}
-	tmp := f.Name()
-	closed := false
-	defer func() {
-		if err != nil {
-			if !closed {
-				f.Close()
-			}
-			os.Remove(tmp)
-		}
-	}()
-	if _, err = f.Write(data); err != nil {
+	if _, err := p.Write(data); err != nil {
+		p.Abort()
 		return fmt.Errorf("writing %s: %w", path, cause(err))
 	}
-	if err = syncFile(f); err != nil {
-		return fmt.Errorf("writing %s: flushing to disk: %w", path, err)
-	}
-	closed = true
-	if err = f.Close(); err != nil {
-		return fmt.Errorf("writing %s: %w", path, cause(err))
-	}
-	if err = rename(tmp, path); err != nil {
+	// Commit flushes the file, renames it over path (retrying a Windows
+	// reader's sharing violation) and flushes the directory; a failed
+	// directory flush only weakens durability across a power cut, and is
+	// not reported as a failed write.
+	if err := p.Commit(true); err != nil {
 		return fmt.Errorf("writing %s: replacing the old file: %w", path, err)
 	}
-	// The rename is done; a failed directory sync only weakens durability
-	// across a power cut, so it is not reported as a failed write.
-	syncDir(dir)
 	return nil
 }
 

@@ -7,19 +7,25 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"syscall"
+
+	"github.com/stitchslop/stitchslop-bridge/security/files"
 )
 
+// mkdirPrivate makes the missing parents, then dir itself with Mkdir, which
+// fails on anything already there, a symlink included (MkdirAll would take
+// a symlink to a directory for the directory). The mode is made exact
+// afterwards through the opened handle (setCreatedMode), never by path.
 func mkdirPrivate(dir string) error {
-	if err := os.MkdirAll(dir, DirMode); err != nil {
+	if err := os.MkdirAll(filepath.Dir(filepath.Clean(dir)), DirMode); err != nil {
 		return err
 	}
-	// MkdirAll applies the umask; make the mode exact.
-	if err := os.Chmod(dir, DirMode); err != nil {
-		return fmt.Errorf("setting mode: %w", err)
-	}
-	return nil
+	return os.Mkdir(dir, DirMode)
 }
+
+// setCreatedMode makes the mode exact: Mkdir applied the umask.
+func setCreatedMode(f *os.File) error { return f.Chmod(DirMode) }
 
 func createPrivate(dir, pattern string) (*os.File, error) {
 	// CreateTemp opens with O_EXCL and mode 0600 before the umask; Chmod
@@ -68,8 +74,12 @@ func checkOwner(path string, fi fs.FileInfo) error {
 
 // openNoFollow opens path for reading without following a final symbolic
 // link, and without blocking should it be a FIFO swapped in after Lstat.
-func openNoFollow(path string) (*os.File, error) {
-	return os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+func openNoFollow(path string) (*os.File, error) { return files.OpenNoFollow(path) }
+
+// openDirNoFollow opens the directory path, refusing a final symbolic link
+// (O_NOFOLLOW) and anything but a directory (O_DIRECTORY).
+func openDirNoFollow(path string) (*os.File, error) {
+	return os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_DIRECTORY|syscall.O_NONBLOCK, 0)
 }
 
 func openLockFile(path string) (*os.File, error) {

@@ -90,3 +90,91 @@ func TestWriteFileNew(t *testing.T) {
 	}
 	checkOnly(t, dir, path, "hello")
 }
+
+// ensureDirRaceTries bounds the EnsureDir calls TestEnsureDirRaceWithLink
+// makes while the swapper runs. Its window (nothing seen, then a link) is
+// narrow: on a loaded 2-core machine the code before the check after
+// mkdir (MkdirAll, then chmod by path) lost it in only some runs, on the
+// first tries; TestEnsureDirLinkAfterCheck is the same swap made at that
+// moment every time.
+const ensureDirRaceTries = 3000
+
+// Another user flipping the config dir between nothing and a symlink to a
+// directory (a --config-dir in a shared sticky folder, THREAT_MODEL T13)
+// never makes EnsureDir accept the link, nor chmod the link's target.
+func TestEnsureDirRaceWithLink(t *testing.T) {
+	skipNoModes(t)
+	tmp := t.TempDir()
+	target := filepath.Join(tmp, "victim")
+	if err := os.Mkdir(target, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	os.Chmod(target, 0o755)
+	dir := filepath.Join(tmp, "cfg")
+	stop, done := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			os.Symlink(target, dir)
+			syscall.Unlink(dir) // a link; never the directory EnsureDir made
+			// Longer with nothing there: the old code lost when it saw
+			// nothing, then a link.
+			for range 3 {
+				os.Lstat(dir)
+			}
+		}
+	}()
+	defer func() { close(stop); <-done }()
+	created := 0
+	for i := range ensureDirRaceTries {
+		err := EnsureDir(dir, nil)
+		if got := mode(t, target); got != 0o755 {
+			t.Fatalf("EnsureDir(%q) on try %d changed the link target's mode to %04o", dir, i+1, got)
+		}
+		if err != nil {
+			continue
+		}
+		fi, lerr := os.Lstat(dir)
+		if lerr != nil || !fi.IsDir() {
+			t.Fatalf("EnsureDir(%q) on try %d = nil with the config dir %v, %v; want a real directory", dir, i+1, fi.Mode(), lerr)
+		}
+		created++
+		os.Remove(dir)
+	}
+	t.Logf("%d of %d calls made the directory; the others refused a link", created, ensureDirRaceTries)
+}
+
+// The same swap at the one moment the old code lost it, every time: a
+// symlink to a directory appears between EnsureDir's finding nothing and
+// its mkdir (planted from the userHome hook, which EnsureDir calls in
+// between). EnsureDir refuses it, and the target's mode is untouched.
+func TestEnsureDirLinkAfterCheck(t *testing.T) {
+	skipNoModes(t)
+	tmp := t.TempDir()
+	target := filepath.Join(tmp, "victim")
+	if err := os.Mkdir(target, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	os.Chmod(target, 0o755)
+	dir := filepath.Join(tmp, "cfg")
+	old := userHome
+	t.Cleanup(func() { userHome = old })
+	userHome = func() (string, error) {
+		if err := os.Symlink(target, dir); err != nil {
+			t.Error(err)
+		}
+		return "", nil
+	}
+	err := EnsureDir(dir, nil)
+	if err == nil || !strings.Contains(err.Error(), "symbolic link") {
+		t.Errorf("EnsureDir(%q) with a link planted before its mkdir = %v, want a refusal of the symbolic link", dir, err)
+	}
+	if got := mode(t, target); got != 0o755 {
+		t.Errorf("EnsureDir(%q) changed the link target's mode to %04o, want 0755", dir, got)
+	}
+}

@@ -13,6 +13,8 @@ import (
 	"strings"
 
 	"golang.org/x/sys/windows"
+
+	"github.com/stitchslop/stitchslop-bridge/security/files"
 )
 
 // Mode bits mean nothing here: access is the owner-only security
@@ -98,9 +100,17 @@ func checkAccess(f *os.File, path string, fi fs.FileInfo, _ fs.FileMode, warn Wa
 	return checkACL(path, s, me, principalName, func() error { return repairDACL(path, fi, tok.user) }, warn)
 }
 
-// openNoFollow opens path after the caller's Lstat found no link; the
-// SameFile check that follows catches a swap.
-func openNoFollow(path string) (*os.File, error) { return os.Open(path) }
+// openNoFollow opens path not through a final reparse point, shared for
+// deletion (files.OpenNoFollow): os.Open does not share delete, so while a
+// bridge read pairing.json another could not rename a new one over it.
+// The SameFile check that follows catches a swap.
+func openNoFollow(path string) (*os.File, error) { return files.OpenNoFollow(path) }
+
+// openDirNoFollow is openNoFollow: files.OpenNoFollow opens folders too.
+func openDirNoFollow(path string) (*os.File, error) { return files.OpenNoFollow(path) }
+
+// setCreatedMode: the owner-only descriptor was given by CreateDirectory.
+func setCreatedMode(*os.File) error { return nil }
 
 func syncDir(string) {}
 

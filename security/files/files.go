@@ -1,6 +1,8 @@
 // Package files stands between the agent's file tools and the disk: it reads
-// a file the agent sends to the tab (Read), and writes a file the tab sends
-// back (Save). It mitigates THREAT_MODEL.md T16 (file-tools): a page, which
+// a file the agent sends to the tab (Read), writes a file the tab sends
+// back (Save), and is the one writer that replaces a file (Pending), for
+// --out and, through security/fileperm, the pairing and session files. It
+// mitigates THREAT_MODEL.md T16 (file-tools): a page, which
 // may be a hostile or compromised site, talks the agent into
 //
 //   - (a) exfiltrating a local secret by "uploading" it to the page:
@@ -13,10 +15,21 @@
 //
 //   - A path with any hidden component (a name starting with "."), once made
 //     absolute and cleaned, is refused, and so is a path whose symlinks
-//     resolve to one. Secrets live in dot-folders (~/.ssh, ~/.aws, ~/.gnupg,
-//     ~/.config, ~/.stitchslop), so ".." tricks and links into them fail.
-//     On Windows filepath.EvalSymlinks also turns 8.3 short names (SSH~1
-//     for .ssh) back into long ones, so they are caught too.
+//     lead through one. Secrets live in dot-folders (~/.ssh, ~/.aws,
+//     ~/.gnupg, ~/.config, ~/.stitchslop), so ".." tricks and links into
+//     them fail.
+//   - Race-free by construction (walk.go): the path is never resolved
+//     once and opened again. It is walked from its volume's root one
+//     component at a time, each inspected without following it and opened
+//     from the folder already opened (os.Root), then checked to be the
+//     object inspected; a symlink is read and its target walked the same
+//     way. So the hidden check applies to the path the file is actually
+//     reached by, and another local user flipping an entry of a folder it
+//     owns between a decoy and a link into our hidden folder (T16, other
+//     user) makes the walk look again (maxRaces times) or fail, never
+//     send the hidden file. On Windows a junction is followed the same
+//     way, and an 8.3 short name (SSH~1 for .ssh) is turned into its long
+//     name (GetLongPathName) before it is judged.
 //   - Only images recognised by their bytes (PNG, JPEG, GIF, WebP) and design
 //     files by extension (.dst .pes .jef .exp .vp3 .inf .col .svg .dxf
 //     .stitchslop .json) are sent. A key, a credentials file, a shell
@@ -38,6 +51,10 @@
 //     shows as evilexe.png) and the zero-width ones, line and paragraph
 //     separators, private-use characters and unassigned code points. The
 //     reasons name such a character by its code point, never the name.
+//   - Nor may it be the name of a build or package manifest or of a coding
+//     agent's instruction file (manifests: package.json, CMakeLists.txt,
+//     requirements.txt, CLAUDE.md, AGENTS.md ...), which another program
+//     runs code from, or obeys, just because it is in the folder.
 //   - Only image, design, JSON, .txt and .md names are written, and an image
 //     name must hold that image's bytes: no script, no executable, no name
 //     without an extension. Files are created 0666 less the umask, never
@@ -45,12 +62,17 @@
 //   - NameKey says when two names are one file on some disk (case, and
 //     Unicode normal form on macOS); the callers refuse a reply's second
 //     file under one key, so no file of a reply replaces another.
-//   - dir must be an existing directory with no hidden component (no
-//     ~/.config, no .git); it is never created.
+//   - dir may have no hidden component (no ~/.config, no .git), reached
+//     through symlinks or not: it is walked and opened race-free as Read
+//     walks, and its missing folders are created by the same walk, as
+//     mkdir -p would (0777 less the umask), each checked after it is made
+//     like any other. The file is then created in the folder opened, by
+//     name, never by a path resolved again.
 //   - Without overwrite the file is created exclusively (O_EXCL), which also
 //     refuses an existing symlink, so nothing is replaced or written
-//     through. With overwrite a temporary file is renamed over the name,
-//     which replaces a symlink itself and never writes through it; a
+//     through. With overwrite a Pending (atomic.go), the one writer that
+//     replaces files, writes a temporary file and renames it over the
+//     name, which replaces a symlink itself and never writes through it; a
 //     directory is never replaced. A failed write leaves no partial file.
 //
 // Not covered: a file of an allowed kind and name is sent, or saved, whatever
@@ -61,10 +83,14 @@
 // stopped here. Hidden means a leading "." only: the Windows hidden attribute
 // (AppData) and macOS's (~/Library) are not consulted, and a --config-dir
 // outside a dot-folder is not protected. With overwrite, the new file takes
-// 0666 less the umask, not the old file's mode. Races with another process
-// of the same user that swaps files between the checks and the open (T11)
-// are not stopped: Read opens the resolved path and checks it is the file it
-// inspected, no more. Save does not bound the size of what it writes.
+// 0666 less the umask, not the old file's mode. A hard link to a secret
+// made in a visible folder is a visible file: the walk sees names, and
+// only a user who can already read the secret can link it (Linux's
+// protected_hardlinks refuses others). Every folder on the path must be
+// readable as well as searchable, since the walk opens each one: a path
+// through a search-only (--x) folder is refused. Another process of the
+// same user (T11) can do anything the user can and is not stopped. Save
+// does not bound the size of what it writes.
 // Names that only look alike are not refused: "pay.png" in Cyrillic
 // letters, "a∕b.png" with a DIVISION SLASH, invisible letters such as
 // U+3164 HANGUL FILLER; nor is a Windows 8.3 short name (DESIGN~1.DST)
@@ -72,7 +98,6 @@
 package files
 
 import (
-	"crypto/rand"
 	"encoding/base64"
 	"errors"
 	"fmt"
@@ -108,10 +133,6 @@ const MaxSaved = 32
 // maxName is the longest file name Save writes, in bytes: the limit of
 // ext4, APFS and NTFS (which counts UTF-16 units, so this is no looser).
 const maxName = 255
-
-// tempPrefix starts the name of Save's temporary file: hidden, so a crash
-// leaves nothing that looks like a design.
-const tempPrefix = ".stitchslop-save-"
 
 // images maps an image extension to the MIME type its bytes must sniff as.
 var images = map[string]string{
@@ -149,13 +170,8 @@ const (
 	textKinds = ".svg .dxf .stitchslop .json"
 )
 
-// Test hooks, swapped by tests to make a file grow while it is read and a
-// write or a rename fail half way.
-var (
-	openFile   = os.Open
-	writeClose = writeCloseFile
-	rename     = os.Rename
-)
+// writeClose is a test hook, swapped to make a write fail half way.
+var writeClose = writeCloseFile
 
 // In is a file read for the tab.
 type In struct {
@@ -182,23 +198,26 @@ func Read(path, mode string) (In, error) {
 	if err != nil {
 		return In{}, fmt.Errorf("files: %w", err)
 	}
-	resolved, err := notHidden(abs, "sent")
+	if h := hidden(abs); h != "" {
+		return In{}, fmt.Errorf("files: %s: hidden files and folders are not sent (%q)", abs, h)
+	}
+	w, f, err := walk(walkOpts{abs: abs, verb: "sent", file: true})
 	if err != nil {
 		return In{}, err
 	}
-	fi, err := os.Stat(resolved)
+	w.close()
+	defer f.Close()
+	fi, err := f.Stat()
 	if err != nil {
 		return In{}, fmt.Errorf("files: %w", err)
-	}
-	if !fi.Mode().IsRegular() {
-		return In{}, fmt.Errorf("files: %s is not a regular file", path)
 	}
 	if fi.Size() > MaxIn {
 		return In{}, fmt.Errorf("files: %s is %d bytes, over the %d MB limit", path, fi.Size(), MaxIn>>20)
 	}
-	data, err := readOpened(resolved, fi)
+	// Stat's size is not trusted: the file may grow while it is read.
+	data, err := io.ReadAll(io.LimitReader(f, MaxIn+1))
 	if err != nil {
-		return In{}, err
+		return In{}, fmt.Errorf("files: %w", err)
 	}
 	if len(data) > MaxIn {
 		return In{}, fmt.Errorf("files: %s is over the %d MB limit", path, MaxIn>>20)
@@ -229,23 +248,6 @@ func Read(path, mode string) (In, error) {
 	return in, nil
 }
 
-// notHidden refuses abs, an absolute clean path, if it or the path its
-// symlinks resolve to has a hidden component, and returns the resolved path.
-// verb says what is not done to hidden files: "sent", "written to".
-func notHidden(abs, verb string) (string, error) {
-	if h := hidden(abs); h != "" {
-		return "", fmt.Errorf("files: %s: hidden files and folders are not %s (%q)", abs, verb, h)
-	}
-	resolved, err := filepath.EvalSymlinks(abs)
-	if err != nil {
-		return "", fmt.Errorf("files: %w", err)
-	}
-	if h := hidden(resolved); h != "" {
-		return "", fmt.Errorf("files: %s links to %s: hidden files and folders are not %s (%q)", abs, resolved, verb, h)
-	}
-	return resolved, nil
-}
-
 // hidden returns the first component of the clean path p that starts with
 // ".", or "".
 func hidden(p string) string {
@@ -255,28 +257,6 @@ func hidden(p string) string {
 		}
 	}
 	return ""
-}
-
-// readOpened opens path, checks it is still the file fi describes, and
-// reads at most MaxIn+1 bytes of it: Stat's size is not trusted.
-func readOpened(path string, fi fs.FileInfo) ([]byte, error) {
-	f, err := openFile(path)
-	if err != nil {
-		return nil, fmt.Errorf("files: %w", err)
-	}
-	defer f.Close()
-	got, err := f.Stat()
-	if err != nil {
-		return nil, fmt.Errorf("files: %w", err)
-	}
-	if !os.SameFile(fi, got) {
-		return nil, fmt.Errorf("files: %s changed while being opened", path)
-	}
-	data, err := io.ReadAll(io.LimitReader(f, MaxIn+1))
-	if err != nil {
-		return nil, fmt.Errorf("files: %w", err)
-	}
-	return data, nil
 }
 
 // Save writes data as dir/name, a file the tab returned, and returns the
@@ -297,61 +277,53 @@ func Save(dir, name string, data []byte, overwrite bool) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("files: %w", err)
 	}
-	if _, err := notHidden(abs, "written to"); err != nil {
+	if h := hidden(abs); h != "" {
+		return "", fmt.Errorf("files: %s: hidden files and folders are not written to (%q)", abs, h)
+	}
+	w, _, err := walk(walkOpts{abs: abs, verb: "written to", create: true})
+	if err != nil {
 		return "", err
 	}
-	fi, err := os.Stat(abs)
-	if err != nil {
-		return "", fmt.Errorf("files: %w", err)
-	}
-	if !fi.IsDir() {
-		return "", fmt.Errorf("files: %s is not a directory", abs)
-	}
+	defer w.close()
+	r := w.dir()
 	path := filepath.Join(abs, name)
 	if overwrite {
-		return path, replace(abs, path, data)
+		return path, replace(r, name, path, data)
 	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
+	// O_CREATE|O_EXCL in the opened folder: never an existing file, nor
+	// through a symlink planted at the name.
+	f, err := r.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
 	if errors.Is(err, fs.ErrExist) {
 		return "", fmt.Errorf("files: %s already exists; pass overwrite to replace it", path)
 	}
 	if err != nil {
-		return "", fmt.Errorf("files: %w", err)
+		return "", fmt.Errorf("files: %s: %w", path, cause(err))
 	}
 	if err := writeClose(f, data); err != nil {
-		os.Remove(path)
+		r.Remove(name)
 		return "", err
 	}
 	return path, nil
 }
 
-// replace writes data to a new temporary file in dir, created like any
-// other so the umask applies, and renames it over path.
-func replace(dir, path string, data []byte) error {
-	if fi, err := os.Lstat(path); err == nil && fi.IsDir() {
+// replace writes data as name in the opened folder r through a Pending,
+// which renames it over the old file; a directory is never replaced.
+func replace(r *os.Root, name, path string, data []byte) error {
+	if fi, err := r.Lstat(name); err == nil && fi.IsDir() {
 		return fmt.Errorf("files: %s is a directory; it is not replaced", path)
 	} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("files: %w", err)
+		return fmt.Errorf("files: %s: %w", path, cause(err))
 	}
-	var f *os.File
-	for tries := 0; ; tries++ {
-		var err error
-		f, err = os.OpenFile(filepath.Join(dir, tempPrefix+rand.Text()), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
-		if err == nil {
-			break
-		}
-		if !errors.Is(err, fs.ErrExist) || tries == 3 {
-			return fmt.Errorf("files: %w", err)
-		}
+	p, err := create(r, name, path)
+	if err != nil {
+		return fmt.Errorf("files: %s: %w", path, err)
 	}
-	tmp := f.Name()
-	if err := writeClose(f, data); err != nil {
-		os.Remove(tmp)
-		return err
+	if _, err := p.Write(data); err != nil {
+		p.Abort()
+		return fmt.Errorf("files: %s: %w", path, cause(err))
 	}
-	if err := rename(tmp, path); err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("files: %w", err)
+	if err := p.Commit(true); err != nil {
+		return fmt.Errorf("files: %s: %w", path, err)
 	}
 	return nil
 }
@@ -382,7 +354,8 @@ func (e *NameError) Error() string { return "files: the file name is refused: " 
 
 // CheckName refuses a name Save would refuse whatever the directory and the
 // bytes: it must be a bare name (no separator, not "." or ".."), not
-// hidden, of a kind Save writes, and valid on every OS; see
+// hidden, not a manifest's (manifests), of a kind Save writes, and valid
+// on every OS; see
 // checkCharacters for the characters refused. A caller asks it before a
 // call whose reply is to be saved under a name of its own (--text-file,
 // call_to_files' textFile). The error is a *NameError.
@@ -422,6 +395,9 @@ func checkName(name string) string {
 		return `it holds one of : * ? " < > |`
 	case reserved(name):
 		return "it is a Windows device name"
+	}
+	if m, ok := manifests[NameKey(name)]; ok {
+		return m
 	}
 	ext := strings.ToLower(filepath.Ext(name))
 	if _, ok := images[ext]; !ok && !replies[ext] {
@@ -527,6 +503,35 @@ func (b *Batch) Save(name string, data []byte) (string, error) {
 	}
 	return path, err
 }
+
+// manifests are the names of files other programs run code from, or take
+// instructions from, just by finding them in a folder: a build or package
+// manifest (npm runs package.json's postinstall, pip a setup.py, CMake a
+// CMakeLists.txt) or an instruction file that a coding agent working in
+// the folder reads and follows. A page's export that names one is refused
+// wherever it would be saved, whatever its kind. Keyed by NameKey, so
+// PACKAGE.JSON and Package.json are refused too; the reason, like every
+// other, does not quote the name. Names with an extension Save
+// does not write (Makefile, Cargo.toml, setup.py) are here for the reason
+// they give.
+var manifests = func() map[string]string {
+	const build = "it is the name of a build or package manifest, which build tools and package managers run code from"
+	const agent = "it is the name of an instruction file for coding agents, which an agent working in the folder reads and follows"
+	m := map[string]string{}
+	for _, n := range []string{
+		"package.json", "package-lock.json", "npm-shrinkwrap.json", "composer.json", "deno.json",
+		"CMakeLists.txt", "Makefile", "GNUmakefile", "requirements.txt", "pyproject.toml", "setup.py",
+		"setup.cfg", "Cargo.toml", "go.mod", "go.sum", "Gemfile", "Rakefile", "build.gradle",
+		"build.gradle.kts", "settings.gradle", "pom.xml", "Dockerfile", "docker-compose.yml",
+		"docker-compose.yaml", "compose.yml", "compose.yaml", "justfile", "Taskfile.yml",
+	} {
+		m[NameKey(n)] = build
+	}
+	for _, n := range []string{"CLAUDE.md", "CLAUDE.local.md", "AGENTS.md", "GEMINI.md"} {
+		m[NameKey(n)] = agent
+	}
+	return m
+}()
 
 // reserved reports whether name is a Windows device name, whatever its
 // extension or case: CON, PRN, AUX, NUL, COM0-9, LPT0-9 (and their

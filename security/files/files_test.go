@@ -190,7 +190,7 @@ func TestRead(t *testing.T) {
 			path := home + string(filepath.Separator) + filepath.FromSlash(tt.path) // not cleaned
 			got, err := Read(path, tt.mode)
 			if tt.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.wantErr) && !(tt.wantErr == "no such file" && errors.Is(err, fs.ErrNotExist)) {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 					t.Fatalf("Read(%q, %q) = %v, want error containing %q", tt.path, tt.mode, err, tt.wantErr)
 				}
 				if strings.Contains(err.Error(), secret) {
@@ -429,7 +429,25 @@ func TestCheckName(t *testing.T) {
 		{"lpt¹.txt", "it is a Windows device name"},
 		{"Aux .md", "it is a Windows device name"},
 		{"x.exe", "its kind is not one of .png"},
-		{"Makefile", "its kind is not one of"},
+		{"Makefile", "it is the name of a build or package manifest, which build tools and package managers run code from"},
+		{"package.json", "it is the name of a build or package manifest, which build tools and package managers run code from"},
+		{"Package-Lock.JSON", "it is the name of a build or package manifest"},
+		{"CMakeLists.txt", "it is the name of a build or package manifest"},
+		{"REQUIREMENTS.TXT", "it is the name of a build or package manifest"},
+		{"composer.json", "it is the name of a build or package manifest"},
+		{"pyproject.toml", "it is the name of a build or package manifest"},
+		{"setup.py", "it is the name of a build or package manifest"},
+		{"gnumakefile", "it is the name of a build or package manifest"},
+		{"build.gradle.kts", "it is the name of a build or package manifest"},
+		{"Taskfile.yml", "it is the name of a build or package manifest"},
+		{"CLAUDE.md", "it is the name of an instruction file for coding agents, which an agent working in the folder reads and follows"},
+		{"agents.md", "it is the name of an instruction file for coding agents"},
+		{"Agents.md", "it is the name of an instruction file"},
+		{"package.json.txt", ""},
+		{"my-package.json", ""},
+		{"design.stitchslop", ""},
+		{"readme.md", ""},
+		{"project.json", ""},
 		{"x.png\u00a0", "its kind is not one of"},
 	}
 	for _, tt := range tests {
@@ -562,9 +580,10 @@ func TestSaveDir(t *testing.T) {
 		wantErr string
 	}{
 		{dir: "", wantErr: "empty directory"},
-		{dir: "missing", wantErr: "no such file"},
-		{dir: "missing/deeper", wantErr: "no such file"},
 		{dir: "file.dst", wantErr: "not a directory"},
+		{dir: "file.dst/sub", wantErr: "not a directory"},
+		{dir: "new/.hidden/deeper", wantErr: "hidden files and folders are not written to"},
+		{dir: "cfg/new", link: true, wantErr: "hidden files and folders are not written to"},
 		{dir: ".config", wantErr: "hidden files and folders are not written to"},
 		{dir: ".config/app", wantErr: "hidden files and folders are not written to"},
 		{dir: "cfg/app", link: true, wantErr: "hidden files and folders are not written to"},
@@ -578,7 +597,7 @@ func TestSaveDir(t *testing.T) {
 			dir = filepath.Join(root, filepath.FromSlash(tt.dir))
 		}
 		got, err := Save(dir, "x.dst", []byte("LA:"), false)
-		if err == nil || !strings.Contains(err.Error(), tt.wantErr) && !(tt.wantErr == "no such file" && errors.Is(err, fs.ErrNotExist)) {
+		if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 			t.Errorf("Save(%q, %q) = %q, %v; want error containing %q", tt.dir, "x.dst", got, err, tt.wantErr)
 		}
 	}
@@ -760,12 +779,13 @@ func TestReadNeverTrustsStat(t *testing.T) {
 	path := filepath.Join(dir, "grows.dst")
 	write(t, path, []byte("LA:"))
 	write(t, filepath.Join(dir, "other.dst"), []byte("LA:"))
-	t.Cleanup(func() { openFile = os.Open })
+	old := openFile
+	t.Cleanup(func() { openFile = old })
 	const grown = 64 * MaxIn // sparse
-	openFile = func(name string) (*os.File, error) {
-		f, err := os.Open(name)
+	openFile = func(r *os.Root, name string) (*os.File, error) {
+		f, err := old(r, name)
 		if err == nil {
-			err = os.Truncate(name, grown)
+			err = os.Truncate(path, grown)
 		}
 		return f, err
 	}
@@ -781,7 +801,7 @@ func TestReadNeverTrustsStat(t *testing.T) {
 	}
 
 	write(t, path, []byte("LA:"))
-	openFile = func(string) (*os.File, error) { return os.Open(filepath.Join(dir, "other.dst")) }
+	openFile = func(*os.Root, string) (*os.File, error) { return os.Open(filepath.Join(dir, "other.dst")) }
 	if _, err := Read(path, DataURL); err == nil || !strings.Contains(err.Error(), "changed while being opened") {
 		t.Errorf("Read(%q) of a swapped file = %v, want error containing %q", "grows.dst", err, "changed while being opened")
 	}
@@ -790,13 +810,14 @@ func TestReadNeverTrustsStat(t *testing.T) {
 // TestSaveFailureLeavesNothing: a write or a rename that fails leaves no
 // partial file and no temporary file.
 func TestSaveFailureLeavesNothing(t *testing.T) {
-	t.Cleanup(func() { writeClose, rename = writeCloseFile, os.Rename })
+	t.Cleanup(func() { writeClose, renameAt, syncFile = writeCloseFile, (*os.Root).Rename, (*os.File).Sync })
 	broken := errors.New("disk full")
 	writeClose = func(f *os.File, data []byte) error {
 		f.Write(data[:len(data)/2])
 		f.Close()
 		return broken
 	}
+	syncFile = func(*os.File) error { return broken } // the replacing write
 	for _, overwrite := range []bool{false, true} {
 		dir := tempDir(t)
 		if _, err := Save(dir, "x.dst", []byte("LA:design"), overwrite); !errors.Is(err, broken) {
@@ -806,8 +827,8 @@ func TestSaveFailureLeavesNothing(t *testing.T) {
 			t.Errorf("Save(dir, %q, %v) with a failing write left %q, want nothing", "x.dst", overwrite, got)
 		}
 	}
-	writeClose = writeCloseFile
-	rename = func(string, string) error { return broken }
+	writeClose, syncFile = writeCloseFile, (*os.File).Sync
+	renameAt = func(*os.Root, string, string) error { return broken }
 	dir := tempDir(t)
 	write(t, filepath.Join(dir, "x.dst"), []byte("old"))
 	if _, err := Save(dir, "x.dst", []byte("LA:design"), true); !errors.Is(err, broken) {

@@ -4,6 +4,7 @@ package files
 
 import (
 	"os"
+	"path/filepath"
 	"syscall"
 	"testing"
 )
@@ -30,6 +31,25 @@ func TestSaveModeUnderUmask(t *testing.T) {
 			if fi.Mode() != want {
 				t.Errorf("Save(dir, %q, %v) under umask %03o = mode %v, want %v", "x.dst", overwrite, umask, fi.Mode(), want)
 			}
+		}
+	}
+}
+
+// TestSaveCreatesFolders: Save makes the missing folders of its directory
+// as mkdir -p does, each 0777 less the umask, and writes the file there.
+func TestSaveCreatesFolders(t *testing.T) {
+	old := syscall.Umask(0o027)
+	t.Cleanup(func() { syscall.Umask(old) })
+	root := tempDir(t)
+	dir := filepath.Join(root, "exports", "2026", "june")
+	path, err := Save(dir, "x.dst", []byte("LA:"), false)
+	if err != nil || path != filepath.Join(dir, "x.dst") {
+		t.Fatalf("Save(%q, %q) = %q, %v; want %q, nil", dir, "x.dst", path, err, filepath.Join(dir, "x.dst"))
+	}
+	for _, d := range []string{"exports", "exports/2026", "exports/2026/june"} {
+		fi, err := os.Lstat(filepath.Join(root, filepath.FromSlash(d)))
+		if err != nil || !fi.IsDir() || fi.Mode().Perm() != 0o750 {
+			t.Errorf("Save created %s as %v, %v; want a folder of mode 0750 (0777 less umask 027)", d, fi.Mode(), err)
 		}
 	}
 }

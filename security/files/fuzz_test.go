@@ -178,3 +178,55 @@ func FuzzNameKey(f *testing.F) {
 		}
 	})
 }
+
+// FuzzWalkNeverReachesHidden: whatever path below a home holding a secret
+// in a hidden folder and links that lead to it (absolute, relative, through
+// "..", chained, looping), Read never sends the secret, and Save never
+// writes into a hidden folder: the walk judges the path each file is
+// reached by, link targets included.
+func FuzzWalkNeverReachesHidden(f *testing.F) {
+	requireSeeds(f, "FuzzWalkNeverReachesHidden")
+	home := f.TempDir()
+	if hidden(home) != "" {
+		f.Skipf("temporary directory %s has a hidden component", home)
+	}
+	mustWrite := func(p string, b []byte) {
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			f.Fatal(err)
+		}
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			f.Fatal(err)
+		}
+	}
+	const secret = "s3cr3t-in-a-dot-folder"
+	mustWrite(filepath.Join(home, ".ssh", "key.json"), []byte(`"`+secret+`"`))
+	mustWrite(filepath.Join(home, "a", "ok.json"), []byte(`"fine"`))
+	links := map[string]string{
+		"a/abs":   filepath.Join(home, ".ssh"),
+		"a/rel":   "../.ssh/key.json",
+		"a/up":    "..",
+		"a/chain": "rel",
+		"a/loop":  "loop",
+		"a/dot":   "./../a/../.ssh",
+		"b":       "a",
+	}
+	for name, target := range links {
+		if err := os.Symlink(target, filepath.Join(home, filepath.FromSlash(name))); err != nil {
+			f.Skipf("cannot make symlinks here: %v", err)
+		}
+	}
+	f.Fuzz(func(t *testing.T, rel string) {
+		if strings.ContainsRune(rel, 0) {
+			return
+		}
+		path := home + string(filepath.Separator) + filepath.FromSlash(rel)
+		if in, err := Read(path, Text); err == nil && strings.Contains(in.Value, secret) {
+			t.Fatalf("Read(%q) sent the file in the hidden folder", rel)
+		}
+		if _, err := Save(path, "x.json", []byte(`{}`), true); err == nil {
+			if ents, _ := os.ReadDir(filepath.Join(home, ".ssh")); len(ents) != 1 {
+				t.Fatalf("Save(%q) wrote into the hidden folder", rel)
+			}
+		}
+	})
+}

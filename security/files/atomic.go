@@ -1,0 +1,220 @@
+package files
+
+import (
+	"crypto/rand"
+	"errors"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"time"
+)
+
+// The one writer that replaces files. Every file the bridge or the CLI
+// puts in place of another goes through a Pending: Save with overwrite,
+// call --out (internal/cli), and, through security/fileperm's WriteFile,
+// pairing.json, the spent-token file and the session files. It lives here,
+// beside the race-free walk, because creating and replacing files in a
+// folder opened once is this package's job; fileperm adds only who may
+// read the file it creates (CreateWith).
+
+// Temporary files are named tempPrefix, a random part and tempSuffix in
+// the target's folder: hidden, so a crash leaves nothing that looks like a
+// design, and with the shape doctor recognises as a cut-short write.
+const (
+	tempPrefix = ".stitchslop-"
+	tempSuffix = ".tmp"
+)
+
+// tempTries is how many random names a Pending tries before giving up: a
+// collision of 130 random bits is someone planting names, not chance.
+const tempTries = 4
+
+// renameRetries and renameBackoff bound how long Commit waits for a
+// Windows reader to let go of the file it replaces: a reader that opened
+// it without FILE_SHARE_DELETE (an older bridge, an antivirus, an editor)
+// makes the rename fail with a sharing violation or access denied for as
+// long as it holds it, which for a reader of pairing.json is a few
+// milliseconds. 20 tries 10 ms apart give it 200 ms; a file held longer
+// is reported. Elsewhere a rename never fails that way, and is not retried.
+const (
+	renameRetries = 20
+	renameBackoff = 10 * time.Millisecond
+)
+
+// Test hooks: the steps of a commit whose failure must leave the old file
+// as it was and no temporary file, and a file system without hard links.
+var (
+	syncFile = (*os.File).Sync
+	renameAt = (*os.Root).Rename
+	linkAt   = (*os.Root).Link
+	copyFile = io.Copy
+)
+
+// A Pending is a file being written under a temporary name beside the file
+// it is to become, and put in place whole by Commit: a crash or a failure
+// leaves the old file, or none, never a part of the new one, and no
+// temporary file. Abort drops it.
+type Pending struct {
+	dir  *os.Root
+	own  bool   // dir was opened for this Pending, and is closed with it
+	name string // the target's name in dir
+	path string // the target, for messages
+	tmp  string // the temporary file's name in dir
+	f    *os.File
+}
+
+// Create starts writing path, in its existing folder, as a new file of
+// mode 0666 less the umask, as any program writing a user's file does.
+// path's folder is opened once; what follows happens in it whatever is
+// renamed or linked in its place meanwhile.
+func Create(path string) (*Pending, error) {
+	r, err := os.OpenRoot(filepath.Dir(path))
+	if err != nil {
+		return nil, err
+	}
+	p, err := create(r, filepath.Base(path), path)
+	if err != nil {
+		r.Close()
+		return nil, err
+	}
+	p.own = true
+	return p, nil
+}
+
+// CreateWith is Create with the temporary file made by create(dir,
+// pattern), os.CreateTemp's signature: security/fileperm passes one that
+// makes it the user's alone from birth. The file it returns must be in dir.
+func CreateWith(path string, create func(dir, pattern string) (*os.File, error)) (*Pending, error) {
+	dir := filepath.Dir(path)
+	r, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, err
+	}
+	f, err := create(dir, tempPrefix+"*"+tempSuffix)
+	if err != nil {
+		r.Close()
+		return nil, err
+	}
+	return &Pending{dir: r, own: true, name: filepath.Base(path), path: path, tmp: filepath.Base(f.Name()), f: f}, nil
+}
+
+// create starts a Pending for name in the opened folder r.
+func create(r *os.Root, name, path string) (*Pending, error) {
+	for tries := 0; ; tries++ {
+		tmp := tempPrefix + rand.Text() + tempSuffix
+		// O_EXCL: never an existing file, nor a symlink planted at the name.
+		f, err := r.OpenFile(tmp, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o666)
+		if err == nil {
+			return &Pending{dir: r, name: name, path: path, tmp: tmp, f: f}, nil
+		}
+		if !errors.Is(err, fs.ErrExist) || tries == tempTries {
+			return nil, cause(err)
+		}
+	}
+}
+
+func (p *Pending) Write(b []byte) (int, error) { return p.f.Write(b) }
+
+// Commit puts the file in place. With replace it is renamed over the
+// target, which replaces a symbolic link there rather than writing through
+// it; without, it appears only if nothing is there (a hard link, which
+// fails on any existing name, symlinks included; on a file system without
+// hard links a copy into a file created exclusively), and an error
+// wrapping fs.ErrExist says something was. Either way the file is flushed
+// to disk first, and the folder after.
+func (p *Pending) Commit(replace bool) error {
+	defer p.release()
+	err := syncFile(p.f)
+	if cerr := p.f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil && replace {
+		if err = renameRetrying(p.dir, p.tmp, p.name); err == nil {
+			syncDir(p.dir)
+			return nil
+		}
+	} else if err == nil {
+		err = p.publish()
+	}
+	p.dir.Remove(p.tmp)
+	if err == nil {
+		syncDir(p.dir)
+	}
+	return unlinkErr(err)
+}
+
+// publish makes the whole temporary file appear as the target, unless the
+// target exists.
+func (p *Pending) publish() error {
+	err := linkAt(p.dir, p.tmp, p.name)
+	if err == nil || errors.Is(err, fs.ErrExist) {
+		return err
+	}
+	// No hard links here (FAT, exFAT, some network shares): copy.
+	src, err := p.dir.Open(p.tmp)
+	if err != nil {
+		return err
+	}
+	defer src.Close()
+	dst, err := p.dir.OpenFile(p.name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
+	if err != nil {
+		return err
+	}
+	_, err = copyFile(dst, src)
+	if err == nil {
+		err = syncFile(dst)
+	}
+	if cerr := dst.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		p.dir.Remove(p.name) // ours: created exclusively above
+	}
+	return err
+}
+
+// Abort drops the file; the target is left as it was.
+func (p *Pending) Abort() {
+	p.f.Close()
+	p.dir.Remove(p.tmp)
+	p.release()
+}
+
+func (p *Pending) release() {
+	if p.own {
+		p.dir.Close()
+		p.own = false
+	}
+}
+
+// renameRetrying renames old over new in r, retrying a Windows sharing
+// violation (see renameRetries).
+func renameRetrying(r *os.Root, old, new string) error {
+	for i := 0; ; i++ {
+		err := renameAt(r, old, new)
+		if err == nil || i == renameRetries || !sharingViolation(err) {
+			return err
+		}
+		time.Sleep(renameBackoff)
+	}
+}
+
+// syncDir flushes the renames and links in r to disk, as far as the OS
+// allows (Windows does not flush a folder; the error is dropped).
+func syncDir(r *os.Root) {
+	if d, err := r.Open("."); err == nil {
+		syncFile(d)
+		d.Close()
+	}
+}
+
+// unlinkErr is err without the temporary file's name, which would only
+// puzzle the reader of an error that names the file being written.
+func unlinkErr(err error) error {
+	var le *os.LinkError
+	if errors.As(err, &le) {
+		return le.Err
+	}
+	return cause(err)
+}

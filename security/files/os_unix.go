@@ -1,0 +1,29 @@
+//go:build unix
+
+package files
+
+import (
+	"io/fs"
+	"os"
+	"syscall"
+)
+
+// openNonblock keeps an open from blocking on a FIFO swapped in for a file
+// after its inspection; the check that follows refuses it.
+const openNonblock = syscall.O_NONBLOCK
+
+// link reports whether fi, from Lstat, is a symbolic link.
+func link(fi fs.FileInfo) bool { return fi.Mode()&fs.ModeSymlink != 0 }
+
+// sharingViolation is a Windows condition; a Unix rename never fails so.
+func sharingViolation(error) bool { return false }
+
+// OpenNoFollow opens path for reading, not through a final symbolic link
+// (O_NOFOLLOW), and without blocking should it be a FIFO swapped in after
+// the caller's inspection.
+func OpenNoFollow(path string) (*os.File, error) {
+	return os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+}
+
+// longName is for Windows' 8.3 short names; Unix has none.
+func longName(string) string { return "" }

@@ -1,0 +1,72 @@
+//go:build windows
+
+package files
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"strings"
+
+	"golang.org/x/sys/windows"
+)
+
+const openNonblock = 0
+
+// link reports whether fi, from Lstat, is a symbolic link or a junction
+// (mount point), the reparse points a path is redirected through: Go
+// reports a junction as irregular and not a directory, and a walk must
+// follow it itself. Other reparse points keep their kind: a folder synced
+// by OneDrive is irregular and a directory, and is walked as one.
+func link(fi fs.FileInfo) bool {
+	m := fi.Mode()
+	return m&fs.ModeSymlink != 0 || m&fs.ModeIrregular != 0 && !m.IsDir()
+}
+
+// sharingViolation reports whether a rename failed because another process
+// has the file open without FILE_SHARE_DELETE, for as long as it holds it.
+func sharingViolation(err error) bool {
+	return errors.Is(err, windows.ERROR_SHARING_VIOLATION) || errors.Is(err, windows.ERROR_ACCESS_DENIED) ||
+		errors.Is(err, windows.ERROR_LOCK_VIOLATION)
+}
+
+// OpenNoFollow opens path for reading, not through a final reparse point
+// (FILE_FLAG_OPEN_REPARSE_POINT), a folder too (FILE_FLAG_BACKUP_SEMANTICS),
+// and shared for reading, writing and deleting. os.Open does not share
+// delete, so while a bridge read pairing.json another could not rename a
+// new one over it ("Access is denied"); with FILE_SHARE_DELETE the rename
+// replaces the name and this handle keeps reading the old file.
+func OpenNoFollow(path string) (*os.File, error) {
+	p, err := windows.UTF16PtrFromString(path)
+	if err != nil {
+		return nil, &fs.PathError{Op: "open", Path: path, Err: err}
+	}
+	h, err := windows.CreateFile(p, windows.GENERIC_READ,
+		windows.FILE_SHARE_READ|windows.FILE_SHARE_WRITE|windows.FILE_SHARE_DELETE, nil, windows.OPEN_EXISTING,
+		windows.FILE_ATTRIBUTE_NORMAL|windows.FILE_FLAG_OPEN_REPARSE_POINT|windows.FILE_FLAG_BACKUP_SEMANTICS, 0)
+	if err != nil {
+		return nil, &fs.PathError{Op: "open", Path: path, Err: err}
+	}
+	return os.NewFile(uintptr(h), path), nil
+}
+
+// longName returns the long name of the last component of path, which may
+// be an 8.3 short name (SSH~1 for .ssh), or "" if it cannot tell. A short
+// name's mapping to a long one belongs to the folder's owner, so asking by
+// path is no race another user can win.
+func longName(path string) string {
+	p, err := windows.UTF16PtrFromString(path)
+	if err != nil {
+		return ""
+	}
+	buf := make([]uint16, windows.MAX_LONG_PATH)
+	n, err := windows.GetLongPathName(p, &buf[0], uint32(len(buf)))
+	if err != nil || n == 0 || int(n) > len(buf) {
+		return ""
+	}
+	long := windows.UTF16ToString(buf[:n])
+	if i := strings.LastIndexAny(long, `\/`); i >= 0 {
+		long = long[i+1:]
+	}
+	return long
+}

@@ -1,0 +1,245 @@
+package files
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// maxLinks bounds the symbolic links one walk follows: a loop of links, or
+// a chain no person made, ends in an error. It is the kernel's own limit
+// on Linux (40 links per lookup).
+const maxLinks = 40
+
+// maxRaces bounds how many times a walk looks again at one entry that was
+// replaced between its inspection and its opening. A user's own programs
+// replace a file by rename now and then, and the walk reads the new one;
+// an entry that changes this many times in a row within microseconds is
+// someone flipping it, and the walk gives up.
+const maxRaces = 8
+
+// errChanged is wrapped by a walk that met an entry flipping faster than
+// it could open it.
+var errChanged = errors.New("changed while being opened")
+
+// Test hooks: a step of the walk that opens a directory or a file, so a
+// test can swap the entry between the inspection and the opening.
+var (
+	openDir  = (*os.Root).OpenRoot
+	openFile = func(r *os.Root, name string) (*os.File, error) { return r.OpenFile(name, os.O_RDONLY|openNonblock, 0) }
+)
+
+// walked is a path opened component by component from its volume's root,
+// every symbolic link resolved by the walk itself, never by the kernel:
+// roots[i] is the directory named by names[:i], so roots[0] is the
+// volume's root and the last is the folder the path names.
+type walked struct {
+	vol   string
+	roots []*os.Root
+	names []string
+}
+
+func (w *walked) dir() *os.Root { return w.roots[len(w.roots)-1] }
+
+// path is the resolved path of the walk's last folder.
+func (w *walked) path() string {
+	return w.vol + string(filepath.Separator) + strings.Join(w.names, string(filepath.Separator))
+}
+
+func (w *walked) close() {
+	for _, r := range w.roots {
+		r.Close()
+	}
+	w.roots = nil
+}
+
+// reset goes back to the root of the volume vol.
+func (w *walked) reset(vol string) error {
+	if vol == w.vol && len(w.roots) > 0 {
+		for _, r := range w.roots[1:] {
+			r.Close()
+		}
+		w.roots, w.names = w.roots[:1], nil
+		return nil
+	}
+	r, err := os.OpenRoot(vol + string(filepath.Separator))
+	if err != nil {
+		return err
+	}
+	w.close()
+	w.vol, w.roots, w.names = vol, []*os.Root{r}, nil
+	return nil
+}
+
+// walkOpts says what a walk refuses and what it does.
+type walkOpts struct {
+	abs    string // the path asked for, for messages
+	verb   string // what is not done to a hidden path: "sent", "written to"
+	create bool   // create missing folders, as mkdir -p does (0777 less the umask)
+	file   bool   // the last component is a regular file, opened for reading
+}
+
+// walk opens abs, an absolute clean path, race-free: no component is
+// named twice. Each one is inspected without following it (Lstat in the
+// directory already opened), then opened from that directory, then the
+// object opened is checked to be the one inspected (os.SameFile); a
+// symbolic link is read (Readlink) and its target walked the same way,
+// component by component. So every component of the path the object is
+// finally reached by is seen and checked, and another user swapping an
+// entry of a folder it owns between a decoy and a link into a hidden
+// folder of ours, at any moment, makes the walk look again or fail, never
+// open the hidden object. A hidden name (leading ".") anywhere, in abs or
+// in a link's target, is refused. It returns the folders opened and, with
+// o.file, the file opened.
+func walk(o walkOpts) (*walked, *os.File, error) {
+	w := &walked{}
+	vol := filepath.VolumeName(o.abs)
+	if err := w.reset(vol); err != nil {
+		return nil, nil, fmt.Errorf("files: %w", err)
+	}
+	todo := split(o.abs[len(vol):])
+	viaLink := false
+	for links := 0; len(todo) > 0; {
+		name := todo[0]
+		todo = todo[1:]
+		switch name {
+		case "", ".":
+			continue
+		case "..":
+			if len(w.roots) > 1 {
+				w.roots[len(w.roots)-1].Close()
+				w.roots, w.names = w.roots[:len(w.roots)-1], w.names[:len(w.names)-1]
+			}
+			continue
+		}
+		if o.verb != "" && name[0] != '.' && strings.Contains(name, "~") {
+			if long := longName(filepath.Join(w.path(), name)); long != "" {
+				name = long // SSH~1 is .ssh
+			}
+		}
+		if name[0] == '.' && o.verb != "" {
+			w.close()
+			if viaLink {
+				return nil, nil, fmt.Errorf("files: %s links to %s: hidden files and folders are not %s (%q)", o.abs, filepath.Join(w.path(), name), o.verb, name)
+			}
+			return nil, nil, fmt.Errorf("files: %s: hidden files and folders are not %s (%q)", o.abs, o.verb, name)
+		}
+		last := len(todo) == 0 && o.file
+		sub, f, target, err := step(w.dir(), name, last, o.create && !last)
+		if err != nil {
+			w.close()
+			return nil, nil, fmt.Errorf("files: %s: %w", filepath.Join(w.path(), name), err)
+		}
+		if sub == nil && f == nil { // a link
+			if links++; links > maxLinks {
+				w.close()
+				return nil, nil, fmt.Errorf("files: %s: more than %d symbolic links", o.abs, maxLinks)
+			}
+			viaLink = true
+			tvol := filepath.VolumeName(target)
+			if filepath.IsAbs(target) || tvol != "" || strings.HasPrefix(target, string(filepath.Separator)) {
+				if tvol == "" {
+					tvol = w.vol
+				}
+				if err := w.reset(tvol); err != nil {
+					w.close()
+					return nil, nil, fmt.Errorf("files: %s: %w", o.abs, err)
+				}
+				target = target[len(tvol):]
+			}
+			todo = append(split(target), todo...)
+			continue
+		}
+		if f != nil {
+			return w, f, nil
+		}
+		w.roots, w.names = append(w.roots, sub), append(w.names, name)
+	}
+	if o.file {
+		w.close()
+		return nil, nil, fmt.Errorf("files: %s is not a regular file", o.abs)
+	}
+	return w, nil, nil
+}
+
+func split(p string) []string {
+	return strings.FieldsFunc(p, func(r rune) bool { return os.IsPathSeparator(uint8(r)) && r < 0x80 })
+}
+
+// step opens name in r: a folder (sub), or with file a regular file (f),
+// or neither when name is a symbolic link, whose target it returns. With
+// create a missing folder is made.
+func step(r *os.Root, name string, file, create bool) (sub *os.Root, f *os.File, target string, err error) {
+	lastErr := errChanged
+	for range maxRaces {
+		fi, err := r.Lstat(name)
+		if errors.Is(err, fs.ErrNotExist) && create {
+			if err := r.Mkdir(name, 0o777); err != nil && !errors.Is(err, fs.ErrExist) {
+				return nil, nil, "", cause(err)
+			}
+			continue // inspect what is there now, ours or not
+		}
+		if err != nil {
+			return nil, nil, "", cause(err)
+		}
+		if link(fi) {
+			target, err := r.Readlink(name)
+			if err == nil {
+				return nil, nil, target, nil
+			}
+			if again, lerr := r.Lstat(name); lerr == nil && link(again) && os.SameFile(fi, again) {
+				return nil, nil, "", cause(err) // a link or reparse point that cannot be read
+			}
+			continue // no longer that link
+		}
+		var opened fs.FileInfo
+		switch {
+		case file && !fi.Mode().IsRegular():
+			return nil, nil, "", errors.New("not a regular file")
+		case file:
+			f, err = openFile(r, name)
+			if err == nil {
+				if opened, err = f.Stat(); err != nil {
+					f.Close()
+				}
+			}
+		case !fi.IsDir():
+			return nil, nil, "", errors.New("not a directory")
+		default:
+			sub, err = openDir(r, name)
+			if err == nil {
+				if opened, err = sub.Stat("."); err != nil {
+					sub.Close()
+				}
+			}
+		}
+		if err != nil {
+			lastErr = cause(err)
+			continue // perhaps swapped for something that cannot be opened: look again
+		}
+		if os.SameFile(fi, opened) {
+			return sub, f, "", nil
+		}
+		if f != nil {
+			f.Close()
+		} else {
+			sub.Close()
+		}
+		f, sub = nil, nil
+		lastErr = errChanged
+	}
+	return nil, nil, "", lastErr
+}
+
+// cause is err without the path os.Root puts in it, which is the one name
+// inside the folder; the caller names the whole path.
+func cause(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
