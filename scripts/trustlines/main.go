@@ -5,7 +5,7 @@
 //	go run ./scripts/trustlines            # a Markdown table
 //	go run ./scripts/trustlines -check docs/reviewing.md
 //
-// A code line is a line that holds a Go token: blank lines and lines that
+// (go test ./scripts/trustlines runs the check.) A code line is a line that holds a Go token: blank lines and lines that
 // hold only comments do not count. Test files do not count. -check fails
 // when the table in the file is not the one this command prints.
 package main
@@ -48,7 +48,7 @@ func main() {
 		os.Exit(1)
 	}
 	if *check == "" {
-		os.Stdout.WriteString(table)
+		os.Stdout.WriteString(marked(table))
 		return
 	}
 	doc, err := os.ReadFile(*check)
@@ -56,10 +56,16 @@ func main() {
 		fmt.Fprintln(os.Stderr, "trustlines:", err)
 		os.Exit(1)
 	}
-	if !bytes.Contains(doc, []byte(table)) {
+	if !bytes.Contains(doc, []byte(marked(table))) {
 		fmt.Fprintf(os.Stderr, "trustlines: %s does not hold the current table; replace it with the output of go run ./scripts/trustlines:\n%s", *check, table)
 		os.Exit(1)
 	}
+}
+
+// marked is the table between the markers that hold it in
+// docs/reviewing.md.
+func marked(table string) string {
+	return "<!-- trustlines -->\n" + table + "<!-- /trustlines -->\n"
 }
 
 // render measures every layer and returns the table.
@@ -123,11 +129,11 @@ func codeLines(path string) (int, error) {
 	s.Init(file, src, func(pos token.Position, msg string) { bad = fmt.Errorf("%s: %s", pos, msg) }, 0)
 	lines := map[int]bool{}
 	for {
-		pos, tok, lit := s.Scan()
-		if tok == token.EOF {
+		pos, kind, lit := s.Scan()
+		if kind == token.EOF {
 			break
 		}
-		if tok == token.SEMICOLON && lit == "\n" {
+		if kind == token.SEMICOLON && lit == "\n" {
 			continue // inserted at a line's end, not written
 		}
 		start := fset.Position(pos).Line
