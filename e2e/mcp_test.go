@@ -355,3 +355,23 @@ func TestSpec2_8_AnswersBeforeEOFAreWritten(t *testing.T) {
 	b.rpc.response(1)
 	b.rpc.response(2)
 }
+
+// A tab that listed no tools at all has listed them: a call of a tool in
+// neither list is -32602 and never reaches the tab (issue 23).
+func TestMCP_UnknownToolOfATabThatListsNothing(t *testing.T) {
+	t.Parallel()
+	b, tok := mcpBridge(t, "")
+	b.rpc.initialize()
+	from := b.rpc.msgs.len()
+	p, _ := connectPageListing(t, b, map[string]any{"token": tok}, []any{})
+	b.rpc.awaitListChanged(from)
+	m := b.rpc.call("tools/call", map[string]any{"name": "scene.describe", "arguments": map[string]any{}})
+	if m.errCode() != -32602 {
+		t.Errorf("tools/call of an unlisted tool, the tab's empty list here: %s, want -32602", m.raw)
+	}
+	for _, f := range p.frames.all() {
+		if f.str("command") == "scene.describe" {
+			t.Errorf("the unknown tool reached the tab: %s", f.raw)
+		}
+	}
+}

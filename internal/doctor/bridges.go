@@ -21,6 +21,7 @@ import (
 	"github.com/stitchslop/stitchslop-bridge/internal/pairing"
 	"github.com/stitchslop/stitchslop-bridge/internal/session"
 	"github.com/stitchslop/stitchslop-bridge/internal/setup"
+	"github.com/stitchslop/stitchslop-bridge/security/files"
 	"github.com/stitchslop/stitchslop-bridge/security/limits"
 	"github.com/stitchslop/stitchslop-bridge/security/peercred"
 )
@@ -76,7 +77,7 @@ func readSession(p string) (session.File, error) {
 	if fi.Size() > limits.ConfigFile {
 		return f, fmt.Errorf("%d bytes, more than a config file may be", fi.Size())
 	}
-	file, err := os.Open(p)
+	file, err := files.OpenNoFollow(p) // delete-sharing on Windows: a bridge may replace it meanwhile
 	if err != nil {
 		return f, err
 	}

@@ -261,8 +261,10 @@ func (h *Hub) Deliver(c Conn, id int64, reply []byte) bool {
 type Snapshot struct {
 	Connected    bool
 	EverAttached bool
-	Tools        []toollist.Tool
-	Dropped      []toollist.Dropped
+	// Listed says the attached tab has sent its tool list, maybe empty.
+	Listed  bool
+	Tools   []toollist.Tool
+	Dropped []toollist.Dropped
 	// Squatters are other users' listeners on the ports the tab dials, as
 	// the bridge last found them (never nil).
 	Squatters []Squatter
@@ -301,6 +303,7 @@ func (h *Hub) State() Snapshot {
 	return Snapshot{
 		Connected:    h.conn != nil,
 		EverAttached: h.everAttached,
+		Listed:       h.tools != nil,
 		Tools:        append([]toollist.Tool(nil), h.tools...),
 		Dropped:      append([]toollist.Dropped(nil), h.dropped...),
 		Squatters:    append([]Squatter{}, h.squatters...),

@@ -173,12 +173,11 @@ func (s *Session) toolsCall(r request, meta []byte, modern bool) {
 			s.reply(r.id, toolError(msg, modern))
 			return
 		}
-	} else if st := s.srv.Hub.State(); st.Connected && len(st.Tools) > 0 {
-		// A tool in neither list while the tab's list is here is unknown:
-		// -32602, as both revisions ask. With no tab (or none listed
-		// yet) the call goes on and is answered isError with the fix
-		// (§3.5). A tab that listed no tools at all is not told apart
-		// from one that has not listed yet, so its calls go on too.
+	} else if st := s.srv.Hub.State(); st.Connected && st.Listed {
+		// A tool in neither list while the tab's list is here (even an
+		// empty one) is unknown: -32602, as both revisions ask. With no
+		// tab, or none listed yet, the call goes on and is answered
+		// isError with the fix (§3.5).
 		s.fail(r.id, codeInvalidParams, "invalid params: unknown tool: neither this bridge nor the connected Stitch Slop tab lists a tool of that name; tools/list names the tools there are")
 		return
 	}
