@@ -17,6 +17,7 @@ import (
 
 	"github.com/stitchslop/stitchslop-bridge/internal/envelope"
 	"github.com/stitchslop/stitchslop-bridge/internal/fuzzseed"
+	"github.com/stitchslop/stitchslop-bridge/security/files"
 )
 
 func TestFuzzStreamEnvelopeSeeds(t *testing.T) { fuzzseed.Require(t, "FuzzStreamEnvelope") }
@@ -64,12 +65,12 @@ func FuzzStreamEnvelope(f *testing.F) {
 		if err := json.Unmarshal(members["dataUrl"], &s); err != nil {
 			t.Fatalf("saveImage(%q) wrote a file, but dataUrl is not a string: %v", reply, err)
 		}
-		im, ok := envelope.DataURL(s)
+		mime, b64, ok := files.SplitDataURL(s)
 		if !ok {
 			t.Fatalf("saveImage(%q) wrote a file, but dataUrl is not a base64 data URL", reply)
 		}
 		// Line breaks are skipped; missing padding is allowed.
-		payload := strings.NewReplacer("\r", "", "\n", "").Replace(im.B64)
+		payload := strings.NewReplacer("\r", "", "\n", "").Replace(b64)
 		payload += strings.Repeat("=", (4-len(payload)%4)%4)
 		img, err := base64.StdEncoding.DecodeString(payload)
 		if err != nil {
@@ -79,7 +80,7 @@ func FuzzStreamEnvelope(f *testing.F) {
 		if err != nil || !bytes.Equal(got, img) {
 			t.Fatalf("saveImage(%q) wrote %x (%v), want %x", reply, got, err, img)
 		}
-		want, _ = json.Marshal(without(o, "dataUrl").With("savedTo", path).With("savedBytes", len(img)).With("savedType", im.MIME))
+		want, _ = json.Marshal(without(o, "dataUrl").With("savedTo", path).With("savedBytes", len(img)).With("savedType", mime))
 		if !bytes.Equal(out, want) {
 			t.Fatalf("saveImage(%q) printed %s, want %s", reply, out, want)
 		}

@@ -379,7 +379,7 @@ func (p *parser) dataURL(create func() (io.Writer, error)) (json.RawMessage, *sa
 		if one[0] == ',' {
 			break
 		}
-		if len(head) >= maxDataURLHead || !(strings.HasPrefix("data:", string(head)) || strings.HasPrefix(string(head), "data:")) {
+		if n := min(len(head), 5); len(head) >= maxDataURLHead || !strings.EqualFold(string(head[:n]), "data:"[:n]) {
 			return s.rest()
 		}
 	}
@@ -388,7 +388,7 @@ func (p *parser) dataURL(create func() (io.Writer, error)) (json.RawMessage, *sa
 	if json.Unmarshal(append(append([]byte(nil), s.raw...), '"'), &h) != nil {
 		return nil, nil, p.fail("the dataUrl is not a valid string")
 	}
-	im, ok := envelope.DataURL(h)
+	mime, _, ok := files.SplitDataURL(h)
 	if !ok {
 		return s.rest()
 	}
@@ -405,7 +405,7 @@ func (p *parser) dataURL(create func() (io.Writer, error)) (json.RawMessage, *sa
 	case err != nil:
 		return nil, nil, err
 	}
-	return nil, &savedImage{mime: im.MIME, n: cw.n, head: cw.head}, nil
+	return nil, &savedImage{mime: mime, n: cw.n, head: cw.head}, nil
 }
 
 // stringReader reads the contents of a JSON string, its opening quote

@@ -8,7 +8,6 @@ import (
 	"encoding/json"
 	"errors"
 	"slices"
-	"strings"
 )
 
 // Member is one name/value pair of an object.
@@ -113,33 +112,6 @@ func (o Object) MarshalJSON() ([]byte, error) {
 
 // OK reports whether the envelope says ok:true.
 func (o Object) OK() bool { return bytes.Equal(bytes.TrimSpace(o.Get("ok")), []byte("true")) }
-
-// Image is a data URL's parts.
-type Image struct {
-	MIME string
-	B64  string // the base64 payload as sent
-}
-
-// DataURL parses a data:<mime>;base64,<data> URL.
-func DataURL(s string) (Image, bool) {
-	rest, ok := strings.CutPrefix(s, "data:")
-	if !ok {
-		return Image{}, false
-	}
-	meta, data, ok := strings.Cut(rest, ",")
-	if !ok {
-		return Image{}, false
-	}
-	mime, ok := strings.CutSuffix(meta, ";base64")
-	if !ok || mime == "" || strings.ContainsAny(mime, " \t\r\n\"") {
-		return Image{}, false
-	}
-	// Parameters such as ;charset=… are not part of the MIME type.
-	if i := strings.IndexByte(mime, ';'); i >= 0 {
-		mime = mime[:i]
-	}
-	return Image{MIME: mime, B64: data}, true
-}
 
 // Bridge builds an envelope the bridge itself answers with, for a call the
 // page did not answer: {"ok":false,"error":code,"message":msg}.

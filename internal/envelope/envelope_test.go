@@ -28,26 +28,6 @@ func TestParseRejects(t *testing.T) {
 	}
 }
 
-func TestDataURL(t *testing.T) {
-	tests := []struct {
-		in       string
-		ok       bool
-		mime, b6 string
-	}{
-		{"data:image/png;base64,iVBORw0KGgo=", true, "image/png", "iVBORw0KGgo="},
-		{"data:image/svg+xml;charset=utf-8;base64,PHN2Zz4=", true, "image/svg+xml", "PHN2Zz4="},
-		{"data:image/png,rawtext", false, "", ""},
-		{"data:;base64,AAAA", false, "", ""},
-		{"http://x/y.png", false, "", ""},
-	}
-	for _, tt := range tests {
-		im, ok := DataURL(tt.in)
-		if ok != tt.ok || im.MIME != tt.mime || im.B64 != tt.b6 {
-			t.Errorf("DataURL(%q) = %+v, %v; want {%s %s}, %v", tt.in, im, ok, tt.mime, tt.b6, tt.ok)
-		}
-	}
-}
-
 func TestSetAndWithout(t *testing.T) {
 	o, err := Parse([]byte(`{"a":1,"savedTo":"x","b":2,"savedTo":"y"}`))
 	if err != nil {

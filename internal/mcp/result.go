@@ -5,7 +5,6 @@ import (
 	"encoding/base64"
 	"strconv"
 
-	"github.com/stitchslop/stitchslop-bridge/internal/envelope"
 	"github.com/stitchslop/stitchslop-bridge/internal/rawjson"
 	"github.com/stitchslop/stitchslop-bridge/security/files"
 	"github.com/stitchslop/stitchslop-bridge/security/gate"
@@ -100,7 +99,7 @@ func dataURL(v []byte) ([]byte, string) {
 	if comma < 0 {
 		return nil, ""
 	}
-	im, ok := envelope.DataURL(string(inner[:comma+1]))
+	mime, _, ok := files.SplitDataURL(string(inner[:comma+1]))
 	if !ok {
 		return nil, ""
 	}
@@ -109,10 +108,10 @@ func dataURL(v []byte) ([]byte, string) {
 	data := inner[comma+1:]
 	head := make([]byte, 18)
 	n, _ := base64.StdEncoding.Decode(head, data[:min(24, len(data)/4*4)])
-	if !files.ImageOK(im.MIME, head[:n]) {
+	if !files.ImageOK(mime, head[:n]) {
 		return nil, ""
 	}
-	return data, im.MIME
+	return data, mime
 }
 
 // resultMessage assembles a tools/call response: the text block, the image

@@ -553,29 +553,6 @@ func reserved(name string) bool {
 	return false
 }
 
-// DecodeDataURL splits data:<mime>;base64,<data>. Errors never quote the
-// URL, which may be large or hostile; at most they give its length.
-func DecodeDataURL(s string) (mime string, data []byte, err error) {
-	if len(s) < 5 || !strings.EqualFold(s[:5], "data:") {
-		return "", nil, errors.New("files: not a data URL")
-	}
-	rest := s[5:]
-	i := strings.IndexAny(rest, ";,")
-	if i < 0 {
-		return "", nil, fmt.Errorf("files: data URL of %d bytes has no data", len(s))
-	}
-	mime, rest = rest[:i], rest[i:]
-	const b64 = ";base64,"
-	if len(rest) < len(b64) || !strings.EqualFold(rest[:len(b64)], b64) {
-		return "", nil, fmt.Errorf("files: data URL of %d bytes is not ;base64,", len(s))
-	}
-	data, err = base64.StdEncoding.DecodeString(rest[len(b64):])
-	if err != nil {
-		return "", nil, fmt.Errorf("files: data URL of %d bytes: bad base64: %w", len(s), err)
-	}
-	return mime, data, nil
-}
-
 // maxArgDepth is how many dotted parts SetArg's key may have.
 const maxArgDepth = 3
 
