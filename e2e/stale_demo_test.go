@@ -78,7 +78,8 @@ func TestT17_StaleDemoPairingNotAdmitted(t *testing.T) {
 	if resp == nil || resp.StatusCode != http.StatusForbidden {
 		t.Errorf("a tab of %s: got %v, want HTTP 403 at the upgrade", site, err)
 	}
-	if !strings.Contains(b.stderr.String(), "refused") {
+	// The 403 goes out before the log line is written: await it.
+	if !b.awaitLine("refused") {
 		t.Errorf("the bridge's stderr does not record the refusal:\n%s", b.stderr)
 	}
 }
