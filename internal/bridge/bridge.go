@@ -257,30 +257,28 @@ func Run(ctx context.Context, cfg Config) error {
 	}
 }
 
-// front is the one handler on the port: it checks Host for every request,
-// then sends WebSocket upgrades to the page side and everything else to the
-// control plane, each of which applies its own Origin rule. Every answer carries headers that keep a browser from
-// doing anything with it.
+// front routes what security/origin.Guard let through (it stands before
+// front on the port, for every request whatever its method or target):
+// WebSocket upgrades to the page side and everything else to the control
+// plane, each of which applies its own Origin rule.
 type front struct {
 	page    *page.Server
 	control *control.Server
 }
 
-func (f *front) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	h := w.Header()
-	h.Set("Content-Security-Policy", "default-src 'none'; frame-ancestors 'none'")
-	h.Set("X-Content-Type-Options", "nosniff")
-	h.Set("Cache-Control", "no-store")
-	h.Set("Referrer-Policy", "no-referrer")
-	// One Host check before routing, for every request whatever its method
-	// or target (T2: DNS rebinding); each side then applies its own rules.
-	if !origin.HostAllowed(r.Host, f.control.Port) {
+// guarded is front behind the one Host guard and the one set of security
+// headers; a refused Host gets a bridge envelope, as every control-plane
+// refusal does.
+func guarded(f *front) http.Handler {
+	return origin.Guard{Port: f.control.Port, Next: f, Refuse: func(w http.ResponseWriter, r *http.Request) {
 		f.control.Log.Warn("refused a request (403): "+origin.ReasonHost, "host", origin.Clip(r.Host), "target", origin.Clip(r.RequestURI))
-		h.Set("Content-Type", "application/json")
+		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(http.StatusForbidden)
 		w.Write(append(envelope.Bridge("forbidden", origin.ReasonHost), '\n'))
-		return
-	}
+	}}
+}
+
+func (f *front) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if websocket.IsWebSocketUpgrade(r) {
 		f.page.ServeHTTP(w, r)
 		return

@@ -208,7 +208,7 @@ func (b *bridge) listen(ports []int) (int, error) {
 	ctlSrv := &control.Server{Attempts: b.tried, PairedOrigins: b.pairedOrigins, Key: key, Port: port, Sites: b.sites, Pairing: b.store,
 		Hub: b.hub, Log: log, Activity: b.touch}
 	srv := &http.Server{
-		Handler:           &front{page: pageSrv, control: ctlSrv},
+		Handler:           guarded(&front{page: pageSrv, control: ctlSrv}),
 		ReadHeaderTimeout: limits.HTTPReadHeaderTimeout,
 		IdleTimeout:       limits.HTTPIdleTimeout,
 		MaxHeaderBytes:    limits.HTTPMaxHeaderBytes,

@@ -118,7 +118,7 @@ func Run(ctx context.Context, o Options) error {
 	}
 	st := &state{files: files, pagePort: pagePort, token: token, ports: ports}
 	srv := &http.Server{
-		Handler:           st,
+		Handler:           st.guarded(),
 		ReadHeaderTimeout: limits.HTTPReadHeaderTimeout,
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}
@@ -269,19 +269,18 @@ func (s *state) dialOrder(bridgePort int) []int {
 	return out
 }
 
-// ServeHTTP serves the page's files and its token, to requests that name
-// this server as 127.0.0.1 or localhost with its port (a rebinding page is
-// refused, as on the bridge).
+// guarded is the page server's handler: s behind the one Host guard and the
+// one set of security headers, with the page's own Content-Security-Policy.
+func (s *state) guarded() http.Handler {
+	return origin.Guard{Port: s.pagePort, CSP: csp(s.ports), Next: s}
+}
+
+// ServeHTTP serves the page's files and its token. It stands behind
+// security/origin.Guard (guarded), which refuses a request that does not
+// name this server as 127.0.0.1 or localhost with its port (a rebinding
+// page is refused, as on the bridge) and sets the security headers.
 func (s *state) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h := w.Header()
-	h.Set("Content-Security-Policy", csp(s.ports))
-	h.Set("X-Content-Type-Options", "nosniff")
-	h.Set("Cache-Control", "no-store")
-	h.Set("Referrer-Policy", "no-referrer")
-	if !origin.HostAllowed(r.Host, s.pagePort) {
-		http.Error(w, "host not allowed", http.StatusForbidden)
-		return
-	}
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		h.Set("Allow", "GET, HEAD")
 		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)

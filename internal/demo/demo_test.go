@@ -47,7 +47,7 @@ func do(s *state, method, target, host string, hdr map[string]string) *httptest.
 		req.Header.Set(k, v)
 	}
 	rec := httptest.NewRecorder()
-	s.ServeHTTP(rec, req)
+	s.guarded().ServeHTTP(rec, req)
 	return rec
 }
 

@@ -1,0 +1,44 @@
+package origin
+
+import "net/http"
+
+// DefaultCSP forbids a browser everything with an answer: no script, no
+// frame, no fetch of anything it names.
+const DefaultCSP = "default-src 'none'; frame-ancestors 'none'"
+
+// Guard is the one front of every HTTP server the binary runs (the
+// bridge's port, the demo's page server): before any handler sees a
+// request it sets the headers that keep a browser from doing anything with
+// an answer it was not meant to read (T1, T4), and refuses a request whose
+// Host does not name this server (HostAllowed; T2, DNS rebinding), whatever
+// its method or target.
+type Guard struct {
+	Port int
+	// CSP is the answers' Content-Security-Policy; "" is DefaultCSP.
+	CSP string
+	// Refuse answers a request refused for its Host, after the headers
+	// are set; nil answers 403 with ReasonHost as text.
+	Refuse func(w http.ResponseWriter, r *http.Request)
+	Next   http.Handler
+}
+
+func (g Guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	h := w.Header()
+	csp := g.CSP
+	if csp == "" {
+		csp = DefaultCSP
+	}
+	h.Set("Content-Security-Policy", csp)
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Cache-Control", "no-store")
+	h.Set("Referrer-Policy", "no-referrer")
+	if !HostAllowed(r.Host, g.Port) {
+		if g.Refuse != nil {
+			g.Refuse(w, r)
+		} else {
+			http.Error(w, ReasonHost, http.StatusForbidden)
+		}
+		return
+	}
+	g.Next.ServeHTTP(w, r)
+}
