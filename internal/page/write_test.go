@@ -2,6 +2,7 @@ package page
 
 import (
 	"bytes"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -13,7 +14,9 @@ import (
 
 // attached serves one page socket with a conn whose writer runs, reading
 // its frames as Server.serve does, and returns the conn and the page's end.
-func attached(t *testing.T) (*conn, *websocket.Conn) {
+// A page with a small buffer has its socket's receive buffer at 4 KB, so
+// that one that stops reading fills it at once.
+func attached(t *testing.T, smallBuffer bool) (*conn, *websocket.Conn) {
 	t.Helper()
 	ready := make(chan *conn, 1)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -33,7 +36,14 @@ func attached(t *testing.T) (*conn, *websocket.Conn) {
 		}
 	}))
 	t.Cleanup(srv.Close)
-	ws, _, err := websocket.DefaultDialer.Dial("ws"+strings.TrimPrefix(srv.URL, "http"), nil)
+	d := websocket.Dialer{NetDial: func(network, addr string) (net.Conn, error) {
+		c, err := net.Dial(network, addr)
+		if err == nil && smallBuffer {
+			err = c.(*net.TCPConn).SetReadBuffer(4 << 10)
+		}
+		return c, err
+	}}
+	ws, _, err := d.Dial("ws"+strings.TrimPrefix(srv.URL, "http"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,7 +63,7 @@ func shortWriteWait(t *testing.T, d time.Duration) {
 // long-expired one of the flush before it.
 func TestWriterDeadlinePerFrame(t *testing.T) {
 	shortWriteWait(t, 100*time.Millisecond)
-	c, ws := attached(t)
+	c, ws := attached(t, false)
 	small := []byte(`{"hello":"stitchslop-connector"}`)
 	if err := c.Send(small); err != nil {
 		t.Fatal(err)
@@ -80,12 +90,12 @@ func TestWriterDeadlinePerFrame(t *testing.T) {
 // deadline's.
 func TestWriterTimeoutReason(t *testing.T) {
 	shortWriteWait(t, 100*time.Millisecond)
-	c, _ := attached(t) // the page never reads
-	// More than loopback's socket buffers hold, and fewer frames than the
-	// send queue, so no Send waits (a sender that waits out writeWait
-	// records a reason of its own).
+	c, _ := attached(t, true) // the page never reads
+	// More than the socket buffers hold, and fewer frames than the send
+	// queue, so no Send waits (a sender that waits out writeWait records a
+	// reason of its own).
 	blob := bytes.Repeat([]byte("y"), 1<<20)
-	for range sendQueue - 16 {
+	for range sendQueue / 2 {
 		if err := c.Send(blob); err != nil {
 			t.Fatalf("Send: %v", err)
 		}
