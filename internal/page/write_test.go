@@ -5,6 +5,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -16,7 +17,7 @@ import (
 // its frames as Server.serve does, and returns the conn and the page's end.
 // A page with a small buffer has its socket's receive buffer at 4 KB, so
 // that one that stops reading fills it at once.
-func attached(t *testing.T, smallBuffer bool) (*conn, *websocket.Conn) {
+func attached(t testing.TB, smallBuffer bool) (*conn, *websocket.Conn) {
 	t.Helper()
 	ready := make(chan *conn, 1)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -52,7 +53,7 @@ func attached(t *testing.T, smallBuffer bool) (*conn, *websocket.Conn) {
 }
 
 // shortWriteWait makes writeWait d for one test.
-func shortWriteWait(t *testing.T, d time.Duration) {
+func shortWriteWait(t testing.TB, d time.Duration) {
 	old := writeWait
 	writeWait = d
 	t.Cleanup(func() { writeWait = old })
@@ -107,5 +108,28 @@ func TestWriterTimeoutReason(t *testing.T) {
 	}
 	if why := c.reason(); !strings.Contains(why, "write to the tab timed out") {
 		t.Fatalf("reason of a page that stopped reading: %q, want a write timeout", why)
+	}
+}
+
+// The writer's cost per frame, one frame at a time (each flushed alone, as
+// sequential calls are) and 64 at a time (batched into few writes, as
+// concurrent calls are); the page reads every frame.
+func BenchmarkWriter(b *testing.B) {
+	frame := bytes.Repeat([]byte("z"), 300)
+	for _, batch := range []int{1, 64} {
+		b.Run("batch="+strconv.Itoa(batch), func(b *testing.B) {
+			c, ws := attached(b, false)
+			for b.Loop() {
+				for range batch {
+					c.Send(frame)
+				}
+				for range batch {
+					if _, _, err := ws.ReadMessage(); err != nil {
+						b.Fatal(err)
+					}
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*batch), "ns/frame")
+		})
 	}
 }
