@@ -194,6 +194,10 @@ func (b *bridge) mirrorTools(conn *leaderConn) error {
 	if err != nil {
 		return err
 	}
+	if !validFrame(body) {
+		b.log.Warn(fmt.Sprintf("ignored the tool list of the bridge followed on port %d: it is not a valid JSON object", conn.l.sess.Port))
+		return errors.New("the leader's tool list is not a valid JSON object")
+	}
 	list, dropped := toollist.Sanitize(rawjson.Get(body, "tools"), mcp.ReservedTools)
 	b.hub.SetTools(conn, list, dropped)
 	return nil
@@ -257,12 +261,30 @@ func (c *leaderConn) Send(frame []byte) error {
 	}{command, rawjson.Get(frame, "args"), leaderCallTimeout.Milliseconds()}
 	go func() {
 		env, err := c.l.c.Do(c.l.ctx, client.Request{Method: "POST", Path: "/call", Body: body, Timeout: leaderCallTimeout + probeTimeout})
-		if err != nil {
+		switch {
+		case err != nil:
 			env = envelope.Bridge(hub.CodeDisconnected, fmt.Sprintf("The bridge on port %d that serves the tab did not answer: %v", c.l.sess.Port, err))
+		case !validFrame(env):
+			c.b.log.Warn(fmt.Sprintf("refused a reply from the bridge followed on port %d: it is not a valid JSON object", c.l.sess.Port))
+			env = envelope.Bridge(codeBadReply, fmt.Sprintf("The bridge on port %d that serves the tab answered with something that is not a valid JSON object (a raw control character in a string, or not JSON at all), so it was not passed on.", c.l.sess.Port))
 		}
 		c.b.hub.Deliver(c, id, env)
 	}()
 	return nil
+}
+
+// codeBadReply is the error of a call whose reply from the leader failed
+// validFrame.
+const codeBadReply = "bad_reply"
+
+// validFrame holds a leader's answer to the checks a frame from the tab
+// passes before anything reads it (page.Server.serve): one valid JSON value
+// by rawjson.Valid, which refuses raw control characters in strings as
+// JSON does, and an object. The leader is another process, and its /call
+// answer is spliced into MCP's stdout as the bytes it came as: a raw
+// newline inside a string would split that line in two.
+func validFrame(b []byte) bool {
+	return rawjson.Valid(b) && rawjson.Each(b, func(_, _ []byte) bool { return true })
 }
 
 // Close does nothing: no tab can displace the leader's here, since a

@@ -17,6 +17,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/stitchslop/stitchslop-bridge/internal/session"
+	"github.com/stitchslop/stitchslop-bridge/security/limits"
 	"github.com/stitchslop/stitchslop-bridge/security/peercred"
 )
 
@@ -97,6 +98,11 @@ const maxErrorBody = 4 << 10
 // maxErrorText caps how much of such an answer is quoted back to the person.
 const maxErrorText = 300
 
+// maxAnswer caps a 200 answer's body (limits.ControlAnswer): the process on
+// the port may be a follower's leader or whatever holds it, and neither
+// gets to decide how much this process reads. Tests shrink it.
+var maxAnswer int64 = limits.ControlAnswer
+
 // errNoAnswer is the cause of a request's context when its Timeout ran out.
 var errNoAnswer = errors.New("the bridge did not answer in time")
 
@@ -171,8 +177,8 @@ var (
 )
 
 // Do sends a request and returns the body of a 200 answer. Any other answer,
-// and a bridge that does not answer in full within r.Timeout, becomes an
-// *Error.
+// a body over limits.ControlAnswer, and a bridge that does not answer in
+// full within r.Timeout, become an *Error.
 func (c *Client) Do(ctx context.Context, r Request) ([]byte, error) {
 	body, err := c.Open(ctx, r)
 	if err != nil {
@@ -189,7 +195,8 @@ func (c *Client) Do(ctx context.Context, r Request) ([]byte, error) {
 // Open sends a request and returns the body of a 200 answer as a stream, for
 // answers too large to hold (an image). Other answers become an *Error as
 // with Do. r.Timeout still bounds the whole exchange: once it runs out, Read
-// returns an *Error saying so. The caller must Close the body.
+// returns an *Error saying so; so does a Read past limits.ControlAnswer. The
+// caller must Close the body.
 func (c *Client) Open(ctx context.Context, r Request) (io.ReadCloser, error) {
 	if r.Timeout <= 0 {
 		return nil, fmt.Errorf("request %s %s: no timeout given", r.Method, r.Path)
@@ -219,7 +226,12 @@ func (c *Client) Open(ctx context.Context, r Request) (io.ReadCloser, error) {
 		return nil, c.sendError(ctx, r.Timeout, err)
 	}
 	if resp.StatusCode == http.StatusOK {
-		return &body{rc: resp.Body, ctx: ctx, cancel: cancel, c: c, timeout: r.Timeout}, nil
+		if resp.ContentLength > maxAnswer {
+			resp.Body.Close()
+			cancel()
+			return nil, c.tooLarge()
+		}
+		return &body{rc: resp.Body, ctx: ctx, cancel: cancel, c: c, timeout: r.Timeout, left: maxAnswer}, nil
 	}
 	defer cancel()
 	defer resp.Body.Close()
@@ -295,18 +307,37 @@ func (c *Client) timeoutError(timeout time.Duration) error {
 		Hint: "the bridge may be frozen: check its stderr, and start it again if it stays stuck"}
 }
 
+// tooLarge is an answer over maxAnswer: more than any bridge sends.
+func (c *Client) tooLarge() error {
+	return &Error{Exit: ExitFailed, Code: "too_large",
+		Msg: fmt.Sprintf("the answer from port %d is over %d MiB, more than a bridge ever sends (a tab's reply is at most %d MiB); it was not read further",
+			c.s.Port, maxAnswer>>20, limits.PageFrame>>20)}
+}
+
 // body is the stream Open returns: it maps a read cut short by the request's
-// timeout to an *Error, and releases the request's timer on Close.
+// timeout to an *Error, stops at maxAnswer, and releases the request's
+// timer on Close.
 type body struct {
 	rc      io.ReadCloser
 	ctx     context.Context
 	cancel  context.CancelFunc
 	c       *Client
 	timeout time.Duration
+	left    int64 // bytes that may still be read
 }
 
 func (b *body) Read(p []byte) (int, error) {
+	// One byte past the limit is enough to know the answer is over it.
+	if int64(len(p)) > b.left+1 {
+		p = p[:b.left+1]
+	}
 	n, err := b.rc.Read(p)
+	if int64(n) > b.left {
+		n = int(b.left)
+		b.left = 0
+		return n, b.c.tooLarge()
+	}
+	b.left -= int64(n)
 	if err != nil && err != io.EOF {
 		err = b.c.readError(b.ctx, b.timeout, err)
 	}

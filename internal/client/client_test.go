@@ -220,3 +220,61 @@ func TestKeyOnlyToTheNamedBridge(t *testing.T) {
 	default:
 	}
 }
+
+// shortAnswer swaps in a small answer bound for one test.
+func shortAnswer(t *testing.T, n int64) {
+	t.Helper()
+	old := maxAnswer
+	maxAnswer = n
+	t.Cleanup(func() { maxAnswer = old })
+}
+
+// A 200 answer is read up to the bound and no further, whether the
+// server says its length first or streams it: one byte over is an error
+// with its own code, through Do and through Open alike.
+func TestAnswerBounded(t *testing.T) {
+	const bound = 1000
+	shortAnswer(t, bound)
+	for _, tt := range []struct {
+		name     string
+		size     int
+		chunked  bool
+		wantFail bool
+	}{
+		{"at the bound", bound, false, false},
+		{"at the bound, streamed", bound, true, false},
+		{"one byte over", bound + 1, false, true},
+		{"one byte over, streamed", bound + 1, true, true},
+		{"far over, streamed", 100 * bound, true, true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				b := strings.Repeat("x", tt.size)
+				if !tt.chunked {
+					w.Header().Set("Content-Length", strconv.Itoa(len(b)))
+				} else {
+					w.(http.Flusher).Flush() // headers out first: no length
+				}
+				io.WriteString(w, b)
+			}))
+			defer srv.Close()
+			c := New(session.File{Port: serverPort(t, srv), Key: "k", PID: os.Getpid()})
+			got, err := c.Do(context.Background(), Request{Method: "GET", Path: "/status", Timeout: guardTimeout})
+			var ce *Error
+			switch {
+			case !tt.wantFail && (err != nil || len(got) != tt.size):
+				t.Fatalf("Do of a %d-byte answer = %d bytes, %v; want it whole", tt.size, len(got), err)
+			case tt.wantFail && (!errors.As(err, &ce) || ce.Code != "too_large" || ce.Exit != ExitFailed):
+				t.Fatalf("Do of a %d-byte answer with a bound of %d = %d bytes, %v; want a too_large error", tt.size, bound, len(got), err)
+			}
+			body, err := c.Open(context.Background(), Request{Method: "GET", Path: "/status", Timeout: guardTimeout})
+			if err == nil {
+				got, err = io.ReadAll(body)
+				body.Close()
+			}
+			if tt.wantFail != (errors.As(err, &ce) && ce.Code == "too_large") || len(got) > bound {
+				t.Fatalf("Open of a %d-byte answer with a bound of %d = %d bytes read, %v", tt.size, bound, len(got), err)
+			}
+		})
+	}
+}

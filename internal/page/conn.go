@@ -15,10 +15,19 @@ import (
 )
 
 // sendQueue is how many frames may wait for the writer without their
-// senders waiting. Past it a sender waits for room, at most
-// limits.WriteWait: a page that takes nothing for that long is dropped, so
-// no caller waits on it for longer.
+// senders waiting. Past it a sender waits for room, at most writeWait: a
+// page that takes nothing for that long is dropped, so no caller waits on
+// it for longer.
 const sendQueue = 64
+
+// writeWait bounds each frame written to a page (limits.WriteWait); tests
+// shorten it.
+var writeWait = limits.WriteWait
+
+// closeWait bounds each write once the connection is ending: the frames
+// still queued, then the close frame. Nobody waits for them, and Shutdown
+// gives every tab shutdownWait in all, so it must be less than that.
+const closeWait = time.Second
 
 var (
 	errClosed = errors.New("the tab's connection is closed")
@@ -90,9 +99,9 @@ func (c *conn) Send(frame []byte) error {
 	// The queue is full: a burst of callers (a thousand at once) or a page
 	// that stopped reading. Wait for room rather than drop a page that is
 	// only busy; one that takes nothing is closed by the writer's deadline
-	// (limits.WriteWait), which ends this wait, and the timer bounds it
-	// should the writer itself be stuck.
-	full := time.NewTimer(limits.WriteWait)
+	// (writeWait), which ends this wait, and the timer bounds it should the
+	// writer itself be stuck.
+	full := time.NewTimer(writeWait)
 	defer full.Stop()
 	select {
 	case c.send <- frame:
@@ -119,13 +128,31 @@ func (c *conn) Reachable() bool {
 	return time.Since(time.Unix(0, c.lastSeen.Load())) < c.t.Stale
 }
 
+// setReason records why the connection ended, unless a reason is already
+// recorded: the first failure is the cause, and the others follow from it
+// (the reader fails once the writer closed the socket). A timeout here is
+// the reader's: the read deadline that every frame and pong extends.
 func (c *conn) setReason(err error) {
-	var ne interface{ Timeout() bool }
-	if errors.As(err, &ne) && ne.Timeout() {
+	if isTimeout(err) {
 		c.why.CompareAndSwap(nil, "no pong or frame for "+c.t.Dead.String())
 		return
 	}
 	c.why.CompareAndSwap(nil, err.Error())
+}
+
+// writeFailed records why the writer stopped: a write that ran out of
+// writeWait is a tab that is not taking its frames, not one that is silent.
+func (c *conn) writeFailed(err error) {
+	if isTimeout(err) {
+		c.why.CompareAndSwap(nil, "a write to the tab timed out after "+writeWait.String()+" (it is not reading its frames)")
+		return
+	}
+	c.why.CompareAndSwap(nil, "writing to the tab failed: "+err.Error())
+}
+
+func isTimeout(err error) bool {
+	var ne interface{ Timeout() bool }
+	return errors.As(err, &ne) && ne.Timeout()
 }
 
 func (c *conn) reason() string {
@@ -141,20 +168,32 @@ func (c *conn) reason() string {
 // it closes the socket, which ends the reader. It frames messages itself
 // (RFC 6455 §5.2: a server's frames are not masked) into one buffer and
 // flushes when the queue is empty, so frames that wait together go out in
-// one write, with one deadline.
+// one write.
+//
+// Every frame gets a fresh write deadline before it is written, as in
+// gorilla's chat example, pings and pongs included: a frame larger than the
+// buffer's room goes to the socket inside writeFrame, not at the flush, so
+// a deadline set only at flushes would be the previous flush's, expired
+// after writeWait of quiet, and would drop a healthy tab.
 func (c *conn) writeLoop() {
 	nc := c.ws.NetConn()
 	w := bufio.NewWriterSize(nc, writeBuffer)
 	ping := time.NewTicker(c.t.Ping)
-	flush := func() error {
-		nc.SetWriteDeadline(time.Now().Add(limits.WriteWait))
-		return w.Flush()
+	write := func(op byte, payload []byte, wait time.Duration) error {
+		nc.SetWriteDeadline(time.Now().Add(wait))
+		return writeFrame(w, op, payload)
 	}
 	defer func() {
 		ping.Stop()
-		writeFrame(w, opClose, closeGoingAway)
-		nc.SetWriteDeadline(time.Now().Add(time.Second))
-		w.Flush()
+		// Flush what was queued before the close (a displaced notice).
+		var err error
+		for len(c.send) > 0 && err == nil {
+			err = write(opText, <-c.send, closeWait)
+		}
+		if err == nil {
+			write(opClose, closeGoingAway, closeWait)
+			w.Flush() // within the close frame's deadline, just set
+		}
 		c.ws.Close()
 		close(c.finished)
 	}()
@@ -162,25 +201,20 @@ func (c *conn) writeLoop() {
 		var err error
 		select {
 		case f := <-c.send:
-			err = writeFrame(w, opText, f)
+			err = write(opText, f, writeWait)
 		case data := <-c.pong:
-			err = writeFrame(w, opPong, data)
+			err = write(opPong, data, writeWait)
 		case <-ping.C:
-			err = writeFrame(w, opPing, nil)
+			err = write(opPing, nil, writeWait)
 		case <-c.done:
-			// Flush what was queued before the close (a displaced notice).
-			for len(c.send) > 0 {
-				if writeFrame(w, opText, <-c.send) != nil {
-					break
-				}
-			}
 			return
 		}
 		if err == nil && len(c.send) == 0 && len(c.pong) == 0 {
-			err = flush()
+			// Within the deadline of the frame just written.
+			err = w.Flush()
 		}
 		if err != nil {
-			c.setReason(err)
+			c.writeFailed(err)
 			c.Close()
 			return
 		}

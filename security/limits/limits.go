@@ -6,14 +6,16 @@
 // it may send one small frame (PreAuthFrame) within AuthTimeout, and only
 // MaxUnauthSockets such sockets may exist at once. After it authenticates it
 // is the user's own Stitch Slop tab, trusted with PageFrame. The control
-// plane's HTTP server has header and body bounds and timeouts, and the
-// bridge reads no config file larger than ConfigFile. The page's tool list
-// has its own bounds in security/toollist.
+// plane's HTTP server has header and body bounds and timeouts, its client
+// reads no answer larger than ControlAnswer (a leader is another process),
+// and the bridge reads no config file larger than ConfigFile. The page's
+// tool list has its own bounds in security/toollist.
 //
 // The constants are enforced by their callers (internal/page,
-// internal/control, security/fileperm). They bound memory and time per
-// connection; they do not stop a local process from opening connections as
-// fast as it likes, nor an authenticated page from being slow within them.
+// internal/control, internal/client, security/fileperm). They bound memory
+// and time per connection; they do not stop a local process from opening
+// connections as fast as it likes, nor an authenticated page from being
+// slow within them.
 package limits
 
 import "time"
@@ -72,6 +74,13 @@ const (
 	// bridge: about 24 MB). It must stay below PageFrame, since the body is
 	// forwarded to the page as one frame.
 	ControlBody = 24 << 20
+	// ControlAnswer bounds a control-plane answer that the shell verbs or
+	// a follower read (internal/client), in bytes. The largest a bridge
+	// sends is a page's reply relayed whole by /call, at most PageFrame,
+	// and the newline after it; the margin is room for that, not for
+	// growth. A larger answer is not a bridge's, and is refused rather
+	// than read into memory.
+	ControlAnswer = PageFrame + 1<<10
 )
 
 // On disk.

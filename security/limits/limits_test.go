@@ -16,6 +16,7 @@ func TestValues(t *testing.T) {
 		{"PreAuthFrame", PreAuthFrame, 4096},
 		{"PageFrame", PageFrame, 67108864},
 		{"ControlBody", ControlBody, 25165824},
+		{"ControlAnswer", ControlAnswer, 67109888},
 		{"MaxUnauthSockets", MaxUnauthSockets, 16},
 		{"HTTPMaxHeaderBytes", HTTPMaxHeaderBytes, 16384},
 		{"ConfigFile", ConfigFile, 4194304},
@@ -46,6 +47,7 @@ func TestRelations(t *testing.T) {
 	}{
 		{"PreAuthFrame < PageFrame", PreAuthFrame < PageFrame},
 		{"ControlBody < PageFrame", ControlBody < PageFrame},
+		{"ControlAnswer > PageFrame", ControlAnswer > PageFrame},
 		{"ControlBody >= 14 MB as base64", ControlBody >= (14<<20)*4/3+1024},
 		{"HTTPReadHeaderTimeout > 0", HTTPReadHeaderTimeout > 0},
 		{"HandshakeTimeout > 0", HandshakeTimeout > 0},
