@@ -21,6 +21,7 @@ import (
 	"github.com/stitchslop/stitchslop-bridge/internal/attempts"
 	"github.com/stitchslop/stitchslop-bridge/internal/control"
 	"github.com/stitchslop/stitchslop-bridge/internal/envelope"
+	"github.com/stitchslop/stitchslop-bridge/internal/exitcode"
 	"github.com/stitchslop/stitchslop-bridge/internal/hub"
 	"github.com/stitchslop/stitchslop-bridge/internal/mcp"
 	"github.com/stitchslop/stitchslop-bridge/internal/page"
@@ -32,14 +33,6 @@ import (
 
 // DefaultPorts are scanned in order (§2.1); the page tries the same four.
 var DefaultPorts = []int{8787, 8788, 8789, 8790}
-
-// Exit codes of the bridge form.
-const (
-	ExitOK           = 0
-	ExitNoCredential = 1 // nothing to authenticate a tab with, or an unusable config dir
-	ExitCannotBind   = 2
-	ExitUsage        = 64 // a value that cannot be right, such as a placeholder token
-)
 
 // ExitError carries an exit code with its reason.
 type ExitError struct {
@@ -106,18 +99,18 @@ func Run(ctx context.Context, cfg Config) error {
 	warn := func(msg string) { log.Warn(msg) }
 
 	if err := fileperm.EnsureDir(cfg.ConfigDir, warn); err != nil {
-		return &ExitError{Code: ExitNoCredential, Err: err}
+		return &ExitError{Code: exitcode.NoCredential, Err: err}
 	}
 	store := pairing.New(cfg.ConfigDir, log)
 	if err := fileperm.CheckFile(store.Path(), warn); err != nil {
-		return &ExitError{Code: ExitNoCredential, Err: err}
+		return &ExitError{Code: exitcode.NoCredential, Err: err}
 	}
 	if err := store.Check(); err != nil {
-		return &ExitError{Code: ExitNoCredential, Err: err}
+		return &ExitError{Code: exitcode.NoCredential, Err: err}
 	}
 	paired, err := store.Paired(cfg.Origin)
 	if err != nil {
-		return &ExitError{Code: ExitNoCredential, Err: err}
+		return &ExitError{Code: exitcode.NoCredential, Err: err}
 	}
 	if cfg.Token != "" {
 		tok, ok := sites.CleanToken(cfg.Token)
@@ -126,7 +119,7 @@ func Run(ctx context.Context, cfg Config) error {
 			if strings.ContainsAny(cfg.Token, "<> ") {
 				what = "holds a placeholder, not a token"
 			}
-			return &ExitError{Code: ExitUsage, Err: errors.New("STITCHSLOP_TOKEN " + what + "; nothing was armed"),
+			return &ExitError{Code: exitcode.Usage, Err: errors.New("STITCHSLOP_TOKEN " + what + "; nothing was armed"),
 				Hint: "copy the token (tok_…) from the Stitch Slop agent panel into STITCHSLOP_TOKEN, or start with --lazy and give it to the pair tool"}
 		}
 		cfg.Token = tok
@@ -144,7 +137,7 @@ func Run(ctx context.Context, cfg Config) error {
 		}
 	}
 	if cfg.Token == "" && !paired && !cfg.Lazy {
-		return &ExitError{Code: ExitNoCredential,
+		return &ExitError{Code: exitcode.NoCredential,
 			Err:  fmt.Errorf("no way to authenticate a tab: no unspent token in STITCHSLOP_TOKEN and no stored pairing for %s in %s", cfg.Origin, store.Path()),
 			Hint: "copy the token from the Stitch Slop agent panel and run again with STITCHSLOP_TOKEN=<token> in the environment"}
 	}
@@ -218,7 +211,7 @@ func Run(ctx context.Context, cfg Config) error {
 			log.Info("stopping: " + why)
 			return nil
 		case err := <-b.serveErr:
-			return &ExitError{Code: ExitCannotBind, Err: fmt.Errorf("serving 127.0.0.1:%d: %w", b.Port(), err)}
+			return &ExitError{Code: exitcode.CannotBind, Err: fmt.Errorf("serving 127.0.0.1:%d: %w", b.Port(), err)}
 		case <-attached:
 			attached = nil
 			idle.Stop()
@@ -238,7 +231,7 @@ func Run(ctx context.Context, cfg Config) error {
 			// (stdin on /dev/null); keep running standalone, unless lazy:
 			// then nothing can ever ask it to listen.
 			if cfg.Lazy {
-				return &ExitError{Code: ExitNoCredential, Err: errors.New("--lazy waits for an MCP client to ask it to listen, and stdin ended before any client started a session"),
+				return &ExitError{Code: exitcode.NoCredential, Err: errors.New("--lazy waits for an MCP client to ask it to listen, and stdin ended before any client started a session"),
 					Hint: "--lazy is for an agent's MCP configuration; to run the bridge from a shell, leave --lazy out"}
 			}
 		case <-idle.C:

@@ -15,6 +15,7 @@ import (
 
 	"github.com/stitchslop/stitchslop-bridge/internal/attempts"
 	"github.com/stitchslop/stitchslop-bridge/internal/control"
+	"github.com/stitchslop/stitchslop-bridge/internal/exitcode"
 	"github.com/stitchslop/stitchslop-bridge/internal/hub"
 	"github.com/stitchslop/stitchslop-bridge/internal/mcp"
 	"github.com/stitchslop/stitchslop-bridge/internal/page"
@@ -183,17 +184,17 @@ func (b *bridge) listen(ports []int) (int, error) {
 	var squat *squatError
 	switch {
 	case errors.As(err, &squat):
-		return 0, &ExitError{Code: ExitCannotBind, Err: err,
+		return 0, &ExitError{Code: exitcode.CannotBind, Err: err,
 			Hint: "stop that process, or ask whoever runs it to; `lsof -nP -iTCP:8787-8790 -sTCP:LISTEN` (as root) names it. Then start the bridge again"}
 	case err != nil:
-		return 0, &ExitError{Code: ExitCannotBind, Err: err,
+		return 0, &ExitError{Code: exitcode.CannotBind, Err: err,
 			Hint: "another bridge may still be running; `lsof -nP -iTCP:8787-8790 -sTCP:LISTEN` lists what holds the ports"}
 	}
 
 	key, err := credential.New()
 	if err != nil {
 		ln.Close()
-		return 0, &ExitError{Code: ExitNoCredential, Err: err}
+		return 0, &ExitError{Code: exitcode.NoCredential, Err: err}
 	}
 	sess := session.File{
 		Port: port, Key: key, Origin: b.sites.Served(), PID: os.Getpid(),
@@ -201,7 +202,7 @@ func (b *bridge) listen(ports []int) (int, error) {
 	}
 	if err := session.Write(cfg.ConfigDir, sess); err != nil {
 		ln.Close()
-		return 0, &ExitError{Code: ExitNoCredential, Err: err}
+		return 0, &ExitError{Code: exitcode.NoCredential, Err: err}
 	}
 	pageSrv := &page.Server{Attempts: b.tried, Port: port, Hub: b.hub, Pairing: b.store, Sites: b.sites, Switched: b.switched,
 		Log: log, Timings: b.t.Page, Guesses: throttle.New(), Reserved: mcp.ReservedTools, Takeover: cfg.Takeover}

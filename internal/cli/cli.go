@@ -19,8 +19,8 @@ import (
 	"time"
 
 	"github.com/stitchslop/stitchslop-bridge/internal/bridge"
-	"github.com/stitchslop/stitchslop-bridge/internal/client"
 	"github.com/stitchslop/stitchslop-bridge/internal/envelope"
+	"github.com/stitchslop/stitchslop-bridge/internal/exitcode"
 	"github.com/stitchslop/stitchslop-bridge/internal/paths"
 	"github.com/stitchslop/stitchslop-bridge/internal/sites"
 	"github.com/stitchslop/stitchslop-bridge/internal/ui"
@@ -102,7 +102,7 @@ func Main(ctx context.Context, argv []string, stdin io.Reader, stdout, stderr io
 	log := ui.NewLogger(stderr)
 	if err := envtoken.CheckArgs(argv); err != nil {
 		log.Error(err.Error())
-		return client.ExitUsage
+		return exitcode.Usage
 	}
 	a, err := parse(argv)
 	if err != nil {
@@ -179,7 +179,7 @@ func mistake(log *slog.Logger, stdout io.Writer, c *command, a args, msg, hint s
 	if c.JSON || (c.jsonFlag && a.has("json")) {
 		stdout.Write(append(envelope.Bridge("usage", msg), '\n'))
 	}
-	return client.ExitUsage
+	return exitcode.Usage
 }
 
 // guessVerb is the verb a command line that does not parse names, if any:
@@ -219,7 +219,7 @@ func unknownVerb(log *slog.Logger, stdout io.Writer, word string) int {
 	ui.Hint(log, "the verbs are "+joinAnd(verbNames())+"; see stitchslop-bridge help")
 	// A verb's caller expects one JSON document, whichever verb it meant.
 	stdout.Write(append(envelope.Bridge("usage", msg), '\n'))
-	return client.ExitUsage
+	return exitcode.Usage
 }
 
 // suggest is the verb word was most likely meant to be: one it begins, or
@@ -417,7 +417,7 @@ func bridgeExit(log *slog.Logger, err error) int {
 	var ee *bridge.ExitError
 	switch {
 	case err == nil:
-		return bridge.ExitOK
+		return exitcode.OK
 	case errors.As(err, &ee):
 		log.Error(ee.Error())
 		if ee.Hint != "" {

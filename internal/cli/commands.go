@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/stitchslop/stitchslop-bridge/internal/client"
+	"github.com/stitchslop/stitchslop-bridge/internal/exitcode"
 )
 
 // The one definition of the command line. The parser's flag table, the
@@ -58,12 +58,12 @@ var (
 // Exit statuses shared by several commands.
 var (
 	exitsVerb = []exitDef{
-		{client.ExitOK, "the reply says ok:true"},
-		{client.ExitFailed, "a refusal, a failed command, or a bridge that did not answer in time"},
-		{client.ExitNoBridge, "no bridge is running, its session file is stale, or several run and --port does not say which"},
-		{client.ExitUsage, "a usage error"},
+		{exitcode.OK, "the reply says ok:true"},
+		{exitcode.Failed, "a refusal, a failed command, or a bridge that did not answer in time"},
+		{exitcode.NoBridge, "no bridge is running, its session file is stale, or several run and --port does not say which"},
+		{exitcode.Usage, "a usage error"},
 	}
-	exitsLocal = []exitDef{{0, "success"}, {client.ExitUsage, "a usage error"}}
+	exitsLocal = []exitDef{{0, "success"}, {exitcode.Usage, "a usage error"}}
 )
 
 // Positional words a shell completes.
@@ -97,7 +97,7 @@ the site is paired, none is needed.`,
 		Exits: []exitDef{
 			{0, "the bridge stopped: its MCP client left, it was idle, or a signal"},
 			{1, "it could not start: no token and no pairing for the site, every port busy, or another error"},
-			{client.ExitUsage, "a usage error, or a STITCHSLOP_TOKEN that cannot be a token"},
+			{exitcode.Usage, "a usage error, or a STITCHSLOP_TOKEN that cannot be a token"},
 		},
 	},
 	{
@@ -127,7 +127,7 @@ has been written to it since.`,
 			{Name: "port", Value: "N[,N...]", Help: "the ports the bridge tries, in order, instead of 8787-8790"},
 			fConfigDir,
 		},
-		Exits: []exitDef{{0, "stopped by a signal"}, {1, "it could not start"}, {client.ExitUsage, "a usage error"}},
+		Exits: []exitDef{{0, "stopped by a signal"}, {1, "it could not start"}, {exitcode.Usage, "a usage error"}},
 	},
 	{
 		Name:     "status",
@@ -242,8 +242,8 @@ is gone, and with exit 1 when the tab refuses.`,
 		Exits: []exitDef{
 			{0, "the owner is gone, or a signal"},
 			{1, "the tab refused to listen"},
-			{client.ExitNoBridge, "no bridge is running, or several run and --port does not say which"},
-			{client.ExitUsage, "a usage error"},
+			{exitcode.NoBridge, "no bridge is running, or several run and --port does not say which"},
+			{exitcode.Usage, "a usage error"},
 		},
 		JSON: true,
 	},
@@ -263,7 +263,7 @@ the removed secret is refused. It prints one JSON document.`,
 		Exits: []exitDef{
 			{0, "done, or nothing to remove"},
 			{1, "pairing.json could not be read or written; nothing was removed"},
-			{client.ExitUsage, "a usage error"},
+			{exitcode.Usage, "a usage error"},
 		},
 		JSON:      true,
 		FlagHints: map[string]string{"origin": "give the site as its argument: unpair https://www.stitchslop.com"},
@@ -298,7 +298,7 @@ line on stderr; with --json, one JSON document on stdout instead.`,
 			{Name: "port", Value: "N[,N...]", Help: "the ports to check, instead of 8787-8790"},
 			fConfigDir, fJSON,
 		},
-		Exits:    []exitDef{{0, "healthy"}, {1, "something needs fixing"}, {client.ExitUsage, "a usage error"}},
+		Exits:    []exitDef{{0, "healthy"}, {1, "something needs fixing"}, {exitcode.Usage, "a usage error"}},
 		jsonFlag: true,
 	},
 	{

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/stitchslop/stitchslop-bridge/internal/client"
+	"github.com/stitchslop/stitchslop-bridge/internal/exitcode"
 	"github.com/stitchslop/stitchslop-bridge/internal/replyfiles"
 	"github.com/stitchslop/stitchslop-bridge/security/files"
 	"github.com/stitchslop/stitchslop-bridge/security/limits"
@@ -132,7 +133,7 @@ func attachFiles(req client.Request, list []flagValue, log *slog.Logger) (client
 	for _, s := range specs {
 		in, err := files.Read(s.path, s.mode)
 		if err != nil {
-			return req, &client.Error{Exit: client.ExitFailed, Code: "file_refused",
+			return req, &client.Error{Exit: exitcode.Failed, Code: "file_refused",
 				Msg: fmt.Sprintf("--%s %s: %s; nothing was sent to the tab", s.flag, s.arg, strings.TrimPrefix(err.Error(), "files: ")),
 				Hint: "only images (PNG, JPEG, GIF, WebP, known by their bytes) and design files of at most " +
 					fmt.Sprint(files.MaxIn>>20) + " MB are sent, never a hidden file or one in a hidden folder"}
@@ -149,7 +150,7 @@ func attachFiles(req client.Request, list []flagValue, log *slog.Logger) (client
 		return req, fmt.Errorf("call: encoding the arguments: %v", err)
 	}
 	if n := b.Len() + len(body.Command) + requestSlack; n > limits.ControlBody {
-		return req, &client.Error{Exit: client.ExitFailed, Code: "too_large",
+		return req, &client.Error{Exit: exitcode.Failed, Code: "too_large",
 			Msg: fmt.Sprintf("call: with its files the request is %.1f MB, over the %d MB the bridge takes; nothing was sent to the tab",
 				float64(n)/(1<<20), limits.ControlBody>>20),
 			Hint: "send fewer or smaller files in one call"}
@@ -212,24 +213,24 @@ func checkTargets(a args) error {
 	if file, ok := a.flags["out"]; ok {
 		abs, err := filepath.Abs(file)
 		if err != nil {
-			return &client.Error{Exit: client.ExitFailed, Code: "write_failed", Msg: fmt.Sprintf("--out %s: %v; nothing was sent to the tab", file, err)}
+			return &client.Error{Exit: exitcode.Failed, Code: "write_failed", Msg: fmt.Sprintf("--out %s: %v; nothing was sent to the tab", file, err)}
 		}
 		fi, err := os.Lstat(abs)
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
 			if di, err := os.Stat(filepath.Dir(abs)); err != nil || !di.IsDir() {
-				return &client.Error{Exit: client.ExitFailed, Code: "write_failed",
+				return &client.Error{Exit: exitcode.Failed, Code: "write_failed",
 					Msg:  fmt.Sprintf("--out: the folder of %s does not exist; nothing was sent to the tab", abs),
 					Hint: "--out writes into an existing folder; it never creates one"}
 			}
 		case err != nil:
-			return &client.Error{Exit: client.ExitFailed, Code: "write_failed", Msg: fmt.Sprintf("--out: %v; nothing was sent to the tab", err)}
+			return &client.Error{Exit: exitcode.Failed, Code: "write_failed", Msg: fmt.Sprintf("--out: %v; nothing was sent to the tab", err)}
 		case !a.has("overwrite"):
-			return &client.Error{Exit: client.ExitFailed, Code: "file_exists",
+			return &client.Error{Exit: exitcode.Failed, Code: "file_exists",
 				Msg:  fmt.Sprintf("--out: %s already exists; pass --overwrite to replace it (nothing was sent to the tab)", abs),
 				Hint: "choose another FILE, or add --overwrite"}
 		case !fi.Mode().IsRegular():
-			return &client.Error{Exit: client.ExitFailed, Code: "write_failed",
+			return &client.Error{Exit: exitcode.Failed, Code: "write_failed",
 				Msg: fmt.Sprintf("--out: %s exists and is not a regular file; nothing was sent to the tab", abs)}
 		}
 	}
@@ -240,12 +241,12 @@ func checkTargets(a args) error {
 			if err != nil {
 				why = err.Error()
 			}
-			return &client.Error{Exit: client.ExitFailed, Code: "bad_dir",
+			return &client.Error{Exit: exitcode.Failed, Code: "bad_dir",
 				Msg:  fmt.Sprintf("--save %s: %s; nothing was sent to the tab", dir, why),
 				Hint: "--save writes into a folder, creating it and its parents if missing; give one that is not a file"}
 		}
 		if h := hiddenDir(dir); h != "" {
-			return &client.Error{Exit: client.ExitFailed, Code: "bad_dir",
+			return &client.Error{Exit: exitcode.Failed, Code: "bad_dir",
 				Msg:  fmt.Sprintf("--save %s: it is in the hidden folder %s; nothing was sent to the tab", dir, h),
 				Hint: "files from the tab are never written into a hidden folder (such as ~/.config or .git); choose another"}
 		}

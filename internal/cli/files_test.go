@@ -16,6 +16,7 @@ import (
 	"testing"
 
 	"github.com/stitchslop/stitchslop-bridge/internal/client"
+	"github.com/stitchslop/stitchslop-bridge/internal/exitcode"
 	"github.com/stitchslop/stitchslop-bridge/internal/ui"
 	"github.com/stitchslop/stitchslop-bridge/security/files"
 )
@@ -128,7 +129,7 @@ func TestCallFileFlags(t *testing.T) {
 				}
 				return
 			}
-			wantClientError(t, "callFileFlags("+strings.Join(tt.argv, " ")+")", err, client.ExitUsage, "usage", tt.want)
+			wantClientError(t, "callFileFlags("+strings.Join(tt.argv, " ")+")", err, exitcode.Usage, "usage", tt.want)
 			// request runs it: a usage error there too, before anything.
 			_, err = request(a)
 			wantClientError(t, "request("+strings.Join(tt.argv, " ")+")", err, 64, "usage", tt.want)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/stitchslop/stitchslop-bridge/internal/client"
 	"github.com/stitchslop/stitchslop-bridge/internal/envelope"
+	"github.com/stitchslop/stitchslop-bridge/internal/exitcode"
 	"github.com/stitchslop/stitchslop-bridge/internal/session"
 )
 
@@ -192,7 +193,7 @@ func (l *listener) run(ctx context.Context, s session.File) int {
 		var r voiceReply
 		if err := json.Unmarshal(env, &r); err != nil {
 			l.log.Error("the bridge answered voice.listen with something that is not an envelope")
-			return client.ExitFailed
+			return exitcode.Failed
 		}
 		switch {
 		case r.OK:
@@ -214,13 +215,13 @@ func (l *listener) run(ctx context.Context, s session.File) int {
 				l.event("unavailable")
 			}
 			l.log.Error("the tab refused voice.listen: " + r.Error + ": " + r.Message)
-			return client.ExitFailed
+			return exitcode.Failed
 		}
 		if time.Since(started) < listenPause && !pause(ctx, listenPause) {
 			break
 		}
 	}
-	return client.ExitOK
+	return exitcode.OK
 }
 
 // waitTab waits on the bridge's /wait for the tab to attach.

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/stitchslop/stitchslop-bridge/internal/client"
+	"github.com/stitchslop/stitchslop-bridge/internal/exitcode"
 	"github.com/stitchslop/stitchslop-bridge/internal/version"
 )
 
@@ -52,10 +52,10 @@ over an authenticated HTTP control plane on the same port.`))
 	b.WriteString(".SH EXIT STATUS\n")
 	b.WriteString(roffParas("The shell verbs (status, tools, wait, call, pair, listen, unpair) print one JSON document on stdout, a usage error's included, and exit:"))
 	for _, e := range []exitDef{
-		{client.ExitOK, "success: the document says ok:true"},
-		{client.ExitFailed, "a refusal, a failed command, or a bridge that did not answer in time (ok:false); doctor: something needs fixing"},
-		{client.ExitNoBridge, "no bridge is running, its session file is stale, or several run and --port does not say which"},
-		{client.ExitUsage, "a usage error: a flag, argument or verb that the command line does not take, or a STITCHSLOP_TOKEN that cannot be a token"},
+		{exitcode.OK, "success: the document says ok:true"},
+		{exitcode.Failed, "a refusal, a failed command, or a bridge that did not answer in time (ok:false); doctor: something needs fixing"},
+		{exitcode.NoBridge, "no bridge is running, its session file is stale, or several run and --port does not say which"},
+		{exitcode.Usage, "a usage error: a flag, argument or verb that the command line does not take, or a STITCHSLOP_TOKEN that cannot be a token"},
 	} {
 		fmt.Fprintf(&b, ".TP\n.B %d\n%s\n", e.Code, roffText(e.Meaning))
 	}

@@ -18,6 +18,7 @@ import (
 
 	"github.com/stitchslop/stitchslop-bridge/internal/client"
 	"github.com/stitchslop/stitchslop-bridge/internal/envelope"
+	"github.com/stitchslop/stitchslop-bridge/internal/exitcode"
 	"github.com/stitchslop/stitchslop-bridge/security/files"
 )
 
@@ -76,15 +77,15 @@ func saveImage(body io.Reader, file string, overwrite bool, log *slog.Logger) ([
 		// Never a picture in name only: a page's HTML or script is not
 		// put in place as preview.png (issue 19).
 		out.abort()
-		return nil, &client.Error{Exit: client.ExitFailed, Code: "not_an_image",
+		return nil, &client.Error{Exit: exitcode.Failed, Code: "not_an_image",
 			Msg: "--out: " + strings.TrimPrefix(err.Error(), "files: ") + "; nothing was written"}
 	}
 	if err := out.commit(overwrite); errors.Is(err, errExists) {
-		return nil, &client.Error{Exit: client.ExitFailed, Code: "file_exists",
+		return nil, &client.Error{Exit: exitcode.Failed, Code: "file_exists",
 			Msg:  fmt.Sprintf("--out: %s appeared while the call ran; it was not replaced, and the image was not saved", abs),
 			Hint: "choose another FILE, or add --overwrite"}
 	} else if err != nil {
-		return nil, &client.Error{Exit: client.ExitFailed, Code: "write_failed", Msg: "--out: " + err.Error()}
+		return nil, &client.Error{Exit: exitcode.Failed, Code: "write_failed", Msg: "--out: " + err.Error()}
 	}
 	log.Info(fmt.Sprintf("saved %d bytes of %s to %s", img.n, printable(img.mime), abs))
 	for i, v := range []any{abs, img.n, img.mime} {
@@ -132,18 +133,18 @@ func replyError(err error) error {
 	case errors.As(err, &ce):
 		return ce
 	case errors.As(err, &se):
-		return &client.Error{Exit: client.ExitFailed, Code: "bad_reply",
+		return &client.Error{Exit: exitcode.Failed, Code: "bad_reply",
 			Msg: "--out: the bridge's reply is not a valid JSON object (" + se.Error() + "); nothing was written"}
 	case errors.As(err, &ce64):
-		return &client.Error{Exit: client.ExitFailed, Code: "bad_image",
+		return &client.Error{Exit: exitcode.Failed, Code: "bad_image",
 			Msg: "--out: the reply's dataUrl payload is not valid base64; nothing was written"}
 	case errors.Is(err, errTwoImages):
-		return &client.Error{Exit: client.ExitFailed, Code: "bad_image",
+		return &client.Error{Exit: exitcode.Failed, Code: "bad_image",
 			Msg: "--out: the reply has more than one dataUrl, so which image is meant is unclear; nothing was written"}
 	case errors.As(err, &we):
-		return &client.Error{Exit: client.ExitFailed, Code: "write_failed", Msg: "--out: " + we.err.Error()}
+		return &client.Error{Exit: exitcode.Failed, Code: "write_failed", Msg: "--out: " + we.err.Error()}
 	}
-	return &client.Error{Exit: client.ExitFailed, Code: "read_failed", Msg: "--out: reading the bridge's reply: " + err.Error()}
+	return &client.Error{Exit: exitcode.Failed, Code: "read_failed", Msg: "--out: reading the bridge's reply: " + err.Error()}
 }
 
 var errTwoImages = errors.New("more than one dataUrl")

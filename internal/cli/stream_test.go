@@ -15,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/stitchslop/stitchslop-bridge/internal/client"
+	"github.com/stitchslop/stitchslop-bridge/internal/exitcode"
 	"github.com/stitchslop/stitchslop-bridge/internal/ui"
 )
 
@@ -169,7 +170,7 @@ func TestSaveImageRefuses(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			dir, out, _, err := save(t, strings.NewReader(tt.reply))
 			var ce *client.Error
-			if !errors.As(err, &ce) || ce.Exit != client.ExitFailed || ce.Code != tt.code || !strings.Contains(ce.Msg, tt.msg) {
+			if !errors.As(err, &ce) || ce.Exit != exitcode.Failed || ce.Code != tt.code || !strings.Contains(ce.Msg, tt.msg) {
 				t.Fatalf("saveImage(%q) = %q, %v; want exit 1, code %s, a message with %q", tt.reply, out, err, tt.code, tt.msg)
 			}
 			if !strings.HasSuffix(ce.Msg, "nothing was written") {
@@ -242,7 +243,7 @@ func (f *failingReader) Read(b []byte) (int, error) {
 // A bridge that stops answering in the middle of the image: the client's
 // error comes through as it is, and no file, temp or final, is left.
 func TestSaveImageBridgeStops(t *testing.T) {
-	stop := &client.Error{Exit: client.ExitFailed, Code: "no_answer", Msg: "the bridge on port 1 (pid 1) did not answer within 1 s"}
+	stop := &client.Error{Exit: exitcode.Failed, Code: "no_answer", Msg: "the bridge on port 1 (pid 1) did not answer within 1 s"}
 	dir, _, _, err := save(t, &failingReader{strings.NewReader(`{"dataUrl":"data:image/png;base64,` + strings.Repeat("AAAA", 100000)), stop})
 	if err != stop {
 		t.Fatalf("saveImage with a body that stops = %v, want the client's error %v", err, stop)

@@ -8,6 +8,7 @@ import (
 	"os"
 
 	"github.com/stitchslop/stitchslop-bridge/internal/client"
+	"github.com/stitchslop/stitchslop-bridge/internal/exitcode"
 	"github.com/stitchslop/stitchslop-bridge/internal/pairing"
 	"github.com/stitchslop/stitchslop-bridge/security/fileperm"
 	"github.com/stitchslop/stitchslop-bridge/security/origin"
@@ -64,7 +65,7 @@ func unpair(a args, dir string, log *slog.Logger) ([]byte, error) {
 		res, err = store.Unpair(o)
 	}
 	if err != nil {
-		return nil, &client.Error{Exit: client.ExitFailed, Code: "failed", Msg: "unpair: " + err.Error(),
+		return nil, &client.Error{Exit: exitcode.Failed, Code: "failed", Msg: "unpair: " + err.Error(),
 			Hint: "nothing was removed; repair or move the file named above and run unpair again"}
 	}
 	reply.Removed = res.Removed

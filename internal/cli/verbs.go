@@ -14,6 +14,7 @@ import (
 
 	"github.com/stitchslop/stitchslop-bridge/internal/client"
 	"github.com/stitchslop/stitchslop-bridge/internal/envelope"
+	"github.com/stitchslop/stitchslop-bridge/internal/exitcode"
 	"github.com/stitchslop/stitchslop-bridge/internal/ui"
 )
 
@@ -31,7 +32,7 @@ func runVerb(ctx context.Context, c *command, a args, dir string, stdin io.Reade
 		// why the rest was not.
 		log.Error(ns.Error())
 		emit(stdout, ns.env, a)
-		return client.ExitFailed
+		return exitcode.Failed
 	}
 	if err != nil {
 		return fail(log, stdout, c, a, err)
@@ -39,12 +40,12 @@ func runVerb(ctx context.Context, c *command, a args, dir string, stdin io.Reade
 	emit(stdout, out, a)
 	o, perr := envelope.Parse(out)
 	if perr == nil && o.OK() {
-		return client.ExitOK
+		return exitcode.OK
 	}
 	if msg, ok := o.String("message"); ok && msg != "" {
 		log.Warn(msg)
 	}
-	return client.ExitFailed
+	return exitcode.Failed
 }
 
 // fail reports the error that ended verb c: the error, its hint, and its
@@ -54,9 +55,9 @@ func runVerb(ctx context.Context, c *command, a args, dir string, stdin io.Reade
 func fail(log *slog.Logger, stdout io.Writer, c *command, a args, err error) int {
 	var ce *client.Error
 	if !errors.As(err, &ce) {
-		ce = &client.Error{Exit: client.ExitFailed, Code: "failed", Msg: err.Error()}
+		ce = &client.Error{Exit: exitcode.Failed, Code: "failed", Msg: err.Error()}
 	}
-	if ce.Exit == client.ExitUsage {
+	if ce.Exit == exitcode.Usage {
 		return mistake(log, stdout, c, a, ce.Msg, ce.Hint)
 	}
 	log.Error(ce.Msg)
@@ -70,7 +71,7 @@ func fail(log *slog.Logger, stdout io.Writer, c *command, a args, err error) int
 // usageErr is a mistake on a verb's command line, found once the verb
 // runs. fail reports it, with a hint naming the verb's help.
 func usageErr(format string, v ...any) error {
-	return &client.Error{Exit: client.ExitUsage, Code: "usage", Msg: fmt.Sprintf(format, v...)}
+	return &client.Error{Exit: exitcode.Usage, Code: "usage", Msg: fmt.Sprintf(format, v...)}
 }
 
 // Request timeouts of the shell verbs (client.Request.Timeout): a bridge

@@ -16,17 +16,10 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/stitchslop/stitchslop-bridge/internal/exitcode"
 	"github.com/stitchslop/stitchslop-bridge/internal/session"
 	"github.com/stitchslop/stitchslop-bridge/security/limits"
 	"github.com/stitchslop/stitchslop-bridge/security/peercred"
-)
-
-// Exit codes of the shell verbs (protocol.md §4.4).
-const (
-	ExitOK       = 0
-	ExitFailed   = 1 // a refusal or a failed command: ok:false
-	ExitNoBridge = 3 // no bridge running, a stale session file, or several bridges and no --port
-	ExitUsage    = 64
 )
 
 // Error is a failure with its exit code and a machine-readable code for the
@@ -47,7 +40,7 @@ func (e *Error) Error() string { return e.Msg }
 func Find(dir string, port int) (session.File, error) {
 	live, bad, err := session.List(dir)
 	if err != nil {
-		return session.File{}, &Error{Exit: ExitNoBridge, Code: "no_bridge", Msg: fmt.Sprintf("cannot read session files in %s: %v", dir, err)}
+		return session.File{}, &Error{Exit: exitcode.NoBridge, Code: "no_bridge", Msg: fmt.Sprintf("cannot read session files in %s: %v", dir, err)}
 	}
 	var hint string
 	if len(bad) > 0 {
@@ -59,7 +52,7 @@ func Find(dir string, port int) (session.File, error) {
 				return f.File, nil
 			}
 		}
-		return session.File{}, &Error{Exit: ExitNoBridge, Code: "no_bridge",
+		return session.File{}, &Error{Exit: exitcode.NoBridge, Code: "no_bridge",
 			Msg: fmt.Sprintf("no bridge is running on port %d (no live %s)", port, session.Path(dir, port)), Hint: hint}
 	}
 	switch len(live) {
@@ -67,7 +60,7 @@ func Find(dir string, port int) (session.File, error) {
 		if hint == "" {
 			hint = "start one with: STITCHSLOP_TOKEN=<token> stitchslop-bridge --origin <site> &"
 		}
-		return session.File{}, &Error{Exit: ExitNoBridge, Code: "no_bridge",
+		return session.File{}, &Error{Exit: exitcode.NoBridge, Code: "no_bridge",
 			Msg: fmt.Sprintf("no bridge is running (no live session file in %s)", dir), Hint: hint}
 	case 1:
 		return live[0].File, nil
@@ -76,7 +69,7 @@ func Find(dir string, port int) (session.File, error) {
 	for _, f := range live {
 		opts = append(opts, fmt.Sprintf("--port %d (%s, pid %d)", f.File.Port, f.File.Origin, f.File.PID))
 	}
-	return session.File{}, &Error{Exit: ExitNoBridge, Code: "several_bridges",
+	return session.File{}, &Error{Exit: exitcode.NoBridge, Code: "several_bridges",
 		Msg:  fmt.Sprintf("%d bridges are running; say which with --port", len(live)),
 		Hint: "choose one of: " + strings.Join(opts, "; ")}
 }
@@ -240,11 +233,11 @@ func (c *Client) Open(ctx context.Context, r Request) (io.ReadCloser, error) {
 		return nil, c.readError(ctx, r.Timeout, err)
 	}
 	if resp.StatusCode == http.StatusUnauthorized {
-		return nil, &Error{Exit: ExitNoBridge, Code: "stale_session",
+		return nil, &Error{Exit: exitcode.NoBridge, Code: "stale_session",
 			Msg:  fmt.Sprintf("the bridge on port %d refused the key in its session file (stale: another process has the port now)", c.s.Port),
 			Hint: "start the bridge again, or pass --port for the one you mean"}
 	}
-	return nil, &Error{Exit: ExitFailed, Code: errorCode(b, resp.StatusCode),
+	return nil, &Error{Exit: exitcode.Failed, Code: errorCode(b, resp.StatusCode),
 		Msg: fmt.Sprintf("the bridge answered %s: %s", resp.Status, errorText(b))}
 }
 
@@ -269,25 +262,25 @@ func (c *Client) sendError(ctx context.Context, timeout time.Duration, err error
 	// frozen to accept. Both leave nothing to drive (exit 3).
 	var un *unidentified
 	if errors.As(err, &un) {
-		return &Error{Exit: ExitNoBridge, Code: "stale_session",
+		return &Error{Exit: exitcode.NoBridge, Code: "stale_session",
 			Msg:  "the session file is stale and the key was not sent: " + un.why,
 			Hint: "start the bridge again; if something else holds the port, stop it"}
 	}
 	var op *net.OpError
 	if errors.As(err, &op) && op.Op == "dial" {
 		if op.Timeout() {
-			return &Error{Exit: ExitNoBridge, Code: "no_bridge",
+			return &Error{Exit: exitcode.NoBridge, Code: "no_bridge",
 				Msg:  fmt.Sprintf("cannot connect to the bridge on port %d: it did not accept the connection within %s (pid %d may be frozen)", c.s.Port, seconds(connectTimeout), c.s.PID),
 				Hint: "if it stays like this, stop that process and start the bridge again"}
 		}
-		return &Error{Exit: ExitNoBridge, Code: "stale_session",
+		return &Error{Exit: exitcode.NoBridge, Code: "stale_session",
 			Msg:  fmt.Sprintf("the session file for port %d is stale: nothing answers there (the bridge, pid %d, is gone)", c.s.Port, c.s.PID),
 			Hint: "start the bridge again"}
 	}
 	if context.Cause(ctx) == errNoAnswer {
 		return c.timeoutError(timeout)
 	}
-	return &Error{Exit: ExitNoBridge, Code: "no_bridge", Msg: fmt.Sprintf("cannot reach the bridge on port %d: %v", c.s.Port, err)}
+	return &Error{Exit: exitcode.NoBridge, Code: "no_bridge", Msg: fmt.Sprintf("cannot reach the bridge on port %d: %v", c.s.Port, err)}
 }
 
 // readError words a failure while reading an answer's body.
@@ -295,21 +288,21 @@ func (c *Client) readError(ctx context.Context, timeout time.Duration, err error
 	if context.Cause(ctx) == errNoAnswer {
 		return c.timeoutError(timeout)
 	}
-	return &Error{Exit: ExitFailed, Code: "read_failed", Msg: fmt.Sprintf("reading the answer of the bridge on port %d: %v", c.s.Port, err)}
+	return &Error{Exit: exitcode.Failed, Code: "read_failed", Msg: fmt.Sprintf("reading the answer of the bridge on port %d: %v", c.s.Port, err)}
 }
 
 // timeoutError is a bridge that took the connection but did not answer in
 // full in time. It is there but stuck, or slower than any verb allows: a
 // failure (exit 1), not a missing bridge.
 func (c *Client) timeoutError(timeout time.Duration) error {
-	return &Error{Exit: ExitFailed, Code: "no_answer",
+	return &Error{Exit: exitcode.Failed, Code: "no_answer",
 		Msg:  fmt.Sprintf("the bridge on port %d (pid %d) did not answer within %s", c.s.Port, c.s.PID, seconds(timeout)),
 		Hint: "the bridge may be frozen: check its stderr, and start it again if it stays stuck"}
 }
 
 // tooLarge is an answer over maxAnswer: more than any bridge sends.
 func (c *Client) tooLarge() error {
-	return &Error{Exit: ExitFailed, Code: "too_large",
+	return &Error{Exit: exitcode.Failed, Code: "too_large",
 		Msg: fmt.Sprintf("the answer from port %d is over %d MiB, more than a bridge ever sends (a tab's reply is at most %d MiB); it was not read further",
 			c.s.Port, maxAnswer>>20, limits.PageFrame>>20)}
 }

@@ -8,6 +8,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/stitchslop/stitchslop-bridge/internal/exitcode"
 	"github.com/stitchslop/stitchslop-bridge/internal/session"
 )
 
@@ -46,7 +47,7 @@ func TestConnectTimeout(t *testing.T) {
 	})
 	var ce *Error
 	want := "cannot connect to the bridge on port " + strconv.Itoa(port) + ": it did not accept the connection within 0.1 s (pid 4242 may be frozen)"
-	if !errors.As(err, &ce) || ce.Exit != ExitNoBridge || ce.Msg != want {
+	if !errors.As(err, &ce) || ce.Exit != exitcode.NoBridge || ce.Msg != want {
 		t.Fatalf("Do to a full listen queue = %v, want exit 3 and %q", err, want)
 	}
 }

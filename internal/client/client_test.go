@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stitchslop/stitchslop-bridge/internal/exitcode"
 	"github.com/stitchslop/stitchslop-bridge/internal/session"
 )
 
@@ -87,7 +88,7 @@ func wantNoAnswer(t *testing.T, what string, err error, port int) {
 		t.Fatalf("%s = %v, want an *Error", what, err)
 	}
 	want := "the bridge on port " + strconv.Itoa(port) + " (pid " + strconv.Itoa(os.Getpid()) + ") did not answer within 0.1 s"
-	if ce.Exit != ExitFailed || ce.Code != "no_answer" || ce.Msg != want {
+	if ce.Exit != exitcode.Failed || ce.Code != "no_answer" || ce.Msg != want {
 		t.Errorf("%s = exit %d, code %q, %q; want exit 1, code no_answer, %q", what, ce.Exit, ce.Code, ce.Msg, want)
 	}
 }
@@ -128,7 +129,7 @@ func TestRefusedIsStale(t *testing.T) {
 	l.Close() // nothing listens there now
 	_, err = New(session.File{Port: port, Key: "k", PID: 4242}).Do(context.Background(), Request{Method: "GET", Path: "/status", Timeout: guardTimeout})
 	var ce *Error
-	if !errors.As(err, &ce) || ce.Exit != ExitNoBridge || ce.Code != "stale_session" {
+	if !errors.As(err, &ce) || ce.Exit != exitcode.NoBridge || ce.Code != "stale_session" {
 		t.Fatalf("Do to a closed port = %v, want exit 3, stale_session", err)
 	}
 }
@@ -149,15 +150,15 @@ func TestOpenAnswers(t *testing.T) {
 		code    string
 		msgPart string
 	}{
-		{"401", http.StatusUnauthorized, `{"ok":false}`, ExitNoBridge, "stale_session", "refused the key"},
+		{"401", http.StatusUnauthorized, `{"ok":false}`, exitcode.NoBridge, "stale_session", "refused the key"},
 		{"refusal envelope", http.StatusBadRequest, `{"ok":false,"error":"bad_request","message":"\"args\" must be a JSON object"}`,
-			ExitFailed, "bad_request", `the bridge answered 400 Bad Request: "args" must be a JSON object`},
+			exitcode.Failed, "bad_request", `the bridge answered 400 Bad Request: "args" must be a JSON object`},
 		{"odd code not taken", http.StatusBadRequest, `{"ok":false,"error":"Bad\u001b[31m","message":"no"}`,
-			ExitFailed, "http_400", `the bridge answered 400 Bad Request: no`},
+			exitcode.Failed, "http_400", `the bridge answered 400 Bad Request: no`},
 		{"control bytes quoted", http.StatusInternalServerError, "boom\x1b[31m",
-			ExitFailed, "http_500", `the bridge answered 500 Internal Server Error: "boom\x1b[31m"`},
+			exitcode.Failed, "http_500", `the bridge answered 500 Internal Server Error: "boom\x1b[31m"`},
 		{"long body cut", http.StatusBadGateway, strings.Repeat("x", 10000),
-			ExitFailed, "http_502", strings.Repeat("x", maxErrorText) + "..."},
+			exitcode.Failed, "http_502", strings.Repeat("x", maxErrorText) + "..."},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -211,7 +212,7 @@ func TestKeyOnlyToTheNamedBridge(t *testing.T) {
 	defer srv.Close()
 	_, err := New(session.File{Port: serverPort(t, srv), Key: "the-key", PID: os.Getppid()}).Do(context.Background(), Request{Method: "GET", Path: "/status", Timeout: guardTimeout})
 	var ce *Error
-	if !errors.As(err, &ce) || ce.Exit != ExitNoBridge || ce.Code != "stale_session" || !strings.Contains(ce.Msg, "not sent") {
+	if !errors.As(err, &ce) || ce.Exit != exitcode.NoBridge || ce.Code != "stale_session" || !strings.Contains(ce.Msg, "not sent") {
 		t.Fatalf("a listener that is not the named pid: %v, want exit 3 stale_session saying the key was not sent", err)
 	}
 	select {
@@ -264,7 +265,7 @@ func TestAnswerBounded(t *testing.T) {
 			switch {
 			case !tt.wantFail && (err != nil || len(got) != tt.size):
 				t.Fatalf("Do of a %d-byte answer = %d bytes, %v; want it whole", tt.size, len(got), err)
-			case tt.wantFail && (!errors.As(err, &ce) || ce.Code != "too_large" || ce.Exit != ExitFailed):
+			case tt.wantFail && (!errors.As(err, &ce) || ce.Code != "too_large" || ce.Exit != exitcode.Failed):
 				t.Fatalf("Do of a %d-byte answer with a bound of %d = %d bytes, %v; want a too_large error", tt.size, bound, len(got), err)
 			}
 			body, err := c.Open(context.Background(), Request{Method: "GET", Path: "/status", Timeout: guardTimeout})
