@@ -4,6 +4,7 @@
 //
 //	go run ./scripts/trustlines            # a Markdown table
 //	go run ./scripts/trustlines -check docs/reviewing.md
+//	go run ./scripts/trustlines -write docs/reviewing.md   # after a change
 //
 // (go test ./scripts/trustlines runs the check.) A code line is a line that holds a Go token: blank lines and lines that
 // hold only comments do not count. Test files do not count. -check fails
@@ -41,11 +42,19 @@ var layers = []layer{
 
 func main() {
 	check := flag.String("check", "", "fail unless `FILE` holds the table this command prints")
+	write := flag.String("write", "", "put the table into `FILE`, between its trustlines markers")
 	flag.Parse()
 	table, err := render()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "trustlines:", err)
 		os.Exit(1)
+	}
+	if *write != "" {
+		if err := replaceMarked(*write, marked(table)); err != nil {
+			fmt.Fprintln(os.Stderr, "trustlines:", err)
+			os.Exit(1)
+		}
+		return
 	}
 	if *check == "" {
 		os.Stdout.WriteString(marked(table))
@@ -66,6 +75,23 @@ func main() {
 // docs/reviewing.md.
 func marked(table string) string {
 	return "<!-- trustlines -->\n" + table + "<!-- /trustlines -->\n"
+}
+
+// replaceMarked puts table, markers included, in place of the marked table
+// in file.
+func replaceMarked(file, table string) error {
+	doc, err := os.ReadFile(file)
+	if err != nil {
+		return err
+	}
+	const open, close = "<!-- trustlines -->\n", "<!-- /trustlines -->\n"
+	a := bytes.Index(doc, []byte(open))
+	b := bytes.Index(doc, []byte(close))
+	if a < 0 || b < a {
+		return fmt.Errorf("%s has no %q and %q lines to put the table between", file, open[:len(open)-1], close[:len(close)-1])
+	}
+	out := append(append(append([]byte{}, doc[:a]...), table...), doc[b+len(close):]...)
+	return os.WriteFile(file, out, 0o644)
 }
 
 // render measures every layer and returns the table.

@@ -19,7 +19,7 @@ func TestReviewingDocIsCurrent(t *testing.T) {
 		t.Fatal(err)
 	}
 	if !strings.Contains(string(doc), marked(table)) {
-		t.Errorf("docs/reviewing.md does not hold the current table; replace the lines between its trustlines markers with the output of go run ./scripts/trustlines:\n%s", marked(table))
+		t.Errorf("docs/reviewing.md does not hold the current table; run go run ./scripts/trustlines -write docs/reviewing.md:\n%s", marked(table))
 	}
 }
 
