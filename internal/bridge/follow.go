@@ -194,7 +194,7 @@ func (b *bridge) mirrorTools(conn *leaderConn) error {
 	if err != nil {
 		return err
 	}
-	if !validFrame(body) {
+	if _, valid := rawjson.Check(body); !valid {
 		b.log.Warn(fmt.Sprintf("ignored the tool list of the bridge followed on port %d: it is not a valid JSON object", conn.l.sess.Port))
 		return errors.New("the leader's tool list is not a valid JSON object")
 	}
@@ -260,13 +260,14 @@ func (c *leaderConn) Send(frame []byte) error {
 		TimeoutMs int64           `json:"timeoutMs"`
 	}{command, rawjson.Get(frame, "args"), leaderCallTimeout.Milliseconds()}
 	go func() {
-		env, err := c.l.c.Do(c.l.ctx, client.Request{Method: "POST", Path: "/call", Body: body, Timeout: leaderCallTimeout + probeTimeout})
+		body, err := c.l.c.Do(c.l.ctx, client.Request{Method: "POST", Path: "/call", Body: body, Timeout: leaderCallTimeout + probeTimeout})
+		env, valid := rawjson.Check(body)
 		switch {
 		case err != nil:
-			env = envelope.Bridge(hub.CodeDisconnected, fmt.Sprintf("The bridge on port %d that serves the tab did not answer: %v", c.l.sess.Port, err))
-		case !validFrame(env):
+			env = rawjson.MustCheck(envelope.Bridge(hub.CodeDisconnected, fmt.Sprintf("The bridge on port %d that serves the tab did not answer: %v", c.l.sess.Port, err)))
+		case !valid:
 			c.b.log.Warn(fmt.Sprintf("refused a reply from the bridge followed on port %d: it is not a valid JSON object", c.l.sess.Port))
-			env = envelope.Bridge(codeBadReply, fmt.Sprintf("The bridge on port %d that serves the tab answered with something that is not a valid JSON object (a raw control character in a string, or not JSON at all), so it was not passed on.", c.l.sess.Port))
+			env = rawjson.MustCheck(envelope.Bridge(codeBadReply, fmt.Sprintf("The bridge on port %d that serves the tab answered with something that is not a valid JSON object (a raw control character in a string, or not JSON at all), so it was not passed on.", c.l.sess.Port)))
 		}
 		c.b.hub.Deliver(c, id, env)
 	}()
@@ -274,18 +275,11 @@ func (c *leaderConn) Send(frame []byte) error {
 }
 
 // codeBadReply is the error of a call whose reply from the leader failed
-// validFrame.
+// rawjson.Check, the one validation a frame from the tab passes too: the
+// leader is another process, and its /call answer is spliced into MCP's
+// stdout as the bytes it came as (a raw newline inside a string would split
+// that line in two).
 const codeBadReply = "bad_reply"
-
-// validFrame holds a leader's answer to the checks a frame from the tab
-// passes before anything reads it (page.Server.serve): one valid JSON value
-// by rawjson.Valid, which refuses raw control characters in strings as
-// JSON does, and an object. The leader is another process, and its /call
-// answer is spliced into MCP's stdout as the bytes it came as: a raw
-// newline inside a string would split that line in two.
-func validFrame(b []byte) bool {
-	return rawjson.Valid(b) && rawjson.Each(b, func(_, _ []byte) bool { return true })
-}
 
 // Close does nothing: no tab can displace the leader's here, since a
 // follower listens on nothing, and calls in flight end with following.

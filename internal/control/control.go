@@ -322,5 +322,5 @@ func (s *Server) call(w http.ResponseWriter, r *http.Request) {
 	if !decode(w, r, &req) {
 		return
 	}
-	writeRaw(w, http.StatusOK, s.Hub.Call(r.Context(), req.Command, req.Args, req.timeout()))
+	writeRaw(w, http.StatusOK, s.Hub.Call(r.Context(), req.Command, req.Args, req.timeout()).Bytes())
 }

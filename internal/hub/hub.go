@@ -85,7 +85,7 @@ type Hub struct {
 type pending struct {
 	conn    Conn
 	command string
-	done    func(reply []byte)
+	done    func(reply rawjson.Checked)
 	timer   *time.Timer
 }
 
@@ -197,7 +197,7 @@ func (h *Hub) Detach(c Conn) {
 	failed := h.detachLocked(c)
 	h.mu.Unlock()
 	for _, p := range failed {
-		p.done(envelope.Bridge(CodeDisconnected, "The Stitch Slop tab disconnected before it answered."))
+		p.done(bridgeEnv(CodeDisconnected, "The Stitch Slop tab disconnected before it answered."))
 	}
 }
 
@@ -243,7 +243,7 @@ func (h *Hub) SetTools(c Conn, tools []toollist.Tool, dropped []toollist.Dropped
 // Deliver hands c's reply to the call waiting for id, on the caller's
 // goroutine. A reply nobody waits for (late, cancelled, or never asked) is
 // dropped; it reports false then.
-func (h *Hub) Deliver(c Conn, id int64, reply []byte) bool {
+func (h *Hub) Deliver(c Conn, id int64, reply rawjson.Checked) bool {
 	h.mu.Lock()
 	p, ok := h.pending[id]
 	if !ok || p.conn != c {
@@ -388,7 +388,7 @@ func (h *Hub) Attached() <-chan struct{} {
 //
 // args must be a JSON object (or empty, for {}); it goes to the page as the
 // bytes it came as.
-func (h *Hub) Start(command string, args json.RawMessage, timeout time.Duration, done func(reply []byte)) (cancel func() bool) {
+func (h *Hub) Start(command string, args json.RawMessage, timeout time.Duration, done func(reply rawjson.Checked)) (cancel func() bool) {
 	if rawjson.IsNull(args) {
 		args = json.RawMessage(`{}`)
 	}
@@ -399,7 +399,7 @@ func (h *Hub) Start(command string, args json.RawMessage, timeout time.Duration,
 	c := h.conn
 	if c == nil {
 		h.mu.Unlock()
-		done(envelope.Bridge(CodeNotConnected, NotConnectedMessage))
+		done(bridgeEnv(CodeNotConnected, NotConnectedMessage))
 		return func() bool { return false }
 	}
 	h.nextID++
@@ -408,7 +408,7 @@ func (h *Hub) Start(command string, args json.RawMessage, timeout time.Duration,
 	h.pending[id] = p
 	p.timer = time.AfterFunc(timeout, func() {
 		if h.take(id, p) {
-			done(envelope.Bridge(CodeTimeout, "The Stitch Slop tab did not answer "+command+" within "+timeout.String()+". It may be busy or asleep; try again."))
+			done(bridgeEnv(CodeTimeout, "The Stitch Slop tab did not answer "+command+" within "+timeout.String()+". It may be busy or asleep; try again."))
 		}
 	})
 	h.mu.Unlock()
@@ -416,7 +416,7 @@ func (h *Hub) Start(command string, args json.RawMessage, timeout time.Duration,
 	if err := c.Send(requestFrame(id, command, args)); err != nil {
 		if h.take(id, p) {
 			p.timer.Stop()
-			done(envelope.Bridge(CodeDisconnected, "The Stitch Slop tab could not take the command: "+err.Error()))
+			done(bridgeEnv(CodeDisconnected, "The Stitch Slop tab could not take the command: "+err.Error()))
 		}
 	}
 	return func() bool {
@@ -454,16 +454,22 @@ func requestFrame(id int64, command string, args []byte) []byte {
 
 // Call is Start for a caller that waits: it returns the reply envelope, or
 // the bridge's own "cancelled" envelope when ctx ends first.
-func (h *Hub) Call(ctx context.Context, command string, args json.RawMessage, timeout time.Duration) []byte {
-	ch := make(chan []byte, 1)
-	cancel := h.Start(command, args, timeout, func(r []byte) { ch <- r })
+func (h *Hub) Call(ctx context.Context, command string, args json.RawMessage, timeout time.Duration) rawjson.Checked {
+	ch := make(chan rawjson.Checked, 1)
+	cancel := h.Start(command, args, timeout, func(r rawjson.Checked) { ch <- r })
 	select {
 	case r := <-ch:
 		return r
 	case <-ctx.Done():
 		if cancel() {
-			return envelope.Bridge(CodeCancelled, "The call was cancelled before the tab answered.")
+			return bridgeEnv(CodeCancelled, "The call was cancelled before the tab answered.")
 		}
 		return <-ch
 	}
+}
+
+// bridgeEnv is an envelope of the bridge's own, {"ok":false,"error":code,
+// "message":msg}, as the checked reply a call gets.
+func bridgeEnv(code, msg string) rawjson.Checked {
+	return rawjson.MustCheck(envelope.Bridge(code, msg))
 }

@@ -8,6 +8,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/stitchslop/stitchslop-bridge/internal/rawjson"
 )
 
 // fakeConn records frames and answers through the hub when told to.
@@ -58,7 +60,7 @@ func errorCode(t *testing.T, env []byte) string {
 
 func TestCallWithoutPage(t *testing.T) {
 	h := New(time.Second)
-	env := h.Call(context.Background(), "scene.describe", nil, 0)
+	env := h.Call(context.Background(), "scene.describe", nil, 0).Bytes()
 	if got := errorCode(t, env); got != CodeNotConnected {
 		t.Fatalf("Call with no page: error = %q, want %q", got, CodeNotConnected)
 	}
@@ -73,7 +75,7 @@ func TestCallsMatchedByIDInAnyOrder(t *testing.T) {
 	attach(t, h, c)
 	results := make(chan string, 2)
 	for _, cmd := range []string{"a", "b"} {
-		go func() { results <- string(h.Call(context.Background(), cmd, json.RawMessage(`{"k":1}`), 0)) }()
+		go func() { results <- string(h.Call(context.Background(), cmd, json.RawMessage(`{"k":1}`), 0).Bytes()) }()
 	}
 	var reqs []request
 	for range 2 {
@@ -87,7 +89,7 @@ func TestCallsMatchedByIDInAnyOrder(t *testing.T) {
 	// Answer in reverse order.
 	for i := 1; i >= 0; i-- {
 		reply, _ := json.Marshal(map[string]any{"id": reqs[i].ID, "ok": true, "cmd": reqs[i].Command})
-		if !h.Deliver(c, reqs[i].ID, reply) {
+		if !h.Deliver(c, reqs[i].ID, rawjson.MustCheck(reply)) {
 			t.Fatalf("Deliver(%d) = false, want true", reqs[i].ID)
 		}
 	}
@@ -106,7 +108,7 @@ func TestCallsMatchedByIDInAnyOrder(t *testing.T) {
 func TestCallTimeout(t *testing.T) {
 	h := New(20 * time.Millisecond)
 	attach(t, h, newFake(true))
-	if got := errorCode(t, h.Call(context.Background(), "slow", nil, 0)); got != CodeTimeout {
+	if got := errorCode(t, h.Call(context.Background(), "slow", nil, 0).Bytes()); got != CodeTimeout {
 		t.Fatalf("unanswered call: error = %q, want %q", got, CodeTimeout)
 	}
 }
@@ -120,7 +122,7 @@ func TestDetachFailsPendingAndDropsTools(t *testing.T) {
 	h.SetTools(c, nil, nil)
 	<-notified
 	done := make(chan []byte)
-	go func() { done <- h.Call(context.Background(), "x", nil, 0) }()
+	go func() { done <- h.Call(context.Background(), "x", nil, 0).Bytes() }()
 	<-c.sent
 	h.Detach(c)
 	if got := errorCode(t, <-done); got != CodeDisconnected {
@@ -179,13 +181,13 @@ func TestCancelDropsTheLateReply(t *testing.T) {
 	c := newFake(true)
 	attach(t, h, c)
 	called := make(chan []byte, 1)
-	cancel := h.Start("slow", nil, 0, func(r []byte) { called <- r })
+	cancel := h.Start("slow", nil, 0, func(r rawjson.Checked) { called <- r.Bytes() })
 	var req request
 	json.Unmarshal(<-c.sent, &req)
 	if !cancel() {
 		t.Fatal("cancel of a pending call = false, want true")
 	}
-	if h.Deliver(c, req.ID, []byte(`{"id":1,"ok":true}`)) {
+	if h.Deliver(c, req.ID, rawjson.MustCheck([]byte(`{"id":1,"ok":true}`))) {
 		t.Fatal("Deliver of a cancelled call's reply = true, want it dropped")
 	}
 	select {
@@ -201,7 +203,7 @@ func TestCancelDropsTheLateReply(t *testing.T) {
 func TestCallerDeadline(t *testing.T) {
 	h := New(time.Hour)
 	attach(t, h, newFake(true))
-	env := h.Call(context.Background(), "slow", nil, 20*time.Millisecond)
+	env := h.Call(context.Background(), "slow", nil, 20*time.Millisecond).Bytes()
 	if got := errorCode(t, env); got != CodeTimeout {
 		t.Fatalf("call with a 20ms deadline: error = %q, want %q", got, CodeTimeout)
 	}

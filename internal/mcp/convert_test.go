@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/stitchslop/stitchslop-bridge/internal/rawjson"
 )
 
 // decodeResult parses a tools/call response message.
@@ -80,7 +82,7 @@ func TestToolResponse(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			for _, modern := range []bool{false, true} {
-				texts, image, isError, rt := decodeResult(t, toolResponse([]byte("7"), []byte(tt.env), "", false, modern))
+				texts, image, isError, rt := decodeResult(t, toolResponse([]byte("7"), rawjson.MustCheck([]byte(tt.env)), "", false, modern))
 				gt, _ := json.Marshal(texts)
 				wt, _ := json.Marshal(tt.texts)
 				if string(gt) != string(wt) || image != tt.image || isError != tt.isError {
@@ -99,7 +101,7 @@ func TestToolResponse(t *testing.T) {
 func TestToolResponseSplicesTheImage(t *testing.T) {
 	payload := pngHead + strings.Repeat("QUJD", 1<<18) // 1 MiB of base64
 	env := []byte(`{"id":9,"ok":true,"dataUrl":"data:image/png;base64,` + payload + `"}`)
-	m := toolResponse([]byte("9"), env, "", false, false)
+	m := toolResponse([]byte("9"), rawjson.MustCheck(env), "", false, false)
 	if len(m) != 3 {
 		t.Fatalf("image response has %d pieces, want 3 (head, payload, tail)", len(m))
 	}
@@ -113,18 +115,11 @@ func TestToolResponseSplicesTheImage(t *testing.T) {
 	}
 }
 
-func TestToolResponseNotAnObject(t *testing.T) {
-	texts, _, isError, _ := decodeResult(t, toolResponse([]byte(`"a"`), []byte(`[1]`), "", false, false))
-	if len(texts) != 1 || texts[0] != "[1]" || !isError {
-		t.Fatalf("non-object envelope: texts %q isError %v, want [\"[1]\"] true", texts, isError)
-	}
-}
-
 func BenchmarkToolResponseText(b *testing.B) {
 	env := []byte(`{"id":12,"ok":true,"say":"Moved the star.","echo":"` + strings.Repeat("x", 200) + `","count":3}`)
 	b.ReportAllocs()
 	for b.Loop() {
-		toolResponse([]byte("12"), env, "", false, false)
+		toolResponse([]byte("12"), rawjson.MustCheck(env), "", false, false)
 	}
 }
 
@@ -133,7 +128,7 @@ func BenchmarkToolResponseImage8MiB(b *testing.B) {
 	b.SetBytes(int64(len(env)))
 	b.ReportAllocs()
 	for b.Loop() {
-		toolResponse([]byte("12"), env, "", false, false)
+		toolResponse([]byte("12"), rawjson.MustCheck(env), "", false, false)
 	}
 }
 

@@ -215,11 +215,11 @@ func (s *Session) callWithFile(ctx context.Context, id, raw []byte, timeout time
 		release()
 		return fail("call_with_file: cannot encode the arguments: " + err.Error())
 	}
-	ch := make(chan []byte, 1)
-	cancel := s.srv.Hub.Start(a.Command, args, timeout, func(r []byte) { ch <- r })
+	ch := make(chan rawjson.Checked, 1)
+	cancel := s.srv.Hub.Start(a.Command, args, timeout, func(r rawjson.Checked) { ch <- r })
 	args, a.Args = nil, nil
 	release() // the frame is queued for the tab, or refused
-	var env []byte
+	var env rawjson.Checked
 	select {
 	case env = <-ch:
 	case <-ctx.Done():
@@ -227,7 +227,7 @@ func (s *Session) callWithFile(ctx context.Context, id, raw []byte, timeout time
 			env = <-ch
 		}
 	}
-	if env == nil {
+	if env.Bytes() == nil {
 		return fail("call_with_file: cancelled before the tab answered.")
 	}
 	return toolResponse(id, env, "Sent "+strings.Join(sent, "; ")+". The tab answered:\n\n", false, modern)
@@ -265,8 +265,8 @@ func (s *Session) callToFiles(ctx context.Context, id, raw []byte, timeout time.
 		return fail("call_to_files: cancelled before the files were saved.")
 	}
 	defer release()
-	r, err := replyfiles.Save(env, replyfiles.Options{Dir: a.Dir, FileName: a.FileName, TextFile: a.TextFile, Overwrite: a.Overwrite, OverwriteFlag: "overwrite: true"})
-	if err != nil || (r.Tried == 0 && string(rawjson.Get(env, "ok")) != "true") {
+	r, err := replyfiles.Save(env.Bytes(), replyfiles.Options{Dir: a.Dir, FileName: a.FileName, TextFile: a.TextFile, Overwrite: a.Overwrite, OverwriteFlag: "overwrite: true"})
+	if err != nil || (r.Tried == 0 && string(rawjson.Get(env.Bytes(), "ok")) != "true") {
 		return toolResponse(id, env, "", false, modern) // a refusal, or nothing to save: the reply as it came
 	}
 	intro := "Nothing in the reply was saved (no files, and no fileName or textFile for what it carries)."
@@ -286,7 +286,7 @@ func (s *Session) callToFiles(ctx context.Context, id, raw []byte, timeout time.
 		intro += " Not saved (nothing was written for these): " + strings.Join(refused, "; ") + "."
 		status = errAlways
 	}
-	return buildToolResponse(id, r.Env, intro+" The tab answered:\n\n", status, modern)
+	return buildToolResponse(id, rawjson.MustCheck(r.Env), intro+" The tab answered:\n\n", status, modern)
 }
 
 func rawjsonObject(b []byte) bool {

@@ -11,7 +11,9 @@ import (
 )
 
 // toolResponse builds the tools/call response for request id from a page
-// envelope (protocol.md §3.5): one text block, intro and the say line
+// envelope (protocol.md §3.5), which only rawjson.Check can have made: the
+// one validation every reply passes, from the tab, a leader or the bridge
+// itself, before its bytes are spliced into stdout. One text block, intro and the say line
 // first, then the envelope as compact JSON without its transport id; a
 // dataUrl becomes an image block and leaves the text; ok:false is isError
 // unless forceOK. In the text, strings too long for a model are replaced by
@@ -20,7 +22,7 @@ import (
 // It reads env in place. The image's base64 is not decoded, unescaped or
 // copied: it is a piece of the returned Message that aliases env, written
 // out between the bytes that make it a JSON string again.
-func toolResponse(id, env []byte, intro string, forceOK, modern bool) Message {
+func toolResponse(id []byte, env rawjson.Checked, intro string, forceOK, modern bool) Message {
 	status := errFromEnvelope
 	if forceOK {
 		status = errNever
@@ -35,12 +37,13 @@ const (
 	errAlways              // always
 )
 
-func buildToolResponse(id, env []byte, intro string, status int, modern bool) Message {
+func buildToolResponse(id []byte, checked rawjson.Checked, intro string, status int, modern bool) Message {
+	env := checked.Bytes()
 	var say string
 	var failed bool
 	var img []byte // the base64 payload, in place
 	var mime string
-	ok := rawjson.Each(env, func(k, v []byte) bool {
+	rawjson.Each(env, func(k, v []byte) bool {
 		switch {
 		case rawjson.KeyIs(k, "say"):
 			var cut bool
@@ -54,11 +57,6 @@ func buildToolResponse(id, env []byte, intro string, status int, modern bool) Me
 		}
 		return true
 	})
-	if !ok {
-		// Not an object: pass it on as text, as a failure.
-		body, _ := modelGuard.Apply(env)
-		return resultMessage(id, intro+string(body), nil, "", status != errNever, modern)
-	}
 	text := make([]byte, 0, len(intro)+len(say)+2+len(env)-len(img))
 	text = append(text, intro...)
 	if say != "" {

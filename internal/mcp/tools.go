@@ -186,7 +186,7 @@ func (s *Session) toolsCall(r request, meta []byte, modern bool) {
 		return
 	}
 	id := r.id
-	cancel := s.srv.Hub.Start(tool, args, timeout, func(env []byte) {
+	cancel := s.srv.Hub.Start(tool, args, timeout, func(env rawjson.Checked) {
 		s.finish(id, f, func() Message { return toolResponse(id, env, "", false, modern) })
 	})
 	s.setCancel(f, cancel)
@@ -392,7 +392,7 @@ func (s *Session) waitForConnection(ctx context.Context, id []byte, tool string,
 	head += s.voiceNote(port) + s.srv.Hub.State().Notice
 	env := s.srv.Hub.Call(ctx, "scene.describe", DescribeArgs, timeout)
 	intro := head + " Its tools are now listed. scene.describe answered:\n\n"
-	if string(rawjson.Get(env, "ok")) == "false" {
+	if string(rawjson.Get(env.Bytes(), "ok")) == "false" {
 		intro = head + " scene.describe did not succeed, though the link is up:\n\n"
 	}
 	return toolResponse(id, env, intro, true, modern)

@@ -469,17 +469,19 @@ func (s *Server) serve(c *conn) {
 			return
 		}
 		c.heard()
-		if !rawjson.Valid(msg) {
-			s.Log.Warn("ignored a frame from the tab that is not JSON")
+		// The one validation of what the tab sends (rawjson.Check): what
+		// the hub delivers, and the MCP face splices into stdout, is only
+		// ever a checked object.
+		frame, valid := rawjson.Check(msg)
+		if !valid {
+			s.Log.Warn("ignored a frame from the tab that is not a JSON object")
 			continue
 		}
-		id, tools, ok := classify(msg)
+		id, tools, _ := classify(msg)
 		switch {
-		case !ok:
-			s.Log.Warn("ignored a frame from the tab that is not a JSON object")
 		case id != nil:
 			n, isInt := rawjson.Int(id)
-			if !isInt || !s.Hub.Deliver(c, n, msg) {
+			if !isInt || !s.Hub.Deliver(c, n, frame) {
 				s.Log.Warn("ignored a reply nobody is waiting for (late, cancelled or unknown id)")
 			}
 		case tools != nil:

@@ -179,3 +179,24 @@ func TestItems(t *testing.T) {
 		}
 	}
 }
+
+func TestCheck(t *testing.T) {
+	for _, tc := range []struct {
+		in string
+		ok bool
+	}{
+		{`{"ok":true}`, true}, {` {"a":[1,{"b":"c"}]} `, true},
+		{`[1]`, false}, {`"x"`, false}, {`{"a":"raw` + "\n" + `newline"}`, false},
+		{`{"a":1}{"b":2}`, false}, {`{"a":`, false}, {``, false},
+	} {
+		if c, ok := Check([]byte(tc.in)); ok != tc.ok || (ok && string(c.Bytes()) != tc.in) {
+			t.Errorf("Check(%q) = %q, %v; want ok %v", tc.in, c.Bytes(), ok, tc.ok)
+		}
+	}
+	defer func() {
+		if recover() == nil {
+			t.Error("MustCheck of invalid JSON did not panic")
+		}
+	}()
+	MustCheck([]byte(`{`))
+}

@@ -223,3 +223,32 @@ func validNumber(b []byte, i int) int {
 	}
 	return i
 }
+
+// Checked is a JSON object that Check found valid: one value by Valid (no
+// raw control character in a string, nothing after it), and an object. It
+// is the only way to make one, so code that takes a Checked (the hub's
+// replies, the MCP face's splice of a reply into stdout) takes only bytes
+// that passed the one validation, whether they came from the tab, from a
+// leader bridge, or from the bridge itself.
+type Checked struct{ b []byte }
+
+// Check validates b as one JSON object.
+func Check(b []byte) (Checked, bool) {
+	if !Valid(b) || !Each(b, func(_, _ []byte) bool { return true }) {
+		return Checked{}, false
+	}
+	return Checked{b}, true
+}
+
+// MustCheck is Check for JSON the bridge made itself, which is always
+// valid: it panics otherwise.
+func MustCheck(b []byte) Checked {
+	c, ok := Check(b)
+	if !ok {
+		panic("rawjson: the bridge made invalid JSON: " + string(b))
+	}
+	return c
+}
+
+// Bytes returns the checked object's bytes; they must not be changed.
+func (c Checked) Bytes() []byte { return c.b }
