@@ -77,6 +77,8 @@ type Hub struct {
 	watchers     map[chan struct{}]struct{}
 	squatters    []Squatter
 	notice       string
+	attachedBy   string            // how the attached tab got in (SetAttachedBy)
+	listeners    map[int]time.Time // listen pids, and when each was last heard (NoteListener)
 }
 
 // pending is a call waiting for the page's reply. Exactly one of Deliver,
@@ -161,6 +163,7 @@ func (h *Hub) Commit(c Conn) {
 	}
 	h.reserved = nil
 	h.conn = c
+	h.attachedBy = ""
 	h.everAttached = true
 	close(h.attached)
 	h.changedLocked()
@@ -271,6 +274,9 @@ type Snapshot struct {
 	// Notice is what the agent must be told about the bridge itself, in
 	// plain words, each sentence led by a space; "" when nothing is amiss.
 	Notice string
+	// AttachedBy is how the attached tab got in (ByToken, ByPairing), or
+	// "" with none attached or not yet said.
+	AttachedBy string
 }
 
 // Squatter is a socket of another user listening where a tab of ours may
@@ -308,6 +314,7 @@ func (h *Hub) State() Snapshot {
 		Dropped:      append([]toollist.Dropped(nil), h.dropped...),
 		Squatters:    append([]Squatter{}, h.squatters...),
 		Notice:       h.notice,
+		AttachedBy:   h.attachedByLocked(),
 	}
 }
 
@@ -472,4 +479,11 @@ func (h *Hub) Call(ctx context.Context, command string, args json.RawMessage, ti
 // "message":msg}, as the checked reply a call gets.
 func bridgeEnv(code, msg string) rawjson.Checked {
 	return rawjson.MustCheck(envelope.Bridge(code, msg))
+}
+
+func (h *Hub) attachedByLocked() string {
+	if h.conn == nil {
+		return ""
+	}
+	return h.attachedBy
 }

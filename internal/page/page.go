@@ -431,8 +431,10 @@ func (s *Server) handshake(ws *websocket.Conn, wt *waiter, site string) *conn {
 	}
 	s.Hub.Commit(c)
 	how := "stored pairing"
+	s.Hub.SetAttachedBy(c, hub.ByPairing)
 	if tokenOK {
 		how = "token (now spent; pairing stored in " + s.Pairing.Path() + ")"
+		s.Hub.SetAttachedBy(c, hub.ByToken)
 	}
 	s.Log.Info("tab connected", "origin", site, "by", how)
 	return c

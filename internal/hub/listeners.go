@@ -1,0 +1,64 @@
+package hub
+
+import (
+	"slices"
+	"time"
+
+	"github.com/stitchslop/stitchslop-bridge/internal/session"
+)
+
+// How a tab got in, for Snapshot.AttachedBy (reference-bridge-notes.md:
+// /status attachedBy and the greeting's first line).
+const (
+	ByToken   = "token"   // a one-time token, now spent; the machine is paired
+	ByPairing = "pairing" // the browser's stored pairing; no token was needed
+)
+
+// ListenerSilence is how long a listen process may go without a request
+// before it no longer counts as running: six of its 25-second polls.
+const ListenerSilence = 150 * time.Second
+
+// listenerAlive says whether a pid is a live process; tests replace it.
+var listenerAlive = session.Alive
+
+// SetAttachedBy records how the attached tab c got in: ByToken or
+// ByPairing. A follower records its leader's word.
+func (h *Hub) SetAttachedBy(c Conn, how string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.conn == c {
+		h.attachedBy = how
+	}
+}
+
+// NoteListener records a request of the listen process pid (its
+// x-stitchslop-listener header): it counts as running for ListenerSilence.
+func (h *Hub) NoteListener(pid int) {
+	if pid <= 0 {
+		return
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.listeners == nil {
+		h.listeners = map[int]time.Time{}
+	}
+	h.listeners[pid] = time.Now()
+}
+
+// Listeners returns the pids of the listen processes running for this
+// bridge's tab, in order: seen within ListenerSilence and, where the
+// system can tell, alive. The dead and the silent are forgotten.
+func (h *Hub) Listeners() []int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	out := []int{}
+	for pid, at := range h.listeners {
+		if time.Since(at) > ListenerSilence || (listenerAlive != nil && !listenerAlive(pid)) {
+			delete(h.listeners, pid)
+			continue
+		}
+		out = append(out, pid)
+	}
+	slices.Sort(out)
+	return out
+}
