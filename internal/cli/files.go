@@ -326,10 +326,3 @@ func saveFiles(env []byte, dir, textFile string, overwrite, outSaved bool, log *
 	}
 	return r.Env, nil
 }
-
-// reason is err worded for the shell: without the package's prefix, and
-// with the flag that replaces a file, which security/files calls overwrite.
-func reason(err error) string {
-	why := strings.TrimPrefix(err.Error(), "files: ")
-	return strings.Replace(why, "pass overwrite to replace it", "pass --overwrite to replace it", 1)
-}
