@@ -9,12 +9,13 @@
 #    remote when there is none) and runs `goreleaser check` there,
 # 3. runs `goreleaser release --snapshot --clean --skip=sign`: the shell
 #    completions and man page (scripts/release/completions.sh), all eight
-#    targets, archives, raw binaries, SBOMs (offline), checksums.txt, cask and
-#    scoop manifest,
+#    targets, archives, raw binaries, SBOMs (offline), the six MCP Bundles
+#    (scripts/release/mcpb), checksums.txt, cask and scoop manifest,
 # 4. writes release-manifest.json and checks that archives, binaries,
-#    checksums.txt, SBOMs, manifest, cask and scoop agree, recomputing every
-#    SHA-256, and that every archive holds exactly the binary, the documents,
-#    the completions and the man page, byte for byte
+#    checksums.txt, SBOMs, bundles, manifest, cask and scoop agree,
+#    recomputing every SHA-256, and that every archive holds exactly the
+#    binary, the documents, the completions and the man page, and every
+#    bundle exactly the binary, LICENSE and its manifest.json, byte for byte
 #    (scripts/release/manifest check),
 # 5. signs checksums.txt with a throwaway cosign key pair and verifies the
 #    downloaded-release layout with stitchslop-verify --key (and cosign),
@@ -27,8 +28,11 @@
 #    fresh directory with an empty build cache, and checks that the tool and
 #    the SBOM it writes are byte-identical to the first,
 # 8. proves the release workflow's order (scripts/release/workflowcheck:
-#    the cask and scoop job needs publish) and that every document quotes
-#    the signing identity exactly (internal/releaseid).
+#    the cask and scoop job needs publish; the MCP Registry is told last, by
+#    that job), that every document quotes the signing identity exactly
+#    (internal/releaseid), and that bundle manifests and server.json are
+#    valid against the vendored MCPB and MCP Registry schemas
+#    (scripts/release/mcpb tests).
 #
 # Needs no network beyond the Go module proxy (for the first tool install).
 # Set KEEP=1 to keep the temporary directory. REUSE=DIR reruns every check
@@ -61,7 +65,7 @@ cd "$SRC"
 
 log "release workflow order and signing-identity quotes"
 go run ./scripts/release/workflowcheck || die "the release workflow's order is wrong (above)"
-go test -count=1 ./scripts/release/workflowcheck/ ./internal/releaseid/ >"$WORK/test.log" 2>&1 || {
+go test -count=1 ./scripts/release/workflowcheck/ ./scripts/release/mcpb/ ./internal/releaseid/ >"$WORK/test.log" 2>&1 || {
 	cat "$WORK/test.log" >&2
 	die "workflow or identity tests failed"
 }
@@ -124,15 +128,16 @@ VERIFY="$WORK/bin/stitchslop-verify"
 DL="$WORK/download"
 go run ./scripts/release/manifest stage -dist dist -out "$DL"
 mapfile -t ASSETS < <(cut -c67- "$DL/checksums.txt")
-((${#ASSETS[@]} == 24)) || die "checksums.txt lists ${#ASSETS[@]} assets, want 24 (8 archives, 8 binaries, 8 SBOMs)"
+((${#ASSETS[@]} == 30)) || die "checksums.txt lists ${#ASSETS[@]} assets, want 30 (8 archives, 8 binaries, 8 SBOMs, 6 MCP Bundles)"
 (cd "$DL" && "$VERIFY" --key "$KEYS/throwaway.pub" "${ASSETS[@]}") >"$WORK/verify.out" 2>&1 || {
 	cat "$WORK/verify.out" >&2
 	die "stitchslop-verify --key rejected the snapshot release"
 }
-[[ $(grep -c ': OK$' "$WORK/verify.out") == 24 ]] || {
+[[ $(grep -c ': OK$' "$WORK/verify.out") == 30 ]] || {
 	cat "$WORK/verify.out" >&2
-	die "stitchslop-verify did not report 24 verified assets"
+	die "stitchslop-verify did not report 30 verified assets"
 }
+grep -q '_darwin_arm64\.mcpb: OK$' "$WORK/verify.out" || die "stitchslop-verify did not verify the darwin/arm64 MCP Bundle"
 
 # expect_exit CODE WHAT ARGS...: stitchslop-verify must fail with CODE.
 expect_exit() {
@@ -150,12 +155,15 @@ expect_exit() {
 }
 grep -q '^release-manifest.json: signature OK' "$WORK/verify.out" || die "stitchslop-verify --manifest did not report the manifest"
 ARCHIVE=$(grep -m1 '_linux_amd64.tar.gz$' <(printf '%s\n' "${ASSETS[@]}"))
+BUNDLE=$(grep -m1 '_windows_amd64.mcpb$' <(printf '%s\n' "${ASSETS[@]}"))
 expect_exit 1 "another key" --key "$KEYS/other.pub" "$ARCHIVE"
 expect_exit 1 "the keyless policy (a key-signed bundle has no certificate or log entry)" "$ARCHIVE"
 cp "$DL/$ARCHIVE" "$DL/renamed.tar.gz"
 expect_exit 3 "an unlisted file" --key "$KEYS/throwaway.pub" renamed.tar.gz
 printf 'x' >>"$DL/$ARCHIVE"
 expect_exit 4 "a tampered archive" --key "$KEYS/throwaway.pub" "$ARCHIVE"
+printf 'x' >>"$DL/$BUNDLE"
+expect_exit 4 "a tampered MCP Bundle" --key "$KEYS/throwaway.pub" "$BUNDLE"
 expect_exit 5 "a missing file" --key "$KEYS/throwaway.pub" not-downloaded.zip
 sed -i '1s/^0/Z/;1s/^[1-9a-f]/0/;1s/^Z/1/' "$DL/checksums.txt"
 expect_exit 1 "a tampered checksums.txt" --key "$KEYS/throwaway.pub" "$ARCHIVE"
