@@ -50,7 +50,7 @@ source "$ROOT/scripts/release/tools.sh"
 make_workdir stitchslop-release-check
 
 need_files LICENSE README.md SECURITY.md
-tools_install goreleaser cosign cyclonedx-gomod
+tools_install goreleaser cosign cyclonedx-gomod mcpb
 
 if [[ -n "${REUSE:-}" ]]; then
 	SRC=$(cd "$REUSE" && pwd) || die "REUSE=$REUSE is not a directory"
@@ -93,6 +93,34 @@ fi
 grep -Eq '^  "date": "[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:]{8}Z",$' "$MANIFEST" || die "$MANIFEST has no RFC 3339 UTC date"
 [[ $(sed -n 's/^  "date": "\(.*\)",$/\1/p' "$MANIFEST") == $(TZ=UTC git log -1 --format=%cd --date=format-local:%Y-%m-%dT%H:%M:%SZ) ]] ||
 	die "$MANIFEST date is not the commit time"
+
+log "MCP Bundles: mcpb validate and unpack (mcpb CLI $MCPB_CLI_VERSION), and the unpacked binary runs"
+VERSION=$(sed -n 's/^  "version": "\(.*\)",$/\1/p' "$MANIFEST")
+nb=0
+for bundle in dist/*.mcpb; do
+	target=${bundle%.mcpb}
+	target=${target##*_"$VERSION"_}
+	out="$WORK/bundles/$target"
+	"$MCPB" unpack "$bundle" "$out" >"$WORK/mcpb.log" 2>&1 || {
+		cat "$WORK/mcpb.log" >&2
+		die "mcpb unpack $bundle failed"
+	}
+	"$MCPB" validate "$out/manifest.json" >"$WORK/mcpb.log" 2>&1 || {
+		cat "$WORK/mcpb.log" >&2
+		die "mcpb validate: the manifest.json of $bundle is not valid"
+	}
+	nb=$((nb + 1))
+done
+((nb == 6)) || die "dist holds $nb MCP Bundles, want 6"
+exe="$WORK/bundles/linux_amd64/server/stitchslop-bridge"
+[[ $("$exe" --version) == "stitchslop-bridge $VERSION "* ]] || die "the binary unpacked from the linux/amd64 bundle does not run or reports another version"
+# The Windows bundle under Wine, when .ci/run set it up (scripts/wine).
+if [[ -n "${STITCHSLOP_WINE:-}" ]]; then
+	got=$("$STITCHSLOP_WINE" "$WORK/bundles/windows_amd64/server/stitchslop-bridge.exe" --version 2>/dev/null | tr -d '\r') ||
+		die "the binary unpacked from the windows/amd64 bundle does not start under Wine"
+	[[ $got == "stitchslop-bridge $VERSION "* ]] || die "the windows/amd64 bundle's binary under Wine reports $got, want version $VERSION"
+	log "windows/amd64 bundle's binary under Wine: $got"
+fi
 
 log "throwaway-key signature of checksums.txt"
 KEYS="$WORK/keys"
