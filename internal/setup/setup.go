@@ -19,6 +19,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/stitchslop/stitchslop-bridge/internal/version"
 	"github.com/stitchslop/stitchslop-bridge/security/origin"
 )
 
@@ -75,6 +76,8 @@ type Options struct {
 	Clients []string // nil or empty: all; an unknown name is an error listing the known ones
 	Shells  []Shell  // nil: DefaultShells(GOOS)
 	GOOS    string   // runtime.GOOS when empty; config file locations depend on it
+	GOARCH  string   // runtime.GOARCH when empty; names the Claude Desktop bundle
+	Version string   // version.Short() when empty; names the release the bundle is in
 	Origin  string   // "" = the default site https://www.stitchslop.com; else passed as --origin
 }
 
@@ -102,12 +105,23 @@ type Plan struct {
 	// ShellVerbs are "<binary> status" for each shell: the shell verbs
 	// work at once, without registering anything or a new session.
 	ShellVerbs []Snippet `json:"shell_verbs"`
+	// Bundle, for Claude Desktop, is the one-click install, offered
+	// before the config file: the release's MCP Bundle, checked with
+	// stitchslop-verify. Absent for other clients and where no bundle is
+	// made (freebsd).
+	Bundle *BundleOffer `json:"bundle,omitempty"`
 }
 
 // Build says, for each client asked for, how to register the bridge.
 func Build(o Options) ([]Plan, error) {
 	if o.GOOS == "" {
 		o.GOOS = runtime.GOOS
+	}
+	if o.GOARCH == "" {
+		o.GOARCH = runtime.GOARCH
+	}
+	if o.Version == "" {
+		o.Version = version.Short()
 	}
 	if err := printable(o.Binary); err != nil {
 		return nil, fmt.Errorf("setup: binary path: %w", err)
@@ -129,14 +143,16 @@ func Build(o Options) ([]Plan, error) {
 		}
 	}
 	var extra []string
+	var site string
 	if o.Origin != "" {
-		site, err := origin.Parse(o.Origin)
+		var err error
+		site, err = origin.Parse(o.Origin)
 		if err != nil {
 			return nil, fmt.Errorf("setup: %w", err)
 		}
 		extra = []string{"--origin", site}
 	}
-	b := builder{o: o, shells: shells,
+	b := builder{o: o, shells: shells, site: site,
 		lazyArgs: append([]string{LazyFlag}, extra...),
 		envArgs:  append([]string{}, extra...),
 	}
@@ -207,6 +223,7 @@ func claudeDesktopConfig(goos string) string {
 type builder struct {
 	o        Options
 	shells   []Shell
+	site     string   // the --origin asked for, parsed; "" for the default
 	lazyArgs []string // the recommended form's arguments
 	envArgs  []string // the environment form's arguments
 }
@@ -389,6 +406,10 @@ func (b *builder) plan(c string) (Plan, error) {
 	b.command(verbs, []string{b.o.Binary, "status"})
 	notes = append(notes, rec.skipped...)
 	notes = append(notes, env.skipped...)
+	var bundle *BundleOffer
+	if c == "claude-desktop" {
+		bundle = b.bundleOffer(c)
+	}
 	return Plan{
 		Client:      c,
 		Title:       clientTitles[c],
@@ -398,6 +419,7 @@ func (b *builder) plan(c string) (Plan, error) {
 			" with the token from the Stitch Slop agent panel; the bridge refuses the placeholder as it stands. A token works once, so prefer the recommended form.",
 		Notes:      notes,
 		ShellVerbs: verbs.snippets,
+		Bundle:     bundle,
 	}, nil
 }
 
