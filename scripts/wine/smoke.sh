@@ -2,11 +2,10 @@
 # smoke.sh: run the Windows build under Wine as a Windows user first meets
 # it, and fail when it cannot start or doctor crashes.
 #
-#   bash scripts/wine/smoke.sh RUNNER BRIDGE.exe ACLCHECK.exe
+#   bash scripts/wine/smoke.sh RUNNER BRIDGE.exe PROBE.exe
 #
 # RUNNER is what scripts/wine/setup.sh printed; BRIDGE.exe the
-# windows/amd64 build; ACLCHECK.exe scripts/wine/aclcheck built for
-# windows. In a fresh config directory it checks --version, help, setup,
+# windows/amd64 build; PROBE.exe scripts/wine/probe built for windows. In a fresh config directory it checks --version, help, setup,
 # doctor before and after, and the bridge itself: started with a token, it
 # listens, creates the config directory with an owner-only ACL, refuses a
 # local peer it cannot attribute to a process (Wine's TCP table names no
@@ -18,8 +17,8 @@ die() {
 	exit 1
 }
 log() { printf 'wine-smoke: %s\n' "$*" >&2; }
-(($# == 3)) || die "usage: smoke.sh RUNNER BRIDGE.exe ACLCHECK.exe"
-run=$1 exe=$2 aclcheck=$3
+(($# == 3)) || die "usage: smoke.sh RUNNER BRIDGE.exe PROBE.exe"
+run=$1 exe=$2 probe=$3
 work=$(mktemp -d "${TMPDIR:-/tmp}/wine-smoke.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 # The config directory, as the Windows program sees it (Wine maps / to Z:).
@@ -78,15 +77,15 @@ log "bridge: $(tr -d '\r' <"$work/bridge.err" | grep -m1 'listening on')"
 # The owner-only ACL is judged only where a DACL can be seen: the probe
 # sets one on a directory of its own and reads it back.
 rc=0
-probe=$("$run" "$aclcheck" -probe "Z:${work//\//\\}" | tr -d '\r') || rc=$?
+probe=$("$run" "$probe" dacl-kept "Z:${work//\//\\}" | tr -d '\r') || rc=$?
 if ((rc == 0)); then
-	acl=$("$run" "$aclcheck" "$cfg" | tr -d '\r') || die "the config directory $cfg has no protected owner-only ACL: $acl"
+	acl=$("$run" "$probe" acl "$cfg" | tr -d '\r') || die "the config directory $cfg has no protected owner-only ACL: $acl"
 	log "config directory ACL: $acl"
 elif ((rc == 3)); then
 	log "skip: the config directory's ACL (Wine limitation, detected: a protected owner-only DACL set with SetNamedSecurityInfo reads back as $probe; this Wine answers a DACL made from the Unix mode); the directory exists, Unix mode $(stat -c %A "$cfg_unix")"
 	[[ -d $cfg_unix ]] || die "the bridge did not create its config directory"
 else
-	die "aclcheck -probe failed (exit $rc): $probe"
+	die "probe dacl-kept failed (exit $rc): $probe"
 fi
 
 rc=0

@@ -61,9 +61,9 @@ func check(path string) (bool, string, error) {
 	return ok, string(doc), err
 }
 
-// probe sets a protected owner-only DACL on a new directory in dir and
+// daclKept sets a protected owner-only DACL on a new directory in dir and
 // reports whether reading it back gives that DACL.
-func probe(dir string) (bool, string, error) {
+func daclKept(dir string) (bool, string, error) {
 	p, err := os.MkdirTemp(dir, "aclprobe")
 	if err != nil {
 		return false, "", err
