@@ -5,10 +5,11 @@
 //	PKG.test.exe -test.v=test2json | go tool test2json -t -p PKG | go run ./scripts/wine/winetests [-limit NAME=REASON]... PKG
 //
 // -limit names a Wine limitation that a probe found on this Wine
-// (scripts/wine/gotest.sh runs them): a failing test whose every error is
-// that limitation's own message (limitations below) is reported as
-// skipped, with REASON, instead of failed. A limitation no probe found is
-// never applied.
+// (scripts/wine/gotest.sh runs them): a failing test whose first error is
+// that limitation's own message (limitations below), the one that stopped
+// it, is reported as skipped, with REASON and that error, instead of
+// failed; so is a parent whose failing subtests are all such. A limitation
+// no probe found is never applied.
 //
 // One Wine limitation is told apart from a failure by the error alone,
 // which names the call Wine lacks: Wine 8 answers NtSetInformationFile's
@@ -40,8 +41,12 @@ type event struct {
 	Output string
 }
 
-// maxLine bounds one test2json line; the longest are a test's output lines.
-const maxLine = 1 << 20
+const (
+	// maxLine bounds one test2json line; the longest are a test's output lines.
+	maxLine = 1 << 20
+	// maxNamed is how many tests a grouped skip names.
+	maxNamed = 3
+)
 
 var (
 	// errorLine is a line t.Errorf, t.Fatalf or t.Skip writes (file:line: ...).
@@ -148,12 +153,9 @@ func run(in io.Reader, out io.Writer, pkg string, limits limitFlags) (bool, erro
 			continue
 		}
 		own, wineOnly := 0, true
-		// limited: the probed limitations every non-RemoveAll error matches.
-		limited := map[string]bool{}
-		for name := range limits {
-			limited[name] = true
-		}
-		limitedErrors := 0
+		// first: the test's first error other than the cleanup one.
+		first := ""
+		limitedErrors, panicked := 0, false
 		for _, l := range t.lines {
 			if strings.HasPrefix(strings.TrimSpace(l), "--- ") || strings.HasPrefix(l, "=== ") {
 				continue
@@ -165,19 +167,19 @@ func run(in io.Reader, out io.Writer, pkg string, limits limitFlags) (bool, erro
 				}
 				wineOnly = false
 				limitedErrors++
-				for name := range limited {
-					if !limitations[name].MatchString(l) {
-						delete(limited, name)
-					}
+				if first == "" {
+					first = l
 				}
 			} else if strings.HasPrefix(l, "panic:") {
 				wineOnly = false
-				limited = nil
+				panicked = true // a panic is never a limitation
 			}
 		}
-		if limitedErrors > 0 {
-			for name := range limited {
-				t.limit = name
+		if limitedErrors > 0 && !panicked {
+			for name := range limits {
+				if limitations[name].MatchString(first) {
+					t.limit = name
+				}
 			}
 		}
 		failedChildren := 0
@@ -243,6 +245,10 @@ func run(in io.Reader, out io.Writer, pkg string, limits limitFlags) (bool, erro
 			fmt.Fprintf(out, "           %s\n", l)
 		}
 	}
+	// Skips grouped by reason: a table test skipping for one cause says
+	// it once, with how many and which.
+	byReason := map[string][]string{}
+	var reasons []string
 	for _, t := range skipped {
 		reason := "(no reason given)"
 		for _, l := range t.lines {
@@ -250,7 +256,23 @@ func run(in io.Reader, out io.Writer, pkg string, limits limitFlags) (bool, erro
 				reason = m[1]
 			}
 		}
-		fmt.Fprintf(out, "      skip %s: %s\n", t.name, reason)
+		if byReason[reason] == nil {
+			reasons = append(reasons, reason)
+		}
+		byReason[reason] = append(byReason[reason], t.name)
+	}
+	for _, r := range reasons {
+		names := byReason[r]
+		if len(names) == 1 {
+			fmt.Fprintf(out, "      skip %s: %s\n", names[0], r)
+			continue
+		}
+		shown := names[:min(len(names), maxNamed)]
+		more := ""
+		if len(names) > len(shown) {
+			more = fmt.Sprintf(" and %d more", len(names)-len(shown))
+		}
+		fmt.Fprintf(out, "      skip %d tests (%s%s): %s\n", len(names), strings.Join(shown, " "), more, r)
 	}
 	for _, t := range limited {
 		first := ""
