@@ -20,8 +20,9 @@
 # before them (the step fails on its own when the binary cannot start,
 # scripts/wine/smoke.sh).
 #
-# Not run: e2e, whose harness builds the bridge with the go command, which
-# the Wine prefix has no Windows build of (docs/windows-wine.md).
+# Not run: e2e, whose harness builds the bridge with the go command, and
+# security/deps, which lists packages with it: the Wine prefix has no
+# Windows build of the go command (docs/windows-wine.md).
 set -euo pipefail
 die() {
 	printf 'wine-gotest: error: %s\n' "$*" >&2
@@ -62,8 +63,10 @@ case $rc in
 esac
 
 if (($# == 0)); then
-	mapfile -t pkgs < <(GOOS=windows go list -f '{{if or .TestGoFiles .XTestGoFiles}}{{.ImportPath}}{{end}}' ./... | grep -v '/e2e$')
-	printf 'wine-gotest: not run: %s/e2e (its harness builds the bridge with the go command, which has no Windows build in the prefix)\n' "$(go list -m)"
+	mapfile -t pkgs < <(GOOS=windows go list -f '{{if or .TestGoFiles .XTestGoFiles}}{{.ImportPath}}{{end}}' ./... | grep -v -e '/e2e$' -e '/security/deps$')
+	# Their tests run the go command, which has no Windows build in the
+	# prefix.
+	printf 'wine-gotest: not run: %s/e2e (its harness builds the bridge with the go command) and %s/security/deps (it lists packages with the go command): the prefix has no Windows go\n' "$(go list -m)" "$(go list -m)"
 else
 	pkgs=("$@")
 fi

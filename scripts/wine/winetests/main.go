@@ -51,8 +51,9 @@ const (
 var (
 	// errorLine is a line t.Errorf, t.Fatalf or t.Skip writes (file:line: ...).
 	errorLine = regexp.MustCompile(`^\s+[\w.-]+\.go:[0-9]+: (.*)$`)
-	// removeAll is the Wine limitation above.
-	removeAll = regexp.MustCompile(`TempDir RemoveAll cleanup: unlinkat .*: Invalid function\.\s*$`)
+	// removeAll is the Wine limitation above: t.TempDir's cleanup, or a
+	// test's own os.RemoveAll.
+	removeAll = regexp.MustCompile(`unlinkat .*: Invalid function\.\s*$`)
 )
 
 // limitations are the errors each probed Wine limitation causes, as the
