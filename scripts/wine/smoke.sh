@@ -60,6 +60,7 @@ log "doctor before the first run: exit $rc, $(tr -d '\r' <"$work/doctor" | tail 
 
 # The bridge: a one-time token (the format the bridge takes), no MCP
 # client (stdin at EOF), no tab: it must listen, then stop by itself.
+: >"$work/bridge.err"
 STITCHSLOP_TOKEN=tok_0123456789abcdef "$run" "$exe" --config-dir "$cfg" --idle-minutes "$idleMinutes" \
 	</dev/null >"$work/bridge.out" 2>"$work/bridge.err" &
 bridge=$!
@@ -91,11 +92,15 @@ fi
 rc=0
 "$run" "$exe" status --config-dir "$cfg" >"$work/status" 2>"$work/status.err" || rc=$?
 status=$(tr -d '\r' <"$work/status")
-if grep -q '"ok":true' <<<"$status"; then
+if ((rc == 0)) && grep -q '"ok":true' <<<"$status"; then
 	log "status: the CLI's connection was attributed and answered: $status"
-elif ((rc == 3)) && grep -q 'key was not sent' <<<"$status"; then
-	log "status: refused, as it must be when the port's owner cannot be checked (Wine's TCP table): $status"
-	unattributed=1
+elif ((rc == 1 || rc == 3)) && grep -q '"ok":false' <<<"$status"; then
+	# Where the TCP table names no owner, either side refuses: the CLI
+	# before sending its key (it says so), or the bridge when it cannot
+	# attribute the connection (the CLI then sees no answer, and the
+	# bridge must say why).
+	log "status: refused (exit $rc), as it must be when the owner of a connection cannot be checked: $status"
+	grep -q 'key was not sent' <<<"$status" || unattributed=1
 else
 	die "status: exit $rc, $status $(cat "$work/status.err")"
 fi
@@ -115,7 +120,7 @@ tr -d '\r' <"$work/bridge.err" | sed 's/^/wine-smoke:   bridge: /' >&2
 grep -q 'stopping:' "$work/bridge.err" || die "the bridge exited without saying why"
 if [[ -n ${unattributed:-} ]]; then
 	grep -q 'refused a connection whose owner could not be checked' "$work/bridge.err" ||
-		die "the CLI's connection could not be attributed, but the bridge did not say it refused it"
+		die "status was refused, but the bridge did not say it refused a connection it could not attribute"
 fi
 
 rc=0
