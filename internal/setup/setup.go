@@ -15,6 +15,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"os"
 	"runtime"
 	"slices"
 	"strings"
@@ -79,6 +80,7 @@ type Options struct {
 	GOARCH  string   // runtime.GOARCH when empty; names the Claude Desktop bundle
 	Version string   // version.Short() when empty; names the release the bundle is in
 	Origin  string   // "" = the default site https://www.stitchslop.com; else passed as --origin
+	Dir     string   // the working directory (os.Getwd when empty): where a go run binary's lasting build goes
 }
 
 // Snippet is one thing to run or paste.
@@ -397,6 +399,16 @@ func (b *builder) plan(c string) (Plan, error) {
 	}
 	if len(rec.snippets) == 0 {
 		return Plan{}, fmt.Errorf("setup: no way to register with %s: %s", clientTitles[c], strings.Join(rec.skipped, "; "))
+	}
+	if GoRunBinary(bin) {
+		// The lines name a binary that is gone once go run exits.
+		dir := b.o.Dir
+		if dir == "" {
+			dir, _ = os.Getwd()
+		}
+		lasting, build := LastingCommand(bin, dir)
+		notes = append(notes, "This binary was built by go run, which deletes it when it exits, so these lines stop working then: build one that stays ("+
+			build+"), and run "+lasting+" setup for the lines to use.")
 	}
 	notes = append([]string{
 		"A client starts a newly registered server only in a new session: start a new one (or restart the app) before looking for the tools.",

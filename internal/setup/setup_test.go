@@ -538,3 +538,23 @@ func TestClaudeDesktopBundleFirst(t *testing.T) {
 		t.Errorf("bundle steps with --origin %q do not say to enter the site: %q", "https://beta.stitchslop.com", site.Bundle.Steps)
 	}
 }
+
+// TestGoRunBinaryNoted: when the binary is one go run built, every plan
+// says its lines stop working when go run exits and gives the build that
+// lasts; an installed binary gets no such note.
+func TestGoRunBinaryNoted(t *testing.T) {
+	t.Setenv("GOCACHE", "")
+	tmp := "/tmp/go-build4279710946/b001/exe/stitchslop-bridge"
+	for _, p := range build(t, Options{Binary: tmp, GOOS: "linux", Dir: t.TempDir()}) {
+		if !slices.ContainsFunc(p.Notes, func(n string) bool {
+			return strings.Contains(n, "built by go run") && strings.Contains(n, "go install github.com/stitchslop/stitchslop-bridge/cmd/stitchslop-bridge@latest")
+		}) {
+			t.Errorf("%s: notes %q do not say the go run binary goes away, with the build that lasts", p.Client, p.Notes)
+		}
+	}
+	for _, p := range build(t, Options{Binary: "/usr/local/bin/stitchslop-bridge", GOOS: "linux"}) {
+		if slices.ContainsFunc(p.Notes, func(n string) bool { return strings.Contains(n, "go run") }) {
+			t.Errorf("%s: an installed binary's notes mention go run: %q", p.Client, p.Notes)
+		}
+	}
+}
