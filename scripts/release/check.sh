@@ -122,6 +122,30 @@ if [[ -n "${STITCHSLOP_WINE:-}" ]]; then
 	log "windows/amd64 bundle's binary under Wine: $got"
 fi
 
+log "server.json for the MCP Registry: registry.sh (dry run) over the bundles renamed as a release"
+# A snapshot has no release tag, so its bundles are copied under the
+# names a release v9.9.9 would give them.
+REG="$WORK/registry"
+mkdir -p "$REG"
+for bundle in dist/*.mcpb; do
+	name=$(basename "$bundle")
+	name=${name/_"$VERSION"_/_9.9.9_}
+	cp "$bundle" "$REG/$name"
+	printf '%s  %s\n' "$(sha256sum <"$bundle" | cut -d' ' -f1)" "$name" >>"$REG/checksums.txt"
+done
+REGISTRY_DRY_RUN=1 bash scripts/release/registry.sh v9.9.9 "$REG" 2>"$WORK/registry.log" || {
+	cat "$WORK/registry.log" >&2
+	die "registry.sh refused the bundles of a good release"
+}
+[[ $(grep -c '"fileSha256"' "$REG/server.json") == 6 ]] || die "server.json does not list the six bundles"
+if REGISTRY_DRY_RUN=1 bash scripts/release/registry.sh v9.9.9-rc.1 "$REG" 2>/dev/null; then
+	die "registry.sh accepted a pre-release tag"
+fi
+printf 'x' >>"$REG/$(basename "$(ls "$REG"/*_darwin_arm64.mcpb)")"
+if REGISTRY_DRY_RUN=1 bash scripts/release/registry.sh v9.9.9 "$REG" 2>/dev/null; then
+	die "registry.sh accepted a bundle whose SHA-256 is not its checksums.txt line"
+fi
+
 log "throwaway-key signature of checksums.txt"
 KEYS="$WORK/keys"
 mkdir -p "$KEYS"

@@ -8,12 +8,13 @@
 # after the Homebrew cask and the Scoop manifest are pushed, with DIR the
 # public release downloaded and verified by stitchslop-verify there. Writes
 # DIR/server.json from DIR/checksums.txt (scripts/release/mcpb server-json:
-# one mcpb package per bundle, its release URL and SHA-256), refuses unless
-# every fileSha256 is the SHA-256 of the downloaded bundle it names, then
-# publishes it with mcp-publisher (pinned below, built from the module
-# proxy), authenticated by the job's GitHub OIDC token (id-token: write):
-# the registry grants the io.github.stitchslop namespace to this
-# organisation's workflows. Never for a pre-release.
+# one mcpb package per bundle, its release URL and SHA-256), refusing unless
+# every bundle in DIR has the SHA-256 it lists (-files), then publishes it
+# with mcp-publisher (pinned below, built from the module proxy),
+# authenticated by the job's GitHub OIDC token (id-token: write): the
+# registry grants the io.github.stitchslop namespace to this organisation's
+# workflows. Never for a pre-release. REGISTRY_DRY_RUN=1 stops before
+# mcp-publisher (scripts/release/check.sh runs it so).
 set -euo pipefail
 die() {
 	printf 'registry: error: %s\n' "$*" >&2
@@ -30,19 +31,15 @@ tag=$1 dir=$2
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 
 (cd "$root" && go run ./scripts/release/mcpb server-json -checksums "$dir/checksums.txt" \
-	-version "${tag#v}" -tag "$tag" -out "$dir/server.json") || die "writing server.json failed"
-
-n=0
-while read -r url sum; do
-	name=${url##*/}
-	[[ "$url" == "https://github.com/stitchslop/stitchslop-bridge/releases/download/$tag/$name" ]] ||
-		die "server.json: $url is not in the $tag release"
-	[[ -f "$dir/$name" ]] || die "server.json names $name, which the public release does not have"
-	[[ $(sha256sum <"$dir/$name" | cut -d' ' -f1) == "$sum" ]] ||
-		die "server.json: fileSha256 of $name is not the downloaded file's"
-	n=$((n + 1))
-done < <(jq -r '.packages[] | "\(.identifier) \(.fileSha256)"' "$dir/server.json")
+	-version "${tag#v}" -tag "$tag" -files "$dir" -out "$dir/server.json") || die "writing server.json failed"
+n=$(grep -c '"registryType": "mcpb"' "$dir/server.json" || true)
 ((n == 6)) || die "server.json lists $n bundles, want 6"
+grep -o '"identifier": "[^"]*"' "$dir/server.json" | grep -qv "\"https://github.com/stitchslop/stitchslop-bridge/releases/download/$tag/" &&
+	die "server.json names a download outside the $tag release"
+if [[ ${REGISTRY_DRY_RUN:-0} == 1 ]]; then
+	printf 'registry: dry run: wrote %s (%d bundles) for %s; not published\n' "$dir/server.json" "$n" "$tag" >&2
+	exit 0
+fi
 
 bin=$(mktemp -d)
 GOBIN="$bin" CGO_ENABLED=0 go install -trimpath "$MCP_PUBLISHER" || die "go install $MCP_PUBLISHER failed"

@@ -2,7 +2,7 @@
 // double-click in Claude Desktop) and its MCP Registry entry (server.json).
 //
 //	go run ./scripts/release/mcpb pack -binary PATH -goos OS -goarch ARCH -version V -date RFC3339 -license FILE -out DIR
-//	go run ./scripts/release/mcpb server-json -checksums dist/checksums.txt -version V -tag vX.Y.Z -out dist/server.json
+//	go run ./scripts/release/mcpb server-json -checksums dist/checksums.txt -version V -tag vX.Y.Z [-files DIR] -out dist/server.json
 //
 // pack is run by GoReleaser for every build (.goreleaser.yaml,
 // builds.hooks.post, after Authenticode) and writes
@@ -30,13 +30,17 @@
 // download URL and its fileSha256 the checksums.txt line, valid against the
 // registry's schema (testdata/server.schema.json, checked by this
 // package's tests). The release workflow publishes it after the release is
-// public (scripts/release/package-managers.sh), never for a pre-release.
+// public (scripts/release/registry.sh), never for a pre-release. With
+// -files DIR it first checks that every bundle it lists is in DIR with that
+// SHA-256 (there: the downloaded public release).
 package main
 
 import (
 	"archive/zip"
 	"bufio"
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -105,6 +109,7 @@ func run(args []string, stdout io.Writer) error {
 	out := fs.String("out", "", "pack: output directory; server-json: output file")
 	checksums := fs.String("checksums", "", "server-json: checksums.txt")
 	tag := fs.String("tag", "", "server-json: the release tag (vX.Y.Z)")
+	files := fs.String("files", "", "server-json: directory whose bundles must have the SHA-256 checksums.txt gives")
 	if err := fs.Parse(args[1:]); err != nil {
 		return err
 	}
@@ -147,6 +152,11 @@ func run(args []string, stdout io.Writer) error {
 		data, err := serverJSON(*ver, *tag, sums)
 		if err != nil {
 			return err
+		}
+		if *files != "" {
+			if err := checkFiles(*files, sums); err != nil {
+				return err
+			}
 		}
 		if err := os.WriteFile(*out, data, 0o644); err != nil {
 			return err
@@ -393,6 +403,29 @@ func serverJSON(version, tag string, sums map[string]string) ([]byte, error) {
 		return nil, err
 	}
 	return append(data, '\n'), nil
+}
+
+// checkFiles checks that every bundle in sums is in dir with its SHA-256.
+func checkFiles(dir string, sums map[string]string) error {
+	for name, want := range sums {
+		if !strings.HasSuffix(name, ".mcpb") {
+			continue
+		}
+		f, err := os.Open(filepath.Join(dir, name))
+		if err != nil {
+			return fmt.Errorf("checksums.txt lists %s: %w", name, err)
+		}
+		h := sha256.New()
+		_, err = io.Copy(h, f)
+		f.Close()
+		if err != nil {
+			return fmt.Errorf("reading %s: %w", name, err)
+		}
+		if got := hex.EncodeToString(h.Sum(nil)); got != want {
+			return fmt.Errorf("%s in %s has SHA-256 %s, but checksums.txt says %s", name, dir, got, want)
+		}
+	}
+	return nil
 }
 
 // readChecksums reads checksums.txt ("<sha256>  <name>" lines).

@@ -255,6 +255,20 @@ func TestServerJSON_RegistrySchema(t *testing.T) {
 	if err := run([]string{"server-json", "-checksums", checksums, "-version", "1.2.3", "-tag", "v1.2.3", "-out", out}, io.Discard); err != nil {
 		t.Fatalf("server-json: %v", err)
 	}
+	// -files: the bundles in a directory must be the listed ones.
+	if err := run([]string{"server-json", "-checksums", checksums, "-version", "1.2.3", "-tag", "v1.2.3", "-files", filepath.Join(dir, "dist"), "-out", out}, io.Discard); err != nil {
+		t.Fatalf("server-json -files over the bundles themselves: %v", err)
+	}
+	tampered := filepath.Join(dir, "dist", "stitchslop-bridge_1.2.3_linux_arm64.mcpb")
+	if err := os.WriteFile(tampered, append(bundles["stitchslop-bridge_1.2.3_linux_arm64.mcpb"], 'x'), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := run([]string{"server-json", "-checksums", checksums, "-version", "1.2.3", "-tag", "v1.2.3", "-files", filepath.Join(dir, "dist"), "-out", out + ".2"}, io.Discard); err == nil || !strings.Contains(err.Error(), "linux_arm64.mcpb") {
+		t.Errorf("server-json -files with a tampered bundle = %v, want an error naming it", err)
+	}
+	if _, err := os.Stat(out + ".2"); err == nil {
+		t.Error("server-json -files wrote server.json although a bundle did not match")
+	}
 	doc, err := os.ReadFile(out)
 	if err != nil {
 		t.Fatal(err)
