@@ -240,7 +240,13 @@ func tell(log *slog.Logger, site string, port int, o Options) {
 	} {
 		ui.Hint(log, "  "+bin+at+" "+c)
 	}
-	ui.Hint(log, "or from an agent, in a new session: claude mcp add stitchslop-demo -- "+bin+" --lazy --origin "+site+dir)
+	// A client starts the binary it is given later, when `go run`'s is gone.
+	cwd, _ := os.Getwd()
+	agentBin, build := setup.LastingCommand(exe, cwd)
+	if build != "" {
+		ui.Hint(log, "for an agent, first build a binary that stays (go run deletes this one when the demo stops): "+build)
+	}
+	ui.Hint(log, "or from an agent, in a new session: claude mcp add stitchslop-demo -- "+agentBin+" --lazy --origin "+site+dir)
 	ui.Hint(log, "Ctrl-C stops the demo and removes its pairing")
 }
 

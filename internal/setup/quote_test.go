@@ -59,10 +59,7 @@ func TestQuotePosix(t *testing.T) {
 // words printf received: what the shell made of line.
 func shellWords(t *testing.T, shell, line string) []string {
 	t.Helper()
-	path, err := exec.LookPath(shell)
-	if err != nil {
-		t.Fatalf("%s is needed to check posix quoting: %v", shell, err)
-	}
+	path := needShell(t, shell)
 	cmd := exec.Command(path, "-c", `printf '%s\0' `+line)
 	cmd.Env = append(os.Environ(), "HOME=/should-not-expand", "x=should-not-expand")
 	cmd.Dir = t.TempDir() // globs, if unquoted, would match nothing here anyway
@@ -76,10 +73,25 @@ func shellWords(t *testing.T, shell, line string) []string {
 	return words[:len(words)-1]
 }
 
+// needShell is shell's path. The POSIX shells are needed everywhere
+// (ci.yml's Windows job has Git's bash); only a Wine prefix, which has
+// none, skips, saying so.
+func needShell(t *testing.T, shell string) string {
+	t.Helper()
+	path, err := exec.LookPath(shell)
+	if err != nil && underWine() {
+		t.Skipf("%s is not in this Wine prefix (Wine runs no POSIX shell for Windows): %v", shell, err)
+	}
+	if err != nil {
+		t.Fatalf("%s is needed to check posix quoting: %v", shell, err)
+	}
+	return path
+}
+
 // syntaxOK runs shell -n -c line: the line parses.
 func syntaxOK(t *testing.T, shell, line string) {
 	t.Helper()
-	out, err := exec.Command(shell, "-n", "-c", "--", line).CombinedOutput()
+	out, err := exec.Command(needShell(t, shell), "-n", "-c", "--", line).CombinedOutput()
 	if err != nil {
 		t.Errorf("%s -n -c %q: %v: %s", shell, line, err, out)
 	}
@@ -384,4 +396,60 @@ func FuzzQuote(f *testing.F) {
 			t.Errorf("tomlString(%q) = %q, not one basic string on one line", s, tq)
 		}
 	})
+}
+
+// TestGoRunBinary: the binaries `go run` builds in its work directory or
+// runs from the build cache are recognised; installed ones are not.
+func TestGoRunBinary(t *testing.T) {
+	t.Setenv("GOCACHE", "/home/u/cache/gocache")
+	for exe, want := range map[string]bool{
+		"/tmp/go-build4279710946/b001/exe/stitchslop-bridge":                      true,
+		"/var/folders/x/T/go-build123/b001/exe/stitchslop-bridge":                 true,
+		`C:\Users\u\AppData\Local\Temp\go-build99\b001\exe\stitchslop-bridge.exe`: true,
+		"/home/u/.cache/go-build/ab/abcdef0123-d/stitchslop-bridge":               true,
+		`C:\Users\u\AppData\Local\go-build\ab\abcdef-d\stitchslop-bridge.exe`:     true,
+		"/home/u/cache/gocache/12/34/stitchslop-bridge":                           true,
+		"/usr/local/bin/stitchslop-bridge":                                        false,
+		"/home/u/go/bin/stitchslop-bridge":                                        false,
+		"/home/u/src/stitchslop-bridge/stitchslop-bridge":                         false,
+		`C:\Users\u\scoop\apps\stitchslop-bridge\current\stitchslop-bridge.exe`:   false,
+		"/opt/homebrew/Caskroom/stitchslop-bridge/1.2.3/stitchslop-bridge":        false,
+		"/tmp/go-build-notes/stitchslop-bridge-is-not-in-exe":                     false,
+		"/home/u/cache/gocache-other/stitchslop-bridge":                           false,
+	} {
+		if got := GoRunBinary(exe); got != want {
+			t.Errorf("GoRunBinary(%q) = %v, want %v", exe, got, want)
+		}
+	}
+}
+
+// TestLastingCommand: a go run binary is replaced by one built into the
+// repository around the working directory (or installed), with the
+// command that builds it; a lasting binary is named as it is.
+func TestLastingCommand(t *testing.T) {
+	t.Setenv("GOCACHE", "")
+	repo := t.TempDir()
+	if err := os.WriteFile(filepath.Join(repo, "go.mod"), []byte("module github.com/stitchslop/stitchslop-bridge\n\ngo 1.26\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sub := filepath.Join(repo, "internal", "demo")
+	if err := os.MkdirAll(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	tmp := "/tmp/go-build4279710946/b001/exe/stitchslop-bridge"
+	word, build := LastingCommand(tmp, sub)
+	if want := QuotePosix(filepath.Join(repo, "stitchslop-bridge")); word != want {
+		t.Errorf("LastingCommand(go run binary, in the repository) = %s, want %s", word, want)
+	}
+	if want := "go -C " + QuotePosix(repo) + " build -o " + word + " ./cmd/stitchslop-bridge"; build != want {
+		t.Errorf("build command = %q, want %q", build, want)
+	}
+	word, build = LastingCommand(tmp, t.TempDir())
+	if word != `"$(go env GOPATH)/bin/stitchslop-bridge"` || !strings.HasPrefix(build, "go install ") {
+		t.Errorf("LastingCommand(go run binary, outside the repository) = %s, %q; want the go install binary", word, build)
+	}
+	word, build = LastingCommand("/usr/local/bin/stitchslop-bridge", sub)
+	if word != "/usr/local/bin/stitchslop-bridge" || build != "" {
+		t.Errorf("LastingCommand(installed binary) = %s, %q; want it unchanged, no build", word, build)
+	}
 }

@@ -15,10 +15,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"os"
 	"runtime"
 	"slices"
 	"strings"
 
+	"github.com/stitchslop/stitchslop-bridge/internal/version"
 	"github.com/stitchslop/stitchslop-bridge/security/origin"
 )
 
@@ -75,7 +77,10 @@ type Options struct {
 	Clients []string // nil or empty: all; an unknown name is an error listing the known ones
 	Shells  []Shell  // nil: DefaultShells(GOOS)
 	GOOS    string   // runtime.GOOS when empty; config file locations depend on it
+	GOARCH  string   // runtime.GOARCH when empty; names the Claude Desktop bundle
+	Version string   // version.Short() when empty; names the release the bundle is in
 	Origin  string   // "" = the default site https://www.stitchslop.com; else passed as --origin
+	Dir     string   // the working directory (os.Getwd when empty): where a go run binary's lasting build goes
 }
 
 // Snippet is one thing to run or paste.
@@ -102,12 +107,23 @@ type Plan struct {
 	// ShellVerbs are "<binary> status" for each shell: the shell verbs
 	// work at once, without registering anything or a new session.
 	ShellVerbs []Snippet `json:"shell_verbs"`
+	// Bundle, for Claude Desktop, is the one-click install, offered
+	// before the config file: the release's MCP Bundle, checked with
+	// stitchslop-verify. Absent for other clients and where no bundle is
+	// made (freebsd).
+	Bundle *BundleOffer `json:"bundle,omitempty"`
 }
 
 // Build says, for each client asked for, how to register the bridge.
 func Build(o Options) ([]Plan, error) {
 	if o.GOOS == "" {
 		o.GOOS = runtime.GOOS
+	}
+	if o.GOARCH == "" {
+		o.GOARCH = runtime.GOARCH
+	}
+	if o.Version == "" {
+		o.Version = version.Short()
 	}
 	if err := printable(o.Binary); err != nil {
 		return nil, fmt.Errorf("setup: binary path: %w", err)
@@ -129,14 +145,16 @@ func Build(o Options) ([]Plan, error) {
 		}
 	}
 	var extra []string
+	var site string
 	if o.Origin != "" {
-		site, err := origin.Parse(o.Origin)
+		var err error
+		site, err = origin.Parse(o.Origin)
 		if err != nil {
 			return nil, fmt.Errorf("setup: %w", err)
 		}
 		extra = []string{"--origin", site}
 	}
-	b := builder{o: o, shells: shells,
+	b := builder{o: o, shells: shells, site: site,
 		lazyArgs: append([]string{LazyFlag}, extra...),
 		envArgs:  append([]string{}, extra...),
 	}
@@ -207,6 +225,7 @@ func claudeDesktopConfig(goos string) string {
 type builder struct {
 	o        Options
 	shells   []Shell
+	site     string   // the --origin asked for, parsed; "" for the default
 	lazyArgs []string // the recommended form's arguments
 	envArgs  []string // the environment form's arguments
 }
@@ -381,6 +400,16 @@ func (b *builder) plan(c string) (Plan, error) {
 	if len(rec.snippets) == 0 {
 		return Plan{}, fmt.Errorf("setup: no way to register with %s: %s", clientTitles[c], strings.Join(rec.skipped, "; "))
 	}
+	if GoRunBinary(bin) {
+		// The lines name a binary that is gone once go run exits.
+		dir := b.o.Dir
+		if dir == "" {
+			dir, _ = os.Getwd()
+		}
+		lasting, build := LastingCommand(bin, dir)
+		notes = append(notes, "This binary was built by go run, which deletes it when it exits, so these lines stop working then: build one that stays ("+
+			build+"), and run "+lasting+" setup for the lines to use.")
+	}
 	notes = append([]string{
 		"A client starts a newly registered server only in a new session: start a new one (or restart the app) before looking for the tools.",
 		"In that session, ask the agent to call the MCP tool pair with the token you copy from the Stitch Slop agent panel.",
@@ -389,6 +418,10 @@ func (b *builder) plan(c string) (Plan, error) {
 	b.command(verbs, []string{b.o.Binary, "status"})
 	notes = append(notes, rec.skipped...)
 	notes = append(notes, env.skipped...)
+	var bundle *BundleOffer
+	if c == "claude-desktop" {
+		bundle = b.bundleOffer(c)
+	}
 	return Plan{
 		Client:      c,
 		Title:       clientTitles[c],
@@ -398,6 +431,7 @@ func (b *builder) plan(c string) (Plan, error) {
 			" with the token from the Stitch Slop agent panel; the bridge refuses the placeholder as it stands. A token works once, so prefer the recommended form.",
 		Notes:      notes,
 		ShellVerbs: verbs.snippets,
+		Bundle:     bundle,
 	}, nil
 }
 

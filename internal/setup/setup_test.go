@@ -475,3 +475,86 @@ func TestWriteJSONIsOneDocument(t *testing.T) {
 func indented(text string) string {
 	return "      " + strings.ReplaceAll(text, "\n", "\n      ") + "\n"
 }
+
+// TestClaudeDesktopBundleFirst: setup claude-desktop offers the release's
+// bundle for this OS and arch (its download URL, the stitchslop-verify
+// line) before the config file; a build that is not from a release points
+// at the latest release; other clients and freebsd get no bundle.
+func TestClaudeDesktopBundleFirst(t *testing.T) {
+	tests := []struct {
+		goos, goarch, version, bin string
+		file, url, verify          string
+	}{
+		{"darwin", "arm64", "1.2.3", "/b", "stitchslop-bridge_1.2.3_darwin_arm64.mcpb",
+			"https://github.com/stitchslop/stitchslop-bridge/releases/download/v1.2.3/stitchslop-bridge_1.2.3_darwin_arm64.mcpb",
+			"stitchslop-verify stitchslop-bridge_1.2.3_darwin_arm64.mcpb"},
+		{"windows", "amd64", "2.0.0-rc.1", `C:\b.exe`, "stitchslop-bridge_2.0.0-rc.1_windows_amd64.mcpb",
+			"https://github.com/stitchslop/stitchslop-bridge/releases/download/v2.0.0-rc.1/stitchslop-bridge_2.0.0-rc.1_windows_amd64.mcpb",
+			"stitchslop-verify stitchslop-bridge_2.0.0-rc.1_windows_amd64.mcpb"},
+		{"linux", "amd64", "1.2.4-snapshot.abcdef0", "/b", "stitchslop-bridge_VERSION_linux_amd64.mcpb",
+			"https://github.com/stitchslop/stitchslop-bridge/releases/latest",
+			"stitchslop-verify stitchslop-bridge_VERSION_linux_amd64.mcpb"},
+		{"darwin", "amd64", "(devel)", "/b", "stitchslop-bridge_VERSION_darwin_amd64.mcpb",
+			"https://github.com/stitchslop/stitchslop-bridge/releases/latest",
+			"stitchslop-verify stitchslop-bridge_VERSION_darwin_amd64.mcpb"},
+	}
+	for _, tt := range tests {
+		plans := build(t, Options{Binary: tt.bin, GOOS: tt.goos, GOARCH: tt.goarch, Version: tt.version})
+		for _, p := range plans {
+			if p.Client != "claude-desktop" {
+				if p.Bundle != nil {
+					t.Errorf("%s on %s: a bundle offer, want none (Claude Desktop only)", p.Client, tt.goos)
+				}
+				continue
+			}
+			b := p.Bundle
+			if b == nil {
+				t.Fatalf("claude-desktop on %s/%s %s: no bundle offer", tt.goos, tt.goarch, tt.version)
+			}
+			if b.File != tt.file || b.URL != tt.url {
+				t.Errorf("bundle on %s/%s %s = %s at %s, want %s at %s", tt.goos, tt.goarch, tt.version, b.File, b.URL, tt.file, tt.url)
+			}
+			if len(b.Verify) == 0 || b.Verify[0].Text != tt.verify {
+				t.Errorf("bundle verify on %s = %+v, want %q", tt.goos, b.Verify, tt.verify)
+			}
+			var buf bytes.Buffer
+			if err := WriteText(&buf, []Plan{p}); err != nil {
+				t.Fatal(err)
+			}
+			out := buf.String()
+			iURL, iVerify, iClick := strings.Index(out, "      "+tt.url+"\n"), strings.Index(out, "      "+tt.verify+"\n"), strings.Index(out, "Double-click "+tt.file)
+			iFile := strings.Index(out, indented(p.Recommended[0].Text))
+			if iURL < 0 || iVerify < iURL || iClick < iVerify || iFile < iClick {
+				t.Errorf("WriteText on %s: URL at %d, verify at %d, double-click at %d, config file at %d; want them all, in that order:\n%s",
+					tt.goos, iURL, iVerify, iClick, iFile, out)
+			}
+		}
+	}
+	if p := build(t, Options{Binary: "/b", GOOS: "freebsd", GOARCH: "amd64", Version: "1.2.3", Clients: []string{"claude-desktop"}})[0]; p.Bundle != nil {
+		t.Errorf("claude-desktop on freebsd: bundle %+v, want none (no bundle is made for it)", p.Bundle)
+	}
+	site := build(t, Options{Binary: "/b", GOOS: "darwin", GOARCH: "arm64", Version: "1.2.3", Origin: "https://beta.stitchslop.com", Clients: []string{"claude-desktop"}})[0]
+	if !strings.Contains(strings.Join(site.Bundle.Steps, " "), "enter https://beta.stitchslop.com") {
+		t.Errorf("bundle steps with --origin %q do not say to enter the site: %q", "https://beta.stitchslop.com", site.Bundle.Steps)
+	}
+}
+
+// TestGoRunBinaryNoted: when the binary is one go run built, every plan
+// says its lines stop working when go run exits and gives the build that
+// lasts; an installed binary gets no such note.
+func TestGoRunBinaryNoted(t *testing.T) {
+	t.Setenv("GOCACHE", "")
+	tmp := "/tmp/go-build4279710946/b001/exe/stitchslop-bridge"
+	for _, p := range build(t, Options{Binary: tmp, GOOS: "linux", Dir: t.TempDir()}) {
+		if !slices.ContainsFunc(p.Notes, func(n string) bool {
+			return strings.Contains(n, "built by go run") && strings.Contains(n, "go install github.com/stitchslop/stitchslop-bridge/cmd/stitchslop-bridge@latest")
+		}) {
+			t.Errorf("%s: notes %q do not say the go run binary goes away, with the build that lasts", p.Client, p.Notes)
+		}
+	}
+	for _, p := range build(t, Options{Binary: "/usr/local/bin/stitchslop-bridge", GOOS: "linux"}) {
+		if slices.ContainsFunc(p.Notes, func(n string) bool { return strings.Contains(n, "go run") }) {
+			t.Errorf("%s: an installed binary's notes mention go run: %q", p.Client, p.Notes)
+		}
+	}
+}

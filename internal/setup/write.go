@@ -17,8 +17,25 @@ func WriteText(w io.Writer, plans []Plan) error {
 			bw.WriteString("\n")
 		}
 		fmt.Fprintf(bw, "%s (%s)\n\n", p.Title, p.Client)
-		bw.WriteString("  Recommended: no token in any file. The client starts the bridge with --lazy;\n")
-		bw.WriteString("  the agent then calls the pair tool with the token you paste.\n")
+		if b := p.Bundle; b != nil {
+			bw.WriteString("  One click: the Stitch Slop bundle for Claude Desktop. It starts the bridge with\n")
+			bw.WriteString("  --lazy, so no token is written into any file.\n\n")
+			for n, step := range b.Steps {
+				writeWrapped(bw, fmt.Sprintf("  %d. ", n+1), step)
+				if n == 0 {
+					bw.WriteString("\n      " + b.URL + "\n\n")
+				}
+				if n == 1 {
+					writeSnippets(bw, b.Verify)
+					bw.WriteString("\n")
+				}
+			}
+			bw.WriteString("\n  Or by hand, in the config file. Recommended: no token in any file. The client\n")
+			bw.WriteString("  starts the bridge with --lazy; the agent then calls the pair tool with the token\n  you paste.\n")
+		} else {
+			bw.WriteString("  Recommended: no token in any file. The client starts the bridge with --lazy;\n")
+			bw.WriteString("  the agent then calls the pair tool with the token you paste.\n")
+		}
 		writeSnippets(bw, p.Recommended)
 		if len(p.EnvForm) > 0 {
 			bw.WriteString("\n  Or, with the token in the environment:\n")

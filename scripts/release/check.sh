@@ -9,12 +9,13 @@
 #    remote when there is none) and runs `goreleaser check` there,
 # 3. runs `goreleaser release --snapshot --clean --skip=sign`: the shell
 #    completions and man page (scripts/release/completions.sh), all eight
-#    targets, archives, raw binaries, SBOMs (offline), checksums.txt, cask and
-#    scoop manifest,
+#    targets, archives, raw binaries, SBOMs (offline), the six MCP Bundles
+#    (scripts/release/mcpb), checksums.txt, cask and scoop manifest,
 # 4. writes release-manifest.json and checks that archives, binaries,
-#    checksums.txt, SBOMs, manifest, cask and scoop agree, recomputing every
-#    SHA-256, and that every archive holds exactly the binary, the documents,
-#    the completions and the man page, byte for byte
+#    checksums.txt, SBOMs, bundles, manifest, cask and scoop agree,
+#    recomputing every SHA-256, and that every archive holds exactly the
+#    binary, the documents, the completions and the man page, and every
+#    bundle exactly the binary, LICENSE and its manifest.json, byte for byte
 #    (scripts/release/manifest check),
 # 5. signs checksums.txt with a throwaway cosign key pair and verifies the
 #    downloaded-release layout with stitchslop-verify --key (and cosign),
@@ -27,8 +28,11 @@
 #    fresh directory with an empty build cache, and checks that the tool and
 #    the SBOM it writes are byte-identical to the first,
 # 8. proves the release workflow's order (scripts/release/workflowcheck:
-#    the cask and scoop job needs publish) and that every document quotes
-#    the signing identity exactly (internal/releaseid).
+#    the cask and scoop job needs publish; the MCP Registry is told last, by
+#    that job), that every document quotes the signing identity exactly
+#    (internal/releaseid), and that bundle manifests and server.json are
+#    valid against the vendored MCPB and MCP Registry schemas
+#    (scripts/release/mcpb tests).
 #
 # Needs no network beyond the Go module proxy (for the first tool install).
 # Set KEEP=1 to keep the temporary directory. REUSE=DIR reruns every check
@@ -46,7 +50,7 @@ source "$ROOT/scripts/release/tools.sh"
 make_workdir stitchslop-release-check
 
 need_files LICENSE README.md SECURITY.md
-tools_install goreleaser cosign cyclonedx-gomod
+tools_install goreleaser cosign cyclonedx-gomod mcpb
 
 if [[ -n "${REUSE:-}" ]]; then
 	SRC=$(cd "$REUSE" && pwd) || die "REUSE=$REUSE is not a directory"
@@ -61,7 +65,7 @@ cd "$SRC"
 
 log "release workflow order and signing-identity quotes"
 go run ./scripts/release/workflowcheck || die "the release workflow's order is wrong (above)"
-go test -count=1 ./scripts/release/workflowcheck/ ./internal/releaseid/ >"$WORK/test.log" 2>&1 || {
+go test -count=1 ./scripts/release/workflowcheck/ ./scripts/release/mcpb/ ./internal/releaseid/ >"$WORK/test.log" 2>&1 || {
 	cat "$WORK/test.log" >&2
 	die "workflow or identity tests failed"
 }
@@ -89,6 +93,58 @@ fi
 grep -Eq '^  "date": "[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:]{8}Z",$' "$MANIFEST" || die "$MANIFEST has no RFC 3339 UTC date"
 [[ $(sed -n 's/^  "date": "\(.*\)",$/\1/p' "$MANIFEST") == $(TZ=UTC git log -1 --format=%cd --date=format-local:%Y-%m-%dT%H:%M:%SZ) ]] ||
 	die "$MANIFEST date is not the commit time"
+
+log "MCP Bundles: mcpb validate and unpack (mcpb CLI $MCPB_CLI_VERSION), and the unpacked binary runs"
+VERSION=$(sed -n 's/^  "version": "\(.*\)",$/\1/p' "$MANIFEST")
+nb=0
+for bundle in dist/*.mcpb; do
+	target=${bundle%.mcpb}
+	target=${target##*_"$VERSION"_}
+	out="$WORK/bundles/$target"
+	"$MCPB" unpack "$bundle" "$out" >"$WORK/mcpb.log" 2>&1 || {
+		cat "$WORK/mcpb.log" >&2
+		die "mcpb unpack $bundle failed"
+	}
+	"$MCPB" validate "$out/manifest.json" >"$WORK/mcpb.log" 2>&1 || {
+		cat "$WORK/mcpb.log" >&2
+		die "mcpb validate: the manifest.json of $bundle is not valid"
+	}
+	nb=$((nb + 1))
+done
+((nb == 6)) || die "dist holds $nb MCP Bundles, want 6"
+exe="$WORK/bundles/linux_amd64/server/stitchslop-bridge"
+[[ $("$exe" --version) == "stitchslop-bridge $VERSION "* ]] || die "the binary unpacked from the linux/amd64 bundle does not run or reports another version"
+# The Windows bundle under Wine, when .ci/run set it up (scripts/wine).
+if [[ -n "${STITCHSLOP_WINE:-}" ]]; then
+	got=$("$STITCHSLOP_WINE" "$WORK/bundles/windows_amd64/server/stitchslop-bridge.exe" --version 2>/dev/null | tr -d '\r') ||
+		die "the binary unpacked from the windows/amd64 bundle does not start under Wine"
+	[[ $got == "stitchslop-bridge $VERSION "* ]] || die "the windows/amd64 bundle's binary under Wine reports $got, want version $VERSION"
+	log "windows/amd64 bundle's binary under Wine: $got"
+fi
+
+log "server.json for the MCP Registry: registry.sh (dry run) over the bundles renamed as a release"
+# A snapshot has no release tag, so its bundles are copied under the
+# names a release v9.9.9 would give them.
+REG="$WORK/registry"
+mkdir -p "$REG"
+for bundle in dist/*.mcpb; do
+	name=$(basename "$bundle")
+	name=${name/_"$VERSION"_/_9.9.9_}
+	cp "$bundle" "$REG/$name"
+	printf '%s  %s\n' "$(sha256sum <"$bundle" | cut -d' ' -f1)" "$name" >>"$REG/checksums.txt"
+done
+REGISTRY_DRY_RUN=1 bash scripts/release/registry.sh v9.9.9 "$REG" 2>"$WORK/registry.log" || {
+	cat "$WORK/registry.log" >&2
+	die "registry.sh refused the bundles of a good release"
+}
+[[ $(grep -c '"fileSha256"' "$REG/server.json") == 6 ]] || die "server.json does not list the six bundles"
+if REGISTRY_DRY_RUN=1 bash scripts/release/registry.sh v9.9.9-rc.1 "$REG" 2>/dev/null; then
+	die "registry.sh accepted a pre-release tag"
+fi
+printf 'x' >>"$REG/$(basename "$(ls "$REG"/*_darwin_arm64.mcpb)")"
+if REGISTRY_DRY_RUN=1 bash scripts/release/registry.sh v9.9.9 "$REG" 2>/dev/null; then
+	die "registry.sh accepted a bundle whose SHA-256 is not its checksums.txt line"
+fi
 
 log "throwaway-key signature of checksums.txt"
 KEYS="$WORK/keys"
@@ -124,15 +180,16 @@ VERIFY="$WORK/bin/stitchslop-verify"
 DL="$WORK/download"
 go run ./scripts/release/manifest stage -dist dist -out "$DL"
 mapfile -t ASSETS < <(cut -c67- "$DL/checksums.txt")
-((${#ASSETS[@]} == 24)) || die "checksums.txt lists ${#ASSETS[@]} assets, want 24 (8 archives, 8 binaries, 8 SBOMs)"
+((${#ASSETS[@]} == 30)) || die "checksums.txt lists ${#ASSETS[@]} assets, want 30 (8 archives, 8 binaries, 8 SBOMs, 6 MCP Bundles)"
 (cd "$DL" && "$VERIFY" --key "$KEYS/throwaway.pub" "${ASSETS[@]}") >"$WORK/verify.out" 2>&1 || {
 	cat "$WORK/verify.out" >&2
 	die "stitchslop-verify --key rejected the snapshot release"
 }
-[[ $(grep -c ': OK$' "$WORK/verify.out") == 24 ]] || {
+[[ $(grep -c ': OK$' "$WORK/verify.out") == 30 ]] || {
 	cat "$WORK/verify.out" >&2
-	die "stitchslop-verify did not report 24 verified assets"
+	die "stitchslop-verify did not report 30 verified assets"
 }
+grep -q '_darwin_arm64\.mcpb: OK$' "$WORK/verify.out" || die "stitchslop-verify did not verify the darwin/arm64 MCP Bundle"
 
 # expect_exit CODE WHAT ARGS...: stitchslop-verify must fail with CODE.
 expect_exit() {
@@ -150,12 +207,15 @@ expect_exit() {
 }
 grep -q '^release-manifest.json: signature OK' "$WORK/verify.out" || die "stitchslop-verify --manifest did not report the manifest"
 ARCHIVE=$(grep -m1 '_linux_amd64.tar.gz$' <(printf '%s\n' "${ASSETS[@]}"))
+BUNDLE=$(grep -m1 '_windows_amd64.mcpb$' <(printf '%s\n' "${ASSETS[@]}"))
 expect_exit 1 "another key" --key "$KEYS/other.pub" "$ARCHIVE"
 expect_exit 1 "the keyless policy (a key-signed bundle has no certificate or log entry)" "$ARCHIVE"
 cp "$DL/$ARCHIVE" "$DL/renamed.tar.gz"
 expect_exit 3 "an unlisted file" --key "$KEYS/throwaway.pub" renamed.tar.gz
 printf 'x' >>"$DL/$ARCHIVE"
 expect_exit 4 "a tampered archive" --key "$KEYS/throwaway.pub" "$ARCHIVE"
+printf 'x' >>"$DL/$BUNDLE"
+expect_exit 4 "a tampered MCP Bundle" --key "$KEYS/throwaway.pub" "$BUNDLE"
 expect_exit 5 "a missing file" --key "$KEYS/throwaway.pub" not-downloaded.zip
 sed -i '1s/^0/Z/;1s/^[1-9a-f]/0/;1s/^Z/1/' "$DL/checksums.txt"
 expect_exit 1 "a tampered checksums.txt" --key "$KEYS/throwaway.pub" "$ARCHIVE"

@@ -7,8 +7,8 @@
 # The checkout is copied to two temporary directories of different names and
 # depths, and in each `goreleaser release --snapshot --clean --skip=sign`
 # builds all eight targets with the release flags from .goreleaser.yaml. The
-# two checksums.txt files, covering every raw binary, archive and SBOM, must
-# be identical.
+# two checksums.txt files, covering every raw binary, archive, SBOM and MCP
+# Bundle, must be identical, and list the six bundles.
 #
 # Both full builds share the Go build cache. With -trimpath the compiler's
 # cache keys do not include the checkout directory, so the second build
@@ -48,7 +48,9 @@ fi
 # Kept aside: the cold-cache builds below clean dist/.
 cp "$A/dist/checksums.txt" "$WORK/checksums.txt"
 count=$(wc -l <"$WORK/checksums.txt")
-log "identical: all $count files in checksums.txt (raw binaries, archives, SBOMs):"
+bundles=$(grep -c '\.mcpb$' "$WORK/checksums.txt" || true)
+[[ $bundles == 6 ]] || die "checksums.txt lists $bundles MCP Bundles, want 6 (darwin, linux, windows; amd64, arm64)"
+log "identical: all $count files in checksums.txt (raw binaries, archives, SBOMs, MCP Bundles):"
 grep -v -e '\.tar\.gz' -e '\.zip' "$WORK/checksums.txt" >&2
 
 if [[ "${REPRO_COLD:-1}" != 0 ]]; then

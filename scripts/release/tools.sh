@@ -18,6 +18,10 @@ GORELEASER_VERSION=v2.15.1
 # that sigstore-go, and so stitchslop-verify, reads. v3.1.3 builds on Go 1.26.
 COSIGN_VERSION=v3.1.3
 CYCLONEDX_GOMOD_VERSION=v1.10.0
+# The MCP Bundle CLI (npm @anthropic-ai/mcpb, built from
+# modelcontextprotocol/mcpb): check.sh validates and unpacks every bundle
+# with it. 2.1.2 validates manifest_version 0.3.
+MCPB_CLI_VERSION=2.1.2
 
 # How cyclonedx-gomod is built: the one recipe, used by check.sh,
 # reproducible.sh, CI and the release workflow. Every SBOM records the
@@ -95,6 +99,32 @@ go_install_into() {
 	printf '%s\n' "$bin"
 }
 
+# install_mcpb_cli: print the path of the mcpb CLI, first installing
+# @anthropic-ai/mcpb@MCPB_CLI_VERSION from the npm registry into its own
+# prefix under STITCHSLOP_TOOLS (no install scripts run, nothing global).
+install_mcpb_cli() {
+	local dir="$STITCHSLOP_TOOLS/mcpb-cli-$MCPB_CLI_VERSION"
+	local bin="$dir/node_modules/.bin/mcpb"
+	if [[ -x "$bin" ]]; then
+		printf '%s\n' "$bin"
+		return 0
+	fi
+	command -v npm >/dev/null || tools_die "npm is not on PATH (apt-get install npm): the mcpb CLI is an npm package"
+	tools_log "installing @anthropic-ai/mcpb@$MCPB_CLI_VERSION into $dir (first run only)"
+	mkdir -p "$STITCHSLOP_TOOLS"
+	local tmp
+	tmp=$(mktemp -d "$dir.XXXXXX.tmp")
+	if ! npm install --prefix "$tmp" --ignore-scripts --no-audit --no-fund --loglevel=error "@anthropic-ai/mcpb@$MCPB_CLI_VERSION" >&2; then
+		rm -rf "$tmp"
+		tools_die "npm install @anthropic-ai/mcpb@$MCPB_CLI_VERSION failed"
+	fi
+	if ! mv -T "$tmp" "$dir" 2>/dev/null; then
+		rm -rf "$tmp"
+	fi
+	[[ -x "$bin" ]] || tools_die "$bin missing after install"
+	printf '%s\n' "$bin"
+}
+
 # tool_on_path NAME VERSION ARGS...: print the path of NAME on PATH if running
 # it with ARGS reports exactly VERSION (e.g. goreleaser installed by
 # goreleaser-action in GitHub CI), so it need not be compiled again.
@@ -108,7 +138,8 @@ tool_on_path() {
 }
 
 # tools_install NAME...: install the named tools (goreleaser, cosign,
-# cyclonedx-gomod) and export GORELEASER, COSIGN and CYCLONEDX_GOMOD.
+# cyclonedx-gomod, mcpb) and export GORELEASER, COSIGN, CYCLONEDX_GOMOD
+# and MCPB.
 tools_install() {
 	command -v go >/dev/null || tools_die "go is not on PATH"
 	local t
@@ -123,6 +154,10 @@ tools_install() {
 			COSIGN=$(tool_on_path cosign "$COSIGN_VERSION" version) ||
 				COSIGN=$(install_tool cosign github.com/sigstore/cosign/v3/cmd/cosign "$COSIGN_VERSION")
 			export COSIGN
+			;;
+		mcpb)
+			MCPB=$(install_mcpb_cli)
+			export MCPB
 			;;
 		cyclonedx-gomod)
 			# Never one found on PATH: only the recipe's binary gives
@@ -144,6 +179,7 @@ if [[ "${BASH_SOURCE[0]}" == "$0" ]]; then
 		goreleaser) printf '%s\n' "$GORELEASER" ;;
 		cosign) printf '%s\n' "$COSIGN" ;;
 		cyclonedx-gomod) printf '%s\n' "$CYCLONEDX_GOMOD" ;;
+		mcpb) printf '%s\n' "$MCPB" ;;
 		esac
 	done
 fi

@@ -15,12 +15,14 @@
 // release to download it from. The release workflow signs the manifest like
 // checksums.txt (release-manifest.json.sigstore.json).
 //
-// check verifies that the archives, raw binaries, SBOMs, checksums.txt, the
-// manifest (when present), the Homebrew cask and the Scoop manifest all agree
-// with each other and with the bytes on disk, and that every archive holds
-// the same binary as the matching raw binary plus exactly filesInArchive:
-// LICENSE, README.md, SECURITY.md, the four shell completions and the man
-// page.
+// check verifies that the archives, raw binaries, SBOMs, MCP Bundles,
+// checksums.txt, the manifest (when present), the Homebrew cask and the
+// Scoop manifest all agree with each other and with the bytes on disk, that
+// every archive holds the same binary as the matching raw binary plus
+// exactly filesInArchive: LICENSE, README.md, SECURITY.md, the four shell
+// completions and the man page, and that every bundle holds exactly the
+// same binary, LICENSE and a manifest.json of this version
+// (scripts/release/mcpb writes them).
 //
 // stage copies the release assets into DIR under their release names, as a
 // person downloading them from the release page would have them (raw
@@ -64,7 +66,18 @@ const (
 	// maxManPage bounds how much of the gzipped man page check reads; the
 	// page is about 10 KiB.
 	maxManPage = 1 << 20
+	// maxBundleEntry bounds how much of one file in a bundle check reads:
+	// the binary is about 15 MiB.
+	maxBundleEntry = 256 << 20
 )
+
+// bundleTargets are the targets with an MCP Bundle (scripts/release/mcpb
+// skips freebsd: no MCP Bundle host runs there).
+var bundleTargets = []string{
+	"darwin_amd64", "darwin_arm64",
+	"linux_amd64", "linux_arm64",
+	"windows_amd64", "windows_arm64",
+}
 
 // targets is the release matrix; it must match .goreleaser.yaml builds.
 var targets = []string{
@@ -127,6 +140,10 @@ type Target struct {
 	Archive Asset  `json:"archive"`
 	Binary  Asset  `json:"binary"`
 	SBOM    Asset  `json:"sbom"`
+	// Bundle is the MCP Bundle (.mcpb) for Claude Desktop; absent for
+	// targets without one (freebsd). Added within schema 2: a reader that
+	// ignores unknown fields is unaffected.
+	Bundle *Asset `json:"bundle,omitempty"`
 }
 
 // Asset is one downloadable file.
@@ -226,11 +243,13 @@ type release struct {
 	archive  map[string]artifact // target -> archive
 	binary   map[string]artifact // target -> raw uploadable binary
 	sbom     map[string]artifact // target -> SBOM of its archive
+	bundle   map[string]artifact // target -> MCP Bundle (bundleTargets only)
 	paths    map[string]string   // asset name -> path on disk
 }
 
 func load(dist, tag string) (*release, error) {
-	r := &release{dist: dist, archive: map[string]artifact{}, binary: map[string]artifact{}, sbom: map[string]artifact{}, paths: map[string]string{}}
+	r := &release{dist: dist, archive: map[string]artifact{}, binary: map[string]artifact{}, sbom: map[string]artifact{},
+		bundle: map[string]artifact{}, paths: map[string]string{}}
 	if err := readJSON(filepath.Join(dist, "metadata.json"), &r.meta); err != nil {
 		return nil, err
 	}
@@ -312,6 +331,18 @@ func load(dist, tag string) (*release, error) {
 		return nil, fmt.Errorf("artifacts.json has %d archives, %d raw binaries, %d SBOMs; want %d of each",
 			len(r.archive), len(r.binary), len(r.sbom), len(targets))
 	}
+	// The bundles are not GoReleaser artifacts (a build hook writes them
+	// into dist; checksum.extra_files lists them): found by name.
+	for _, t := range bundleTargets {
+		osName, arch, _ := strings.Cut(t, "_")
+		name := prefix + t + ".mcpb"
+		path := filepath.Join(dist, name)
+		if _, err := os.Stat(path); err != nil {
+			return nil, fmt.Errorf("no MCP Bundle for %s: %v (the build hook scripts/release/mcpb writes it)", t, err)
+		}
+		r.bundle[t] = artifact{Name: name, Path: path, GOOS: osName, GOARCH: arch, Type: "MCPB"}
+		r.paths[name] = path
+	}
 	return r, nil
 }
 
@@ -380,6 +411,13 @@ func (r *release) manifest() (*Manifest, error) {
 		if tgt.SBOM, err = r.asset(r.sbom[t]); err != nil {
 			return nil, err
 		}
+		if b, ok := r.bundle[t]; ok {
+			a, err := r.asset(b)
+			if err != nil {
+				return nil, err
+			}
+			tgt.Bundle = &a
+		}
 		m.Targets = append(m.Targets, tgt)
 	}
 	return m, nil
@@ -405,11 +443,15 @@ func (r *release) check() (int, error) {
 			return 0, fmt.Errorf("%s: sha256 %s, but %s says %s", name, got, checksumsName, want)
 		}
 	}
-	// 2. Every archive, raw binary and SBOM is listed (by the sha of its
-	// real path: raw binaries live in per-target build directories).
+	// 2. Every archive, raw binary, SBOM and bundle is listed (by the sha
+	// of its real path: raw binaries live in per-target build directories).
 	listed := 0
 	for _, t := range targets {
-		for _, a := range []artifact{r.archive[t], r.binary[t], r.sbom[t]} {
+		arts := []artifact{r.archive[t], r.binary[t], r.sbom[t]}
+		if b, ok := r.bundle[t]; ok {
+			arts = append(arts, b)
+		}
+		for _, a := range arts {
 			want, ok := sums[a.Name]
 			if !ok {
 				return 0, fmt.Errorf("%s is not listed in %s", a.Name, checksumsName)
@@ -425,7 +467,7 @@ func (r *release) check() (int, error) {
 		}
 	}
 	if listed != len(sums) {
-		return 0, fmt.Errorf("%s has %d entries, want exactly the %d archives, binaries and SBOMs", checksumsName, len(sums), listed)
+		return 0, fmt.Errorf("%s has %d entries, want exactly the %d archives, binaries, SBOMs and bundles", checksumsName, len(sums), listed)
 	}
 	// 3. Each archive holds the raw binary byte for byte, and the docs,
 	// completions and man page, byte for byte too.
@@ -439,6 +481,11 @@ func (r *release) check() (int, error) {
 		}
 		if err := checkSBOM(r.sbom[t]); err != nil {
 			return 0, err
+		}
+		if b, ok := r.bundle[t]; ok {
+			if err := checkBundle(root, b, sums[r.binary[t].Name], r.meta.Version); err != nil {
+				return 0, err
+			}
 		}
 	}
 	// 4. The manifest, when generated, says exactly what a fresh one would.
@@ -491,6 +538,77 @@ func checkArchive(root string, a artifact, binarySHA string) error {
 		if contents[name] != want[name] {
 			return fmt.Errorf("%s: %s inside has sha256 %s, want %s (its source's)", a.Name, name, contents[name], want[name])
 		}
+	}
+	return nil
+}
+
+// checkBundle checks that the MCP Bundle holds exactly manifest.json (for
+// this version, on this platform), LICENSE byte for byte, and the binary
+// byte for byte the raw binary, executable, at the manifest's entry point.
+func checkBundle(root string, a artifact, binarySHA, version string) error {
+	zr, err := zip.OpenReader(a.Path)
+	if err != nil {
+		return fmt.Errorf("%s: %v", a.Name, err)
+	}
+	defer zr.Close()
+	bin := "server/" + project
+	if a.GOOS == "windows" {
+		bin += ".exe"
+	}
+	license, _, err := hashFile(filepath.Join(root, "LICENSE"))
+	if err != nil {
+		return err
+	}
+	var names []string
+	for _, f := range zr.File {
+		names = append(names, f.Name)
+		rc, err := f.Open()
+		if err != nil {
+			return fmt.Errorf("%s: %s: %v", a.Name, f.Name, err)
+		}
+		data, err := io.ReadAll(io.LimitReader(rc, maxBundleEntry))
+		rc.Close()
+		if err != nil {
+			return fmt.Errorf("%s: %s: %v", a.Name, f.Name, err)
+		}
+		h := sha256.Sum256(data)
+		got := hex.EncodeToString(h[:])
+		switch f.Name {
+		case bin:
+			if got != binarySHA {
+				return fmt.Errorf("%s: %s inside has sha256 %s, want the released binary's %s", a.Name, bin, got, binarySHA)
+			}
+			if f.Mode() != 0o755 {
+				return fmt.Errorf("%s: %s has mode %v, want 0755", a.Name, bin, f.Mode())
+			}
+		case "LICENSE":
+			if got != license {
+				return fmt.Errorf("%s: LICENSE inside is not the repository's", a.Name)
+			}
+		case "manifest.json":
+			var m struct {
+				Version string `json:"version"`
+				Server  struct {
+					EntryPoint string `json:"entry_point"`
+				} `json:"server"`
+				Compatibility struct {
+					Platforms []string `json:"platforms"`
+				} `json:"compatibility"`
+			}
+			if err := json.Unmarshal(data, &m); err != nil {
+				return fmt.Errorf("%s: manifest.json: %v", a.Name, err)
+			}
+			platform := map[string]string{"darwin": "darwin", "linux": "linux", "windows": "win32"}[a.GOOS]
+			if m.Version != version || m.Server.EntryPoint != bin || len(m.Compatibility.Platforms) != 1 || m.Compatibility.Platforms[0] != platform {
+				return fmt.Errorf("%s: manifest.json says version %q, entry point %q, platforms %q; want %s, %s, [%s]",
+					a.Name, m.Version, m.Server.EntryPoint, m.Compatibility.Platforms, version, bin, platform)
+			}
+		}
+	}
+	want := []string{"LICENSE", "manifest.json", bin}
+	sort.Strings(want)
+	if strings.Join(names, "\n") != strings.Join(want, "\n") {
+		return fmt.Errorf("%s holds %q, want exactly %q in that order", a.Name, names, want)
 	}
 	return nil
 }

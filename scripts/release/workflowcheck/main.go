@@ -6,6 +6,9 @@
 // by the package-managers job, which needs publish (itself after every
 // attestation and the provenance), is skipped for pre-release tags, and
 // alone holds the tap and bucket tokens through a protected environment;
+// that the MCP Registry entry (scripts/release/registry.sh) is published
+// by that job alone, after the public release is verified and after the
+// cask and the Scoop manifest are pushed;
 // that GoReleaser never pushes them itself (skip_upload: true); that a
 // concurrency group serialises releases; and that nothing is built before
 // the CI checks pass on the tagged commit.
@@ -43,7 +46,7 @@ func main() {
 		fmt.Fprintf(os.Stderr, "workflowcheck: error: %v\n", err)
 		os.Exit(1)
 	}
-	fmt.Println("workflowcheck: OK: package-managers needs publish, skips pre-releases, alone holds the tap and bucket tokens; releases are serialised and gated on ci.yml")
+	fmt.Println("workflowcheck: OK: package-managers needs publish, skips pre-releases, alone holds the tap and bucket tokens and alone lists the release in the MCP Registry, last; releases are serialised and gated on ci.yml")
 }
 
 // job is what the checks need from one job.
@@ -219,6 +222,27 @@ func check(workflowText, goreleaserText string) error {
 				return fmt.Errorf("package-managers does not take %s from its environment's secrets", secret)
 			}
 		}
+	}
+	// The MCP Registry: only package-managers runs registry.sh, and only
+	// after it verified the public release and pushed the cask and the
+	// Scoop manifest (steps run in the order written).
+	const registryStep = "scripts/release/registry.sh"
+	for name, j := range w.jobs {
+		if name != "package-managers" && (strings.Contains(j.body, registryStep) || strings.Contains(j.body, "mcp-publisher")) {
+			return fmt.Errorf("job %s publishes to the MCP Registry; only package-managers may, after the release is public", name)
+		}
+	}
+	reg := strings.Index(pm.body, registryStep)
+	if reg < 0 {
+		return fmt.Errorf("package-managers does not run %s: the release is not listed in the MCP Registry", registryStep)
+	}
+	for _, before := range []string{"stitchslop-verify", "scripts/release/package-managers.sh"} {
+		if i := strings.Index(pm.body, before); i < 0 || i > reg {
+			return fmt.Errorf("package-managers runs %s before %s: the registry is told last, once the public release is verified and the cask and scoop are pushed", registryStep, before)
+		}
+	}
+	if !regexp.MustCompile(`(?m)^\s+id-token:\s*write`).MatchString(pm.body) {
+		return errors.New("package-managers has no id-token: write: mcp-publisher logs in with the job's GitHub OIDC token")
 	}
 	if !slices.Contains(gr.needs, "checks") {
 		return fmt.Errorf("goreleaser needs %q, want checks: nothing is built before CI passes on the tagged commit", gr.needs)

@@ -47,6 +47,10 @@ func TestReleaseWorkflow(t *testing.T) {
 		{"not gated on CI", "  goreleaser:\n    needs: checks", "  goreleaser:\n    needs: []", false, "want checks"},
 		{"tab", "name: release", "name:\trelease", false, "tab"},
 		{"goreleaser pushes the cask", "    skip_upload: true", "    skip_upload: auto", true, "want 2"},
+		{"registry from the goreleaser job", "      - name: subjects for SLSA provenance", "      - run: bash scripts/release/registry.sh \"$TAG\" dist\n      - name: subjects for SLSA provenance", false, "only package-managers may"},
+		{"registry before the cask", "      - name: push the Homebrew cask and the Scoop manifest", "      - run: bash scripts/release/registry.sh \"$TAG\" \"$RUNNER_TEMP/public\"\n      - name: push the Homebrew cask and the Scoop manifest", false, "the registry is told last"},
+		{"registry not listed", "        run: bash scripts/release/registry.sh \"$TAG\" \"$RUNNER_TEMP/public\"", "        run: echo skipped", false, "not listed in the MCP Registry"},
+		{"no OIDC token for the registry", "      id-token: write # mcp-publisher", "      pages: write # mcp-publisher", false, "no id-token: write"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -1,0 +1,5 @@
+//go:build !windows
+
+package setup
+
+func underWine() bool { return false }
