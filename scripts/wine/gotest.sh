@@ -62,6 +62,17 @@ case $rc in
 *) die "probe tcp-owner failed (exit $rc): $got" ;;
 esac
 
+rc=0
+got=$("$run" "$probe" rename-open "Z:${out//\//\\}" | tr -d '\r') || rc=$?
+case $rc in
+0) printf 'wine-gotest: probe: a rename replaces a file held open with FILE_SHARE_DELETE\n' ;;
+3)
+	printf 'wine-gotest: probe: this Wine refuses a rename over a file held open (%s)\n' "$got"
+	limits+=(-limit "rename-open=Wine refuses to rename over a file another handle holds open, even with FILE_SHARE_DELETE, which Windows allows")
+	;;
+*) die "probe rename-open failed (exit $rc): $got" ;;
+esac
+
 if (($# == 0)); then
 	mapfile -t pkgs < <(GOOS=windows go list -f '{{if or .TestGoFiles .XTestGoFiles}}{{.ImportPath}}{{end}}' ./... | grep -v -e '/e2e$' -e '/security/deps$')
 	# Their tests run the go command, which has no Windows build in the

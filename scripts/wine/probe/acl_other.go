@@ -11,3 +11,7 @@ func check(string) (bool, string, error) {
 func daclKept(string) (bool, string, error) {
 	return false, "", errors.New("probe asks Windows; build it with GOOS=windows")
 }
+
+func renameOpen(string) (bool, string, error) {
+	return false, "", errors.New("probe asks Windows; build it with GOOS=windows")
+}

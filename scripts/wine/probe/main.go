@@ -6,13 +6,15 @@
 //	probe.exe acl PATH       the owner and DACL of PATH, one JSON line
 //	probe.exe dacl-kept DIR  does a DACL set on a new directory in DIR read back as set?
 //	probe.exe tcp-owner      does the TCP table name this process as the owner of its socket?
+//	probe.exe rename-open DIR  may a rename replace a file another handle holds open with FILE_SHARE_DELETE?
 //
 // acl exits 0 when PATH's DACL is protected and every entry allows the
 // current user and no one else (at least one entry), 1 otherwise.
-// dacl-kept and tcp-owner exit 0 when the system can do it and 3 when it
-// cannot, printing what they saw: Wine 8 answers a DACL made from the Unix
-// mode whatever was set, and its TCP table names no owning process
-// (docs/windows-wine.md). 2 is an error.
+// dacl-kept, tcp-owner and rename-open exit 0 when the system can do it and
+// 3 when it cannot, printing what they saw: Wine 8 answers a DACL made from
+// the Unix mode whatever was set, its TCP table names no owning process, and
+// it refuses to rename over a file held open even with FILE_SHARE_DELETE,
+// which Windows allows (docs/windows-wine.md). 2 is an error.
 package main
 
 import (
@@ -35,8 +37,10 @@ func main() {
 		ok, line, err = daclKept(os.Args[2])
 	case len(os.Args) == 2 && os.Args[1] == "tcp-owner":
 		ok, line, err = tcpOwner()
+	case len(os.Args) == 3 && os.Args[1] == "rename-open":
+		ok, line, err = renameOpen(os.Args[2])
 	default:
-		fmt.Fprintln(os.Stderr, "usage: probe acl PATH | probe dacl-kept DIR | probe tcp-owner")
+		fmt.Fprintln(os.Stderr, "usage: probe acl PATH | probe dacl-kept DIR | probe tcp-owner | probe rename-open DIR")
 		os.Exit(2)
 	}
 	if err != nil {

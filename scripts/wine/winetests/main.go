@@ -66,6 +66,10 @@ var limitations = map[string]*regexp.Regexp{
 	"tcp-owner": regexp.MustCompile(`is not held by the bridge \(pid [0-9]+\)|whose owner could not be checked|peercred: |ListenerOwner\([0-9]+\) = \(owner unknown\)|HoldsPort\(self, [0-9]+\) = false`),
 	// Wine does not keep a DACL (probe dacl-kept).
 	"dacl": regexp.MustCompile(`DACL|owner-only ACL|SE_DACL_PROTECTED|protected`),
+	// Wine refuses a rename over a file held open, FILE_SHARE_DELETE or
+	// not (probe rename-open): the one writer's replace of a file another
+	// handle reads.
+	"rename-open": regexp.MustCompile(`replacing the old file: Access denied`),
 }
 
 type test struct {
@@ -83,7 +87,7 @@ func (l limitFlags) String() string { return fmt.Sprint(map[string]string(l)) }
 func (l limitFlags) Set(v string) error {
 	name, reason, ok := strings.Cut(v, "=")
 	if _, known := limitations[name]; !ok || !known {
-		return fmt.Errorf("-limit %q: want NAME=REASON with NAME one of tcp-owner, dacl", v)
+		return fmt.Errorf("-limit %q: want NAME=REASON with NAME one of tcp-owner, dacl, rename-open", v)
 	}
 	l[name] = reason
 	return nil
