@@ -154,6 +154,24 @@ func newHeard(text string, atMs, selection json.RawMessage) heardLine {
 	return h
 }
 
+// heardLines are the lines of an answer's heard: one per utterance with
+// text, at most maxUtterances; dropped counts the entries past them. A
+// heard that is not a list is nothing heard.
+func heardLines(r voiceReply) (lines []heardLine, dropped int) {
+	var heard []json.RawMessage
+	json.Unmarshal(r.Heard, &heard)
+	for i, raw := range heard {
+		if i == maxUtterances {
+			return lines, len(heard) - i
+		}
+		var u utterance
+		if json.Unmarshal(raw, &u) == nil && u.Text != "" {
+			lines = append(lines, newHeard(u.Text, u.AtMs, r.Selection))
+		}
+	}
+	return lines, 0
+}
+
 // idOf reads a selection entry's id: a string, or a number as written.
 func idOf(v json.RawMessage) (string, bool) {
 	var s string
@@ -270,9 +288,12 @@ func runListen(ctx context.Context, c *command, a args, dir string, stdout io.Wr
 		}
 	}
 	ctx, cancel := context.WithCancelCause(ctx)
-	defer cancel(nil)
+	watched := make(chan struct{})
+	defer func() { cancel(nil); <-watched }()
+	every := listenClock.owner
 	go func() {
-		t := time.NewTicker(listenClock.owner)
+		defer close(watched)
+		t := time.NewTicker(every)
 		defer t.Stop()
 		for session.Alive(owner) {
 			select {
@@ -332,17 +353,12 @@ func (l *listener) run(ctx context.Context) int {
 			l.failures = 0
 			l.connected(true)
 			l.setVoice(r)
-			var heard []json.RawMessage
-			json.Unmarshal(r.Heard, &heard) // not a list: nothing heard
-			for i, raw := range heard {
-				if i == maxUtterances {
-					l.log.Warn("the tab sent " + strconv.Itoa(len(heard)) + " utterances in one answer; the first " + strconv.Itoa(maxUtterances) + " are printed")
-					break
-				}
-				var u utterance
-				if json.Unmarshal(raw, &u) == nil && u.Text != "" {
-					l.out(newHeard(u.Text, u.AtMs, r.Selection))
-				}
+			lines, dropped := heardLines(r)
+			for _, h := range lines {
+				l.out(h)
+			}
+			if dropped > 0 {
+				l.log.Warn("the tab sent more than " + strconv.Itoa(maxUtterances) + " utterances in one answer; " + strconv.Itoa(dropped) + " were not printed")
 			}
 		case r.Error == "timeout": // the bridge's own: the tab took too long; ask again
 			l.failures = 0
