@@ -369,8 +369,13 @@ func (l *listener) run(ctx context.Context) int {
 				if code, end := l.failed(ctx, err); end {
 					return code
 				}
+				continue
 			}
-			continue
+			if ctx.Err() != nil {
+				return l.stopped(ctx)
+			}
+			// On to the pause: a tab that comes and goes at once must not
+			// print connected and disconnected faster than a line a second.
 		case voiceRefusals[r.Error]:
 			l.log.Error("the tab refused voice.listen", "error", r.Error, "message", r.Message)
 			msg := r.Message
@@ -419,8 +424,8 @@ func (l *listener) failed(ctx context.Context, err error) (code int, end bool) {
 			l.log.Warn(ce.Msg + "; looking for the bridge again")
 		}
 		if time.Since(l.lost) >= listenClock.gone {
-			l.log.Info("stopping: no bridge has answered for " + listenClock.gone.String())
-			l.unavailable("No bridge has answered for " + listenClock.gone.String() + ", so the listener stops.")
+			l.log.Info("stopping: no bridge has answered for " + span(listenClock.gone))
+			l.unavailable("No bridge has answered for " + span(listenClock.gone) + ", so the listener stops.")
 			return exitcode.OK, true
 		}
 		if !pause(ctx, listenClock.find) {
@@ -441,6 +446,14 @@ func (l *listener) failed(ctx context.Context, err error) (code int, end bool) {
 		return l.stopped(ctx), true
 	}
 	return 0, false
+}
+
+// span words d for a person: "10 minutes", or as Go writes it.
+func span(d time.Duration) string {
+	if d >= time.Minute && d%time.Minute == 0 {
+		return strconv.Itoa(int(d/time.Minute)) + " minutes"
+	}
+	return d.String()
 }
 
 // waitTab parks on the bridge's /wait until the tab attaches or the wait
