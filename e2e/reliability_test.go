@@ -176,7 +176,15 @@ func TestRel_SIGPIPE(t *testing.T) {
 	t.Parallel()
 	tok := newToken()
 	b := startBridge(t, bridgeOpts{token: tok})
-	connectPage(t, b, map[string]any{"token": tok})
+	p, _ := connectPage(t, b, map[string]any{"token": tok})
+	// listen prints nothing until there is something to say (no line at
+	// start): the tab hears the user, so it has a line to write.
+	p.serve(func(cmd string, args map[string]any) map[string]any {
+		if cmd == "voice.listen" {
+			return map[string]any{"ok": true, "heard": []any{map[string]any{"text": "hello", "atMs": 1}}, "selection": []any{}}
+		}
+		return defaultHandler(cmd, args)
+	})
 	b.awaitConnected(true)
 	verbs := [][]string{
 		{"status"},

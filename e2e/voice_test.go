@@ -71,7 +71,7 @@ func (p *cliProc) awaitLine(t *testing.T, n int) {
 var voiceTools = append([]any{map[string]any{"name": "voice.listen", "inputSchema": map[string]any{"type": "object"}}}, defaultTools...)
 
 // A scripted tab: listen prints exactly the expected lines, parks while
-// the tab is away, and exits 1 when the tab says voice is unavailable.
+// the tab is away, and exits 1 when the tab refuses to listen.
 func TestRef_ListenPrintsWhatTheTabHears(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir() + "/cfg"
@@ -80,10 +80,13 @@ func TestRef_ListenPrintsWhatTheTabHears(t *testing.T) {
 	b := startBridge(t, bridgeOpts{configDir: dir})
 
 	var mu sync.Mutex
+	// The app's shape (reference-bridge-notes.md, "The tab's voice
+	// commands"): heard is a list of {text, atMs}, the selection a list of
+	// {id, name}, and voiceOn the user's voice switch.
 	replies := []map[string]any{
-		{"ok": true, "heard": "make it red", "atMs": 1200, "selection": []any{"s1"}},
-		{"ok": true, "voice": "off"},
-		{"ok": true, "voice": "on", "heard": "bigger", "atMs": 5},
+		{"ok": true, "heard": []any{map[string]any{"text": "make it red", "atMs": 1200}}, "selection": []any{map[string]any{"id": "s1", "name": "Rose"}}, "say": "Heard 1."},
+		{"ok": true, "heard": []any{}, "selection": []any{}, "voiceOn": false, "say": "Voice is off."},
+		{"ok": true, "voiceOn": true, "heard": []any{map[string]any{"text": "bigger", "atMs": 5}}},
 		nil, // the tab goes away
 	}
 	script := func(p *page) pageHandler {
@@ -94,7 +97,7 @@ func TestRef_ListenPrintsWhatTheTabHears(t *testing.T) {
 			mu.Lock()
 			defer mu.Unlock()
 			if len(replies) == 0 {
-				return map[string]any{"ok": false, "error": "unavailable", "message": "No microphone."}
+				return map[string]any{"ok": false, "error": "refused", "message": "No microphone."}
 			}
 			r := replies[0]
 			replies = replies[1:]
@@ -111,22 +114,22 @@ func TestRef_ListenPrintsWhatTheTabHears(t *testing.T) {
 	b.awaitConnected(true)
 
 	l := startCLI(t, "--config-dir", dir, "--port", strconv.Itoa(b.port), "listen")
-	l.awaitLine(t, 6) // up to the tab going away
+	l.awaitLine(t, 4) // up to the tab going away
 	q := openPage(t, b.port, false)
 	q.serve(script(q))
 	wantHello(t, q.handshake(map[string]any{"secret": secret}), b.port)
 	if code := l.exit(t); code != 1 {
-		t.Errorf("listen after the tab said unavailable: exit %d, want 1", code)
+		t.Errorf("listen after the tab refused: exit %d, want 1", code)
 	}
+	// No connected line at start; the first answer's voice switch off is
+	// not news (it is off by default), its turning on is.
 	want := []string{
-		`{"event":"connected"}`,
-		`{"heard":"make it red","atMs":1200,"selection":["s1"]}`,
-		`{"event":"voice-off"}`,
+		`{"heard":"make it red","atMs":1200,"selection":[{"id":"s1","name":"Rose"}]}`,
 		`{"event":"voice-on"}`,
 		`{"heard":"bigger","atMs":5,"selection":null}`,
 		`{"event":"disconnected"}`,
 		`{"event":"connected"}`,
-		`{"event":"unavailable"}`,
+		`{"event":"unavailable","message":"No microphone."}`,
 	}
 	if got := l.stdout.lines.all(); strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("listen stdout:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
@@ -167,7 +170,6 @@ func TestRef_ListenEndsWithItsOwner(t *testing.T) {
 	defer owner.Process.Kill()
 	from := p.frames.len()
 	l := startCLI(t, "--config-dir", b.configDir, "--port", strconv.Itoa(b.port), "listen", "--owner", strconv.Itoa(owner.Process.Pid))
-	l.awaitLine(t, 1)
 	if f, _ := p.command(from); f.str("command") != "voice.listen" {
 		t.Fatalf("the tab got %s, want voice.listen", f.raw)
 	}
@@ -178,5 +180,10 @@ func TestRef_ListenEndsWithItsOwner(t *testing.T) {
 	owner.Wait()
 	if code := l.exit(t); code != 0 {
 		t.Errorf("listen after its owner died: exit %d, want 0; stderr:\n%s", code, l.stderr)
+	}
+	// Nothing at start (the tab was attached, which is no change), and one
+	// line saying why it ends.
+	if got := l.stdout.lines.all(); len(got) != 1 || !strings.HasPrefix(got[0], `{"event":"unavailable","message":"`) || !strings.Contains(got[0], "owner") {
+		t.Errorf("listen stdout after its owner died:\n%s\nwant one unavailable line naming the owner", strings.Join(got, "\n"))
 	}
 }

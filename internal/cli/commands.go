@@ -229,20 +229,29 @@ it, and it stays unspent.`,
 		Name:     "listen",
 		Synopsis: []string{"listen [--owner PID] [--port N] [--config-dir DIR]"},
 		Summary:  "print what the tab transcribes of the user's speech, a JSON line each",
-		Long: `listen prints what the tab transcribes of the user's speech, a JSON line each
-({"heard","atMs","selection"}), and events ({"event":"connected",
-"disconnected", "voice-on", "voice-off" or "unavailable"}), asking the
-tab's voice.listen again and again and waiting while no tab is attached.
-It ends with exit 0 when the process --owner names (default: the bridge)
-is gone, and with exit 1 when the tab refuses.`,
+		Long: `listen prints what the tab transcribes of the user's speech, a JSON line per
+utterance ({"heard","atMs","selection"}, the selection a list of {id, name}),
+and events: {"event":"connected"} and "disconnected" when that changes (none
+at start); "voice-on" and "voice-off" when the app's voice switch changes
+(on the first answer only when on, or off in a browser without voice, then
+with "voiceSupport" and "message"); "unavailable" with a "message" before it
+ends. Nothing else goes to stdout. It asks the tab's voice.listen
+{"timeoutSeconds":25} again and again, each request marked as a listener's,
+so the bridge lists it in /status and --exit-when-unused still applies;
+it waits on /wait while no tab is attached, and finds the bridge again
+through the session files if another takes its port over. It ends with
+exit 0 when the process --owner names (default: the bridge) is gone, when
+no bridge has answered for 10 minutes, or on SIGINT or SIGTERM (then
+quietly); with exit 1 when the tab refuses, or after three other failures
+in a row.`,
 		Flags: []flagDef{
-			{Name: "owner", Value: "PID", Help: "stop when this process is gone (default: the bridge)"},
+			{Name: "owner", Value: "PID", Help: "stop when this process is gone, looked for every 2 s (default: the bridge)"},
 			fPort, fConfigDir,
 		},
 		Exits: []exitDef{
-			{0, "the owner is gone, or a signal"},
-			{1, "the tab refused to listen"},
-			{exitcode.NoBridge, "no bridge is running, or several run and --port does not say which"},
+			{0, "the owner is gone, no bridge answered for 10 minutes, or a signal"},
+			{1, "the tab refused to listen, or three failures in a row"},
+			{exitcode.NoBridge, "no bridge is running at start, or several run and --port does not say which; nothing is printed on stdout"},
 			{exitcode.Usage, "a usage error"},
 		},
 		JSON: true,

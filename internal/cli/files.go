@@ -100,8 +100,8 @@ func fileSpecs(list []flagValue) ([]fileSpec, error) {
 
 // attachFiles reads the files of --file and --file-text and puts them into
 // the call's arguments. A key that does not fit the arguments is a usage
-// error; a file security/files refuses is file_refused. Either way nothing
-// has been sent.
+// error, and so is a file security/files refuses (exit 64). Either way
+// nothing has been sent.
 //
 // With files, the arguments are decoded and encoded again: numbers keep
 // their digits, but members come out sorted, and of a name given twice
@@ -133,7 +133,9 @@ func attachFiles(req client.Request, list []flagValue, log *slog.Logger) (client
 	for _, s := range specs {
 		in, err := files.Read(s.path, s.mode)
 		if err != nil {
-			return req, &client.Error{Exit: exitcode.Failed, Code: "file_refused",
+			// The file named on the command line cannot go: a usage
+			// error, as in the Stitch Slop team's CLI (exit 64).
+			return req, &client.Error{Exit: exitcode.Usage, Code: "usage",
 				Msg: fmt.Sprintf("--%s %s: %s; nothing was sent to the tab", s.flag, s.arg, strings.TrimPrefix(err.Error(), "files: ")),
 				Hint: "only images (PNG, JPEG, GIF, WebP, known by their bytes) and design files of at most " +
 					fmt.Sprint(files.MaxIn>>20) + " MB are sent, never a hidden file or one in a hidden folder"}

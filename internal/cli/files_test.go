@@ -248,27 +248,27 @@ func TestAttachFilesRefuses(t *testing.T) {
 		msg  []string
 	}{
 		{"a text file named .png", `{}`, []string{"--file", "image=" + writeTestFile(t, filepath.Join(dir, "x.png"), []byte("not an image"))},
-			1, "file_refused", []string{"--file image: ", "its bytes are not a PNG, JPEG, GIF or WebP image", "nothing was sent to the tab"}},
+			64, "usage", []string{"--file image: ", "its bytes are not a PNG, JPEG, GIF or WebP image", "nothing was sent to the tab"}},
 		{"a hidden file", `{}`, []string{"--file", "d=" + writeTestFile(t, filepath.Join(dir, ".secret.json"), []byte(`{}`))},
-			1, "file_refused", []string{"hidden files and folders are not sent"}},
+			64, "usage", []string{"hidden files and folders are not sent"}},
 		{"a hidden folder", `{}`, []string{"--file-text", "d=" + writeTestFile(t, filepath.Join(dir, ".ssh", "id.json"), []byte(`{}`))},
-			1, "file_refused", []string{"hidden files and folders are not sent"}},
+			64, "usage", []string{"hidden files and folders are not sent"}},
 		{"a climb into a hidden folder", `{}`, []string{"--file", "d=" + filepath.Join(dir, "sub", "..", ".ssh", "id.json")},
-			1, "file_refused", []string{"hidden files and folders are not sent"}},
+			64, "usage", []string{"hidden files and folders are not sent"}},
 		{"a key", `{}`, []string{"--file", "d=" + writeTestFile(t, filepath.Join(dir, "id_rsa"), []byte("-----BEGIN"))},
-			1, "file_refused", []string{"is not a kind of file sent to the tab"}},
+			64, "usage", []string{"is not a kind of file sent to the tab"}},
 		{"a script", `{}`, []string{"--file", "d=" + writeTestFile(t, filepath.Join(dir, "x.sh"), []byte("#!/bin/sh"))},
-			1, "file_refused", []string{"is not a kind of file sent to the tab"}},
+			64, "usage", []string{"is not a kind of file sent to the tab"}},
 		{"missing", `{}`, []string{"--file", "d=" + filepath.Join(dir, "nope.dst")},
-			1, "file_refused", []string{"no such file"}},
+			64, "usage", []string{"no such file"}},
 		{"a folder", `{}`, []string{"--file", "d=" + writeTestFile(t, filepath.Join(dir, "f.dst", "x"), nil) + "/.."},
-			1, "file_refused", []string{"not a regular file"}},
+			64, "usage", []string{"not a regular file"}},
 		{"a machine format as text", `{}`, []string{"--file-text", "d=" + dst},
-			1, "file_refused", []string{"cannot be sent as text"}},
+			64, "usage", []string{"cannot be sent as text"}},
 		{"text that is not UTF-8", `{}`, []string{"--file-text", "d=" + writeTestFile(t, filepath.Join(dir, "bad.svg"), []byte("<svg>\xff</svg>"))},
-			1, "file_refused", []string{"not valid UTF-8"}},
+			64, "usage", []string{"not valid UTF-8"}},
 		{"over 14 MB", `{}`, []string{"--file", "d=" + big},
-			1, "file_refused", []string{"over the 14 MB limit"}},
+			64, "usage", []string{"over the 14 MB limit"}},
 		{"over the request limit", `{}`, []string{"--file", "a=" + full[0], "--file", "b=" + full[1]},
 			1, "too_large", []string{"over the 24 MB the bridge takes", "nothing was sent to the tab"}},
 		// Keys are checked before any file is read: the missing file is
@@ -289,7 +289,7 @@ func TestAttachFilesRefuses(t *testing.T) {
 			64, "usage", []string{"JSON-ARGS has a list at a, not an object"}},
 		// One good file and one refused: nothing.
 		{"second refused", `{}`, []string{"--file", "ok=" + dst, "--file-text", "bad=" + dst},
-			1, "file_refused", []string{"--file-text bad"}},
+			64, "usage", []string{"--file-text bad"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -3,8 +3,10 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"log/slog"
+	"os"
 	"strconv"
 	"time"
 	"unicode/utf8"
@@ -13,60 +15,115 @@ import (
 	"github.com/stitchslop/stitchslop-bridge/internal/envelope"
 	"github.com/stitchslop/stitchslop-bridge/internal/exitcode"
 	"github.com/stitchslop/stitchslop-bridge/internal/session"
+	"github.com/stitchslop/stitchslop-bridge/internal/ui"
 )
 
-// The listen verb (reference-bridge-notes.md, Voice) asks the tab for what
-// the user says, over and over, and prints a JSON line for each thing:
+// The listen verb (reference-bridge-notes.md, "`listen`, the shell verb")
+// asks the tab for what the user says, over and over, and prints a JSON
+// line for each thing, and nothing else on stdout:
 //
-//	{"heard":"make it red","atMs":1200,"selection":["s1"]}
+//	{"heard":"make it red","atMs":1200,"selection":[{"id":"s1","name":"Rose"}]}
 //	{"event":"connected"|"disconnected"|"voice-on"|"voice-off"|"unavailable"}
 //
-// It expects the tab's voice.listen {timeoutSeconds} to answer within that
-// time with ok:true and, when the user spoke, heard (with atMs and
-// selection); a voice member "on" or "off" says whether the microphone is
-// on. ok:false with error "voice_off" is the microphone off too; "timeout",
-// "not_connected" and "disconnected" are the bridge's own and mean ask
-// again, or wait for the tab; any other refusal ends the verb with exit 1,
-// "unavailable" after saying so as an event. While no tab is attached it
-// waits on the bridge's /wait. It ends (exit 0) when its owner (--owner
-// PID, default the bridge's pid) is gone, or on a signal.
+// The tab holds voice.listen {timeoutSeconds} until the user speaks, its
+// voice switch flips or the time is up, then answers {ok:true, heard:
+// [{text, atMs}, ...], selection:[{id, name}, ...], say, voiceOn?}; heard
+// is [] when nothing was said. voiceOn comes only from an app with a voice
+// switch; a voiceOn:false reply may carry voiceSupport (voice cannot work
+// in this browser) with a say sentence. ok:false with refused,
+// unknown_command or bad_arguments means no voice here: listen prints
+// unavailable with the app's message and exits 1. The bridge's own
+// timeout means ask again; not_connected and disconnected, wait on /wait
+// for the tab. Every request carries the listener header with this
+// process's pid, so the bridge lists it and does not count it as an
+// agent's use.
+//
+// connected and disconnected are printed once per change, none at start.
+// voice-on and voice-off: on the first answer only when the switch is on,
+// or off with voiceSupport; after that on every change. Before any exit
+// but a signal's, an unavailable line says why: a refusal (exit 1), three
+// other failures in a row (exit 1), the owner (--owner PID, default the
+// bridge's pid) gone, or no bridge answering for bridgeGone (exit 0).
+// With no bridge at start it prints nothing and exits 3.
 
-// Clocks of listen.
+// Clocks and bounds of listen.
 const (
-	// listenSeconds is how long each voice.listen waits for speech, as the
-	// reference bridge asks.
+	// listenSeconds is how long each voice.listen waits for speech: the
+	// most the tab holds one (reference-bridge-notes.md).
 	listenSeconds = 25
+	// listenCallMs is the bridge's deadline for one voice.listen: the
+	// tab's own 25 s and 10 s for the answer to come back.
+	listenCallMs = (listenSeconds + 10) * 1000
+	// waitSeconds is one park on /wait while the tab is away, as the
+	// reference bridge parks.
+	waitSeconds = 90
 	// ownerPoll is how often the owner is looked for: a process has no
 	// portable exit notice to wait on.
-	ownerPoll = time.Second
-	// listenPause follows every answer of the tab's, heard or not, so a
-	// tab that answers at once cannot print faster than one answer's lines
-	// a second.
+	ownerPoll = 2 * time.Second
+	// listenPause follows every answer of the tab's that came back within
+	// it, heard or not, and every failure, so a tab or bridge that answers
+	// at once cannot print faster than one answer's lines a second.
 	listenPause = time.Second
+	// findPoll is how often the session files are read again while the
+	// bridge does not answer: a follower that takes the port over writes
+	// a new file with a new key within its own 3-second poll.
+	findPoll = 2 * time.Second
+	// bridgeGone is how long no bridge may answer before listen gives up
+	// (exit 0): past it, no follower is coming to take the port over.
+	bridgeGone = 10 * time.Minute
+	// maxFailures ends listen (exit 1) after that many failures in a row
+	// that are neither a refusal nor a missing bridge: one is a hiccup,
+	// three a tab or bridge that will not listen.
+	maxFailures = 3
 	// maxHeard bounds, in characters, the text of one line: 25 seconds of
 	// speech is a few hundred; past it the line is cut, ending in "…".
+	// Messages (unavailable, voice-off) are bounded the same.
 	maxHeard = 2000
-	// maxSelection bounds the ids a line's selection lists, and
-	// maxSelectionID each id's characters.
+	// maxUtterances bounds the lines one answer prints: 25 seconds of
+	// speech is a few utterances; the rest of a longer list is dropped.
+	maxUtterances = 50
+	// maxSelection bounds the entries a line's selection lists, and
+	// maxSelectionID the characters of each entry's id and name.
 	maxSelection   = 100
 	maxSelectionID = 200
+	// maxVoiceSupport bounds, in bytes, a voiceSupport that is an object
+	// or a list; a larger one is replaced by a note.
+	maxVoiceSupport = 1000
 )
 
-// listenEvent is one event line.
+// listenClock holds the clocks tests shorten.
+var listenClock = struct{ owner, find, gone time.Duration }{ownerPoll, findPoll, bridgeGone}
+
+// The tab's refusals that mean no voice here (reference-bridge-notes.md,
+// "The tab's voice commands").
+var voiceRefusals = map[string]bool{"refused": true, "unknown_command": true, "bad_arguments": true}
+
+// listenEvent is one event line. VoiceSupport and Message go with a
+// voice-off in a browser where voice cannot work, Message with
+// unavailable.
 type listenEvent struct {
-	Event string `json:"event"`
+	Event        string          `json:"event"`
+	VoiceSupport json.RawMessage `json:"voiceSupport,omitempty"`
+	Message      string          `json:"message,omitempty"`
 }
 
 // heardLine is one utterance line: what the tab transcribed, bounded.
 type heardLine struct {
-	Heard     string   `json:"heard"`
-	AtMs      *float64 `json:"atMs"`
-	Selection []string `json:"selection"`
+	Heard     string          `json:"heard"`
+	AtMs      *float64        `json:"atMs"`
+	Selection []selectedShape `json:"selection"`
 }
 
-// newHeard bounds what a tab said into a line: text cut at maxHeard
+// selectedShape is one entry of a line's selection.
+type selectedShape struct {
+	ID   string `json:"id"`
+	Name string `json:"name"`
+}
+
+// newHeard bounds one utterance into a line: text cut at maxHeard
 // characters, atMs a number or null, selection a list of at most
-// maxSelection strings of at most maxSelectionID characters, or null.
+// maxSelection {id, name} of at most maxSelectionID characters each
+// (entries that are not objects, or have no id, dropped), or null.
 // Invisible characters go at emit, with everything else printed.
 func newHeard(text string, atMs, selection json.RawMessage) heardLine {
 	h := heardLine{Heard: cutRunes(text, maxHeard)}
@@ -74,16 +131,58 @@ func newHeard(text string, atMs, selection json.RawMessage) heardLine {
 	if json.Unmarshal(atMs, &at) == nil && len(atMs) > 0 && atMs[0] != 'n' {
 		h.AtMs = &at
 	}
-	var ids []any
-	if json.Unmarshal(selection, &ids) == nil && ids != nil {
-		h.Selection = []string{}
-		for _, id := range ids {
-			if s, ok := id.(string); ok && len(h.Selection) < maxSelection {
-				h.Selection = append(h.Selection, cutRunes(s, maxSelectionID))
+	var entries []json.RawMessage
+	if json.Unmarshal(selection, &entries) == nil && entries != nil {
+		h.Selection = []selectedShape{}
+		for _, e := range entries {
+			if len(h.Selection) == maxSelection {
+				break
 			}
+			var o map[string]json.RawMessage
+			if json.Unmarshal(e, &o) != nil || o == nil {
+				continue
+			}
+			id, ok := idOf(o["id"])
+			if !ok {
+				continue
+			}
+			var name string
+			json.Unmarshal(o["name"], &name)
+			h.Selection = append(h.Selection, selectedShape{ID: cutRunes(id, maxSelectionID), Name: cutRunes(name, maxSelectionID)})
 		}
 	}
 	return h
+}
+
+// heardLines are the lines of an answer's heard: one per utterance with
+// text, at most maxUtterances; dropped counts the entries past them. A
+// heard that is not a list is nothing heard.
+func heardLines(r voiceReply) (lines []heardLine, dropped int) {
+	var heard []json.RawMessage
+	json.Unmarshal(r.Heard, &heard)
+	for i, raw := range heard {
+		if i == maxUtterances {
+			return lines, len(heard) - i
+		}
+		var u utterance
+		if json.Unmarshal(raw, &u) == nil && u.Text != "" {
+			lines = append(lines, newHeard(u.Text, u.AtMs, r.Selection))
+		}
+	}
+	return lines, 0
+}
+
+// idOf reads a selection entry's id: a string, or a number as written.
+func idOf(v json.RawMessage) (string, bool) {
+	var s string
+	if json.Unmarshal(v, &s) == nil && s != "" {
+		return s, true
+	}
+	var n json.Number
+	if json.Unmarshal(v, &n) == nil && n != "" {
+		return n.String(), true
+	}
+	return "", false
 }
 
 // cutRunes keeps at most n characters of s, marking a cut with "…".
@@ -96,52 +195,105 @@ func cutRunes(s string, n int) string {
 
 // voiceReply is what listen reads of a voice.listen envelope.
 type voiceReply struct {
-	OK        bool            `json:"ok"`
-	Error     string          `json:"error"`
-	Message   string          `json:"message"`
-	Heard     string          `json:"heard"`
-	AtMs      json.RawMessage `json:"atMs"`
-	Selection json.RawMessage `json:"selection"`
-	Voice     string          `json:"voice"`
+	OK           bool            `json:"ok"`
+	Error        string          `json:"error"`
+	Message      string          `json:"message"`
+	Heard        json.RawMessage `json:"heard"` // a list of utterance
+	Selection    json.RawMessage `json:"selection"`
+	Say          string          `json:"say"`
+	VoiceOn      *bool           `json:"voiceOn"`
+	VoiceSupport json.RawMessage `json:"voiceSupport"`
 }
+
+// utterance is one entry of heard.
+type utterance struct {
+	Text string          `json:"text"`
+	AtMs json.RawMessage `json:"atMs"`
+}
+
+// Voice states, as listen last reported them.
+const (
+	voiceUnknown     = ""
+	voiceOn          = "on"
+	voiceOff         = "off"
+	voiceUnsupported = "unsupported" // off, in a browser where voice cannot work
+)
+
+// errOwnerGone ends the run when the --owner process is gone.
+var errOwnerGone = errors.New("the owner is gone")
 
 // listener is one run of the verb.
 type listener struct {
 	dir   string
-	port  int         // --port, or 0
+	port  int // --port, or 0
+	owner int
+	pid   int         // this process, for the listener header
 	out   func(v any) // prints one line, through the gate (emit)
 	log   *slog.Logger
-	state string // the last connected/disconnected event printed
-	voice string // the last voice-on/voice-off event printed
+	c     *client.Client
+
+	state    string    // "connected" or "disconnected" as last seen; "" before
+	voice    string    // a voice state
+	failures int       // failures in a row (maxFailures)
+	lost     time.Time // since when no bridge answers; zero while one does
 }
 
 func (l *listener) event(e string) { l.out(listenEvent{Event: e}) }
 
+// unavailable prints the line that comes before listen's exit.
+func (l *listener) unavailable(msg string) {
+	l.out(listenEvent{Event: "unavailable", Message: cutRunes(msg, maxHeard)})
+}
+
 // runListen runs the verb and returns its exit code. Which flags go with
 // it, Main has checked already.
 func runListen(ctx context.Context, c *command, a args, dir string, stdout io.Writer, log *slog.Logger) int {
-	end := func(err error) int { return fail(log, stdout, c, a, err) }
 	if len(a.pos) > 1 {
-		return end(usageErr("listen takes no arguments"))
+		return fail(log, stdout, c, a, usageErr("listen takes no arguments"))
 	}
 	port, err := portFlag(a)
 	if err != nil {
-		return end(usageErr("%v", err))
+		return fail(log, stdout, c, a, usageErr("%v", err))
 	}
 	s, err := client.Find(dir, port)
 	if err != nil {
-		return end(err)
+		// stdout carries event lines only: whoever reads them (an agent's
+		// Monitor) must not take an envelope for one.
+		return quiet(log, err)
 	}
 	owner := s.PID
 	if v, ok := a.flags["owner"]; ok {
 		if owner, err = strconv.Atoi(v); err != nil || owner < 1 {
-			return end(usageErr("--owner %q is not a process id", v))
+			return fail(log, stdout, c, a, usageErr("--owner %q is not a process id", v))
 		}
 	}
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
+	l := &listener{dir: dir, port: port, owner: owner, pid: os.Getpid(), log: log, c: client.New(s),
+		out: func(v any) {
+			b, _ := json.Marshal(v)
+			emit(stdout, b, a)
+		}}
+	// The first look, for exit 3 when the session file's bridge does not
+	// answer, and for the state the first change is measured from.
+	b, err := l.c.Do(ctx, client.Request{Method: "GET", Path: "/status", Timeout: timeouts.quick, Listener: l.pid})
+	var ce *client.Error
+	if errors.As(err, &ce) && ce.Exit == exitcode.NoBridge {
+		return quiet(log, err)
+	}
+	if err == nil {
+		var st struct {
+			Connected bool `json:"connected"`
+		}
+		if json.Unmarshal(b, &st) == nil {
+			l.connected(st.Connected)
+		}
+	}
+	ctx, cancel := context.WithCancelCause(ctx)
+	watched := make(chan struct{})
+	defer func() { cancel(nil); <-watched }()
+	every := listenClock.owner
 	go func() {
-		t := time.NewTicker(ownerPoll)
+		defer close(watched)
+		t := time.NewTicker(every)
 		defer t.Stop()
 		for session.Alive(owner) {
 			select {
@@ -150,110 +302,237 @@ func runListen(ctx context.Context, c *command, a args, dir string, stdout io.Wr
 				return
 			}
 		}
-		log.Info("stopping: the owner (pid " + strconv.Itoa(owner) + ") is gone")
-		cancel()
+		cancel(errOwnerGone)
 	}()
-	out := func(v any) {
-		b, _ := json.Marshal(v)
-		emit(stdout, b, a)
-	}
-	l := &listener{dir: dir, port: port, out: out, log: log}
-	return l.run(ctx, s)
+	return l.run(ctx)
 }
 
-func (l *listener) run(ctx context.Context, s session.File) int {
-	c := client.New(s)
-	if b, err := c.Do(ctx, client.Request{Method: "GET", Path: "/status", Timeout: timeouts.quick}); err == nil {
-		var st struct {
-			Connected bool `json:"connected"`
-		}
-		json.Unmarshal(b, &st)
-		l.connected(st.Connected)
+// quiet reports err on stderr only and returns its exit code.
+func quiet(log *slog.Logger, err error) int {
+	var ce *client.Error
+	if !errors.As(err, &ce) {
+		ce = &client.Error{Exit: exitcode.Failed, Msg: err.Error()}
 	}
-	for ctx.Err() == nil {
-		started := time.Now()
-		env, err := c.Do(ctx, client.Request{Method: "POST", Path: "/call", Timeout: (listenSeconds+10)*time.Second + answerMargin,
-			Body: callBody{Command: "voice.listen", Args: json.RawMessage(`{"timeoutSeconds":` + strconv.Itoa(listenSeconds) + `}`),
-				TimeoutMs: (listenSeconds + 10) * 1000}})
+	log.Error(ce.Msg)
+	if ce.Hint != "" {
+		ui.Hint(log, ce.Hint)
+	}
+	return ce.Exit
+}
+
+func (l *listener) run(ctx context.Context) int {
+	call := client.Request{Method: "POST", Path: "/call", Listener: l.pid,
+		Timeout: listenCallMs*time.Millisecond + timeouts.margin,
+		Body: callBody{Command: "voice.listen", Args: json.RawMessage(`{"timeoutSeconds":` + strconv.Itoa(listenSeconds) + `}`),
+			TimeoutMs: listenCallMs}}
+	for {
 		if ctx.Err() != nil {
-			break
+			return l.stopped(ctx)
+		}
+		started := time.Now()
+		env, err := l.c.Do(ctx, call)
+		if ctx.Err() != nil {
+			return l.stopped(ctx)
 		}
 		if err != nil {
-			// The bridge went away; another may take its port over (a
-			// follower does), with a new session file.
-			l.connected(false)
-			if !pause(ctx, ownerPoll) {
-				break
-			}
-			if found, err := client.Find(l.dir, l.port); err == nil {
-				s, c = found, client.New(found)
+			if code, end := l.failed(ctx, err); end {
+				return code
 			}
 			continue
 		}
+		l.lost = time.Time{}
 		var r voiceReply
 		if err := json.Unmarshal(env, &r); err != nil {
-			l.log.Error("the bridge answered voice.listen with something that is not an envelope")
-			return exitcode.Failed
+			if code, end := l.failed(ctx, errors.New("the bridge answered voice.listen with something that is not an envelope")); end {
+				return code
+			}
+			continue
 		}
 		switch {
 		case r.OK:
+			l.failures = 0
 			l.connected(true)
-			l.setVoice(r.Voice)
-			if r.Heard != "" {
-				l.out(newHeard(r.Heard, r.AtMs, r.Selection))
+			l.setVoice(r)
+			lines, dropped := heardLines(r)
+			for _, h := range lines {
+				l.out(h)
 			}
-		case r.Error == "timeout":
+			if dropped > 0 {
+				l.log.Warn("the tab sent more than " + strconv.Itoa(maxUtterances) + " utterances in one answer; " + strconv.Itoa(dropped) + " were not printed")
+			}
+		case r.Error == "timeout": // the bridge's own: the tab took too long; ask again
+			l.failures = 0
 		case r.Error == "not_connected" || r.Error == "disconnected":
+			l.failures = 0
 			l.connected(false)
-			l.waitTab(ctx, c)
-			continue
-		case r.Error == "voice_off":
-			l.connected(true)
-			l.setVoice("off")
-		default:
-			if r.Error == "unavailable" {
-				l.event("unavailable")
+			if err := l.waitTab(ctx); err != nil {
+				if code, end := l.failed(ctx, err); end {
+					return code
+				}
+				continue
 			}
-			l.log.Error("the tab refused voice.listen: " + r.Error + ": " + r.Message)
+			if ctx.Err() != nil {
+				return l.stopped(ctx)
+			}
+			// On to the pause: a tab that comes and goes at once must not
+			// print connected and disconnected faster than a line a second.
+		case voiceRefusals[r.Error]:
+			l.log.Error("the tab refused voice.listen", "error", r.Error, "message", r.Message)
+			msg := r.Message
+			if msg == "" {
+				msg = r.Say
+			}
+			if msg == "" {
+				msg = "The tab refused to listen (" + r.Error + ")."
+			}
+			l.unavailable(msg)
 			return exitcode.Failed
+		default:
+			if code, end := l.failed(ctx, errors.New("voice.listen failed: "+r.Error+": "+r.Message)); end {
+				return code
+			}
+			continue
 		}
 		if time.Since(started) < listenPause && !pause(ctx, listenPause) {
-			break
+			return l.stopped(ctx)
 		}
+	}
+}
+
+// stopped is the exit once ctx has ended: quiet on a signal, an
+// unavailable line when the owner is gone.
+func (l *listener) stopped(ctx context.Context) int {
+	if errors.Is(context.Cause(ctx), errOwnerGone) {
+		msg := "The listener's owner (pid " + strconv.Itoa(l.owner) + ") is gone, so it stops."
+		l.log.Info("stopping: the owner (pid " + strconv.Itoa(l.owner) + ") is gone")
+		l.unavailable(msg)
 	}
 	return exitcode.OK
 }
 
-// waitTab waits on the bridge's /wait for the tab to attach.
-func (l *listener) waitTab(ctx context.Context, c *client.Client) {
-	b, err := c.Do(ctx, client.Request{Method: "POST", Path: "/wait", Body: map[string]any{"seconds": listenSeconds},
-		Timeout: listenSeconds*time.Second + answerMargin})
-	if err == nil {
-		if o, err := envelope.Parse(b); err == nil && o.OK() {
-			l.connected(true)
+// failed handles a request that did not bring an answer: a missing bridge
+// is looked for again through the session files (a 401 or a dead port: a
+// follower may have taken the port over, with a new key) until
+// listenClock.gone; anything else counts towards maxFailures. end says
+// listen is over, with code.
+func (l *listener) failed(ctx context.Context, err error) (code int, end bool) {
+	var ce *client.Error
+	if errors.As(err, &ce) && ce.Exit == exitcode.NoBridge {
+		l.connected(false)
+		if l.lost.IsZero() {
+			l.lost = time.Now()
+			l.log.Warn(ce.Msg + "; looking for the bridge again")
 		}
+		if time.Since(l.lost) >= listenClock.gone {
+			l.log.Info("stopping: no bridge has answered for " + span(listenClock.gone))
+			l.unavailable("No bridge has answered for " + span(listenClock.gone) + ", so the listener stops.")
+			return exitcode.OK, true
+		}
+		if !pause(ctx, listenClock.find) {
+			return l.stopped(ctx), true
+		}
+		if s, err := client.Find(l.dir, l.port); err == nil {
+			l.c = client.New(s)
+		}
+		return 0, false
 	}
+	l.failures++
+	l.log.Warn(err.Error())
+	if l.failures >= maxFailures {
+		l.unavailable("voice.listen failed " + strconv.Itoa(l.failures) + " times in a row; the last: " + err.Error())
+		return exitcode.Failed, true
+	}
+	if !pause(ctx, listenPause) {
+		return l.stopped(ctx), true
+	}
+	return 0, false
 }
 
-// connected prints connected or disconnected when that changes.
+// span words d for a person: "10 minutes", or as Go writes it.
+func span(d time.Duration) string {
+	if d >= time.Minute && d%time.Minute == 0 {
+		return strconv.Itoa(int(d/time.Minute)) + " minutes"
+	}
+	return d.String()
+}
+
+// waitTab parks on the bridge's /wait until the tab attaches or the wait
+// ends; an error is the bridge's.
+func (l *listener) waitTab(ctx context.Context) error {
+	b, err := l.c.Do(ctx, client.Request{Method: "POST", Path: "/wait", Body: map[string]any{"seconds": waitSeconds},
+		Timeout: waitSeconds*time.Second + timeouts.margin, Listener: l.pid})
+	if err != nil {
+		return err
+	}
+	l.lost = time.Time{}
+	if o, err := envelope.Parse(b); err == nil && o.OK() {
+		l.connected(true)
+	}
+	return nil
+}
+
+// connected prints connected or disconnected when that changes; the first
+// state seen is not printed.
 func (l *listener) connected(yes bool) {
 	e := "disconnected"
 	if yes {
 		e = "connected"
 	}
 	if l.state != e {
+		if l.state != "" {
+			l.event(e)
+		}
 		l.state = e
-		l.event(e)
 	}
 }
 
-// setVoice prints voice-on or voice-off when the tab's voice member
-// changes.
-func (l *listener) setVoice(v string) {
-	if (v == "on" || v == "off") && l.voice != v {
-		l.voice = v
-		l.event("voice-" + v)
+// setVoice prints voice-on or voice-off when the answer's voiceOn changes
+// what listen last reported. On the first answer, an off is printed only
+// with voiceSupport; an off with voiceSupport carries it and the app's
+// sentence; an answer without voiceOn (an app with no switch) changes
+// nothing.
+func (l *listener) setVoice(r voiceReply) {
+	if r.VoiceOn == nil {
+		return
 	}
+	unsupported := len(r.VoiceSupport) > 0 && string(r.VoiceSupport) != "null"
+	switch {
+	case *r.VoiceOn:
+		if l.voice != voiceOn {
+			l.voice = voiceOn
+			l.event("voice-on")
+		}
+	case unsupported:
+		if l.voice != voiceUnsupported {
+			l.voice = voiceUnsupported
+			msg := r.Say
+			if msg == "" {
+				msg = "Voice input does not work in this browser."
+			}
+			l.out(listenEvent{Event: "voice-off", VoiceSupport: boundSupport(r.VoiceSupport), Message: cutRunes(msg, maxHeard)})
+		}
+	case l.voice == voiceOn:
+		l.voice = voiceOff
+		l.event("voice-off")
+	case l.voice == voiceUnknown:
+		l.voice = voiceOff
+	}
+}
+
+// boundSupport is voiceSupport as listen prints it: a string cut at
+// maxHeard characters, other values as they came while their JSON is at
+// most maxVoiceSupport bytes, else a note.
+func boundSupport(v json.RawMessage) json.RawMessage {
+	var s string
+	if json.Unmarshal(v, &s) == nil {
+		b, _ := json.Marshal(cutRunes(s, maxHeard))
+		return b
+	}
+	if len(v) > maxVoiceSupport {
+		b, _ := json.Marshal("(the tab's voiceSupport is over " + strconv.Itoa(maxVoiceSupport) + " bytes; not shown)")
+		return b
+	}
+	return v
 }
 
 // pause waits d, or until ctx ends (false).

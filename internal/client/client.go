@@ -109,7 +109,16 @@ type Request struct {
 	// included. It must be positive: a frozen bridge must never hang the
 	// shell.
 	Timeout time.Duration
+
+	// Listener, when positive, is the pid of the listen process sending
+	// the request, sent as listenerHeader: the bridge reports it among its
+	// listeners and does not count it as an agent's use.
+	Listener int
 }
+
+// listenerHeader marks a request of the listen verb with its pid
+// (reference-bridge-notes.md, listen).
+const listenerHeader = "x-stitchslop-listener"
 
 // Client talks to one bridge.
 type Client struct {
@@ -210,6 +219,9 @@ func (c *Client) Open(ctx context.Context, r Request) (io.ReadCloser, error) {
 		return nil, err
 	}
 	req.Header.Set("x-stitchslop-key", c.s.Key)
+	if r.Listener > 0 {
+		req.Header.Set(listenerHeader, strconv.Itoa(r.Listener))
+	}
 	if r.Body != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}

@@ -34,6 +34,16 @@ import (
 // KeyHeader carries the session key.
 const KeyHeader = "x-stitchslop-key"
 
+// ListenerHeader marks a request of the listen verb with its pid
+// (reference-bridge-notes.md, listen): the bridge keeps the pid among its
+// listeners (hub.NoteListener), and the request is not an agent's use, so
+// --exit-when-unused still ends a bridge that only a listener polls.
+const ListenerHeader = "x-stitchslop-listener"
+
+// maxPIDDigits bounds the listener header's digits: a pid is a 32-bit
+// number everywhere the bridge runs.
+const maxPIDDigits = 10
+
 // Bounds of POST /wait, in seconds.
 const (
 	WaitDefault = 120
@@ -55,7 +65,7 @@ type Server struct {
 	PairedOrigins func() []string
 	// Attempts is the record of tabs dialling and being refused.
 	Attempts *attempts.Log
-	Activity func() // called for every authenticated request: an agent is here
+	Activity func() // called for every authenticated request but a listener's: an agent is here
 	Log      *slog.Logger
 }
 
@@ -98,10 +108,30 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	// A request is agent activity when it starts and when it ends: an agent
-	// blocked in a long /wait is still there (protocol.md §2.8).
-	s.Activity()
-	defer s.Activity()
+	// blocked in a long /wait is still there (protocol.md §2.8). A listen
+	// process is not an agent: it polls for as long as its owner lives, and
+	// counting it would keep an unused bridge up for ever.
+	if pid, ok := listenerPID(r.Header.Get(ListenerHeader)); ok {
+		s.Hub.NoteListener(pid)
+	} else {
+		s.Activity()
+		defer s.Activity()
+	}
 	rt.serve(s, w, r)
+}
+
+// listenerPID reads the listener header: a positive decimal pid, digits
+// only. Anything else is no listener's, and the request counts as an
+// agent's.
+func listenerPID(v string) (int, bool) {
+	if v == "" || len(v) > maxPIDDigits || strings.Trim(v, "0123456789") != "" {
+		return 0, false
+	}
+	pid, err := strconv.ParseInt(v, 10, 32)
+	if err != nil || pid <= 0 {
+		return 0, false
+	}
+	return int(pid), true
 }
 
 // failure is the answer to a request the bridge refuses itself, shaped
@@ -228,6 +258,11 @@ type Status struct {
 	PairedOrigins []string           `json:"pairedOrigins"`
 	ArmedOrigins  []string           `json:"armedOrigins"` // sites with an unspent token armed (pair)
 	Squatters     []hub.Squatter     `json:"squatters"`    // other users' listeners on the ports the tab dials
+	// Listeners are the pids of the listen processes polling this bridge
+	// (hub.Listeners); AttachedBy is how the attached tab got in, "token"
+	// or "pairing", null with no tab.
+	Listeners  []int   `json:"listeners"`
+	AttachedBy *string `json:"attachedBy"`
 	attempts.Snapshot
 	Message string `json:"message"`
 }
@@ -240,11 +275,15 @@ func (s *Server) status(w http.ResponseWriter, _ *http.Request) {
 	}
 	paired := s.PairedOrigins()
 	served := s.Sites.Served()
+	var by *string
+	if st.Connected && st.AttachedBy != "" {
+		by = &st.AttachedBy
+	}
 	writeJSON(w, http.StatusOK, Status{
 		OK: true, Connected: st.Connected, Port: s.Port, Origin: served,
 		Protocol: version.Protocol, PID: os.Getpid(), Paired: slices.Contains(paired, served),
 		Tools: s.toolNames(), DroppedTools: st.Dropped, PairedOrigins: paired, ArmedOrigins: s.Sites.ArmedSites(),
-		Squatters: st.Squatters, Snapshot: s.Attempts.Snapshot(), Message: msg,
+		Squatters: st.Squatters, Listeners: s.Hub.Listeners(), AttachedBy: by, Snapshot: s.Attempts.Snapshot(), Message: msg,
 	})
 }
 
