@@ -268,7 +268,8 @@ func (s *Session) startWait(tool string, id, args []byte, timeout time.Duration,
 
 // waitArgs reads a waiting tool's arguments. timeoutSeconds defaults to
 // WaitDefaultSeconds and is capped at WaitMaxSeconds; zero or less means
-// the default. An origin must be an allowed site.
+// the default. An origin is read as pasted (origin.Pasted: trailing ".,;"
+// and "/" dropped, case folded) and must then be an allowed site.
 func (s *Session) waitArgs(tool string, args []byte) (waitSpec, string) {
 	known := waitArgs
 	if tool == "pair" {
@@ -294,7 +295,7 @@ func (s *Session) waitArgs(tool string, args []byte) (waitSpec, string) {
 	w.own = string(own) == "true"
 	if v := rawjson.Get(args, "origin"); !rawjson.IsNull(v) {
 		o, ok := rawjson.String(v)
-		site, err := origin.Parse(o)
+		site, err := origin.Parse(origin.Pasted(o))
 		if !ok || err != nil || !s.srv.Sites.Allowed(site) {
 			return w, fmt.Sprintf("%s: origin_not_allowed: origin must be one of %s. Nothing was done.", tool, strings.Join(s.srv.Sites.AllowedSites(), ", "))
 		}

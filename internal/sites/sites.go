@@ -194,8 +194,9 @@ type Pairing struct {
 	Armed bool
 }
 
-// Pair checks a token given for a site (rawSite "" is the launch origin)
-// and arms it for that site alone. A token already spent is not armed; it
+// Pair checks a token given for a site (rawSite "" is the launch origin),
+// both as pasted (CleanToken, origin.Pasted), and arms it for that site
+// alone. A token already spent is not armed; it
 // is an error unless the site has a stored pairing, which a tab uses
 // instead.
 func (s *Sites) Pair(st Store, rawToken, rawSite string) (Pairing, error) {
@@ -205,7 +206,7 @@ func (s *Sites) Pair(st Store, rawToken, rawSite string) (Pairing, error) {
 	}
 	site := s.launch
 	if rawSite != "" {
-		p, err := origin.Parse(rawSite)
+		p, err := origin.Parse(origin.Pasted(rawSite))
 		if err != nil {
 			return Pairing{}, fmt.Errorf("%w: %v", ErrNotAllowed, err)
 		}
