@@ -52,6 +52,7 @@ type Sites struct {
 
 	mu     sync.Mutex
 	served string
+	chosen string              // the site an agent named (Choose), "" for none
 	armed  map[string][]string // site -> its tokens, oldest first
 	order  []string            // sites with tokens, oldest armed first
 }
@@ -90,8 +91,10 @@ func (s *Sites) Served() string {
 // machine, so its page may not be the one the user paired (THREAT_MODEL
 // T17).
 func (s *Sites) SwitchNotice() string {
-	served := s.Served()
-	if served == s.launch {
+	s.mu.Lock()
+	served, chosen := s.served, s.chosen
+	s.mu.Unlock()
+	if served == s.launch || served == chosen {
 		return ""
 	}
 	n := " This bridge was started for " + s.launch + " but now serves " + served +
@@ -101,6 +104,15 @@ func (s *Sites) SwitchNotice() string {
 			served + "` removes its pairing."
 	}
 	return n
+}
+
+// Choose makes site, one an agent named (wait_for_connection or pair with
+// an origin), the served one: the agent asked for it, so serving it is no
+// switch to warn of (SwitchNotice). The caller has checked it is Allowed.
+func (s *Sites) Choose(site string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.served, s.chosen = site, site
 }
 
 // Serve makes site the served one and returns the one served before.
