@@ -46,4 +46,3 @@ func TestThousands(t *testing.T) {
 		}
 	}
 }
-
