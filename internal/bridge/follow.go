@@ -126,12 +126,6 @@ func (b *bridge) findLeader() (session.File, bool) {
 	return session.File{}, false
 }
 
-func (b *bridge) following() bool {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.leader != nil
-}
-
 // follow starts following the bridge sess describes.
 func (b *bridge) follow(sess session.File) {
 	ctx, cancel := context.WithCancel(context.Background())
