@@ -94,7 +94,7 @@ func (s *Sites) SwitchNotice() string {
 	s.mu.Lock()
 	served, chosen := s.served, s.chosen
 	s.mu.Unlock()
-	if served == s.launch || served == chosen {
+	if served == s.launch || (served == chosen && !origin.Loopback(served)) {
 		return ""
 	}
 	n := " This bridge was started for " + s.launch + " but now serves " + served +
@@ -108,7 +108,9 @@ func (s *Sites) SwitchNotice() string {
 
 // Choose makes site, one an agent named (wait_for_connection or pair with
 // an origin), the served one: the agent asked for it, so serving it is no
-// switch to warn of (SwitchNotice). The caller has checked it is Allowed.
+// switch to warn of (SwitchNotice), unless it is a loopback site, whose
+// port any local program can serve: that warning stays. The caller has
+// checked it is Allowed.
 func (s *Sites) Choose(site string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
