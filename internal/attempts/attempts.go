@@ -198,7 +198,7 @@ func Explain(now, before Snapshot) string {
 // noAttempt is what no attempt means: the tab is not trying, so no token
 // or pairing is at fault.
 const noAttempt = "That is not a credential problem (do not ask for a token): the tab is not trying. " +
-	"The Enable Agent Connections switch in the Stitch Slop tab may be off, the browser may be blocking the connection, or the tab may be connected to another bridge or another tab; the panel's status words below say which. Waiting again is fine."
+	"The Enable Agent Connections switch in the Stitch Slop tab may be off, the browser may be blocking the connection, or the tab may be connected to another bridge or another tab; the words the Stitch Slop panel shows under Enable Agent Connections say which. Waiting again is fine."
 
 // refusalList words the refusals of a wait, newest last: reason, origin,
 // how many times during the wait, and what to tell the user.

@@ -62,7 +62,7 @@ var waitTool = map[string]any{
 			"timeoutSeconds": timeoutProp,
 			"origin": map[string]any{
 				"type":        "string",
-				"description": "Wait for a tab of this site (a Stitch Slop site, or one on localhost); default: whichever site this bridge serves.",
+				"description": "The site whose tab to reach, as the agent panel names it (a Stitch Slop site, or one on localhost): naming it makes this session follow a bridge that serves that site, or serve it itself. Default: the site this bridge serves.",
 			},
 			"ownBridge": map[string]any{
 				"type":        "boolean",
@@ -85,7 +85,7 @@ var pairTool = map[string]any{
 			"token": map[string]any{"type": "string", "description": "The token from the agent panel."},
 			"origin": map[string]any{
 				"type":        "string",
-				"description": "The site of the tab the token came from (a Stitch Slop site, or one on localhost).",
+				"description": "The site of the tab the token came from, as the agent panel names it (a Stitch Slop site, or one on localhost); this session then follows a bridge that serves that site, or serves it itself.",
 			},
 			"timeoutSeconds": timeoutProp,
 		},
@@ -100,8 +100,8 @@ var pairTool = map[string]any{
 var statusTool = map[string]any{
 	"name":  "connection_status",
 	"title": "Stitch Slop connection status",
-	"description": "Says, without waiting or opening anything, whether a Stitch Slop tab is attached, which port and site this bridge serves, " +
-		"which sites are paired, how many times a tab dialled, and the last refusals with their reasons and fixes.",
+	"description": "Says, as JSON and without waiting or opening anything, whether a Stitch Slop tab is attached, which port and site this bridge serves (mode serving, follower or idle), " +
+		"which sites are paired, the other bridges running, how many times a tab dialled (connectionAttempts), and the recent refusals (recentRefusals) with their reasons and fixes.",
 	"inputSchema": map[string]any{"type": "object", "properties": map[string]any{}, "additionalProperties": false},
 }
 
