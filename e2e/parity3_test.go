@@ -342,3 +342,47 @@ func TestRef3_PairRefusesArgvTokenWithTheCommand(t *testing.T) {
 		t.Errorf("pair <token>: %s repeats the token", out)
 	}
 }
+
+// A listener already running for the tab (its requests carry
+// x-stitchslop-listener: <pid>) is named in the greeting, by this bridge
+// and by a second session that follows it, and neither starts another.
+func TestRef3_GreetingNamesTheRunningListener(t *testing.T) {
+	t.Parallel()
+	leader, follower, tab, _ := sharedPairListing(t, append([]any{voiceListen(false)}, defaultTools...))
+	if _, st := leader.ctl("GET", "/status", nil); st["listeners"] == nil {
+		t.Skip("/status has no listeners yet: the listen half of issue 21 adds them (listener tracking); this test runs once it is merged")
+	}
+	tab.serve(func(cmd string, args map[string]any) map[string]any {
+		if cmd == "voice.listen" {
+			return map[string]any{"ok": true, "heard": []any{}, "selection": []any{}}
+		}
+		return defaultHandler(cmd, args)
+	})
+	listener := exec.Command("sleep", "60")
+	if err := listener.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { listener.Process.Kill(); listener.Wait() }()
+	pid := strconv.Itoa(listener.Process.Pid)
+	h := keyHeader(leader.session().Key)
+	h.Set("x-stitchslop-listener", pid)
+	if code, body := ctlDo(t, leader.port, "POST", "/call", map[string]any{"command": "voice.listen", "args": map[string]any{"timeoutSeconds": 25}}, h, ""); code != http.StatusOK {
+		t.Fatalf("the listener's /call: %d %s", code, body)
+	}
+	for name, b := range map[string]*bridge{"leader": leader, "follower": follower} {
+		text := b.rpc.toolCall("wait_for_connection", map[string]any{"timeoutSeconds": 5}).text()
+		if !strings.Contains(text, "already running for this tab (pid "+pid+")") || strings.Contains(text, " listen --owner ") {
+			t.Errorf("%s greeting with a listener running: %q, want it named (pid %s) and no command", name, text, pid)
+		}
+	}
+}
+
+// sharedPairListing is sharedPair with the tab listing tools.
+func sharedPairListing(t *testing.T, tools []any) (leader, follower *bridge, tab *page, secret string) {
+	t.Helper()
+	leader, follower, tab, secret = sharedPair(t)
+	from := follower.rpc.msgs.len()
+	tab.mustSend(map[string]any{"tools": tools})
+	follower.rpc.awaitListChanged(from)
+	return leader, follower, tab, secret
+}
