@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/stitchslop/stitchslop-bridge/internal/attempts"
@@ -559,56 +560,51 @@ func (s *Session) canvas(ctx context.Context, st hub.Snapshot, timeout time.Dura
 	if _, ok := s.srv.Hub.ArgNames("scene.describe"); st.Listed && !ok {
 		return "The tab does not list scene.describe, so the canvas is not described here."
 	}
-	env := s.srv.Hub.Call(ctx, "scene.describe", DescribeArgs, timeout)
-	var d struct {
-		OK      bool   `json:"ok"`
-		Say     string `json:"say"`
-		Message string `json:"message"`
-		Items   []struct {
-			Name           string   `json:"name"`
-			Treatment      string   `json:"treatment"`
-			TreatmentLabel string   `json:"treatmentLabel"`
-			Stitches       *float64 `json:"stitches"`
-			StitchCount    *float64 `json:"stitchCount"`
-		} `json:"items"`
-		Omitted int `json:"omitted"`
-	}
-	if err := json.Unmarshal(env.Bytes(), &d); err != nil {
-		return "scene.describe answered in a form the greeting does not read; call it yourself for the canvas."
-	}
-	if !d.OK {
-		why := d.Message
+	env := s.srv.Hub.Call(ctx, "scene.describe", DescribeArgs, timeout).Bytes()
+	// Read member by member, each leniently: a member of another type is
+	// left out, never a failed greeting.
+	say, _ := rawjson.String(rawjson.Get(env, "say"))
+	if string(rawjson.Get(env, "ok")) != "true" {
+		why, _ := rawjson.String(rawjson.Get(env, "message"))
 		if why == "" {
-			why = d.Say
+			why = say
 		}
 		return "scene.describe did not succeed, though the link is up (" + clip(why, 2*greetLabel) + "); call it again for the canvas."
 	}
 	var b strings.Builder
 	b.WriteString("The canvas (scene.describe):")
-	if d.Say != "" {
-		b.WriteString(" " + d.Say)
+	if say != "" {
+		b.WriteString(" " + clip(say, 4*greetLabel))
 	}
-	for i, it := range d.Items {
-		if i == greetItems {
-			break
+	shown, more := 0, 0
+	rawjson.Items(rawjson.Get(env, "items"), func(item []byte) bool {
+		if shown == greetItems {
+			more++
+			return true
 		}
-		fmt.Fprintf(&b, "\n%d. %s", i+1, clip(it.Name, greetLabel))
-		treat := it.TreatmentLabel
+		shown++
+		name, _ := rawjson.String(rawjson.Get(item, "name"))
+		fmt.Fprintf(&b, "\n%d. %s", shown, clip(name, greetLabel))
+		treat, _ := rawjson.String(rawjson.Get(item, "treatmentLabel"))
 		if treat == "" {
-			treat = it.Treatment
+			treat, _ = rawjson.String(rawjson.Get(item, "treatment"))
 		}
 		if treat != "" {
 			b.WriteString(", " + clip(treat, greetLabel))
 		}
-		n := it.Stitches
-		if n == nil {
-			n = it.StitchCount
+		n, ok := rawjson.Int(rawjson.Get(item, "stitches"))
+		if !ok {
+			n, ok = rawjson.Int(rawjson.Get(item, "stitchCount"))
 		}
-		if n != nil && *n >= 0 && *n < 1e15 {
-			b.WriteString(", " + thousands(int64(*n)) + " stitches")
+		if ok && n >= 0 {
+			b.WriteString(", " + thousands(n) + " stitches")
 		}
+		return true
+	})
+	if n, ok := rawjson.Int(rawjson.Get(env, "omitted")); ok && n > 0 {
+		more += int(min(n, math.MaxInt32))
 	}
-	if more := d.Omitted + max(0, len(d.Items)-greetItems); more > 0 {
+	if more > 0 {
 		b.WriteString("\n…and " + thousands(int64(more)) + " more")
 	}
 	return b.String()
@@ -657,8 +653,16 @@ func (s *Session) voicePart(port int, st hub.Snapshot, hostListeners []int) (str
 	return b.String(), false
 }
 
-// clip bounds a page string for the greeting to n runes, marked with "…".
+// clip bounds a page string for the greeting to n runes, marked with "…",
+// and makes it one line: a control character (a newline, say) becomes a
+// space, so an item's name cannot pose as a line of the greeting.
 func clip(s string, n int) string {
+	s = strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) {
+			return ' '
+		}
+		return r
+	}, s)
 	if utf8.RuneCountInString(s) <= n {
 		return s
 	}
