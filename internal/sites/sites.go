@@ -99,6 +99,9 @@ func (s *Sites) SwitchNotice() string {
 	}
 	n := " This bridge was started for " + s.launch + " but now serves " + served +
 		": a tab of that site attached with a pairing stored earlier or a token given for it."
+	if served == chosen {
+		n = " This bridge was started for " + s.launch + " but now serves " + served + ", the site the agent named."
+	}
 	if origin.Loopback(served) {
 		n += " " + served + " is a page served from this machine, on a port any local program can serve; if the user did not open it, tell them, and `stitchslop-bridge unpair " +
 			served + "` removes its pairing."
