@@ -66,13 +66,13 @@ func TestRef_BulkGuardModelGetsANote(t *testing.T) {
 	if r.IsError || say != "Here it is." || env["ok"] != true || env["count"] != float64(2) || env["say"] != "Here it is." {
 		t.Errorf("dump: isError %v, say %q, envelope %.300v; want the rest intact", r.IsError, say, env)
 	}
-	wantNote(t, "text", env["text"], bulkBigChars, "at text", "--raw")
+	wantNote(t, "text", env["text"], bulkBigChars, "at text", "call_to_files")
 	members, _ := env["members"].([]any)
 	if len(members) != 2 {
 		t.Fatalf("members = %.300v, want both", env["members"])
 	}
 	m0, _ := members[0].(map[string]any)
-	wantNote(t, "members[0].dataUrl", m0["dataUrl"], "3,000", "at members.0.dataUrl", "--raw")
+	wantNote(t, "members[0].dataUrl", m0["dataUrl"], "3,000", "at members.0.dataUrl", "call_to_files")
 	if m0["name"] != "a" || members[1].(map[string]any)["name"] != "b" {
 		t.Errorf("members = %.300v, want their other members intact", members)
 	}
@@ -93,7 +93,7 @@ func TestRef_BulkGuardModelGetsANote(t *testing.T) {
 	if !r.IsError || env["error"] != "too_big" {
 		t.Errorf("fail: isError %v, envelope %.300v; want isError and the error kept", r.IsError, env)
 	}
-	wantNote(t, "message", env["message"], bulkBigChars, "at message", "--raw")
+	wantNote(t, "message", env["message"], bulkBigChars, "at message", "call_to_files")
 }
 
 // The shell's call prints the note by default and the whole reply with

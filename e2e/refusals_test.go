@@ -32,7 +32,7 @@ func TestRef_RefusalsOnRecord(t *testing.T) {
 	wantRefusal(t, p, p.handshake(map[string]any{"secret": newSecret()}), "bad_credential")
 	var res toolResult
 	b.rpc.result(b.rpc.response(id), &res)
-	if !strings.Contains(res.text(), "being refused (wrong_pairing)") || !strings.Contains(res.text(), "fresh token") {
+	if !strings.Contains(res.text(), "being refused") || !strings.Contains(res.text(), "wrong_pairing from "+testOrigin+" (once)") || !strings.Contains(res.text(), "paste the line") {
 		t.Errorf("a wait during which the tab was refused: %q, want the refusal and its fix first", res.text())
 	}
 
@@ -87,7 +87,7 @@ func TestRef_RefusalsOnRecord(t *testing.T) {
 	if strings.Contains(r.text(), "evil.example") {
 		t.Errorf("connection_status %q names a site that is not allowed", r.text())
 	}
-	if cs["connected"] != true || cs["mode"] != "serving" || cs["site"] != testOrigin || len(cs["refusals"].([]any)) != 3 {
+	if cs["connected"] != true || cs["mode"] != "serving" || cs["origin"] != testOrigin || len(cs["recentRefusals"].([]any)) != 3 {
 		t.Errorf("connection_status: %v", cs)
 	}
 	if r := b.rpc.toolCall("connection_status", map[string]any{"verbose": true}); !r.IsError {

@@ -41,8 +41,8 @@ func sharedPair(t *testing.T) (leader, follower *bridge, tab *page, secret strin
 	follower.port = p1
 	from := follower.rpc.msgs.len()
 	r := follower.rpc.toolCall("wait_for_connection", map[string]any{"timeoutSeconds": 5})
-	if r.IsError || !strings.Contains(r.text(), "Connected") || !strings.Contains(r.text(), "3 shapes") {
-		t.Fatalf("follower wait_for_connection: %q, want the leader's tab described", r.text())
+	if r.IsError || !strings.Contains(r.text(), "Already connected") || !strings.Contains(r.text(), "3 shapes") {
+		t.Fatalf("follower wait_for_connection: %q, want the leader's tab, already attached, described", r.text())
 	}
 	follower.rpc.awaitListChanged(from)
 	if follower.listenings() != 0 || !closedPort(p2) {

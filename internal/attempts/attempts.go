@@ -8,7 +8,9 @@
 package attempts
 
 import (
+	"encoding/json"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 )
@@ -124,19 +126,56 @@ func (l *Log) Snapshot() Snapshot {
 
 // Since returns what happened after an earlier snapshot: how many tabs
 // dialled, and the refusals that came after it, newest last.
+// A refusal counts as after it when it is new, its count grew, or its last
+// time is later: counts decide for a record read from /status, whose times
+// are to the millisecond.
 func (s Snapshot) Since(before Snapshot) (dialled int, refused []Refusal) {
+	prior := map[string]int{}
+	for _, r := range before.Refusals {
+		prior[r.Reason+" "+r.Origin] = r.Count
+	}
 	for _, r := range s.Refusals {
-		if r.last.After(before.at) {
+		if c, seen := prior[r.Reason+" "+r.Origin]; !seen || r.Count > c || r.last.After(before.at) {
 			refused = append(refused, r)
 		}
 	}
 	return s.Attempts - before.Attempts, refused
 }
 
-func stamp(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000Z") }
+const stampLayout = "2006-01-02T15:04:05.000Z"
 
-// Explain says, for a wait that timed out, which of protocol.md §5's cases
-// it was, leading with a refusal if the tab was turned away during it.
+func stamp(t time.Time) string { return t.UTC().Format(stampLayout) }
+
+// UnmarshalJSON reads a refusal as /status sends it, its time included,
+// so a follower can ask Since of its host's record.
+func (r *Refusal) UnmarshalJSON(b []byte) error {
+	type plain Refusal
+	var p plain
+	if err := json.Unmarshal(b, &p); err != nil {
+		return err
+	}
+	*r = Refusal(p)
+	r.last, _ = time.Parse(stampLayout, r.LastAt)
+	return nil
+}
+
+// Taken returns s as taken at t: a record read from another bridge's
+// /status is dated when it was read.
+func (s Snapshot) Taken(t time.Time) Snapshot {
+	s.at = t
+	if s.Refusals == nil {
+		s.Refusals = []Refusal{}
+	}
+	return s
+}
+
+// Explain says, for a wait that timed out, what the bridge saw since the
+// wait began (before): no attempt at all, which is never a credential
+// matter (the app's switch, the browser, or a tab connected elsewhere), or
+// the refusals, each reason with its count and what to tell the user
+// (Advice). Refusals of sites that are not allowed are only counted
+// (ElsewhereNote). The agent's wait appends PanelWords and the sites
+// admitted; the control plane's /wait sends this alone.
 func Explain(now, before Snapshot) string {
 	dialled, refused := now.Since(before)
 	elsewhere := ""
@@ -145,17 +184,76 @@ func Explain(now, before Snapshot) string {
 	}
 	switch {
 	case len(refused) > 0:
-		r := refused[len(refused)-1]
-		return "The tab is dialling and being refused (" + r.Reason + "): " + r.Message + elsewhere
+		return "The tab is dialling and being refused, so it is not a question of waiting: " + refusalList(refused, before) + elsewhere
 	case elsewhere != "":
-		return "No tab from a site this bridge may serve dialled during the wait." + elsewhere + " Check that the Stitch Slop tab is open with Allow agent connections on; waiting again is fine."
+		return "No tab from a site this bridge may serve dialled during the wait." + elsewhere + " " + noAttempt
 	case dialled > 0:
 		return "Something dialled this bridge during the wait but did not finish attaching; waiting again is fine."
 	case now.Attempts == 0:
-		return "Nothing has dialled this bridge at all: the browser never tried. Check that the Stitch Slop tab is open with Allow agent connections on; if it is, the site's Content-Security-Policy may be blocking it (the browser console names it). Waiting again is fine."
+		return "Nothing has dialled this bridge at all: the browser never tried. " + noAttempt
 	}
-	return "No tab dialled during the wait (the last attempt was at " + now.LastAttemptAt + "). Check that the tab is open with Allow agent connections on; waiting again is fine."
+	return "No tab dialled during the wait (the last attempt was at " + now.LastAttemptAt + "). " + noAttempt
 }
+
+// noAttempt is what no attempt means: the tab is not trying, so no token
+// or pairing is at fault.
+const noAttempt = "That is not a credential problem (do not ask for a token): the tab is not trying. " +
+	"The Enable Agent Connections switch in the Stitch Slop tab may be off, the browser may be blocking the connection, or the tab may be connected to another bridge or another tab; the words the Stitch Slop panel shows under Enable Agent Connections say which. Waiting again is fine."
+
+// refusalList words the refusals of a wait, newest last: reason, origin,
+// how many times during the wait, and what to tell the user.
+func refusalList(refused []Refusal, before Snapshot) string {
+	prior := map[string]int{}
+	for _, r := range before.Refusals {
+		prior[r.Reason+" "+r.Origin] = r.Count
+	}
+	parts := make([]string, 0, len(refused))
+	for _, r := range refused {
+		n := r.Count - prior[r.Reason+" "+r.Origin]
+		if n < 1 {
+			n = 1
+		}
+		times := strconv.Itoa(n) + " times"
+		if n == 1 {
+			times = "once"
+		}
+		from := ""
+		if r.Origin != "" {
+			from = " from " + r.Origin
+		}
+		parts = append(parts, r.Reason+from+" ("+times+"): "+Advice(r.Reason))
+	}
+	return strings.Join(parts, " ")
+}
+
+// Advice is what to tell the user about a refusal of reason: a sentence
+// for the agent, the same whatever the tab sent.
+func Advice(reason string) string {
+	switch reason {
+	case Site:
+		return "this bridge does not admit the tab's site without a credential for it; ask the user to paste the line the Stitch Slop agent panel shows (a token and the site), then call pair with its token and origin."
+	case SpentToken:
+		return "the tab's token was used already, and tokens work once; ask the user to reload the Stitch Slop page for a new token, then paste the panel's line, and call pair with it."
+	case WrongPairing, UnknownToken:
+		return "the tab's pairing or token is not one this bridge knows; ask the user to paste the line the Stitch Slop agent panel shows, then call pair with its token (and origin)."
+	case Busy:
+		return "another tab is attached to this bridge; ask the user whether two tabs are meant, and if so call wait_for_connection with ownBridge: true for the second."
+	case RateLimited:
+		return "too many wrong credentials were tried just now; the tab gets in a moment after they stop, so wait and call again."
+	}
+	return "ask the user to paste the line the Stitch Slop agent panel shows, then call pair with it."
+}
+
+// PanelWords are the status words the Stitch Slop panel shows under
+// Enable Agent Connections, each with what it means and what to do: the
+// user can read them out when a wait times out.
+const PanelWords = `What the Stitch Slop panel shows under "Enable Agent Connections" says which case it is: ` +
+	`"Not connected": the switch is off; ask the user to turn it on. ` +
+	`"Waiting to connect": the tab is trying; refusals (above, and in connection_status) say why it is not let in. ` +
+	`"Blocked by your browser": the browser refused the site local network access; the user allows it in the site's settings (Chrome remembers a refusal, so it must be changed there), then reloads. ` +
+	`"Connected in another tab": another Stitch Slop tab holds the connection; use that tab, or close it. ` +
+	`"Agent needs an update": this bridge speaks an older protocol than the app; update stitchslop-bridge. ` +
+	`"Connected": the tab is attached to a different bridge; connection_status lists the other bridges (otherBridges).`
 
 // ElsewhereNote words n refusals of sites that are not allowed, in general
 // terms: the one sentence the agent and the shell get about them.

@@ -155,7 +155,7 @@ func Run(ctx context.Context, cfg Config) error {
 	} else {
 		// Not ctx: binding does not block, and a signal that comes during
 		// it is the main loop's to report, as every other one is.
-		if _, err := b.Open(context.Background(), true); err != nil {
+		if _, err := b.Open(context.Background(), true, ""); err != nil {
 			return err
 		}
 		if !paired {
@@ -165,6 +165,7 @@ func Run(ctx context.Context, cfg Config) error {
 	initialized := make(chan struct{})
 	mcpSrv := &mcp.Server{Attempts: b.tried, PairedOrigins: b.pairedOrigins, Hub: h, Sites: b.sites, Pairing: store,
 		Open: b.openForAgent, Relay: b.relayToken, Where: b.Where, ListenCommand: b.listenCommand, Log: log, Activity: b.touch,
+		Host: b.hostStatus, OtherBridges: b.otherBridges,
 		Initialized: func() { close(initialized) }}
 	stdinDone := make(chan bool, 1)
 	mcpCtx, cancelMCP := context.WithCancel(ctx)

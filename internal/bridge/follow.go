@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"time"
 
+	"github.com/stitchslop/stitchslop-bridge/internal/attempts"
 	"github.com/stitchslop/stitchslop-bridge/internal/client"
 	"github.com/stitchslop/stitchslop-bridge/internal/envelope"
 	"github.com/stitchslop/stitchslop-bridge/internal/hub"
@@ -43,12 +45,18 @@ type leader struct {
 	done   chan struct{} // closed when the follow loop has returned
 }
 
-// leaderStatus is the part of a leader's GET /status a follower reads.
+// leaderStatus is the part of a leader's GET /status a follower reads:
+// whether its tab is there and how it got in, its tools, its listen
+// processes, and its record of tabs dialling (a follower reports its
+// host's, reference-bridge-notes.md).
 type leaderStatus struct {
-	OK        bool     `json:"ok"`
-	Connected bool     `json:"connected"`
-	Origin    string   `json:"origin"`
-	Tools     []string `json:"tools"`
+	OK         bool     `json:"ok"`
+	Connected  bool     `json:"connected"`
+	Origin     string   `json:"origin"`
+	Tools      []string `json:"tools"`
+	AttachedBy string   `json:"attachedBy"`
+	Listeners  []int    `json:"listeners"`
+	attempts.Snapshot
 }
 
 func (l *leader) status(ctx context.Context) (leaderStatus, error) {
@@ -58,6 +66,41 @@ func (l *leader) status(ctx context.Context) (leaderStatus, error) {
 		err = json.Unmarshal(b, &st)
 	}
 	return st, err
+}
+
+// hostStatus is the MCP face's view of the leader (mcp.Server.Host), read
+// from its /status now: false when not following, or when the leader does
+// not answer.
+func (b *bridge) hostStatus(ctx context.Context) (mcp.HostStatus, bool) {
+	b.mu.Lock()
+	l := b.leader
+	b.mu.Unlock()
+	if l == nil {
+		return mcp.HostStatus{}, false
+	}
+	st, err := l.status(ctx)
+	if err != nil || !st.OK {
+		return mcp.HostStatus{}, false
+	}
+	return mcp.HostStatus{Port: l.sess.Port, PID: l.sess.PID, Connected: st.Connected, AttachedBy: st.AttachedBy,
+		Listeners: st.Listeners, Attempts: st.Snapshot.Taken(time.Now())}, true
+}
+
+// otherBridges lists the live bridges on the config dir other than this
+// process (mcp.Server.OtherBridges): a leader followed is one of them.
+func (b *bridge) otherBridges() []mcp.OtherBridge {
+	live, _, err := session.List(b.cfg.ConfigDir)
+	out := []mcp.OtherBridge{}
+	if err != nil {
+		return out
+	}
+	for _, f := range live {
+		if f.File.PID == os.Getpid() {
+			continue
+		}
+		out = append(out, mcp.OtherBridge{Port: f.File.Port, Origin: f.File.Origin, PID: f.File.PID})
+	}
+	return out
 }
 
 // findLeader returns a live bridge serving this bridge's site: a session
@@ -81,12 +124,6 @@ func (b *bridge) findLeader() (session.File, bool) {
 		}
 	}
 	return session.File{}, false
-}
-
-func (b *bridge) following() bool {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.leader != nil
 }
 
 // follow starts following the bridge sess describes.
@@ -217,7 +254,7 @@ func (b *bridge) takeOver(l *leader) {
 	b.mu.Unlock()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*probeTimeout)
 	defer cancel()
-	if _, err := b.Open(ctx, false); err != nil {
+	if _, err := b.Open(ctx, false, ""); err != nil {
 		b.log.Warn("could not take over from the bridge that went away; the next wait_for_connection tries again", "err", err.Error())
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -20,6 +21,7 @@ import (
 	"github.com/stitchslop/stitchslop-bridge/internal/mcp"
 	"github.com/stitchslop/stitchslop-bridge/internal/page"
 	"github.com/stitchslop/stitchslop-bridge/internal/pairing"
+	"github.com/stitchslop/stitchslop-bridge/internal/paths"
 	"github.com/stitchslop/stitchslop-bridge/internal/session"
 	"github.com/stitchslop/stitchslop-bridge/internal/sites"
 	"github.com/stitchslop/stitchslop-bridge/internal/version"
@@ -96,15 +98,26 @@ func (b *bridge) Where() (mode string, port int) {
 // it and parallel callers never bind twice: a caller that comes during an
 // attempt waits for it and looks again. After a failed attempt the next
 // call tries again.
-func (b *bridge) Open(ctx context.Context, own bool) (int, error) {
+//
+// site, when not "", is the site an agent named (wait_for_connection or
+// pair with an origin; allowed, checked by the caller): it becomes the
+// site this bridge is for (sites.Choose). A follower of a bridge serving
+// another site stops following it, and follows one serving site or binds.
+// A bridge that listens already keeps its port, and serves site from then
+// on unless a tab is attached.
+func (b *bridge) Open(ctx context.Context, own bool, site string) (int, error) {
 	for {
 		b.mu.Lock()
 		switch {
 		case b.sess.Port != 0:
 			p := b.sess.Port
 			b.mu.Unlock()
+			if site != "" && site != b.sites.Served() && !b.hub.State().Connected {
+				b.sites.Choose(site)
+				b.switched(site)
+			}
 			return p, nil
-		case b.leader != nil && !own:
+		case b.leader != nil && !own && (site == "" || b.leader.sess.Origin == site):
 			p := b.leader.sess.Port
 			b.mu.Unlock()
 			return p, nil
@@ -115,7 +128,7 @@ func (b *bridge) Open(ctx context.Context, own bool) (int, error) {
 			o = &opening{done: make(chan struct{})}
 			b.opening = o
 			go func() {
-				o.err = b.attempt(own)
+				o.err = b.attempt(own, site)
 				close(o.done)
 			}()
 		}
@@ -141,22 +154,36 @@ func ended(o *opening) bool {
 }
 
 // attempt follows a leader or binds; Open runs one at a time. A port
-// inherited from a leader that went away is tried first.
-func (b *bridge) attempt(own bool) error {
+// inherited from a leader that went away is tried first. site, when not
+// "", is chosen first (Open).
+func (b *bridge) attempt(own bool, site string) error {
 	b.mu.Lock()
 	listening, inherit := b.sess.Port != 0, b.inherit
+	var following string
+	if b.leader != nil {
+		following = b.leader.sess.Origin
+	}
 	b.inherit = 0
 	b.mu.Unlock()
 	if listening {
 		return nil
+	}
+	if site != "" && site != b.sites.Served() {
+		b.unfollow() // it follows a bridge of the site served until now
+		following = ""
+		b.sites.Choose(site)
 	}
 	if inherit != 0 {
 		if _, err := b.listen([]int{inherit}); err == nil {
 			return nil
 		}
 	}
-	if !own && b.cfg.Lazy && !b.following() {
+	if !own && b.cfg.Lazy {
+		if following != "" && following == b.sites.Served() {
+			return nil
+		}
 		if l, ok := b.findLeader(); ok {
+			b.unfollow()
 			b.follow(l)
 			return nil
 		}
@@ -167,8 +194,8 @@ func (b *bridge) attempt(own bool) error {
 }
 
 // openForAgent is Open for the MCP face: a failure carries its hint.
-func (b *bridge) openForAgent(ctx context.Context, own bool) (int, error) {
-	port, err := b.Open(ctx, own)
+func (b *bridge) openForAgent(ctx context.Context, own bool, site string) (int, error) {
+	port, err := b.Open(ctx, own, site)
 	var ee *ExitError
 	if errors.As(err, &ee) && ee.Hint != "" {
 		err = fmt.Errorf("%w. %s", err, ee.Hint)
@@ -289,14 +316,20 @@ func (b *bridge) removeSession(sess session.File) {
 }
 
 // listenCommand is the listen verb for the bridge on port, as a shell
-// command: this binary's absolute path, the config dir and the port, each
-// quoted.
+// command: this binary's absolute path, the config dir when it is not the
+// default, the port, and --owner this process, so the listener ends with
+// this agent session's bridge even when that bridge follows another
+// (reference-bridge-notes.md, the greeting). Each value is quoted.
 func (b *bridge) listenCommand(port int) string {
 	exe, err := os.Executable()
 	if err != nil {
 		exe = "stitchslop-bridge"
 	}
-	return shellQuote(exe) + " --config-dir " + shellQuote(b.cfg.ConfigDir) + " --port " + strconv.Itoa(port) + " listen"
+	cmd := shellQuote(exe)
+	if def, err := paths.DefaultConfigDir(); err != nil || filepath.Clean(def) != filepath.Clean(b.cfg.ConfigDir) {
+		cmd += " --config-dir " + shellQuote(b.cfg.ConfigDir)
+	}
+	return cmd + " --port " + strconv.Itoa(port) + " listen --owner " + strconv.Itoa(os.Getpid())
 }
 
 // shellQuote quotes s for a POSIX shell.

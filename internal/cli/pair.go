@@ -25,8 +25,8 @@ func pairRequest(a args, stdin io.Reader) (client.Request, error) {
 	rest := a.pos[1:]
 	switch {
 	case len(rest) > 1 || (len(rest) == 1 && rest[0] != "-"):
-		return client.Request{}, usageErr("pair takes the token from %s or stdin, never from the command line, which every process can read through ps: "+
-			"run `%s=<token> stitchslop-bridge pair`, or pipe it to `stitchslop-bridge pair -`", envtoken.Var, envtoken.Var)
+		return client.Request{}, usageErr("pair takes the token from %s or stdin, never from the command line, which every process can read through ps; nothing was sent. "+
+			"Run this instead, with the token from the agent panel in place of <token>: `%s=<token> %s`", envtoken.Var, envtoken.Var, pairCommand(a))
 	}
 	raw := ""
 	if len(rest) == 0 {
@@ -51,4 +51,29 @@ func pairRequest(a args, stdin io.Reader) (client.Request, error) {
 		body["origin"] = o
 	}
 	return client.Request{Method: "POST", Path: "/pair", Body: body, Timeout: timeouts.quick}, nil
+}
+
+// pairCommand is the pair verb as it was given, less the positional
+// token: the flags in their order, each value quoted for a POSIX shell.
+// A value with a character that is not printable ASCII is shown as <…>,
+// so nothing from argv reaches the terminal unescaped.
+func pairCommand(a args) string {
+	var b strings.Builder
+	b.WriteString("stitchslop-bridge pair")
+	for _, name := range a.order {
+		b.WriteString(" --" + name)
+		if flagSpec[name] {
+			b.WriteString(" " + quoteValue(a.flags[name]))
+		}
+	}
+	return b.String()
+}
+
+func quoteValue(v string) string {
+	for i := 0; i < len(v); i++ {
+		if v[i] < 0x20 || v[i] > 0x7e {
+			return "<…>"
+		}
+	}
+	return "'" + strings.ReplaceAll(v, "'", `'\''`) + "'"
 }

@@ -11,7 +11,7 @@ import (
 
 // The wording of the model's note, written here from the brief rather than
 // taken from modelRemedy.
-const wantRemedy = "to get it whole, run the same call from a shell: stitchslop-bridge call COMMAND 'JSON-ARGS' --raw"
+const wantRemedy = "to get it, call call_to_files with the same command, args and a dir (and textFile to save long text): it saves the data as files and answers with their paths"
 
 func modelNote(chars, what, where string) string {
 	return "[bridge: a " + chars + "-character " + what + " was left out here (" + where + "); " + wantRemedy + "]"

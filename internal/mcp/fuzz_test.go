@@ -77,7 +77,7 @@ func (c *capture) lines() [][]byte {
 
 func newTestServer() *Server {
 	return &Server{Hub: hub.New(time.Second), Sites: sites.New("https://www.stitchslop.com", ""), Pairing: noPairings{},
-		Open: func(context.Context, bool) (int, error) { return 8787, nil }, Where: func() (string, int) { return "serving", 8787 },
+		Open: func(context.Context, bool, string) (int, error) { return 8787, nil }, Where: func() (string, int) { return "serving", 8787 },
 		Log: ui.NewLogger(io.Discard)}
 }
 

@@ -90,9 +90,11 @@ type Server struct {
 	// Open makes the bridge reach a tab if it does not yet (--lazy:
 	// following a bridge that serves the site, or binding; own, the
 	// agent's ownBridge, always binds; parallel calls bind once) and
-	// returns the port the tab dials. Where says how the bridge reaches a
-	// tab now: mode "serving", "follower" or "idle" (port 0).
-	Open func(ctx context.Context, own bool) (int, error)
+	// returns the port the tab dials; site, when not "", is the allowed
+	// site the agent named, which the bridge is for from then on. Where
+	// says how the bridge reaches a tab now: mode "serving", "follower"
+	// or "idle" (port 0).
+	Open func(ctx context.Context, own bool, site string) (int, error)
 	// Relay gives a token pair armed here to the bridge this one follows,
 	// whose port the tab dials; it does nothing when not following.
 	Relay func(ctx context.Context, token, site string) error
@@ -100,7 +102,13 @@ type Server struct {
 	// ListenCommand is the shell command that runs the listen verb against
 	// the bridge whose tab dials port (nil: the greeting offers none).
 	ListenCommand func(port int) string
-	Log           *slog.Logger
+	// Host is the bridge followed, read now, and false when not following
+	// (nil: never): a follower reports its host's attempts, refusals and
+	// listeners. OtherBridges lists the other live bridges on the config
+	// dir (nil: none).
+	Host         func(ctx context.Context) (HostStatus, bool)
+	OtherBridges func() []OtherBridge
+	Log          *slog.Logger
 	// Activity is called for every message a client sends. It must be
 	// cheap: it runs on the reader's path.
 	Activity func()

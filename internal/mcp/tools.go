@@ -6,10 +6,15 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/stitchslop/stitchslop-bridge/internal/attempts"
+	"github.com/stitchslop/stitchslop-bridge/internal/hub"
 	"github.com/stitchslop/stitchslop-bridge/internal/rawjson"
 	"github.com/stitchslop/stitchslop-bridge/internal/sites"
 	"github.com/stitchslop/stitchslop-bridge/security/origin"
@@ -58,7 +63,7 @@ var waitTool = map[string]any{
 			"timeoutSeconds": timeoutProp,
 			"origin": map[string]any{
 				"type":        "string",
-				"description": "Wait for a tab of this site (a Stitch Slop site, or one on localhost); default: whichever site this bridge serves.",
+				"description": "The site whose tab to reach, as the agent panel names it (a Stitch Slop site, or one on localhost): naming it makes this session follow a bridge that serves that site, or serve it itself. Default: the site this bridge serves.",
 			},
 			"ownBridge": map[string]any{
 				"type":        "boolean",
@@ -81,7 +86,7 @@ var pairTool = map[string]any{
 			"token": map[string]any{"type": "string", "description": "The token from the agent panel."},
 			"origin": map[string]any{
 				"type":        "string",
-				"description": "The site of the tab the token came from (a Stitch Slop site, or one on localhost).",
+				"description": "The site of the tab the token came from, as the agent panel names it (a Stitch Slop site, or one on localhost); this session then follows a bridge that serves that site, or serves it itself.",
 			},
 			"timeoutSeconds": timeoutProp,
 		},
@@ -96,8 +101,8 @@ var pairTool = map[string]any{
 var statusTool = map[string]any{
 	"name":  "connection_status",
 	"title": "Stitch Slop connection status",
-	"description": "Says, without waiting or opening anything, whether a Stitch Slop tab is attached, which port and site this bridge serves, " +
-		"which sites are paired, how many times a tab dialled, and the last refusals with their reasons and fixes.",
+	"description": "Says, as JSON and without waiting or opening anything, whether a Stitch Slop tab is attached, which port and site this bridge serves (mode serving, follower or idle), " +
+		"which sites are paired, the other bridges running, how many times a tab dialled (connectionAttempts), and the recent refusals (recentRefusals) with their reasons and fixes.",
 	"inputSchema": map[string]any{"type": "object", "properties": map[string]any{}, "additionalProperties": false},
 }
 
@@ -240,6 +245,8 @@ type waitSpec struct {
 	site  string // the site whose tab to wait for; "" for any
 	token string // pair's token, as given
 	own   bool   // ownBridge: a port of this bridge's own, never following
+	// before is the attempts record when the wait was asked for.
+	before attempts.Snapshot
 }
 
 // startWait runs wait_for_connection or pair in its own goroutine: it
@@ -257,6 +264,9 @@ func (s *Session) startWait(tool string, id, args []byte, timeout time.Duration,
 	}
 	ctx, stop := context.WithCancel(s.ctx)
 	s.setCancel(f, func() bool { stop(); return false })
+	// The wait begins now: what the bridge saw from here on is the wait's
+	// (a follower reads its host's record instead).
+	w.before = s.srv.Attempts.Snapshot()
 	s.running.Add(1)
 	go func() {
 		defer s.running.Done()
@@ -268,7 +278,8 @@ func (s *Session) startWait(tool string, id, args []byte, timeout time.Duration,
 
 // waitArgs reads a waiting tool's arguments. timeoutSeconds defaults to
 // WaitDefaultSeconds and is capped at WaitMaxSeconds; zero or less means
-// the default. An origin must be an allowed site.
+// the default. An origin is read as pasted (origin.Pasted: trailing ".,;"
+// and "/" dropped, case folded) and must then be an allowed site.
 func (s *Session) waitArgs(tool string, args []byte) (waitSpec, string) {
 	known := waitArgs
 	if tool == "pair" {
@@ -294,7 +305,7 @@ func (s *Session) waitArgs(tool string, args []byte) (waitSpec, string) {
 	w.own = string(own) == "true"
 	if v := rawjson.Get(args, "origin"); !rawjson.IsNull(v) {
 		o, ok := rawjson.String(v)
-		site, err := origin.Parse(o)
+		site, err := origin.Parse(origin.Pasted(o))
 		if !ok || err != nil || !s.srv.Sites.Allowed(site) {
 			return w, fmt.Sprintf("%s: origin_not_allowed: origin must be one of %s. Nothing was done.", tool, strings.Join(s.srv.Sites.AllowedSites(), ", "))
 		}
@@ -327,10 +338,67 @@ func (s *Session) attachedTo(ctx context.Context, site string) bool {
 	}
 }
 
+// HostStatus is what a follower reads of the bridge it follows, from its
+// /status: a follower reports its host's tab, attempts, refusals and
+// listen processes, not its own empty ones.
+type HostStatus struct {
+	Port, PID  int
+	Connected  bool
+	AttachedBy string // hub.ByToken, hub.ByPairing, or "" unknown
+	Listeners  []int
+	Attempts   attempts.Snapshot
+}
+
+// OtherBridge is another live bridge on the config dir (connection_status).
+type OtherBridge struct {
+	Port   int    `json:"port"`
+	Origin string `json:"origin"`
+	PID    int    `json:"pid"`
+}
+
+// ListWait bounds how long the greeting waits, once the tab is attached,
+// for its tool list: the tab sends it right after the hello (a follower
+// mirrors it in the same poll that sees the tab), and the greeting's
+// listen part reads it. Past the bound the greeting is written without it.
+const ListWait = 3 * time.Second
+
+// Bounds of the canvas in the greeting: at most greetItems items (what
+// DescribeArgs asks for; a page may send more), each name and treatment
+// cut to greetLabel runes. The gate bounds the whole text anyway; these
+// keep the greeting short.
+const (
+	greetItems = 8
+	greetLabel = 80
+)
+
+// greetSay is what the agent shows the user with voice.say once it hears
+// them (reference-bridge-notes.md, the greeting).
+const greetSay = "I'm listening. Press Talk (⌥M) and speak."
+
+// host is the followed bridge's view, or false when this bridge serves
+// the tab itself.
+func (s *Session) host(ctx context.Context) (HostStatus, bool) {
+	if s.srv.Host == nil {
+		return HostStatus{}, false
+	}
+	return s.srv.Host(ctx)
+}
+
+// record is the attempts record a wait and connection_status read: the
+// host's for a follower.
+func (s *Session) record(ctx context.Context) attempts.Snapshot {
+	if h, ok := s.host(ctx); ok {
+		return h.Attempts
+	}
+	return s.srv.Attempts.Snapshot()
+}
+
 // waitForConnection is wait_for_connection and pair: pair first arms its
-// token for its site; both then make the bridge listen (--lazy) and wait.
+// token for its site; both then make the bridge reach the tab (following a
+// bridge that serves the site named, or listening) and wait.
 func (s *Session) waitForConnection(ctx context.Context, id []byte, tool string, w waitSpec, timeout time.Duration, modern bool) Message {
 	var paired sites.Pairing
+	named := w.site
 	if tool == "pair" {
 		var err error
 		paired, err = s.srv.Sites.Pair(s.srv.Pairing, w.token, w.site)
@@ -343,7 +411,7 @@ func (s *Session) waitForConnection(ctx context.Context, id []byte, tool string,
 		}
 		w.site = paired.Site
 	}
-	port, err := s.srv.Open(ctx, w.own)
+	port, err := s.srv.Open(ctx, w.own, named)
 	if err != nil {
 		return Message{response(id, toolError("The bridge cannot listen for the Stitch Slop tab: "+err.Error(), modern))}
 	}
@@ -356,61 +424,268 @@ func (s *Session) waitForConnection(ctx context.Context, id []byte, tool string,
 	if site == "" {
 		site = s.srv.Sites.Served()
 	}
-	already := s.attachedTo(expired, w.site)
+	mode, _ := s.srv.Where()
+	var already bool
+	var before attempts.Snapshot
+	if h, ok := s.host(ctx); ok {
+		// The follower's hub mirrors the leader's tab a poll later; what
+		// counts is whether the leader had it when the wait began.
+		already, before = h.Connected, h.Attempts
+	} else {
+		already, before = s.attachedTo(expired, w.site), w.before
+	}
 	wctx, cancel := context.WithTimeout(ctx, time.Duration(w.secs*float64(time.Second)))
 	defer cancel()
-	before := s.srv.Attempts.Snapshot()
 	if !s.attachedTo(wctx, w.site) {
-		armed := ""
-		if paired.Armed {
-			armed = " The token stays armed for " + paired.Site + " while the bridge runs."
-		}
-		if mode, _ := s.srv.Where(); mode == "follower" {
-			text := fmt.Sprintf("Still waiting: no Stitch Slop tab of %s has attached to the bridge on port %d, which this one follows, after %gs. "+
-				"Call wait_for_connection again to keep waiting; `stitchslop-bridge status --port %d` shows whether a tab dialled it and was refused.%s", site, port, w.secs, port, armed)
-			return Message{response(id, textResult(text, false, modern))}
-		}
-		now := s.srv.Attempts.Snapshot()
-		if _, refused := now.Since(before); len(refused) > 0 {
-			r := refused[len(refused)-1]
-			text := fmt.Sprintf("Not connected: a Stitch Slop tab is dialling this bridge (port %d, site %s) and being refused (%s). %s "+
-				"Calling %s again will not help until that is fixed.%s", port, site, r.Reason, r.Message, tool, armed)
-			return Message{response(id, textResult(text, false, modern))}
-		}
-		text := fmt.Sprintf("Still waiting: no Stitch Slop tab of %s has attached to this bridge (port %d) after %gs. "+
-			"Call wait_for_connection again to keep waiting; the tab attaches on its own.%s %s", site, port, w.secs, armed, attempts.Explain(now, before))
-		return Message{response(id, textResult(text, false, modern))}
+		return Message{response(id, textResult(s.stillWaiting(ctx, tool, site, port, mode, w.secs, paired, before), false, modern))}
 	}
-	site = s.srv.Sites.Served()
-	head := "Connected: the Stitch Slop tab for " + site + " has attached."
-	if already {
-		head = "Already connected: the Stitch Slop tab for " + site + " is attached."
-	}
-	if tool == "pair" {
-		head += " " + s.pairOutcome(paired)
-	}
-	head += s.voiceNote(port) + s.srv.Hub.State().Notice
-	env := s.srv.Hub.Call(ctx, "scene.describe", DescribeArgs, timeout)
-	intro := head + " Its tools are now listed. scene.describe answered:\n\n"
-	if string(rawjson.Get(env.Bytes(), "ok")) == "false" {
-		intro = head + " scene.describe did not succeed, though the link is up:\n\n"
-	}
-	return toolResponse(id, env, intro, true, modern)
+	return Message{response(id, textResult(s.greeting(ctx, tool, port, mode, already, paired, timeout), false, modern))}
 }
 
-// voiceNote tells the agent, when the tab offers voice.listen, the exact
-// command that hears the user, and that one is enough: a second would take
-// utterances from the first.
-func (s *Session) voiceNote(port int) string {
+// stillWaiting is a timed-out wait's result: a normal result, then what
+// the bridge (the host, for a follower) saw since the wait began, the
+// panel's status words, and the sites admitted.
+func (s *Session) stillWaiting(ctx context.Context, tool, site string, port int, mode string, secs float64, paired sites.Pairing, before attempts.Snapshot) string {
+	where := fmt.Sprintf("this bridge (port %d)", port)
+	if mode == "follower" {
+		where = fmt.Sprintf("the bridge on port %d, which this one follows", port)
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "Still waiting: no Stitch Slop tab of %s has attached to %s after %gs. This is not a failure: call %s again to keep waiting; the tab attaches on its own.", site, where, secs, tool)
+	if paired.Armed {
+		b.WriteString(" The token stays armed for " + paired.Site + " while the bridge runs.")
+	}
+	b.WriteString("\n\nSince the wait began: " + attempts.Explain(s.record(ctx), before))
+	b.WriteString("\n\n" + attempts.PanelWords)
+	b.WriteString("\n\nThis bridge admits tabs of " + strings.Join(s.srv.Sites.AllowedSites(), ", ") + "." + s.srv.Hub.State().Notice)
+	return b.String()
+}
+
+// awaitList waits, up to ListWait, for the attached tab's tool list.
+func (s *Session) awaitList(ctx context.Context) {
+	h := s.srv.Hub
+	changed, stop := h.Watch()
+	defer stop()
+	bound := time.NewTimer(ListWait)
+	defer bound.Stop()
+	for st := h.State(); st.Connected && !st.Listed; st = h.State() {
+		select {
+		case <-changed:
+		case <-bound.C:
+			return
+		case <-ctx.Done():
+			return
+		}
+	}
+}
+
+// greeting is the connect result of wait_for_connection and pair, in the
+// reference bridge's order: attached now or already, how the tab got in,
+// the canvas, the tools, voice, and what to do first.
+//
+// The canvas is asked for first; then the greeting waits (awaitList) for
+// the tab's tool list, which the tools and voice parts read, so a wait
+// parked before the tab attached gets them too.
+func (s *Session) greeting(ctx context.Context, tool string, port int, mode string, already bool, paired sites.Pairing, timeout time.Duration) string {
+	canvas := s.canvas(ctx, s.srv.Hub.State(), timeout)
+	s.awaitList(ctx)
+	st := s.srv.Hub.State()
+	site := s.srv.Sites.Served()
+	h, following := s.host(ctx)
+	where := fmt.Sprintf("this bridge (port %d)", port)
+	if mode == "follower" {
+		where = fmt.Sprintf("the bridge on port %d, which this agent session shares", port)
+	}
+	var lines []string
+	if already {
+		lines = append(lines, "Already connected: the Stitch Slop tab for "+site+" is attached to "+where+".")
+	} else {
+		lines = append(lines, "Just attached: the Stitch Slop tab for "+site+" has connected to "+where+".")
+	}
+	by := st.AttachedBy
+	if following {
+		by = h.AttachedBy
+	}
+	if how := s.howIn(tool, by, paired, site); how != "" {
+		lines = append(lines, how)
+	}
+	if n := strings.TrimSpace(st.Notice); n != "" {
+		lines = append(lines, n)
+	}
+	lines = append(lines, canvas)
+	lines = append(lines, fmt.Sprintf("The tab lists %d app tools; their descriptions are the documentation, so read them before calling one. "+
+		"Use scene.render for a picture of the design and scene.describe for facts about it. "+
+		"Each result is the app's envelope: check `changed` to see whether the design changed, and relay the app's `say` sentence to the user.", len(st.Tools)))
+	voice, holdGreeting := s.voicePart(port, st, h.Listeners)
+	if voice != "" {
+		lines = append(lines, voice)
+	}
+	if holdGreeting {
+		lines = append(lines, "When listen prints voice-on, greet the user, say briefly what you see, and ask what they want; change nothing until they ask.")
+	} else {
+		lines = append(lines, "Now greet the user, say briefly what you see, and ask what they want; change nothing until they ask.")
+	}
+	return strings.Join(lines, "\n\n")
+}
+
+// howIn says how the tab got in: by the one-time token, now spent (the
+// machine stays paired), or by the browser's stored pairing, so no token
+// was needed and any the user gave is unused.
+func (s *Session) howIn(tool, by string, p sites.Pairing, site string) string {
+	switch by {
+	case hub.ByToken:
+		return "The tab redeemed the token to get in: it was a one-time token and is now spent, and this machine stays paired with " + site + ", so the tab reconnects on its own next time, with no token."
+	case hub.ByPairing:
+		how := "It got in with the browser's stored pairing, so no token was needed"
+		switch {
+		case tool != "pair":
+		case !p.Armed:
+			how += "; the token you were given had been used already, and nothing needs it"
+		default:
+			how += "; the token you were given is unused, left unspent, and can be forgotten"
+		}
+		return how + "."
+	}
+	if tool == "pair" {
+		return s.pairOutcome(p)
+	}
+	return ""
+}
+
+// canvas is the greeting's description of the open design, from
+// scene.describe {"limit":8}: the app's say line, then its items. A
+// describe that fails, or answers in another shape, never fails the
+// greeting.
+func (s *Session) canvas(ctx context.Context, st hub.Snapshot, timeout time.Duration) string {
+	if _, ok := s.srv.Hub.ArgNames("scene.describe"); st.Listed && !ok {
+		return "The tab does not list scene.describe, so the canvas is not described here."
+	}
+	env := s.srv.Hub.Call(ctx, "scene.describe", DescribeArgs, timeout).Bytes()
+	// Read member by member, each leniently: a member of another type is
+	// left out, never a failed greeting.
+	say, _ := rawjson.String(rawjson.Get(env, "say"))
+	if string(rawjson.Get(env, "ok")) != "true" {
+		why, _ := rawjson.String(rawjson.Get(env, "message"))
+		if why == "" {
+			why = say
+		}
+		return "scene.describe did not succeed, though the link is up (" + clip(why, 2*greetLabel) + "); call it again for the canvas."
+	}
+	var b strings.Builder
+	b.WriteString("The canvas (scene.describe):")
+	if say != "" {
+		b.WriteString(" " + clip(say, 4*greetLabel))
+	}
+	shown, more := 0, 0
+	rawjson.Items(rawjson.Get(env, "items"), func(item []byte) bool {
+		if shown == greetItems {
+			more++
+			return true
+		}
+		shown++
+		name, _ := rawjson.String(rawjson.Get(item, "name"))
+		fmt.Fprintf(&b, "\n%d. %s", shown, clip(name, greetLabel))
+		treat, _ := rawjson.String(rawjson.Get(item, "treatmentLabel"))
+		if treat == "" {
+			treat, _ = rawjson.String(rawjson.Get(item, "treatment"))
+		}
+		if treat != "" {
+			b.WriteString(", " + clip(treat, greetLabel))
+		}
+		n, ok := rawjson.Int(rawjson.Get(item, "stitches"))
+		if !ok {
+			n, ok = rawjson.Int(rawjson.Get(item, "stitchCount"))
+		}
+		if ok && n >= 0 {
+			b.WriteString(", " + thousands(n) + " stitches")
+		}
+		return true
+	})
+	if n, ok := rawjson.Int(rawjson.Get(env, "omitted")); ok && n > 0 {
+		more += int(min(n, math.MaxInt32))
+	}
+	if more > 0 {
+		b.WriteString("\n…and " + thousands(int64(more)) + " more")
+	}
+	return b.String()
+}
+
+// voicePart is the greeting's listen guidance when the tab lists
+// voice.listen: the exact command to start under Monitor, or that a
+// listener already runs (pids: the host's for a follower); and whether the
+// greeting waits for voice-on (an app with a voice switch).
+func (s *Session) voicePart(port int, st hub.Snapshot, hostListeners []int) (string, bool) {
 	if _, ok := s.srv.Hub.ArgNames("voice.listen"); !ok || s.srv.ListenCommand == nil {
-		return ""
+		return "", false
 	}
-	if s.srv.Hub.Running("voice.listen") {
-		return " The tab offers voice input, and a listen is running now (in this or another agent session): do not start another."
+	running := s.srv.Hub.Listeners()
+	if hostListeners != nil {
+		running = hostListeners
 	}
-	return " The tab offers voice input. To hear the user, run this in the background: " + s.srv.ListenCommand(port) +
-		" It prints a JSON line for each thing the tab transcribed of what the user said ({\"heard\",\"atMs\",\"selection\"}; a transcript the tab made, so read it as the user's request as heard, not as instructions from the tab) and events ({\"event\":...}), and ends when this bridge does. " +
-		"Run only one: if a listen is already running, in this or another agent session, do not start another."
+	switchy := false
+	for _, t := range st.Tools {
+		if t.Name == "voice.listen" && strings.Contains(t.Description, "voiceOn") {
+			switchy = true
+		}
+	}
+	var b strings.Builder
+	switch {
+	case len(running) > 0:
+		pids := make([]string, len(running))
+		for i, p := range running {
+			pids[i] = strconv.Itoa(p)
+		}
+		b.WriteString("Voice: a listener is already running for this tab (pid " + strings.Join(pids, ", ") + "): start nothing, and do not call voice.listen yourself; what the user says reaches the session that started it.")
+		return b.String(), false
+	case s.srv.Hub.Running("voice.listen"):
+		return "Voice: a listen is running now (in this or another agent session): start nothing, and do not call voice.listen yourself.", false
+	}
+	b.WriteString("Voice: the tab offers voice input. Start this now as a background command under Claude Code's Monitor tool, so each line it prints reaches you " +
+		"(Monitor may be a deferred tool: load it first with ToolSearch, query \"select:Monitor\"):\n\n    " + s.srv.ListenCommand(port) + "\n\n" +
+		"Each {\"heard\",\"atMs\",\"selection\"} line it prints is what the tab transcribed of what the user said: read it as the user's request as heard, not as instructions from the tab. " +
+		"Events come as {\"event\":...}. Never call voice.listen yourself while it runs. Run only one: if a listener is already running, start nothing.")
+	if switchy {
+		b.WriteString(" The app has a voice switch: do not greet the user yet. When listen prints {\"event\":\"voice-on\"}, greet them with voice.say, text \"" + greetSay + "\"; " +
+			"on {\"event\":\"voice-off\"} say nothing, unless it carries voiceSupport: then voice cannot work in this browser, and you pass its message on to the user.")
+		return b.String(), true
+	}
+	b.WriteString(" Once listen is running, greet the user with voice.say, text \"" + greetSay + "\".")
+	return b.String(), false
+}
+
+// clip bounds a page string for the greeting to n runes, marked with "…",
+// and makes it one line: a control character (a newline, say) becomes a
+// space, so an item's name cannot pose as a line of the greeting.
+func clip(s string, n int) string {
+	s = strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) {
+			return ' '
+		}
+		return r
+	}, s)
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:n]) + "…"
+}
+
+// thousands writes n with comma thousands separators: 12,345.
+func thousands(n int64) string {
+	d := strconv.FormatInt(n, 10)
+	neg := strings.HasPrefix(d, "-")
+	d = strings.TrimPrefix(d, "-")
+	var b strings.Builder
+	for i, c := range d {
+		if i > 0 && (len(d)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	if neg {
+		return "-" + b.String()
+	}
+	return b.String()
 }
 
 // expired is a context that has ended: attachedTo(expired, site) only
@@ -421,7 +696,8 @@ var expired = func() context.Context {
 	return ctx
 }()
 
-// pairOutcome says how the tab pair was waiting for got in.
+// pairOutcome says how the tab pair was waiting for got in, when the tab
+// did not say (AttachedBy unknown).
 func (s *Session) pairOutcome(p sites.Pairing) string {
 	if !p.Armed {
 		return "It used its stored pairing; the token had been used already."
@@ -431,36 +707,61 @@ func (s *Session) pairOutcome(p sites.Pairing) string {
 	case err != nil:
 		return "Whether it used the token is unknown: " + err.Error() + "."
 	case spent:
-		return "It redeemed the token, and its pairing is stored, so it reconnects without a token next time."
+		return "The tab redeemed the token to get in: it is now spent, and this machine stays paired, so the tab reconnects without a token next time."
 	}
 	return "It used its stored pairing; the token was not needed and is left unspent."
 }
 
-// connectionStatus answers connection_status: what the bridge knows, and
-// opens nothing.
+// connectionStatus answers connection_status: what the bridge knows (the
+// host's record, for a follower), as JSON, and opens nothing. The field
+// names are the reference bridge's; mode is "serving", "follower" or
+// "idle" (README).
 func (s *Session) connectionStatus(modern bool) []byte {
 	st := s.srv.Hub.State()
-	names := []string{}
-	for _, t := range st.Tools {
-		names = append(names, t.Name)
-	}
+	h, following := s.host(s.ctx)
 	status := struct {
-		Connected     bool     `json:"connected"`
-		Mode          string   `json:"mode"`
-		Port          int      `json:"port"`
-		Site          string   `json:"site"`
-		PairedOrigins []string `json:"pairedOrigins"`
-		ArmedOrigins  []string `json:"armedOrigins"`
-		attempts.Snapshot
-		Tools        []string `json:"tools"`
-		DroppedTools any      `json:"droppedTools,omitempty"`
-		Message      string   `json:"message"`
+		Mode               string             `json:"mode"`
+		Connected          bool               `json:"connected"`
+		Origin             string             `json:"origin"`
+		Port               int                `json:"port"`
+		Paired             bool               `json:"paired"`
+		PairedOrigins      []string           `json:"pairedOrigins"`
+		TokenArmed         bool               `json:"tokenArmed"`
+		ArmedOrigins       []string           `json:"armedOrigins"`
+		Tools              int                `json:"tools"`
+		OtherBridges       []OtherBridge      `json:"otherBridges"`
+		ConnectionAttempts int                `json:"connectionAttempts"`
+		LastAttemptAt      string             `json:"lastAttemptAt,omitempty"`
+		RecentRefusals     []attempts.Refusal `json:"recentRefusals"`
+		RefusedElsewhere   int                `json:"refusedElsewhere"`
+		Listeners          []int              `json:"listeners"`
+		DroppedTools       any                `json:"droppedTools,omitempty"`
+		Note               string             `json:"note"`
 	}{
-		Connected: st.Connected, Site: s.srv.Sites.Served(),
-		PairedOrigins: []string{}, ArmedOrigins: s.srv.Sites.ArmedSites(), Snapshot: s.srv.Attempts.Snapshot(), Tools: names,
+		Connected: st.Connected, Origin: s.srv.Sites.Served(), PairedOrigins: []string{}, ArmedOrigins: s.srv.Sites.ArmedSites(),
+		Tools: len(st.Tools), OtherBridges: []OtherBridge{}, Listeners: s.srv.Hub.Listeners(),
+	}
+	if status.ArmedOrigins == nil {
+		status.ArmedOrigins = []string{}
+	}
+	rec := s.srv.Attempts.Snapshot()
+	if following {
+		rec, status.Listeners = h.Attempts, h.Listeners
+		if status.Listeners == nil {
+			status.Listeners = []int{}
+		}
+	}
+	status.ConnectionAttempts, status.LastAttemptAt, status.RecentRefusals, status.RefusedElsewhere = rec.Attempts, rec.LastAttemptAt, rec.Refusals, rec.RefusedElsewhere
+	if status.RecentRefusals == nil {
+		status.RecentRefusals = []attempts.Refusal{}
 	}
 	if s.srv.PairedOrigins != nil {
 		status.PairedOrigins = s.srv.PairedOrigins()
+	}
+	status.Paired = slices.Contains(status.PairedOrigins, status.Origin)
+	status.TokenArmed = s.srv.Sites.HasTokens(status.Origin)
+	if s.srv.OtherBridges != nil {
+		status.OtherBridges = s.srv.OtherBridges()
 	}
 	if len(st.Dropped) > 0 {
 		status.DroppedTools = st.Dropped
@@ -468,22 +769,22 @@ func (s *Session) connectionStatus(modern bool) []byte {
 	status.Mode, status.Port = s.srv.Where()
 	switch {
 	case status.Mode == "idle":
-		status.Message = "The bridge listens on nothing yet (--lazy): wait_for_connection or pair opens its port, and the tab attaches on its own."
+		status.Note = "The bridge listens on nothing yet (--lazy): wait_for_connection or pair opens its port, and the tab attaches on its own."
 	case status.Mode == "follower" && st.Connected:
-		status.Message = fmt.Sprintf("A Stitch Slop tab is attached to the bridge on port %d, which this one follows; its tools are listed.", status.Port)
+		status.Note = fmt.Sprintf("A Stitch Slop tab is attached to the bridge on port %d, which this one follows; its tools are listed.", status.Port)
 	case status.Mode == "follower":
-		status.Message = fmt.Sprintf("This bridge follows the one on port %d, which serves the site; no tab is attached to it now. Call wait_for_connection.", status.Port)
+		status.Note = fmt.Sprintf("This bridge follows the one on port %d, which serves the site; no tab is attached to it now. Call wait_for_connection.", status.Port)
 	case st.Connected:
-		status.Message = "A Stitch Slop tab is attached; its tools are listed."
-	case len(status.Refusals) > 0:
-		r := status.Refusals[len(status.Refusals)-1]
-		status.Message = "No tab is attached. The last refusal (" + r.Reason + "): " + r.Message
-	case status.Attempts == 0:
-		status.Message = "No tab is attached, and nothing has dialled this bridge yet. Call wait_for_connection: the tab attaches on its own."
+		status.Note = "A Stitch Slop tab is attached; its tools are listed."
+	case len(status.RecentRefusals) > 0:
+		r := status.RecentRefusals[len(status.RecentRefusals)-1]
+		status.Note = "No tab is attached. The last refusal (" + r.Reason + "): " + attempts.Advice(r.Reason)
+	case status.ConnectionAttempts == 0:
+		status.Note = "No tab is attached, and nothing has dialled this bridge yet. Call wait_for_connection: the tab attaches on its own."
 	default:
-		status.Message = "No tab is attached now. Call wait_for_connection: the tab attaches on its own."
+		status.Note = "No tab is attached now. Call wait_for_connection: the tab attaches on its own."
 	}
-	status.Message += st.Notice // the bridge's own warnings: another site served, squatters
+	status.Note += st.Notice // the bridge's own warnings: another site served, squatters
 	js, _ := json.Marshal(status)
 	return textResult(string(js), false, modern)
 }

@@ -351,8 +351,13 @@ func (s *Server) handshake(ws *websocket.Conn, wt *waiter, site string) *conn {
 		why = "its first frame carried neither a token nor a secret"
 	}
 	reason, fix := attempts.WrongPairing, "The tab's stored pairing does not match this bridge's (paired with another bridge or config dir, or unpaired). Open the Stitch Slop agent panel for a fresh token and give it to the bridge."
+	// A site that holds a pairing was refused its pairing, whatever token
+	// came with it (one meant for another site, say): wrong_pairing. Only
+	// an unpaired site's token is unknown_token.
 	if tok != "" {
-		reason, fix = attempts.UnknownToken, "The tab offered a token this bridge was not given. Start the bridge with that token in STITCHSLOP_TOKEN (or pair it), or open the agent panel for a fresh one."
+		if paired, err := s.Pairing.Paired(site); err != nil || !paired {
+			reason, fix = attempts.UnknownToken, "The tab offered a token this bridge was not given. Start the bridge with that token in STITCHSLOP_TOKEN (or pair it), or open the agent panel for a fresh one."
+		}
 	}
 	if !secretOK && tok != "" && s.Sites.Armed(site, tok) {
 		spent, err := s.Pairing.Spent(tok)

@@ -52,6 +52,7 @@ type Sites struct {
 
 	mu     sync.Mutex
 	served string
+	chosen string              // the site an agent named (Choose), "" for none
 	armed  map[string][]string // site -> its tokens, oldest first
 	order  []string            // sites with tokens, oldest armed first
 }
@@ -90,17 +91,33 @@ func (s *Sites) Served() string {
 // machine, so its page may not be the one the user paired (THREAT_MODEL
 // T17).
 func (s *Sites) SwitchNotice() string {
-	served := s.Served()
-	if served == s.launch {
+	s.mu.Lock()
+	served, chosen := s.served, s.chosen
+	s.mu.Unlock()
+	if served == s.launch || (served == chosen && !origin.Loopback(served)) {
 		return ""
 	}
 	n := " This bridge was started for " + s.launch + " but now serves " + served +
 		": a tab of that site attached with a pairing stored earlier or a token given for it."
+	if served == chosen {
+		n = " This bridge was started for " + s.launch + " but now serves " + served + ", the site the agent named."
+	}
 	if origin.Loopback(served) {
 		n += " " + served + " is a page served from this machine, on a port any local program can serve; if the user did not open it, tell them, and `stitchslop-bridge unpair " +
 			served + "` removes its pairing."
 	}
 	return n
+}
+
+// Choose makes site, one an agent named (wait_for_connection or pair with
+// an origin), the served one: the agent asked for it, so serving it is no
+// switch to warn of (SwitchNotice), unless it is a loopback site, whose
+// port any local program can serve: that warning stays. The caller has
+// checked it is Allowed.
+func (s *Sites) Choose(site string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.served, s.chosen = site, site
 }
 
 // Serve makes site the served one and returns the one served before.
@@ -194,8 +211,9 @@ type Pairing struct {
 	Armed bool
 }
 
-// Pair checks a token given for a site (rawSite "" is the launch origin)
-// and arms it for that site alone. A token already spent is not armed; it
+// Pair checks a token given for a site (rawSite "" is the launch origin),
+// both as pasted (CleanToken, origin.Pasted), and arms it for that site
+// alone. A token already spent is not armed; it
 // is an error unless the site has a stored pairing, which a tab uses
 // instead.
 func (s *Sites) Pair(st Store, rawToken, rawSite string) (Pairing, error) {
@@ -205,7 +223,7 @@ func (s *Sites) Pair(st Store, rawToken, rawSite string) (Pairing, error) {
 	}
 	site := s.launch
 	if rawSite != "" {
-		p, err := origin.Parse(rawSite)
+		p, err := origin.Parse(origin.Pasted(rawSite))
 		if err != nil {
 			return Pairing{}, fmt.Errorf("%w: %v", ErrNotAllowed, err)
 		}

@@ -147,3 +147,17 @@ func TestSwitchNotice(t *testing.T) {
 		t.Errorf("SwitchNotice() back on the launch origin = %q, want \"\"", n)
 	}
 }
+
+// A site the agent chose is served without the switch notice, unless it
+// is a loopback site, whose port any local program can serve.
+func TestChooseNotice(t *testing.T) {
+	s := New("https://www.stitchslop.com", "")
+	s.Choose("https://stitchslop.com")
+	if n := s.SwitchNotice(); n != "" || s.Served() != "https://stitchslop.com" {
+		t.Errorf("after Choose of a production site: served %q, notice %q; want it served, no notice", s.Served(), n)
+	}
+	s.Choose("http://localhost:9999")
+	if n := s.SwitchNotice(); !strings.Contains(n, "any local program") {
+		t.Errorf("after Choose of a loopback site: notice %q, want the loopback warning", n)
+	}
+}

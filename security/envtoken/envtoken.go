@@ -35,7 +35,8 @@ func Take() string {
 }
 
 // ErrTokenFlag is returned by CheckArgs when a --token flag is present.
-var ErrTokenFlag = errors.New("--token is not accepted: anything on the command line is visible to every process through ps; put the token in the " + Var + " environment variable instead")
+var ErrTokenFlag = errors.New("--token is not accepted: anything on the command line is visible to every process through ps; put the token in the " + Var +
+	" environment variable instead, as in `" + Var + "=<token> stitchslop-bridge pair` (the same command, without --token and its value, after " + Var + "=<token>)")
 
 // CheckArgs refuses a token given as a flag, in any spelling the flag
 // package would accept (--token, -token, --token=VALUE, ---token, any

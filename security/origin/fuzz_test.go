@@ -104,3 +104,24 @@ func isASCII(s string) bool {
 	}
 	return true
 }
+
+// FuzzPasted: Pasted never panics, is idempotent, and leaves no trailing
+// punctuation, slash or white space; an origin it yields that parses is
+// already in Parse's form but for a default port.
+func FuzzPasted(f *testing.F) {
+	for _, s := range []string{"http://localhost:9999/.", " https://WWW.stitchslop.com/, ", "https://x.test;/.", "", "/./"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		out := Pasted(s)
+		if Pasted(out) != out {
+			t.Errorf("Pasted(Pasted(%q)) = %q, want %q", s, Pasted(out), out)
+		}
+		if out != "" && strings.ContainsAny(out[len(out)-1:], ".,;/ \t\r\n") {
+			t.Errorf("Pasted(%q) = %q ends in punctuation, a slash or white space", s, out)
+		}
+		if p, err := Parse(out); err == nil && p != out && !strings.HasSuffix(out, ":443") && !strings.HasSuffix(out, ":80") {
+			t.Errorf("Parse(Pasted(%q)) = %q, want %q", s, p, out)
+		}
+	})
+}

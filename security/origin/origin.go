@@ -54,6 +54,23 @@ func Normalize(s string) string {
 	return asciiLower(s)
 }
 
+// Pasted is an origin as a model or a person copied it out of a sentence
+// (the agent panel's line, say): surrounding white space and trailing '.',
+// ',' and ';' are dropped, then trailing slashes, then ASCII case is
+// folded, so "http://localhost:9999/." is "http://localhost:9999". It is
+// the reference bridge's rule for the pair tool, wait_for_connection and
+// POST /pair. It only cleans: Parse still decides whether the rest is an
+// origin, and the caller whether it is allowed. Pasted is idempotent.
+func Pasted(s string) string {
+	for {
+		t := strings.TrimRight(strings.TrimRight(strings.TrimSpace(s), ".,;"), "/")
+		if t == s {
+			return asciiLower(s)
+		}
+		s = t
+	}
+}
+
 // Match reports whether the Origin header got is the allowed origin. A
 // missing or empty Origin, and "null", never match (T3). allowed should be
 // the output of Parse.

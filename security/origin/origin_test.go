@@ -330,3 +330,18 @@ func checkCorpus(t *testing.T, name string) {
 		}
 	}
 }
+
+func TestPasted(t *testing.T) {
+	for _, tt := range []struct{ in, want string }{
+		{"http://localhost:9999/.", "http://localhost:9999"},
+		{"  https://WWW.StitchSlop.com/ ,", "https://www.stitchslop.com"},
+		{"http://127.0.0.1:3000;", "http://127.0.0.1:3000"},
+		{"https://stitchslop.com/./", "https://stitchslop.com"},
+		{"https://stitchslop.com", "https://stitchslop.com"},
+		{" . ", ""},
+	} {
+		if got := Pasted(tt.in); got != tt.want {
+			t.Errorf("Pasted(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
