@@ -350,7 +350,7 @@ func TestRef3_GreetingNamesTheRunningListener(t *testing.T) {
 	t.Parallel()
 	leader, follower, tab, _ := sharedPairListing(t, append([]any{voiceListen(false)}, defaultTools...))
 	if _, st := leader.ctl("GET", "/status", nil); st["listeners"] == nil {
-		t.Skip("/status has no listeners yet: the listen half of issue 21 adds them (listener tracking); this test runs once it is merged")
+		t.Fatal("/status has no listeners list")
 	}
 	tab.serve(func(cmd string, args map[string]any) map[string]any {
 		if cmd == "voice.listen" {
