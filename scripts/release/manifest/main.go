@@ -32,7 +32,6 @@ package main
 import (
 	"archive/tar"
 	"archive/zip"
-	"bufio"
 	"bytes"
 	"compress/gzip"
 	"crypto/sha256"
@@ -52,6 +51,8 @@ import (
 	"time"
 
 	"github.com/stitchslop/stitchslop-bridge/internal/version"
+
+	"github.com/stitchslop/stitchslop-bridge/scripts/release/internal/sums"
 )
 
 const (
@@ -425,7 +426,7 @@ func (r *release) manifest() (*Manifest, error) {
 
 // check returns the number of entries in checksums.txt.
 func (r *release) check() (int, error) {
-	sums, err := readChecksums(filepath.Join(r.dist, checksumsName))
+	sums, err := sums.Read(filepath.Join(r.dist, checksumsName))
 	if err != nil {
 		return 0, err
 	}
@@ -816,7 +817,7 @@ func (r *release) checkPackageManagers(sums map[string]string) error {
 // stage copies every file listed in checksums.txt, and checksums.txt, the
 // manifest and their bundles when present, into dir.
 func (r *release) stage(dir string) (int, error) {
-	sums, err := readChecksums(filepath.Join(r.dist, checksumsName))
+	sums, err := sums.Read(filepath.Join(r.dist, checksumsName))
 	if err != nil {
 		return 0, err
 	}
@@ -862,34 +863,6 @@ func copyFile(src, dst string) error {
 		return err
 	}
 	return out.Close()
-}
-
-func readChecksums(path string) (map[string]string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	sums := map[string]string{}
-	line := regexp.MustCompile(`^([0-9a-f]{64})  ([^/\\]+)$`)
-	sc := bufio.NewScanner(f)
-	for n := 1; sc.Scan(); n++ {
-		m := line.FindStringSubmatch(sc.Text())
-		if m == nil {
-			return nil, fmt.Errorf("%s line %d: not \"<sha256>  <name>\"", path, n)
-		}
-		if _, dup := sums[m[2]]; dup {
-			return nil, fmt.Errorf("%s line %d: %s listed twice", path, n, m[2])
-		}
-		sums[m[2]] = m[1]
-	}
-	if err := sc.Err(); err != nil {
-		return nil, err
-	}
-	if len(sums) == 0 {
-		return nil, fmt.Errorf("%s is empty", path)
-	}
-	return sums, nil
 }
 
 func hashFile(path string) (string, int64, error) {

@@ -37,7 +37,6 @@ package main
 
 import (
 	"archive/zip"
-	"bufio"
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
@@ -52,6 +51,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/stitchslop/stitchslop-bridge/scripts/release/internal/sums"
 )
 
 const (
@@ -79,9 +80,6 @@ const (
 	// defaultOrigin is the site the bridge serves by default
 	// (internal/cli.DefaultOrigin).
 	defaultOrigin = "https://www.stitchslop.com"
-	// maxChecksums bounds how much of checksums.txt server-json reads: it
-	// has a few dozen lines of about 130 bytes.
-	maxChecksums = 1 << 20
 )
 
 // bundleOS maps the GOOS values that get a bundle to the MCPB platform
@@ -145,7 +143,7 @@ func run(args []string, stdout io.Writer) error {
 		fmt.Fprintf(stdout, "mcpb: wrote %s (%d bytes)\n", path, len(data))
 		return nil
 	case "server-json":
-		sums, err := readChecksums(*checksums)
+		sums, err := sums.Read(*checksums)
 		if err != nil {
 			return err
 		}
@@ -426,30 +424,4 @@ func checkFiles(dir string, sums map[string]string) error {
 		}
 	}
 	return nil
-}
-
-// readChecksums reads checksums.txt ("<sha256>  <name>" lines).
-func readChecksums(path string) (map[string]string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	sums := map[string]string{}
-	line := regexp.MustCompile(`^([0-9a-f]{64})  ([^/\\]+)$`)
-	sc := bufio.NewScanner(io.LimitReader(f, maxChecksums))
-	for n := 1; sc.Scan(); n++ {
-		m := line.FindStringSubmatch(sc.Text())
-		if m == nil {
-			return nil, fmt.Errorf("%s line %d: not \"<sha256>  <name>\"", path, n)
-		}
-		if _, dup := sums[m[2]]; dup {
-			return nil, fmt.Errorf("%s line %d: %s listed twice", path, n, m[2])
-		}
-		sums[m[2]] = m[1]
-	}
-	if err := sc.Err(); err != nil {
-		return nil, err
-	}
-	return sums, nil
 }
