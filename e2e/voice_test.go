@@ -173,7 +173,7 @@ func TestRef_ListenEndsWithItsOwner(t *testing.T) {
 	if f, _ := p.command(from); f.str("command") != "voice.listen" {
 		t.Fatalf("the tab got %s, want voice.listen", f.raw)
 	}
-	if r := b.rpc.toolCall("wait_for_connection", map[string]any{}); !strings.Contains(r.text(), "a listen is running now") {
+	if r := b.rpc.toolCall("wait_for_connection", map[string]any{}); !strings.Contains(r.text(), "a listener is already running for this tab (pid ") {
 		t.Errorf("greeting while a listen runs: %q, want it to say so", r.text())
 	}
 	owner.Process.Signal(syscall.SIGKILL)
