@@ -101,7 +101,8 @@ type Left struct {
 	Name bool
 }
 
-// Guard replaces over-long strings in JSON values.
+// Guard walks JSON values through the gate: cleaned, over-long strings
+// noted, containers capped, the whole bounded (see the package doc).
 type Guard struct {
 	// Remedy returns the end of a note: how the reader gets the string
 	// whole, in one line without a final period.
