@@ -141,6 +141,11 @@ func (b *bridge) lookForSquatters(scan []int, bound int) bool {
 		if errors.Is(err, peercred.ErrUnsupported) {
 			return false
 		}
+		if errors.Is(err, peercred.ErrNoOwners) {
+			// It will not name one later either: say so once, and stop.
+			b.log.Warn("cannot look for other users' listeners: " + err.Error() + "; a squatter goes unreported")
+			return false
+		}
 		if err != nil {
 			b.squats.mu.Lock()
 			if !b.squats.failed {

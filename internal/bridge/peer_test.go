@@ -177,3 +177,26 @@ func TestWatchSquatters(t *testing.T) {
 		t.Errorf("hub state after it went = %+v, %q; want none", st.Squatters, st.Notice)
 	}
 }
+
+// A table that names no owner (Wine's: pid 0 for every socket) cannot tell
+// another user's listener from the bridge's own: the bridge listens on the
+// first port all the same, says once that it cannot look, and stops
+// looking, rather than taking its own socket for a squatter on every port.
+func TestNoOwnersInTheTable(t *testing.T) {
+	old := findSquatters
+	findSquatters = func(int) ([]peercred.Squatter, error) { return nil, peercred.ErrNoOwners }
+	t.Cleanup(func() { findSquatters = old })
+	out := newLines()
+	port := freePorts(t, 1)[0]
+	ln, got, skipped, err := listen([]int{port}, ui.NewLogger(out))
+	if err != nil || got != port || len(skipped) != 0 {
+		t.Fatalf("listen with a table of no owners = %v, %d, %v; want port %d", err, got, skipped, port)
+	}
+	ln.Close()
+	b := &bridge{t: Timings{Squat: time.Millisecond}, log: ui.NewLogger(out), hub: hub.New(time.Second),
+		sites: sites.New("https://www.stitchslop.com", "")}
+	if b.lookForSquatters(scanList(nil, port), port) {
+		t.Error("lookForSquatters with a table of no owners = true, want false: it cannot look")
+	}
+	out.await(t, "cannot look for other users' listeners")
+}

@@ -118,6 +118,13 @@ const maxTableBytes = 16 << 20
 // Windows). The caller may skip the check there, once, with a warning.
 var ErrUnsupported = errors.New("peercred: finding the owner of a socket is not supported on this platform")
 
+// ErrNoOwners is Squatters on a system whose socket table names no owning
+// process for a listener (Windows' table says pid 0, which no listener has:
+// Wine's does, for every socket). Another user's listener then cannot be
+// told from the caller's own, so nothing is found; the caller says it
+// could not look, as where the check is unsupported.
+var ErrNoOwners = errors.New("peercred: the system's socket table names no owner for a listener, so another user's cannot be told from this one's")
+
 // Owner is the owner of a socket, as far as the operating system says.
 type Owner struct {
 	// UID is the owner's numeric user id on Linux; -1 on Windows.

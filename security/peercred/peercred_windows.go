@@ -115,6 +115,9 @@ func listenersOn(port uint16) ([]Squatter, error) {
 	owners := map[uint32]Owner{}
 	var out []Squatter
 	for _, l := range ls {
+		if l.PID == 0 {
+			return nil, ErrNoOwners
+		}
 		o, ok := owners[l.PID]
 		if !ok {
 			o = ownerOf(l.PID, me)
