@@ -22,7 +22,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -810,35 +809,10 @@ func (c *childStdin) Close() error {
 // every line can be checked against the schema.
 func startCheckedSDKBridge(t *testing.T, version string) (*sdkBridge, *lineLog) {
 	t.Helper()
-	configDir := filepath.Join(t.TempDir(), "config")
-	b := &sdkBridge{
-		t: t, port: freePort(t), secret: newSecret(), stderr: newLineLog(nil),
-		wire: newStream[wireMsg](), listChanged: newStream[*mcp.ToolListChangedRequest](),
-	}
 	stdout := newLineLog(nil)
-	seedPairing(t, configDir, map[string]any{testOrigin: pairingFor(b.secret)})
-	b.cmd = exec.Command(binPath, "--origin", testOrigin, "--port", strconv.Itoa(b.port), "--config-dir", configDir)
-	b.cmd.Env = childEnv(t.TempDir())
-	b.cmd.Stderr = b.stderr
-	b.cmd.WaitDelay = 2 * time.Second
-	client := mcp.NewClient(&mcp.Implementation{Name: "e2e-go-sdk", Version: "0"}, &mcp.ClientOptions{
-		ToolListChangedHandler: func(_ context.Context, req *mcp.ToolListChangedRequest) { b.listChanged.add(req) },
+	b := startSDKBridgeOver(t, version, func(cmd *exec.Cmd) mcp.Transport {
+		return &teeTransport{cmd: cmd, stdout: stdout}
 	})
-	transport := &tapTransport{inner: &teeTransport{cmd: b.cmd, stdout: stdout}, log: b.wire}
-	ctx, cancel := sdkCtx()
-	defer cancel()
-	cs, err := client.Connect(ctx, transport, &mcp.ClientSessionOptions{ProtocolVersion: version})
-	if err != nil {
-		if b.cmd.Process != nil {
-			b.cmd.Process.Kill()
-		}
-		t.Fatalf("SDK Connect asking for %s: %v\nwire:\n%s\nstderr:\n%s", version, err, b.wireText(), b.stderr)
-	}
-	b.cs = cs
-	t.Cleanup(b.cleanup)
-	if _, _, ok := b.stderr.lines.await(0, guard, listeningRE.MatchString); !ok {
-		t.Fatalf("bridge never said it was listening; stderr:\n%s", b.stderr)
-	}
 	return b, stdout
 }
 

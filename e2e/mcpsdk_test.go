@@ -171,6 +171,17 @@ type sdkBridge struct {
 // with a seeded secret, and connects the SDK client asking for version.
 func startSDKBridge(t *testing.T, version string) *sdkBridge {
 	t.Helper()
+	// TerminateDuration is how long Close waits for an exit on stdin EOF
+	// before it signals: the guard, so that a slow exit is a failure.
+	return startSDKBridgeOver(t, version, func(cmd *exec.Cmd) mcp.Transport {
+		return &mcp.CommandTransport{Command: cmd, TerminateDuration: guard}
+	})
+}
+
+// startSDKBridgeOver is startSDKBridge with the SDK's transport to the
+// bridge's process made by over (its wire is tapped either way).
+func startSDKBridgeOver(t *testing.T, version string, over func(cmd *exec.Cmd) mcp.Transport) *sdkBridge {
+	t.Helper()
 	configDir := filepath.Join(t.TempDir(), "config")
 	b := &sdkBridge{
 		t: t, port: freePort(t), secret: newSecret(), stderr: newLineLog(nil),
@@ -184,10 +195,8 @@ func startSDKBridge(t *testing.T, version string) *sdkBridge {
 	client := mcp.NewClient(&mcp.Implementation{Name: "e2e-go-sdk", Version: "0"}, &mcp.ClientOptions{
 		ToolListChangedHandler: func(_ context.Context, req *mcp.ToolListChangedRequest) { b.listChanged.add(req) },
 	})
-	// TerminateDuration is how long Close waits for an exit on stdin EOF
-	// before it signals: the guard, so that a slow exit is a failure.
-	transport := &tapTransport{inner: &mcp.CommandTransport{Command: b.cmd, TerminateDuration: guard}, log: b.wire}
-	ctx, cancel := context.WithTimeout(context.Background(), guard)
+	transport := &tapTransport{inner: over(b.cmd), log: b.wire}
+	ctx, cancel := sdkCtx()
 	defer cancel()
 	cs, err := client.Connect(ctx, transport, &mcp.ClientSessionOptions{ProtocolVersion: version})
 	if err != nil {
