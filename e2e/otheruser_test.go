@@ -6,7 +6,6 @@ package e2e
 // 65534 (nobody), so they need root; elsewhere they skip and say why.
 
 import (
-	"bufio"
 	"fmt"
 	"os"
 	"os/exec"
@@ -46,22 +45,11 @@ func otherUser(t *testing.T) func(args ...string) *exec.Cmd {
 	}
 }
 
-// squat listens on port as nobody until the test ends.
+// squat listens on port as nobody until the test ends (squatAt, on the
+// helper's default address).
 func squat(t *testing.T, run func(...string) *exec.Cmd, port int) {
 	t.Helper()
-	cmd := run("listen", fmt.Sprint(port))
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatalf("start the squatter: %v", err)
-	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	line, _ := bufio.NewReader(out).ReadString('\n')
-	if line != "ready\n" {
-		t.Fatalf("the squatter on %d did not start: %q", port, line)
-	}
+	squatAt(t, run, fmt.Sprint(port))
 }
 
 // A listener of another user on a port the tab tries first makes the
