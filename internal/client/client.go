@@ -16,6 +16,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/stitchslop/stitchslop-bridge/internal/control"
 	"github.com/stitchslop/stitchslop-bridge/internal/exitcode"
 	"github.com/stitchslop/stitchslop-bridge/internal/session"
 	"github.com/stitchslop/stitchslop-bridge/security/limits"
@@ -111,14 +112,10 @@ type Request struct {
 	Timeout time.Duration
 
 	// Listener, when positive, is the pid of the listen process sending
-	// the request, sent as listenerHeader: the bridge reports it among its
-	// listeners and does not count it as an agent's use.
+	// the request, sent as control.ListenerHeader: the bridge reports it
+	// among its listeners and does not count it as an agent's use.
 	Listener int
 }
-
-// listenerHeader marks a request of the listen verb with its pid
-// (reference-bridge-notes.md, listen).
-const listenerHeader = "x-stitchslop-listener"
 
 // Client talks to one bridge.
 type Client struct {
@@ -218,9 +215,9 @@ func (c *Client) Open(ctx context.Context, r Request) (io.ReadCloser, error) {
 		cancel()
 		return nil, err
 	}
-	req.Header.Set("x-stitchslop-key", c.s.Key)
+	req.Header.Set(control.KeyHeader, c.s.Key)
 	if r.Listener > 0 {
-		req.Header.Set(listenerHeader, strconv.Itoa(r.Listener))
+		req.Header.Set(control.ListenerHeader, strconv.Itoa(r.Listener))
 	}
 	if r.Body != nil {
 		req.Header.Set("Content-Type", "application/json")

@@ -256,26 +256,20 @@ func canon(ap netip.AddrPort) netip.AddrPort {
 	return netip.AddrPortFrom(ap.Addr().Unmap().WithZone(""), ap.Port())
 }
 
-var (
-	loopback4   = netip.AddrFrom4([4]byte{127, 0, 0, 1})
-	any4        = netip.IPv4Unspecified()
-	loopback6   = netip.IPv6Loopback()
-	unspecified = netip.IPv6Unspecified()
-)
-
 // receives127 reports whether a socket listening at address a gets
-// connections made to 127.0.0.1. [::] counts even though an IPV6_V6ONLY
-// socket would not: the tables do not say, and counting it can only make
-// HoldsPort stricter.
+// connections made to 127.0.0.1: 127.0.0.1 itself, 0.0.0.0 or [::]
+// (IsUnspecified). [::] counts even though an IPV6_V6ONLY socket would
+// not: the tables do not say, and counting it can only make HoldsPort
+// stricter.
 func receives127(a netip.Addr) bool {
 	a = a.Unmap().WithZone("")
-	return a == loopback4 || a == any4 || a == unspecified
+	return a == netip.AddrFrom4([4]byte{127, 0, 0, 1}) || a.IsUnspecified()
 }
 
 // receivesLoopback reports whether a socket listening at address a gets
 // connections made to 127.0.0.1 or to [::1].
 func receivesLoopback(a netip.Addr) bool {
-	return receives127(a) || a.WithZone("") == loopback6
+	return receives127(a) || a.WithZone("") == netip.IPv6Loopback()
 }
 
 // entry is one socket of a kernel table: /proc/net/tcp or sock_diag on
