@@ -40,10 +40,6 @@ const KeyHeader = "x-stitchslop-key"
 // --exit-when-unused still ends a bridge that only a listener polls.
 const ListenerHeader = "x-stitchslop-listener"
 
-// maxPIDDigits bounds the listener header's digits: a pid is a 32-bit
-// number everywhere the bridge runs.
-const maxPIDDigits = 10
-
 // Bounds of POST /wait, in seconds.
 const (
 	WaitDefault = 120
@@ -121,14 +117,12 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 // listenerPID reads the listener header: a positive decimal pid, digits
-// only. Anything else is no listener's, and the request counts as an
-// agent's.
+// only (base 10 takes no sign, space or underscore), below 2^31: a pid is a
+// 32-bit number everywhere the bridge runs. Anything else is no listener's,
+// and the request counts as an agent's.
 func listenerPID(v string) (int, bool) {
-	if v == "" || len(v) > maxPIDDigits || strings.Trim(v, "0123456789") != "" {
-		return 0, false
-	}
-	pid, err := strconv.ParseInt(v, 10, 32)
-	if err != nil || pid <= 0 {
+	pid, err := strconv.ParseUint(v, 10, 31)
+	if err != nil || pid == 0 {
 		return 0, false
 	}
 	return int(pid), true
