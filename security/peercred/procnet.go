@@ -119,21 +119,19 @@ func parseProcAddr(s string, order binary.ByteOrder) (netip.AddrPort, error) {
 	if err != nil {
 		return netip.AddrPort{}, errors.New("address is not hex")
 	}
-	pb, err := hex.DecodeString(p)
+	// Base 16: hex digits only, no sign, prefix or underscore.
+	port, err := strconv.ParseUint(p, 16, 16)
 	if err != nil {
 		return netip.AddrPort{}, errors.New("port is not hex")
 	}
 	// Each group of 8 digits is a 32-bit value; its bytes in memory, in
 	// host order, are the address bytes in network order.
-	var b [16]byte
+	b := make([]byte, len(raw))
 	for i := 0; i < len(raw); i += 4 {
 		order.PutUint32(b[i:], binary.BigEndian.Uint32(raw[i:]))
 	}
-	port := binary.BigEndian.Uint16(pb)
-	if len(raw) == 4 {
-		return netip.AddrPortFrom(netip.AddrFrom4([4]byte(b[:4])), port), nil
-	}
-	return netip.AddrPortFrom(netip.AddrFrom16(b), port), nil
+	addr, _ := netip.AddrFromSlice(b) // 4 or 16 bytes: IPv4 or IPv6
+	return netip.AddrPortFrom(addr, uint16(port)), nil
 }
 
 // procLive reports whether e can be the live client end of a connection:
