@@ -10,6 +10,7 @@ import (
 
 	"github.com/stitchslop/stitchslop-bridge/internal/attempts"
 	"github.com/stitchslop/stitchslop-bridge/internal/client"
+	"github.com/stitchslop/stitchslop-bridge/internal/control"
 	"github.com/stitchslop/stitchslop-bridge/internal/envelope"
 	"github.com/stitchslop/stitchslop-bridge/internal/hub"
 	"github.com/stitchslop/stitchslop-bridge/internal/mcp"
@@ -291,11 +292,8 @@ func (c *leaderConn) Send(frame []byte) error {
 	if !ok || !ok2 {
 		return errors.New("not a command frame")
 	}
-	body := struct {
-		Command   string          `json:"command"`
-		Args      json.RawMessage `json:"args"`
-		TimeoutMs int64           `json:"timeoutMs"`
-	}{command, rawjson.Get(frame, "args"), leaderCallTimeout.Milliseconds()}
+	ms := float64(leaderCallTimeout.Milliseconds())
+	body := control.CallRequest{Command: command, Args: rawjson.Get(frame, "args"), TimeoutMs: &ms}
 	go func() {
 		body, err := c.l.c.Do(c.l.ctx, client.Request{Method: "POST", Path: "/call", Body: body, Timeout: leaderCallTimeout + probeTimeout})
 		env, valid := rawjson.Check(body)

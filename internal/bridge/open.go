@@ -208,14 +208,12 @@ func (b *bridge) openForAgent(ctx context.Context, own bool, site string) (int, 
 func (b *bridge) listen(ports []int) (int, error) {
 	cfg, log := b.cfg, b.log
 	ln, port, skipped, err := listen(ports, log)
-	var squat *squatError
-	switch {
-	case errors.As(err, &squat):
-		return 0, &ExitError{Code: exitcode.CannotBind, Err: err,
-			Hint: "stop that process, or ask whoever runs it to; `lsof -nP -iTCP:8787-8790 -sTCP:LISTEN` (as root) names it. Then start the bridge again"}
-	case err != nil:
-		return 0, &ExitError{Code: exitcode.CannotBind, Err: err,
-			Hint: "another bridge may still be running; `lsof -nP -iTCP:8787-8790 -sTCP:LISTEN` lists what holds the ports"}
+	if err != nil {
+		hint := "another bridge may still be running; `lsof -nP -iTCP:8787-8790 -sTCP:LISTEN` lists what holds the ports"
+		if errors.As(err, new(*squatError)) {
+			hint = "stop that process, or ask whoever runs it to; `lsof -nP -iTCP:8787-8790 -sTCP:LISTEN` (as root) names it. Then start the bridge again"
+		}
+		return 0, &ExitError{Code: exitcode.CannotBind, Err: err, Hint: hint}
 	}
 
 	key, err := credential.New()

@@ -158,17 +158,7 @@ func (b *bridge) lookForSquatters(scan []int, bound int) bool {
 		found = append(found, sq...)
 	}
 	b.squats.mu.Lock()
-	var arrived, gone []peercred.Squatter
-	for _, s := range found {
-		if !slices.Contains(b.squats.known, s) {
-			arrived = append(arrived, s)
-		}
-	}
-	for _, s := range b.squats.known {
-		if !slices.Contains(found, s) {
-			gone = append(gone, s)
-		}
-	}
+	arrived, gone := minus(found, b.squats.known), minus(b.squats.known, found)
 	b.squats.known = found
 	// Published before it is said, so whoever reads the line finds it in
 	// GET /status too.
@@ -188,13 +178,8 @@ func (b *bridge) lookForSquatters(scan []int, bound int) bool {
 // skipped), so that the first look does not report them again.
 func (b *bridge) seedSquatters(skipped []peercred.Squatter, bound int) {
 	b.squats.mu.Lock()
-	var fresh []peercred.Squatter
-	for _, s := range skipped {
-		if !slices.Contains(b.squats.known, s) {
-			b.squats.known = append(b.squats.known, s)
-			fresh = append(fresh, s)
-		}
-	}
+	fresh := minus(skipped, b.squats.known)
+	b.squats.known = append(b.squats.known, fresh...)
 	b.publishLocked()
 	b.squats.mu.Unlock()
 	for _, s := range fresh {
@@ -202,6 +187,17 @@ func (b *bridge) seedSquatters(skipped []peercred.Squatter, bound int) {
 			s.Port, s, bound, s.Port))
 		ui.Hint(b.log, squatHint(s.Port))
 	}
+}
+
+// minus returns the squatters of a that are not in b.
+func minus(a, b []peercred.Squatter) []peercred.Squatter {
+	var out []peercred.Squatter
+	for _, s := range a {
+		if !slices.Contains(b, s) {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 // squatMessage says what a squatter found while the bridge holds bound

@@ -16,6 +16,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/stitchslop/stitchslop-bridge/internal/control"
 	"github.com/stitchslop/stitchslop-bridge/internal/exitcode"
 	"github.com/stitchslop/stitchslop-bridge/internal/session"
 	"github.com/stitchslop/stitchslop-bridge/security/limits"
@@ -111,14 +112,10 @@ type Request struct {
 	Timeout time.Duration
 
 	// Listener, when positive, is the pid of the listen process sending
-	// the request, sent as listenerHeader: the bridge reports it among its
-	// listeners and does not count it as an agent's use.
+	// the request, sent as control.ListenerHeader: the bridge reports it
+	// among its listeners and does not count it as an agent's use.
 	Listener int
 }
-
-// listenerHeader marks a request of the listen verb with its pid
-// (reference-bridge-notes.md, listen).
-const listenerHeader = "x-stitchslop-listener"
 
 // Client talks to one bridge.
 type Client struct {
@@ -218,9 +215,9 @@ func (c *Client) Open(ctx context.Context, r Request) (io.ReadCloser, error) {
 		cancel()
 		return nil, err
 	}
-	req.Header.Set("x-stitchslop-key", c.s.Key)
+	req.Header.Set(control.KeyHeader, c.s.Key)
 	if r.Listener > 0 {
-		req.Header.Set(listenerHeader, strconv.Itoa(r.Listener))
+		req.Header.Set(control.ListenerHeader, strconv.Itoa(r.Listener))
 	}
 	if r.Body != nil {
 		req.Header.Set("Content-Type", "application/json")
@@ -249,22 +246,8 @@ func (c *Client) Open(ctx context.Context, r Request) (io.ReadCloser, error) {
 			Msg:  fmt.Sprintf("the bridge on port %d refused the key in its session file (stale: another process has the port now)", c.s.Port),
 			Hint: "start the bridge again, or pass --port for the one you mean"}
 	}
-	return nil, &Error{Exit: exitcode.Failed, Code: errorCode(b, resp.StatusCode),
-		Msg: fmt.Sprintf("the bridge answered %s: %s", resp.Status, errorText(b))}
-}
-
-// errorCode is the code of the bridge's refusal envelope in an error
-// answer (origin_not_allowed, bad_request, ...), or http_STATUS. A code
-// that is not a short lower-case word is not taken.
-func errorCode(b []byte, status int) string {
-	var env struct {
-		Error string `json:"error"`
-	}
-	if json.Unmarshal(b, &env) == nil && len(env.Error) > 0 && len(env.Error) <= 40 &&
-		strings.Trim(env.Error, "abcdefghijklmnopqrstuvwxyz_") == "" {
-		return env.Error
-	}
-	return "http_" + strconv.Itoa(status)
+	code, text := refusal(b, resp.StatusCode)
+	return nil, &Error{Exit: exitcode.Failed, Code: code, Msg: fmt.Sprintf("the bridge answered %s: %s", resp.Status, text)}
 }
 
 // sendError words a failure to get an answer's headers.
@@ -360,23 +343,33 @@ func seconds(d time.Duration) string {
 	return strconv.FormatFloat(d.Seconds(), 'f', -1, 64) + " s"
 }
 
-// errorText is an error answer's body as it may be shown to the person: the
-// message of the bridge's refusal envelope when there is one, else the body;
-// cut short, and quoted unless it is plain printable text (whatever holds
-// the port may have sent it).
-func errorText(b []byte) string {
+// refusal reads an error answer. code is the code of the bridge's refusal
+// envelope (origin_not_allowed, bad_request, ...), or http_STATUS: a code
+// that is not a short lower-case word is not taken. text is the answer as
+// it may be shown to the person: the envelope's message when there is one,
+// else the body; cut short, and quoted unless it is plain printable text
+// (whatever holds the port may have sent it).
+func refusal(b []byte, status int) (code, text string) {
 	var env struct {
+		Error   string `json:"error"`
 		Message string `json:"message"`
 	}
+	// A field of the wrong type is left empty and the other still read;
+	// a body that is no JSON object leaves both empty.
+	json.Unmarshal(b, &env)
+	code = "http_" + strconv.Itoa(status)
+	if len(env.Error) > 0 && len(env.Error) <= 40 && strings.Trim(env.Error, "abcdefghijklmnopqrstuvwxyz_") == "" {
+		code = env.Error
+	}
 	s := strings.TrimSpace(string(b))
-	if json.Unmarshal(b, &env) == nil && env.Message != "" {
+	if env.Message != "" {
 		s = env.Message
 	}
 	if len(s) > maxErrorText {
 		s = strings.ToValidUTF8(s[:maxErrorText], "") + "..."
 	}
 	if !utf8.ValidString(s) || strings.IndexFunc(s, func(r rune) bool { return !strconv.IsPrint(r) }) >= 0 {
-		return strconv.Quote(s)
+		return code, strconv.Quote(s)
 	}
-	return s
+	return code, s
 }

@@ -40,10 +40,6 @@ const KeyHeader = "x-stitchslop-key"
 // --exit-when-unused still ends a bridge that only a listener polls.
 const ListenerHeader = "x-stitchslop-listener"
 
-// maxPIDDigits bounds the listener header's digits: a pid is a 32-bit
-// number everywhere the bridge runs.
-const maxPIDDigits = 10
-
 // Bounds of POST /wait, in seconds.
 const (
 	WaitDefault = 120
@@ -89,7 +85,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if status, reason := origin.CheckControl(r, s.Port); status != 0 {
 		s.Log.Warn("refused a control-plane request ("+strconv.Itoa(status)+"): "+reason,
 			"host", origin.Clip(r.Host), "path", origin.Clip(r.URL.Path))
-		writeJSON(w, status, failure("forbidden", reason))
+		writeRaw(w, status, envelope.Bridge("forbidden", reason))
 		return
 	}
 	rt, ok := routes[r.URL.Path]
@@ -99,12 +95,12 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if !credential.Equal(r.Header.Get(KeyHeader), s.Key) {
-		writeJSON(w, http.StatusUnauthorized, failure("unauthorized", "The session key is missing or wrong; the session file may be stale."))
+		writeRaw(w, http.StatusUnauthorized, envelope.Bridge("unauthorized", "The session key is missing or wrong; the session file may be stale."))
 		return
 	}
 	if r.Method != rt.method {
 		w.Header().Set("Allow", rt.method)
-		writeJSON(w, http.StatusMethodNotAllowed, failure("method_not_allowed", r.URL.Path+" takes "+rt.method))
+		writeRaw(w, http.StatusMethodNotAllowed, envelope.Bridge("method_not_allowed", r.URL.Path+" takes "+rt.method))
 		return
 	}
 	// A request is agent activity when it starts and when it ends: an agent
@@ -121,23 +117,15 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 // listenerPID reads the listener header: a positive decimal pid, digits
-// only. Anything else is no listener's, and the request counts as an
-// agent's.
+// only (base 10 takes no sign, space or underscore), below 2^31: a pid is a
+// 32-bit number everywhere the bridge runs. Anything else is no listener's,
+// and the request counts as an agent's.
 func listenerPID(v string) (int, bool) {
-	if v == "" || len(v) > maxPIDDigits || strings.Trim(v, "0123456789") != "" {
-		return 0, false
-	}
-	pid, err := strconv.ParseInt(v, 10, 32)
-	if err != nil || pid <= 0 {
+	pid, err := strconv.ParseUint(v, 10, 31)
+	if err != nil || pid == 0 {
 		return 0, false
 	}
 	return int(pid), true
-}
-
-// failure is the answer to a request the bridge refuses itself, shaped
-// like the envelopes the bridge answers page calls with.
-func failure(code, msg string) json.RawMessage {
-	return envelope.Bridge(code, msg)
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {
@@ -162,9 +150,9 @@ func decode(w http.ResponseWriter, r *http.Request, v any) bool {
 	if err != nil {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
-			writeJSON(w, http.StatusRequestEntityTooLarge, failure("too_large", "The request body is over the limit."))
+			writeRaw(w, http.StatusRequestEntityTooLarge, envelope.Bridge("too_large", "The request body is over the limit."))
 		} else {
-			writeJSON(w, http.StatusBadRequest, failure("bad_request", "Could not read the request body."))
+			writeRaw(w, http.StatusBadRequest, envelope.Bridge("bad_request", "Could not read the request body."))
 		}
 		return false
 	}
@@ -172,7 +160,7 @@ func decode(w http.ResponseWriter, r *http.Request, v any) bool {
 		b = []byte("{}")
 	}
 	if err := DecodeBody(b, v); err != nil {
-		writeJSON(w, http.StatusBadRequest, failure("bad_request", err.Error()))
+		writeRaw(w, http.StatusBadRequest, envelope.Bridge("bad_request", err.Error()))
 		return false
 	}
 	return true
@@ -290,7 +278,7 @@ func (s *Server) status(w http.ResponseWriter, _ *http.Request) {
 func (s *Server) tools(w http.ResponseWriter, _ *http.Request) {
 	st := s.Hub.State()
 	if !st.Connected {
-		writeJSON(w, http.StatusOK, failure(hub.CodeNotConnected, hub.NotConnectedMessage))
+		writeRaw(w, http.StatusOK, envelope.Bridge(hub.CodeNotConnected, hub.NotConnectedMessage))
 		return
 	}
 	tools := st.Tools
@@ -309,7 +297,7 @@ func (s *Server) wait(w http.ResponseWriter, r *http.Request) {
 	defer cancel()
 	before := s.Attempts.Snapshot()
 	if !s.Hub.Wait(ctx) {
-		writeJSON(w, http.StatusOK, failure("timeout", "No Stitch Slop tab attached within the wait. "+attempts.Explain(s.Attempts.Snapshot(), before)))
+		writeRaw(w, http.StatusOK, envelope.Bridge("timeout", "No Stitch Slop tab attached within the wait. "+attempts.Explain(s.Attempts.Snapshot(), before)))
 		return
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"ok": true, "connected": true, "port": s.Port, "origin": s.Sites.Served(), "tools": s.toolNames(), "message": "A Stitch Slop tab is connected."})
@@ -341,7 +329,7 @@ func (s *Server) pair(w http.ResponseWriter, r *http.Request) {
 			code = "spent_token"
 		}
 		s.Log.Warn("refused a token from the control plane: " + code)
-		writeJSON(w, http.StatusBadRequest, failure(code, err.Error()))
+		writeRaw(w, http.StatusBadRequest, envelope.Bridge(code, err.Error()))
 		return
 	}
 	connected := s.Hub.State().Connected && s.Sites.Served() == p.Site

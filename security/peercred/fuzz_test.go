@@ -56,7 +56,7 @@ func FuzzParseProcNetTCP(f *testing.F) {
 
 // formatProcNetTCP writes entries the way the kernel's seq_printf does:
 // each 32-bit address word's value in host order as %08X, ports as %04X.
-func formatProcNetTCP(entries []procEntry, order binary.ByteOrder) string {
+func formatProcNetTCP(entries []entry, order binary.ByteOrder) string {
 	hexAddr := func(ap interface{ AsSlice() []byte }) string {
 		b := ap.AsSlice()
 		var sb strings.Builder
@@ -69,7 +69,7 @@ func formatProcNetTCP(entries []procEntry, order binary.ByteOrder) string {
 	sb.WriteString(tcpHeader + "\n")
 	for i, e := range entries {
 		fmt.Fprintf(&sb, "%4d: %s:%04X %s:%04X %02X 00000000:00000000 00:00000000 00000000 %5d        0 %d 1 0000000000000000 100 0 0 10 0\n",
-			i, hexAddr(e.Local.Addr()), e.Local.Port(), hexAddr(e.Remote.Addr()), e.Remote.Port(), e.State, e.UID, e.Inode)
+			i, hexAddr(e.Local.Addr()), e.Local.Port(), hexAddr(e.Remote.Addr()), e.Remote.Port(), e.State, e.ID, e.Inode)
 	}
 	return sb.String()
 }

@@ -109,6 +109,9 @@ func Squatters(port int) ([]Squatter, error) {
 	}
 	var out []Squatter
 	for _, s := range all {
+		if s.Owner.UID < 0 && s.Owner.PID == 0 {
+			return nil, ErrNoOwners
+		}
 		if s.Owner.Mine {
 			continue
 		}

@@ -200,7 +200,16 @@ func ListenerOwner(port int) (owner Owner, found bool, err error) {
 	if err := checkPort(port); err != nil {
 		return Owner{}, false, err
 	}
-	return listenerOwner(uint16(port))
+	ls, err := listenersOn(uint16(port))
+	if err != nil || len(ls) == 0 {
+		return Owner{}, false, err
+	}
+	for _, l := range ls {
+		if !l.Owner.Mine {
+			return l.Owner, true, nil
+		}
+	}
+	return ls[0].Owner, true, nil
 }
 
 // HoldsPort reports whether process pid holds every TCP socket listening
@@ -247,24 +256,74 @@ func canon(ap netip.AddrPort) netip.AddrPort {
 	return netip.AddrPortFrom(ap.Addr().Unmap().WithZone(""), ap.Port())
 }
 
-var (
-	loopback4   = netip.AddrFrom4([4]byte{127, 0, 0, 1})
-	any4        = netip.IPv4Unspecified()
-	loopback6   = netip.IPv6Loopback()
-	unspecified = netip.IPv6Unspecified()
-)
-
 // receives127 reports whether a socket listening at address a gets
-// connections made to 127.0.0.1. [::] counts even though an IPV6_V6ONLY
-// socket would not: the tables do not say, and counting it can only make
-// HoldsPort stricter.
+// connections made to 127.0.0.1: 127.0.0.1 itself, 0.0.0.0 or [::]
+// (IsUnspecified). [::] counts even though an IPV6_V6ONLY socket would
+// not: the tables do not say, and counting it can only make HoldsPort
+// stricter.
 func receives127(a netip.Addr) bool {
 	a = a.Unmap().WithZone("")
-	return a == loopback4 || a == any4 || a == unspecified
+	return a == netip.AddrFrom4([4]byte{127, 0, 0, 1}) || a.IsUnspecified()
 }
 
 // receivesLoopback reports whether a socket listening at address a gets
 // connections made to 127.0.0.1 or to [::1].
 func receivesLoopback(a netip.Addr) bool {
-	return receives127(a) || a.WithZone("") == loopback6
+	return receives127(a) || a.WithZone("") == netip.IPv6Loopback()
+}
+
+// entry is one socket of a kernel table: /proc/net/tcp or sock_diag on
+// Linux, GetExtendedTcpTable on Windows. Addresses are kept as the table
+// gives them: an IPv4-mapped address stays IPv4-mapped (compare through
+// canon).
+type entry struct {
+	Local, Remote netip.AddrPort
+	// State is in the table's own numbering (linux*, win*).
+	State uint32
+	// ID is the owner. On Linux it is the uid of the socket's creator, as
+	// seen from our user namespace (the kernel prints 0 for TIME_WAIT
+	// sockets); on Windows the owning pid (0: none).
+	ID uint32
+	// Inode is the socket's inode on Linux, 0 once no process holds it
+	// (orphaned, TIME_WAIT); 0 on Windows.
+	Inode uint64
+}
+
+var (
+	errNoPeer        = errors.New("peercred: no open socket is the other end of this connection (not local, or already closed)")
+	errAmbiguousPeer = errors.New("peercred: the other end of this connection matches sockets of different owners")
+)
+
+// peerID finds the owner of the other end of a connection whose own ends
+// are local and remote (canonical form): the entry whose local end is
+// remote and whose remote end is local, among those live says can be the
+// live client end of a connection (procLive, winLive).
+func peerID(entries []entry, local, remote netip.AddrPort, live func(entry) bool) (uint32, error) {
+	var id uint32
+	found := false
+	for _, e := range entries {
+		if !live(e) || canon(e.Local) != remote || canon(e.Remote) != local {
+			continue
+		}
+		if found && e.ID != id {
+			return 0, errAmbiguousPeer
+		}
+		id, found = e.ID, true
+	}
+	if !found {
+		return 0, errNoPeer
+	}
+	return id, nil
+}
+
+// listenersAt returns the entries in state listen (linuxListen,
+// winListen) on port whose local address receives(addr) accepts.
+func listenersAt(entries []entry, listen uint32, port uint16, receives func(netip.Addr) bool) []entry {
+	var out []entry
+	for _, e := range entries {
+		if e.State == listen && e.Local.Port() == port && receives(e.Local.Addr()) {
+			out = append(out, e)
+		}
+	}
+	return out
 }

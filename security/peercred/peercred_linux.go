@@ -30,18 +30,11 @@ const (
 )
 
 func sameUser(local, remote netip.AddrPort) error {
-	var entries []procEntry
-	err := errNoSockDiag
-	if useSockDiag {
-		entries, err = diagPeer(local, remote)
-	}
-	if err != nil {
-		entries, err = readProcTables()
-	}
+	entries, err := sockets(func() ([]entry, error) { return diagPeer(local, remote) })
 	if err != nil {
 		return err
 	}
-	uid, err := procPeerUID(entries, local, remote)
+	uid, err := peerID(entries, local, remote, procLive)
 	if err != nil {
 		return err
 	}
@@ -51,45 +44,25 @@ func sameUser(local, remote netip.AddrPort) error {
 	return nil
 }
 
-func listenerOwner(port uint16) (Owner, bool, error) {
-	entries, err := listeners()
-	if err != nil {
-		return Owner{}, false, err
-	}
-	ls := procListeners(entries, port, receivesLoopback)
-	if len(ls) == 0 {
-		return Owner{}, false, nil
-	}
-	me := uint32(getuid())
-	pick := ls[0]
-	for _, l := range ls {
-		if l.UID != me {
-			pick = l
-			break
-		}
-	}
-	return Owner{UID: int(pick.UID), Mine: pick.UID == me}, true, nil
-}
-
 func listenersOn(port uint16) ([]Squatter, error) {
-	entries, err := listeners()
+	entries, err := sockets(diagListeners)
 	if err != nil {
 		return nil, err
 	}
 	me := uint32(getuid())
 	var out []Squatter
-	for _, l := range procListeners(entries, port, receivesLoopback) {
-		out = append(out, Squatter{Addr: l.Local.Addr(), Port: int(port), Owner: Owner{UID: int(l.UID), Mine: l.UID == me}})
+	for _, l := range listenersAt(entries, linuxListen, port, receivesLoopback) {
+		out = append(out, Squatter{Addr: l.Local.Addr(), Port: int(port), Owner: Owner{UID: int(l.ID), Mine: l.ID == me}})
 	}
 	return out, nil
 }
 
 func holdsPort(pid int, port uint16) (bool, error) {
-	entries, err := listeners()
+	entries, err := sockets(diagListeners)
 	if err != nil {
 		return false, err
 	}
-	ls := procListeners(entries, port, receives127)
+	ls := listenersAt(entries, linuxListen, port, receives127)
 	if len(ls) == 0 {
 		return false, nil
 	}
@@ -108,24 +81,22 @@ func holdsPort(pid int, port uint16) (bool, error) {
 	return true, nil
 }
 
-// listeners returns the listening sockets, from sock_diag or, where that
-// is not available, /proc.
-func listeners() ([]procEntry, error) {
+// sockets asks the kernel by sock_diag (diag) or, where that is not
+// available, reads /proc.
+func sockets(diag func() ([]entry, error)) ([]entry, error) {
 	if useSockDiag {
-		if entries, err := diagListeners(); err == nil {
+		if entries, err := diag(); err == nil {
 			return entries, nil
 		}
 	}
 	return readProcTables()
 }
 
-var errNoSockDiag = errors.New("peercred: sock_diag not used")
-
 // readProcTables reads and parses /proc/net/tcp and /proc/net/tcp6, the
 // sockets of this process's network namespace. A kernel without IPv6 has
 // no tcp6 file and no IPv6 sockets to miss.
-func readProcTables() ([]procEntry, error) {
-	var all []procEntry
+func readProcTables() ([]entry, error) {
+	var all []entry
 	for _, name := range []string{"tcp", "tcp6"} {
 		path := filepath.Join(procRoot, "net", name)
 		data, err := readCapped(path, maxTableBytes)

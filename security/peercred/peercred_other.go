@@ -8,8 +8,6 @@ import "net/netip"
 
 func sameUser(netip.AddrPort, netip.AddrPort) error { return ErrUnsupported }
 
-func listenerOwner(uint16) (Owner, bool, error) { return Owner{}, false, ErrUnsupported }
-
 func holdsPort(int, uint16) (bool, error) { return false, ErrUnsupported }
 
 func listenersOn(uint16) ([]Squatter, error) { return nil, ErrUnsupported }

@@ -32,7 +32,7 @@ func sameUser(local, remote netip.AddrPort) error {
 	if err != nil {
 		return err
 	}
-	pid, err := winPeerPID(rows, local, remote)
+	pid, err := peerID(rows, local, remote, winLive)
 	if err != nil {
 		return err
 	}
@@ -51,7 +51,7 @@ func sameUser(local, remote netip.AddrPort) error {
 	if rows, err = readWinTables(); err != nil {
 		return err
 	}
-	if again, err := winPeerPID(rows, local, remote); err != nil || again != pid {
+	if again, err := peerID(rows, local, remote, winLive); err != nil || again != pid {
 		return errors.New("peercred: the other end of this connection changed hands while being checked")
 	}
 	sid, err := processUser(h)
@@ -68,43 +68,12 @@ func sameUser(local, remote netip.AddrPort) error {
 	return nil
 }
 
-func listenerOwner(port uint16) (Owner, bool, error) {
-	rows, err := readWinTables()
-	if err != nil {
-		return Owner{}, false, err
-	}
-	ls := winListeners(rows, port, receivesLoopback)
-	if len(ls) == 0 {
-		return Owner{}, false, nil
-	}
-	me, err := currentUser()
-	if err != nil {
-		return Owner{}, false, err
-	}
-	var first Owner
-	done := map[uint32]bool{}
-	for i, l := range ls {
-		if done[l.PID] {
-			continue
-		}
-		done[l.PID] = true
-		o := ownerOf(l.PID, me)
-		if !o.Mine {
-			return o, true, nil
-		}
-		if i == 0 {
-			first = o
-		}
-	}
-	return first, true, nil
-}
-
 func listenersOn(port uint16) ([]Squatter, error) {
 	rows, err := readWinTables()
 	if err != nil {
 		return nil, err
 	}
-	ls := winListeners(rows, port, receivesLoopback)
+	ls := listenersAt(rows, winListen, port, receivesLoopback)
 	if len(ls) == 0 {
 		return nil, nil
 	}
@@ -115,13 +84,10 @@ func listenersOn(port uint16) ([]Squatter, error) {
 	owners := map[uint32]Owner{}
 	var out []Squatter
 	for _, l := range ls {
-		if l.PID == 0 {
-			return nil, ErrNoOwners
-		}
-		o, ok := owners[l.PID]
+		o, ok := owners[l.ID]
 		if !ok {
-			o = ownerOf(l.PID, me)
-			owners[l.PID] = o
+			o = ownerOf(l.ID, me)
+			owners[l.ID] = o
 		}
 		out = append(out, Squatter{Addr: l.Local.Addr(), Port: int(port), Owner: o})
 	}
@@ -152,12 +118,12 @@ func holdsPort(pid int, port uint16) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	ls := winListeners(rows, port, receives127)
+	ls := listenersAt(rows, winListen, port, receives127)
 	if len(ls) == 0 {
 		return false, nil
 	}
 	for _, l := range ls {
-		if int64(l.PID) != int64(pid) {
+		if int64(l.ID) != int64(pid) {
 			return false, nil
 		}
 	}
@@ -189,27 +155,26 @@ func currentUser() (*windows.SID, error) {
 }
 
 // readWinTables reads the IPv4 and IPv6 TCP tables with owning pids.
-func readWinTables() ([]winRow, error) {
+func readWinTables() ([]entry, error) {
 	if err := procGetExtendedTcpTable.Find(); err != nil {
 		return nil, fmt.Errorf("peercred: %w", err)
 	}
-	buf, err := extendedTCPTable(afInet)
-	if err != nil {
-		return nil, err
+	var all []entry
+	for _, t := range []struct {
+		af    uint32
+		parse func([]byte) ([]entry, error)
+	}{{afInet, parseTCPTable}, {afInet6, parseTCP6Table}} {
+		buf, err := extendedTCPTable(t.af)
+		if err != nil {
+			return nil, err
+		}
+		rows, err := t.parse(buf)
+		if err != nil {
+			return nil, err
+		}
+		all = append(all, rows...)
 	}
-	rows, err := parseTCPTable(buf)
-	if err != nil {
-		return nil, err
-	}
-	buf, err = extendedTCPTable(afInet6)
-	if err != nil {
-		return nil, err
-	}
-	rows6, err := parseTCP6Table(buf)
-	if err != nil {
-		return nil, err
-	}
-	return append(rows, rows6...), nil
+	return all, nil
 }
 
 // extendedTCPTable calls GetExtendedTcpTable for family af, growing the

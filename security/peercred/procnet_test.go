@@ -43,29 +43,29 @@ func TestParseProcNetTCP(t *testing.T) {
 	tests := []struct {
 		name string
 		text string
-		want []procEntry
+		want []entry
 	}{
 		{"header only", tcpHeader + "\n", nil},
-		{"ipv4 listener", tcpHeader + "\n" + lineListen4 + "\n", []procEntry{
-			{Local: ap("127.0.0.1:8787"), Remote: ap("0.0.0.0:0"), State: linuxListen, UID: 1000, Inode: 45678},
+		{"ipv4 listener", tcpHeader + "\n" + lineListen4 + "\n", []entry{
+			{Local: ap("127.0.0.1:8787"), Remote: ap("0.0.0.0:0"), State: linuxListen, ID: 1000, Inode: 45678},
 		}},
-		{"ipv4 several, blank lines, no final newline", tcpHeader + "\n\n" + lineServer4 + "\n" + lineClient4 + "\n  \n" + lineTimeWait4, []procEntry{
-			{Local: ap("127.0.0.1:8787"), Remote: ap("127.0.0.1:54321"), State: linuxEstablished, UID: 1000, Inode: 45679},
-			{Local: ap("127.0.0.1:54321"), Remote: ap("127.0.0.1:8787"), State: linuxEstablished, UID: 65534, Inode: 45680},
-			{Local: ap("127.0.0.1:34977"), Remote: ap("127.0.0.1:56706"), State: linuxTimeWait, UID: 0, Inode: 0},
+		{"ipv4 several, blank lines, no final newline", tcpHeader + "\n\n" + lineServer4 + "\n" + lineClient4 + "\n  \n" + lineTimeWait4, []entry{
+			{Local: ap("127.0.0.1:8787"), Remote: ap("127.0.0.1:54321"), State: linuxEstablished, ID: 1000, Inode: 45679},
+			{Local: ap("127.0.0.1:54321"), Remote: ap("127.0.0.1:8787"), State: linuxEstablished, ID: 65534, Inode: 45680},
+			{Local: ap("127.0.0.1:34977"), Remote: ap("127.0.0.1:56706"), State: linuxTimeWait, ID: 0, Inode: 0},
 		}},
-		{"ipv6 loopback and any", tcp6Header + "\n" + lineListen6 + "\n" + lineAny6 + "\n", []procEntry{
-			{Local: ap("[::1]:8789"), Remote: ap("[::]:0"), State: linuxListen, UID: 1000, Inode: 50001},
-			{Local: ap("[::]:8790"), Remote: ap("[::]:0"), State: linuxListen, UID: 65534, Inode: 50002},
+		{"ipv6 loopback and any", tcp6Header + "\n" + lineListen6 + "\n" + lineAny6 + "\n", []entry{
+			{Local: ap("[::1]:8789"), Remote: ap("[::]:0"), State: linuxListen, ID: 1000, Inode: 50001},
+			{Local: ap("[::]:8790"), Remote: ap("[::]:0"), State: linuxListen, ID: 65534, Inode: 50002},
 		}},
-		{"ipv4-mapped stays mapped", tcp6Header + "\n" + lineMapped + "\n", []procEntry{
-			{Local: ap("[::ffff:127.0.0.1]:40001"), Remote: ap("[::ffff:127.0.0.1]:8787"), State: linuxEstablished, UID: 1000, Inode: 50003},
+		{"ipv4-mapped stays mapped", tcp6Header + "\n" + lineMapped + "\n", []entry{
+			{Local: ap("[::ffff:127.0.0.1]:40001"), Remote: ap("[::ffff:127.0.0.1]:8787"), State: linuxEstablished, ID: 1000, Inode: 50003},
 		}},
-		{"ipv6 global", tcp6Header + "\n" + lineDoc6 + "\n", []procEntry{
-			{Local: ap("[2001:db8::1]:443"), Remote: ap("[2001:db8::2]:50000"), State: linuxEstablished, UID: 33, Inode: 50004},
+		{"ipv6 global", tcp6Header + "\n" + lineDoc6 + "\n", []entry{
+			{Local: ap("[2001:db8::1]:443"), Remote: ap("[2001:db8::2]:50000"), State: linuxEstablished, ID: 33, Inode: 50004},
 		}},
-		{"lowercase hex and CRLF", tcpHeader + "\r\n" + strings.ToLower(lineListen4) + "\r\n", []procEntry{
-			{Local: ap("127.0.0.1:8787"), Remote: ap("0.0.0.0:0"), State: linuxListen, UID: 1000, Inode: 45678},
+		{"lowercase hex and CRLF", tcpHeader + "\r\n" + strings.ToLower(lineListen4) + "\r\n", []entry{
+			{Local: ap("127.0.0.1:8787"), Remote: ap("0.0.0.0:0"), State: linuxListen, ID: 1000, Inode: 45678},
 		}},
 	}
 	for _, tt := range tests {
@@ -90,9 +90,9 @@ func TestParseProcNetTCPBigEndian(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []procEntry{
-		{Local: ap("127.0.0.1:8787"), Remote: ap("0.0.0.0:0"), State: linuxListen, UID: 1000, Inode: 45678},
-		{Local: ap("[::1]:8787"), Remote: ap("[::ffff:127.0.0.1]:49152"), State: linuxEstablished, UID: 1000, Inode: 45679},
+	want := []entry{
+		{Local: ap("127.0.0.1:8787"), Remote: ap("0.0.0.0:0"), State: linuxListen, ID: 1000, Inode: 45678},
+		{Local: ap("[::1]:8787"), Remote: ap("[::ffff:127.0.0.1]:49152"), State: linuxEstablished, ID: 1000, Inode: 45679},
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("parseProcNetTCP(big-endian) = %v, want %v", got, want)
@@ -179,9 +179,9 @@ func TestProcPeerUID(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := procPeerUID(entries, ap(tt.local), ap(tt.remote))
+			got, err := peerID(entries, ap(tt.local), ap(tt.remote), procLive)
 			if !errors.Is(err, tt.wantErr) || got != tt.want {
-				t.Errorf("procPeerUID(%s, %s) = %d, %v; want %d, %v", tt.local, tt.remote, got, err, tt.want, tt.wantErr)
+				t.Errorf("peerID(%s, %s) = %d, %v; want %d, %v", tt.local, tt.remote, got, err, tt.want, tt.wantErr)
 			}
 		})
 	}
@@ -197,10 +197,10 @@ func TestProcListeners(t *testing.T) {
 		"   3: 0000000000000000FFFF00000100007F:2257 00000000000000000000000000000000:0000 0A 00000000:00000000 00:00000000 00000000  3000        0 50010 1\n"
 	entries := append(mustParse(t, tcp), mustParse(t, tcp6)...)
 
-	uids := func(es []procEntry) []uint32 {
+	uids := func(es []entry) []uint32 {
 		var out []uint32
 		for _, e := range es {
-			out = append(out, e.UID)
+			out = append(out, e.ID)
 		}
 		return out
 	}
@@ -218,11 +218,11 @@ func TestProcListeners(t *testing.T) {
 		{9999, nil, nil},
 	}
 	for _, tt := range tests {
-		if got := uids(procListeners(entries, tt.port, receivesLoopback)); !reflect.DeepEqual(got, tt.loopback) {
-			t.Errorf("procListeners(%d, receivesLoopback) uids = %v, want %v", tt.port, got, tt.loopback)
+		if got := uids(listenersAt(entries, linuxListen, tt.port, receivesLoopback)); !reflect.DeepEqual(got, tt.loopback) {
+			t.Errorf("listenersAt(%d, receivesLoopback) uids = %v, want %v", tt.port, got, tt.loopback)
 		}
-		if got := uids(procListeners(entries, tt.port, receives127)); !reflect.DeepEqual(got, tt.only127) {
-			t.Errorf("procListeners(%d, receives127) uids = %v, want %v", tt.port, got, tt.only127)
+		if got := uids(listenersAt(entries, linuxListen, tt.port, receives127)); !reflect.DeepEqual(got, tt.only127) {
+			t.Errorf("listenersAt(%d, receives127) uids = %v, want %v", tt.port, got, tt.only127)
 		}
 	}
 }
@@ -252,7 +252,7 @@ func TestParseSocketLink(t *testing.T) {
 	}
 }
 
-func mustParse(t *testing.T, text string) []procEntry {
+func mustParse(t *testing.T, text string) []entry {
 	t.Helper()
 	es, err := parseProcNetTCP([]byte(text), binary.LittleEndian)
 	if err != nil {

@@ -34,7 +34,7 @@ const (
 // diagPeer looks up the socket whose local end is remote and whose remote
 // end is local: the other end of our connection. It returns it as a
 // one-entry table, or an empty one if there is none.
-func diagPeer(local, remote netip.AddrPort) ([]procEntry, error) {
+func diagPeer(local, remote netip.AddrPort) ([]entry, error) {
 	req := diagRequest(remote, local, tcpfAll)
 	msgs, err := diagRoundTrip(req, remote.Addr().Is4(), false)
 	if errors.Is(err, unix.ENOENT) {
@@ -44,16 +44,11 @@ func diagPeer(local, remote netip.AddrPort) ([]procEntry, error) {
 }
 
 // diagListeners returns every listening TCP socket, IPv4 and IPv6.
-func diagListeners() ([]procEntry, error) {
-	var all []procEntry
-	for _, v4 := range []bool{true, false} {
-		var any netip.AddrPort
-		if v4 {
-			any = netip.AddrPortFrom(netip.IPv4Unspecified(), 0)
-		} else {
-			any = netip.AddrPortFrom(netip.IPv6Unspecified(), 0)
-		}
-		msgs, err := diagRoundTrip(diagRequest(any, any, tcpfListen), v4, true)
+func diagListeners() ([]entry, error) {
+	var all []entry
+	for _, a := range []netip.Addr{netip.IPv4Unspecified(), netip.IPv6Unspecified()} {
+		anyPort := netip.AddrPortFrom(a, 0)
+		msgs, err := diagRoundTrip(diagRequest(anyPort, anyPort, tcpfListen), a.Is4(), true)
 		if err != nil {
 			return nil, err
 		}
@@ -75,15 +70,9 @@ func diagRequest(src, dst netip.AddrPort, states uint32) []byte {
 	id := b[8:]
 	binary.BigEndian.PutUint16(id[0:], src.Port())
 	binary.BigEndian.PutUint16(id[2:], dst.Port())
-	s, d := src.Addr().As16(), dst.Addr().As16()
-	if src.Addr().Is4() {
-		s4, d4 := src.Addr().As4(), dst.Addr().As4()
-		copy(id[4:], s4[:])
-		copy(id[20:], d4[:])
-	} else {
-		copy(id[4:], s[:])
-		copy(id[20:], d[:])
-	}
+	// 4 bytes for IPv4, 16 for IPv6, each at the start of its 16.
+	copy(id[4:], src.Addr().AsSlice())
+	copy(id[20:], dst.Addr().AsSlice())
 	// idiag_if 0 (any), idiag_cookie INET_DIAG_NOCOOKIE.
 	binary.NativeEndian.PutUint32(id[40:], 0xFFFFFFFF)
 	binary.NativeEndian.PutUint32(id[44:], 0xFFFFFFFF)
@@ -91,7 +80,7 @@ func diagRequest(src, dst netip.AddrPort, states uint32) []byte {
 }
 
 // diagRoundTrip sends one request and parses the inet_diag_msg replies.
-func diagRoundTrip(req []byte, v4, dump bool) ([]procEntry, error) {
+func diagRoundTrip(req []byte, v4, dump bool) ([]entry, error) {
 	fd, err := unix.Socket(unix.AF_NETLINK, unix.SOCK_DGRAM|unix.SOCK_CLOEXEC, unix.NETLINK_SOCK_DIAG)
 	if err != nil {
 		return nil, fmt.Errorf("peercred: sock_diag socket: %w", err)
@@ -112,7 +101,7 @@ func diagRoundTrip(req []byte, v4, dump bool) ([]procEntry, error) {
 	if err := unix.Sendto(fd, msg, 0, &unix.SockaddrNetlink{Family: unix.AF_NETLINK}); err != nil {
 		return nil, fmt.Errorf("peercred: sock_diag request: %w", err)
 	}
-	var out []procEntry
+	var out []entry
 	buf := make([]byte, diagMaxReply)
 	total := 0
 	for {
@@ -132,7 +121,7 @@ func diagRoundTrip(req []byte, v4, dump bool) ([]procEntry, error) {
 
 // parseDiag appends the sockets in one netlink datagram to out. done is
 // true at NLMSG_DONE; a NLMSG_ERROR becomes its errno.
-func parseDiag(b []byte, v4 bool, out *[]procEntry) (done bool, err error) {
+func parseDiag(b []byte, v4 bool, out *[]entry) (done bool, err error) {
 	for len(b) >= nlmsgHdrLen {
 		l := int(binary.NativeEndian.Uint32(b[0:]))
 		typ := binary.NativeEndian.Uint16(b[4:])
@@ -163,7 +152,7 @@ func parseDiag(b []byte, v4 bool, out *[]procEntry) (done bool, err error) {
 }
 
 // diagEntry decodes one inet_diag_msg into the same entry /proc gives.
-func diagEntry(m []byte, v4 bool) procEntry {
+func diagEntry(m []byte, v4 bool) entry {
 	id := m[diagSockIDOff:]
 	addr := func(a []byte) netip.Addr {
 		if v4 {
@@ -171,11 +160,11 @@ func diagEntry(m []byte, v4 bool) procEntry {
 		}
 		return netip.AddrFrom16([16]byte(a[:16]))
 	}
-	return procEntry{
+	return entry{
 		Local:  netip.AddrPortFrom(addr(id[4:]), binary.BigEndian.Uint16(id[0:])),
 		Remote: netip.AddrPortFrom(addr(id[20:]), binary.BigEndian.Uint16(id[2:])),
-		State:  m[1],
-		UID:    binary.NativeEndian.Uint32(m[64:]),
+		State:  uint32(m[1]),
+		ID:     binary.NativeEndian.Uint32(m[64:]),
 		Inode:  uint64(binary.NativeEndian.Uint32(m[68:])),
 	}
 }

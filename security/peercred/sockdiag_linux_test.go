@@ -36,14 +36,14 @@ func TestSockDiagAgreesWithProc(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var want procEntry
+	var want entry
 	for _, e := range fromProc {
 		if canon(e.Local) == canon(remote) && canon(e.Remote) == canon(local) {
 			want = e
 		}
 	}
 	if got := byDiag[0]; canon(got.Local) != canon(want.Local) || canon(got.Remote) != canon(want.Remote) ||
-		got.State != want.State || got.UID != want.UID || got.Inode != want.Inode || got.Inode == 0 {
+		got.State != want.State || got.ID != want.ID || got.Inode != want.Inode || got.Inode == 0 {
 		t.Fatalf("netlink says %+v, /proc says %+v", got, want)
 	}
 
@@ -52,8 +52,8 @@ func TestSockDiagAgreesWithProc(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, b := procListeners(ls, port, receives127), procListeners(fromProc, port, receives127)
-	if len(a) != 1 || len(b) != 1 || a[0].UID != b[0].UID || a[0].Inode != b[0].Inode {
+	a, b := listenersAt(ls, linuxListen, port, receives127), listenersAt(fromProc, linuxListen, port, receives127)
+	if len(a) != 1 || len(b) != 1 || a[0].ID != b[0].ID || a[0].Inode != b[0].Inode {
 		t.Fatalf("listener on %d: netlink %+v, /proc %+v", port, a, b)
 	}
 

@@ -1,9 +1,9 @@
 package peercred
 
 // Parsing the tables Windows' GetExtendedTcpTable fills for
-// TCP_TABLE_OWNER_PID_ALL, and choosing rows from them. No OS calls here:
-// the Windows file makes the call; these functions are tested on byte
-// fixtures on every platform.
+// TCP_TABLE_OWNER_PID_ALL, and which of their rows can be a live
+// connection. No OS calls here: the Windows file makes the call; these
+// functions are tested on byte fixtures on every platform.
 
 import (
 	"encoding/binary"
@@ -44,41 +44,34 @@ const (
 	tcp6RowSize = 56
 )
 
-// winRow is one row of either table.
-type winRow struct {
-	Local, Remote netip.AddrPort
-	State         uint32
-	PID           uint32
-}
-
 // parseTCPTable parses a MIB_TCPTABLE_OWNER_PID (AF_INET).
-func parseTCPTable(buf []byte) ([]winRow, error) {
-	return parseWinTable(buf, tcpRowSize, func(r []byte) winRow {
+func parseTCPTable(buf []byte) ([]entry, error) {
+	return parseWinTable(buf, tcpRowSize, func(r []byte) entry {
 		le := binary.LittleEndian
-		return winRow{
+		return entry{
 			State:  le.Uint32(r[0:]),
 			Local:  netip.AddrPortFrom(netip.AddrFrom4([4]byte(r[4:8])), binary.BigEndian.Uint16(r[8:])),
 			Remote: netip.AddrPortFrom(netip.AddrFrom4([4]byte(r[12:16])), binary.BigEndian.Uint16(r[16:])),
-			PID:    le.Uint32(r[20:]),
+			ID:     le.Uint32(r[20:]),
 		}
 	})
 }
 
 // parseTCP6Table parses a MIB_TCP6TABLE_OWNER_PID (AF_INET6). Scope ids
 // are ignored: loopback has none.
-func parseTCP6Table(buf []byte) ([]winRow, error) {
-	return parseWinTable(buf, tcp6RowSize, func(r []byte) winRow {
+func parseTCP6Table(buf []byte) ([]entry, error) {
+	return parseWinTable(buf, tcp6RowSize, func(r []byte) entry {
 		le := binary.LittleEndian
-		return winRow{
+		return entry{
 			Local:  netip.AddrPortFrom(netip.AddrFrom16([16]byte(r[0:16])), binary.BigEndian.Uint16(r[20:])),
 			Remote: netip.AddrPortFrom(netip.AddrFrom16([16]byte(r[24:40])), binary.BigEndian.Uint16(r[44:])),
 			State:  le.Uint32(r[48:]),
-			PID:    le.Uint32(r[52:]),
+			ID:     le.Uint32(r[52:]),
 		}
 	})
 }
 
-func parseWinTable(buf []byte, rowSize int, row func([]byte) winRow) ([]winRow, error) {
+func parseWinTable(buf []byte, rowSize int, row func([]byte) entry) ([]entry, error) {
 	if len(buf) > maxTableBytes {
 		return nil, fmt.Errorf("peercred: TCP table larger than %d bytes", maxTableBytes)
 	}
@@ -89,7 +82,7 @@ func parseWinTable(buf []byte, rowSize int, row func([]byte) winRow) ([]winRow, 
 	if need := tableHeaderSize + n*uint64(rowSize); need > uint64(len(buf)) {
 		return nil, fmt.Errorf("peercred: TCP table claims %d rows, its %d bytes hold fewer", n, len(buf))
 	}
-	rows := make([]winRow, 0, n)
+	rows := make([]entry, 0, n)
 	for i := uint64(0); i < n; i++ {
 		off := tableHeaderSize + int(i)*rowSize
 		rows = append(rows, row(buf[off:off+rowSize]))
@@ -97,48 +90,13 @@ func parseWinTable(buf []byte, rowSize int, row func([]byte) winRow) ([]winRow, 
 	return rows, nil
 }
 
-// winConnState reports whether a row in state st can be the live client
-// end of a connection; TIME_WAIT rows have no owning process.
-func winConnState(st uint32) bool {
-	switch st {
+// winLive reports whether e can be the live client end of a connection:
+// in a connection state, and with an owning process (TIME_WAIT rows have
+// none; pid 0, System Idle, never matches).
+func winLive(e entry) bool {
+	switch e.State {
 	case winSynSent, winEstab, winFinWait1, winFinWait2, winCloseWait, winClosing, winLastAck:
-		return true
+		return e.ID != 0
 	}
 	return false
-}
-
-// winPeerPID finds the owning pid of the other end of a connection whose
-// own ends are local and remote (canonical form). Pid 0 (System Idle, no
-// owner) never matches.
-func winPeerPID(rows []winRow, local, remote netip.AddrPort) (uint32, error) {
-	var pid uint32
-	found := false
-	for _, r := range rows {
-		if !winConnState(r.State) || r.PID == 0 {
-			continue
-		}
-		if canon(r.Local) != remote || canon(r.Remote) != local {
-			continue
-		}
-		if found && r.PID != pid {
-			return 0, errAmbiguousPeer
-		}
-		pid, found = r.PID, true
-	}
-	if !found {
-		return 0, errNoPeer
-	}
-	return pid, nil
-}
-
-// winListeners returns the LISTEN rows on port whose local address
-// receives(addr) accepts.
-func winListeners(rows []winRow, port uint16, receives func(netip.Addr) bool) []winRow {
-	var out []winRow
-	for _, r := range rows {
-		if r.State == winListen && r.Local.Port() == port && receives(r.Local.Addr()) {
-			out = append(out, r)
-		}
-	}
-	return out
 }

@@ -62,11 +62,11 @@ func TestParseTCPTable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []winRow{
-		{Local: ap("127.0.0.1:8787"), Remote: ap("0.0.0.0:0"), State: winListen, PID: 4100},
-		{Local: ap("127.0.0.1:8787"), Remote: ap("127.0.0.1:54321"), State: winEstab, PID: 4100},
-		{Local: ap("127.0.0.1:54321"), Remote: ap("127.0.0.1:8787"), State: winEstab, PID: 5200},
-		{Local: ap("127.0.0.1:50000"), Remote: ap("127.0.0.1:8787"), State: winTimeWait, PID: 0},
+	want := []entry{
+		{Local: ap("127.0.0.1:8787"), Remote: ap("0.0.0.0:0"), State: winListen, ID: 4100},
+		{Local: ap("127.0.0.1:8787"), Remote: ap("127.0.0.1:54321"), State: winEstab, ID: 4100},
+		{Local: ap("127.0.0.1:54321"), Remote: ap("127.0.0.1:8787"), State: winEstab, ID: 5200},
+		{Local: ap("127.0.0.1:50000"), Remote: ap("127.0.0.1:8787"), State: winTimeWait, ID: 0},
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("parseTCPTable = %v, want %v", got, want)
@@ -82,7 +82,7 @@ func TestParseTCPTable(t *testing.T) {
 		0x10, 0x27, 0, 0, // dwOwningPid 10000
 	}
 	got, err = parseTCPTable(lit)
-	if err != nil || len(got) != 1 || got[0] != (winRow{Local: ap("127.0.0.1:8787"), Remote: ap("0.0.0.0:0"), State: winListen, PID: 10000}) {
+	if err != nil || len(got) != 1 || got[0] != (entry{Local: ap("127.0.0.1:8787"), Remote: ap("0.0.0.0:0"), State: winListen, ID: 10000}) {
 		t.Errorf("parseTCPTable(literal row) = %v, %v", got, err)
 	}
 }
@@ -97,10 +97,10 @@ func TestParseTCP6Table(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []winRow{
-		{Local: ap("[::1]:8789"), Remote: ap("[::]:0"), State: winListen, PID: 4100},
-		{Local: ap("[::]:8790"), Remote: ap("[::]:0"), State: winListen, PID: 6300},
-		{Local: ap("[::ffff:127.0.0.1]:8787"), Remote: ap("[::ffff:127.0.0.1]:40001"), State: winEstab, PID: 4100},
+	want := []entry{
+		{Local: ap("[::1]:8789"), Remote: ap("[::]:0"), State: winListen, ID: 4100},
+		{Local: ap("[::]:8790"), Remote: ap("[::]:0"), State: winListen, ID: 6300},
+		{Local: ap("[::ffff:127.0.0.1]:8787"), Remote: ap("[::ffff:127.0.0.1]:40001"), State: winEstab, ID: 4100},
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("parseTCP6Table = %v, want %v", got, want)
@@ -174,9 +174,9 @@ func TestWinPeerPID(t *testing.T) {
 		{"ambiguous", "127.0.0.1:8787", "127.0.0.1:50002", 0, errAmbiguousPeer},
 	}
 	for _, tt := range tests {
-		got, err := winPeerPID(rows, ap(tt.local), ap(tt.remote))
+		got, err := peerID(rows, ap(tt.local), ap(tt.remote), winLive)
 		if got != tt.want || !errors.Is(err, tt.wantErr) {
-			t.Errorf("%s: winPeerPID(%s, %s) = %d, %v; want %d, %v", tt.name, tt.local, tt.remote, got, err, tt.want, tt.wantErr)
+			t.Errorf("%s: peerID(%s, %s) = %d, %v; want %d, %v", tt.name, tt.local, tt.remote, got, err, tt.want, tt.wantErr)
 		}
 	}
 }
@@ -194,10 +194,10 @@ func TestWinListeners(t *testing.T) {
 		row6(winListen, "[::]:8788", "[::]:0", 200),
 	))
 	rows := append(rows4, rows6...)
-	pids := func(rs []winRow) []uint32 {
+	pids := func(rs []entry) []uint32 {
 		var out []uint32
 		for _, r := range rs {
-			out = append(out, r.PID)
+			out = append(out, r.ID)
 		}
 		return out
 	}
@@ -211,11 +211,11 @@ func TestWinListeners(t *testing.T) {
 		{9999, nil, nil},
 	}
 	for _, tt := range tests {
-		if got := pids(winListeners(rows, tt.port, receivesLoopback)); !reflect.DeepEqual(got, tt.loopback) {
-			t.Errorf("winListeners(%d, receivesLoopback) pids = %v, want %v", tt.port, got, tt.loopback)
+		if got := pids(listenersAt(rows, winListen, tt.port, receivesLoopback)); !reflect.DeepEqual(got, tt.loopback) {
+			t.Errorf("listenersAt(%d, receivesLoopback) pids = %v, want %v", tt.port, got, tt.loopback)
 		}
-		if got := pids(winListeners(rows, tt.port, receives127)); !reflect.DeepEqual(got, tt.only127) {
-			t.Errorf("winListeners(%d, receives127) pids = %v, want %v", tt.port, got, tt.only127)
+		if got := pids(listenersAt(rows, winListen, tt.port, receives127)); !reflect.DeepEqual(got, tt.only127) {
+			t.Errorf("listenersAt(%d, receives127) pids = %v, want %v", tt.port, got, tt.only127)
 		}
 	}
 }
