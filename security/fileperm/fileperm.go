@@ -91,16 +91,13 @@ var (
 	// user's alone from birth. An error wraps fs.ErrExist if dir appeared
 	// meanwhile, to be checked like any existing one.
 	_ func(dir string) error = mkdirPrivate
-	// createPrivate is os.CreateTemp, the file the user's alone from birth.
-	_ func(dir, pattern string) (*os.File, error) = createPrivate
+	// createPrivate creates path exclusively (files.CreateWith), the file
+	// the user's alone from birth.
+	_ func(path string) (*os.File, error) = createPrivate
 	// checkAccess checks that f, opened from path and described by fi, is
 	// the user's and no one else's, and repairs it if it is the user's
 	// (want: the mode it should have on Unix).
 	_ func(f *os.File, path string, fi fs.FileInfo, want fs.FileMode, warn Warn) error = checkAccess
-	// openNoFollow opens path for reading, not through a final link, and
-	// on Windows shared for deletion, so a writer can rename a new file
-	// over one being read (files.OpenNoFollow).
-	_ func(path string) (*os.File, error) = openNoFollow
 	// openDirNoFollow opens the directory path, not through a final link.
 	_ func(path string) (*os.File, error) = openDirNoFollow
 	// setCreatedMode gives a directory EnsureDir just made, opened as f,
@@ -264,7 +261,9 @@ func openCheckedOnce(path string, warn Warn) (*os.File, fs.FileInfo, error) {
 	if !fi.Mode().IsRegular() {
 		return nil, fi, fmt.Errorf("%s is not a regular file (mode %v); refusing to use it", path, fi.Mode())
 	}
-	f, err := openNoFollow(path)
+	// Not through a final link, and on Windows shared for deletion, so a
+	// writer can rename a new file over one being read.
+	f, err := files.OpenNoFollow(path)
 	if err != nil {
 		return nil, fi, fmt.Errorf("%s: %w", path, err)
 	}

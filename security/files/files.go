@@ -68,12 +68,14 @@
 //     mkdir -p would (0777 less the umask), each checked after it is made
 //     like any other. The file is then created in the folder opened, by
 //     name, never by a path resolved again.
-//   - Without overwrite the file is created exclusively (O_EXCL), which also
-//     refuses an existing symlink, so nothing is replaced or written
-//     through. With overwrite a Pending (atomic.go), the one writer that
-//     replaces files, writes a temporary file and renames it over the
-//     name, which replaces a symlink itself and never writes through it; a
-//     directory is never replaced. A failed write leaves no partial file.
+//   - Every file is written by a Pending (atomic.go), the one writer that
+//     replaces files: a temporary file put in place whole. Without
+//     overwrite it appears only if nothing is at the name (a hard link, or
+//     a copy into a file created exclusively), which also refuses an
+//     existing symlink, so nothing is replaced or written through. With
+//     overwrite it is renamed over the name, which replaces a symlink
+//     itself and never writes through it; a directory is never replaced.
+//     A failed write leaves no partial file.
 //
 // Not covered: a file of an allowed kind and name is sent, or saved, whatever
 // its content (a secret kept in ~/Documents/notes.json goes; an .svg saved
@@ -103,7 +105,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -169,9 +170,6 @@ const (
 	saveKinds = ".png .jpg .jpeg .gif .webp .dst .pes .jef .exp .vp3 .inf .col .svg .dxf .stitchslop .json .txt .md"
 	textKinds = ".svg .dxf .stitchslop .json"
 )
-
-// writeClose is a test hook, swapped to make a write fail half way.
-var writeClose = writeCloseFile
 
 // In is a file read for the tab.
 type In struct {
@@ -287,60 +285,30 @@ func Save(dir, name string, data []byte, overwrite bool) (string, error) {
 	defer w.close()
 	r := w.dir()
 	path := filepath.Join(abs, name)
-	if overwrite {
-		return path, replace(r, name, path, data)
-	}
-	// O_CREATE|O_EXCL in the opened folder: never an existing file, nor
-	// through a symlink planted at the name.
-	f, err := r.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
-	if errors.Is(err, fs.ErrExist) {
-		return "", fmt.Errorf("files: %s already exists; pass overwrite to replace it", path)
-	}
-	if err != nil {
+	if fi, err := r.Lstat(name); err == nil && fi.IsDir() {
+		return "", fmt.Errorf("files: %s is a directory; it is not replaced", path)
+	} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return "", fmt.Errorf("files: %s: %w", path, cause(err))
 	}
-	if err := writeClose(f, data); err != nil {
-		r.Remove(name)
-		return "", err
-	}
-	return path, nil
-}
-
-// replace writes data as name in the opened folder r through a Pending,
-// which renames it over the old file; a directory is never replaced.
-func replace(r *os.Root, name, path string, data []byte) error {
-	if fi, err := r.Lstat(name); err == nil && fi.IsDir() {
-		return fmt.Errorf("files: %s is a directory; it is not replaced", path)
-	} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("files: %s: %w", path, cause(err))
-	}
-	p, err := create(r, name, path)
+	// A Pending in the opened folder: without overwrite it appears only if
+	// nothing is at the name, a symlink included; with overwrite it is
+	// renamed over the name, never written through a link.
+	p, err := create(r, name, path, nil)
 	if err != nil {
-		return fmt.Errorf("files: %s: %w", path, err)
+		return "", fmt.Errorf("files: %s: %w", path, err)
 	}
 	if _, err := p.Write(data); err != nil {
 		p.Abort()
-		return fmt.Errorf("files: %s: %w", path, cause(err))
+		return "", fmt.Errorf("files: %s: %w", path, cause(err))
 	}
-	if err := p.Commit(true); err != nil {
-		return fmt.Errorf("files: %s: %w", path, err)
-	}
-	return nil
-}
-
-// writeCloseFile writes data to f, flushes it to disk and closes it.
-func writeCloseFile(f *os.File, data []byte) error {
-	_, err := f.Write(data)
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
+	err = p.Commit(overwrite)
+	if !overwrite && errors.Is(err, fs.ErrExist) {
+		return "", fmt.Errorf("files: %s already exists; pass overwrite to replace it", path)
 	}
 	if err != nil {
-		return fmt.Errorf("files: %w", err)
+		return "", fmt.Errorf("files: %s: %w", path, err)
 	}
-	return nil
+	return path, nil
 }
 
 // NameError is CheckName's refusal of a name. Why says which rule the name
