@@ -23,7 +23,7 @@ import (
 // may be read and written (THREAT_MODEL.md T16).
 
 // maxAlso bounds call_with_file's extra files (colour sidecars and such).
-const maxAlso = 3
+const maxAlso = replyfiles.MaxAttached - 1
 
 // fileCalls bounds how many file tool calls hold file contents at once:
 // each may hold 4 files of files.MaxIn, a third larger as data URLs.
@@ -95,8 +95,8 @@ type fileIn struct {
 
 // withFileArgs are call_with_file's arguments.
 type withFileArgs struct {
-	Command string         `json:"command"`
-	Args    map[string]any `json:"args"`
+	Command string          `json:"command"`
+	Args    json.RawMessage `json:"args"`
 	fileIn
 	Also []fileIn `json:"also"`
 }
@@ -184,40 +184,29 @@ func (s *Session) callWithFile(ctx context.Context, id, raw []byte, timeout time
 	if len(a.Also) > maxAlso {
 		return fail(fmt.Sprintf("call_with_file: also takes at most %d files. Nothing was done.", maxAlso))
 	}
-	if a.Args == nil {
-		a.Args = map[string]any{}
+	var list []replyfiles.Attach
+	for _, in := range append([]fileIn{a.fileIn}, a.Also...) {
+		if !filepath.IsAbs(in.Path) {
+			return fail(fmt.Sprintf("call_with_file: %q is not an absolute path; give the file's full path (this bridge's working folder may not be yours). Nothing was sent.", in.Path))
+		}
+		list = append(list, replyfiles.Attach{Path: in.Path, Arg: in.FileArg, Mode: in.As, NameArg: in.NameArg})
 	}
 	release, ok := s.srv.fileSlot(ctx)
 	if !ok {
 		return fail("call_with_file: cancelled before the file was read.")
 	}
-	var sent []string
-	for _, in := range append([]fileIn{a.fileIn}, a.Also...) {
-		if !filepath.IsAbs(in.Path) {
-			release()
-			return fail(fmt.Sprintf("call_with_file: %q is not an absolute path; give the file's full path (this bridge's working folder may not be yours). Nothing was sent.", in.Path))
-		}
-		f, err := files.Read(in.Path, in.As)
-		if err == nil {
-			err = files.SetArg(a.Args, in.FileArg, f.Value)
-		}
-		if err == nil && in.NameArg != "" {
-			err = files.SetArg(a.Args, in.NameArg, f.Name)
-		}
-		if err != nil {
-			release()
-			return fail("call_with_file: " + err.Error() + ". Nothing was sent to the tab.")
-		}
-		sent = append(sent, fmt.Sprintf("%s (%d bytes, %s) as %s", f.Name, f.Size, f.Mime, in.FileArg))
-	}
-	args, err := json.Marshal(a.Args)
+	args, read, err := replyfiles.AttachFiles(a.Args, list, "args")
 	if err != nil {
 		release()
-		return fail("call_with_file: cannot encode the arguments: " + err.Error())
+		return fail("call_with_file: " + err.Error() + ". Nothing was sent to the tab.")
+	}
+	sent := make([]string, len(read))
+	for i, f := range read {
+		sent[i] = fmt.Sprintf("%s (%d bytes, %s) as %s", f.Name, f.Size, f.Mime, list[i].Arg)
 	}
 	ch := make(chan rawjson.Checked, 1)
 	cancel := s.srv.Hub.Start(a.Command, args, timeout, func(r rawjson.Checked) { ch <- r })
-	args, a.Args = nil, nil
+	args, read = nil, nil
 	release() // the frame is queued for the tab, or refused
 	var env rawjson.Checked
 	select {

@@ -1,9 +1,11 @@
-// Package replyfiles saves the files a page's reply carries: the one
-// implementation behind both faces, the shell's call --save and the MCP
-// tool call_to_files (THREAT_MODEL.md T9, T16). Every file is written by
-// security/files; this package decides which parts of a reply are files,
-// bounds how much of a reply it looks at, and rewrites the reply so that it
-// says what was saved.
+// Package replyfiles moves a call's files between the disk and the tab,
+// the one implementation behind both faces (THREAT_MODEL.md T9, T16):
+// AttachFiles puts files into a call's arguments (the shell's --file and
+// --file-text, the MCP tool call_with_file), and Save saves the files a
+// page's reply carries (call --save, call_to_files). Every file is read
+// and written by security/files; this package decides which parts of a
+// reply are files, bounds how much of a reply it looks at, and rewrites
+// the reply so that it says what was saved.
 //
 // The rules, the same on both faces:
 //
