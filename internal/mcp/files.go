@@ -266,16 +266,14 @@ func (s *Session) callToFiles(ctx context.Context, id, raw []byte, timeout time.
 		}
 		intro = "Saved " + strings.Join(saved, "; ") + "."
 	}
-	status := errFromEnvelope
 	if len(r.Refused) > 0 {
 		refused := make([]string, len(r.Refused))
 		for i, p := range r.Refused {
 			refused[i] = p.Where + ": " + p.Why
 		}
 		intro += " Not saved (nothing was written for these): " + strings.Join(refused, "; ") + "."
-		status = errAlways
 	}
-	return buildToolResponse(id, rawjson.MustCheck(r.Env), intro+" The tab answered:\n\n", status, modern)
+	return toolResponse(id, rawjson.MustCheck(r.Env), intro+" The tab answered:\n\n", len(r.Refused) > 0, modern)
 }
 
 func rawjsonObject(b []byte) bool {

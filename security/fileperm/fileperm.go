@@ -139,9 +139,8 @@ type Warn func(msg string)
 // the home, since HOME pointing nowhere is a mistake to report, and
 // creating it would leave a home directory where none belongs.
 func EnsureDir(dir string, warn Warn) error {
-	created := false
-	fi, err := os.Lstat(dir)
-	if errors.Is(err, fs.ErrNotExist) {
+	f, _, err := openChecked(dir, true, warn)
+	if f == nil && err == nil { // it does not exist
 		if err := homeMissing(dir); err != nil {
 			return err
 		}
@@ -152,36 +151,20 @@ func EnsureDir(dir string, warn Warn) error {
 		// Made by us, or by another process meanwhile: either way it is
 		// checked like any other, since between the mkdir and now anyone
 		// who may write its parent can have put something else there.
-		created = err == nil
-		fi, err = os.Lstat(dir)
-	}
-	if err != nil {
-		return fmt.Errorf("config directory %s: %w", dir, err)
-	}
-	if fi.Mode()&fs.ModeSymlink != 0 {
-		return fmt.Errorf("config directory %s is a symbolic link (mode %v); refusing to use it (point --config-dir at the real directory)", dir, fi.Mode())
-	}
-	if !fi.IsDir() {
-		return fmt.Errorf("config directory %s exists but is not a directory (mode %v)", dir, fi.Mode())
-	}
-	// Opened without following a link, then checked to be the directory
-	// inspected and ours; its mode is set or repaired through the handle,
-	// never the path, so a link swapped in after the Lstat is neither
-	// accepted nor has its target's mode changed.
-	f, err := openDirNoFollow(dir)
-	if err != nil {
-		return fmt.Errorf("config directory %s: %w", dir, err)
-	}
-	defer f.Close()
-	if err := checkOpened(f, dir, fi, DirMode, warn); err != nil {
-		return err
-	}
-	if created {
-		if err := setCreatedMode(f); err != nil {
-			return fmt.Errorf("creating config directory %s: setting mode: %w", dir, err)
+		created := err == nil
+		if f, _, err = openChecked(dir, true, warn); f == nil && err == nil {
+			err = fmt.Errorf("config directory %s: %w", dir, fs.ErrNotExist)
+		}
+		if err == nil && created {
+			if err = setCreatedMode(f); err != nil {
+				err = fmt.Errorf("creating config directory %s: setting mode: %w", dir, err)
+			}
 		}
 	}
-	return nil
+	if f != nil {
+		f.Close()
+	}
+	return err
 }
 
 // userHome is the user's home directory; a test hook.
@@ -209,7 +192,7 @@ func homeMissing(dir string) error {
 // (tightened with a warning naming path and mode, or principals). A file
 // that does not exist is fine.
 func CheckFile(path string, warn Warn) error {
-	f, fi, err := openChecked(path, warn)
+	f, fi, err := openChecked(path, false, warn)
 	if f != nil {
 		f.Close()
 	}
@@ -232,14 +215,19 @@ const checkRetries = 8
 // inspected.
 var errChanged = errors.New("changed while it was being checked; refusing to use it")
 
-// openChecked is CheckFile keeping the file open: it inspects path without
-// following links, opens it without following links, and checks that what
-// it opened is what it inspected, so a file swapped in between is never
-// used: it is looked at again from the start, up to checkRetries times,
-// then refused. A missing file returns (nil, nil, nil).
-func openChecked(path string, warn Warn) (*os.File, fs.FileInfo, error) {
+// openChecked is CheckFile keeping the file open, and EnsureDir's check of
+// an existing directory (dir): it inspects path without following links,
+// refuses a symbolic link and anything but a directory (dir) or a regular
+// file, opens it without following links, and checks that what it opened
+// is what it inspected, so an object swapped in between is never used: it
+// is looked at again from the start, up to checkRetries times, then
+// refused. Then its owner and its mode or DACL are checked (checkAccess),
+// and repaired through the open object, never the path, so a link swapped
+// in after the inspection is neither accepted nor has its target's mode
+// changed. A missing path returns (nil, nil, nil).
+func openChecked(path string, dir bool, warn Warn) (*os.File, fs.FileInfo, error) {
 	for i := 0; ; i++ {
-		f, fi, err := openCheckedOnce(path, warn)
+		f, fi, err := openCheckedOnce(path, dir, warn)
 		if i < checkRetries && (errors.Is(err, errChanged) || fi != nil && errors.Is(err, fs.ErrNotExist)) {
 			continue
 		}
@@ -247,51 +235,52 @@ func openChecked(path string, warn Warn) (*os.File, fs.FileInfo, error) {
 	}
 }
 
-func openCheckedOnce(path string, warn Warn) (*os.File, fs.FileInfo, error) {
-	fi, err := os.Lstat(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil, nil
-	}
-	if err != nil {
-		return nil, nil, fmt.Errorf("%s: %w", path, err)
-	}
-	if fi.Mode()&fs.ModeSymlink != 0 {
-		return nil, fi, fmt.Errorf("%s is a symbolic link (mode %v); refusing to read or write through it", path, fi.Mode())
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, fi, fmt.Errorf("%s is not a regular file (mode %v); refusing to use it", path, fi.Mode())
-	}
+func openCheckedOnce(path string, dir bool, warn Warn) (*os.File, fs.FileInfo, error) {
 	// Not through a final link, and on Windows shared for deletion, so a
 	// writer can rename a new file over one being read.
-	f, err := files.OpenNoFollow(path)
-	if err != nil {
-		return nil, fi, fmt.Errorf("%s: %w", path, err)
+	what, want, open := "", FileMode, files.OpenNoFollow
+	if dir {
+		what, want, open = "config directory ", DirMode, openDirNoFollow
 	}
-	if err := checkOpened(f, path, fi, FileMode, warn); err != nil {
+	fi, err := os.Lstat(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, nil, nil
+	case err != nil:
+		return nil, nil, fmt.Errorf("%s%s: %w", what, path, err)
+	case fi.Mode()&fs.ModeSymlink != 0 && dir:
+		return nil, fi, fmt.Errorf("config directory %s is a symbolic link (mode %v); refusing to use it (point --config-dir at the real directory)", path, fi.Mode())
+	case fi.Mode()&fs.ModeSymlink != 0:
+		return nil, fi, fmt.Errorf("%s is a symbolic link (mode %v); refusing to read or write through it", path, fi.Mode())
+	case dir && !fi.IsDir():
+		return nil, fi, fmt.Errorf("config directory %s exists but is not a directory (mode %v)", path, fi.Mode())
+	case !dir && !fi.Mode().IsRegular():
+		return nil, fi, fmt.Errorf("%s is not a regular file (mode %v); refusing to use it", path, fi.Mode())
+	}
+	f, err := open(path)
+	if err != nil {
+		return nil, fi, fmt.Errorf("%s%s: %w", what, path, err)
+	}
+	ofi, err := f.Stat()
+	switch {
+	case err != nil:
+		err = fmt.Errorf("%s: %w", path, err)
+	case !os.SameFile(fi, ofi):
+		err = fmt.Errorf("%s %w", path, errChanged)
+	default:
+		err = checkAccess(f, path, ofi, want, warn)
+	}
+	if err != nil {
 		f.Close()
 		return nil, fi, err
 	}
 	return f, fi, nil
 }
 
-// checkOpened checks the opened f against the inspected fi, then its owner
-// and its mode or DACL (checkAccess), which are repaired through the open
-// object (never the path, which could have been swapped).
-func checkOpened(f *os.File, path string, fi fs.FileInfo, want fs.FileMode, warn Warn) error {
-	ofi, err := f.Stat()
-	if err != nil {
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	if !os.SameFile(fi, ofi) {
-		return fmt.Errorf("%s %w", path, errChanged)
-	}
-	return checkAccess(f, path, ofi, want, warn)
-}
-
 // ReadFile checks path as CheckFile does and reads it, refusing a file over
 // limits.ConfigFile bytes. A missing file returns (nil, nil).
 func ReadFile(path string, warn Warn) ([]byte, error) {
-	f, fi, err := openChecked(path, warn)
+	f, fi, err := openChecked(path, false, warn)
 	if err != nil {
 		return nil, err
 	}
