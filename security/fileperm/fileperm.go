@@ -395,14 +395,11 @@ func KeepAside(path string) (newPath string, err error) {
 			if _, serr := os.Lstat(cand); serr == nil {
 				continue
 			}
-			if rerr := os.Rename(path, cand); rerr != nil {
-				return "", fmt.Errorf("keeping %s aside: %w", path, rerr)
-			}
-			syncDir(filepath.Dir(path))
-			return cand, nil
-		}
-		if err := os.Remove(path); err != nil {
+			err = os.Rename(path, cand)
+		} else if err = os.Remove(path); err != nil {
 			os.Remove(cand)
+		}
+		if err != nil {
 			return "", fmt.Errorf("keeping %s aside: %w", path, err)
 		}
 		syncDir(filepath.Dir(path))
