@@ -36,46 +36,49 @@ type fileIn struct {
 	NameArg string `json:"nameArg"`
 }
 
-// withFileArgs are call_with_file's arguments.
-type withFileArgs struct {
+// callArgs are the tab command a file tool runs and its arguments.
+type callArgs struct {
 	Command string          `json:"command"`
 	Args    json.RawMessage `json:"args"`
+}
+
+// withFileArgs are call_with_file's arguments.
+type withFileArgs struct {
+	callArgs
 	fileIn
 	Also []fileIn `json:"also"`
 }
 
 // toFilesArgs are call_to_files's arguments.
 type toFilesArgs struct {
-	Command   string          `json:"command"`
-	Args      json.RawMessage `json:"args"`
-	Dir       string          `json:"dir"`
-	FileName  string          `json:"fileName"`
-	TextFile  string          `json:"textFile"`
-	Overwrite bool            `json:"overwrite"`
+	callArgs
+	Dir       string `json:"dir"`
+	FileName  string `json:"fileName"`
+	TextFile  string `json:"textFile"`
+	Overwrite bool   `json:"overwrite"`
 }
 
-// decodeStrict decodes a tool's arguments, refusing unknown members at any
-// level; the message says what was wrong.
-func decodeStrict(tool string, args []byte, v any) string {
+// decodeStrict decodes a file tool's arguments into v, refusing unknown
+// members at any level, and checks c, the command in v; the message says
+// what was wrong.
+func decodeStrict(tool string, args []byte, v any, c *callArgs) string {
 	if len(bytes.TrimSpace(args)) == 0 || string(args) == "null" {
 		args = []byte("{}")
 	}
 	dec := json.NewDecoder(bytes.NewReader(args))
 	dec.DisallowUnknownFields()
 	dec.UseNumber() // numbers in args go to the tab as they came
-	if err := dec.Decode(v); err != nil {
-		return fmt.Sprintf("%s: the arguments do not fit: %v. Nothing was done.", tool, err)
-	}
-	return ""
-}
-
-// command checks the tab command a file tool runs.
-func command(tool, c string) string {
+	err := dec.Decode(v)
+	t := bytes.TrimSpace(c.Args)
 	switch {
-	case c == "":
+	case err != nil:
+		return fmt.Sprintf("%s: the arguments do not fit: %v. Nothing was done.", tool, err)
+	case c.Command == "":
 		return tool + ": command is required: the tab's command to run. Nothing was done."
-	case slices.Contains(ReservedTools, c):
-		return fmt.Sprintf("%s: %q is one of this bridge's own tools, not a command of the tab. Nothing was done.", tool, c)
+	case slices.Contains(ReservedTools, c.Command):
+		return fmt.Sprintf("%s: %q is one of this bridge's own tools, not a command of the tab. Nothing was done.", tool, c.Command)
+	case len(t) > 0 && t[0] != '{' && string(t) != "null":
+		return tool + ": args must be an object. Nothing was done."
 	}
 	return ""
 }
@@ -118,10 +121,7 @@ func (s *Server) fileSlot(ctx context.Context) (release func(), ok bool) {
 func (s *Session) callWithFile(ctx context.Context, id, raw []byte, timeout time.Duration, modern bool) Message {
 	fail := func(msg string) Message { return Message{response(id, toolError(msg, modern))} }
 	var a withFileArgs
-	if msg := decodeStrict("call_with_file", raw, &a); msg != "" {
-		return fail(msg)
-	}
-	if msg := command("call_with_file", a.Command); msg != "" {
+	if msg := decodeStrict("call_with_file", raw, &a, &a.callArgs); msg != "" {
 		return fail(msg)
 	}
 	if len(a.Also) > maxAlso {
@@ -168,17 +168,11 @@ func (s *Session) callWithFile(ctx context.Context, id, raw []byte, timeout time
 func (s *Session) callToFiles(ctx context.Context, id, raw []byte, timeout time.Duration, modern bool) Message {
 	fail := func(msg string) Message { return Message{response(id, toolError(msg, modern))} }
 	var a toFilesArgs
-	if msg := decodeStrict("call_to_files", raw, &a); msg != "" {
-		return fail(msg)
-	}
-	if msg := command("call_to_files", a.Command); msg != "" {
+	if msg := decodeStrict("call_to_files", raw, &a, &a.callArgs); msg != "" {
 		return fail(msg)
 	}
 	if !filepath.IsAbs(a.Dir) {
 		return fail(fmt.Sprintf("call_to_files: dir %q is not an absolute path; give the folder's full path (this bridge's working folder may not be yours). Nothing was done.", a.Dir))
-	}
-	if len(a.Args) > 0 && !rawjsonObject(a.Args) {
-		return fail("call_to_files: args must be an object. Nothing was done.")
 	}
 	// The agent's own names meet every rule before the call, so that it is
 	// not made for nothing.
@@ -217,9 +211,4 @@ func (s *Session) callToFiles(ctx context.Context, id, raw []byte, timeout time.
 		intro += " Not saved (nothing was written for these): " + strings.Join(refused, "; ") + "."
 	}
 	return toolResponse(id, rawjson.MustCheck(r.Env), intro+" The tab answered:\n\n", len(r.Refused) > 0, modern)
-}
-
-func rawjsonObject(b []byte) bool {
-	t := bytes.TrimSpace(b)
-	return len(t) > 0 && (t[0] == '{' || string(t) == "null")
 }
