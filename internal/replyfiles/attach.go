@@ -3,6 +3,7 @@ package replyfiles
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -55,10 +56,10 @@ func AttachFiles(args json.RawMessage, list []Attach, argsName string) (json.Raw
 			keys = append(keys, a.NameArg)
 		}
 		for _, key := range keys {
-			if at, what := blocked(scratch, key); at != "" {
-				return nil, nil, &AttachError{Index: i, Why: fmt.Sprintf("%s has %s at %s, not an object, so the file cannot go inside it", argsName, what, at)}
-			}
-			if err := files.SetArg(scratch, key, ""); err != nil {
+			var ae *files.ArgError
+			if err := files.SetArg(scratch, key, ""); errors.As(err, &ae) {
+				return nil, nil, &AttachError{Index: i, Why: fmt.Sprintf("%s has %s at %s, not an object, so the file cannot go inside it", argsName, jsonKind(ae.Value), ae.At)}
+			} else if err != nil {
 				return nil, nil, &AttachError{Index: i, Why: strings.TrimPrefix(err.Error(), "files: ")}
 			}
 		}
@@ -101,32 +102,18 @@ func decodeArgs(raw json.RawMessage, argsName string) (map[string]any, error) {
 	return m, nil
 }
 
-// blocked returns the first proper prefix of the dotted key at which args
-// holds something other than an object, and what it holds in the words of
-// JSON ("a number"), or "" when the key fits. files.SetArg refuses such a
-// key too, in the words of Go.
-func blocked(args map[string]any, key string) (at, what string) {
-	parts := strings.Split(key, ".")
-	m := args
-	for i, p := range parts[:len(parts)-1] {
-		v, ok := m[p]
-		if !ok {
-			return "", ""
-		}
-		if m, ok = v.(map[string]any); !ok {
-			at := strings.Join(parts[:i+1], ".")
-			switch v := v.(type) {
-			case json.Number:
-				return at, "a number"
-			case string:
-				return at, "a string"
-			case []any:
-				return at, "a list"
-			case bool:
-				return at, fmt.Sprint(v)
-			}
-			return at, "null"
-		}
+// jsonKind says what v, decoded from JSON and not an object, is in the
+// words of JSON ("a number").
+func jsonKind(v any) string {
+	switch v := v.(type) {
+	case nil:
+		return "null"
+	case bool:
+		return fmt.Sprint(v)
+	case string:
+		return "a string"
+	case []any:
+		return "a list"
 	}
-	return "", ""
+	return "a number"
 }

@@ -524,9 +524,21 @@ func reserved(name string) bool {
 // maxArgDepth is how many dotted parts SetArg's key may have.
 const maxArgDepth = 3
 
+// ArgError is SetArg's refusal of a key that goes through At, a part of
+// args that holds Value, which is not an object.
+type ArgError struct {
+	Key, At string
+	Value   any
+}
+
+func (e *ArgError) Error() string {
+	return fmt.Sprintf("files: argument key %q: %q is a %T, not an object", e.Key, e.At, e.Value)
+}
+
 // SetArg puts value into args at key, a dotted path of at most 3 parts
 // ("sidecar.data"), creating the objects on the way. An intermediate value
-// that is there and not an object is an error, and args is left untouched.
+// that is there and not an object is an *ArgError, and args is left
+// untouched.
 func SetArg(args map[string]any, key string, value any) error {
 	if args == nil {
 		return errors.New("files: no arguments to set into")
@@ -546,7 +558,7 @@ func SetArg(args map[string]any, key string, value any) error {
 		}
 		child, ok := v.(map[string]any)
 		if !ok {
-			return fmt.Errorf("files: argument key %q: %q is a %T, not an object", key, strings.Join(parts[:i+1], "."), v)
+			return &ArgError{Key: key, At: strings.Join(parts[:i+1], "."), Value: v}
 		}
 		m = child
 	}
