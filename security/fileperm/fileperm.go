@@ -310,11 +310,11 @@ func ReadFile(path string, warn Warn) ([]byte, error) {
 func WriteFile(path string, data []byte) error {
 	p, err := files.CreateWith(path, createPrivate)
 	if err != nil {
-		return fmt.Errorf("writing %s: creating a file in %s: %w", path, filepath.Dir(path), cause(err))
+		return fmt.Errorf("writing %s: creating a file in %s: %w", path, filepath.Dir(path), err)
 	}
 	if _, err := p.Write(data); err != nil {
 		p.Abort()
-		return fmt.Errorf("writing %s: %w", path, cause(err))
+		return fmt.Errorf("writing %s: %w", path, err)
 	}
 	// Commit flushes the file, renames it over path (retrying a Windows
 	// reader's sharing violation) and flushes the directory; a failed
@@ -324,17 +324,6 @@ func WriteFile(path string, data []byte) error {
 		return fmt.Errorf("writing %s: replacing the old file: %w", path, err)
 	}
 	return nil
-}
-
-// cause is err without the temp file's name, which would only puzzle the
-// reader of an error that already names the file being written: "no space
-// left on device", "read-only file system", "file too large".
-func cause(err error) error {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		return pe.Err
-	}
-	return err
 }
 
 // Lock takes an exclusive inter-process lock tied to path (on the file

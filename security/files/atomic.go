@@ -77,7 +77,7 @@ func Create(path string) (*Pending, error) { return CreateWith(path, nil) }
 func CreateWith(path string, open func(path string) (*os.File, error)) (*Pending, error) {
 	r, err := os.OpenRoot(filepath.Dir(path))
 	if err != nil {
-		return nil, err
+		return nil, cause(err) // the caller names the folder
 	}
 	p, err := create(r, filepath.Base(path), path, open)
 	if err != nil {
@@ -110,7 +110,12 @@ func create(r *os.Root, name, path string, open func(string) (*os.File, error)) 
 	}
 }
 
-func (p *Pending) Write(b []byte) (int, error) { return p.f.Write(b) }
+// Write writes to the temporary file; an error does not name it, which
+// would only puzzle the reader of an error that names the file written.
+func (p *Pending) Write(b []byte) (int, error) {
+	n, err := p.f.Write(b)
+	return n, cause(err)
+}
 
 // Commit puts the file in place. With replace it is renamed over the
 // target, which replaces a symbolic link there rather than writing through

@@ -299,7 +299,7 @@ func Save(dir, name string, data []byte, overwrite bool) (string, error) {
 	}
 	if _, err := p.Write(data); err != nil {
 		p.Abort()
-		return "", fmt.Errorf("files: %s: %w", path, cause(err))
+		return "", fmt.Errorf("files: %s: %w", path, err)
 	}
 	err = p.Commit(overwrite)
 	if !overwrite && errors.Is(err, fs.ErrExist) {
