@@ -196,10 +196,7 @@ func Read(path, mode string) (In, error) {
 	if err != nil {
 		return In{}, fmt.Errorf("files: %w", err)
 	}
-	if h := hidden(abs); h != "" {
-		return In{}, fmt.Errorf("files: %s: hidden files and folders are not sent (%q)", abs, h)
-	}
-	w, f, err := walk(walkOpts{abs: abs, verb: "sent", file: true})
+	w, f, err := walk(abs, true)
 	if err != nil {
 		return In{}, err
 	}
@@ -275,10 +272,7 @@ func Save(dir, name string, data []byte, overwrite bool) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("files: %w", err)
 	}
-	if h := hidden(abs); h != "" {
-		return "", fmt.Errorf("files: %s: hidden files and folders are not written to (%q)", abs, h)
-	}
-	w, _, err := walk(walkOpts{abs: abs, verb: "written to", create: true})
+	w, _, err := walk(abs, false)
 	if err != nil {
 		return "", err
 	}
