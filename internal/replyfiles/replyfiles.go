@@ -74,12 +74,11 @@ type Part struct {
 
 // Result is what Save did.
 type Result struct {
-	Env      []byte // the reply to show, saying what was saved
-	Saved    []Part
-	Refused  []Part
-	Tried    int  // files, top-level image and text that were to be saved
-	HasFiles bool // the reply has a files member
-	HasText  bool // the reply has a text string
+	Env     []byte // the reply to show, saying what was saved
+	Saved   []Part
+	Refused []Part
+	Tried   int  // files, top-level image and text that were to be saved
+	HasText bool // the reply has a text string
 }
 
 // ErrNotObject is a reply that is not a JSON object: nothing was saved.
@@ -113,7 +112,6 @@ func Save(env []byte, o Options) (Result, error) {
 	obj = obj.Without(top...)
 	changed := len(obj) != was
 	if raw := obj.Get("files"); raw != nil {
-		r.HasFiles = true
 		list, ok := s.list(raw)
 		switch {
 		case !ok:
