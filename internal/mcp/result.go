@@ -15,29 +15,15 @@ import (
 // one validation every reply passes, from the tab, a leader or the bridge
 // itself, before its bytes are spliced into stdout. One text block, intro and the say line
 // first, then the envelope as compact JSON without its transport id; a
-// dataUrl becomes an image block and leaves the text; ok:false is isError
-// unless forceOK. In the text, strings too long for a model are replaced by
-// a note (modelGuard); the image is not text and is never cut.
+// dataUrl becomes an image block and leaves the text; ok:false is isError,
+// and so is any reply when refused (a save report that refused a file). In
+// the text, strings too long for a model are replaced by a note
+// (modelGuard); the image is not text and is never cut.
 //
 // It reads env in place. The image's base64 is not decoded, unescaped or
 // copied: it is a piece of the returned Message that aliases env, written
 // out between the bytes that make it a JSON string again.
-func toolResponse(id []byte, env rawjson.Checked, intro string, forceOK, modern bool) Message {
-	status := errFromEnvelope
-	if forceOK {
-		status = errNever
-	}
-	return buildToolResponse(id, env, intro, status, modern)
-}
-
-// What a result's isError follows.
-const (
-	errFromEnvelope = iota // the envelope's ok:false
-	errNever               // never
-	errAlways              // always
-)
-
-func buildToolResponse(id []byte, checked rawjson.Checked, intro string, status int, modern bool) Message {
+func toolResponse(id []byte, checked rawjson.Checked, intro string, refused, modern bool) Message {
 	env := checked.Bytes()
 	var say string
 	var failed bool
@@ -78,7 +64,7 @@ func buildToolResponse(id []byte, checked rawjson.Checked, intro string, status 
 		return true
 	})
 	text = append(text, '}')
-	return resultMessage(id, string(text), img, mime, status == errAlways || (failed && status == errFromEnvelope), modern)
+	return resultMessage(id, string(text), img, mime, refused || failed, modern)
 }
 
 // dataURL returns the base64 payload and MIME type of a raw JSON string of

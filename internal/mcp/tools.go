@@ -17,6 +17,7 @@ import (
 	"github.com/stitchslop/stitchslop-bridge/internal/hub"
 	"github.com/stitchslop/stitchslop-bridge/internal/rawjson"
 	"github.com/stitchslop/stitchslop-bridge/internal/sites"
+	"github.com/stitchslop/stitchslop-bridge/security/files"
 	"github.com/stitchslop/stitchslop-bridge/security/origin"
 	"github.com/stitchslop/stitchslop-bridge/security/toollist"
 )
@@ -104,6 +105,63 @@ var statusTool = map[string]any{
 	"description": "Says, as JSON and without waiting or opening anything, whether a Stitch Slop tab is attached, which port and site this bridge serves (mode serving, follower or idle), " +
 		"which sites are paired, the other bridges running, how many times a tab dialled (connectionAttempts), and the recent refusals (recentRefusals) with their reasons and fixes.",
 	"inputSchema": map[string]any{"type": "object", "properties": map[string]any{}, "additionalProperties": false},
+}
+
+// The file tools' schemas; their code is files.go's.
+var fileProps = map[string]any{
+	"path":    map[string]any{"type": "string", "description": "The file's absolute path."},
+	"fileArg": map[string]any{"type": "string", "description": "The argument of the command that gets the file; a dotted path of up to 3 parts (sidecar.data) for a nested one."},
+	"as":      map[string]any{"type": "string", "enum": []string{files.DataURL, files.Text}, "description": "dataUrl (default), or text for SVG, DXF, .stitchslop and JSON."},
+	"nameArg": map[string]any{"type": "string", "description": "The argument that gets the file's name, if the command wants one."},
+}
+
+var withFileTool = map[string]any{
+	"name":  "call_with_file",
+	"title": "Call a Stitch Slop command with a file",
+	"description": "Runs a command of the tab with a file from disk put into one of its arguments, without the file passing through you. " +
+		"Images (PNG, JPEG, GIF, WebP) and design files (DST, PES, JEF, EXP, VP3, INF, COL, SVG, DXF, .stitchslop, JSON) up to 14 MB; no hidden files.",
+	"inputSchema": map[string]any{
+		"type": "object",
+		"properties": merge(fileProps, map[string]any{
+			"command": map[string]any{"type": "string", "description": "The tab's command, one of its listed tools."},
+			"args":    map[string]any{"type": "object", "description": "The command's other arguments."},
+			"also": map[string]any{"type": "array", "maxItems": maxAlso, "description": "Up to 3 more files, such as colour sidecars.",
+				"items": map[string]any{"type": "object", "properties": fileProps, "required": []string{"path", "fileArg"}, "additionalProperties": false}},
+		}),
+		"required":             []string{"command", "path", "fileArg"},
+		"additionalProperties": false,
+	},
+}
+
+var toFilesTool = map[string]any{
+	"name":  "call_to_files",
+	"title": "Call a Stitch Slop command and save what it returns",
+	"description": "Runs a command of the tab and saves the files it returns into a folder instead of passing them to you: each of its files " +
+		"(up to " + strconv.Itoa(files.MaxSaved) + ") under its own name, a top-level image under fileName, its text under textFile. You get where each was saved.",
+	"inputSchema": map[string]any{
+		"type": "object",
+		"properties": map[string]any{
+			"command":   map[string]any{"type": "string", "description": "The tab's command, one of its listed tools."},
+			"args":      map[string]any{"type": "object", "description": "The command's arguments."},
+			"dir":       map[string]any{"type": "string", "description": "The absolute path of the folder to save into, not hidden; it is created, with any missing parents, if it does not exist."},
+			"fileName":  map[string]any{"type": "string", "description": "The name for a top-level image the reply carries."},
+			"textFile":  map[string]any{"type": "string", "description": "The name for the reply's text, if any (a .txt, .md or design name)."},
+			"overwrite": map[string]any{"type": "boolean", "description": "Replace files that exist (default: never)."},
+		},
+		"required":             []string{"command", "dir"},
+		"additionalProperties": false,
+	},
+}
+
+func merge(a, b map[string]any) map[string]any {
+	m := make(map[string]any, len(a)+len(b))
+	for k, v := range a {
+		m[k] = v
+	}
+	for k, v := range b {
+		m[k] = v
+	}
+	return m
 }
 
 func (s *Session) toolList(modern bool) []byte {

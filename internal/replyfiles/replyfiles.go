@@ -1,9 +1,11 @@
-// Package replyfiles saves the files a page's reply carries: the one
-// implementation behind both faces, the shell's call --save and the MCP
-// tool call_to_files (THREAT_MODEL.md T9, T16). Every file is written by
-// security/files; this package decides which parts of a reply are files,
-// bounds how much of a reply it looks at, and rewrites the reply so that it
-// says what was saved.
+// Package replyfiles moves a call's files between the disk and the tab,
+// the one implementation behind both faces (THREAT_MODEL.md T9, T16):
+// AttachFiles puts files into a call's arguments (the shell's --file and
+// --file-text, the MCP tool call_with_file), and Save saves the files a
+// page's reply carries (call --save, call_to_files). Every file is read
+// and written by security/files; this package decides which parts of a
+// reply are files, bounds how much of a reply it looks at, and rewrites
+// the reply so that it says what was saved.
 //
 // The rules, the same on both faces:
 //
@@ -72,12 +74,11 @@ type Part struct {
 
 // Result is what Save did.
 type Result struct {
-	Env      []byte // the reply to show, saying what was saved
-	Saved    []Part
-	Refused  []Part
-	Tried    int  // files, top-level image and text that were to be saved
-	HasFiles bool // the reply has a files member
-	HasText  bool // the reply has a text string
+	Env     []byte // the reply to show, saying what was saved
+	Saved   []Part
+	Refused []Part
+	Tried   int  // files, top-level image and text that were to be saved
+	HasText bool // the reply has a text string
 }
 
 // ErrNotObject is a reply that is not a JSON object: nothing was saved.
@@ -103,19 +104,14 @@ func Save(env []byte, o Options) (Result, error) {
 	}
 	r := Result{Env: env}
 	s := &saver{Batch: files.Batch{Dir: o.Dir, Overwrite: o.Overwrite}, o: o, r: &r}
-	changed := false
 	top := textMembers
 	if !o.KeepTopSaved {
 		top = append(top[:len(top):len(top)], "savedTo", "savedBytes")
 	}
-	for _, k := range top {
-		if obj.Get(k) != nil {
-			obj, changed = obj.Without(top...), true
-			break
-		}
-	}
+	was := len(obj)
+	obj = obj.Without(top...)
+	changed := len(obj) != was
 	if raw := obj.Get("files"); raw != nil {
-		r.HasFiles = true
 		list, ok := s.list(raw)
 		switch {
 		case !ok:
@@ -128,24 +124,15 @@ func Save(env []byte, o Options) (Result, error) {
 	if o.FileName != "" && obj.Get("dataUrl") != nil {
 		r.Tried++
 		v, _ := obj.String("dataUrl")
-		if p, why := s.dataURL(o.FileName, v); why != "" {
-			obj = obj.Set("dataUrl", nil).With("error", why)
-		} else {
-			obj = obj.Set("dataUrl", nil).With("savedTo", p.Path).With("savedBytes", p.Bytes)
-		}
-		changed = true
+		obj, changed = s.dataURL("dataUrl", o.FileName, v, obj.Set("dataUrl", nil)), true
 	}
 	text, hasText := obj.String("text")
 	r.HasText = hasText
 	if o.TextFile != "" && hasText {
 		r.Tried++
-		path, err := s.Save(o.TextFile, []byte(text))
-		if err != nil {
-			why := s.reason(err)
-			s.refuse("text", why)
+		if path, why := s.save("text", o.TextFile, []byte(text), nil); why != "" {
 			obj = obj.With("textError", why)
 		} else {
-			r.Saved = append(r.Saved, Part{Where: "text", Path: path, Bytes: len(text)})
 			obj = obj.Set("text", nil).With("textSavedTo", path)
 		}
 		changed = true
@@ -184,8 +171,7 @@ func (s *saver) list(raw []byte) ([]byte, bool) {
 	if left > 0 {
 		why := fmt.Sprintf("%d more entries were not looked at: one reply may save at most %d files", left, files.MaxSaved)
 		s.r.Tried++
-		s.refuse(fmt.Sprintf("files[%d:]", n), why)
-		b, _ := json.Marshal(envelope.Object{}.With("error", why))
+		b, _ := json.Marshal(s.refused(fmt.Sprintf("files[%d:]", n), why, nil))
 		out = append(append(out, ','), b...)
 	}
 	return append(out, ']'), true
@@ -196,66 +182,62 @@ func (s *saver) entry(i int, raw []byte) []byte {
 	where := fmt.Sprintf("files[%d]", i)
 	s.r.Tried++
 	e, err := envelope.Parse(raw)
-	if err != nil {
-		const why = "it is not an object"
-		s.refuse(where, why)
-		b, _ := json.Marshal(envelope.Object{}.With("error", why))
-		return b
-	}
-	name, _ := e.String("name")
-	dataURL, isString := e.String("dataUrl")
-	present := e.Get("dataUrl") != nil
-	e = e.Without(entryMembers...)
-	var why string
-	var p Part
-	switch {
-	case i >= files.MaxSaved:
-		why = fmt.Sprintf("one reply may save at most %d files", files.MaxSaved)
-		s.refuse(where, why)
-	case !present:
-		why = "it carries no dataUrl"
-		s.refuse(where, why)
-	case !isString:
-		why = "its dataUrl is not a string"
-		s.refuse(where, why)
-	default:
-		p, why = s.dataURL(name, dataURL)
-		p.Where = where
-		if why != "" {
-			s.r.Refused[len(s.r.Refused)-1].Where = where
-		} else {
-			s.r.Saved[len(s.r.Saved)-1].Where = where
+	if err == nil {
+		name, _ := e.String("name")
+		dataURL, isString := e.String("dataUrl")
+		present := e.Get("dataUrl") != nil
+		e = e.Without(entryMembers...)
+		switch {
+		case i >= files.MaxSaved:
+			e = s.refused(where, fmt.Sprintf("one reply may save at most %d files", files.MaxSaved), e)
+		case !present:
+			e = s.refused(where, "it carries no dataUrl", e)
+		case !isString:
+			e = s.refused(where, "its dataUrl is not a string", e)
+		default:
+			e = s.dataURL(where, name, dataURL, e)
 		}
-	}
-	if why != "" {
-		e = e.With("error", why)
 	} else {
-		e = e.With("savedTo", p.Path).With("savedBytes", p.Bytes)
+		e = s.refused(where, "it is not an object", nil)
 	}
 	b, _ := json.Marshal(e)
 	return b
 }
 
-// dataURL decodes and saves one data URL as name, and records it.
-func (s *saver) dataURL(name, v string) (Part, string) {
-	where := "dataUrl"
+// dataURL decodes and saves one data URL as name, recorded under where,
+// and returns obj saying what became of it.
+func (s *saver) dataURL(where, name, v string, obj envelope.Object) envelope.Object {
 	_, data, err := files.DecodeDataURL(v)
-	path := ""
+	path, why := s.save(where, name, data, err)
+	if why != "" {
+		return obj.With("error", why)
+	}
+	return obj.With("savedTo", path).With("savedBytes", len(data))
+}
+
+// save saves data as name, unless err already refuses it, records which
+// under where, and returns the path written or why not.
+func (s *saver) save(where, name string, data []byte, err error) (path, why string) {
 	if err == nil {
 		path, err = s.Save(name, data)
 	}
 	if err != nil {
-		why := s.reason(err)
+		why = s.reason(err)
 		s.refuse(where, why)
-		return Part{}, why
+		return "", why
 	}
-	p := Part{Where: where, Path: path, Bytes: len(data)}
-	s.r.Saved = append(s.r.Saved, p)
-	return p, ""
+	s.r.Saved = append(s.r.Saved, Part{Where: where, Path: path, Bytes: len(data)})
+	return path, ""
 }
 
 func (s *saver) refuse(where, why string) {
 	s.r.Refused = append(s.r.Refused, Part{Where: where, Why: why})
+}
+
+// refused records where as refused and returns obj with the reason.
+func (s *saver) refused(where, why string, obj envelope.Object) envelope.Object {
+	s.refuse(where, why)
+	return obj.With("error", why)
 }
 
 // reason is err worded for the reader: without the package's prefix, and

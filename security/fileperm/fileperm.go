@@ -91,16 +91,13 @@ var (
 	// user's alone from birth. An error wraps fs.ErrExist if dir appeared
 	// meanwhile, to be checked like any existing one.
 	_ func(dir string) error = mkdirPrivate
-	// createPrivate is os.CreateTemp, the file the user's alone from birth.
-	_ func(dir, pattern string) (*os.File, error) = createPrivate
+	// createPrivate creates path exclusively (files.CreateWith), the file
+	// the user's alone from birth.
+	_ func(path string) (*os.File, error) = createPrivate
 	// checkAccess checks that f, opened from path and described by fi, is
 	// the user's and no one else's, and repairs it if it is the user's
 	// (want: the mode it should have on Unix).
 	_ func(f *os.File, path string, fi fs.FileInfo, want fs.FileMode, warn Warn) error = checkAccess
-	// openNoFollow opens path for reading, not through a final link, and
-	// on Windows shared for deletion, so a writer can rename a new file
-	// over one being read (files.OpenNoFollow).
-	_ func(path string) (*os.File, error) = openNoFollow
 	// openDirNoFollow opens the directory path, not through a final link.
 	_ func(path string) (*os.File, error) = openDirNoFollow
 	// setCreatedMode gives a directory EnsureDir just made, opened as f,
@@ -142,9 +139,8 @@ type Warn func(msg string)
 // the home, since HOME pointing nowhere is a mistake to report, and
 // creating it would leave a home directory where none belongs.
 func EnsureDir(dir string, warn Warn) error {
-	created := false
-	fi, err := os.Lstat(dir)
-	if errors.Is(err, fs.ErrNotExist) {
+	f, _, err := openChecked(dir, true, warn)
+	if f == nil && err == nil { // it does not exist
 		if err := homeMissing(dir); err != nil {
 			return err
 		}
@@ -155,36 +151,20 @@ func EnsureDir(dir string, warn Warn) error {
 		// Made by us, or by another process meanwhile: either way it is
 		// checked like any other, since between the mkdir and now anyone
 		// who may write its parent can have put something else there.
-		created = err == nil
-		fi, err = os.Lstat(dir)
-	}
-	if err != nil {
-		return fmt.Errorf("config directory %s: %w", dir, err)
-	}
-	if fi.Mode()&fs.ModeSymlink != 0 {
-		return fmt.Errorf("config directory %s is a symbolic link (mode %v); refusing to use it (point --config-dir at the real directory)", dir, fi.Mode())
-	}
-	if !fi.IsDir() {
-		return fmt.Errorf("config directory %s exists but is not a directory (mode %v)", dir, fi.Mode())
-	}
-	// Opened without following a link, then checked to be the directory
-	// inspected and ours; its mode is set or repaired through the handle,
-	// never the path, so a link swapped in after the Lstat is neither
-	// accepted nor has its target's mode changed.
-	f, err := openDirNoFollow(dir)
-	if err != nil {
-		return fmt.Errorf("config directory %s: %w", dir, err)
-	}
-	defer f.Close()
-	if err := checkOpened(f, dir, fi, DirMode, warn); err != nil {
-		return err
-	}
-	if created {
-		if err := setCreatedMode(f); err != nil {
-			return fmt.Errorf("creating config directory %s: setting mode: %w", dir, err)
+		created := err == nil
+		if f, _, err = openChecked(dir, true, warn); f == nil && err == nil {
+			err = fmt.Errorf("config directory %s: %w", dir, fs.ErrNotExist)
+		}
+		if err == nil && created {
+			if err = setCreatedMode(f); err != nil {
+				err = fmt.Errorf("creating config directory %s: setting mode: %w", dir, err)
+			}
 		}
 	}
-	return nil
+	if f != nil {
+		f.Close()
+	}
+	return err
 }
 
 // userHome is the user's home directory; a test hook.
@@ -212,7 +192,7 @@ func homeMissing(dir string) error {
 // (tightened with a warning naming path and mode, or principals). A file
 // that does not exist is fine.
 func CheckFile(path string, warn Warn) error {
-	f, fi, err := openChecked(path, warn)
+	f, fi, err := openChecked(path, false, warn)
 	if f != nil {
 		f.Close()
 	}
@@ -235,14 +215,19 @@ const checkRetries = 8
 // inspected.
 var errChanged = errors.New("changed while it was being checked; refusing to use it")
 
-// openChecked is CheckFile keeping the file open: it inspects path without
-// following links, opens it without following links, and checks that what
-// it opened is what it inspected, so a file swapped in between is never
-// used: it is looked at again from the start, up to checkRetries times,
-// then refused. A missing file returns (nil, nil, nil).
-func openChecked(path string, warn Warn) (*os.File, fs.FileInfo, error) {
+// openChecked is CheckFile keeping the file open, and EnsureDir's check of
+// an existing directory (dir): it inspects path without following links,
+// refuses a symbolic link and anything but a directory (dir) or a regular
+// file, opens it without following links, and checks that what it opened
+// is what it inspected, so an object swapped in between is never used: it
+// is looked at again from the start, up to checkRetries times, then
+// refused. Then its owner and its mode or DACL are checked (checkAccess),
+// and repaired through the open object, never the path, so a link swapped
+// in after the inspection is neither accepted nor has its target's mode
+// changed. A missing path returns (nil, nil, nil).
+func openChecked(path string, dir bool, warn Warn) (*os.File, fs.FileInfo, error) {
 	for i := 0; ; i++ {
-		f, fi, err := openCheckedOnce(path, warn)
+		f, fi, err := openCheckedOnce(path, dir, warn)
 		if i < checkRetries && (errors.Is(err, errChanged) || fi != nil && errors.Is(err, fs.ErrNotExist)) {
 			continue
 		}
@@ -250,49 +235,52 @@ func openChecked(path string, warn Warn) (*os.File, fs.FileInfo, error) {
 	}
 }
 
-func openCheckedOnce(path string, warn Warn) (*os.File, fs.FileInfo, error) {
+func openCheckedOnce(path string, dir bool, warn Warn) (*os.File, fs.FileInfo, error) {
+	// Not through a final link, and on Windows shared for deletion, so a
+	// writer can rename a new file over one being read.
+	what, want, open := "", FileMode, files.OpenNoFollow
+	if dir {
+		what, want, open = "config directory ", DirMode, openDirNoFollow
+	}
 	fi, err := os.Lstat(path)
-	if errors.Is(err, fs.ErrNotExist) {
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
 		return nil, nil, nil
-	}
-	if err != nil {
-		return nil, nil, fmt.Errorf("%s: %w", path, err)
-	}
-	if fi.Mode()&fs.ModeSymlink != 0 {
+	case err != nil:
+		return nil, nil, fmt.Errorf("%s%s: %w", what, path, err)
+	case fi.Mode()&fs.ModeSymlink != 0 && dir:
+		return nil, fi, fmt.Errorf("config directory %s is a symbolic link (mode %v); refusing to use it (point --config-dir at the real directory)", path, fi.Mode())
+	case fi.Mode()&fs.ModeSymlink != 0:
 		return nil, fi, fmt.Errorf("%s is a symbolic link (mode %v); refusing to read or write through it", path, fi.Mode())
-	}
-	if !fi.Mode().IsRegular() {
+	case dir && !fi.IsDir():
+		return nil, fi, fmt.Errorf("config directory %s exists but is not a directory (mode %v)", path, fi.Mode())
+	case !dir && !fi.Mode().IsRegular():
 		return nil, fi, fmt.Errorf("%s is not a regular file (mode %v); refusing to use it", path, fi.Mode())
 	}
-	f, err := openNoFollow(path)
+	f, err := open(path)
 	if err != nil {
-		return nil, fi, fmt.Errorf("%s: %w", path, err)
+		return nil, fi, fmt.Errorf("%s%s: %w", what, path, err)
 	}
-	if err := checkOpened(f, path, fi, FileMode, warn); err != nil {
+	ofi, err := f.Stat()
+	switch {
+	case err != nil:
+		err = fmt.Errorf("%s: %w", path, err)
+	case !os.SameFile(fi, ofi):
+		err = fmt.Errorf("%s %w", path, errChanged)
+	default:
+		err = checkAccess(f, path, ofi, want, warn)
+	}
+	if err != nil {
 		f.Close()
 		return nil, fi, err
 	}
 	return f, fi, nil
 }
 
-// checkOpened checks the opened f against the inspected fi, then its owner
-// and its mode or DACL (checkAccess), which are repaired through the open
-// object (never the path, which could have been swapped).
-func checkOpened(f *os.File, path string, fi fs.FileInfo, want fs.FileMode, warn Warn) error {
-	ofi, err := f.Stat()
-	if err != nil {
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	if !os.SameFile(fi, ofi) {
-		return fmt.Errorf("%s %w", path, errChanged)
-	}
-	return checkAccess(f, path, ofi, want, warn)
-}
-
 // ReadFile checks path as CheckFile does and reads it, refusing a file over
 // limits.ConfigFile bytes. A missing file returns (nil, nil).
 func ReadFile(path string, warn Warn) ([]byte, error) {
-	f, fi, err := openChecked(path, warn)
+	f, fi, err := openChecked(path, false, warn)
 	if err != nil {
 		return nil, err
 	}
@@ -322,11 +310,11 @@ func ReadFile(path string, warn Warn) ([]byte, error) {
 func WriteFile(path string, data []byte) error {
 	p, err := files.CreateWith(path, createPrivate)
 	if err != nil {
-		return fmt.Errorf("writing %s: creating a file in %s: %w", path, filepath.Dir(path), cause(err))
+		return fmt.Errorf("writing %s: creating a file in %s: %w", path, filepath.Dir(path), err)
 	}
 	if _, err := p.Write(data); err != nil {
 		p.Abort()
-		return fmt.Errorf("writing %s: %w", path, cause(err))
+		return fmt.Errorf("writing %s: %w", path, err)
 	}
 	// Commit flushes the file, renames it over path (retrying a Windows
 	// reader's sharing violation) and flushes the directory; a failed
@@ -336,17 +324,6 @@ func WriteFile(path string, data []byte) error {
 		return fmt.Errorf("writing %s: replacing the old file: %w", path, err)
 	}
 	return nil
-}
-
-// cause is err without the temp file's name, which would only puzzle the
-// reader of an error that already names the file being written: "no space
-// left on device", "read-only file system", "file too large".
-func cause(err error) error {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		return pe.Err
-	}
-	return err
 }
 
 // Lock takes an exclusive inter-process lock tied to path (on the file
@@ -407,14 +384,11 @@ func KeepAside(path string) (newPath string, err error) {
 			if _, serr := os.Lstat(cand); serr == nil {
 				continue
 			}
-			if rerr := os.Rename(path, cand); rerr != nil {
-				return "", fmt.Errorf("keeping %s aside: %w", path, rerr)
-			}
-			syncDir(filepath.Dir(path))
-			return cand, nil
-		}
-		if err := os.Remove(path); err != nil {
+			err = os.Rename(path, cand)
+		} else if err = os.Remove(path); err != nil {
 			os.Remove(cand)
+		}
+		if err != nil {
 			return "", fmt.Errorf("keeping %s aside: %w", path, err)
 		}
 		syncDir(filepath.Dir(path))

@@ -537,7 +537,7 @@ func TestReadFileWhileReplaced(t *testing.T) {
 func TestWriteFileWhileOpen(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "pairing.json")
 	writeRaw(t, path, "old", 0o600)
-	f, _, err := openChecked(path, nil)
+	f, _, err := openChecked(path, false, nil)
 	if err != nil || f == nil {
 		t.Fatalf("openChecked(%q) = %v, %v", path, f, err)
 	}

@@ -9,8 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"syscall"
-
-	"github.com/stitchslop/stitchslop-bridge/security/files"
 )
 
 // mkdirPrivate makes the missing parents, then dir itself with Mkdir, which
@@ -27,16 +25,16 @@ func mkdirPrivate(dir string) error {
 // setCreatedMode makes the mode exact: Mkdir applied the umask.
 func setCreatedMode(f *os.File) error { return f.Chmod(DirMode) }
 
-func createPrivate(dir, pattern string) (*os.File, error) {
-	// CreateTemp opens with O_EXCL and mode 0600 before the umask; Chmod
-	// makes the mode exact before any byte is written.
-	f, err := os.CreateTemp(dir, pattern)
+// createPrivate creates path exclusively; Chmod makes its mode exactly
+// FileMode (OpenFile applied the umask) before any byte is written.
+func createPrivate(path string) (*os.File, error) {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, FileMode)
 	if err != nil {
 		return nil, err
 	}
 	if err := f.Chmod(FileMode); err != nil {
 		f.Close()
-		os.Remove(f.Name())
+		os.Remove(path)
 		return nil, fmt.Errorf("setting mode: %w", err)
 	}
 	return f, nil
@@ -71,10 +69,6 @@ func checkOwner(path string, fi fs.FileInfo) error {
 	}
 	return nil
 }
-
-// openNoFollow opens path for reading without following a final symbolic
-// link, and without blocking should it be a FIFO swapped in after Lstat.
-func openNoFollow(path string) (*os.File, error) { return files.OpenNoFollow(path) }
 
 // openDirNoFollow opens the directory path, refusing a final symbolic link
 // (O_NOFOLLOW) and anything but a directory (O_DIRECTORY).

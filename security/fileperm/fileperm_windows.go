@@ -3,14 +3,10 @@
 package fileperm
 
 import (
-	"errors"
 	"fmt"
 	"io/fs"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"strconv"
-	"strings"
 
 	"golang.org/x/sys/windows"
 
@@ -41,26 +37,15 @@ func mkdirPrivate(dir string) error {
 	return nil
 }
 
-// createPrivate is os.CreateTemp with the owner-only descriptor given by
-// CreateFile itself, so no other principal can open the file even before
-// its first byte.
-func createPrivate(dir, pattern string) (*os.File, error) {
+// createPrivate creates path exclusively with the owner-only descriptor
+// given by CreateFile itself, so no other principal can open the file even
+// before its first byte.
+func createPrivate(path string) (*os.File, error) {
 	sa, err := privateAttributes(false)
 	if err != nil {
 		return nil, err
 	}
-	prefix, suffix := pattern, ""
-	if i := strings.LastIndex(pattern, "*"); i >= 0 {
-		prefix, suffix = pattern[:i], pattern[i+1:]
-	}
-	for range 10000 { // as os.CreateTemp
-		name := filepath.Join(dir, prefix+strconv.FormatUint(uint64(rand.Uint32()), 10)+suffix)
-		f, err := createFile(name, windows.CREATE_NEW, sa)
-		if err == nil || !errors.Is(err, fs.ErrExist) {
-			return f, err
-		}
-	}
-	return nil, &fs.PathError{Op: "createtemp", Path: filepath.Join(dir, pattern), Err: fs.ErrExist}
+	return createFile(path, windows.CREATE_NEW, sa)
 }
 
 func openLockFile(path string) (*os.File, error) {
@@ -100,13 +85,8 @@ func checkAccess(f *os.File, path string, fi fs.FileInfo, _ fs.FileMode, warn Wa
 	return checkACL(path, s, me, principalName, func() error { return repairDACL(path, fi, tok.user) }, warn)
 }
 
-// openNoFollow opens path not through a final reparse point, shared for
-// deletion (files.OpenNoFollow): os.Open does not share delete, so while a
-// bridge read pairing.json another could not rename a new one over it.
-// The SameFile check that follows catches a swap.
-func openNoFollow(path string) (*os.File, error) { return files.OpenNoFollow(path) }
-
-// openDirNoFollow is openNoFollow: files.OpenNoFollow opens folders too.
+// openDirNoFollow is files.OpenNoFollow, which opens folders too, not
+// through a final reparse point.
 func openDirNoFollow(path string) (*os.File, error) { return files.OpenNoFollow(path) }
 
 // setCreatedMode: the owner-only descriptor was given by CreateDirectory.

@@ -68,12 +68,18 @@ type Pending struct {
 // mode 0666 less the umask, as any program writing a user's file does.
 // path's folder is opened once; what follows happens in it whatever is
 // renamed or linked in its place meanwhile.
-func Create(path string) (*Pending, error) {
+func Create(path string) (*Pending, error) { return CreateWith(path, nil) }
+
+// CreateWith is Create with the temporary file made by open, which must
+// create exactly the path it is given, failing with an error wrapping
+// fs.ErrExist if anything is there (O_EXCL): security/fileperm passes one
+// that makes it the user's alone from birth.
+func CreateWith(path string, open func(path string) (*os.File, error)) (*Pending, error) {
 	r, err := os.OpenRoot(filepath.Dir(path))
 	if err != nil {
-		return nil, err
+		return nil, cause(err) // the caller names the folder
 	}
-	p, err := create(r, filepath.Base(path), path)
+	p, err := create(r, filepath.Base(path), path, open)
 	if err != nil {
 		r.Close()
 		return nil, err
@@ -82,29 +88,19 @@ func Create(path string) (*Pending, error) {
 	return p, nil
 }
 
-// CreateWith is Create with the temporary file made by create(dir,
-// pattern), os.CreateTemp's signature: security/fileperm passes one that
-// makes it the user's alone from birth. The file it returns must be in dir.
-func CreateWith(path string, create func(dir, pattern string) (*os.File, error)) (*Pending, error) {
-	dir := filepath.Dir(path)
-	r, err := os.OpenRoot(dir)
-	if err != nil {
-		return nil, err
-	}
-	f, err := create(dir, tempPrefix+"*"+tempSuffix)
-	if err != nil {
-		r.Close()
-		return nil, err
-	}
-	return &Pending{dir: r, own: true, name: filepath.Base(path), path: path, tmp: filepath.Base(f.Name()), f: f}, nil
-}
-
-// create starts a Pending for name in the opened folder r.
-func create(r *os.Root, name, path string) (*Pending, error) {
+// create starts a Pending for name in the opened folder r, its temporary
+// file made by open (by path) or, when open is nil, in r.
+func create(r *os.Root, name, path string, open func(string) (*os.File, error)) (*Pending, error) {
 	for tries := 0; ; tries++ {
 		tmp := tempPrefix + rand.Text() + tempSuffix
-		// O_EXCL: never an existing file, nor a symlink planted at the name.
-		f, err := r.OpenFile(tmp, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o666)
+		var f *os.File
+		var err error
+		if open != nil {
+			f, err = open(filepath.Join(filepath.Dir(path), tmp))
+		} else {
+			// O_EXCL: never an existing file, nor a symlink planted at the name.
+			f, err = r.OpenFile(tmp, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o666)
+		}
 		if err == nil {
 			return &Pending{dir: r, name: name, path: path, tmp: tmp, f: f}, nil
 		}
@@ -114,7 +110,12 @@ func create(r *os.Root, name, path string) (*Pending, error) {
 	}
 }
 
-func (p *Pending) Write(b []byte) (int, error) { return p.f.Write(b) }
+// Write writes to the temporary file; an error does not name it, which
+// would only puzzle the reader of an error that names the file written.
+func (p *Pending) Write(b []byte) (int, error) {
+	n, err := p.f.Write(b)
+	return n, cause(err)
+}
 
 // Commit puts the file in place. With replace it is renamed over the
 // target, which replaces a symbolic link there rather than writing through

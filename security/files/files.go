@@ -68,12 +68,14 @@
 //     mkdir -p would (0777 less the umask), each checked after it is made
 //     like any other. The file is then created in the folder opened, by
 //     name, never by a path resolved again.
-//   - Without overwrite the file is created exclusively (O_EXCL), which also
-//     refuses an existing symlink, so nothing is replaced or written
-//     through. With overwrite a Pending (atomic.go), the one writer that
-//     replaces files, writes a temporary file and renames it over the
-//     name, which replaces a symlink itself and never writes through it; a
-//     directory is never replaced. A failed write leaves no partial file.
+//   - Every file is written by a Pending (atomic.go), the one writer that
+//     replaces files: a temporary file put in place whole. Without
+//     overwrite it appears only if nothing is at the name (a hard link, or
+//     a copy into a file created exclusively), which also refuses an
+//     existing symlink, so nothing is replaced or written through. With
+//     overwrite it is renamed over the name, which replaces a symlink
+//     itself and never writes through it; a directory is never replaced.
+//     A failed write leaves no partial file.
 //
 // Not covered: a file of an allowed kind and name is sent, or saved, whatever
 // its content (a secret kept in ~/Documents/notes.json goes; an .svg saved
@@ -103,7 +105,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -170,9 +171,6 @@ const (
 	textKinds = ".svg .dxf .stitchslop .json"
 )
 
-// writeClose is a test hook, swapped to make a write fail half way.
-var writeClose = writeCloseFile
-
 // In is a file read for the tab.
 type In struct {
 	Name  string // the base name
@@ -198,10 +196,7 @@ func Read(path, mode string) (In, error) {
 	if err != nil {
 		return In{}, fmt.Errorf("files: %w", err)
 	}
-	if h := hidden(abs); h != "" {
-		return In{}, fmt.Errorf("files: %s: hidden files and folders are not sent (%q)", abs, h)
-	}
-	w, f, err := walk(walkOpts{abs: abs, verb: "sent", file: true})
+	w, f, err := walk(abs, true)
 	if err != nil {
 		return In{}, err
 	}
@@ -277,70 +272,37 @@ func Save(dir, name string, data []byte, overwrite bool) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("files: %w", err)
 	}
-	if h := hidden(abs); h != "" {
-		return "", fmt.Errorf("files: %s: hidden files and folders are not written to (%q)", abs, h)
-	}
-	w, _, err := walk(walkOpts{abs: abs, verb: "written to", create: true})
+	w, _, err := walk(abs, false)
 	if err != nil {
 		return "", err
 	}
 	defer w.close()
 	r := w.dir()
 	path := filepath.Join(abs, name)
-	if overwrite {
-		return path, replace(r, name, path, data)
-	}
-	// O_CREATE|O_EXCL in the opened folder: never an existing file, nor
-	// through a symlink planted at the name.
-	f, err := r.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
-	if errors.Is(err, fs.ErrExist) {
-		return "", fmt.Errorf("files: %s already exists; pass overwrite to replace it", path)
-	}
-	if err != nil {
+	if fi, err := r.Lstat(name); err == nil && fi.IsDir() {
+		return "", fmt.Errorf("files: %s is a directory; it is not replaced", path)
+	} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return "", fmt.Errorf("files: %s: %w", path, cause(err))
 	}
-	if err := writeClose(f, data); err != nil {
-		r.Remove(name)
-		return "", err
-	}
-	return path, nil
-}
-
-// replace writes data as name in the opened folder r through a Pending,
-// which renames it over the old file; a directory is never replaced.
-func replace(r *os.Root, name, path string, data []byte) error {
-	if fi, err := r.Lstat(name); err == nil && fi.IsDir() {
-		return fmt.Errorf("files: %s is a directory; it is not replaced", path)
-	} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("files: %s: %w", path, cause(err))
-	}
-	p, err := create(r, name, path)
+	// A Pending in the opened folder: without overwrite it appears only if
+	// nothing is at the name, a symlink included; with overwrite it is
+	// renamed over the name, never written through a link.
+	p, err := create(r, name, path, nil)
 	if err != nil {
-		return fmt.Errorf("files: %s: %w", path, err)
+		return "", fmt.Errorf("files: %s: %w", path, err)
 	}
 	if _, err := p.Write(data); err != nil {
 		p.Abort()
-		return fmt.Errorf("files: %s: %w", path, cause(err))
+		return "", fmt.Errorf("files: %s: %w", path, err)
 	}
-	if err := p.Commit(true); err != nil {
-		return fmt.Errorf("files: %s: %w", path, err)
-	}
-	return nil
-}
-
-// writeCloseFile writes data to f, flushes it to disk and closes it.
-func writeCloseFile(f *os.File, data []byte) error {
-	_, err := f.Write(data)
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
+	err = p.Commit(overwrite)
+	if !overwrite && errors.Is(err, fs.ErrExist) {
+		return "", fmt.Errorf("files: %s already exists; pass overwrite to replace it", path)
 	}
 	if err != nil {
-		return fmt.Errorf("files: %w", err)
+		return "", fmt.Errorf("files: %s: %w", path, err)
 	}
-	return nil
+	return path, nil
 }
 
 // NameError is CheckName's refusal of a name. Why says which rule the name
@@ -556,9 +518,21 @@ func reserved(name string) bool {
 // maxArgDepth is how many dotted parts SetArg's key may have.
 const maxArgDepth = 3
 
+// ArgError is SetArg's refusal of a key that goes through At, a part of
+// args that holds Value, which is not an object.
+type ArgError struct {
+	Key, At string
+	Value   any
+}
+
+func (e *ArgError) Error() string {
+	return fmt.Sprintf("files: argument key %q: %q is a %T, not an object", e.Key, e.At, e.Value)
+}
+
 // SetArg puts value into args at key, a dotted path of at most 3 parts
 // ("sidecar.data"), creating the objects on the way. An intermediate value
-// that is there and not an object is an error, and args is left untouched.
+// that is there and not an object is an *ArgError, and args is left
+// untouched.
 func SetArg(args map[string]any, key string, value any) error {
 	if args == nil {
 		return errors.New("files: no arguments to set into")
@@ -578,7 +552,7 @@ func SetArg(args map[string]any, key string, value any) error {
 		}
 		child, ok := v.(map[string]any)
 		if !ok {
-			return fmt.Errorf("files: argument key %q: %q is a %T, not an object", key, strings.Join(parts[:i+1], "."), v)
+			return &ArgError{Key: key, At: strings.Join(parts[:i+1], "."), Value: v}
 		}
 		m = child
 	}

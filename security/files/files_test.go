@@ -811,14 +811,9 @@ func TestReadNeverTrustsStat(t *testing.T) {
 // TestSaveFailureLeavesNothing: a write or a rename that fails leaves no
 // partial file and no temporary file.
 func TestSaveFailureLeavesNothing(t *testing.T) {
-	t.Cleanup(func() { writeClose, renameAt, syncFile = writeCloseFile, (*os.Root).Rename, (*os.File).Sync })
+	t.Cleanup(func() { renameAt, syncFile = (*os.Root).Rename, (*os.File).Sync })
 	broken := errors.New("disk full")
-	writeClose = func(f *os.File, data []byte) error {
-		f.Write(data[:len(data)/2])
-		f.Close()
-		return broken
-	}
-	syncFile = func(*os.File) error { return broken } // the replacing write
+	syncFile = func(*os.File) error { return broken }
 	for _, overwrite := range []bool{false, true} {
 		dir := tempDir(t)
 		if _, err := Save(dir, "x.dst", []byte("LA:design"), overwrite); !errors.Is(err, broken) {
@@ -828,7 +823,7 @@ func TestSaveFailureLeavesNothing(t *testing.T) {
 			t.Errorf("Save(dir, %q, %v) with a failing write left %q, want nothing", "x.dst", overwrite, got)
 		}
 	}
-	writeClose, syncFile = writeCloseFile, (*os.File).Sync
+	syncFile = (*os.File).Sync
 	renameAt = func(*os.Root, string, string) error { return broken }
 	dir := tempDir(t)
 	write(t, filepath.Join(dir, "x.dst"), []byte("old"))

@@ -42,15 +42,8 @@ func swapper(t *testing.T, flip func()) {
 // noSync makes saves skip fsync, which is not what the race tests test and
 // would make each try a disk flush.
 func noSync(t *testing.T) {
-	t.Cleanup(func() { writeClose, syncFile = writeCloseFile, (*os.File).Sync })
+	t.Cleanup(func() { syncFile = (*os.File).Sync })
 	syncFile = func(*os.File) error { return nil }
-	writeClose = func(f *os.File, data []byte) error {
-		_, err := f.Write(data)
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
-		return err
-	}
 }
 
 // TestReadRaceWithSwappedLink: an entry flipped between a decoy file and

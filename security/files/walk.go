@@ -74,14 +74,6 @@ func (w *walked) reset(vol string) error {
 	return nil
 }
 
-// walkOpts says what a walk refuses and what it does.
-type walkOpts struct {
-	abs    string // the path asked for, for messages
-	verb   string // what is not done to a hidden path: "sent", "written to"
-	create bool   // create missing folders, as mkdir -p does (0777 less the umask)
-	file   bool   // the last component is a regular file, opened for reading
-}
-
 // walk opens abs, an absolute clean path, race-free: no component is
 // named twice. Each one is inspected without following it (Lstat in the
 // directory already opened), then opened from that directory, then the
@@ -92,15 +84,25 @@ type walkOpts struct {
 // entry of a folder it owns between a decoy and a link into a hidden
 // folder of ours, at any moment, makes the walk look again or fail, never
 // open the hidden object. A hidden name (leading ".") anywhere, in abs or
-// in a link's target, is refused. It returns the folders opened and, with
-// o.file, the file opened.
-func walk(o walkOpts) (*walked, *os.File, error) {
+// in a link's target, is refused; one in abs before anything is opened or
+// made. With file, the last component is a regular file, opened for
+// reading (Read), and walk returns it with the folders opened; without,
+// abs is a folder, its missing folders created as mkdir -p does (0777
+// less the umask; Save).
+func walk(abs string, file bool) (*walked, *os.File, error) {
+	verb := "written to" // what is not done to a hidden path
+	if file {
+		verb = "sent"
+	}
+	if h := hidden(abs); h != "" {
+		return nil, nil, fmt.Errorf("files: %s: hidden files and folders are not %s (%q)", abs, verb, h)
+	}
 	w := &walked{}
-	vol := filepath.VolumeName(o.abs)
+	vol := filepath.VolumeName(abs)
 	if err := w.reset(vol); err != nil {
 		return nil, nil, fmt.Errorf("files: %w", err)
 	}
-	todo := split(o.abs[len(vol):])
+	todo := split(abs[len(vol):])
 	viaLink := false
 	for links := 0; len(todo) > 0; {
 		name := todo[0]
@@ -115,20 +117,20 @@ func walk(o walkOpts) (*walked, *os.File, error) {
 			}
 			continue
 		}
-		if o.verb != "" && name[0] != '.' && strings.Contains(name, "~") {
+		if name[0] != '.' && strings.Contains(name, "~") {
 			if long := longName(filepath.Join(w.path(), name)); long != "" {
 				name = long // SSH~1 is .ssh
 			}
 		}
-		if name[0] == '.' && o.verb != "" {
+		if name[0] == '.' {
 			w.close()
 			if viaLink {
-				return nil, nil, fmt.Errorf("files: %s links to %s: hidden files and folders are not %s (%q)", o.abs, filepath.Join(w.path(), name), o.verb, name)
+				return nil, nil, fmt.Errorf("files: %s links to %s: hidden files and folders are not %s (%q)", abs, filepath.Join(w.path(), name), verb, name)
 			}
-			return nil, nil, fmt.Errorf("files: %s: hidden files and folders are not %s (%q)", o.abs, o.verb, name)
+			return nil, nil, fmt.Errorf("files: %s: hidden files and folders are not %s (%q)", abs, verb, name)
 		}
-		last := len(todo) == 0 && o.file
-		sub, f, target, err := step(w.dir(), name, last, o.create && !last)
+		last := len(todo) == 0 && file
+		sub, f, target, err := step(w.dir(), name, last, !file)
 		if err != nil {
 			w.close()
 			return nil, nil, fmt.Errorf("files: %s: %w", filepath.Join(w.path(), name), err)
@@ -136,7 +138,7 @@ func walk(o walkOpts) (*walked, *os.File, error) {
 		if sub == nil && f == nil { // a link
 			if links++; links > maxLinks {
 				w.close()
-				return nil, nil, fmt.Errorf("files: %s: more than %d symbolic links", o.abs, maxLinks)
+				return nil, nil, fmt.Errorf("files: %s: more than %d symbolic links", abs, maxLinks)
 			}
 			viaLink = true
 			tvol := filepath.VolumeName(target)
@@ -146,7 +148,7 @@ func walk(o walkOpts) (*walked, *os.File, error) {
 				}
 				if err := w.reset(tvol); err != nil {
 					w.close()
-					return nil, nil, fmt.Errorf("files: %s: %w", o.abs, err)
+					return nil, nil, fmt.Errorf("files: %s: %w", abs, err)
 				}
 				target = target[len(tvol):]
 			}
@@ -158,9 +160,9 @@ func walk(o walkOpts) (*walked, *os.File, error) {
 		}
 		w.roots, w.names = append(w.roots, sub), append(w.names, name)
 	}
-	if o.file {
+	if file {
 		w.close()
-		return nil, nil, fmt.Errorf("files: %s is not a regular file", o.abs)
+		return nil, nil, fmt.Errorf("files: %s is not a regular file", abs)
 	}
 	return w, nil, nil
 }
