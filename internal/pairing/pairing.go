@@ -203,21 +203,17 @@ func (s *Store) Check() error {
 	return nil
 }
 
-func listOf(e entry, key string) []string {
-	var v []string
-	json.Unmarshal(e[key], &v)
-	return v
-}
-
-func str(e entry, key string) string {
-	var v string
+// field is e's key decoded as a T; the zero T when it is missing or of
+// another shape.
+func field[T any](e entry, key string) T {
+	var v T
 	json.Unmarshal(e[key], &v)
 	return v
 }
 
 func secretsOf(e entry) []string {
-	all := listOf(e, "secrets")
-	if s := str(e, "secret"); s != "" {
+	all := field[[]string](e, "secrets")
+	if s := field[string](e, "secret"); s != "" {
 		all = append(all, s)
 	}
 	return all
@@ -244,7 +240,7 @@ func (s *Store) usedOf(key string, e entry) ([]string, error) {
 func allUsed(f file) []string {
 	var all []string
 	for _, k := range slices.Sorted(maps.Keys(f.entries)) {
-		all = append(all, listOf(f.entries[k], "usedTokens")...)
+		all = append(all, field[[]string](f.entries[k], "usedTokens")...)
 	}
 	return all
 }
@@ -356,8 +352,8 @@ func (s *Store) Redeem(o, token string) (string, error) {
 		e = entry{}
 		f.entries[key] = e
 	}
-	secrets := append([]string{secret}, listOf(e, "secrets")...)
-	if old := str(e, "secret"); old != "" && !slices.Contains(secrets, old) {
+	secrets := append([]string{secret}, field[[]string](e, "secrets")...)
+	if old := field[string](e, "secret"); old != "" && !slices.Contains(secrets, old) {
 		secrets = append(secrets, old)
 	}
 	set(e, "secret", secret)
@@ -365,7 +361,7 @@ func (s *Store) Redeem(o, token string) (string, error) {
 	set(e, "createdAt", time.Now().UTC().Format("2006-01-02T15:04:05.000Z"))
 	set(e, "protocol", version.Protocol)
 	// spentIn read every entry's usedTokens without error.
-	set(e, "usedTokens", ledger.Record(listOf(e, "usedTokens"), token))
+	set(e, "usedTokens", ledger.Record(field[[]string](e, "usedTokens"), token))
 
 	l.Add(before...)
 	l.Record(token) // newest last
