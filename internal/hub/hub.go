@@ -210,7 +210,7 @@ func (h *Hub) detachLocked(c Conn) []*pending {
 	if h.conn != c || c == nil {
 		return nil
 	}
-	h.conn = nil
+	h.conn, h.attachedBy = nil, ""
 	h.attached = make(chan struct{})
 	h.changedLocked()
 	var failed []*pending
@@ -314,7 +314,7 @@ func (h *Hub) State() Snapshot {
 		Dropped:      append([]toollist.Dropped(nil), h.dropped...),
 		Squatters:    append([]Squatter{}, h.squatters...),
 		Notice:       h.notice,
-		AttachedBy:   h.attachedByLocked(),
+		AttachedBy:   h.attachedBy,
 	}
 }
 
@@ -419,20 +419,17 @@ func (h *Hub) Start(command string, args json.RawMessage, timeout time.Duration,
 		}
 	})
 	h.mu.Unlock()
-
-	if err := c.Send(requestFrame(id, command, args)); err != nil {
-		if h.take(id, p) {
-			p.timer.Stop()
-			done(bridgeEnv(CodeDisconnected, "The Stitch Slop tab could not take the command: "+err.Error()))
+	cancel = func() bool {
+		if !h.take(id, p) {
+			return false
 		}
+		p.timer.Stop()
+		return true
 	}
-	return func() bool {
-		if h.take(id, p) {
-			p.timer.Stop()
-			return true
-		}
-		return false
+	if err := c.Send(requestFrame(id, command, args)); err != nil && cancel() {
+		done(bridgeEnv(CodeDisconnected, "The Stitch Slop tab could not take the command: "+err.Error()))
 	}
+	return cancel
 }
 
 // take removes the pending call id if it is still p; the one who takes it
@@ -479,11 +476,4 @@ func (h *Hub) Call(ctx context.Context, command string, args json.RawMessage, ti
 // "message":msg}, as the checked reply a call gets.
 func bridgeEnv(code, msg string) rawjson.Checked {
 	return rawjson.MustCheck(envelope.Bridge(code, msg))
-}
-
-func (h *Hub) attachedByLocked() string {
-	if h.conn == nil {
-		return ""
-	}
-	return h.attachedBy
 }

@@ -74,9 +74,6 @@ type Server struct {
 	// tool named like one of them is dropped, never listed (T8).
 	Reserved []string
 
-	upgrader websocket.Upgrader
-	once     sync.Once
-
 	mu sync.Mutex // guards the fields below; held for memory only
 	// waiting are the sockets that have not sent their first frame yet,
 	// each counted from before its upgrade is answered, oldest first; at
@@ -100,17 +97,16 @@ type refusal struct {
 	Message string `json:"message"`
 }
 
+var upgrader = websocket.Upgrader{
+	HandshakeTimeout: limits.HandshakeTimeout,
+	// ServeHTTP checks the origin before the upgrade; gorilla's same-origin
+	// default would wrongly refuse the real site.
+	CheckOrigin: func(*http.Request) bool { return true },
+}
+
 // ServeHTTP checks the Host and Origin of r, a WebSocket upgrade, upgrades
 // it and serves the page until it leaves.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	s.once.Do(func() {
-		s.upgrader = websocket.Upgrader{
-			HandshakeTimeout: limits.HandshakeTimeout,
-			// The origin was checked below before the upgrade; gorilla's
-			// same-origin default would wrongly refuse the real site.
-			CheckOrigin: func(*http.Request) bool { return true },
-		}
-	})
 	site, status, reason := origin.CheckUpgrade(r, s.Port, s.admits)
 	if reason != origin.ReasonHost {
 		s.Attempts.Attempt() // a tab (or a page) dialled this bridge by its name
@@ -135,7 +131,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	wt := s.await()
-	ws, err := s.upgrader.Upgrade(w, r, nil)
+	ws, err := upgrader.Upgrade(w, r, nil)
 	if err != nil {
 		if wt != nil {
 			s.stopWaiting(wt)
