@@ -138,10 +138,8 @@ func (s *Sites) Arm(site, token string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	toks := s.armed[site]
-	for _, t := range toks {
-		if credential.Equal(t, token) {
-			return nil
-		}
+	if credential.EqualAny(token, toks) {
+		return nil
 	}
 	if toks == nil {
 		if len(s.order) == MaxSites {
@@ -178,15 +176,8 @@ func (s *Sites) HasTokens(site string) bool {
 // site is compared, in constant time, whatever matches.
 func (s *Sites) Armed(site, token string) bool {
 	s.mu.Lock()
-	toks := s.armed[site]
-	s.mu.Unlock()
-	ok := false
-	for _, t := range toks {
-		if credential.Equal(t, token) {
-			ok = true
-		}
-	}
-	return ok && token != ""
+	defer s.mu.Unlock()
+	return credential.EqualAny(token, s.armed[site])
 }
 
 // Errors of Pair, with sentences for the person who gave the token. None
