@@ -43,17 +43,7 @@ import (
 // surrounding white space removed, ASCII letters lower-cased, trailing
 // slashes dropped. Only ASCII is folded: Unicode case folding would let
 // "K" (U+212A, Kelvin sign) stand for "k". Normalize is idempotent.
-func Normalize(s string) string {
-	s = strings.TrimSpace(s)
-	for {
-		t := strings.TrimSpace(strings.TrimRight(s, "/"))
-		if t == s {
-			break
-		}
-		s = t
-	}
-	return asciiLower(s)
-}
+func Normalize(s string) string { return trimFold(s, "") }
 
 // Pasted is an origin as a model or a person copied it out of a sentence
 // (the agent panel's line, say): surrounding white space and trailing '.',
@@ -62,9 +52,13 @@ func Normalize(s string) string {
 // the reference bridge's rule for the pair tool, wait_for_connection and
 // POST /pair. It only cleans: Parse still decides whether the rest is an
 // origin, and the caller whether it is allowed. Pasted is idempotent.
-func Pasted(s string) string {
+func Pasted(s string) string { return trimFold(s, ".,;") }
+
+// trimFold drops surrounding white space, trailing punct and trailing
+// slashes until none is left, then folds ASCII case.
+func trimFold(s, punct string) string {
 	for {
-		t := strings.TrimRight(strings.TrimRight(strings.TrimSpace(s), ".,;"), "/")
+		t := strings.TrimRight(strings.TrimRight(strings.TrimSpace(s), punct), "/")
 		if t == s {
 			return asciiLower(s)
 		}
