@@ -10,8 +10,10 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"net/http"
 	"runtime"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -171,11 +173,9 @@ func (s *Server) await() *waiter {
 		return nil
 	}
 	var evicted *waiter
-	var closeNow *websocket.Conn
 	if len(s.waiting) >= limits.MaxUnauthSockets {
-		evicted = s.waiting[0]
-		s.waiting = append(s.waiting[:0], s.waiting[1:]...)
-		closeNow = evicted.ws
+		// Marked under the lock, its ws is never set later (upgraded).
+		evicted, s.waiting = s.waiting[0], s.waiting[1:]
 		evicted.closed = true
 	}
 	wt := &waiter{}
@@ -183,9 +183,9 @@ func (s *Server) await() *waiter {
 	s.mu.Unlock()
 	if evicted != nil {
 		s.Log.Warn(fmt.Sprintf("closed the oldest of %d sockets that sent no handshake, to make room for a new one", limits.MaxUnauthSockets))
-	}
-	if closeNow != nil {
-		closeNow.NetConn().Close() // its handshake read fails and it is cleaned up there
+		if evicted.ws != nil {
+			evicted.ws.NetConn().Close() // its handshake read fails and it is cleaned up there
+		}
 	}
 	return wt
 }
@@ -207,12 +207,7 @@ func (s *Server) upgraded(wt *waiter, ws *websocket.Conn) bool {
 func (s *Server) stopWaiting(wt *waiter) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for i, w := range s.waiting {
-		if w == wt {
-			s.waiting = append(s.waiting[:i], s.waiting[i+1:]...)
-			return
-		}
-	}
+	s.waiting = slices.DeleteFunc(s.waiting, func(w *waiter) bool { return w == wt })
 }
 
 // shutdownWait bounds how long Shutdown waits for the tabs' writers to send
@@ -236,10 +231,7 @@ func (s *Server) Shutdown() {
 		}
 	}
 	s.waiting = nil
-	var conns []*conn
-	for c := range s.live {
-		conns = append(conns, c)
-	}
+	conns := slices.Collect(maps.Keys(s.live))
 	s.mu.Unlock()
 	for _, ws := range waiting {
 		ws.NetConn().Close()
