@@ -132,25 +132,22 @@ func (h *Hub) notifyLocked() {
 // redeemed, so that redemption (file I/O) runs outside the hub's lock while
 // no second tab can slip in. With a reachable page attached, or another tab
 // being admitted, it returns ErrBusy. An unreachable incumbent is detached
-// and returned as displaced: the caller tells it so and closes it.
+// and returned as displaced: the caller tells it so and closes it. Its
+// pending calls fail with "disconnected", as on Detach.
 // Every successful Reserve is followed by Commit or Release.
 //
 // With takeover (the bridge's --takeover), a reachable incumbent is
 // displaced too.
 func (h *Hub) Reserve(c Conn, takeover bool) (displaced Conn, err error) {
 	h.mu.Lock()
-	defer h.mu.Unlock()
-	if h.reserved != nil {
+	if h.reserved != nil || h.conn != nil && h.conn.Reachable() && !takeover {
+		h.mu.Unlock()
 		return nil, ErrBusy
 	}
-	if old := h.conn; old != nil {
-		if old.Reachable() && !takeover {
-			return nil, ErrBusy
-		}
-		h.detachLocked(old)
-		displaced = old
-	}
-	h.reserved = c
+	displaced, h.reserved = h.conn, c
+	failed := h.detachLocked(displaced)
+	h.mu.Unlock()
+	fail(failed)
 	return displaced, nil
 }
 
@@ -199,13 +196,18 @@ func (h *Hub) Detach(c Conn) {
 	h.mu.Lock()
 	failed := h.detachLocked(c)
 	h.mu.Unlock()
-	for _, p := range failed {
+	fail(failed)
+}
+
+// fail ends the calls of a page that is gone; the caller holds no lock.
+func fail(calls []*pending) {
+	for _, p := range calls {
 		p.done(bridgeEnv(CodeDisconnected, "The Stitch Slop tab disconnected before it answered."))
 	}
 }
 
 // detachLocked detaches c and returns its pending calls, which the caller
-// fails once the lock is released.
+// fails (fail) once the lock is released.
 func (h *Hub) detachLocked(c Conn) []*pending {
 	if h.conn != c || c == nil {
 		return nil
