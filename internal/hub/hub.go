@@ -13,6 +13,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"maps"
+	"slices"
 	"sort"
 	"strconv"
 	"sync"
@@ -215,14 +217,12 @@ func (h *Hub) detachLocked(c Conn) []*pending {
 	h.conn, h.attachedBy = nil, ""
 	h.attached = make(chan struct{})
 	h.changedLocked()
-	var failed []*pending
-	for id, p := range h.pending {
-		if p.conn == c {
-			p.timer.Stop()
-			delete(h.pending, id)
-			failed = append(failed, p)
-		}
+	// Every pending call is c's: Start adds one only for the attached page.
+	failed := slices.Collect(maps.Values(h.pending))
+	for _, p := range failed {
+		p.timer.Stop()
 	}
+	clear(h.pending)
 	hadTools := h.tools != nil
 	h.tools, h.dropped, h.args = nil, nil, nil
 	if hadTools {
