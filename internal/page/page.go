@@ -358,15 +358,13 @@ func (s *Server) handshake(ws *websocket.Conn, wt *waiter, site string) *conn {
 			reason, fix = attempts.SpentToken, "The tab offered a token that was already used; tokens work once. Open the Stitch Slop agent panel for a fresh token."
 		}
 	}
-	if secretOK || tokenOK {
-		s.Guesses.Refund()
-	}
 	if !secretOK && !tokenOK {
 		s.Log.Warn("refused a tab: bad_credential: " + why)
 		s.Attempts.Refuse(reason, site, fix)
 		s.refuse(ws, refusal{Error: "bad_credential", Message: "This bridge does not recognise the tab's pairing or token. Reopen the Stitch Slop agent panel for a fresh token; tokens work once."})
 		return nil
 	}
+	s.Guesses.Refund()
 
 	c := newConn(ws, s.Timings)
 	displaced, err := s.Hub.Reserve(c, s.Takeover)
@@ -423,12 +421,11 @@ func (s *Server) handshake(ws *websocket.Conn, wt *waiter, site string) *conn {
 		}
 	}
 	s.Hub.Commit(c)
-	how := "stored pairing"
-	s.Hub.SetAttachedBy(c, hub.ByPairing)
+	how, by := "stored pairing", hub.ByPairing
 	if tokenOK {
-		how = "token (now spent; pairing stored in " + s.Pairing.Path() + ")"
-		s.Hub.SetAttachedBy(c, hub.ByToken)
+		how, by = "token (now spent; pairing stored in "+s.Pairing.Path()+")", hub.ByToken
 	}
+	s.Hub.SetAttachedBy(c, by)
 	s.Log.Info("tab connected", "origin", site, "by", how)
 	return c
 }
