@@ -135,20 +135,16 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	wt := s.await()
 	ws, err := upgrader.Upgrade(w, r, nil)
 	if err != nil {
-		if wt != nil {
-			s.stopWaiting(wt)
-		}
-		return // the upgrader has answered
+		s.stopWaiting(wt) // none when wt is nil
+		return            // the upgrader has answered
 	}
 	if wt == nil || !s.upgraded(wt, ws) {
 		ws.Close()
 		return
 	}
-	c := s.handshake(ws, wt, site)
-	if c == nil {
-		return
+	if c := s.handshake(ws, wt, site); c != nil {
+		s.serve(c)
 	}
-	s.serve(c)
 }
 
 // waiter is a socket counted among those waiting for their first frame.
