@@ -330,34 +330,15 @@ func (s *Server) handshake(ws *websocket.Conn, wt *waiter, site string) *conn {
 	if err != nil {
 		s.Log.Error("cannot read the pairing file or the spent-token file", "err", err.Error())
 	}
-	tokenOK, why := false, "no stored pairing or unspent token matches"
-	if sec == "" && tok == "" {
-		why = "its first frame carried neither a token nor a secret"
-	}
-	reason, fix := attempts.WrongPairing, "The tab's stored pairing does not match this bridge's (paired with another bridge or config dir, or unpaired). Open the Stitch Slop agent panel for a fresh token and give it to the bridge."
-	// A site that holds a pairing was refused its pairing, whatever token
-	// came with it (one meant for another site, say): wrong_pairing. Only
-	// an unpaired site's token is unknown_token.
-	if tok != "" {
-		if paired, err := s.Pairing.Paired(site); err != nil || !paired {
-			reason, fix = attempts.UnknownToken, "The tab offered a token this bridge was not given. Start the bridge with that token in STITCHSLOP_TOKEN (or pair it), or open the agent panel for a fresh one."
-		}
-	}
+	tokenOK, spent := false, false
 	if !secretOK && tok != "" && s.Sites.Armed(site, tok) {
-		spent, err := s.Pairing.Spent(tok)
-		if err != nil {
+		if spent, err = s.Pairing.Spent(tok); err != nil {
 			s.Log.Error("cannot read the pairing file or the spent-token file", "err", err.Error())
 		}
 		tokenOK = err == nil && !spent
-		if spent {
-			why = "its token was already redeemed (tokens work once)"
-			reason, fix = attempts.SpentToken, "The tab offered a token that was already used; tokens work once. Open the Stitch Slop agent panel for a fresh token."
-		}
 	}
 	if !secretOK && !tokenOK {
-		s.Log.Warn("refused a tab: bad_credential: " + why)
-		s.Attempts.Refuse(reason, site, fix)
-		s.refuse(ws, refusal{Error: "bad_credential", Message: "This bridge does not recognise the tab's pairing or token. Reopen the Stitch Slop agent panel for a fresh token; tokens work once."})
+		s.refuseCredential(ws, site, cr, spent)
 		return nil
 	}
 	s.Guesses.Refund()
@@ -424,6 +405,29 @@ func (s *Server) handshake(ws *websocket.Conn, wt *waiter, site string) *conn {
 	s.Hub.SetAttachedBy(c, by)
 	s.Log.Info("tab connected", "origin", site, "by", how)
 	return c
+}
+
+// refuseCredential refuses a tab of site whose first frame cr carried no
+// credential that admits it; spent says its token was armed but redeemed.
+func (s *Server) refuseCredential(ws *websocket.Conn, site string, cr Credentials, spent bool) {
+	why, reason, fix := "no stored pairing or unspent token matches", attempts.WrongPairing, "The tab's stored pairing does not match this bridge's (paired with another bridge or config dir, or unpaired). Open the Stitch Slop agent panel for a fresh token and give it to the bridge."
+	// A site that holds a pairing was refused its pairing, whatever token
+	// came with it (one meant for another site, say): wrong_pairing. Only
+	// an unpaired site's token is unknown_token.
+	if cr.Token != "" {
+		if paired, err := s.Pairing.Paired(site); err != nil || !paired {
+			reason, fix = attempts.UnknownToken, "The tab offered a token this bridge was not given. Start the bridge with that token in STITCHSLOP_TOKEN (or pair it), or open the agent panel for a fresh one."
+		}
+	}
+	switch {
+	case spent:
+		why, reason, fix = "its token was already redeemed (tokens work once)", attempts.SpentToken, "The tab offered a token that was already used; tokens work once. Open the Stitch Slop agent panel for a fresh token."
+	case cr.Token == "" && cr.Secret == "":
+		why = "its first frame carried neither a token nor a secret"
+	}
+	s.Log.Warn("refused a tab: bad_credential: " + why)
+	s.Attempts.Refuse(reason, site, fix)
+	s.refuse(ws, refusal{Error: "bad_credential", Message: "This bridge does not recognise the tab's pairing or token. Reopen the Stitch Slop agent panel for a fresh token; tokens work once."})
 }
 
 // serve reads the attached page's frames until it leaves. A reply is found
