@@ -102,6 +102,7 @@ func New(callTimeout time.Duration) *Hub {
 		attached:    make(chan struct{}),
 		changed:     make(chan struct{}),
 		watchers:    map[chan struct{}]struct{}{},
+		listeners:   map[int]time.Time{},
 	}
 }
 
