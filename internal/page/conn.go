@@ -2,6 +2,7 @@ package page
 
 import (
 	"bufio"
+	"cmp"
 	"encoding/binary"
 	"errors"
 	"runtime"
@@ -157,10 +158,7 @@ func isTimeout(err error) bool {
 
 func (c *conn) reason() string {
 	s, _ := c.why.Load().(string)
-	if s == "" {
-		return "closed"
-	}
-	return s
+	return cmp.Or(s, "closed")
 }
 
 // writeLoop is the socket's one writer: queued frames, pings, the answer

@@ -247,11 +247,14 @@ func allUsed(f file) []string {
 
 // Paired reports whether origin has a stored secret.
 func (s *Store) Paired(o string) (bool, error) {
+	secrets, err := s.secretsFor(o)
+	return err == nil && len(secrets) > 0, err
+}
+
+// secretsFor reads origin's stored secrets.
+func (s *Store) secretsFor(o string) ([]string, error) {
 	f, err := s.read()
-	if err != nil {
-		return false, err
-	}
-	return len(secretsOf(f.entries[origin.Normalize(o)])) > 0, nil
+	return secretsOf(f.entries[origin.Normalize(o)]), err
 }
 
 // PairedOrigins lists the sites with a stored secret, sorted.
@@ -275,11 +278,8 @@ func (s *Store) VerifySecret(o, secret string) (bool, error) {
 	if secret == "" {
 		return false, nil
 	}
-	f, err := s.read()
-	if err != nil {
-		return false, err
-	}
-	return credential.EqualAny(secret, secretsOf(f.entries[origin.Normalize(o)])), nil
+	secrets, err := s.secretsFor(o)
+	return err == nil && credential.EqualAny(secret, secrets), err
 }
 
 // Spent reports whether token was redeemed, for any origin, by any bridge

@@ -230,8 +230,7 @@ func (s *Sites) Pair(st Store, rawToken, rawSite string) (Pairing, error) {
 		return p, fmt.Errorf("cannot check the token against the spent tokens, so it is not accepted: %w", err)
 	}
 	if spent {
-		paired, err := st.Paired(site)
-		if err != nil || !paired {
+		if paired, err := st.Paired(site); err != nil || !paired {
 			return p, ErrSpent
 		}
 		return p, nil
