@@ -41,7 +41,7 @@ type Refusal struct {
 type Log struct {
 	mu       sync.Mutex
 	attempts int
-	last     time.Time
+	lastAt   string    // stamp of the last attempt
 	refusals []Refusal // oldest first
 	// elsewhere counts refusals of sites the bridge would not admit.
 	elsewhere int
@@ -67,7 +67,7 @@ func (l *Log) Attempt() {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.attempts++
-	l.last = time.Now()
+	l.lastAt = stamp(time.Now())
 }
 
 // Refuse records a refusal of a site the bridge may admit (configured or
@@ -112,11 +112,7 @@ func (l *Log) Snapshot() Snapshot {
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	s := Snapshot{Attempts: l.attempts, Refusals: append([]Refusal{}, l.refusals...), RefusedElsewhere: l.elsewhere, at: time.Now()}
-	if !l.last.IsZero() {
-		s.LastAttemptAt = stamp(l.last)
-	}
-	return s
+	return Snapshot{Attempts: l.attempts, LastAttemptAt: l.lastAt, Refusals: append([]Refusal{}, l.refusals...), RefusedElsewhere: l.elsewhere, at: time.Now()}
 }
 
 // Since returns what happened after an earlier snapshot: how many tabs
