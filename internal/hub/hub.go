@@ -362,21 +362,14 @@ func argNames(tools []toollist.Tool) map[string][]string {
 	return m
 }
 
-// Wait blocks until a page is attached (true) or ctx ends (false).
+// Wait blocks until a page is attached, or attaches (true), or ctx ends
+// (false).
 func (h *Hub) Wait(ctx context.Context) bool {
-	for {
-		h.mu.Lock()
-		if h.conn != nil {
-			h.mu.Unlock()
-			return true
-		}
-		ch := h.attached
-		h.mu.Unlock()
-		select {
-		case <-ch:
-		case <-ctx.Done():
-			return false
-		}
+	select {
+	case <-h.Attached():
+		return true
+	case <-ctx.Done():
+		return false
 	}
 }
 
