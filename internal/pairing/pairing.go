@@ -104,7 +104,7 @@ func (s *Store) remember(token string) {
 
 // file is pairing.json as read: every top-level field as its raw bytes, and
 // the fields whose value is an object decoded as entries, each kept as raw
-// fields. encode writes the entries back over top, so a field that is not an
+// fields. write writes the entries back over top, so a field that is not an
 // entry, and a field of an entry that this bridge does not know, are written
 // out exactly as they were read.
 type file struct {
