@@ -342,7 +342,7 @@ func (s *Store) Redeem(o, token string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	before := allUsed(f) // fingerprints the reference bridge may have added
+	l.Add(allUsed(f)...) // fingerprints the reference bridge may have added
 	key := origin.Normalize(o)
 	e := f.entries[key]
 	if e == nil {
@@ -363,7 +363,6 @@ func (s *Store) Redeem(o, token string) (string, error) {
 	// spentIn read every entry's usedTokens without error.
 	set(e, "usedTokens", ledger.Record(field[[]string](e, "usedTokens"), token))
 
-	l.Add(before...)
 	l.Record(token) // newest last
 	if err := l.Write(allUsed(f)); err != nil {
 		return "", err
