@@ -252,7 +252,7 @@ func (s *Server) refuse(ws *websocket.Conn, f refusal) {
 	b, _ := json.Marshal(f)
 	ws.SetWriteDeadline(time.Now().Add(limits.WriteWait))
 	ws.WriteMessage(websocket.TextMessage, b)
-	ws.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(websocket.ClosePolicyViolation, f.Error), time.Now().Add(time.Second))
+	ws.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(websocket.ClosePolicyViolation, f.Error), time.Now().Add(closeWait))
 	ws.Close()
 }
 
