@@ -410,13 +410,13 @@ func (h *Hub) Start(command string, args json.RawMessage, timeout time.Duration,
 	p := &pending{conn: c, command: command, done: done}
 	h.pending[id] = p
 	p.timer = time.AfterFunc(timeout, func() {
-		if h.take(id, p) {
+		if h.take(id) {
 			done(bridgeEnv(CodeTimeout, "The Stitch Slop tab did not answer "+command+" within "+timeout.String()+". It may be busy or asleep; try again."))
 		}
 	})
 	h.mu.Unlock()
 	cancel = func() bool {
-		if !h.take(id, p) {
+		if !h.take(id) {
 			return false
 		}
 		p.timer.Stop()
@@ -428,16 +428,14 @@ func (h *Hub) Start(command string, args json.RawMessage, timeout time.Duration,
 	return cancel
 }
 
-// take removes the pending call id if it is still p; the one who takes it
-// ends it.
-func (h *Hub) take(id int64, p *pending) bool {
+// take removes the pending call id, if it is still there; the one who
+// takes it ends it. An id is never reused, so it names one call.
+func (h *Hub) take(id int64) bool {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if h.pending[id] != p {
-		return false
-	}
+	_, ok := h.pending[id]
 	delete(h.pending, id)
-	return true
+	return ok
 }
 
 // requestFrame builds {"id":N,"command":"…","args":{…}} (protocol.md §2.5).
