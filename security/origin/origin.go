@@ -168,14 +168,10 @@ func CheckUpgrade(r *http.Request, port int, admit func(site string) bool) (site
 	if !HostAllowed(r.Host, port) {
 		return "", http.StatusForbidden, ReasonHost
 	}
-	vs := r.Header.Values("Origin")
-	if len(vs) > 1 {
+	if len(r.Header.Values("Origin")) > 1 {
 		return "", http.StatusForbidden, ReasonMultiOrigin
 	}
-	if len(vs) == 0 {
-		return "", http.StatusForbidden, ReasonOrigin
-	}
-	site = Normalize(vs[0])
+	site = Normalize(r.Header.Get("Origin")) // "" when there is none
 	if site == "" || site == "null" || !admit(site) {
 		return "", http.StatusForbidden, ReasonOrigin
 	}
