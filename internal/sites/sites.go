@@ -149,10 +149,7 @@ func (s *Sites) Arm(site, token string) error {
 		s.order = append(s.order, site)
 	}
 	toks = append(toks, token)
-	if len(toks) > MaxTokens {
-		toks = toks[len(toks)-MaxTokens:]
-	}
-	s.armed[site] = toks
+	s.armed[site] = toks[max(0, len(toks)-MaxTokens):]
 	return nil
 }
 
@@ -160,9 +157,7 @@ func (s *Sites) Arm(site, token string) error {
 func (s *Sites) ArmedSites() []string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	list := slices.Clone(s.order)
-	slices.Sort(list)
-	return list
+	return slices.Sorted(slices.Values(s.order))
 }
 
 // HasTokens reports whether any token is armed for site.
