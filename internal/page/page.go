@@ -171,7 +171,8 @@ func (s *Server) await() *waiter {
 	var evicted *waiter
 	if len(s.waiting) >= limits.MaxUnauthSockets {
 		// Marked under the lock, its ws is never set later (upgraded).
-		evicted, s.waiting = s.waiting[0], s.waiting[1:]
+		evicted = s.waiting[0]
+		s.waiting = slices.Delete(s.waiting, 0, 1)
 		evicted.closed = true
 	}
 	wt := &waiter{}
