@@ -195,9 +195,7 @@ func (s *Store) Check() error {
 		s.log.Warn(fmt.Sprintf("%v; no token can be redeemed until it is repaired; stored pairings still work", err))
 		return nil
 	}
-	used := allUsed(f)
-	l.Add(used...)
-	if err := l.Write(used); err != nil {
+	if err := l.Write(allUsed(f)); err != nil {
 		s.log.Warn(fmt.Sprintf("copying spent-token fingerprints from %s: %v", s.path, err))
 	}
 	return nil
@@ -426,9 +424,7 @@ func (s *Store) unpair(match func(key string) bool) (Unpaired, error) {
 	}
 	l, err := ledger.ReadFile(s.spentFile, s.warn)
 	if err == nil {
-		all := allUsed(f)
-		l.Add(all...)
-		err = l.Write(all)
+		err = l.Write(allUsed(f))
 	}
 	if err != nil {
 		s.log.Warn(fmt.Sprintf("%v; the pairings are removed all the same, and pairing.json keeps its spent-token fingerprints", err))

@@ -117,14 +117,16 @@ func (f *File) Add(fps ...string) {
 	}
 }
 
-// Write writes the file if Record or Add changed it: atomically, fsynced,
+// Write adds keep (the usedTokens lists of pairing.json, see Add), then
+// writes the file if that, Record or Add changed it: atomically, fsynced,
 // mode 0600 (fileperm.WriteFile), so a crash leaves the old file or the new
 // one and never a torn line that would refuse every later redemption.
 // Growth is bounded here: the newest FileKeep fingerprints are kept, and
-// so is every one in keep (the usedTokens lists of pairing.json), so the
-// file never remembers less than pairing.json; past maxFileLines the
-// oldest go whatever keep says. Call it with the lock held.
+// so is every one in keep, so the file never remembers less than
+// pairing.json; past maxFileLines the oldest go whatever keep says. Call it
+// with the lock held.
 func (f *File) Write(keep []string) error {
+	f.Add(keep...)
 	if !f.dirty {
 		return nil
 	}
