@@ -161,10 +161,8 @@ func (h *Hub) Commit(c Conn) {
 	if h.reserved != c {
 		return
 	}
-	h.reserved = nil
-	h.conn = c
-	h.attachedBy = ""
-	h.everAttached = true
+	// attachedBy is "" here: nothing is attached while a tab is reserved.
+	h.reserved, h.conn, h.everAttached = nil, c, true
 	close(h.attached)
 	h.changedLocked()
 }
