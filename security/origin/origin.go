@@ -71,10 +71,7 @@ func trimFold(s, punct string) string {
 // the output of Parse.
 func Match(got, allowed string) bool {
 	g := Normalize(got)
-	if g == "" || g == "null" {
-		return false
-	}
-	return g == Normalize(allowed)
+	return g != "" && g != "null" && g == Normalize(allowed)
 }
 
 // Parse checks that s is a web origin (http or https, a host, an optional
@@ -124,8 +121,7 @@ func Parse(s string) (string, error) {
 // or '-' (a trailing dot is not a form browsers send).
 func validHost(h string, bracketed bool) bool {
 	if bracketed {
-		ip := net.ParseIP(h)
-		return ip != nil && strings.Contains(h, ":")
+		return net.ParseIP(h) != nil && strings.Contains(h, ":")
 	}
 	const hostChars = "abcdefghijklmnopqrstuvwxyz0123456789.-_"
 	if h == "" || len(h) > 253 || strings.Trim(h, hostChars) != "" {
