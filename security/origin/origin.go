@@ -124,10 +124,8 @@ func validHost(h string, bracketed bool) bool {
 		return net.ParseIP(h) != nil && strings.Contains(h, ":")
 	}
 	const hostChars = "abcdefghijklmnopqrstuvwxyz0123456789.-_"
-	if h == "" || len(h) > 253 || strings.Trim(h, hostChars) != "" {
-		return false
-	}
-	return !strings.ContainsAny(h[:1], ".-") && !strings.ContainsAny(h[len(h)-1:], ".-") && !strings.Contains(h, "..")
+	return h != "" && len(h) <= 253 && strings.Trim(h, hostChars) == "" &&
+		!strings.ContainsAny(h[:1], ".-") && !strings.ContainsAny(h[len(h)-1:], ".-") && !strings.Contains(h, "..")
 }
 
 // loopbackNames are the only host names a request to the bridge may carry
