@@ -8,7 +8,6 @@
 package attempts
 
 import (
-	"encoding/json"
 	"strconv"
 	"strings"
 	"sync"
@@ -36,22 +35,20 @@ type Refusal struct {
 	Count   int    `json:"count"`
 	LastAt  string `json:"lastAt"`
 	Message string `json:"message"`
-	last    time.Time
 }
 
 // Log is safe for concurrent use. A nil *Log records nothing.
 type Log struct {
 	mu       sync.Mutex
 	attempts int
-	last     time.Time
+	lastAt   string    // stamp of the last attempt
 	refusals []Refusal // oldest first
 	// elsewhere counts refusals of sites the bridge would not admit.
-	elsewhere     int
-	elsewhereLast time.Time
+	elsewhere int
 }
 
 // RefuseElsewhere records a refusal of a site that is not allowed at all:
-// counted, with its time, and nothing else of it kept.
+// counted, and nothing else of it kept.
 func (l *Log) RefuseElsewhere() {
 	if l == nil {
 		return
@@ -59,7 +56,6 @@ func (l *Log) RefuseElsewhere() {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.elsewhere++
-	l.elsewhereLast = time.Now()
 }
 
 // Attempt records a tab dialling the port (an upgrade that named this
@@ -71,7 +67,7 @@ func (l *Log) Attempt() {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.attempts++
-	l.last = time.Now()
+	l.lastAt = stamp(time.Now())
 }
 
 // Refuse records a refusal of a site the bridge may admit (configured or
@@ -83,16 +79,16 @@ func (l *Log) Refuse(reason, origin, message string) {
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	now := time.Now()
+	now := stamp(time.Now())
 	for i, r := range l.refusals {
 		if r.Reason == reason && r.Origin == origin {
 			r.Count++
-			r.last, r.LastAt, r.Message = now, stamp(now), message
+			r.LastAt, r.Message = now, message
 			l.refusals = append(append(l.refusals[:i:i], l.refusals[i+1:]...), r)
 			return
 		}
 	}
-	l.refusals = append(l.refusals, Refusal{Reason: reason, Origin: origin, Count: 1, LastAt: stamp(now), Message: message, last: now})
+	l.refusals = append(l.refusals, Refusal{Reason: reason, Origin: origin, Count: 1, LastAt: now, Message: message})
 	if len(l.refusals) > Keep {
 		l.refusals = l.refusals[len(l.refusals)-Keep:]
 	}
@@ -106,7 +102,6 @@ type Snapshot struct {
 	// RefusedElsewhere counts the refusals of sites that are not allowed
 	// at all, which any web page can cause.
 	RefusedElsewhere int       `json:"refusedElsewhere"`
-	elsewhereLast    time.Time // the last of them
 	at               time.Time // when the snapshot was taken
 }
 
@@ -117,25 +112,24 @@ func (l *Log) Snapshot() Snapshot {
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	s := Snapshot{Attempts: l.attempts, Refusals: append([]Refusal{}, l.refusals...), RefusedElsewhere: l.elsewhere, elsewhereLast: l.elsewhereLast, at: time.Now()}
-	if !l.last.IsZero() {
-		s.LastAttemptAt = stamp(l.last)
-	}
-	return s
+	return Snapshot{Attempts: l.attempts, LastAttemptAt: l.lastAt, Refusals: append([]Refusal{}, l.refusals...), RefusedElsewhere: l.elsewhere, at: time.Now()}
 }
 
 // Since returns what happened after an earlier snapshot: how many tabs
-// dialled, and the refusals that came after it, newest last.
-// A refusal counts as after it when it is new, its count grew, or its last
-// time is later: counts decide for a record read from /status, whose times
-// are to the millisecond.
+// dialled, and the refusals that came after it, newest last, each with
+// Count the times it came after (at least 1). A refusal counts as after it
+// when it is new, its count grew, or its last time (to the millisecond, as
+// /status has it, so a follower can ask Since of its host's record) is
+// later: an entry pushed out of the record and back has a smaller count.
 func (s Snapshot) Since(before Snapshot) (dialled int, refused []Refusal) {
 	prior := map[string]int{}
 	for _, r := range before.Refusals {
 		prior[r.Reason+" "+r.Origin] = r.Count
 	}
 	for _, r := range s.Refusals {
-		if c, seen := prior[r.Reason+" "+r.Origin]; !seen || r.Count > c || r.last.After(before.at) {
+		c, seen := prior[r.Reason+" "+r.Origin]
+		if last, _ := time.Parse(stampLayout, r.LastAt); !seen || r.Count > c || last.After(before.at) {
+			r.Count = max(r.Count-c, 1)
 			refused = append(refused, r)
 		}
 	}
@@ -145,19 +139,6 @@ func (s Snapshot) Since(before Snapshot) (dialled int, refused []Refusal) {
 const stampLayout = "2006-01-02T15:04:05.000Z"
 
 func stamp(t time.Time) string { return t.UTC().Format(stampLayout) }
-
-// UnmarshalJSON reads a refusal as /status sends it, its time included,
-// so a follower can ask Since of its host's record.
-func (r *Refusal) UnmarshalJSON(b []byte) error {
-	type plain Refusal
-	var p plain
-	if err := json.Unmarshal(b, &p); err != nil {
-		return err
-	}
-	*r = Refusal(p)
-	r.last, _ = time.Parse(stampLayout, r.LastAt)
-	return nil
-}
 
 // Taken returns s as taken at t: a record read from another bridge's
 // /status is dated when it was read.
@@ -184,7 +165,7 @@ func Explain(now, before Snapshot) string {
 	}
 	switch {
 	case len(refused) > 0:
-		return "The tab is dialling and being refused, so it is not a question of waiting: " + refusalList(refused, before) + elsewhere
+		return "The tab is dialling and being refused, so it is not a question of waiting: " + refusalList(refused) + elsewhere
 	case elsewhere != "":
 		return "No tab from a site this bridge may serve dialled during the wait." + elsewhere + " " + noAttempt
 	case dialled > 0:
@@ -200,21 +181,13 @@ func Explain(now, before Snapshot) string {
 const noAttempt = "That is not a credential problem (do not ask for a token): the tab is not trying. " +
 	"The Enable Agent Connections switch in the Stitch Slop tab may be off, the browser may be blocking the connection, or the tab may be connected to another bridge or another tab; the words the Stitch Slop panel shows under Enable Agent Connections say which. Waiting again is fine."
 
-// refusalList words the refusals of a wait, newest last: reason, origin,
-// how many times during the wait, and what to tell the user.
-func refusalList(refused []Refusal, before Snapshot) string {
-	prior := map[string]int{}
-	for _, r := range before.Refusals {
-		prior[r.Reason+" "+r.Origin] = r.Count
-	}
+// refusalList words the refusals of a wait (Since), newest last: reason,
+// origin, how many times during the wait, and what to tell the user.
+func refusalList(refused []Refusal) string {
 	parts := make([]string, 0, len(refused))
 	for _, r := range refused {
-		n := r.Count - prior[r.Reason+" "+r.Origin]
-		if n < 1 {
-			n = 1
-		}
-		times := strconv.Itoa(n) + " times"
-		if n == 1 {
+		times := strconv.Itoa(r.Count) + " times"
+		if r.Count == 1 {
 			times = "once"
 		}
 		from := ""

@@ -13,6 +13,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"maps"
+	"slices"
 	"sort"
 	"strconv"
 	"sync"
@@ -100,6 +102,7 @@ func New(callTimeout time.Duration) *Hub {
 		attached:    make(chan struct{}),
 		changed:     make(chan struct{}),
 		watchers:    map[chan struct{}]struct{}{},
+		listeners:   map[int]time.Time{},
 	}
 }
 
@@ -132,25 +135,22 @@ func (h *Hub) notifyLocked() {
 // redeemed, so that redemption (file I/O) runs outside the hub's lock while
 // no second tab can slip in. With a reachable page attached, or another tab
 // being admitted, it returns ErrBusy. An unreachable incumbent is detached
-// and returned as displaced: the caller tells it so and closes it.
+// and returned as displaced: the caller tells it so and closes it. Its
+// pending calls fail with "disconnected", as on Detach.
 // Every successful Reserve is followed by Commit or Release.
 //
 // With takeover (the bridge's --takeover), a reachable incumbent is
 // displaced too.
 func (h *Hub) Reserve(c Conn, takeover bool) (displaced Conn, err error) {
 	h.mu.Lock()
-	defer h.mu.Unlock()
-	if h.reserved != nil {
+	if h.reserved != nil || h.conn != nil && h.conn.Reachable() && !takeover {
+		h.mu.Unlock()
 		return nil, ErrBusy
 	}
-	if old := h.conn; old != nil {
-		if old.Reachable() && !takeover {
-			return nil, ErrBusy
-		}
-		h.detachLocked(old)
-		displaced = old
-	}
-	h.reserved = c
+	displaced, h.reserved = h.conn, c
+	failed := h.detachLocked(displaced)
+	h.mu.Unlock()
+	fail(failed)
 	return displaced, nil
 }
 
@@ -161,10 +161,8 @@ func (h *Hub) Commit(c Conn) {
 	if h.reserved != c {
 		return
 	}
-	h.reserved = nil
-	h.conn = c
-	h.attachedBy = ""
-	h.everAttached = true
+	// attachedBy is "" here: nothing is attached while a tab is reserved.
+	h.reserved, h.conn, h.everAttached = nil, c, true
 	close(h.attached)
 	h.changedLocked()
 }
@@ -199,28 +197,31 @@ func (h *Hub) Detach(c Conn) {
 	h.mu.Lock()
 	failed := h.detachLocked(c)
 	h.mu.Unlock()
-	for _, p := range failed {
+	fail(failed)
+}
+
+// fail ends the calls of a page that is gone; the caller holds no lock.
+func fail(calls []*pending) {
+	for _, p := range calls {
 		p.done(bridgeEnv(CodeDisconnected, "The Stitch Slop tab disconnected before it answered."))
 	}
 }
 
 // detachLocked detaches c and returns its pending calls, which the caller
-// fails once the lock is released.
+// fails (fail) once the lock is released.
 func (h *Hub) detachLocked(c Conn) []*pending {
 	if h.conn != c || c == nil {
 		return nil
 	}
-	h.conn = nil
+	h.conn, h.attachedBy = nil, ""
 	h.attached = make(chan struct{})
 	h.changedLocked()
-	var failed []*pending
-	for id, p := range h.pending {
-		if p.conn == c {
-			p.timer.Stop()
-			delete(h.pending, id)
-			failed = append(failed, p)
-		}
+	// Every pending call is c's: Start adds one only for the attached page.
+	failed := slices.Collect(maps.Values(h.pending))
+	for _, p := range failed {
+		p.timer.Stop()
 	}
+	clear(h.pending)
 	hadTools := h.tools != nil
 	h.tools, h.dropped, h.args = nil, nil, nil
 	if hadTools {
@@ -314,7 +315,7 @@ func (h *Hub) State() Snapshot {
 		Dropped:      append([]toollist.Dropped(nil), h.dropped...),
 		Squatters:    append([]Squatter{}, h.squatters...),
 		Notice:       h.notice,
-		AttachedBy:   h.attachedByLocked(),
+		AttachedBy:   h.attachedBy,
 	}
 }
 
@@ -359,21 +360,14 @@ func argNames(tools []toollist.Tool) map[string][]string {
 	return m
 }
 
-// Wait blocks until a page is attached (true) or ctx ends (false).
+// Wait blocks until a page is attached, or attaches (true), or ctx ends
+// (false).
 func (h *Hub) Wait(ctx context.Context) bool {
-	for {
-		h.mu.Lock()
-		if h.conn != nil {
-			h.mu.Unlock()
-			return true
-		}
-		ch := h.attached
-		h.mu.Unlock()
-		select {
-		case <-ch:
-		case <-ctx.Done():
-			return false
-		}
+	select {
+	case <-h.Attached():
+		return true
+	case <-ctx.Done():
+		return false
 	}
 }
 
@@ -414,37 +408,32 @@ func (h *Hub) Start(command string, args json.RawMessage, timeout time.Duration,
 	p := &pending{conn: c, command: command, done: done}
 	h.pending[id] = p
 	p.timer = time.AfterFunc(timeout, func() {
-		if h.take(id, p) {
+		if h.take(id) {
 			done(bridgeEnv(CodeTimeout, "The Stitch Slop tab did not answer "+command+" within "+timeout.String()+". It may be busy or asleep; try again."))
 		}
 	})
 	h.mu.Unlock()
-
-	if err := c.Send(requestFrame(id, command, args)); err != nil {
-		if h.take(id, p) {
-			p.timer.Stop()
-			done(bridgeEnv(CodeDisconnected, "The Stitch Slop tab could not take the command: "+err.Error()))
+	cancel = func() bool {
+		if !h.take(id) {
+			return false
 		}
+		p.timer.Stop()
+		return true
 	}
-	return func() bool {
-		if h.take(id, p) {
-			p.timer.Stop()
-			return true
-		}
-		return false
+	if err := c.Send(requestFrame(id, command, args)); err != nil && cancel() {
+		done(bridgeEnv(CodeDisconnected, "The Stitch Slop tab could not take the command: "+err.Error()))
 	}
+	return cancel
 }
 
-// take removes the pending call id if it is still p; the one who takes it
-// ends it.
-func (h *Hub) take(id int64, p *pending) bool {
+// take removes the pending call id, if it is still there; the one who
+// takes it ends it. An id is never reused, so it names one call.
+func (h *Hub) take(id int64) bool {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if h.pending[id] != p {
-		return false
-	}
+	_, ok := h.pending[id]
 	delete(h.pending, id)
-	return true
+	return ok
 }
 
 // requestFrame builds {"id":N,"command":"…","args":{…}} (protocol.md §2.5).
@@ -479,11 +468,4 @@ func (h *Hub) Call(ctx context.Context, command string, args json.RawMessage, ti
 // "message":msg}, as the checked reply a call gets.
 func bridgeEnv(code, msg string) rawjson.Checked {
 	return rawjson.MustCheck(envelope.Bridge(code, msg))
-}
-
-func (h *Hub) attachedByLocked() string {
-	if h.conn == nil {
-		return ""
-	}
-	return h.attachedBy
 }

@@ -308,3 +308,23 @@ func TestNextWakesOnAttachAndDetach(t *testing.T) {
 		t.Fatal("Next did not fire when the tab detached")
 	}
 }
+
+// A call in flight to a tab that a new one displaces ends with
+// "disconnected" at once, as when the tab leaves; it is not left waiting.
+func TestDisplacedTabsCallsFail(t *testing.T) {
+	h := New(time.Minute)
+	attach(t, h, newFake(true))
+	got := make(chan rawjson.Checked, 1)
+	h.Start("scene.describe", nil, 0, func(r rawjson.Checked) { got <- r })
+	if _, err := h.Reserve(newFake(true), true); err != nil {
+		t.Fatalf("Reserve with takeover = %v, want nil", err)
+	}
+	select {
+	case r := <-got:
+		if code := errorCode(t, r.Bytes()); code != CodeDisconnected {
+			t.Errorf("displaced tab's call ended with %q, want %q", code, CodeDisconnected)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("a displaced tab's call has not ended after 5 s, want it failed at once")
+	}
+}

@@ -39,9 +39,6 @@ func (h *Hub) NoteListener(pid int) {
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if h.listeners == nil {
-		h.listeners = map[int]time.Time{}
-	}
 	h.listeners[pid] = time.Now()
 }
 

@@ -2,6 +2,7 @@ package page
 
 import (
 	"bufio"
+	"cmp"
 	"encoding/binary"
 	"errors"
 	"runtime"
@@ -157,10 +158,7 @@ func isTimeout(err error) bool {
 
 func (c *conn) reason() string {
 	s, _ := c.why.Load().(string)
-	if s == "" {
-		return "closed"
-	}
-	return s
+	return cmp.Or(s, "closed")
 }
 
 // writeLoop is the socket's one writer: queued frames, pings, the answer
@@ -238,22 +236,16 @@ var closeGoingAway = []byte{0x03, 0xE9}
 
 // writeFrame writes one unmasked frame.
 func writeFrame(w *bufio.Writer, op byte, payload []byte) error {
-	var h [10]byte
-	h[0] = op
-	n := len(payload)
-	switch {
+	h := append(make([]byte, 0, 10), op)
+	switch n := len(payload); {
 	case n < 126:
-		h[1] = byte(n)
-		w.Write(h[:2])
+		h = append(h, byte(n))
 	case n <= 0xFFFF:
-		h[1] = 126
-		binary.BigEndian.PutUint16(h[2:], uint16(n))
-		w.Write(h[:4])
+		h = binary.BigEndian.AppendUint16(append(h, 126), uint16(n))
 	default:
-		h[1] = 127
-		binary.BigEndian.PutUint64(h[2:], uint64(n))
-		w.Write(h[:10])
+		h = binary.BigEndian.AppendUint64(append(h, 127), uint64(n))
 	}
+	w.Write(h)
 	_, err := w.Write(payload)
 	return err
 }

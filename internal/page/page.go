@@ -10,8 +10,10 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"net/http"
 	"runtime"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -74,9 +76,6 @@ type Server struct {
 	// tool named like one of them is dropped, never listed (T8).
 	Reserved []string
 
-	upgrader websocket.Upgrader
-	once     sync.Once
-
 	mu sync.Mutex // guards the fields below; held for memory only
 	// waiting are the sockets that have not sent their first frame yet,
 	// each counted from before its upgrade is answered, oldest first; at
@@ -100,17 +99,16 @@ type refusal struct {
 	Message string `json:"message"`
 }
 
+var upgrader = websocket.Upgrader{
+	HandshakeTimeout: limits.HandshakeTimeout,
+	// ServeHTTP checks the origin before the upgrade; gorilla's same-origin
+	// default would wrongly refuse the real site.
+	CheckOrigin: func(*http.Request) bool { return true },
+}
+
 // ServeHTTP checks the Host and Origin of r, a WebSocket upgrade, upgrades
 // it and serves the page until it leaves.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	s.once.Do(func() {
-		s.upgrader = websocket.Upgrader{
-			HandshakeTimeout: limits.HandshakeTimeout,
-			// The origin was checked below before the upgrade; gorilla's
-			// same-origin default would wrongly refuse the real site.
-			CheckOrigin: func(*http.Request) bool { return true },
-		}
-	})
 	site, status, reason := origin.CheckUpgrade(r, s.Port, s.admits)
 	if reason != origin.ReasonHost {
 		s.Attempts.Attempt() // a tab (or a page) dialled this bridge by its name
@@ -135,22 +133,18 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	wt := s.await()
-	ws, err := s.upgrader.Upgrade(w, r, nil)
+	ws, err := upgrader.Upgrade(w, r, nil)
 	if err != nil {
-		if wt != nil {
-			s.stopWaiting(wt)
-		}
-		return // the upgrader has answered
+		s.stopWaiting(wt) // none when wt is nil
+		return            // the upgrader has answered
 	}
 	if wt == nil || !s.upgraded(wt, ws) {
 		ws.Close()
 		return
 	}
-	c := s.handshake(ws, wt, site)
-	if c == nil {
-		return
+	if c := s.handshake(ws, wt, site); c != nil {
+		s.serve(c)
 	}
-	s.serve(c)
 }
 
 // waiter is a socket counted among those waiting for their first frame.
@@ -175,11 +169,10 @@ func (s *Server) await() *waiter {
 		return nil
 	}
 	var evicted *waiter
-	var closeNow *websocket.Conn
 	if len(s.waiting) >= limits.MaxUnauthSockets {
+		// Marked under the lock, its ws is never set later (upgraded).
 		evicted = s.waiting[0]
-		s.waiting = append(s.waiting[:0], s.waiting[1:]...)
-		closeNow = evicted.ws
+		s.waiting = slices.Delete(s.waiting, 0, 1)
 		evicted.closed = true
 	}
 	wt := &waiter{}
@@ -187,9 +180,9 @@ func (s *Server) await() *waiter {
 	s.mu.Unlock()
 	if evicted != nil {
 		s.Log.Warn(fmt.Sprintf("closed the oldest of %d sockets that sent no handshake, to make room for a new one", limits.MaxUnauthSockets))
-	}
-	if closeNow != nil {
-		closeNow.NetConn().Close() // its handshake read fails and it is cleaned up there
+		if evicted.ws != nil {
+			evicted.ws.NetConn().Close() // its handshake read fails and it is cleaned up there
+		}
 	}
 	return wt
 }
@@ -211,12 +204,7 @@ func (s *Server) upgraded(wt *waiter, ws *websocket.Conn) bool {
 func (s *Server) stopWaiting(wt *waiter) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for i, w := range s.waiting {
-		if w == wt {
-			s.waiting = append(s.waiting[:i], s.waiting[i+1:]...)
-			return
-		}
-	}
+	s.waiting = slices.DeleteFunc(s.waiting, func(w *waiter) bool { return w == wt })
 }
 
 // shutdownWait bounds how long Shutdown waits for the tabs' writers to send
@@ -240,10 +228,7 @@ func (s *Server) Shutdown() {
 		}
 	}
 	s.waiting = nil
-	var conns []*conn
-	for c := range s.live {
-		conns = append(conns, c)
-	}
+	conns := slices.Collect(maps.Keys(s.live))
 	s.mu.Unlock()
 	for _, ws := range waiting {
 		ws.NetConn().Close()
@@ -268,7 +253,7 @@ func (s *Server) refuse(ws *websocket.Conn, f refusal) {
 	b, _ := json.Marshal(f)
 	ws.SetWriteDeadline(time.Now().Add(limits.WriteWait))
 	ws.WriteMessage(websocket.TextMessage, b)
-	ws.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(websocket.ClosePolicyViolation, f.Error), time.Now().Add(time.Second))
+	ws.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(websocket.ClosePolicyViolation, f.Error), time.Now().Add(closeWait))
 	ws.Close()
 }
 
@@ -346,39 +331,18 @@ func (s *Server) handshake(ws *websocket.Conn, wt *waiter, site string) *conn {
 	if err != nil {
 		s.Log.Error("cannot read the pairing file or the spent-token file", "err", err.Error())
 	}
-	tokenOK, why := false, "no stored pairing or unspent token matches"
-	if sec == "" && tok == "" {
-		why = "its first frame carried neither a token nor a secret"
-	}
-	reason, fix := attempts.WrongPairing, "The tab's stored pairing does not match this bridge's (paired with another bridge or config dir, or unpaired). Open the Stitch Slop agent panel for a fresh token and give it to the bridge."
-	// A site that holds a pairing was refused its pairing, whatever token
-	// came with it (one meant for another site, say): wrong_pairing. Only
-	// an unpaired site's token is unknown_token.
-	if tok != "" {
-		if paired, err := s.Pairing.Paired(site); err != nil || !paired {
-			reason, fix = attempts.UnknownToken, "The tab offered a token this bridge was not given. Start the bridge with that token in STITCHSLOP_TOKEN (or pair it), or open the agent panel for a fresh one."
-		}
-	}
+	tokenOK, spent := false, false
 	if !secretOK && tok != "" && s.Sites.Armed(site, tok) {
-		spent, err := s.Pairing.Spent(tok)
-		if err != nil {
+		if spent, err = s.Pairing.Spent(tok); err != nil {
 			s.Log.Error("cannot read the pairing file or the spent-token file", "err", err.Error())
 		}
 		tokenOK = err == nil && !spent
-		if spent {
-			why = "its token was already redeemed (tokens work once)"
-			reason, fix = attempts.SpentToken, "The tab offered a token that was already used; tokens work once. Open the Stitch Slop agent panel for a fresh token."
-		}
-	}
-	if secretOK || tokenOK {
-		s.Guesses.Refund()
 	}
 	if !secretOK && !tokenOK {
-		s.Log.Warn("refused a tab: bad_credential: " + why)
-		s.Attempts.Refuse(reason, site, fix)
-		s.refuse(ws, refusal{Error: "bad_credential", Message: "This bridge does not recognise the tab's pairing or token. Reopen the Stitch Slop agent panel for a fresh token; tokens work once."})
+		s.refuseCredential(ws, site, cr, spent)
 		return nil
 	}
+	s.Guesses.Refund()
 
 	c := newConn(ws, s.Timings)
 	displaced, err := s.Hub.Reserve(c, s.Takeover)
@@ -435,14 +399,36 @@ func (s *Server) handshake(ws *websocket.Conn, wt *waiter, site string) *conn {
 		}
 	}
 	s.Hub.Commit(c)
-	how := "stored pairing"
-	s.Hub.SetAttachedBy(c, hub.ByPairing)
+	how, by := "stored pairing", hub.ByPairing
 	if tokenOK {
-		how = "token (now spent; pairing stored in " + s.Pairing.Path() + ")"
-		s.Hub.SetAttachedBy(c, hub.ByToken)
+		how, by = "token (now spent; pairing stored in "+s.Pairing.Path()+")", hub.ByToken
 	}
+	s.Hub.SetAttachedBy(c, by)
 	s.Log.Info("tab connected", "origin", site, "by", how)
 	return c
+}
+
+// refuseCredential refuses a tab of site whose first frame cr carried no
+// credential that admits it; spent says its token was armed but redeemed.
+func (s *Server) refuseCredential(ws *websocket.Conn, site string, cr Credentials, spent bool) {
+	why, reason, fix := "no stored pairing or unspent token matches", attempts.WrongPairing, "The tab's stored pairing does not match this bridge's (paired with another bridge or config dir, or unpaired). Open the Stitch Slop agent panel for a fresh token and give it to the bridge."
+	// A site that holds a pairing was refused its pairing, whatever token
+	// came with it (one meant for another site, say): wrong_pairing. Only
+	// an unpaired site's token is unknown_token.
+	if cr.Token != "" {
+		if paired, err := s.Pairing.Paired(site); err != nil || !paired {
+			reason, fix = attempts.UnknownToken, "The tab offered a token this bridge was not given. Start the bridge with that token in STITCHSLOP_TOKEN (or pair it), or open the agent panel for a fresh one."
+		}
+	}
+	switch {
+	case spent:
+		why, reason, fix = "its token was already redeemed (tokens work once)", attempts.SpentToken, "The tab offered a token that was already used; tokens work once. Open the Stitch Slop agent panel for a fresh token."
+	case cr.Token == "" && cr.Secret == "":
+		why = "its first frame carried neither a token nor a secret"
+	}
+	s.Log.Warn("refused a tab: bad_credential: " + why)
+	s.Attempts.Refuse(reason, site, fix)
+	s.refuse(ws, refusal{Error: "bad_credential", Message: "This bridge does not recognise the tab's pairing or token. Reopen the Stitch Slop agent panel for a fresh token; tokens work once."})
 }
 
 // serve reads the attached page's frames until it leaves. A reply is found

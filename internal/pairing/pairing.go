@@ -29,7 +29,7 @@
 package pairing
 
 import (
-	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -104,22 +104,22 @@ func (s *Store) remember(token string) {
 
 // file is pairing.json as read: every top-level field as its raw bytes, and
 // the fields whose value is an object decoded as entries, each kept as raw
-// fields. encode writes the entries back over top, so a field that is not an
+// fields. write writes the entries back over top, so a field that is not an
 // entry, and a field of an entry that this bridge does not know, are written
 // out exactly as they were read.
 type file struct {
 	top     map[string]json.RawMessage
-	entries map[string]map[string]json.RawMessage
+	entries map[string]entry
 }
 
+// entry is one origin's entry, every field as its raw bytes.
+type entry = map[string]json.RawMessage
+
 func (s *Store) read() (file, error) {
-	f := file{top: map[string]json.RawMessage{}, entries: map[string]map[string]json.RawMessage{}}
+	f := file{top: map[string]json.RawMessage{}, entries: map[string]entry{}}
 	b, err := fileperm.ReadFile(s.path, s.warn)
-	if err != nil {
+	if err != nil || len(b) == 0 {
 		return f, err
-	}
-	if len(b) == 0 {
-		return f, nil
 	}
 	// A document that is not an object (a list, a string, broken JSON)
 	// fails here; "null" decodes to no fields.
@@ -130,40 +130,39 @@ func (s *Store) read() (file, error) {
 		f.top = map[string]json.RawMessage{}
 	}
 	for k, v := range f.top {
-		if !isObject(v) {
-			continue // not an entry: kept in top as it is
-		}
-		var e map[string]json.RawMessage
-		if err := json.Unmarshal(v, &e); err == nil && e != nil {
+		// A field that is not an object (null included) is no entry: it
+		// stays in top as it is.
+		var e entry
+		if json.Unmarshal(v, &e) == nil && e != nil {
 			f.entries[k] = e
 		}
 	}
 	return f, nil
 }
 
-func isObject(v json.RawMessage) bool {
-	v = bytes.TrimSpace(v)
-	return len(v) > 0 && v[0] == '{'
-}
-
-func (f file) encode() ([]byte, error) {
+func (s *Store) write(f file) error {
 	for k, e := range f.entries {
 		b, err := json.Marshal(e)
 		if err != nil {
-			return nil, err
+			return fmt.Errorf("encoding %s: %w", s.path, err)
 		}
 		f.top[k] = b
 	}
 	b, err := json.MarshalIndent(f.top, "", "  ")
-	return append(b, '\n'), err
-}
-
-func (s *Store) write(f file) error {
-	b, err := f.encode()
 	if err != nil {
 		return fmt.Errorf("encoding %s: %w", s.path, err)
 	}
-	return fileperm.WriteFile(s.path, b)
+	return fileperm.WriteFile(s.path, append(b, '\n'))
+}
+
+// load reads pairing.json and the spent-token file.
+func (s *Store) load() (file, *ledger.File, error) {
+	f, err := s.read()
+	if err != nil {
+		return f, nil, err
+	}
+	l, err := ledger.ReadFile(s.spentFile, s.warn)
+	return f, l, err
 }
 
 // Check reads the files once at start-up under the lock. A pairing.json
@@ -196,29 +195,23 @@ func (s *Store) Check() error {
 		s.log.Warn(fmt.Sprintf("%v; no token can be redeemed until it is repaired; stored pairings still work", err))
 		return nil
 	}
-	used := allUsed(f)
-	l.Add(used...)
-	if err := l.Write(used); err != nil {
+	if err := l.Write(allUsed(f)); err != nil {
 		s.log.Warn(fmt.Sprintf("copying spent-token fingerprints from %s: %v", s.path, err))
 	}
 	return nil
 }
 
-func listOf(e map[string]json.RawMessage, key string) []string {
-	var v []string
+// field is e's key decoded as a T; the zero T when it is missing or of
+// another shape.
+func field[T any](e entry, key string) T {
+	var v T
 	json.Unmarshal(e[key], &v)
 	return v
 }
 
-func str(e map[string]json.RawMessage, key string) string {
-	var v string
-	json.Unmarshal(e[key], &v)
-	return v
-}
-
-func secretsOf(e map[string]json.RawMessage) []string {
-	all := listOf(e, "secrets")
-	if s := str(e, "secret"); s != "" {
+func secretsOf(e entry) []string {
+	all := field[[]string](e, "secrets")
+	if s := field[string](e, "secret"); s != "" {
 		all = append(all, s)
 	}
 	return all
@@ -227,7 +220,7 @@ func secretsOf(e map[string]json.RawMessage) []string {
 // usedOf is the entry's usedTokens. One that is not a list of strings is
 // an error, not an empty list: reading it as empty would let the tokens it
 // holds pair again.
-func (s *Store) usedOf(key string, e map[string]json.RawMessage) ([]string, error) {
+func (s *Store) usedOf(key string, e entry) ([]string, error) {
 	raw, ok := e["usedTokens"]
 	if !ok {
 		return nil, nil
@@ -245,18 +238,21 @@ func (s *Store) usedOf(key string, e map[string]json.RawMessage) ([]string, erro
 func allUsed(f file) []string {
 	var all []string
 	for _, k := range slices.Sorted(maps.Keys(f.entries)) {
-		all = append(all, listOf(f.entries[k], "usedTokens")...)
+		all = append(all, field[[]string](f.entries[k], "usedTokens")...)
 	}
 	return all
 }
 
 // Paired reports whether origin has a stored secret.
 func (s *Store) Paired(o string) (bool, error) {
+	secrets, err := s.secretsFor(o)
+	return err == nil && len(secrets) > 0, err
+}
+
+// secretsFor reads origin's stored secrets.
+func (s *Store) secretsFor(o string) ([]string, error) {
 	f, err := s.read()
-	if err != nil {
-		return false, err
-	}
-	return len(secretsOf(f.entries[origin.Normalize(o)])) > 0, nil
+	return secretsOf(f.entries[origin.Normalize(o)]), err
 }
 
 // PairedOrigins lists the sites with a stored secret, sorted.
@@ -280,11 +276,8 @@ func (s *Store) VerifySecret(o, secret string) (bool, error) {
 	if secret == "" {
 		return false, nil
 	}
-	f, err := s.read()
-	if err != nil {
-		return false, err
-	}
-	return credential.EqualAny(secret, secretsOf(f.entries[origin.Normalize(o)])), nil
+	secrets, err := s.secretsFor(o)
+	return err == nil && credential.EqualAny(secret, secrets), err
 }
 
 // Spent reports whether token was redeemed, for any origin, by any bridge
@@ -295,11 +288,7 @@ func (s *Store) Spent(token string) (bool, error) {
 	if s.remembered(token) {
 		return true, nil
 	}
-	f, err := s.read()
-	if err != nil {
-		return false, err
-	}
-	l, err := ledger.ReadFile(s.spentFile, s.warn)
+	f, l, err := s.load()
 	if err != nil {
 		return false, err
 	}
@@ -340,53 +329,38 @@ func (s *Store) Redeem(o, token string) (string, error) {
 		return "", err
 	}
 	defer unlock()
-	f, err := s.read()
+	f, l, err := s.load()
 	if err != nil {
 		return "", err
 	}
-	l, err := ledger.ReadFile(s.spentFile, s.warn)
-	if err != nil {
-		return "", err
-	}
-	spent, err := s.spentIn(f, l, token)
-	if err != nil {
-		return "", err
-	}
-	if spent {
-		return "", ErrSpent
+	if spent, err := s.spentIn(f, l, token); err != nil || spent {
+		return "", cmp.Or(err, ErrSpent)
 	}
 	secret, err := credential.New()
 	if err != nil {
 		return "", err
 	}
-	before := allUsed(f) // fingerprints the reference bridge may have added
+	l.Add(allUsed(f)...) // fingerprints the reference bridge may have added
 	key := origin.Normalize(o)
 	e := f.entries[key]
 	if e == nil {
 		if _, ok := f.top[key]; ok {
 			s.log.Warn(fmt.Sprintf("%s: the entry for %s was not an object; the new pairing replaces it", s.path, key))
 		}
-		e = map[string]json.RawMessage{}
+		e = entry{}
 		f.entries[key] = e
 	}
-	used, err := s.usedOf(key, e)
-	if err != nil {
-		return "", err
-	}
-	secrets := append([]string{secret}, listOf(e, "secrets")...)
-	if old := str(e, "secret"); old != "" && !slices.Contains(secrets, old) {
+	secrets := append([]string{secret}, field[[]string](e, "secrets")...)
+	if old := field[string](e, "secret"); old != "" && !slices.Contains(secrets, old) {
 		secrets = append(secrets, old)
 	}
-	if len(secrets) > MaxSecrets {
-		secrets = secrets[:MaxSecrets]
-	}
 	set(e, "secret", secret)
-	set(e, "secrets", secrets)
+	set(e, "secrets", secrets[:min(len(secrets), MaxSecrets)])
 	set(e, "createdAt", time.Now().UTC().Format("2006-01-02T15:04:05.000Z"))
 	set(e, "protocol", version.Protocol)
-	set(e, "usedTokens", ledger.Record(used, token))
+	// spentIn read every entry's usedTokens without error.
+	set(e, "usedTokens", ledger.Record(field[[]string](e, "usedTokens"), token))
 
-	l.Add(before...)
 	l.Record(token) // newest last
 	if err := l.Write(allUsed(f)); err != nil {
 		return "", err
@@ -420,17 +394,16 @@ type Unpaired struct {
 // not parse is an error here, never kept aside: revoking must not look as if
 // it worked.
 func (s *Store) Unpair(o string) (Unpaired, error) {
-	target := origin.Normalize(o)
-	if p, err := origin.Parse(o); err == nil {
-		target = p
-	}
-	return s.unpair(func(key string) bool {
-		if origin.Normalize(key) == target {
-			return true
+	// A key that parses is compared as Parse has it, without a default
+	// port; another as it is, normalised.
+	canon := func(s string) string {
+		if p, err := origin.Parse(s); err == nil {
+			return p
 		}
-		p, err := origin.Parse(key)
-		return err == nil && p == target
-	})
+		return origin.Normalize(s)
+	}
+	target := canon(o)
+	return s.unpair(func(key string) bool { return canon(key) == target })
 }
 
 // UnpairAll is Unpair for every entry.
@@ -451,9 +424,7 @@ func (s *Store) unpair(match func(key string) bool) (Unpaired, error) {
 	}
 	l, err := ledger.ReadFile(s.spentFile, s.warn)
 	if err == nil {
-		all := allUsed(f)
-		l.Add(all...)
-		err = l.Write(all)
+		err = l.Write(allUsed(f))
 	}
 	if err != nil {
 		s.log.Warn(fmt.Sprintf("%v; the pairings are removed all the same, and pairing.json keeps its spent-token fingerprints", err))
@@ -482,10 +453,7 @@ func (s *Store) unpair(match func(key string) bool) (Unpaired, error) {
 
 // holdsSecrets reports whether e has anything in secret or secrets,
 // readable or not.
-func holdsSecrets(e map[string]json.RawMessage) bool {
-	if len(secretsOf(e)) > 0 {
-		return true
-	}
+func holdsSecrets(e entry) bool {
 	if _, ok := e["secret"]; ok {
 		return true
 	}
@@ -494,7 +462,7 @@ func holdsSecrets(e map[string]json.RawMessage) bool {
 	return ok && (json.Unmarshal(raw, &list) != nil || len(list) > 0)
 }
 
-func set(e map[string]json.RawMessage, key string, v any) {
+func set(e entry, key string, v any) {
 	b, _ := json.Marshal(v)
 	e[key] = b
 }

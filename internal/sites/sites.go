@@ -138,10 +138,8 @@ func (s *Sites) Arm(site, token string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	toks := s.armed[site]
-	for _, t := range toks {
-		if credential.Equal(t, token) {
-			return nil
-		}
+	if credential.EqualAny(token, toks) {
+		return nil
 	}
 	if toks == nil {
 		if len(s.order) == MaxSites {
@@ -151,10 +149,7 @@ func (s *Sites) Arm(site, token string) error {
 		s.order = append(s.order, site)
 	}
 	toks = append(toks, token)
-	if len(toks) > MaxTokens {
-		toks = toks[len(toks)-MaxTokens:]
-	}
-	s.armed[site] = toks
+	s.armed[site] = toks[max(0, len(toks)-MaxTokens):]
 	return nil
 }
 
@@ -162,9 +157,7 @@ func (s *Sites) Arm(site, token string) error {
 func (s *Sites) ArmedSites() []string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	list := slices.Clone(s.order)
-	slices.Sort(list)
-	return list
+	return slices.Sorted(slices.Values(s.order))
 }
 
 // HasTokens reports whether any token is armed for site.
@@ -178,15 +171,8 @@ func (s *Sites) HasTokens(site string) bool {
 // site is compared, in constant time, whatever matches.
 func (s *Sites) Armed(site, token string) bool {
 	s.mu.Lock()
-	toks := s.armed[site]
-	s.mu.Unlock()
-	ok := false
-	for _, t := range toks {
-		if credential.Equal(t, token) {
-			ok = true
-		}
-	}
-	return ok && token != ""
+	defer s.mu.Unlock()
+	return credential.EqualAny(token, s.armed[site])
 }
 
 // Errors of Pair, with sentences for the person who gave the token. None
@@ -239,8 +225,7 @@ func (s *Sites) Pair(st Store, rawToken, rawSite string) (Pairing, error) {
 		return p, fmt.Errorf("cannot check the token against the spent tokens, so it is not accepted: %w", err)
 	}
 	if spent {
-		paired, err := st.Paired(site)
-		if err != nil || !paired {
+		if paired, err := st.Paired(site); err != nil || !paired {
 			return p, ErrSpent
 		}
 		return p, nil

@@ -43,18 +43,13 @@ var randRead = rand.Read
 
 // Equal reports whether got and want are the same credential, in constant
 // time. An empty want never matches: an unset credential is not a wildcard.
-func Equal(got, want string) bool {
-	g := sha256.Sum256([]byte(got))
-	w := sha256.Sum256([]byte(want))
-	eq := subtle.ConstantTimeCompare(g[:], w[:])
-	// The emptiness of want is a property of our own state, not of the
-	// guess, so testing it after the comparison leaks nothing.
-	return eq == 1 && want != ""
-}
+func Equal(got, want string) bool { return EqualAny(got, []string{want}) }
 
 // EqualAny reports whether got equals any of wants. It compares against
 // every candidate, without stopping at a match, so the time taken does not
-// tell which one matched or how many there are before it.
+// tell which one matched or how many there are before it. An empty want
+// matches nothing; its emptiness is a property of our own state, not of
+// the guess, so testing it leaks nothing.
 func EqualAny(got string, wants []string) bool {
 	g := sha256.Sum256([]byte(got))
 	match := 0

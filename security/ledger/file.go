@@ -2,6 +2,7 @@ package ledger
 
 import (
 	"bytes"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"strings"
@@ -76,18 +77,13 @@ func ReadFile(path string, warn fileperm.Warn) (*File, error) {
 	f := &File{path: path, set: map[string]bool{}}
 	for i, line := range bytes.Split(b, []byte("\n")) {
 		s := normal(string(line))
-		if s == "" {
-			continue
-		}
-		if !valid(s) {
+		if s != "" && !valid(s) {
 			return nil, fmt.Errorf("%w: %s: line %d is not a token fingerprint (%d hex characters)",
 				ErrCorrupt, path, i+1, credential.FingerprintLen)
 		}
-		if !f.set[s] {
-			f.set[s] = true
-			f.fps = append(f.fps, s)
-		}
+		f.Add(s)
 	}
+	f.dirty = false // what was read is on disk already
 	return f, nil
 }
 
@@ -101,7 +97,7 @@ func (f *File) Len() int { return len(f.fps) }
 // compares every entry in constant time and never stops early; the entries
 // are fixed-width, so no hashing is needed to compare them safely.
 func (f *File) Spent(token string) bool {
-	return spentIn(f.fps, credential.Fingerprint(token))
+	return Spent(f.fps, token)
 }
 
 // Record adds token's fingerprint, newest last, if it is not there yet.
@@ -121,14 +117,16 @@ func (f *File) Add(fps ...string) {
 	}
 }
 
-// Write writes the file if Record or Add changed it: atomically, fsynced,
+// Write adds keep (the usedTokens lists of pairing.json, see Add), then
+// writes the file if that, Record or Add changed it: atomically, fsynced,
 // mode 0600 (fileperm.WriteFile), so a crash leaves the old file or the new
 // one and never a torn line that would refuse every later redemption.
 // Growth is bounded here: the newest FileKeep fingerprints are kept, and
-// so is every one in keep (the usedTokens lists of pairing.json), so the
-// file never remembers less than pairing.json; past maxFileLines the
-// oldest go whatever keep says. Call it with the lock held.
+// so is every one in keep, so the file never remembers less than
+// pairing.json; past maxFileLines the oldest go whatever keep says. Call it
+// with the lock held.
 func (f *File) Write(keep []string) error {
+	f.Add(keep...)
 	if !f.dirty {
 		return nil
 	}
@@ -149,13 +147,8 @@ func (f *File) Write(keep []string) error {
 	if len(out) > maxFileLines {
 		out = out[len(out)-maxFileLines:]
 	}
-	var b strings.Builder
-	b.Grow(len(out) * lineLen)
-	for _, fp := range out {
-		b.WriteString(fp)
-		b.WriteByte('\n')
-	}
-	if err := fileperm.WriteFile(f.path, []byte(b.String())); err != nil {
+	// out is never empty: a dirty file has at least the fingerprint added.
+	if err := fileperm.WriteFile(f.path, []byte(strings.Join(out, "\n")+"\n")); err != nil {
 		return fmt.Errorf("spent-token file: %w", err)
 	}
 	if len(out) < len(f.fps) {
@@ -171,14 +164,6 @@ func (f *File) Write(keep []string) error {
 // valid reports whether s is a normalised fingerprint: FingerprintLen
 // lower-case hex characters.
 func valid(s string) bool {
-	if len(s) != credential.FingerprintLen {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
-			return false
-		}
-	}
-	return true
+	_, err := hex.DecodeString(s)
+	return len(s) == credential.FingerprintLen && err == nil && s == normal(s)
 }

@@ -47,17 +47,17 @@ import (
 const Keep = 20
 
 // Spent reports whether token's fingerprint is in used. Every entry is
-// compared, by credential.Equal (fixed-width digests, constant time), and
-// the loop never stops early. Entries are matched case-insensitively and
-// without surrounding space, so a hand-edited file still refuses.
+// compared in constant time (crypto/subtle: the entries are fixed-width, so
+// no hashing is needed to compare them safely), and the loop never stops
+// early. Entries are matched case-insensitively and without surrounding
+// space, so a hand-edited file still refuses.
 func Spent(used []string, token string) bool {
-	fp := credential.Fingerprint(token)
-	hit := false
+	fp := []byte(credential.Fingerprint(token))
+	hit := 0
 	for _, u := range used {
-		// Non-short-circuiting: every entry is compared.
-		hit = credential.Equal(normal(u), fp) || hit
+		hit |= subtle.ConstantTimeCompare([]byte(normal(u)), fp)
 	}
-	return hit
+	return hit == 1
 }
 
 // Record returns used with token's fingerprint appended, newest last,
@@ -76,17 +76,6 @@ func Record(used []string, token string) []string {
 		out = out[len(out)-Keep:]
 	}
 	return out
-}
-
-// spentIn reports whether fp is in fps, both normalised fingerprints of
-// fixed width: every entry is compared in constant time, without stopping
-// at a match.
-func spentIn(fps []string, fp string) bool {
-	hit := 0
-	for _, x := range fps {
-		hit |= subtle.ConstantTimeCompare([]byte(x), []byte(fp))
-	}
-	return hit == 1
 }
 
 func normal(fp string) string { return strings.ToLower(strings.TrimSpace(fp)) }

@@ -34,6 +34,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -42,17 +43,7 @@ import (
 // surrounding white space removed, ASCII letters lower-cased, trailing
 // slashes dropped. Only ASCII is folded: Unicode case folding would let
 // "K" (U+212A, Kelvin sign) stand for "k". Normalize is idempotent.
-func Normalize(s string) string {
-	s = strings.TrimSpace(s)
-	for {
-		t := strings.TrimSpace(strings.TrimRight(s, "/"))
-		if t == s {
-			break
-		}
-		s = t
-	}
-	return asciiLower(s)
-}
+func Normalize(s string) string { return trimFold(s, "") }
 
 // Pasted is an origin as a model or a person copied it out of a sentence
 // (the agent panel's line, say): surrounding white space and trailing '.',
@@ -61,9 +52,13 @@ func Normalize(s string) string {
 // the reference bridge's rule for the pair tool, wait_for_connection and
 // POST /pair. It only cleans: Parse still decides whether the rest is an
 // origin, and the caller whether it is allowed. Pasted is idempotent.
-func Pasted(s string) string {
+func Pasted(s string) string { return trimFold(s, ".,;") }
+
+// trimFold drops surrounding white space, trailing punct and trailing
+// slashes until none is left, then folds ASCII case.
+func trimFold(s, punct string) string {
 	for {
-		t := strings.TrimRight(strings.TrimRight(strings.TrimSpace(s), ".,;"), "/")
+		t := strings.TrimRight(strings.TrimRight(strings.TrimSpace(s), punct), "/")
 		if t == s {
 			return asciiLower(s)
 		}
@@ -76,10 +71,7 @@ func Pasted(s string) string {
 // the output of Parse.
 func Match(got, allowed string) bool {
 	g := Normalize(got)
-	if g == "" || g == "null" {
-		return false
-	}
-	return g == Normalize(allowed)
+	return g != "" && g != "null" && g == Normalize(allowed)
 }
 
 // Parse checks that s is a web origin (http or https, a host, an optional
@@ -116,17 +108,12 @@ func Parse(s string) (string, error) {
 		if err != nil || p < 1 || p > 65535 || strconv.Itoa(p) != port {
 			return "", fmt.Errorf("origin %q: port must be a number from 1 to 65535", s)
 		}
-		if (u.Scheme == "https" && p == 443) || (u.Scheme == "http" && p == 80) {
-			port = ""
-		}
 	}
-	if strings.Contains(host, ":") {
-		host = "[" + host + "]"
+	site := u.Scheme + "://" + u.Host
+	if u.Scheme == "https" && port == "443" || u.Scheme == "http" && port == "80" {
+		site = strings.TrimSuffix(site, ":"+port)
 	}
-	if port != "" {
-		host += ":" + port
-	}
-	return u.Scheme + "://" + host, nil
+	return site, nil
 }
 
 // validHost accepts an IPv6 literal (when bracketed) or a name of ASCII
@@ -134,19 +121,11 @@ func Parse(s string) (string, error) {
 // or '-' (a trailing dot is not a form browsers send).
 func validHost(h string, bracketed bool) bool {
 	if bracketed {
-		ip := net.ParseIP(h)
-		return ip != nil && strings.Contains(h, ":")
+		return net.ParseIP(h) != nil && strings.Contains(h, ":")
 	}
-	if h == "" || len(h) > 253 {
-		return false
-	}
-	for i := 0; i < len(h); i++ {
-		c := h[i]
-		if !('a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '.' || c == '-' || c == '_') {
-			return false
-		}
-	}
-	return !strings.ContainsAny(h[:1], ".-") && !strings.ContainsAny(h[len(h)-1:], ".-") && !strings.Contains(h, "..")
+	const hostChars = "abcdefghijklmnopqrstuvwxyz0123456789.-_"
+	return h != "" && len(h) <= 253 && strings.Trim(h, hostChars) == "" &&
+		!strings.ContainsAny(h[:1], ".-") && !strings.ContainsAny(h[len(h)-1:], ".-") && !strings.Contains(h, "..")
 }
 
 // loopbackNames are the only host names a request to the bridge may carry
@@ -160,28 +139,8 @@ var loopbackNames = []string{"127.0.0.1", "localhost", "[::1]"}
 // spelling of a loopback address, or a name that resolves to 127.0.0.1, is
 // refused (T2).
 func HostAllowed(host string, port int) bool {
-	if port < 1 || port > 65535 {
-		return false
-	}
-	suffix := ":" + strconv.Itoa(port)
-	name, ok := strings.CutSuffix(host, suffix)
-	if !ok {
-		return false
-	}
-	for _, n := range loopbackNames {
-		if asciiLower(name) == n {
-			return true
-		}
-	}
-	return false
-}
-
-// FromBrowser reports whether a request carries an Origin header, with any
-// value, even empty: browsers send one on every cross-site or non-GET
-// request, while shells and agents send none (protocol.md §4.3).
-func FromBrowser(h http.Header) bool {
-	_, ok := h["Origin"]
-	return ok
+	name, ok := strings.CutSuffix(host, ":"+strconv.Itoa(port))
+	return ok && port >= 1 && port <= 65535 && slices.Contains(loopbackNames, asciiLower(name))
 }
 
 // Refusal reasons, fixed text with no request bytes in them, safe to log and
@@ -203,14 +162,10 @@ func CheckUpgrade(r *http.Request, port int, admit func(site string) bool) (site
 	if !HostAllowed(r.Host, port) {
 		return "", http.StatusForbidden, ReasonHost
 	}
-	vs := r.Header.Values("Origin")
-	if len(vs) > 1 {
+	if len(r.Header.Values("Origin")) > 1 {
 		return "", http.StatusForbidden, ReasonMultiOrigin
 	}
-	if len(vs) == 0 {
-		return "", http.StatusForbidden, ReasonOrigin
-	}
-	site = Normalize(vs[0])
+	site = Normalize(r.Header.Get("Origin")) // "" when there is none
 	if site == "" || site == "null" || !admit(site) {
 		return "", http.StatusForbidden, ReasonOrigin
 	}
@@ -227,18 +182,7 @@ var Production = []string{"https://www.stitchslop.com", "https://stitchslop.com"
 // only when the user names it as the launch origin (--origin or
 // STITCHSLOP_ORIGIN).
 func AllowedSite(site, launch string) bool {
-	if site == "" || site == "null" {
-		return false
-	}
-	if site == Normalize(launch) {
-		return true
-	}
-	for _, p := range Production {
-		if site == p {
-			return true
-		}
-	}
-	return Loopback(site)
+	return site != "" && site != "null" && (site == Normalize(launch) || slices.Contains(Production, site) || Loopback(site))
 }
 
 // Loopback reports whether site is http or https on localhost, 127.0.0.1
@@ -248,15 +192,8 @@ func Loopback(site string) bool {
 	if err != nil || p != site {
 		return false
 	}
-	u, err := url.Parse(p)
-	if err != nil {
-		return false
-	}
-	switch u.Hostname() {
-	case "localhost", "127.0.0.1", "::1":
-		return true
-	}
-	return false
+	u, _ := url.Parse(p) // Parse's output always parses
+	return slices.Contains([]string{"localhost", "127.0.0.1", "::1"}, u.Hostname())
 }
 
 // CheckControl applies the Host rule (T2) and refuses any request with an
@@ -266,7 +203,10 @@ func CheckControl(r *http.Request, port int) (status int, reason string) {
 	if !HostAllowed(r.Host, port) {
 		return http.StatusForbidden, ReasonHost
 	}
-	if FromBrowser(r.Header) {
+	// An Origin header, with any value, even empty, is a browser's: browsers
+	// send one on every cross-site or non-GET request, while shells and
+	// agents send none (protocol.md §4.3).
+	if _, fromBrowser := r.Header["Origin"]; fromBrowser {
 		return http.StatusForbidden, ReasonBrowser
 	}
 	return 0, ""
@@ -284,16 +224,11 @@ func Clip(s string) string {
 }
 
 func asciiLower(s string) string {
-	for i := 0; i < len(s); i++ {
-		if 'A' <= s[i] && s[i] <= 'Z' {
-			b := []byte(s)
-			for j := i; j < len(b); j++ {
-				if 'A' <= b[j] && b[j] <= 'Z' {
-					b[j] += 'a' - 'A'
-				}
-			}
-			return string(b)
+	b := []byte(s)
+	for i, c := range b {
+		if 'A' <= c && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
 		}
 	}
-	return s
+	return string(b)
 }

@@ -52,10 +52,10 @@ func New() *Budget {
 func (b *Budget) Take() (ok, started bool) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	// Before the first Take, last is the zero time: the refill since then
+	// saturates, and the budget is full, as New made it.
 	now := b.now()
-	if !b.last.IsZero() {
-		b.units = min(Burst, b.units+now.Sub(b.last).Seconds()*PerSecond)
-	}
+	b.units = min(Burst, b.units+now.Sub(b.last).Seconds()*PerSecond)
 	b.last = now
 	if b.units >= Burst {
 		b.throttled = false // quiet long enough to refill: a period is over
