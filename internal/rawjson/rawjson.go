@@ -3,15 +3,21 @@
 // (a reply's id, a request's method and params) and passes the rest on as the
 // bytes it came as.
 //
-// Every function here expects input that json.Valid has accepted; on other
-// input they return false or nil rather than panic, but what they find then
-// is unspecified.
+// It is also the one JSON lexer of what crosses a trust boundary: Valid
+// and Check validate, and every reader here, and security/gate, find the
+// end of a string or a value, and decode a string, with the same few
+// functions (valid.go).
+//
+// The readers expect input that Valid has accepted; on other input they
+// return false or nil rather than panic, but what they find then is
+// unspecified.
 package rawjson
 
 import (
 	"bytes"
-	"encoding/json"
 	"strconv"
+	"strings"
+	"unicode/utf16"
 	"unicode/utf8"
 )
 
@@ -20,45 +26,16 @@ import (
 // stops when f returns false. It reports false if b is not an object.
 func Each(b []byte, f func(key, value []byte) bool) bool {
 	i := skipSpace(b, 0)
-	if i >= len(b) || b[i] != '{' {
-		return false
-	}
-	i++
-	for {
-		i = skipSpace(b, i)
-		if i >= len(b) {
-			return false
-		}
-		switch b[i] {
-		case '}':
-			return true
-		case ',':
-			i++
-			continue
-		case '"':
-		default:
-			return false
-		}
-		ks := i
-		i = skipString(b, i)
-		if i < 0 {
-			return false
-		}
-		key := b[ks:i]
-		i = skipSpace(b, i)
-		if i >= len(b) || b[i] != ':' {
-			return false
-		}
-		i = skipSpace(b, i+1)
-		vs := i
-		i = skipValue(b, i)
-		if i < 0 {
-			return false
-		}
-		if !f(key, b[vs:i]) {
-			return true
-		}
-	}
+	return i < len(b) && b[i] == '{' && value(b, i, 0, false, f) >= 0
+}
+
+// Items calls f with each raw element of the JSON array b, in order, until
+// f returns false; it returns false if b is not an array (it checks only as
+// far as it walks). Nothing is copied or decoded, so a list of millions of
+// elements costs one pass and no memory.
+func Items(b []byte, f func(v []byte) bool) bool {
+	i := skipSpace(b, 0)
+	return i < len(b) && b[i] == '[' && value(b, i, 0, false, func(_, v []byte) bool { return f(v) }) >= 0
 }
 
 // Get returns the raw value of the first member named name, or nil.
@@ -81,8 +58,7 @@ func KeyIs(k []byte, name string) bool {
 	if len(k) < 2 {
 		return false
 	}
-	inner := k[1 : len(k)-1]
-	if bytes.IndexByte(inner, '\\') < 0 && utf8.Valid(inner) {
+	if inner := k[1 : len(k)-1]; plain(inner) {
 		return string(inner) == name
 	}
 	s, ok := String(k)
@@ -91,18 +67,14 @@ func KeyIs(k []byte, name string) bool {
 
 // String returns the value of the raw JSON string v.
 func String(v []byte) (string, bool) {
-	if len(v) < 2 || v[0] != '"' {
+	if len(v) < 2 || v[0] != '"' || v[len(v)-1] != '"' {
 		return "", false
 	}
-	inner := v[1 : len(v)-1]
-	if bytes.IndexByte(inner, '\\') < 0 && utf8.Valid(inner) {
+	if inner := v[1 : len(v)-1]; plain(inner) {
 		return string(inner), true
 	}
-	var s string
-	if json.Unmarshal(v, &s) != nil {
-		return "", false
-	}
-	return s, true
+	s, rest := Decode(v[1:len(v)-1], -1)
+	return s, len(rest) == 0
 }
 
 // Plain returns the contents of the raw JSON string v when it holds no
@@ -124,107 +96,65 @@ func Int(v []byte) (int64, bool) {
 // IsNull reports whether v is the literal null or absent.
 func IsNull(v []byte) bool { return len(v) == 0 || string(v) == "null" }
 
-func skipSpace(b []byte, i int) int {
-	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
-		i++
+// plain reports whether the contents of a raw JSON string are its value:
+// no escape, and valid UTF-8.
+func plain(inner []byte) bool { return bytes.IndexByte(inner, '\\') < 0 && utf8.Valid(inner) }
+
+// Decode decodes the contents of a raw JSON string (no quotes) as
+// encoding/json does, up to about max bytes of its value (all of it if
+// max < 0), and returns what it left: nothing, unless it stopped at max or
+// at a malformed escape.
+func Decode(inner []byte, max int) (string, []byte) {
+	var b []byte
+	for len(inner) > 0 && (max < 0 || len(b) < max) {
+		r, size := Rune(inner)
+		if r < 0 {
+			break
+		}
+		b = utf8.AppendRune(b, r)
+		inner = inner[size:]
 	}
-	return i
+	return string(b), inner
 }
 
-// skipString returns the index just past the string that starts at b[i].
-// It finds the next quote with bytes.IndexByte, many times faster than a
-// scan for either of two bytes, and searches again only when an escape
-// turns out to have swallowed that quote: a string full of escapes costs
-// time in proportion to its length, never to its length squared.
-func skipString(b []byte, i int) int {
-	i++
-	q := -1 // index of the next quote at or after i, once found
-	for i < len(b) {
-		if q < i {
-			j := bytes.IndexByte(b[i:], '"')
-			if j < 0 {
-				return -1
-			}
-			q = i + j
-		}
-		e := bytes.IndexByte(b[i:q], '\\')
-		if e < 0 {
-			return q + 1
-		}
-		i += e + 2 // a backslash and the byte it escapes
+// Rune decodes the character at the start of the contents of a raw JSON
+// string (not empty), as encoding/json does, and returns it and its length:
+// an escape (-1 if it is malformed), or UTF-8, a byte of which that is not
+// valid being U+FFFD.
+func Rune(s []byte) (rune, int) {
+	if s[0] != '\\' {
+		return utf8.DecodeRune(s)
 	}
-	return -1
+	if len(s) < 2 {
+		return -1, len(s)
+	}
+	if i := strings.IndexByte(`"\/bfnrt`, s[1]); i >= 0 {
+		return rune("\"\\/\b\f\n\r\t"[i]), 2
+	}
+	r, ok := hex4(s[2:])
+	if s[1] != 'u' || !ok {
+		return -1, len(s)
+	}
+	if !utf16.IsSurrogate(r) {
+		return r, 6
+	}
+	// A pair of escapes is one character; a lone half is U+FFFD, and what
+	// follows it is read on its own.
+	if len(s) >= 12 && s[6] == '\\' && s[7] == 'u' {
+		if r2, ok := hex4(s[8:]); ok {
+			if dec := utf16.DecodeRune(r, r2); dec != utf8.RuneError {
+				return dec, 12
+			}
+		}
+	}
+	return utf8.RuneError, 6
 }
 
-// skipValue returns the index just past the value that starts at b[i].
-func skipValue(b []byte, i int) int {
-	if i >= len(b) {
-		return -1
+// hex4 decodes the four hex digits at the start of s.
+func hex4(s []byte) (rune, bool) {
+	if len(s) < 4 {
+		return 0, false
 	}
-	switch b[i] {
-	case '"':
-		return skipString(b, i)
-	case '{', '[':
-		depth := 0
-		for i < len(b) {
-			switch b[i] {
-			case '"':
-				i = skipString(b, i)
-				if i < 0 {
-					return -1
-				}
-				continue
-			case '{', '[':
-				depth++
-			case '}', ']':
-				depth--
-				if depth == 0 {
-					return i + 1
-				}
-			}
-			i++
-		}
-		return -1
-	default: // number, true, false, null
-		for i < len(b) {
-			switch b[i] {
-			case ',', '}', ']', ' ', '\t', '\n', '\r':
-				return i
-			}
-			i++
-		}
-		return i
-	}
-}
-
-// Items calls f with each raw element of the JSON array b, in order, until
-// f returns false; it returns false if b is not an array (it checks only as
-// far as it walks). Nothing is copied or decoded, so a list of millions of
-// elements costs one pass and no memory.
-func Items(b []byte, f func(v []byte) bool) bool {
-	i := skipSpace(b, 0)
-	if i >= len(b) || b[i] != '[' {
-		return false
-	}
-	i++
-	for {
-		i = skipSpace(b, i)
-		if i >= len(b) {
-			return false
-		}
-		switch b[i] {
-		case ']':
-			return true
-		case ',':
-			i++
-			continue
-		}
-		vs := i
-		if i = skipValue(b, i); i < 0 {
-			return false
-		}
-		if !f(b[vs:i]) {
-			return true
-		}
-	}
+	n, err := strconv.ParseUint(string(s[:4]), 16, 16)
+	return rune(n), err == nil
 }

@@ -127,6 +127,40 @@ func FuzzValid(f *testing.F) {
 	})
 }
 
+// A top level of more than MaxMembers members is refused, so that the set
+// of names Check keeps stays bounded.
+func TestCheckMaxMembers(t *testing.T) {
+	obj := func(n int) []byte {
+		b := []byte("{")
+		for i := range n {
+			b = fmt.Appendf(b, `"k%d":0,`, i)
+		}
+		return append(b[:len(b)-1], '}')
+	}
+	if _, ok := Check(obj(MaxMembers)); !ok {
+		t.Errorf("Check(%d members) = false, want true", MaxMembers)
+	}
+	if _, ok := Check(obj(MaxMembers + 1)); ok {
+		t.Errorf("Check(%d members) = true, want false", MaxMembers+1)
+	}
+}
+
+func BenchmarkCheckImage(b *testing.B) {
+	env := []byte(`{"id":12,"ok":true,"say":"Here.","dataUrl":"data:image/png;base64,` + strings.Repeat("QUJD", 11<<20/4) + `"}`)
+	b.SetBytes(int64(len(env)))
+	for b.Loop() {
+		Check(env)
+	}
+}
+
+func BenchmarkGetImage(b *testing.B) {
+	env := []byte(`{"dataUrl":"data:image/png;base64,` + strings.Repeat("QUJD", 11<<20/4) + `","id":12}`)
+	b.SetBytes(int64(len(env)))
+	for b.Loop() {
+		Get(env, "id")
+	}
+}
+
 func BenchmarkValidImage(b *testing.B) {
 	env := []byte(`{"id":12,"ok":true,"dataUrl":"data:image/png;base64,` + strings.Repeat("QUJD", 11<<20/4) + `"}`)
 	b.SetBytes(int64(len(env)))
@@ -188,6 +222,11 @@ func TestCheck(t *testing.T) {
 		{`{"ok":true}`, true}, {` {"a":[1,{"b":"c"}]} `, true},
 		{`[1]`, false}, {`"x"`, false}, {`{"a":"raw` + "\n" + `newline"}`, false},
 		{`{"a":1}{"b":2}`, false}, {`{"a":`, false}, {``, false},
+		// One rule for duplicate names: none at the top level, however
+		// spelled; nested objects are the page's text.
+		{`{"ok":true,"say":"a","say":"b"}`, false}, {`{"a":1,"\u0061":2}`, false},
+		{`{"\u00e9":1,"é":2}`, false}, {`{"a":{"b":1,"b":2},"c":[{"d":1,"d":2}]}`, true},
+		{`{"a":1,"A":2,"a ":3}`, true},
 	} {
 		if c, ok := Check([]byte(tc.in)); ok != tc.ok || (ok && string(c.Bytes()) != tc.in) {
 			t.Errorf("Check(%q) = %q, %v; want ok %v", tc.in, c.Bytes(), ok, tc.ok)

@@ -3,11 +3,20 @@ package rawjson
 import (
 	"bytes"
 	"encoding/binary"
+	"hash/maphash"
+	"strings"
 )
 
 // maxDepth is encoding/json's own nesting limit, so that Valid and
 // json.Valid agree on every input.
 const maxDepth = 10000
+
+// MaxMembers bounds the members of a checked object's top level, so that
+// the set Check keeps to find a repeated name stays small (at most some
+// 200 KB) however many a frame of limits.PageFrame could hold: a reply or
+// a tool list has a few dozen, and security/gate passes at most
+// gate.MaxItems of them to a model anyway.
+const MaxMembers = 10_000
 
 // Valid reports whether b is one valid JSON value, exactly as json.Valid
 // does, at several times its speed on long strings: a string's body is
@@ -15,107 +24,100 @@ const maxDepth = 10000
 // bytes at a time. Page replies carry images as strings of many megabytes,
 // and this check runs on every one.
 func Valid(b []byte) bool {
-	var stack []byte // '{' or '[' of each open container
-	i := skipSpace(b, 0)
-	for {
-		// A value is expected at b[i].
-		if i >= len(b) {
-			return false
+	i := value(b, skipSpace(b, 0), 0, true, nil)
+	return i >= 0 && skipSpace(b, i) == len(b)
+}
+
+// The lexer: every function of this package, and security/gate, finds the
+// end of a string and of a value here. With check, value and stringEnd
+// accept exactly the grammar json.Valid accepts; without, they trust that
+// b was checked and only skip, as fast as they can.
+
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// value returns the index just past the JSON value that starts at b[i], or
+// -1. If f is not nil and the value is an object or an array, f is called
+// with each member's raw key (quotes included; nil for an array's
+// element) and raw value, in order, until it returns false; value then
+// returns a non-negative index without looking further.
+func value(b []byte, i, depth int, check bool, f func(k, v []byte) bool) int {
+	if i >= len(b) {
+		return -1
+	}
+	switch c := b[i]; c {
+	case '"':
+		return stringEnd(b, i, check)
+	case '{', '[':
+		if depth >= maxDepth {
+			return -1
 		}
-		switch c := b[i]; {
-		case c == '{' || c == '[':
-			if len(stack) >= maxDepth {
-				return false
-			}
-			stack = append(stack, c)
-			i = skipSpace(b, i+1)
-			if i < len(b) && b[i] == c+2 { // '}' is '{'+2, ']' is '['+2
-				stack = stack[:len(stack)-1]
-				i++
-				break
-			}
-			if c == '{' {
-				if i = objectKey(b, i); i < 0 {
-					return false
-				}
-			}
-			continue
-		case c == '"':
-			if i = validString(b, i); i < 0 {
-				return false
-			}
-		case c == '-' || (c >= '0' && c <= '9'):
-			if i = validNumber(b, i); i < 0 {
-				return false
-			}
-		case c == 't':
-			if !bytes.HasPrefix(b[i:], []byte("true")) {
-				return false
-			}
-			i += 4
-		case c == 'f':
-			if !bytes.HasPrefix(b[i:], []byte("false")) {
-				return false
-			}
-			i += 5
-		case c == 'n':
-			if !bytes.HasPrefix(b[i:], []byte("null")) {
-				return false
-			}
-			i += 4
-		default:
-			return false
+		if i = skipSpace(b, i+1); i < len(b) && b[i] == c+2 { // '}' is '{'+2, ']' is '['+2
+			return i + 1
 		}
-		// After a value: close containers, or a comma and the next value.
 		for {
-			i = skipSpace(b, i)
-			if len(stack) == 0 {
-				return i == len(b)
+			var key []byte
+			if c == '{' {
+				ks := i
+				if i >= len(b) || b[i] != '"' {
+					return -1
+				}
+				if i = stringEnd(b, i, check); i < 0 {
+					return -1
+				}
+				key = b[ks:i]
+				if i = skipSpace(b, i); i >= len(b) || b[i] != ':' {
+					return -1
+				}
+				i = skipSpace(b, i+1)
 			}
-			if i >= len(b) {
-				return false
+			vs := i
+			if i = value(b, i, depth+1, check, nil); i < 0 {
+				return -1
 			}
-			top := stack[len(stack)-1]
-			if b[i] == top+2 {
-				stack = stack[:len(stack)-1]
-				i++
-				continue
+			if f != nil && !f(key, b[vs:i]) {
+				return i
 			}
-			if b[i] != ',' {
-				return false
+			if i = skipSpace(b, i); i < len(b) && b[i] == c+2 {
+				return i + 1
+			}
+			if i >= len(b) || b[i] != ',' {
+				return -1
 			}
 			i = skipSpace(b, i+1)
-			if top == '{' {
-				if i = objectKey(b, i); i < 0 {
-					return false
-				}
-			}
-			break
 		}
 	}
+	if !check { // a number, true, false or null
+		for i < len(b) && strings.IndexByte(",}] \t\n\r", b[i]) < 0 {
+			i++
+		}
+		return i
+	}
+	for _, lit := range []string{"true", "false", "null"} {
+		if b[i] == lit[0] {
+			if !bytes.HasPrefix(b[i:], []byte(lit)) {
+				return -1
+			}
+			return i + len(lit)
+		}
+	}
+	return number(b, i)
 }
 
-// objectKey checks a key and its colon at b[i] and returns where the value
-// starts, or -1.
-func objectKey(b []byte, i int) int {
-	if i >= len(b) || b[i] != '"' {
-		return -1
-	}
-	if i = validString(b, i); i < 0 {
-		return -1
-	}
-	i = skipSpace(b, i)
-	if i >= len(b) || b[i] != ':' {
-		return -1
-	}
-	return skipSpace(b, i+1)
-}
+// StringEnd returns the index just past the JSON string that starts at
+// b[i], in JSON that was checked, or -1.
+func StringEnd(b []byte, i int) int { return stringEnd(b, i, false) }
 
-// validString checks the string that starts at b[i] and returns the index
-// just past it, or -1. As skipString, it searches for the closing quote
-// again only when an escape swallowed the one it found, so escapes cost
-// linear time.
-func validString(b []byte, i int) int {
+// stringEnd returns the index just past the string that starts at b[i], or
+// -1. It finds the next quote with bytes.IndexByte, many times faster than
+// a scan for either of two bytes, and searches again only when an escape
+// turns out to have swallowed that quote: a string full of escapes costs
+// time in proportion to its length, never to its length squared.
+func stringEnd(b []byte, i int, check bool) int {
 	i++
 	q := -1 // index of the next quote at or after i, once found
 	for {
@@ -129,39 +131,34 @@ func validString(b []byte, i int) int {
 		span := b[i:q]
 		e := bytes.IndexByte(span, '\\')
 		if e < 0 {
-			if hasControl(span) {
+			if check && hasControl(span) {
 				return -1
 			}
 			return q + 1
 		}
-		if hasControl(span[:e]) {
+		if check && hasControl(span[:e]) {
 			return -1
 		}
 		i += e + 1 // the byte after the backslash
 		if i >= len(b) {
 			return -1
 		}
-		switch b[i] {
-		case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+		if !check {
 			i++
-		case 'u':
-			if i+5 > len(b) {
+			continue
+		}
+		if b[i] != 'u' {
+			if strings.IndexByte(`"\/bfnrt`, b[i]) < 0 {
 				return -1
 			}
-			for _, h := range b[i+1 : i+5] {
-				if !isHex(h) {
-					return -1
-				}
-			}
-			i += 5
-		default:
+			i++
+			continue
+		}
+		if _, ok := hex4(b[i+1:]); !ok {
 			return -1
 		}
+		i += 5
 	}
-}
-
-func isHex(c byte) bool {
-	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F')
 }
 
 // hasControl reports whether p holds a byte below 0x20, which a JSON string
@@ -183,9 +180,9 @@ func hasControl(p []byte) bool {
 	return false
 }
 
-// validNumber checks the number that starts at b[i] and returns the index
-// just past it, or -1: -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?
-func validNumber(b []byte, i int) int {
+// number checks the number that starts at b[i] and returns the index just
+// past it, or -1: -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?
+func number(b []byte, i int) int {
 	digits := func(i int) int {
 		j := i
 		for j < len(b) && b[j] >= '0' && b[j] <= '9' {
@@ -199,10 +196,7 @@ func validNumber(b []byte, i int) int {
 	if b[i] == '-' {
 		i++
 	}
-	if i >= len(b) {
-		return -1
-	}
-	if b[i] == '0' {
+	if i < len(b) && b[i] == '0' {
 		i++
 	} else if i = digits(i); i < 0 {
 		return -1
@@ -225,16 +219,47 @@ func validNumber(b []byte, i int) int {
 }
 
 // Checked is a JSON object that Check found valid: one value by Valid (no
-// raw control character in a string, nothing after it), and an object. It
-// is the only way to make one, so code that takes a Checked (the hub's
-// replies, the MCP face's splice of a reply into stdout) takes only bytes
-// that passed the one validation, whether they came from the tab, from a
-// leader bridge, or from the bridge itself.
+// raw control character in a string, nothing after it), an object, and
+// no member name at its top level twice. It is the only way to make one,
+// so code that takes a Checked (the hub's replies, the MCP face's splice
+// of a reply into stdout) takes only bytes that passed the one
+// validation, whether they came from the tab, from a leader bridge, or
+// from the bridge itself.
+//
+// The one rule for duplicate names: there are none to disagree about.
+// This package's readers take a name's first member and encoding/json its
+// last; an object that gives a name twice (a reply saying "say":"a" and
+// "say":"b") is refused, so every reader of a checked object reads the
+// same members.
 type Checked struct{ b []byte }
 
-// Check validates b as one JSON object.
+// Check validates b as one JSON object whose top level names each member
+// once and has at most MaxMembers of them.
 func Check(b []byte) (Checked, bool) {
-	if !Valid(b) || !Each(b, func(_, _ []byte) bool { return true }) {
+	i := skipSpace(b, 0)
+	if i >= len(b) || b[i] != '{' {
+		return Checked{}, false
+	}
+	seed := maphash.MakeSeed()
+	seen := map[uint64]bool{}
+	i = value(b, i, 0, true, func(k, _ []byte) bool {
+		// Two names are the same when they decode the same; a 64-bit
+		// hash under a seed of this call's stands for the name.
+		var h uint64
+		if inner := k[1 : len(k)-1]; plain(inner) {
+			h = maphash.Bytes(seed, inner)
+		} else {
+			name, _ := Decode(inner, -1)
+			h = maphash.String(seed, name)
+		}
+		if seen[h] || len(seen) >= MaxMembers {
+			seen = nil
+			return false
+		}
+		seen[h] = true
+		return true
+	})
+	if i < 0 || seen == nil || skipSpace(b, i) != len(b) {
 		return Checked{}, false
 	}
 	return Checked{b}, true
