@@ -8,6 +8,8 @@ import (
 	"encoding/json"
 	"errors"
 	"slices"
+
+	"github.com/stitchslop/stitchslop-bridge/internal/rawjson"
 )
 
 // Member is one name/value pair of an object.
@@ -19,35 +21,20 @@ type Member struct {
 // Object is a JSON object with its member order kept.
 type Object []Member
 
-// Parse reads a JSON object. Duplicate keys are kept as they come.
+// Parse reads a JSON object. Duplicate keys are kept as they come (a
+// page's reply has none: rawjson.Check refuses them); the values are
+// pieces of b, which must not change after.
 func Parse(b []byte) (Object, error) {
-	d := json.NewDecoder(bytes.NewReader(b))
-	d.UseNumber()
-	t, err := d.Token()
-	if err != nil {
-		return nil, err
-	}
-	if t != json.Delim('{') {
-		return nil, errors.New("not a JSON object")
+	if !rawjson.Valid(b) {
+		return nil, errors.New("not valid JSON")
 	}
 	var o Object
-	for d.More() {
-		t, err := d.Token()
-		if err != nil {
-			return nil, err
-		}
-		k, _ := t.(string)
-		var v json.RawMessage
-		if err := d.Decode(&v); err != nil {
-			return nil, err
-		}
-		o = append(o, Member{k, v})
-	}
-	if _, err := d.Token(); err != nil {
-		return nil, err
-	}
-	if _, err := d.Token(); err == nil {
-		return nil, errors.New("data after the JSON object")
+	if !rawjson.Each(b, func(k, v []byte) bool {
+		name, _ := rawjson.String(k)
+		o = append(o, Member{name, v})
+		return true
+	}) {
+		return nil, errors.New("not a JSON object")
 	}
 	return o, nil
 }
@@ -64,31 +51,16 @@ func (o Object) Get(key string) json.RawMessage {
 
 // String returns the value of key if it is a JSON string.
 func (o Object) String(key string) (string, bool) {
-	v := o.Get(key)
-	if v == nil {
-		return "", false
-	}
-	var s string
-	if json.Unmarshal(v, &s) != nil {
-		return "", false
-	}
-	return s, true
+	return rawjson.String(o.Get(key))
 }
 
-// With returns o with key set to v: replaced in place, or appended.
+// With returns o with key set to v, a plain value, as Set does.
 func (o Object) With(key string, v any) Object {
 	b, err := json.Marshal(v)
 	if err != nil {
 		panic(err) // only called with plain values
 	}
-	out := append(Object(nil), o...)
-	for i := range out {
-		if out[i].Key == key {
-			out[i].Value = b
-			return out
-		}
-	}
-	return append(out, Member{key, b})
+	return o.Set(key, b)
 }
 
 // MarshalJSON writes o compactly, members in order.
