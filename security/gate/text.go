@@ -74,11 +74,17 @@ func Text(s string) string {
 	if len(s) <= MaxText {
 		return s
 	}
-	cut := MaxText
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
+	head := cutAt(s, MaxText)
+	return head + "\n[bridge: " + thousands(len(s)-len(head)) + " more bytes of this text were left out]"
+}
+
+// cutAt returns the longest start of s, at most n < len(s) bytes, that
+// ends between two characters.
+func cutAt(s string, n int) string {
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
 	}
-	return s[:cut] + "\n[bridge: " + thousands(len(s)-cut) + " more bytes of this text were left out]"
+	return s[:n]
 }
 
 // Quote renders a name that came from a page or a file (a file name, an
@@ -88,11 +94,7 @@ func Text(s string) string {
 func Quote(s string) string {
 	more := ""
 	if len(s) > MaxName {
-		cut := MaxName
-		for cut > 0 && !utf8.RuneStart(s[cut]) {
-			cut--
-		}
-		s, more = s[:cut], "..."
+		s, more = cutAt(s, MaxName), "..."
 	}
 	var b strings.Builder
 	b.WriteByte('"')
