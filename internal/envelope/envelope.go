@@ -88,11 +88,7 @@ func (o Object) OK() bool { return bytes.Equal(bytes.TrimSpace(o.Get("ok")), []b
 // Bridge builds an envelope the bridge itself answers with, for a call the
 // page did not answer: {"ok":false,"error":code,"message":msg}.
 func Bridge(code, msg string) []byte {
-	b, _ := json.Marshal(struct {
-		OK      bool   `json:"ok"`
-		Error   string `json:"error"`
-		Message string `json:"message"`
-	}{false, code, msg})
+	b, _ := Object{}.With("ok", false).With("error", code).With("message", msg).MarshalJSON()
 	return b
 }
 
@@ -112,20 +108,13 @@ func (o Object) Without(names ...string) Object {
 // cannot shadow it (JSON readers keep the last). Without such a member, it
 // is appended. A nil v drops the member.
 func (o Object) Set(name string, v json.RawMessage) Object {
-	out := make(Object, 0, len(o)+1)
-	done := false
-	for _, m := range o {
-		if m.Key != name {
-			out = append(out, m)
-			continue
-		}
-		if !done && v != nil {
-			out = append(out, Member{Key: name, Value: v})
-		}
-		done = true
+	at := slices.IndexFunc(o, func(m Member) bool { return m.Key == name })
+	out := o.Without(name)
+	switch {
+	case v == nil:
+		return out
+	case at < 0:
+		return append(out, Member{name, v})
 	}
-	if !done && v != nil {
-		out = append(out, Member{Key: name, Value: v})
-	}
-	return out
+	return slices.Insert(out, at, Member{name, v})
 }

@@ -108,6 +108,11 @@ func value(b []byte, i, depth int, check bool, f func(k, v []byte) bool) int {
 	return number(b, i)
 }
 
+// Walk calls f with each member of the object, or each element of the
+// array, that starts at b[i] in JSON that was checked, as Each and Items
+// do, and returns the index just past it (or -1, or where f stopped).
+func Walk(b []byte, i int, f func(key, value []byte) bool) int { return value(b, i, 0, false, f) }
+
 // StringEnd returns the index just past the JSON string that starts at
 // b[i], in JSON that was checked, or -1.
 func StringEnd(b []byte, i int) int { return stringEnd(b, i, false) }
@@ -128,36 +133,24 @@ func stringEnd(b []byte, i int, check bool) int {
 			}
 			q = i + j
 		}
-		span := b[i:q]
-		e := bytes.IndexByte(span, '\\')
+		e := bytes.IndexByte(b[i:q], '\\')
 		if e < 0 {
-			if check && hasControl(span) {
-				return -1
-			}
+			e = q - i
+		}
+		if check && hasControl(b[i:i+e]) {
+			return -1
+		}
+		if i += e; i == q {
 			return q + 1
 		}
-		if check && hasControl(span[:e]) {
-			return -1
-		}
-		i += e + 1 // the byte after the backslash
-		if i >= len(b) {
-			return -1
-		}
-		if !check {
-			i++
-			continue
-		}
-		if b[i] != 'u' {
-			if strings.IndexByte(`"\/bfnrt`, b[i]) < 0 {
+		size := 2 // a backslash and the byte it escapes
+		if check {
+			var r rune
+			if r, size = Rune(b[i:]); r < 0 {
 				return -1
 			}
-			i++
-			continue
 		}
-		if _, ok := hex4(b[i+1:]); !ok {
-			return -1
-		}
-		i += 5
+		i += size
 	}
 }
 
@@ -183,35 +176,31 @@ func hasControl(p []byte) bool {
 // number checks the number that starts at b[i] and returns the index just
 // past it, or -1: -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?
 func number(b []byte, i int) int {
-	digits := func(i int) int {
+	digits := func() bool {
 		j := i
-		for j < len(b) && b[j] >= '0' && b[j] <= '9' {
-			j++
+		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+			i++
 		}
-		if j == i {
-			return -1
-		}
-		return j
+		return i > j
 	}
 	if b[i] == '-' {
 		i++
 	}
 	if i < len(b) && b[i] == '0' {
 		i++
-	} else if i = digits(i); i < 0 {
+	} else if !digits() {
 		return -1
 	}
 	if i < len(b) && b[i] == '.' {
-		if i = digits(i + 1); i < 0 {
+		if i++; !digits() {
 			return -1
 		}
 	}
 	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
-		i++
-		if i < len(b) && (b[i] == '+' || b[i] == '-') {
+		if i++; i < len(b) && (b[i] == '+' || b[i] == '-') {
 			i++
 		}
-		if i = digits(i); i < 0 {
+		if !digits() {
 			return -1
 		}
 	}
@@ -245,13 +234,8 @@ func Check(b []byte) (Checked, bool) {
 	i = value(b, i, 0, true, func(k, _ []byte) bool {
 		// Two names are the same when they decode the same; a 64-bit
 		// hash under a seed of this call's stands for the name.
-		var h uint64
-		if inner := k[1 : len(k)-1]; plain(inner) {
-			h = maphash.Bytes(seed, inner)
-		} else {
-			name, _ := Decode(inner, -1)
-			h = maphash.String(seed, name)
-		}
+		name, _ := String(k)
+		h := maphash.String(seed, name)
 		if seen[h] || len(seen) >= MaxMembers {
 			seen = nil
 			return false

@@ -161,8 +161,9 @@ type frame struct {
 	obj bool
 	// key is the raw name of the object's current member, quotes included;
 	// nil before the first, or when the name was left out.
-	key []byte
-	n   int // the array's current index
+	key   []byte
+	n     int // the array's current index
+	start int // where it starts in the value walked
 }
 
 // walk appends the valid JSON value v to dst, guarded. base is the raw name
@@ -219,7 +220,7 @@ func (g Guard) walk(dst, v, base []byte, name bool) []byte {
 			}
 			i = end
 		case '{', '[':
-			stack = append(stack, frame{obj: v[i] == '{'})
+			stack = append(stack, frame{obj: v[i] == '{', start: i})
 			wantKey = v[i] == '{'
 			i++
 		case '}', ']':
@@ -242,7 +243,12 @@ func (g Guard) walk(dst, v, base []byte, name bool) []byte {
 			}
 			// Leave the rest of this container out, with a note in its
 			// place: an element, or a member named "[bridge]".
-			close, more := restOf(v, i)
+			entries := 0
+			close := rawjson.Walk(v, top.start, func(_, _ []byte) bool { entries++; return true }) - 1
+			if close < i { // not valid JSON: the rest is left out
+				close = len(v)
+			}
+			more := entries - top.n
 			dst = append(dst, v[start:i]...)
 			dst = append(dst, ',')
 			if top.obj {
@@ -263,46 +269,11 @@ func (g Guard) walk(dst, v, base []byte, name bool) []byte {
 	return append(dst, v[start:]...)
 }
 
-// restOf returns, for the comma at v[i] inside a container, the index of
-// the container's closing bracket and how many entries follow the comma.
-func restOf(v []byte, i int) (close, entries int) {
-	depth := 0
-	for ; i < len(v); i++ {
-		switch v[i] {
-		case '"':
-			end := rawjson.StringEnd(v, i)
-			if end < 0 {
-				return len(v), entries
-			}
-			i = end - 1
-		case '{', '[':
-			depth++
-		case '}', ']':
-			if depth == 0 {
-				return i, entries
-			}
-			depth--
-		case ',':
-			if depth == 0 {
-				entries++
-			}
-		}
-	}
-	return len(v), entries
-}
-
 // cleaned returns the contents of a raw JSON string (no quotes) as Clean
 // leaves them, and whether that differs from the string's value. A string
 // of plain ASCII without escapes is not decoded.
 func cleaned(inner []byte) (string, bool) {
-	look := false
-	for _, c := range inner {
-		if c >= 0x7F || c == '\\' {
-			look = true
-			break
-		}
-	}
-	if !look {
+	if bytes.IndexByte(inner, '\\') < 0 && !needsLook(inner) {
 		return "", false
 	}
 	s, _ := rawjson.Decode(inner, -1)
@@ -372,8 +343,7 @@ var mimeType = regexp.MustCompile(`^[A-Za-z0-9!#$&^_.+-]+/[A-Za-z0-9!#$&^_.+-]+[
 // from the innermost segment out and stops at about maxPath bytes, so a
 // path thousands of levels deep costs no more than a short one.
 func pathOf(base []byte, stack []frame) string {
-	var segs []string // innermost first
-	n, cut := 0, false
+	path, more, n := "", "", 0
 	for i := len(stack) - 1; i >= -1; i-- {
 		var s string
 		switch {
@@ -386,24 +356,16 @@ func pathOf(base []byte, stack []frame) string {
 		default:
 			continue
 		}
-		if n += len(s) + 1; n > maxPath && len(segs) > 0 {
-			cut = true
+		if n += len(s) + 1; n > maxPath && path != "" {
+			more = "..."
 			break
 		}
-		segs = append(segs, s)
-	}
-	var b strings.Builder
-	if cut {
-		b.WriteString("...")
-	}
-	for j := len(segs) - 1; j >= 0; j-- {
-		if s := segs[j]; j == len(segs)-1 || s[0] == '[' {
-			b.WriteString(s)
-		} else {
-			b.WriteString("." + s)
+		if s[0] != '[' {
+			s = "." + s
 		}
+		path = s + path
 	}
-	return b.String()
+	return more + strings.TrimPrefix(path, ".")
 }
 
 // nameSegment renders the raw member name key as a path segment: the name

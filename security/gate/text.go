@@ -57,7 +57,7 @@ func Clean(s string) string {
 
 // needsLook reports whether s has a byte that Clean may change: a control
 // byte, DEL, or any byte of a multi-byte sequence.
-func needsLook(s string) bool {
+func needsLook[T string | []byte](s T) bool {
 	for i := 0; i < len(s); i++ {
 		if c := s[i]; c >= 0x7F || (c < 0x20 && c != '\t' && c != '\n') {
 			return true
