@@ -149,7 +149,7 @@ func (g Guard) Note(key, v []byte) (string, bool) {
 	if len(v) < 2 || v[0] != '"' {
 		return "", false
 	}
-	n, dataURL, mime, cut := measure(v[1 : len(v)-1])
+	n, dataURL, mime, cut := g.measure(v[1 : len(v)-1])
 	if !cut {
 		return "", false
 	}
@@ -195,27 +195,23 @@ func (g Guard) walk(dst, v, base []byte, name bool) []byte {
 				stack[len(stack)-1].key = v[i:end]
 			}
 			inner := v[i+1 : end-1]
-			if end-i-2 > limits.dataURL && !g.Whole {
-				if n, dataURL, mime, cut := measure(inner); cut {
-					var l Left
-					switch {
-					case name:
-						l = Left{Name: true}
-					case isKey:
-						l = Left{At: pathOf(base, stack[:len(stack)-1]), Name: true}
-						stack[len(stack)-1].key = nil
-					default:
-						l = Left{At: pathOf(base, stack), DataURL: dataURL}
-					}
-					dst = append(dst, v[start:i]...)
-					dst = AppendString(dst, g.note(n, mime, l))
-					start, i = end, end
-					break
+			out, changed := "", false
+			if n, dataURL, mime, cut := g.measure(inner); cut {
+				l := Left{At: pathOf(base, stack), DataURL: dataURL}
+				switch {
+				case name:
+					l = Left{Name: true}
+				case isKey:
+					l = Left{At: pathOf(base, stack[:len(stack)-1]), Name: true}
+					stack[len(stack)-1].key = nil
 				}
+				out, changed = g.note(n, mime, l), true
+			} else {
+				out, changed = cleaned(inner)
 			}
-			if clean, dirty := cleaned(inner); dirty {
+			if changed {
 				dst = append(dst, v[start:i]...)
-				dst = AppendString(dst, clean)
+				dst = AppendString(dst, out)
 				start = end
 			}
 			i = end
@@ -285,10 +281,10 @@ func cleaned(inner []byte) (string, bool) {
 }
 
 // measure looks at the contents of a raw JSON string (no quotes) and says
-// whether it is over its limit: its length in characters, whether it is a
+// whether it is over its limit (never, for a Whole guard): its length in characters, whether it is a
 // data URL, and the data URL's MIME type when it is a plain one.
-func measure(inner []byte) (n int, dataURL bool, mime string, cut bool) {
-	if len(inner) <= limits.dataURL {
+func (g Guard) measure(inner []byte) (n int, dataURL bool, mime string, cut bool) {
+	if g.Whole || len(inner) <= limits.dataURL {
 		return 0, false, "", false
 	}
 	head, _ := rawjson.Decode(inner, 80)

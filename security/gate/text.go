@@ -39,12 +39,10 @@ func Invisible(r rune) bool {
 }
 
 // Clean returns s without its invisible characters (Invisible), and with
-// invalid UTF-8 as U+FFFD. Plain text comes back as it is, without a copy.
+// invalid UTF-8 as U+FFFD. Text with nothing to change comes back as it
+// is, without a copy (strings.Map copies only on a change).
 func Clean(s string) string {
 	if !needsLook(s) {
-		return s
-	}
-	if utf8.ValidString(s) && strings.IndexFunc(s, Invisible) < 0 {
 		return s
 	}
 	return strings.Map(func(r rune) rune {
