@@ -41,10 +41,8 @@ func Parse(b []byte) (Object, error) {
 
 // Get returns the value of key, or nil.
 func (o Object) Get(key string) json.RawMessage {
-	for _, m := range o {
-		if m.Key == key {
-			return m.Value
-		}
+	if i := slices.IndexFunc(o, func(m Member) bool { return m.Key == key }); i >= 0 {
+		return o[i].Value
 	}
 	return nil
 }
@@ -94,13 +92,7 @@ func Bridge(code, msg string) []byte {
 
 // Without returns o without any member called one of names.
 func (o Object) Without(names ...string) Object {
-	out := make(Object, 0, len(o))
-	for _, m := range o {
-		if !slices.Contains(names, m.Key) {
-			out = append(out, m)
-		}
-	}
-	return out
+	return slices.DeleteFunc(slices.Clone(o), func(m Member) bool { return slices.Contains(names, m.Key) })
 }
 
 // Set returns o with v (raw JSON) as the value of its first member called

@@ -274,35 +274,27 @@ func cleaned(inner []byte) (string, bool) {
 	}
 	s, _ := rawjson.Decode(inner, -1)
 	c := Clean(s)
-	if c != s || !utf8.Valid(inner) {
-		return c, true
-	}
-	return "", false
+	return c, c != s || !utf8.Valid(inner)
 }
 
 // measure looks at the contents of a raw JSON string (no quotes) and says
-// whether it is over its limit (never, for a Whole guard): its length in characters, whether it is a
-// data URL, and the data URL's MIME type when it is a plain one.
+// whether it is over its limit (never, for a Whole guard), and if it is,
+// its length in characters, whether it is a data URL, and the data URL's
+// MIME type when it is a plain one.
 func (g Guard) measure(inner []byte) (n int, dataURL bool, mime string, cut bool) {
 	if g.Whole || len(inner) <= limits.dataURL {
-		return 0, false, "", false
+		return
 	}
 	head, _ := rawjson.Decode(inner, 80)
-	dataURL = len(head) >= 5 && strings.EqualFold(head[:5], "data:")
 	limit := limits.str
-	if dataURL {
-		limit = limits.dataURL
+	if dataURL = len(head) >= 5 && strings.EqualFold(head[:5], "data:"); dataURL {
+		limit, mime = limits.dataURL, mimeOf(head[5:])
 	}
 	if len(inner) <= limit {
-		return 0, false, "", false
+		return
 	}
-	if n = decodedLen(inner); n <= limit {
-		return 0, false, "", false
-	}
-	if dataURL {
-		mime = mimeOf(head[5:])
-	}
-	return n, dataURL, mime, true
+	n = decodedLen(inner)
+	return n, dataURL, mime, n > limit
 }
 
 // decodedLen counts the characters of a raw JSON string's contents as
@@ -441,14 +433,10 @@ func (g Guard) say(words string, l Left) string {
 // thousands formats n with commas: 3145728 is 3,145,728.
 func thousands(n int) string {
 	s := strconv.Itoa(n)
-	var b []byte
-	for i := range len(s) {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b = append(b, ',')
-		}
-		b = append(b, s[i])
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
 	}
-	return string(b)
+	return s
 }
 
 // AppendString appends s to dst as a JSON string: the one JSON string

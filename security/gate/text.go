@@ -94,21 +94,17 @@ func Quote(s string) string {
 	if len(s) > MaxName {
 		s, more = cutAt(s, MaxName), "..."
 	}
+	// strconv.Quote escapes what is not printable; what is printable but
+	// invisible (a variation selector, a Hangul filler) is escaped here.
 	var b strings.Builder
-	b.WriteByte('"')
-	for _, r := range strings.ToValidUTF8(s, "\uFFFD") {
-		switch {
-		case r == '"' || r == '\\':
-			b.WriteByte('\\')
-			b.WriteRune(r)
-		case Invisible(r) || r == '\t' || r == '\n' || !strconv.IsPrint(r):
+	for _, r := range strconv.Quote(strings.ToValidUTF8(s, "\uFFFD")) {
+		if Invisible(r) {
 			q := strconv.QuoteRuneToASCII(r)
 			b.WriteString(q[1 : len(q)-1])
-		default:
+		} else {
 			b.WriteRune(r)
 		}
 	}
-	b.WriteByte('"')
 	return b.String() + more
 }
 

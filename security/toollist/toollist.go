@@ -123,20 +123,16 @@ func Sanitize(raw json.RawMessage, reserved []string) ([]Tool, []Dropped) {
 	i := -1
 	if !rawjson.Items(raw, func(it []byte) bool {
 		i++
-		if it[0] != '{' {
-			drop(fmt.Sprintf("#%d", i), "not an object")
-			return true
-		}
 		field := func(name string) []byte { return rawjson.Get(it, name) }
 		name, _ := rawjson.String(field("name"))
-		if !NamePattern.MatchString(name) {
-			drop(printable(field("name")), "name must match "+NamePattern.String())
-			return true
-		}
-		var why string
 		t := Tool{Name: name, InputSchema: emptySchema}
 		schema := field("inputSchema")
+		shown, why := name, ""
 		switch {
+		case it[0] != '{':
+			shown, why = fmt.Sprintf("#%d", i), "not an object"
+		case !NamePattern.MatchString(name):
+			shown, why = printable(field("name")), "name must match "+NamePattern.String()
 		case res[Fold(name)]:
 			why = "name is reserved by the bridge"
 		case seen[name]:
@@ -151,25 +147,25 @@ func Sanitize(raw json.RawMessage, reserved []string) ([]Tool, []Dropped) {
 				why = "input schema " + err.Error()
 			}
 		}
+		if why == "" {
+			t.Title = cut(gate.Clean(stringOf(field("title"))), MaxTitle)
+			t.Description = cut(gate.Clean(stringOf(field("description"))), MaxDescription)
+			t.Annotations = annotations(field("annotations"))
+			b, err := json.Marshal(t)
+			switch {
+			case err != nil:
+				why = "cannot be encoded"
+			case total+len(b)+1 > MaxList:
+				why = fmt.Sprintf("the list would exceed %d bytes", MaxList)
+			default:
+				total += len(b) + 1
+				seen[name] = true
+				tools = append(tools, t)
+			}
+		}
 		if why != "" {
-			drop(name, why)
-			return true
+			drop(shown, why)
 		}
-		t.Title = cut(gate.Clean(stringOf(field("title"))), MaxTitle)
-		t.Description = cut(gate.Clean(stringOf(field("description"))), MaxDescription)
-		t.Annotations = annotations(field("annotations"))
-		b, err := json.Marshal(t)
-		if err != nil {
-			drop(name, "cannot be encoded")
-			return true
-		}
-		if total+len(b)+1 > MaxList {
-			drop(name, fmt.Sprintf("the list would exceed %d bytes", MaxList))
-			return true
-		}
-		total += len(b) + 1
-		seen[name] = true
-		tools = append(tools, t)
 		return true
 	}) {
 		return nil, []Dropped{{Reason: NotAList}}
