@@ -141,10 +141,9 @@ func Rune(s []byte) (rune, int) {
 	// A pair of escapes is one character; a lone half is U+FFFD, and what
 	// follows it is read on its own.
 	if len(s) >= 12 && s[6] == '\\' && s[7] == 'u' {
-		if r2, ok := hex4(s[8:]); ok {
-			if dec := utf16.DecodeRune(r, r2); dec != utf8.RuneError {
-				return dec, 12
-			}
+		r2, _ := hex4(s[8:]) // 0 if malformed, which pairs with nothing
+		if dec := utf16.DecodeRune(r, r2); dec != utf8.RuneError {
+			return dec, 12
 		}
 	}
 	return utf8.RuneError, 6

@@ -151,13 +151,10 @@ func Sanitize(raw json.RawMessage, reserved []string) ([]Tool, []Dropped) {
 			t.Title = cut(gate.Clean(stringOf(field("title"))), MaxTitle)
 			t.Description = cut(gate.Clean(stringOf(field("description"))), MaxDescription)
 			t.Annotations = annotations(field("annotations"))
-			b, err := json.Marshal(t)
-			switch {
-			case err != nil:
-				why = "cannot be encoded"
-			case total+len(b)+1 > MaxList:
+			b, _ := json.Marshal(t) // never fails: strings, and JSON that was checked
+			if total+len(b)+1 > MaxList {
 				why = fmt.Sprintf("the list would exceed %d bytes", MaxList)
-			default:
+			} else {
 				total += len(b) + 1
 				seen[name] = true
 				tools = append(tools, t)
@@ -229,10 +226,7 @@ func cleanSchema(raw json.RawMessage) (json.RawMessage, error) {
 	} else if t != "object" {
 		return emptySchema, nil
 	}
-	b, err := json.Marshal(m)
-	if err != nil {
-		return nil, fmt.Errorf("cannot be encoded")
-	}
+	b, _ := json.Marshal(m) // never fails: what a decoder made, strings cleaned
 	if len(b) > MaxSchema {
 		return nil, fmt.Errorf("over %d bytes", MaxSchema)
 	}
@@ -291,10 +285,7 @@ func annotations(raw []byte) json.RawMessage {
 	if len(out) == 0 {
 		return nil
 	}
-	b, err := json.Marshal(out)
-	if err != nil {
-		return nil
-	}
+	b, _ := json.Marshal(out) // never fails: booleans and a string
 	return b
 }
 
