@@ -181,13 +181,12 @@ func (g Guard) walk(dst, v, base []byte, name bool) []byte {
 	wantKey := false // the next string is a member name
 	start := 0       // v[start:i] is still to be copied
 	origin := len(dst)
-	for i := 0; i < len(v); {
+	for i := 0; i < len(v); i++ {
 		switch v[i] {
 		case '"':
 			end := rawjson.StringEnd(v, i)
 			if end < 0 { // not valid JSON: the rest goes as it came
-				i = len(v)
-				break
+				return append(dst, v[start:]...)
 			}
 			isKey := wantKey && len(stack) > 0
 			if isKey {
@@ -214,27 +213,21 @@ func (g Guard) walk(dst, v, base []byte, name bool) []byte {
 				dst = AppendString(dst, out)
 				start = end
 			}
-			i = end
+			i = end - 1
 		case '{', '[':
 			stack = append(stack, frame{obj: v[i] == '{', start: i})
 			wantKey = v[i] == '{'
-			i++
 		case '}', ']':
-			if len(stack) > 0 {
-				stack = stack[:len(stack)-1]
-			}
+			stack = stack[:max(len(stack)-1, 0)]
 			wantKey = false
-			i++
 		case ',':
 			if len(stack) == 0 {
-				i++
 				break
 			}
 			top := &stack[len(stack)-1]
 			top.n++
 			wantKey = top.obj
 			if g.Whole || top.n < limits.items && len(dst)-origin+i-start <= limits.total {
-				i++
 				break
 			}
 			// Leave the rest of this container out, with a note in its
@@ -244,22 +237,18 @@ func (g Guard) walk(dst, v, base []byte, name bool) []byte {
 			if close < i { // not valid JSON: the rest is left out
 				close = len(v)
 			}
-			more := entries - top.n
 			dst = append(dst, v[start:i]...)
 			dst = append(dst, ',')
 			if top.obj {
 				dst = append(dst, `"[bridge]":`...)
 			}
-			dst = AppendString(dst, g.notMore(more, top.obj, Left{At: pathOf(base, stack[:len(stack)-1])}))
-			start, i = close, close
+			dst = AppendString(dst, g.notMore(entries-top.n, top.obj, Left{At: pathOf(base, stack[:len(stack)-1])}))
+			start, i = close, close-1
 		case ' ', '\t', '\n', '\r':
 			if g.Compact {
 				dst = append(dst, v[start:i]...)
 				start = i + 1
 			}
-			i++
-		default:
-			i++
 		}
 	}
 	return append(dst, v[start:]...)
