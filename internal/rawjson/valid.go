@@ -225,13 +225,9 @@ type Checked struct{ b []byte }
 // Check validates b as one JSON object whose top level names each member
 // once and has at most MaxMembers of them.
 func Check(b []byte) (Checked, bool) {
-	i := skipSpace(b, 0)
-	if i >= len(b) || b[i] != '{' {
-		return Checked{}, false
-	}
-	seed := maphash.MakeSeed()
-	seen := map[uint64]bool{}
-	i = value(b, i, 0, true, func(k, _ []byte) bool {
+	seed, seen := maphash.MakeSeed(), map[uint64]bool{}
+	start := skipSpace(b, 0)
+	end := value(b, start, 0, true, func(k, _ []byte) bool {
 		// Two names are the same when they decode the same; a 64-bit
 		// hash under a seed of this call's stands for the name.
 		name, _ := String(k)
@@ -243,7 +239,7 @@ func Check(b []byte) (Checked, bool) {
 		seen[h] = true
 		return true
 	})
-	if i < 0 || seen == nil || skipSpace(b, i) != len(b) {
+	if end < 0 || b[start] != '{' || seen == nil || skipSpace(b, end) != len(b) {
 		return Checked{}, false
 	}
 	return Checked{b}, true

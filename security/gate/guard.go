@@ -320,18 +320,14 @@ var mimeType = regexp.MustCompile(`^[A-Za-z0-9!#$&^_.+-]+/[A-Za-z0-9!#$&^_.+-]+[
 // from the innermost segment out and stops at about maxPath bytes, so a
 // path thousands of levels deep costs no more than a short one.
 func pathOf(base []byte, stack []frame) string {
+	if base != nil {
+		stack = append([]frame{{obj: true, key: base}}, stack...)
+	}
 	path, more, n := "", "", 0
-	for i := len(stack) - 1; i >= -1; i-- {
-		var s string
-		switch {
-		case i >= 0 && stack[i].obj:
+	for i := len(stack) - 1; i >= 0; i-- {
+		s := strconv.Itoa(stack[i].n)
+		if stack[i].obj {
 			s = nameSegment(stack[i].key)
-		case i >= 0:
-			s = strconv.Itoa(stack[i].n)
-		case base != nil:
-			s = nameSegment(base)
-		default:
-			continue
 		}
 		if n += len(s) + 1; n > maxPath && path != "" {
 			more = "..."
