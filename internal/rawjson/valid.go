@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/binary"
 	"hash/maphash"
-	"strings"
 )
 
 // maxDepth is encoding/json's own nesting limit, so that Valid and
@@ -90,12 +89,6 @@ func value(b []byte, i, depth int, check bool, f func(k, v []byte) bool) int {
 			}
 			i = skipSpace(b, i+1)
 		}
-	}
-	if !check { // a number, true, false or null
-		for i < len(b) && strings.IndexByte(",}] \t\n\r", b[i]) < 0 {
-			i++
-		}
-		return i
 	}
 	for _, lit := range []string{"true", "false", "null"} {
 		if b[i] == lit[0] {

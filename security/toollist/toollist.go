@@ -213,9 +213,7 @@ func cleanSchema(raw json.RawMessage) (json.RawMessage, error) {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
 	var v map[string]any
-	if err := dec.Decode(&v); err != nil {
-		return nil, fmt.Errorf("is not valid JSON")
-	}
+	dec.Decode(&v) // cannot fail: raw is an object of a list that was checked
 	c, ok := clean(v, MaxDepth)
 	if !ok {
 		return nil, fmt.Errorf("nested more than %d levels", MaxDepth)
