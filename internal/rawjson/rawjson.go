@@ -55,11 +55,8 @@ func Get(b []byte, name string) []byte {
 // encoding/json would decode it. Keys without escapes, the usual case, are
 // compared in place.
 func KeyIs(k []byte, name string) bool {
-	if len(k) < 2 {
-		return false
-	}
-	if inner := k[1 : len(k)-1]; plain(inner) {
-		return string(inner) == name
+	if len(k) >= 2 && plain(k[1:len(k)-1]) {
+		return string(k[1:len(k)-1]) == name
 	}
 	s, ok := String(k)
 	return ok && s == name

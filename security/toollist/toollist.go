@@ -111,13 +111,6 @@ func Sanitize(raw json.RawMessage, reserved []string) ([]Tool, []Dropped) {
 	for _, r := range reserved {
 		res[Fold(r)] = true
 	}
-	drop := func(name, reason string) {
-		if len(dropped) < MaxDropped {
-			dropped = append(dropped, Dropped{Name: name, Reason: reason})
-		} else {
-			unlisted++
-		}
-	}
 	// Walk the items in place: a list of millions of tiny items costs one
 	// pass, not a slice of millions.
 	i := -1
@@ -160,8 +153,12 @@ func Sanitize(raw json.RawMessage, reserved []string) ([]Tool, []Dropped) {
 				tools = append(tools, t)
 			}
 		}
-		if why != "" {
-			drop(shown, why)
+		switch {
+		case why == "":
+		case len(dropped) < MaxDropped:
+			dropped = append(dropped, Dropped{Name: shown, Reason: why})
+		default:
+			unlisted++
 		}
 		return true
 	}) {
