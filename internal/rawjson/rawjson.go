@@ -1,16 +1,23 @@
-// Package rawjson reads the members of a JSON object in place, without
-// decoding it: the relay only needs a few top-level members of each message
-// (a reply's id, a request's method and params) and passes the rest on as the
-// bytes it came as.
+// Package rawjson is the control for which JSON is trusted (THREAT_MODEL.md
+// T8 site-inject, T9 input-dos): one validation, Check, that every frame
+// from a tab, every answer from a leader bridge and every envelope the
+// bridge makes passes, into the type Checked that only it can produce; and
+// readers that take the members of a checked object in place, without
+// decoding it. The relay only needs a few top-level members of each message
+// (a reply's id, a request's method and params) and passes the rest on as
+// the bytes it came as, so an image of megabytes is never copied.
 //
 // It is also the one JSON lexer of what crosses a trust boundary: Valid
-// and Check validate, and every reader here, and security/gate, find the
-// end of a string or a value, and decode a string, with the same few
-// functions (valid.go).
+// and Check validate, and every reader here, security/gate,
+// security/toollist and internal/envelope find the end of a string or a
+// value, and decode a string, with the same few functions (valid.go).
 //
-// The readers expect input that Valid has accepted; on other input they
-// return false or nil rather than panic, but what they find then is
-// unspecified.
+// What it does not cover: what a valid object says. A checked object's
+// strings reach the model only through security/gate; nested objects may
+// name a member twice (only the top level is held to one name, one
+// member). The readers expect input that Valid has accepted; on other
+// input they return false or nil rather than panic, but what they find
+// then is unspecified.
 package rawjson
 
 import (
