@@ -252,3 +252,13 @@ func TestCheck(t *testing.T) {
 	}()
 	MustCheck([]byte(`{`))
 }
+
+// A reply of millions of tiny entries (issue 19: 28 million zeros), which
+// Check walks whole.
+func BenchmarkCheckNumbers(b *testing.B) {
+	env := []byte(`{"ok":true,"files":[0` + strings.Repeat(",0", 4<<20) + `]}`)
+	b.SetBytes(int64(len(env)))
+	for b.Loop() {
+		Check(env)
+	}
+}

@@ -51,6 +51,8 @@ func value(b []byte, i, depth int, check bool, f func(k, v []byte) bool) int {
 	switch c := b[i]; c {
 	case '"':
 		return stringEnd(b, i, check)
+	case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
+		return number(b, i)
 	case '{', '[':
 		if depth >= maxDepth {
 			return -1
@@ -91,14 +93,11 @@ func value(b []byte, i, depth int, check bool, f func(k, v []byte) bool) int {
 		}
 	}
 	for _, lit := range []string{"true", "false", "null"} {
-		if b[i] == lit[0] {
-			if !bytes.HasPrefix(b[i:], []byte(lit)) {
-				return -1
-			}
+		if bytes.HasPrefix(b[i:], []byte(lit)) {
 			return i + len(lit)
 		}
 	}
-	return number(b, i)
+	return -1
 }
 
 // Walk calls f with each member of the object, or each element of the
