@@ -25,16 +25,13 @@ type Object []Member
 // page's reply has none: rawjson.Check refuses them); the values are
 // pieces of b, which must not change after.
 func Parse(b []byte) (Object, error) {
-	if !rawjson.Valid(b) {
-		return nil, errors.New("not valid JSON")
-	}
 	var o Object
-	if !rawjson.Each(b, func(k, v []byte) bool {
+	if !rawjson.Valid(b) || !rawjson.Each(b, func(k, v []byte) bool {
 		name, _ := rawjson.String(k)
 		o = append(o, Member{name, v})
 		return true
 	}) {
-		return nil, errors.New("not a JSON object")
+		return nil, errors.New("not a valid JSON object")
 	}
 	return o, nil
 }
@@ -70,8 +67,7 @@ func (o Object) MarshalJSON() ([]byte, error) {
 			b.WriteByte(',')
 		}
 		k, _ := json.Marshal(m.Key)
-		b.Write(k)
-		b.WriteByte(':')
+		b.Write(append(k, ':'))
 		if err := json.Compact(&b, m.Value); err != nil {
 			return nil, err
 		}

@@ -349,10 +349,7 @@ func nameSegment(key []byte) string {
 	if key == nil {
 		return "[name left out]"
 	}
-	var name string
-	if len(key) >= 2 {
-		name, _ = rawjson.Decode(key[1:len(key)-1], maxKeyShown+1)
-	}
+	name, _ := rawjson.Decode(key[1:len(key)-1], maxKeyShown+1)
 	if ident.MatchString(name) && len(name) <= maxKeyShown {
 		return name
 	}
@@ -430,9 +427,9 @@ func thousands(n int) string {
 // (stdout and HTTP bodies of type application/json). Invalid UTF-8 becomes
 // U+FFFD; U+2028 and U+2029, which end lines in JavaScript, are escaped.
 func AppendString(dst []byte, s string) []byte {
-	var b bytes.Buffer
-	e := json.NewEncoder(&b)
+	b := bytes.NewBuffer(dst)
+	e := json.NewEncoder(b)
 	e.SetEscapeHTML(false)
-	e.Encode(s) // a string always encodes
-	return append(dst, bytes.TrimSuffix(b.Bytes(), []byte("\n"))...)
+	e.Encode(s) // a string always encodes, and is followed by a newline
+	return b.Bytes()[:b.Len()-1]
 }

@@ -97,24 +97,20 @@ const MoreDropped = "%d more tools dropped"
 // item of the list ends up either in the result or in the report (counted
 // in the final entry once MaxDropped are named).
 func Sanitize(raw json.RawMessage, reserved []string) ([]Tool, []Dropped) {
-	if !rawjson.Valid(raw) {
+	if !rawjson.Valid(raw) || bytes.TrimSpace(raw)[0] != '[' {
 		return nil, []Dropped{{Reason: NotAList}}
 	}
-	var (
-		tools    []Tool
-		dropped  []Dropped
-		unlisted int
-		seen     = map[string]bool{}
-		total    = 2 // the brackets of the list
-		res      = map[string]bool{}
-	)
+	var tools []Tool
+	var dropped []Dropped
+	unlisted, total := 0, 2 // total: bytes of the list, its brackets to begin with
+	seen, res := map[string]bool{}, map[string]bool{}
 	for _, r := range reserved {
 		res[Fold(r)] = true
 	}
 	// Walk the items in place: a list of millions of tiny items costs one
-	// pass, not a slice of millions.
+	// pass, not a slice of millions. (Items cannot fail on a valid list.)
 	i := -1
-	if !rawjson.Items(raw, func(it []byte) bool {
+	rawjson.Items(raw, func(it []byte) bool {
 		i++
 		field := func(name string) []byte { return rawjson.Get(it, name) }
 		name, _ := rawjson.String(field("name"))
@@ -161,9 +157,7 @@ func Sanitize(raw json.RawMessage, reserved []string) ([]Tool, []Dropped) {
 			unlisted++
 		}
 		return true
-	}) {
-		return nil, []Dropped{{Reason: NotAList}}
-	}
+	})
 	if unlisted > 0 {
 		dropped = append(dropped, Dropped{Reason: fmt.Sprintf(MoreDropped, unlisted)})
 	}
@@ -196,8 +190,7 @@ func cut(s string, n int) string {
 	if utf8.RuneCountInString(s) <= n {
 		return s
 	}
-	r := []rune(s)
-	return string(r[:n-1]) + "…"
+	return string([]rune(s)[:n-1]) + "…"
 }
 
 // isObject reports whether raw, a value of a valid list, is an object.
@@ -291,8 +284,5 @@ func printable(raw []byte) string {
 	if !ok && !rawjson.IsNull(raw) {
 		s = string(raw)
 	}
-	if len(s) > 64 {
-		s = s[:64]
-	}
-	return fmt.Sprintf("%q", s)
+	return fmt.Sprintf("%q", s[:min(len(s), 64)])
 }
