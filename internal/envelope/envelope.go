@@ -9,7 +9,7 @@ import (
 	"errors"
 	"slices"
 
-	"github.com/stitchslop/stitchslop-bridge/internal/rawjson"
+	"github.com/stitchslop/stitchslop-bridge/security/rawjson"
 )
 
 // Member is one name/value pair of an object.

@@ -22,12 +22,12 @@ import (
 	"github.com/stitchslop/stitchslop-bridge/internal/envelope"
 	"github.com/stitchslop/stitchslop-bridge/internal/hub"
 	"github.com/stitchslop/stitchslop-bridge/internal/pairing"
-	"github.com/stitchslop/stitchslop-bridge/internal/rawjson"
 	"github.com/stitchslop/stitchslop-bridge/internal/sites"
 	"github.com/stitchslop/stitchslop-bridge/internal/version"
 	"github.com/stitchslop/stitchslop-bridge/security/gate"
 	"github.com/stitchslop/stitchslop-bridge/security/limits"
 	"github.com/stitchslop/stitchslop-bridge/security/origin"
+	"github.com/stitchslop/stitchslop-bridge/security/rawjson"
 	"github.com/stitchslop/stitchslop-bridge/security/throttle"
 	"github.com/stitchslop/stitchslop-bridge/security/toollist"
 )

@@ -52,7 +52,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/stitchslop/stitchslop-bridge/internal/rawjson"
+	"github.com/stitchslop/stitchslop-bridge/security/rawjson"
 )
 
 // The limits, in characters (see the package doc for how they are

@@ -42,8 +42,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/stitchslop/stitchslop-bridge/internal/rawjson"
 	"github.com/stitchslop/stitchslop-bridge/security/gate"
+	"github.com/stitchslop/stitchslop-bridge/security/rawjson"
 )
 
 // Bounds, as in the reference bridge, plus MaxDepth and MaxDropped.
