@@ -14,8 +14,8 @@ import (
 	"github.com/stitchslop/stitchslop-bridge/internal/envelope"
 	"github.com/stitchslop/stitchslop-bridge/internal/hub"
 	"github.com/stitchslop/stitchslop-bridge/internal/mcp"
-	"github.com/stitchslop/stitchslop-bridge/internal/rawjson"
 	"github.com/stitchslop/stitchslop-bridge/internal/session"
+	"github.com/stitchslop/stitchslop-bridge/security/rawjson"
 	"github.com/stitchslop/stitchslop-bridge/security/toollist"
 )
 

@@ -8,6 +8,8 @@ import (
 	"encoding/json"
 	"errors"
 	"slices"
+
+	"github.com/stitchslop/stitchslop-bridge/security/rawjson"
 )
 
 // Member is one name/value pair of an object.
@@ -19,76 +21,41 @@ type Member struct {
 // Object is a JSON object with its member order kept.
 type Object []Member
 
-// Parse reads a JSON object. Duplicate keys are kept as they come.
+// Parse reads a JSON object. Duplicate keys are kept as they come (a
+// page's reply has none: rawjson.Check refuses them); the values are
+// pieces of b, which must not change after.
 func Parse(b []byte) (Object, error) {
-	d := json.NewDecoder(bytes.NewReader(b))
-	d.UseNumber()
-	t, err := d.Token()
-	if err != nil {
-		return nil, err
-	}
-	if t != json.Delim('{') {
-		return nil, errors.New("not a JSON object")
-	}
 	var o Object
-	for d.More() {
-		t, err := d.Token()
-		if err != nil {
-			return nil, err
-		}
-		k, _ := t.(string)
-		var v json.RawMessage
-		if err := d.Decode(&v); err != nil {
-			return nil, err
-		}
-		o = append(o, Member{k, v})
-	}
-	if _, err := d.Token(); err != nil {
-		return nil, err
-	}
-	if _, err := d.Token(); err == nil {
-		return nil, errors.New("data after the JSON object")
+	if !rawjson.Valid(b) || !rawjson.Each(b, func(k, v []byte) bool {
+		name, _ := rawjson.String(k)
+		o = append(o, Member{name, v})
+		return true
+	}) {
+		return nil, errors.New("not a valid JSON object")
 	}
 	return o, nil
 }
 
 // Get returns the value of key, or nil.
 func (o Object) Get(key string) json.RawMessage {
-	for _, m := range o {
-		if m.Key == key {
-			return m.Value
-		}
+	if i := slices.IndexFunc(o, func(m Member) bool { return m.Key == key }); i >= 0 {
+		return o[i].Value
 	}
 	return nil
 }
 
 // String returns the value of key if it is a JSON string.
 func (o Object) String(key string) (string, bool) {
-	v := o.Get(key)
-	if v == nil {
-		return "", false
-	}
-	var s string
-	if json.Unmarshal(v, &s) != nil {
-		return "", false
-	}
-	return s, true
+	return rawjson.String(o.Get(key))
 }
 
-// With returns o with key set to v: replaced in place, or appended.
+// With returns o with key set to v, a plain value, as Set does.
 func (o Object) With(key string, v any) Object {
 	b, err := json.Marshal(v)
 	if err != nil {
 		panic(err) // only called with plain values
 	}
-	out := append(Object(nil), o...)
-	for i := range out {
-		if out[i].Key == key {
-			out[i].Value = b
-			return out
-		}
-	}
-	return append(out, Member{key, b})
+	return o.Set(key, b)
 }
 
 // MarshalJSON writes o compactly, members in order.
@@ -100,8 +67,7 @@ func (o Object) MarshalJSON() ([]byte, error) {
 			b.WriteByte(',')
 		}
 		k, _ := json.Marshal(m.Key)
-		b.Write(k)
-		b.WriteByte(':')
+		b.Write(append(k, ':'))
 		if err := json.Compact(&b, m.Value); err != nil {
 			return nil, err
 		}
@@ -116,23 +82,13 @@ func (o Object) OK() bool { return bytes.Equal(bytes.TrimSpace(o.Get("ok")), []b
 // Bridge builds an envelope the bridge itself answers with, for a call the
 // page did not answer: {"ok":false,"error":code,"message":msg}.
 func Bridge(code, msg string) []byte {
-	b, _ := json.Marshal(struct {
-		OK      bool   `json:"ok"`
-		Error   string `json:"error"`
-		Message string `json:"message"`
-	}{false, code, msg})
+	b, _ := Object{}.With("ok", false).With("error", code).With("message", msg).MarshalJSON()
 	return b
 }
 
 // Without returns o without any member called one of names.
 func (o Object) Without(names ...string) Object {
-	out := make(Object, 0, len(o))
-	for _, m := range o {
-		if !slices.Contains(names, m.Key) {
-			out = append(out, m)
-		}
-	}
-	return out
+	return slices.DeleteFunc(slices.Clone(o), func(m Member) bool { return slices.Contains(names, m.Key) })
 }
 
 // Set returns o with v (raw JSON) as the value of its first member called
@@ -140,20 +96,13 @@ func (o Object) Without(names ...string) Object {
 // cannot shadow it (JSON readers keep the last). Without such a member, it
 // is appended. A nil v drops the member.
 func (o Object) Set(name string, v json.RawMessage) Object {
-	out := make(Object, 0, len(o)+1)
-	done := false
-	for _, m := range o {
-		if m.Key != name {
-			out = append(out, m)
-			continue
-		}
-		if !done && v != nil {
-			out = append(out, Member{Key: name, Value: v})
-		}
-		done = true
+	at := slices.IndexFunc(o, func(m Member) bool { return m.Key == name })
+	out := o.Without(name)
+	switch {
+	case v == nil:
+		return out
+	case at < 0:
+		return append(out, Member{name, v})
 	}
-	if !done && v != nil {
-		out = append(out, Member{Key: name, Value: v})
-	}
-	return out
+	return slices.Insert(out, at, Member{name, v})
 }

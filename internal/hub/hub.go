@@ -21,8 +21,8 @@ import (
 	"time"
 
 	"github.com/stitchslop/stitchslop-bridge/internal/envelope"
-	"github.com/stitchslop/stitchslop-bridge/internal/rawjson"
 	"github.com/stitchslop/stitchslop-bridge/security/gate"
+	"github.com/stitchslop/stitchslop-bridge/security/rawjson"
 	"github.com/stitchslop/stitchslop-bridge/security/toollist"
 )
 

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/stitchslop/stitchslop-bridge/internal/rawjson"
+	"github.com/stitchslop/stitchslop-bridge/security/rawjson"
 )
 
 // fakeConn records frames and answers through the hub when told to.

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/stitchslop/stitchslop-bridge/internal/fuzzseed"
-	"github.com/stitchslop/stitchslop-bridge/internal/rawjson"
+	"github.com/stitchslop/stitchslop-bridge/security/rawjson"
 )
 
 func TestFuzzBatchSeeds(t *testing.T) { fuzzseed.Require(t, "FuzzBatch") }

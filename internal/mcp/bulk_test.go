@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/stitchslop/stitchslop-bridge/internal/rawjson"
+	"github.com/stitchslop/stitchslop-bridge/security/rawjson"
 )
 
 // The wording of the model's note, written here from the brief rather than

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/stitchslop/stitchslop-bridge/internal/rawjson"
+	"github.com/stitchslop/stitchslop-bridge/security/rawjson"
 )
 
 // decodeResult parses a tools/call response message.

@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/stitchslop/stitchslop-bridge/internal/rawjson"
 	"github.com/stitchslop/stitchslop-bridge/internal/version"
+	"github.com/stitchslop/stitchslop-bridge/security/rawjson"
 )
 
 // An era is how a connection speaks MCP, pinned by the first request the

@@ -11,9 +11,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/stitchslop/stitchslop-bridge/internal/rawjson"
 	"github.com/stitchslop/stitchslop-bridge/internal/replyfiles"
 	"github.com/stitchslop/stitchslop-bridge/security/files"
+	"github.com/stitchslop/stitchslop-bridge/security/rawjson"
 )
 
 // The file tools (reference-bridge-notes.md, Files by path): the agent

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/stitchslop/stitchslop-bridge/internal/rawjson"
+	"github.com/stitchslop/stitchslop-bridge/security/rawjson"
 	"github.com/stitchslop/stitchslop-bridge/security/toollist"
 )
 

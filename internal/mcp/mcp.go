@@ -34,8 +34,8 @@ import (
 
 	"github.com/stitchslop/stitchslop-bridge/internal/attempts"
 	"github.com/stitchslop/stitchslop-bridge/internal/hub"
-	"github.com/stitchslop/stitchslop-bridge/internal/rawjson"
 	"github.com/stitchslop/stitchslop-bridge/internal/sites"
+	"github.com/stitchslop/stitchslop-bridge/security/rawjson"
 )
 
 // Bounds of one session. MaxInFlight is well above what a client runs at

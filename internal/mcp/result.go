@@ -5,9 +5,9 @@ import (
 	"encoding/base64"
 	"strconv"
 
-	"github.com/stitchslop/stitchslop-bridge/internal/rawjson"
 	"github.com/stitchslop/stitchslop-bridge/security/files"
 	"github.com/stitchslop/stitchslop-bridge/security/gate"
+	"github.com/stitchslop/stitchslop-bridge/security/rawjson"
 )
 
 // toolResponse builds the tools/call response for request id from a page

@@ -15,10 +15,10 @@ import (
 
 	"github.com/stitchslop/stitchslop-bridge/internal/attempts"
 	"github.com/stitchslop/stitchslop-bridge/internal/hub"
-	"github.com/stitchslop/stitchslop-bridge/internal/rawjson"
 	"github.com/stitchslop/stitchslop-bridge/internal/sites"
 	"github.com/stitchslop/stitchslop-bridge/security/files"
 	"github.com/stitchslop/stitchslop-bridge/security/origin"
+	"github.com/stitchslop/stitchslop-bridge/security/rawjson"
 	"github.com/stitchslop/stitchslop-bridge/security/toollist"
 )
 

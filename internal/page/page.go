@@ -21,14 +21,15 @@ import (
 	"github.com/gorilla/websocket"
 
 	"github.com/stitchslop/stitchslop-bridge/internal/attempts"
+	"github.com/stitchslop/stitchslop-bridge/internal/envelope"
 	"github.com/stitchslop/stitchslop-bridge/internal/hub"
 	"github.com/stitchslop/stitchslop-bridge/internal/pairing"
-	"github.com/stitchslop/stitchslop-bridge/internal/rawjson"
 	"github.com/stitchslop/stitchslop-bridge/internal/sites"
 	"github.com/stitchslop/stitchslop-bridge/internal/version"
 	"github.com/stitchslop/stitchslop-bridge/security/gate"
 	"github.com/stitchslop/stitchslop-bridge/security/limits"
 	"github.com/stitchslop/stitchslop-bridge/security/origin"
+	"github.com/stitchslop/stitchslop-bridge/security/rawjson"
 	"github.com/stitchslop/stitchslop-bridge/security/throttle"
 	"github.com/stitchslop/stitchslop-bridge/security/toollist"
 )
@@ -466,8 +467,12 @@ func (s *Server) serve(c *conn) {
 		// the hub delivers, and the MCP face splices into stdout, is only
 		// ever a checked object.
 		frame, valid := rawjson.Check(msg)
+		if !valid && rawjson.Valid(msg) && s.answerBadReply(c, msg) {
+			s.Log.Warn("refused a reply from the tab that names a member twice or has too many members")
+			continue
+		}
 		if !valid {
-			s.Log.Warn("ignored a frame from the tab that is not a JSON object")
+			s.Log.Warn("ignored a frame from the tab that is not a JSON object with each member named once")
 			continue
 		}
 		id, tools, _ := classify(msg)
@@ -492,6 +497,22 @@ func (s *Server) serve(c *conn) {
 			s.Log.Info("tab sent its tool list", "tools", len(list))
 		}
 	}
+}
+
+// CodeBadReply is the error of the envelope that answers a call whose
+// reply is valid JSON that rawjson.Check refuses: a member named twice
+// (which of the two a reader takes differs from reader to reader, so none
+// is taken), or more than rawjson.MaxMembers of them.
+const CodeBadReply = "bad_reply"
+
+// answerBadReply answers, in the tab's place, the call that msg (valid
+// JSON that failed rawjson.Check) replies to, if one is waiting, rather
+// than leave it to time out.
+func (s *Server) answerBadReply(c *conn, msg []byte) bool {
+	id, _, _ := classify(msg)
+	n, isInt := rawjson.Int(id)
+	return isInt && s.Hub.Deliver(c, n, rawjson.MustCheck(envelope.Bridge(CodeBadReply,
+		"The Stitch Slop tab's reply named a member twice, or had too many, so the bridge did not read it. This is a fault in the page; try again, or reload the tab.")))
 }
 
 // classify finds the members that say what a page frame is: a non-null id

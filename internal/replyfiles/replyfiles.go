@@ -39,8 +39,8 @@ import (
 	"strings"
 
 	"github.com/stitchslop/stitchslop-bridge/internal/envelope"
-	"github.com/stitchslop/stitchslop-bridge/internal/rawjson"
 	"github.com/stitchslop/stitchslop-bridge/security/files"
+	"github.com/stitchslop/stitchslop-bridge/security/rawjson"
 )
 
 // lookPast is how many entries after the first files.MaxSaved are still

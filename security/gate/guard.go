@@ -47,10 +47,12 @@ package gate
 import (
 	"bytes"
 	"encoding/json"
+	"regexp"
 	"strconv"
 	"strings"
-	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/stitchslop/stitchslop-bridge/security/rawjson"
 )
 
 // The limits, in characters (see the package doc for how they are
@@ -126,16 +128,18 @@ func (g Guard) AppendMember(dst, key, value []byte) []byte {
 }
 
 // Apply returns doc, a JSON document, guarded, and whether anything was
-// changed. When nothing is, doc itself comes back, as it came: the check is
-// one pass that skips each string with bytes.IndexByte and looks inside only
-// those over MaxDataURL bytes or with a byte Clean may change. Invalid JSON
-// also comes back as it came.
+// changed. Whitespace is kept as it came, Compact or not; when nothing is
+// changed, doc itself comes back. Invalid JSON also comes back as it came.
 func (g Guard) Apply(doc []byte) ([]byte, bool) {
-	if !over(doc) || !json.Valid(doc) {
+	if !rawjson.Valid(doc) {
 		return doc, false
 	}
+	g.Compact = false
 	out := g.walk(make([]byte, 0, min(len(doc), limits.total+limits.str)), doc, nil, false)
-	return out, !bytes.Equal(out, doc)
+	if bytes.Equal(out, doc) {
+		return doc, false
+	}
+	return out, true
 }
 
 // Note returns the note that replaces the raw JSON string v, the value of
@@ -145,7 +149,7 @@ func (g Guard) Note(key, v []byte) (string, bool) {
 	if len(v) < 2 || v[0] != '"' {
 		return "", false
 	}
-	n, dataURL, mime, cut := measure(v[1 : len(v)-1])
+	n, dataURL, mime, cut := g.measure(v[1 : len(v)-1])
 	if !cut {
 		return "", false
 	}
@@ -157,8 +161,9 @@ type frame struct {
 	obj bool
 	// key is the raw name of the object's current member, quotes included;
 	// nil before the first, or when the name was left out.
-	key []byte
-	n   int // the array's current index
+	key   []byte
+	n     int // the array's current index
+	start int // where it starts in the value walked
 }
 
 // walk appends the valid JSON value v to dst, guarded. base is the raw name
@@ -176,13 +181,12 @@ func (g Guard) walk(dst, v, base []byte, name bool) []byte {
 	wantKey := false // the next string is a member name
 	start := 0       // v[start:i] is still to be copied
 	origin := len(dst)
-	for i := 0; i < len(v); {
+	for i := 0; i < len(v); i++ {
 		switch v[i] {
 		case '"':
-			end := stringEnd(v, i)
+			end := rawjson.StringEnd(v, i)
 			if end < 0 { // not valid JSON: the rest goes as it came
-				i = len(v)
-				break
+				return append(dst, v[start:]...)
 			}
 			isKey := wantKey && len(stack) > 0
 			if isKey {
@@ -190,206 +194,96 @@ func (g Guard) walk(dst, v, base []byte, name bool) []byte {
 				stack[len(stack)-1].key = v[i:end]
 			}
 			inner := v[i+1 : end-1]
-			if end-i-2 > limits.dataURL && !g.Whole {
-				if n, dataURL, mime, cut := measure(inner); cut {
-					var l Left
-					switch {
-					case name:
-						l = Left{Name: true}
-					case isKey:
-						l = Left{At: pathOf(base, stack[:len(stack)-1]), Name: true}
-						stack[len(stack)-1].key = nil
-					default:
-						l = Left{At: pathOf(base, stack), DataURL: dataURL}
-					}
-					dst = append(dst, v[start:i]...)
-					dst = AppendString(dst, g.note(n, mime, l))
-					start, i = end, end
-					break
+			out, changed := "", false
+			if n, dataURL, mime, cut := g.measure(inner); cut {
+				l := Left{At: pathOf(base, stack), DataURL: dataURL}
+				switch {
+				case name:
+					l = Left{Name: true}
+				case isKey:
+					l = Left{At: pathOf(base, stack[:len(stack)-1]), Name: true}
+					stack[len(stack)-1].key = nil
 				}
+				out, changed = g.note(n, mime, l), true
+			} else {
+				out, changed = cleaned(inner)
 			}
-			if clean, dirty := cleaned(inner); dirty {
+			if changed {
 				dst = append(dst, v[start:i]...)
-				dst = AppendString(dst, clean)
+				dst = AppendString(dst, out)
 				start = end
 			}
-			i = end
+			i = end - 1
 		case '{', '[':
-			stack = append(stack, frame{obj: v[i] == '{'})
+			stack = append(stack, frame{obj: v[i] == '{', start: i})
 			wantKey = v[i] == '{'
-			i++
 		case '}', ']':
-			if len(stack) > 0 {
-				stack = stack[:len(stack)-1]
-			}
+			stack = stack[:max(len(stack)-1, 0)]
 			wantKey = false
-			i++
 		case ',':
 			if len(stack) == 0 {
-				i++
 				break
 			}
 			top := &stack[len(stack)-1]
 			top.n++
 			wantKey = top.obj
 			if g.Whole || top.n < limits.items && len(dst)-origin+i-start <= limits.total {
-				i++
 				break
 			}
 			// Leave the rest of this container out, with a note in its
 			// place: an element, or a member named "[bridge]".
-			close, more := restOf(v, i)
+			entries := 0
+			close := rawjson.Walk(v, top.start, func(_, _ []byte) bool { entries++; return true }) - 1
+			if close < i { // not valid JSON: the rest is left out
+				close = len(v)
+			}
 			dst = append(dst, v[start:i]...)
 			dst = append(dst, ',')
 			if top.obj {
 				dst = append(dst, `"[bridge]":`...)
 			}
-			dst = AppendString(dst, g.notMore(more, top.obj, Left{At: pathOf(base, stack[:len(stack)-1])}))
-			start, i = close, close
+			dst = AppendString(dst, g.notMore(entries-top.n, top.obj, Left{At: pathOf(base, stack[:len(stack)-1])}))
+			start, i = close, close-1
 		case ' ', '\t', '\n', '\r':
 			if g.Compact {
 				dst = append(dst, v[start:i]...)
 				start = i + 1
 			}
-			i++
-		default:
-			i++
 		}
 	}
 	return append(dst, v[start:]...)
-}
-
-// restOf returns, for the comma at v[i] inside a container, the index of
-// the container's closing bracket and how many entries follow the comma.
-func restOf(v []byte, i int) (close, entries int) {
-	depth := 0
-	for ; i < len(v); i++ {
-		switch v[i] {
-		case '"':
-			end := stringEnd(v, i)
-			if end < 0 {
-				return len(v), entries
-			}
-			i = end - 1
-		case '{', '[':
-			depth++
-		case '}', ']':
-			if depth == 0 {
-				return i, entries
-			}
-			depth--
-		case ',':
-			if depth == 0 {
-				entries++
-			}
-		}
-	}
-	return len(v), entries
 }
 
 // cleaned returns the contents of a raw JSON string (no quotes) as Clean
 // leaves them, and whether that differs from the string's value. A string
 // of plain ASCII without escapes is not decoded.
 func cleaned(inner []byte) (string, bool) {
-	look := false
-	for _, c := range inner {
-		if c >= 0x7F || c == '\\' {
-			look = true
-			break
-		}
-	}
-	if !look {
+	if bytes.IndexByte(inner, '\\') < 0 && !needsLook(inner) {
 		return "", false
 	}
-	s := decodeHead(inner, len(inner)*4)
+	s, _ := rawjson.Decode(inner, -1)
 	c := Clean(s)
-	if c != s || !utf8.Valid(inner) {
-		return c, true
-	}
-	return "", false
-}
-
-// over reports whether the guard may change the JSON text b: a string over
-// a limit or with something to clean, more than limits.items commas, or
-// more than limits.total bytes. Walking decides.
-func over(b []byte) bool {
-	if len(b) > limits.total {
-		return true
-	}
-	commas := 0
-	for i := 0; i < len(b); i++ {
-		switch b[i] {
-		case ',':
-			if commas++; commas >= limits.items {
-				return true
-			}
-		case '"':
-			end := stringEnd(b, i)
-			if end < 0 {
-				return false
-			}
-			inner := b[i+1 : end-1]
-			if end-i-2 > limits.dataURL {
-				if _, _, _, cut := measure(inner); cut {
-					return true
-				}
-			}
-			if _, dirty := cleaned(inner); dirty {
-				return true
-			}
-			i = end - 1
-		}
-	}
-	return false
-}
-
-// stringEnd returns the index just past the JSON string that starts at
-// b[i], or -1. It takes time linear in the string however many escapes it
-// holds: each quote and each backslash is found once.
-func stringEnd(b []byte, i int) int {
-	i++
-	for {
-		q := bytes.IndexByte(b[i:], '"')
-		if q < 0 {
-			return -1
-		}
-		q += i
-		for {
-			e := bytes.IndexByte(b[i:q], '\\')
-			if e < 0 {
-				return q + 1
-			}
-			i += e + 2 // the backslash and the byte it escapes
-			if i > q {
-				break // that byte was the quote at q: look for the next
-			}
-		}
-	}
+	return c, c != s || !utf8.Valid(inner)
 }
 
 // measure looks at the contents of a raw JSON string (no quotes) and says
-// whether it is over its limit: its length in characters, whether it is a
-// data URL, and the data URL's MIME type when it is a plain one.
-func measure(inner []byte) (n int, dataURL bool, mime string, cut bool) {
-	if len(inner) <= limits.dataURL {
-		return 0, false, "", false
+// whether it is over its limit (never, for a Whole guard), and if it is,
+// its length in characters, whether it is a data URL, and the data URL's
+// MIME type when it is a plain one.
+func (g Guard) measure(inner []byte) (n int, dataURL bool, mime string, cut bool) {
+	if g.Whole || len(inner) <= limits.dataURL {
+		return
 	}
-	head := decodeHead(inner, 80)
-	dataURL = len(head) >= 5 && strings.EqualFold(head[:5], "data:")
+	head, _ := rawjson.Decode(inner, 80)
 	limit := limits.str
-	if dataURL {
-		limit = limits.dataURL
+	if dataURL = len(head) >= 5 && strings.EqualFold(head[:5], "data:"); dataURL {
+		limit, mime = limits.dataURL, mimeOf(head[5:])
 	}
 	if len(inner) <= limit {
-		return 0, false, "", false
+		return
 	}
-	if n = decodedLen(inner); n <= limit {
-		return 0, false, "", false
-	}
-	if dataURL {
-		mime = mimeOf(head[5:])
-	}
-	return n, dataURL, mime, true
+	n = decodedLen(inner)
+	return n, dataURL, mime, n > limit
 }
 
 // decodedLen counts the characters of a raw JSON string's contents as
@@ -402,165 +296,49 @@ func decodedLen(inner []byte) int {
 		if e < 0 {
 			return n + utf8.RuneCount(inner)
 		}
-		n += utf8.RuneCount(inner[:e])
-		r, size := unescape(inner[e:])
-		if r < 0 {
-			return n + len(inner) - e // not valid JSON; any count will do
-		}
-		n++
+		_, size := rawjson.Rune(inner[e:])
+		n += utf8.RuneCount(inner[:e]) + 1
 		inner = inner[e+size:]
 	}
 }
 
-// unescape decodes the escape at the start of s, a backslash and what
-// follows, as encoding/json does, and returns the character and the escape's
-// length, or -1.
-func unescape(s []byte) (rune, int) {
-	if len(s) < 2 {
-		return -1, len(s)
-	}
-	switch s[1] {
-	case '"', '\\', '/':
-		return rune(s[1]), 2
-	case 'b':
-		return '\b', 2
-	case 'f':
-		return '\f', 2
-	case 'n':
-		return '\n', 2
-	case 'r':
-		return '\r', 2
-	case 't':
-		return '\t', 2
-	case 'u':
-		r, ok := hex4(s[2:])
-		if !ok {
-			return -1, len(s)
-		}
-		if !utf16.IsSurrogate(r) {
-			return r, 6
-		}
-		// A pair of escapes is one character; a lone half is U+FFFD, and
-		// what follows it is read on its own.
-		if len(s) >= 12 && s[6] == '\\' && s[7] == 'u' {
-			if r2, ok := hex4(s[8:]); ok {
-				if dec := utf16.DecodeRune(r, r2); dec != utf8.RuneError {
-					return dec, 12
-				}
-			}
-		}
-		return utf8.RuneError, 6
-	}
-	return -1, len(s)
-}
-
-func hex4(s []byte) (rune, bool) {
-	if len(s) < 4 {
-		return 0, false
-	}
-	var r rune
-	for _, c := range s[:4] {
-		switch {
-		case c >= '0' && c <= '9':
-			c -= '0'
-		case c >= 'a' && c <= 'f':
-			c -= 'a' - 10
-		case c >= 'A' && c <= 'F':
-			c -= 'A' - 10
-		default:
-			return 0, false
-		}
-		r = r<<4 | rune(c)
-	}
-	return r, true
-}
-
-// decodeHead decodes the start of a raw JSON string's contents, up to about
-// max bytes of its value.
-func decodeHead(inner []byte, max int) string {
-	var b []byte
-	for len(inner) > 0 && len(b) < max {
-		if inner[0] == '\\' {
-			r, size := unescape(inner)
-			if r < 0 {
-				break
-			}
-			b = utf8.AppendRune(b, r)
-			inner = inner[size:]
-			continue
-		}
-		r, size := utf8.DecodeRune(inner)
-		b = utf8.AppendRune(b, r)
-		inner = inner[size:]
-	}
-	return string(b)
-}
-
 // mimeOf returns the MIME type at the start of what follows "data:", in
-// lower case, if it is a plain type/subtype; otherwise "".
+// lower case, if it is a plain type/subtype (RFC 6838 names) of at most 64
+// bytes; otherwise "".
 func mimeOf(s string) string {
-	end := strings.IndexAny(s, ";,")
-	if end < 0 || end > 64 {
+	m := mimeType.FindString(s)
+	if m == "" || len(m) > 64+1 {
 		return ""
 	}
-	typ, sub, ok := strings.Cut(s[:end], "/")
-	if !ok || !isToken(typ) || !isToken(sub) {
-		return ""
-	}
-	return strings.ToLower(s[:end])
+	return strings.ToLower(m[:len(m)-1])
 }
 
-// isToken reports whether s is a MIME type or subtype name (RFC 6838).
-func isToken(s string) bool {
-	if s == "" {
-		return false
-	}
-	for _, c := range []byte(s) {
-		ok := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("!#$&^_.+-", c) >= 0
-		if !ok {
-			return false
-		}
-	}
-	return true
-}
+var mimeType = regexp.MustCompile(`^[A-Za-z0-9!#$&^_.+-]+/[A-Za-z0-9!#$&^_.+-]+[;,]`)
 
 // pathOf renders the path of a value: base (a raw top-level member name, or
 // nil), then each open container's current member or index. It renders
 // from the innermost segment out and stops at about maxPath bytes, so a
 // path thousands of levels deep costs no more than a short one.
 func pathOf(base []byte, stack []frame) string {
-	var segs []string // innermost first
-	n, cut := 0, false
-	for i := len(stack) - 1; i >= -1; i-- {
-		var s string
-		switch {
-		case i >= 0 && stack[i].obj:
+	if base != nil {
+		stack = append([]frame{{obj: true, key: base}}, stack...)
+	}
+	path, more, n := "", "", 0
+	for i := len(stack) - 1; i >= 0; i-- {
+		s := strconv.Itoa(stack[i].n)
+		if stack[i].obj {
 			s = nameSegment(stack[i].key)
-		case i >= 0:
-			s = strconv.Itoa(stack[i].n)
-		case base != nil:
-			s = nameSegment(base)
-		default:
-			continue
 		}
-		if n += len(s) + 1; n > maxPath && len(segs) > 0 {
-			cut = true
+		if n += len(s) + 1; n > maxPath && path != "" {
+			more = "..."
 			break
 		}
-		segs = append(segs, s)
-	}
-	var b strings.Builder
-	if cut {
-		b.WriteString("...")
-	}
-	for j := len(segs) - 1; j >= 0; j-- {
-		if s := segs[j]; j == len(segs)-1 || s[0] == '[' {
-			b.WriteString(s)
-		} else {
-			b.WriteString("." + s)
+		if s[0] != '[' {
+			s = "." + s
 		}
+		path = s + path
 	}
-	return b.String()
+	return more + strings.TrimPrefix(path, ".")
 }
 
 // nameSegment renders the raw member name key as a path segment: the name
@@ -571,11 +349,8 @@ func nameSegment(key []byte) string {
 	if key == nil {
 		return "[name left out]"
 	}
-	var name string
-	if len(key) >= 2 {
-		name = decodeHead(key[1:len(key)-1], maxKeyShown+1)
-	}
-	if isIdent(name) && len(name) <= maxKeyShown {
+	name, _ := rawjson.Decode(key[1:len(key)-1], maxKeyShown+1)
+	if ident.MatchString(name) && len(name) <= maxKeyShown {
 		return name
 	}
 	more := ""
@@ -585,56 +360,32 @@ func nameSegment(key []byte) string {
 	return "[" + strconv.QuoteToASCII(name) + more + "]"
 }
 
-func isIdent(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i, c := range []byte(s) {
-		ok := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '_' || c == '$' || (i > 0 && (c >= '0' && c <= '9' || c == '-'))
-		if !ok {
-			return false
-		}
-	}
-	return true
-}
+// ident is a member name a path shows as it is.
+var ident = regexp.MustCompile(`^[A-Za-z_$][A-Za-z0-9_$-]*$`)
 
 // note words the string that takes the place of one left out, e.g.
 // [bridge: a 3,145,728-character string was left out here (at
 // members.0.text); <remedy>].
 func (g Guard) note(n int, mime string, l Left) string {
-	var b strings.Builder
-	b.WriteString("[bridge: a ")
-	b.WriteString(thousands(n))
-	b.WriteString("-character ")
+	what := "string"
 	switch {
 	case l.Name:
-		b.WriteString("member name")
+		what = "member name"
 	case l.DataURL && mime != "":
-		b.WriteString("data URL (" + mime + ")")
+		what = "data URL (" + mime + ")"
 	case l.DataURL:
-		b.WriteString("data URL")
-	default:
-		b.WriteString("string")
+		what = "data URL"
 	}
-	b.WriteString(" was left out here (")
+	where := "at " + l.At
 	switch {
 	case l.Name && l.At == "":
-		b.WriteString("at the top level")
+		where = "at the top level"
 	case l.Name:
-		b.WriteString("in " + l.At)
+		where = "in " + l.At
 	case l.At == "":
-		b.WriteString("the whole reply")
-	default:
-		b.WriteString("at " + l.At)
+		where = "the whole reply"
 	}
-	b.WriteString(")")
-	if g.Remedy != nil {
-		if r := g.Remedy(l); r != "" {
-			b.WriteString("; " + r)
-		}
-	}
-	b.WriteString("]")
-	return b.String()
+	return g.say("a "+thousands(n)+"-character "+what+" was left out here ("+where+")", l)
 }
 
 // notMore words the note that closes a container whose last entries were
@@ -648,81 +399,37 @@ func (g Guard) notMore(n int, obj bool, l Left) string {
 	if l.At != "" {
 		at = "in " + l.At
 	}
-	s := "[bridge: " + thousands(n) + " more " + what + " were left out here (" + at + ")"
+	return g.say(thousands(n)+" more "+what+" were left out here ("+at+")", l)
+}
+
+// say puts a note's words, and the Remedy for l, in the note's brackets.
+func (g Guard) say(words string, l Left) string {
 	if g.Remedy != nil {
 		if r := g.Remedy(l); r != "" {
-			s += "; " + r
+			words += "; " + r
 		}
 	}
-	return s + "]"
+	return "[bridge: " + words + "]"
 }
 
 // thousands formats n with commas: 3145728 is 3,145,728.
 func thousands(n int) string {
 	s := strconv.Itoa(n)
-	var b []byte
-	for i := range len(s) {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b = append(b, ',')
-		}
-		b = append(b, s[i])
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
 	}
-	return string(b)
+	return s
 }
 
 // AppendString appends s to dst as a JSON string: the one JSON string
-// encoder of what the bridge writes itself. Unlike encoding/json it does
-// not escape <, > and &, which are safe in every place this output goes
-// (stdout and HTTP bodies of type application/json); invalid UTF-8 becomes
-// U+FFFD.
+// encoder of what the bridge writes itself, encoding/json's without its
+// escaping of <, > and &, which are safe in every place this output goes
+// (stdout and HTTP bodies of type application/json). Invalid UTF-8 becomes
+// U+FFFD; U+2028 and U+2029, which end lines in JavaScript, are escaped.
 func AppendString(dst []byte, s string) []byte {
-	dst = append(dst, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c >= 0x20 && c != '"' && c != '\\' && c < utf8.RuneSelf {
-			i++
-			continue
-		}
-		if c < utf8.RuneSelf {
-			dst = append(dst, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				dst = append(dst, '\\', c)
-			case '\n':
-				dst = append(dst, '\\', 'n')
-			case '\r':
-				dst = append(dst, '\\', 'r')
-			case '\t':
-				dst = append(dst, '\\', 't')
-			default:
-				dst = append(dst, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xF])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			dst = append(dst, s[start:i]...)
-			dst = append(dst, `\ufffd`...)
-			i += size
-			start = i
-			continue
-		}
-		// U+2028 and U+2029 end lines in JavaScript; escape them as
-		// encoding/json does.
-		if r == '\u2028' || r == '\u2029' {
-			dst = append(dst, s[start:i]...)
-			dst = append(dst, '\\', 'u', '2', '0', '2', hex[r&0xF])
-			i += size
-			start = i
-			continue
-		}
-		i += size
-	}
-	dst = append(dst, s[start:]...)
-	return append(dst, '"')
+	b := bytes.NewBuffer(dst)
+	e := json.NewEncoder(b)
+	e.SetEscapeHTML(false)
+	e.Encode(s) // a string always encodes, and is followed by a newline
+	return b.Bytes()[:b.Len()-1]
 }
-
-const hex = "0123456789abcdef"

@@ -39,12 +39,10 @@ func Invisible(r rune) bool {
 }
 
 // Clean returns s without its invisible characters (Invisible), and with
-// invalid UTF-8 as U+FFFD. Plain text comes back as it is, without a copy.
+// invalid UTF-8 as U+FFFD. Text with nothing to change comes back as it
+// is, without a copy (strings.Map copies only on a change).
 func Clean(s string) string {
 	if !needsLook(s) {
-		return s
-	}
-	if utf8.ValidString(s) && strings.IndexFunc(s, Invisible) < 0 {
 		return s
 	}
 	return strings.Map(func(r rune) rune {
@@ -57,7 +55,7 @@ func Clean(s string) string {
 
 // needsLook reports whether s has a byte that Clean may change: a control
 // byte, DEL, or any byte of a multi-byte sequence.
-func needsLook(s string) bool {
+func needsLook[T string | []byte](s T) bool {
 	for i := 0; i < len(s); i++ {
 		if c := s[i]; c >= 0x7F || (c < 0x20 && c != '\t' && c != '\n') {
 			return true
@@ -74,11 +72,17 @@ func Text(s string) string {
 	if len(s) <= MaxText {
 		return s
 	}
-	cut := MaxText
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
+	head := cutAt(s, MaxText)
+	return head + "\n[bridge: " + thousands(len(s)-len(head)) + " more bytes of this text were left out]"
+}
+
+// cutAt returns the longest start of s, at most n < len(s) bytes, that
+// ends between two characters.
+func cutAt(s string, n int) string {
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
 	}
-	return s[:cut] + "\n[bridge: " + thousands(len(s)-cut) + " more bytes of this text were left out]"
+	return s[:n]
 }
 
 // Quote renders a name that came from a page or a file (a file name, an
@@ -88,27 +92,19 @@ func Text(s string) string {
 func Quote(s string) string {
 	more := ""
 	if len(s) > MaxName {
-		cut := MaxName
-		for cut > 0 && !utf8.RuneStart(s[cut]) {
-			cut--
-		}
-		s, more = s[:cut], "..."
+		s, more = cutAt(s, MaxName), "..."
 	}
+	// strconv.Quote escapes what is not printable; what is printable but
+	// invisible (a variation selector, a Hangul filler) is escaped here.
 	var b strings.Builder
-	b.WriteByte('"')
-	for _, r := range strings.ToValidUTF8(s, "\uFFFD") {
-		switch {
-		case r == '"' || r == '\\':
-			b.WriteByte('\\')
-			b.WriteRune(r)
-		case Invisible(r) || r == '\t' || r == '\n' || !strconv.IsPrint(r):
+	for _, r := range strconv.Quote(strings.ToValidUTF8(s, "\uFFFD")) {
+		if Invisible(r) {
 			q := strconv.QuoteRuneToASCII(r)
 			b.WriteString(q[1 : len(q)-1])
-		default:
+		} else {
 			b.WriteRune(r)
 		}
 	}
-	b.WriteByte('"')
 	return b.String() + more
 }
 

@@ -43,6 +43,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/stitchslop/stitchslop-bridge/security/gate"
+	"github.com/stitchslop/stitchslop-bridge/security/rawjson"
 )
 
 // Bounds, as in the reference bridge, plus MaxDepth and MaxDropped.
@@ -82,14 +83,6 @@ type Dropped struct {
 	Reason string `json:"reason"`
 }
 
-type rawTool struct {
-	Name        json.RawMessage `json:"name"`
-	Title       json.RawMessage `json:"title"`
-	Description json.RawMessage `json:"description"`
-	InputSchema json.RawMessage `json:"inputSchema"`
-	Annotations json.RawMessage `json:"annotations"`
-}
-
 var emptySchema = json.RawMessage(`{"type":"object"}`)
 
 // NotAList is the reason given when the tools field is not a JSON list.
@@ -104,89 +97,67 @@ const MoreDropped = "%d more tools dropped"
 // item of the list ends up either in the result or in the report (counted
 // in the final entry once MaxDropped are named).
 func Sanitize(raw json.RawMessage, reserved []string) ([]Tool, []Dropped) {
-	if !json.Valid(raw) {
+	if !rawjson.Valid(raw) || bytes.TrimSpace(raw)[0] != '[' {
 		return nil, []Dropped{{Reason: NotAList}}
 	}
-	// Stream the items: a list of millions of tiny items costs one item's
-	// memory at a time, not a slice of millions.
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	if tok, err := dec.Token(); err != nil || tok != json.Delim('[') {
-		return nil, []Dropped{{Reason: NotAList}}
-	}
-	var (
-		tools    []Tool
-		dropped  []Dropped
-		unlisted int
-		seen     = map[string]bool{}
-		total    = 2 // the brackets of the list
-		res      = map[string]bool{}
-	)
+	var tools []Tool
+	var dropped []Dropped
+	unlisted, total := 0, 2 // total: bytes of the list, its brackets to begin with
+	seen, res := map[string]bool{}, map[string]bool{}
 	for _, r := range reserved {
 		res[Fold(r)] = true
 	}
-	drop := func(name, reason string) {
-		if len(dropped) < MaxDropped {
-			dropped = append(dropped, Dropped{Name: name, Reason: reason})
-		} else {
+	// Walk the items in place: a list of millions of tiny items costs one
+	// pass, not a slice of millions. (Items cannot fail on a valid list.)
+	i := -1
+	rawjson.Items(raw, func(it []byte) bool {
+		i++
+		field := func(name string) []byte { return rawjson.Get(it, name) }
+		name, _ := rawjson.String(field("name"))
+		t := Tool{Name: name, InputSchema: emptySchema}
+		schema := field("inputSchema")
+		shown, why := name, ""
+		switch {
+		case it[0] != '{':
+			shown, why = fmt.Sprintf("#%d", i), "not an object"
+		case !NamePattern.MatchString(name):
+			shown, why = printable(field("name")), "name must match "+NamePattern.String()
+		case res[Fold(name)]:
+			why = "name is reserved by the bridge"
+		case seen[name]:
+			why = "duplicate name"
+		case len(tools) >= MaxTools:
+			why = fmt.Sprintf("more than %d tools", MaxTools)
+		case isObject(schema) && len(schema) > MaxSchema:
+			why = fmt.Sprintf("input schema over %d bytes", MaxSchema)
+		case isObject(schema):
+			var err error
+			if t.InputSchema, err = cleanSchema(schema); err != nil {
+				why = "input schema " + err.Error()
+			}
+		}
+		if why == "" {
+			t.Title = cut(gate.Clean(stringOf(field("title"))), MaxTitle)
+			t.Description = cut(gate.Clean(stringOf(field("description"))), MaxDescription)
+			t.Annotations = annotations(field("annotations"))
+			b, _ := json.Marshal(t) // never fails: strings, and JSON that was checked
+			if total+len(b)+1 > MaxList {
+				why = fmt.Sprintf("the list would exceed %d bytes", MaxList)
+			} else {
+				total += len(b) + 1
+				seen[name] = true
+				tools = append(tools, t)
+			}
+		}
+		switch {
+		case why == "":
+		case len(dropped) < MaxDropped:
+			dropped = append(dropped, Dropped{Name: shown, Reason: why})
+		default:
 			unlisted++
 		}
-	}
-	for i := 0; dec.More(); i++ {
-		var it json.RawMessage
-		if err := dec.Decode(&it); err != nil {
-			break // unreachable: raw is valid JSON
-		}
-		var rt rawTool
-		if bytes.TrimSpace(it)[0] != '{' || json.Unmarshal(it, &rt) != nil {
-			drop(fmt.Sprintf("#%d", i), "not an object")
-			continue
-		}
-		var name string
-		if json.Unmarshal(rt.Name, &name) != nil || !NamePattern.MatchString(name) {
-			drop(printable(rt.Name), "name must match "+NamePattern.String())
-			continue
-		}
-		if res[Fold(name)] {
-			drop(name, "name is reserved by the bridge")
-			continue
-		}
-		if seen[name] {
-			drop(name, "duplicate name")
-			continue
-		}
-		if len(tools) >= MaxTools {
-			drop(name, fmt.Sprintf("more than %d tools", MaxTools))
-			continue
-		}
-		t := Tool{Name: name, InputSchema: emptySchema}
-		t.Title = cut(gate.Clean(stringOf(rt.Title)), MaxTitle)
-		t.Description = cut(gate.Clean(stringOf(rt.Description)), MaxDescription)
-		if isObject(rt.InputSchema) {
-			if len(rt.InputSchema) > MaxSchema {
-				drop(name, fmt.Sprintf("input schema over %d bytes", MaxSchema))
-				continue
-			}
-			s, err := cleanSchema(rt.InputSchema)
-			if err != nil {
-				drop(name, "input schema "+err.Error())
-				continue
-			}
-			t.InputSchema = s
-		}
-		t.Annotations = annotations(rt.Annotations)
-		b, err := json.Marshal(t)
-		if err != nil {
-			drop(name, "cannot be encoded")
-			continue
-		}
-		if total+len(b)+1 > MaxList {
-			drop(name, fmt.Sprintf("the list would exceed %d bytes", MaxList))
-			continue
-		}
-		total += len(b) + 1
-		seen[name] = true
-		tools = append(tools, t)
-	}
+		return true
+	})
 	if unlisted > 0 {
 		dropped = append(dropped, Dropped{Reason: fmt.Sprintf(MoreDropped, unlisted)})
 	}
@@ -209,11 +180,8 @@ func Fold(name string) string {
 	}, name)
 }
 
-func stringOf(raw json.RawMessage) string {
-	var s string
-	if json.Unmarshal(raw, &s) != nil {
-		return ""
-	}
+func stringOf(raw []byte) string {
+	s, _ := rawjson.String(raw)
 	return s
 }
 
@@ -222,14 +190,11 @@ func cut(s string, n int) string {
 	if utf8.RuneCountInString(s) <= n {
 		return s
 	}
-	r := []rune(s)
-	return string(r[:n-1]) + "…"
+	return string([]rune(s)[:n-1]) + "…"
 }
 
-func isObject(raw json.RawMessage) bool {
-	t := bytes.TrimSpace(raw)
-	return len(t) > 0 && t[0] == '{' && json.Valid(t)
-}
+// isObject reports whether raw, a value of a valid list, is an object.
+func isObject(raw []byte) bool { return len(raw) > 0 && raw[0] == '{' }
 
 // cleanSchema decodes an object schema, cleans every key and string,
 // drops remote references, makes it of type object, and re-encodes it
@@ -238,118 +203,86 @@ func cleanSchema(raw json.RawMessage) (json.RawMessage, error) {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
 	var v map[string]any
-	if err := dec.Decode(&v); err != nil {
-		return nil, fmt.Errorf("is not valid JSON")
-	}
-	if !within(v, MaxDepth) {
+	dec.Decode(&v) // cannot fail: raw is an object of a list that was checked
+	c, ok := clean(v, MaxDepth)
+	if !ok {
 		return nil, fmt.Errorf("nested more than %d levels", MaxDepth)
 	}
-	m := clean(v).(map[string]any)
+	m := c.(map[string]any)
 	if t, ok := m["type"]; !ok {
 		m["type"] = "object"
 	} else if t != "object" {
 		return emptySchema, nil
 	}
-	b, err := json.Marshal(m)
-	if err != nil {
-		return nil, fmt.Errorf("cannot be encoded")
-	}
+	b, _ := json.Marshal(m) // never fails: what a decoder made, strings cleaned
 	if len(b) > MaxSchema {
 		return nil, fmt.Errorf("over %d bytes", MaxSchema)
 	}
 	return b, nil
 }
 
-func within(v any, depth int) bool {
+// clean returns v with every key and string cleaned and remote
+// references dropped, or false if it nests more than depth levels.
+func clean(v any, depth int) (any, bool) {
 	if depth < 0 {
-		return false
+		return nil, false
 	}
-	switch x := v.(type) {
-	case map[string]any:
-		for _, e := range x {
-			if !within(e, depth-1) {
-				return false
-			}
-		}
-	case []any:
-		for _, e := range x {
-			if !within(e, depth-1) {
-				return false
-			}
-		}
-	}
-	return true
-}
-
-func clean(v any) any {
 	switch x := v.(type) {
 	case string:
-		return gate.Clean(x)
+		return gate.Clean(x), true
 	case []any:
 		for i, e := range x {
-			x[i] = clean(e)
+			var ok bool
+			if x[i], ok = clean(e, depth-1); !ok {
+				return nil, false
+			}
 		}
-		return x
 	case map[string]any:
 		out := make(map[string]any, len(x))
 		for k, e := range x {
-			if (k == "$ref" || k == "$dynamicRef") && !isLocalRef(e) {
+			c, ok := clean(e, depth-1)
+			if !ok {
+				return nil, false
+			}
+			if ref, _ := e.(string); (k == "$ref" || k == "$dynamicRef") && !strings.HasPrefix(ref, "#") {
 				continue
 			}
-			out[gate.Clean(k)] = clean(e)
+			out[gate.Clean(k)] = c
 		}
-		return out
+		return out, true
 	}
-	return v
-}
-
-func isLocalRef(v any) bool {
-	s, ok := v.(string)
-	return ok && strings.HasPrefix(s, "#")
+	return v, true
 }
 
 // annotations keeps MCP's tool annotations with the right types: title (a
 // string, cleaned and cut) and the four boolean hints. Anything else, or
 // nothing left, gives nil.
-func annotations(raw json.RawMessage) json.RawMessage {
+func annotations(raw []byte) json.RawMessage {
 	if !isObject(raw) || len(raw) > MaxSchema {
-		return nil
-	}
-	var in map[string]json.RawMessage
-	if json.Unmarshal(raw, &in) != nil {
 		return nil
 	}
 	out := map[string]any{}
 	for _, k := range []string{"readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"} {
-		var b bool
-		if v, ok := in[k]; ok && json.Unmarshal(v, &b) == nil && string(bytes.TrimSpace(v)) != "null" {
-			out[k] = b
+		if v := string(rawjson.Get(raw, k)); v == "true" || v == "false" {
+			out[k] = v == "true"
 		}
 	}
-	if v, ok := in["title"]; ok {
-		if s := cut(gate.Clean(stringOf(v)), MaxTitle); s != "" {
-			out["title"] = s
-		}
+	if s := cut(gate.Clean(stringOf(rawjson.Get(raw, "title"))), MaxTitle); s != "" {
+		out["title"] = s
 	}
 	if len(out) == 0 {
 		return nil
 	}
-	b, err := json.Marshal(out)
-	if err != nil {
-		return nil
-	}
+	b, _ := json.Marshal(out) // never fails: booleans and a string
 	return b
 }
 
 // printable renders a rejected name for a report: at most 64 bytes of it,
 // Go-quoted, so a hostile name cannot forge log lines.
-func printable(raw json.RawMessage) string {
-	var s string
-	if json.Unmarshal(raw, &s) != nil {
+func printable(raw []byte) string {
+	s, ok := rawjson.String(raw)
+	if !ok && !rawjson.IsNull(raw) {
 		s = string(raw)
 	}
-	if len(s) > 64 {
-		s = s[:64]
-	}
-	return fmt.Sprintf("%q", s)
+	return fmt.Sprintf("%q", s[:min(len(s), 64)])
 }

@@ -4,11 +4,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/stitchslop/stitchslop-bridge/internal/fuzzseed"
 )
 
 func TestEach(t *testing.T) {
@@ -43,7 +43,20 @@ func TestStrings(t *testing.T) {
 	}
 }
 
-func TestFuzzEachSeeds(t *testing.T) { fuzzseed.Require(t, "FuzzEach") }
+func TestFuzzEachSeeds(t *testing.T) { requireSeeds(t, "FuzzEach") }
+
+// requireSeeds fails t unless testdata/fuzz/<target> holds a seed: a fuzz
+// target without its corpus silently starts from nothing. (It is
+// internal/fuzzseed.Require, inline so that this package can live under
+// security/, which may not import internal/.)
+func requireSeeds(t *testing.T, target string) {
+	t.Helper()
+	dir := filepath.Join("testdata", "fuzz", target)
+	entries, err := os.ReadDir(dir)
+	if err != nil || len(entries) == 0 {
+		t.Fatalf("seed corpus %s is missing or empty (err=%v); it must be committed", dir, err)
+	}
+}
 
 // FuzzEach: on any valid JSON object, Each yields the members encoding/json
 // sees, in order, and Get agrees with Each; on anything else it never
@@ -116,7 +129,7 @@ func TestValid(t *testing.T) {
 	}
 }
 
-func TestFuzzValidSeeds(t *testing.T) { fuzzseed.Require(t, "FuzzValid") }
+func TestFuzzValidSeeds(t *testing.T) { requireSeeds(t, "FuzzValid") }
 
 // FuzzValid: Valid agrees with json.Valid on every input.
 func FuzzValid(f *testing.F) {
@@ -125,6 +138,40 @@ func FuzzValid(f *testing.F) {
 			t.Fatalf("Valid(%q) = %v, json.Valid = %v", b, got, want)
 		}
 	})
+}
+
+// A top level of more than MaxMembers members is refused, so that the set
+// of names Check keeps stays bounded.
+func TestCheckMaxMembers(t *testing.T) {
+	obj := func(n int) []byte {
+		b := []byte("{")
+		for i := range n {
+			b = fmt.Appendf(b, `"k%d":0,`, i)
+		}
+		return append(b[:len(b)-1], '}')
+	}
+	if _, ok := Check(obj(MaxMembers)); !ok {
+		t.Errorf("Check(%d members) = false, want true", MaxMembers)
+	}
+	if _, ok := Check(obj(MaxMembers + 1)); ok {
+		t.Errorf("Check(%d members) = true, want false", MaxMembers+1)
+	}
+}
+
+func BenchmarkCheckImage(b *testing.B) {
+	env := []byte(`{"id":12,"ok":true,"say":"Here.","dataUrl":"data:image/png;base64,` + strings.Repeat("QUJD", 11<<20/4) + `"}`)
+	b.SetBytes(int64(len(env)))
+	for b.Loop() {
+		Check(env)
+	}
+}
+
+func BenchmarkGetImage(b *testing.B) {
+	env := []byte(`{"dataUrl":"data:image/png;base64,` + strings.Repeat("QUJD", 11<<20/4) + `","id":12}`)
+	b.SetBytes(int64(len(env)))
+	for b.Loop() {
+		Get(env, "id")
+	}
 }
 
 func BenchmarkValidImage(b *testing.B) {
@@ -188,6 +235,11 @@ func TestCheck(t *testing.T) {
 		{`{"ok":true}`, true}, {` {"a":[1,{"b":"c"}]} `, true},
 		{`[1]`, false}, {`"x"`, false}, {`{"a":"raw` + "\n" + `newline"}`, false},
 		{`{"a":1}{"b":2}`, false}, {`{"a":`, false}, {``, false},
+		// One rule for duplicate names: none at the top level, however
+		// spelled; nested objects are the page's text.
+		{`{"ok":true,"say":"a","say":"b"}`, false}, {`{"a":1,"\u0061":2}`, false},
+		{`{"\u00e9":1,"é":2}`, false}, {`{"a":{"b":1,"b":2},"c":[{"d":1,"d":2}]}`, true},
+		{`{"a":1,"A":2,"a ":3}`, true},
 	} {
 		if c, ok := Check([]byte(tc.in)); ok != tc.ok || (ok && string(c.Bytes()) != tc.in) {
 			t.Errorf("Check(%q) = %q, %v; want ok %v", tc.in, c.Bytes(), ok, tc.ok)
@@ -199,4 +251,14 @@ func TestCheck(t *testing.T) {
 		}
 	}()
 	MustCheck([]byte(`{`))
+}
+
+// A reply of millions of tiny entries (issue 19: 28 million zeros), which
+// Check walks whole.
+func BenchmarkCheckNumbers(b *testing.B) {
+	env := []byte(`{"ok":true,"files":[0` + strings.Repeat(",0", 4<<20) + `]}`)
+	b.SetBytes(int64(len(env)))
+	for b.Loop() {
+		Check(env)
+	}
 }

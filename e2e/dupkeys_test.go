@@ -1,0 +1,40 @@
+package e2e
+
+// One rule for duplicate member names (issue 19; THREAT_MODEL.md T8): a
+// reply that names a member twice is refused whole, since the bridge's own
+// readers take a name's first member and encoding/json its last, and two
+// readers that disagree are where a check is walked around.
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestSec_RepeatedMemberReplyIsRefused(t *testing.T) {
+	t.Parallel()
+	for _, reply := range []string{
+		`"ok":true,"say":"a","say":"b"`,
+		`"ok":true,"say":"a","s\u0061y":"b"`, // the same name, escaped
+		`"ok":false,"ok":true,"say":"a"`,
+	} {
+		t.Run(reply, func(t *testing.T) {
+			t.Parallel()
+			b, p := mcpTab(t, "call=60s")
+			p.serve(func(string, map[string]any) map[string]any { return nil })
+			id := b.rpc.request("tools/call", map[string]any{"name": "scene.describe", "arguments": map[string]any{}})
+			f, _ := p.command(0)
+			p.sendText(`{"id":` + string(f.id) + `,` + reply + `}`)
+			// Answered at once by the bridge, not left to the 60 s deadline.
+			var r toolResult
+			b.rpc.result(b.rpc.responseWithin(id, 5*time.Second), &r)
+			_, env := r.envelope(t)
+			if !r.IsError || env["ok"] != false || env["error"] != "bad_reply" {
+				t.Errorf("reply {%s}: got isError %v env %v, want isError and {ok:false,error:bad_reply}", reply, r.IsError, env)
+			}
+			if strings.Contains(r.text(), `"say"`) || strings.Contains(r.text(), "a\n") {
+				t.Errorf("reply {%s}: result %q repeats what the tab said", reply, r.text())
+			}
+		})
+	}
+}

@@ -1,0 +1,251 @@
+package rawjson
+
+import (
+	"bytes"
+	"encoding/binary"
+	"hash/maphash"
+)
+
+// maxDepth is encoding/json's own nesting limit, so that Valid and
+// json.Valid agree on every input.
+const maxDepth = 10000
+
+// MaxMembers bounds the members of a checked object's top level, so that
+// the set Check keeps to find a repeated name stays small (at most some
+// 200 KB) however many a frame of limits.PageFrame could hold: a reply or
+// a tool list has a few dozen, and security/gate passes at most
+// gate.MaxItems of them to a model anyway.
+const MaxMembers = 10_000
+
+// Valid reports whether b is one valid JSON value, exactly as json.Valid
+// does, at several times its speed on long strings: a string's body is
+// found with bytes.IndexByte and checked for control characters eight
+// bytes at a time. Page replies carry images as strings of many megabytes,
+// and this check runs on every one.
+func Valid(b []byte) bool {
+	i := value(b, skipSpace(b, 0), 0, true, nil)
+	return i >= 0 && skipSpace(b, i) == len(b)
+}
+
+// The lexer: every function of this package, and security/gate, finds the
+// end of a string and of a value here. With check, value and stringEnd
+// accept exactly the grammar json.Valid accepts; without, they trust that
+// b was checked and only skip, as fast as they can.
+
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// value returns the index just past the JSON value that starts at b[i], or
+// -1. If f is not nil and the value is an object or an array, f is called
+// with each member's raw key (quotes included; nil for an array's
+// element) and raw value, in order, until it returns false; value then
+// returns a non-negative index without looking further.
+func value(b []byte, i, depth int, check bool, f func(k, v []byte) bool) int {
+	if i >= len(b) {
+		return -1
+	}
+	switch c := b[i]; c {
+	case '"':
+		return stringEnd(b, i, check)
+	case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
+		return number(b, i)
+	case '{', '[':
+		if depth >= maxDepth {
+			return -1
+		}
+		if i = skipSpace(b, i+1); i < len(b) && b[i] == c+2 { // '}' is '{'+2, ']' is '['+2
+			return i + 1
+		}
+		for {
+			var key []byte
+			if c == '{' {
+				ks := i
+				if i >= len(b) || b[i] != '"' {
+					return -1
+				}
+				if i = stringEnd(b, i, check); i < 0 {
+					return -1
+				}
+				key = b[ks:i]
+				if i = skipSpace(b, i); i >= len(b) || b[i] != ':' {
+					return -1
+				}
+				i = skipSpace(b, i+1)
+			}
+			vs := i
+			if i = value(b, i, depth+1, check, nil); i < 0 {
+				return -1
+			}
+			if f != nil && !f(key, b[vs:i]) {
+				return i
+			}
+			if i = skipSpace(b, i); i < len(b) && b[i] == c+2 {
+				return i + 1
+			}
+			if i >= len(b) || b[i] != ',' {
+				return -1
+			}
+			i = skipSpace(b, i+1)
+		}
+	}
+	for _, lit := range []string{"true", "false", "null"} {
+		if bytes.HasPrefix(b[i:], []byte(lit)) {
+			return i + len(lit)
+		}
+	}
+	return -1
+}
+
+// Walk calls f with each member of the object, or each element of the
+// array, that starts at b[i] in JSON that was checked, as Each and Items
+// do, and returns the index just past it (or -1, or where f stopped).
+func Walk(b []byte, i int, f func(key, value []byte) bool) int { return value(b, i, 0, false, f) }
+
+// StringEnd returns the index just past the JSON string that starts at
+// b[i], in JSON that was checked, or -1.
+func StringEnd(b []byte, i int) int { return stringEnd(b, i, false) }
+
+// stringEnd returns the index just past the string that starts at b[i], or
+// -1. It finds the next quote with bytes.IndexByte, many times faster than
+// a scan for either of two bytes, and searches again only when an escape
+// turns out to have swallowed that quote: a string full of escapes costs
+// time in proportion to its length, never to its length squared.
+func stringEnd(b []byte, i int, check bool) int {
+	i++
+	q := -1 // index of the next quote at or after i, once found
+	for {
+		if q < i {
+			j := bytes.IndexByte(b[i:], '"')
+			if j < 0 {
+				return -1
+			}
+			q = i + j
+		}
+		e := bytes.IndexByte(b[i:q], '\\')
+		if e < 0 {
+			e = q - i
+		}
+		if check && hasControl(b[i:i+e]) {
+			return -1
+		}
+		if i += e; i == q {
+			return q + 1
+		}
+		size := 2 // a backslash and the byte it escapes
+		if check {
+			var r rune
+			if r, size = Rune(b[i:]); r < 0 {
+				return -1
+			}
+		}
+		i += size
+	}
+}
+
+// hasControl reports whether p holds a byte below 0x20, which a JSON string
+// may not hold raw. Eight bytes at a time: a byte below 0x20 borrows in
+// x - 0x20…20 and had its high bit clear.
+func hasControl(p []byte) bool {
+	for len(p) >= 8 {
+		x := binary.LittleEndian.Uint64(p)
+		if (x-0x2020202020202020)&^x&0x8080808080808080 != 0 {
+			return true
+		}
+		p = p[8:]
+	}
+	for _, c := range p {
+		if c < 0x20 {
+			return true
+		}
+	}
+	return false
+}
+
+// number checks the number that starts at b[i] and returns the index just
+// past it, or -1: -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?
+func number(b []byte, i int) int {
+	digits := func() bool {
+		j := i
+		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+			i++
+		}
+		return i > j
+	}
+	if b[i] == '-' {
+		i++
+	}
+	if i < len(b) && b[i] == '0' {
+		i++
+	} else if !digits() {
+		return -1
+	}
+	if i < len(b) && b[i] == '.' {
+		if i++; !digits() {
+			return -1
+		}
+	}
+	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
+		if i++; i < len(b) && (b[i] == '+' || b[i] == '-') {
+			i++
+		}
+		if !digits() {
+			return -1
+		}
+	}
+	return i
+}
+
+// Checked is a JSON object that Check found valid: one value by Valid (no
+// raw control character in a string, nothing after it), an object, and
+// no member name at its top level twice. It is the only way to make one,
+// so code that takes a Checked (the hub's replies, the MCP face's splice
+// of a reply into stdout) takes only bytes that passed the one
+// validation, whether they came from the tab, from a leader bridge, or
+// from the bridge itself.
+//
+// The one rule for duplicate names: there are none to disagree about.
+// This package's readers take a name's first member and encoding/json its
+// last; an object that gives a name twice (a reply saying "say":"a" and
+// "say":"b") is refused, so every reader of a checked object reads the
+// same members.
+type Checked struct{ b []byte }
+
+// Check validates b as one JSON object whose top level names each member
+// once and has at most MaxMembers of them.
+func Check(b []byte) (Checked, bool) {
+	seed, seen := maphash.MakeSeed(), map[uint64]bool{}
+	start := skipSpace(b, 0)
+	end := value(b, start, 0, true, func(k, _ []byte) bool {
+		// Two names are the same when they decode the same; a 64-bit
+		// hash under a seed of this call's stands for the name.
+		name, _ := String(k)
+		h := maphash.String(seed, name)
+		if seen[h] || len(seen) >= MaxMembers {
+			seen = nil
+			return false
+		}
+		seen[h] = true
+		return true
+	})
+	if end < 0 || b[start] != '{' || seen == nil || skipSpace(b, end) != len(b) {
+		return Checked{}, false
+	}
+	return Checked{b}, true
+}
+
+// MustCheck is Check for JSON the bridge made itself, which is always
+// valid: it panics otherwise.
+func MustCheck(b []byte) Checked {
+	c, ok := Check(b)
+	if !ok {
+		panic("rawjson: the bridge made invalid JSON: " + string(b))
+	}
+	return c
+}
+
+// Bytes returns the checked object's bytes; they must not be changed.
+func (c Checked) Bytes() []byte { return c.b }
