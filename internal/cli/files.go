@@ -210,7 +210,7 @@ func decodeArgs(raw json.RawMessage) (map[string]any, error) {
 // is not a regular file, or whose folder does not exist; a --save DIR that
 // is not a directory, or is hidden (a missing one is created when written). Both are checked again when written:
 // security/files does for --save, and --out is put in place without
-// replacing anything (userFile.commit).
+// replacing anything (createUserFile).
 func checkTargets(a args) error {
 	if file, ok := a.flags["out"]; ok {
 		abs, err := filepath.Abs(file)

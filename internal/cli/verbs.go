@@ -156,8 +156,7 @@ func verb(ctx context.Context, a args, dir string, stdin io.Reader, log *slog.Lo
 			return nil, err
 		}
 	} else {
-		// Open, not Do: the reply may carry a large image, and it is
-		// decoded to file as it arrives rather than held whole.
+		// Open, not Do: saveImage reads the reply, as bounded, itself.
 		body, err := c.Open(ctx, req)
 		if err != nil {
 			return nil, err
