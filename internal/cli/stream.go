@@ -11,9 +11,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/stitchslop/stitchslop-bridge/internal/client"
 	"github.com/stitchslop/stitchslop-bridge/internal/envelope"
@@ -42,32 +40,22 @@ var outMembers = []string{"savedTo", "savedBytes", "savedType"}
 // the call) and is not replaced if it has appeared since: file_exists.
 func saveImage(body io.Reader, file string, overwrite bool, log *slog.Logger) ([]byte, error) {
 	env, err := io.ReadAll(body)
-	var ce *client.Error
-	switch {
-	case errors.As(err, &ce):
-		return nil, ce // the bridge stopped answering, or sent too much
-	case err != nil:
-		return nil, outErr("read_failed", "reading the bridge's reply: "+err.Error())
+	if err != nil {
+		return nil, err // the client's: the bridge stopped answering, or sent too much
 	}
 	if _, ok := rawjson.Check(env); !ok {
 		return nil, outErr("bad_reply", "the bridge's reply is not a valid JSON object ("+badJSON(env)+")")
 	}
 	var o envelope.Object
-	var url []byte
 	rawjson.Each(env, func(k, v []byte) bool {
 		key, _ := rawjson.String(k)
-		if key == "dataUrl" && url != nil {
-			ce = outErr("bad_image", "the reply has more than one dataUrl, so which image is meant is unclear")
-			return false
-		} else if key == "dataUrl" {
-			url = v
-		}
 		o = append(o, envelope.Member{Key: key, Value: v})
 		return true
 	})
-	if ce != nil {
-		return nil, ce
+	if len(o)-len(o.Without("dataUrl")) > 1 {
+		return nil, outErr("bad_image", "the reply has more than one dataUrl, so which image is meant is unclear")
 	}
+	url := o.Get("dataUrl")
 	mime, payload, ok := imageOf(url)
 	if !ok {
 		why := "no dataUrl"
@@ -85,7 +73,7 @@ func saveImage(body io.Reader, file string, overwrite bool, log *slog.Logger) ([
 	if err != nil {
 		return nil, err
 	}
-	log.Info(fmt.Sprintf("saved %d bytes of %s to %s", n, printable(mime), abs))
+	log.Info(fmt.Sprintf("saved %d bytes of %s to %s", n, mime, abs)) // the logger escapes what is not printable
 	o = o.Set("dataUrl", nil)
 	for i, v := range []any{abs, n, mime} {
 		b, _ := json.Marshal(v)
@@ -160,13 +148,8 @@ func writeImage(path, mime string, payload io.Reader, overwrite bool) (int64, er
 	}
 	dec := base64.NewDecoder(base64.StdEncoding, payload)
 	head := make([]byte, files.SniffLen)
-	k, err := io.ReadFull(dec, head)
-	n := int64(k)
-	if err == nil {
-		n, err = io.Copy(out, io.MultiReader(bytes.NewReader(head), dec))
-	} else if err == io.EOF || err == io.ErrUnexpectedEOF {
-		_, err = out.Write(head[:k])
-	}
+	k, _ := io.ReadFull(dec, head) // the decoder gives its error again below
+	n, err := io.Copy(out, io.MultiReader(bytes.NewReader(head[:k]), dec))
 	var bad base64.CorruptInputError
 	if errors.As(err, &bad) {
 		err = outErr("bad_image", "the reply's dataUrl payload is not valid base64")
@@ -190,15 +173,6 @@ func writeImage(path, mime string, payload io.Reader, overwrite bool) (int64, er
 		return 0, outErr("write_failed", fmt.Sprintf("writing %s: %v", path, err))
 	}
 	return n, nil
-}
-
-// printable is s as it may be written to the terminal: quoted unless it is
-// plain printable text.
-func printable(s string) string {
-	if !utf8.ValidString(s) || strings.IndexFunc(s, func(r rune) bool { return !strconv.IsPrint(r) }) >= 0 {
-		return strconv.Quote(s)
-	}
-	return s
 }
 
 // createUserFile starts writing path, FILE: a temp file beside it
