@@ -15,7 +15,6 @@ import (
 
 	"github.com/stitchslop/stitchslop-bridge/internal/client"
 	"github.com/stitchslop/stitchslop-bridge/internal/envelope"
-	"github.com/stitchslop/stitchslop-bridge/internal/exitcode"
 	"github.com/stitchslop/stitchslop-bridge/internal/rawjson"
 	"github.com/stitchslop/stitchslop-bridge/security/files"
 )
@@ -84,7 +83,7 @@ func saveImage(body io.Reader, file string, overwrite bool, log *slog.Logger) ([
 
 // outErr is --out failing with nothing written.
 func outErr(code, msg string) *client.Error {
-	return &client.Error{Exit: exitcode.Failed, Code: code, Msg: "--out: " + msg + "; nothing was written"}
+	return failure(code, "--out: "+msg+"; nothing was written", "")
 }
 
 // badJSON says where and how env, which rawjson.Check refused, is not a
@@ -158,17 +157,15 @@ func writeImage(path, mime string, payload io.Reader, overwrite bool) (int64, er
 	} else if err = files.CheckOut(path, mime, head[:k]); err != nil {
 		// Never a picture in name only: a page's HTML or script is not
 		// put in place as preview.png (issue 19).
-		err = &client.Error{Exit: exitcode.Failed, Code: "not_an_image",
-			Msg: "--out: " + strings.TrimPrefix(err.Error(), "files: ") + "; nothing was written"}
+		err = outErr("not_an_image", strings.TrimPrefix(err.Error(), "files: "))
 	}
 	if err != nil {
 		out.Abort()
 		return 0, err
 	}
 	if err := out.Commit(overwrite); !overwrite && errors.Is(err, fs.ErrExist) {
-		return 0, &client.Error{Exit: exitcode.Failed, Code: "file_exists",
-			Msg:  fmt.Sprintf("--out: %s appeared while the call ran; it was not replaced, and the image was not saved", path),
-			Hint: "choose another FILE, or add --overwrite"}
+		return 0, failure("file_exists", fmt.Sprintf("--out: %s appeared while the call ran; it was not replaced, and the image was not saved", path),
+			"choose another FILE, or add --overwrite")
 	} else if err != nil {
 		return 0, outErr("write_failed", fmt.Sprintf("writing %s: %v", path, err))
 	}
