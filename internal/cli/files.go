@@ -112,9 +112,13 @@ func attachFiles(req client.Request, list []flagValue, log *slog.Logger) (client
 		return req, err
 	}
 	body := req.Body.(callBody)
-	args, err := decodeArgs(body.Args)
-	if err != nil {
-		return req, err
+	// JSON-ARGS is an object (request checked it); numbers keep their
+	// digits.
+	var args map[string]any
+	d := json.NewDecoder(bytes.NewReader(body.Args))
+	d.UseNumber()
+	if err := d.Decode(&args); err != nil || args == nil {
+		return req, usageErr("call: JSON-ARGS must be a JSON object")
 	}
 	// The keys first, each holding null until its file is read: a key
 	// that does not fit is refused before any file is.
@@ -184,18 +188,6 @@ func blocked(args map[string]any, key string) (at, what string) {
 		}
 	}
 	return "", ""
-}
-
-// decodeArgs decodes JSON-ARGS, an object (request checked it), keeping
-// numbers as they were written.
-func decodeArgs(raw json.RawMessage) (map[string]any, error) {
-	d := json.NewDecoder(bytes.NewReader(raw))
-	d.UseNumber()
-	var m map[string]any
-	if err := d.Decode(&m); err != nil || m == nil {
-		return nil, usageErr("call: JSON-ARGS must be a JSON object")
-	}
-	return m, nil
 }
 
 // checkTargets refuses, before the call, what would make its reply

@@ -366,8 +366,8 @@ func (l *listener) stopped(ctx context.Context) int {
 // failed handles a request that did not bring an answer: a missing bridge
 // is looked for again through the session files (a 401 or a dead port: a
 // follower may have taken the port over, with a new key) until
-// listenClock.gone; anything else counts towards maxFailures. end says
-// listen is over, with code.
+// listenClock.gone; anything else counts towards maxFailures. Either
+// way it pauses. end says listen is over, with code.
 func (l *listener) failed(ctx context.Context, err error) (code int, end bool) {
 	var ce *client.Error
 	if errors.As(err, &ce) && ce.Exit == exitcode.NoBridge {
@@ -381,11 +381,10 @@ func (l *listener) failed(ctx context.Context, err error) (code int, end bool) {
 			l.unavailable("No bridge has answered for " + span(listenClock.gone) + ", so the listener stops.")
 			return exitcode.OK, true
 		}
-		if !pause(ctx, listenClock.find) {
-			return l.stopped(ctx), true
-		}
-		if s, err := client.Find(l.dir, l.port); err == nil {
-			l.c = client.New(s)
+		if pause(ctx, listenClock.find) {
+			if s, err := client.Find(l.dir, l.port); err == nil {
+				l.c = client.New(s)
+			}
 		}
 		return 0, false
 	}
@@ -395,9 +394,7 @@ func (l *listener) failed(ctx context.Context, err error) (code int, end bool) {
 		l.unavailable("voice.listen failed " + strconv.Itoa(l.failures) + " times in a row; the last: " + err.Error())
 		return exitcode.Failed, true
 	}
-	if !pause(ctx, listenPause) {
-		return l.stopped(ctx), true
-	}
+	pause(ctx, listenPause) // run sees ctx end
 	return 0, false
 }
 

@@ -114,13 +114,9 @@ func badJSON(env []byte) string {
 // string without escapes, as pages write them, is read in place.
 func imageOf(v []byte) (mime string, payload io.Reader, ok bool) {
 	if s, plain := rawjson.Plain(v); plain {
-		comma := bytes.IndexByte(s, ',')
-		if comma < 0 {
-			return "", nil, false
-		}
-		mime, _, ok = files.SplitDataURL(string(s[:comma+1]))
-		p := s[comma+1:]
-		return mime, padded(bytes.NewReader(p), len(p)-bytes.Count(p, []byte("\r"))-bytes.Count(p, []byte("\n"))), ok
+		head, p, found := bytes.Cut(s, []byte(","))
+		mime, _, ok = files.SplitDataURL(string(head) + ",")
+		return mime, padded(bytes.NewReader(p), len(p)-bytes.Count(p, []byte("\r"))-bytes.Count(p, []byte("\n"))), ok && found
 	}
 	s, ok := rawjson.String(v)
 	if !ok {
