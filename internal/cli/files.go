@@ -112,22 +112,23 @@ func attachFiles(req client.Request, list []flagValue, log *slog.Logger) (client
 		return req, err
 	}
 	body := req.Body.(callBody)
-	// The keys first, on a copy, before any file is read.
-	scratch, err := decodeArgs(body.Args)
-	if err != nil {
-		return req, err
+	// JSON-ARGS is an object (request checked it); numbers keep their
+	// digits.
+	var args map[string]any
+	d := json.NewDecoder(bytes.NewReader(body.Args))
+	d.UseNumber()
+	if err := d.Decode(&args); err != nil || args == nil {
+		return req, usageErr("call: JSON-ARGS must be a JSON object")
 	}
+	// The keys first, each holding null until its file is read: a key
+	// that does not fit is refused before any file is.
 	for _, s := range specs {
-		if at, what := blocked(scratch, s.arg); at != "" {
+		if at, what := blocked(args, s.arg); at != "" {
 			return req, usageErr("--%s %s: JSON-ARGS has %s at %s, not an object, so the file cannot go inside it", s.flag, s.arg, what, at)
 		}
-		if err := files.SetArg(scratch, s.arg, ""); err != nil {
+		if err := files.SetArg(args, s.arg, nil); err != nil {
 			return req, usageErr("--%s %s: %s", s.flag, s.arg, strings.TrimPrefix(err.Error(), "files: "))
 		}
-	}
-	args, err := decodeArgs(body.Args)
-	if err != nil {
-		return req, err
 	}
 	var notes []string
 	for _, s := range specs {
@@ -140,9 +141,7 @@ func attachFiles(req client.Request, list []flagValue, log *slog.Logger) (client
 				Hint: "only images (PNG, JPEG, GIF, WebP, known by their bytes) and design files of at most " +
 					fmt.Sprint(files.MaxIn>>20) + " MB are sent, never a hidden file or one in a hidden folder"}
 		}
-		if err := files.SetArg(args, s.arg, in.Value); err != nil { // the keys fit the copy, so they fit
-			return req, usageErr("--%s %s: %s", s.flag, s.arg, strings.TrimPrefix(err.Error(), "files: "))
-		}
+		files.SetArg(args, s.arg, in.Value) // the key took its null above, so it fits
 		notes = append(notes, fmt.Sprintf("%s (%d bytes, %s) as %s", s.path, in.Size, in.Mime, s.arg))
 	}
 	var b bytes.Buffer
@@ -152,10 +151,8 @@ func attachFiles(req client.Request, list []flagValue, log *slog.Logger) (client
 		return req, fmt.Errorf("call: encoding the arguments: %v", err)
 	}
 	if n := b.Len() + len(body.Command) + requestSlack; n > limits.ControlBody {
-		return req, &client.Error{Exit: exitcode.Failed, Code: "too_large",
-			Msg: fmt.Sprintf("call: with its files the request is %.1f MB, over the %d MB the bridge takes; nothing was sent to the tab",
-				float64(n)/(1<<20), limits.ControlBody>>20),
-			Hint: "send fewer or smaller files in one call"}
+		return req, failure("too_large", fmt.Sprintf("call: with its files the request is %.1f MB, over the %d MB the bridge takes; nothing was sent to the tab",
+			float64(n)/(1<<20), limits.ControlBody>>20), "send fewer or smaller files in one call")
 	}
 	body.Args = bytes.TrimRight(b.Bytes(), "\n")
 	req.Body = body
@@ -193,67 +190,58 @@ func blocked(args map[string]any, key string) (at, what string) {
 	return "", ""
 }
 
-// decodeArgs decodes JSON-ARGS, an object (request checked it), keeping
-// numbers as they were written.
-func decodeArgs(raw json.RawMessage) (map[string]any, error) {
-	d := json.NewDecoder(bytes.NewReader(raw))
-	d.UseNumber()
-	var m map[string]any
-	if err := d.Decode(&m); err != nil || m == nil {
-		return nil, usageErr("call: JSON-ARGS must be a JSON object")
-	}
-	return m, nil
-}
-
 // checkTargets refuses, before the call, what would make its reply
 // impossible to save: an --out FILE that exists without --overwrite, that
 // is not a regular file, or whose folder does not exist; a --save DIR that
 // is not a directory, or is hidden (a missing one is created when written). Both are checked again when written:
 // security/files does for --save, and --out is put in place without
-// replacing anything (userFile.commit).
+// replacing anything (createUserFile).
 func checkTargets(a args) error {
 	if file, ok := a.flags["out"]; ok {
 		abs, err := filepath.Abs(file)
 		if err != nil {
-			return &client.Error{Exit: exitcode.Failed, Code: "write_failed", Msg: fmt.Sprintf("--out %s: %v; nothing was sent to the tab", file, err)}
+			return failure("write_failed", fmt.Sprintf("--out %s: %v; nothing was sent to the tab", file, err), "")
 		}
 		fi, err := os.Lstat(abs)
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
 			if di, err := os.Stat(filepath.Dir(abs)); err != nil || !di.IsDir() {
-				return &client.Error{Exit: exitcode.Failed, Code: "write_failed",
-					Msg:  fmt.Sprintf("--out: the folder of %s does not exist; nothing was sent to the tab", abs),
-					Hint: "--out writes into an existing folder; it never creates one"}
+				return failure("write_failed", fmt.Sprintf("--out: the folder of %s does not exist; nothing was sent to the tab", abs),
+					"--out writes into an existing folder; it never creates one")
 			}
 		case err != nil:
-			return &client.Error{Exit: exitcode.Failed, Code: "write_failed", Msg: fmt.Sprintf("--out: %v; nothing was sent to the tab", err)}
+			return failure("write_failed", fmt.Sprintf("--out: %v; nothing was sent to the tab", err), "")
 		case !a.has("overwrite"):
-			return &client.Error{Exit: exitcode.Failed, Code: "file_exists",
-				Msg:  fmt.Sprintf("--out: %s already exists; pass --overwrite to replace it (nothing was sent to the tab)", abs),
-				Hint: "choose another FILE, or add --overwrite"}
+			return failure("file_exists", fmt.Sprintf("--out: %s already exists; pass --overwrite to replace it (nothing was sent to the tab)", abs),
+				"choose another FILE, or add --overwrite")
 		case !fi.Mode().IsRegular():
-			return &client.Error{Exit: exitcode.Failed, Code: "write_failed",
-				Msg: fmt.Sprintf("--out: %s exists and is not a regular file; nothing was sent to the tab", abs)}
+			return failure("write_failed", fmt.Sprintf("--out: %s exists and is not a regular file; nothing was sent to the tab", abs), "")
 		}
 	}
-	if dir, ok := a.flags["save"]; ok {
-		// A missing folder is created when the files are written.
-		if fi, err := os.Stat(dir); err != nil && !errors.Is(err, fs.ErrNotExist) || err == nil && !fi.IsDir() {
-			why := "it is not a directory"
-			if err != nil {
-				why = err.Error()
-			}
-			return &client.Error{Exit: exitcode.Failed, Code: "bad_dir",
-				Msg:  fmt.Sprintf("--save %s: %s; nothing was sent to the tab", dir, why),
-				Hint: "--save writes into a folder, creating it and its parents if missing; give one that is not a file"}
+	dir, ok := a.flags["save"]
+	if !ok {
+		return nil
+	}
+	// A missing folder is created when the files are written.
+	if fi, err := os.Stat(dir); err != nil && !errors.Is(err, fs.ErrNotExist) || err == nil && !fi.IsDir() {
+		why := "it is not a directory"
+		if err != nil {
+			why = err.Error()
 		}
-		if h := hiddenDir(dir); h != "" {
-			return &client.Error{Exit: exitcode.Failed, Code: "bad_dir",
-				Msg:  fmt.Sprintf("--save %s: it is in the hidden folder %s; nothing was sent to the tab", dir, h),
-				Hint: "files from the tab are never written into a hidden folder (such as ~/.config or .git); choose another"}
-		}
+		return failure("bad_dir", fmt.Sprintf("--save %s: %s; nothing was sent to the tab", dir, why),
+			"--save writes into a folder, creating it and its parents if missing; give one that is not a file")
+	}
+	if h := hiddenDir(dir); h != "" {
+		return failure("bad_dir", fmt.Sprintf("--save %s: it is in the hidden folder %s; nothing was sent to the tab", dir, h),
+			"files from the tab are never written into a hidden folder (such as ~/.config or .git); choose another")
 	}
 	return nil
+}
+
+// failure is a call that failed (exit 1) as code says, with msg and a
+// hint, if any, for the person.
+func failure(code, msg, hint string) *client.Error {
+	return &client.Error{Exit: exitcode.Failed, Code: code, Msg: msg, Hint: hint}
 }
 
 // hiddenDir returns the first hidden component ("." and a name) of dir,
@@ -312,8 +300,7 @@ func saveFiles(env []byte, dir, textFile string, overwrite, outSaved bool, log *
 	for _, p := range r.Refused {
 		log.Warn(fmt.Sprintf("--save: %s was not saved: %s", p.Where, p.Why))
 	}
-	switch {
-	case textFile != "" && !r.HasText:
+	if textFile != "" && !r.HasText {
 		log.Warn("--text-file: the reply carries no text; nothing was written for it")
 	}
 	switch {

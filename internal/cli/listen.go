@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -15,7 +16,7 @@ import (
 	"github.com/stitchslop/stitchslop-bridge/internal/envelope"
 	"github.com/stitchslop/stitchslop-bridge/internal/exitcode"
 	"github.com/stitchslop/stitchslop-bridge/internal/session"
-	"github.com/stitchslop/stitchslop-bridge/internal/ui"
+	"github.com/stitchslop/stitchslop-bridge/security/rawjson"
 )
 
 // The listen verb (reference-bridge-notes.md, "`listen`, the shell verb")
@@ -120,79 +121,6 @@ type selectedShape struct {
 	Name string `json:"name"`
 }
 
-// newHeard bounds one utterance into a line: text cut at maxHeard
-// characters, atMs a number or null, selection a list of at most
-// maxSelection {id, name} of at most maxSelectionID characters each
-// (entries that are not objects, or have no id, dropped), or null.
-// Invisible characters go at emit, with everything else printed.
-func newHeard(text string, atMs, selection json.RawMessage) heardLine {
-	h := heardLine{Heard: cutRunes(text, maxHeard)}
-	var at float64
-	if json.Unmarshal(atMs, &at) == nil && len(atMs) > 0 && atMs[0] != 'n' {
-		h.AtMs = &at
-	}
-	var entries []json.RawMessage
-	if json.Unmarshal(selection, &entries) == nil && entries != nil {
-		h.Selection = []selectedShape{}
-		for _, e := range entries {
-			if len(h.Selection) == maxSelection {
-				break
-			}
-			var o map[string]json.RawMessage
-			if json.Unmarshal(e, &o) != nil || o == nil {
-				continue
-			}
-			id, ok := idOf(o["id"])
-			if !ok {
-				continue
-			}
-			var name string
-			json.Unmarshal(o["name"], &name)
-			h.Selection = append(h.Selection, selectedShape{ID: cutRunes(id, maxSelectionID), Name: cutRunes(name, maxSelectionID)})
-		}
-	}
-	return h
-}
-
-// heardLines are the lines of an answer's heard: one per utterance with
-// text, at most maxUtterances; dropped counts the entries past them. A
-// heard that is not a list is nothing heard.
-func heardLines(r voiceReply) (lines []heardLine, dropped int) {
-	var heard []json.RawMessage
-	json.Unmarshal(r.Heard, &heard)
-	for i, raw := range heard {
-		if i == maxUtterances {
-			return lines, len(heard) - i
-		}
-		var u utterance
-		if json.Unmarshal(raw, &u) == nil && u.Text != "" {
-			lines = append(lines, newHeard(u.Text, u.AtMs, r.Selection))
-		}
-	}
-	return lines, 0
-}
-
-// idOf reads a selection entry's id: a string, or a number as written.
-func idOf(v json.RawMessage) (string, bool) {
-	var s string
-	if json.Unmarshal(v, &s) == nil && s != "" {
-		return s, true
-	}
-	var n json.Number
-	if json.Unmarshal(v, &n) == nil && n != "" {
-		return n.String(), true
-	}
-	return "", false
-}
-
-// cutRunes keeps at most n characters of s, marking a cut with "…".
-func cutRunes(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	return string([]rune(s)[:n-1]) + "…"
-}
-
 // voiceReply is what listen reads of a voice.listen envelope.
 type voiceReply struct {
 	OK           bool            `json:"ok"`
@@ -209,6 +137,67 @@ type voiceReply struct {
 type utterance struct {
 	Text string          `json:"text"`
 	AtMs json.RawMessage `json:"atMs"`
+}
+
+// heardLines are the lines of an answer: one per utterance with text among
+// the first maxUtterances entries of heard, its text cut at maxHeard
+// characters, atMs a number or null, and the answer's selection; dropped
+// counts the entries past them. A heard that is not a list is nothing
+// heard. The lists are walked in place (rawjson.Items), so a reply of
+// millions of entries costs no memory. Invisible characters go at emit,
+// with everything else printed.
+func heardLines(r voiceReply) (lines []heardLine, dropped int) {
+	sel := selection(r.Selection)
+	n := 0
+	rawjson.Items(r.Heard, func(raw []byte) bool {
+		if n++; n > maxUtterances {
+			dropped++
+			return true
+		}
+		var u utterance
+		if json.Unmarshal(raw, &u) == nil && u.Text != "" {
+			h := heardLine{Heard: cutRunes(u.Text, maxHeard), Selection: sel}
+			var at float64
+			if !rawjson.IsNull(u.AtMs) && json.Unmarshal(u.AtMs, &at) == nil {
+				h.AtMs = &at
+			}
+			lines = append(lines, h)
+		}
+		return true
+	})
+	return lines, dropped
+}
+
+// selection is an answer's selection as its lines print it: at most
+// maxSelection {id, name} of at most maxSelectionID characters each
+// (entries that are not objects, or have no id, dropped), or null when it
+// is not a list. An id is a string, or a number as written.
+func selection(raw json.RawMessage) []selectedShape {
+	sel := []selectedShape{}
+	if !rawjson.Items(raw, func(e []byte) bool {
+		var o map[string]json.RawMessage
+		json.Unmarshal(e, &o)
+		id, ok := rawjson.String(o["id"])
+		if v := o["id"]; !ok && len(v) > 0 && (v[0] == '-' || '0' <= v[0] && v[0] <= '9') {
+			id = string(v)
+		}
+		name, _ := rawjson.String(o["name"])
+		if id != "" {
+			sel = append(sel, selectedShape{ID: cutRunes(id, maxSelectionID), Name: cutRunes(name, maxSelectionID)})
+		}
+		return len(sel) < maxSelection
+	}) {
+		return nil
+	}
+	return sel
+}
+
+// cutRunes keeps at most n characters of s, marking a cut with "…".
+func cutRunes(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	return string([]rune(s)[:n-1]) + "…"
 }
 
 // Voice states, as listen last reported them.
@@ -259,7 +248,7 @@ func runListen(ctx context.Context, c *command, a args, dir string, stdout io.Wr
 	if err != nil {
 		// stdout carries event lines only: whoever reads them (an agent's
 		// Monitor) must not take an envelope for one.
-		return quiet(log, err)
+		return quiet(log, err).Exit
 	}
 	owner := s.PID
 	if v, ok := a.flags["owner"]; ok {
@@ -277,28 +266,17 @@ func runListen(ctx context.Context, c *command, a args, dir string, stdout io.Wr
 	b, err := l.c.Do(ctx, client.Request{Method: "GET", Path: "/status", Timeout: timeouts.quick, Listener: l.pid})
 	var ce *client.Error
 	if errors.As(err, &ce) && ce.Exit == exitcode.NoBridge {
-		return quiet(log, err)
+		return quiet(log, err).Exit
 	}
-	if err == nil {
-		var st struct {
-			Connected bool `json:"connected"`
-		}
-		if json.Unmarshal(b, &st) == nil {
-			l.connected(st.Connected)
-		}
+	if _, ok := rawjson.Check(b); err == nil && ok {
+		l.connected(string(rawjson.Get(b, "connected")) == "true")
 	}
 	ctx, cancel := context.WithCancelCause(ctx)
-	watched := make(chan struct{})
-	defer func() { cancel(nil); <-watched }()
+	defer cancel(nil)
 	every := listenClock.owner
 	go func() {
-		defer close(watched)
-		t := time.NewTicker(every)
-		defer t.Stop()
 		for session.Alive(owner) {
-			select {
-			case <-t.C:
-			case <-ctx.Done():
+			if !pause(ctx, every) {
 				return
 			}
 		}
@@ -307,105 +285,80 @@ func runListen(ctx context.Context, c *command, a args, dir string, stdout io.Wr
 	return l.run(ctx)
 }
 
-// quiet reports err on stderr only and returns its exit code.
-func quiet(log *slog.Logger, err error) int {
-	var ce *client.Error
-	if !errors.As(err, &ce) {
-		ce = &client.Error{Exit: exitcode.Failed, Msg: err.Error()}
-	}
-	log.Error(ce.Msg)
-	if ce.Hint != "" {
-		ui.Hint(log, ce.Hint)
-	}
-	return ce.Exit
-}
-
 func (l *listener) run(ctx context.Context) int {
 	call := client.Request{Method: "POST", Path: "/call", Listener: l.pid,
 		Timeout: listenCallMs*time.Millisecond + timeouts.margin,
 		Body: callBody{Command: "voice.listen", Args: json.RawMessage(`{"timeoutSeconds":` + strconv.Itoa(listenSeconds) + `}`),
 			TimeoutMs: listenCallMs}}
-	for {
-		if ctx.Err() != nil {
-			return l.stopped(ctx)
-		}
+	for ctx.Err() == nil {
 		started := time.Now()
-		env, err := l.c.Do(ctx, call)
-		if ctx.Err() != nil {
+		code, end, err := l.ask(ctx, call)
+		switch {
+		case ctx.Err() != nil:
 			return l.stopped(ctx)
-		}
-		if err != nil {
+		case end:
+			return code
+		case err != nil:
 			if code, end := l.failed(ctx, err); end {
 				return code
 			}
 			continue
 		}
-		l.lost = time.Time{}
-		var r voiceReply
-		if err := json.Unmarshal(env, &r); err != nil {
-			if code, end := l.failed(ctx, errors.New("the bridge answered voice.listen with something that is not an envelope")); end {
-				return code
-			}
-			continue
-		}
-		switch {
-		case r.OK:
-			l.failures = 0
-			l.connected(true)
-			l.setVoice(r)
-			lines, dropped := heardLines(r)
-			for _, h := range lines {
-				l.out(h)
-			}
-			if dropped > 0 {
-				l.log.Warn("the tab sent more than " + strconv.Itoa(maxUtterances) + " utterances in one answer; " + strconv.Itoa(dropped) + " were not printed")
-			}
-		case r.Error == "timeout": // the bridge's own: the tab took too long; ask again
-			l.failures = 0
-		case r.Error == "not_connected" || r.Error == "disconnected":
-			l.failures = 0
-			l.connected(false)
-			if err := l.waitTab(ctx); err != nil {
-				if code, end := l.failed(ctx, err); end {
-					return code
-				}
-				continue
-			}
-			if ctx.Err() != nil {
-				return l.stopped(ctx)
-			}
-			// On to the pause: a tab that comes and goes at once must not
-			// print connected and disconnected faster than a line a second.
-		case voiceRefusals[r.Error]:
-			l.log.Error("the tab refused voice.listen", "error", r.Error, "message", r.Message)
-			msg := r.Message
-			if msg == "" {
-				msg = r.Say
-			}
-			if msg == "" {
-				msg = "The tab refused to listen (" + r.Error + ")."
-			}
-			l.unavailable(msg)
-			return exitcode.Failed
-		default:
-			if code, end := l.failed(ctx, errors.New("voice.listen failed: "+r.Error+": "+r.Message)); end {
-				return code
-			}
-			continue
-		}
-		if time.Since(started) < listenPause && !pause(ctx, listenPause) {
-			return l.stopped(ctx)
+		l.failures = 0
+		if time.Since(started) < listenPause {
+			pause(ctx, listenPause)
 		}
 	}
+	return l.stopped(ctx)
+}
+
+// ask asks the tab once and prints what it answered. err is a request
+// that brought no answer, or a failed one (failed takes it); end says
+// listen is over, with code.
+func (l *listener) ask(ctx context.Context, call client.Request) (code int, end bool, err error) {
+	env, err := l.c.Do(ctx, call)
+	if err != nil {
+		return 0, false, err
+	}
+	l.lost = time.Time{}
+	var r voiceReply
+	if err := json.Unmarshal(env, &r); err != nil {
+		return 0, false, errors.New("the bridge answered voice.listen with something that is not an envelope")
+	}
+	switch {
+	case r.OK:
+		l.connected(true)
+		l.setVoice(r)
+		lines, dropped := heardLines(r)
+		for _, h := range lines {
+			l.out(h)
+		}
+		if dropped > 0 {
+			l.log.Warn("the tab sent more than " + strconv.Itoa(maxUtterances) + " utterances in one answer; " + strconv.Itoa(dropped) + " were not printed")
+		}
+	case r.Error == "timeout": // the bridge's own: the tab took too long; ask again
+	case r.Error == "not_connected" || r.Error == "disconnected":
+		l.failures = 0
+		l.connected(false)
+		// Then the pause: a tab that comes and goes at once must not
+		// print connected and disconnected faster than a line a second.
+		return 0, false, l.waitTab(ctx)
+	case voiceRefusals[r.Error]:
+		l.log.Error("the tab refused voice.listen", "error", r.Error, "message", r.Message)
+		l.unavailable(cmp.Or(r.Message, r.Say, "The tab refused to listen ("+r.Error+")."))
+		return exitcode.Failed, true, nil
+	default:
+		return 0, false, errors.New("voice.listen failed: " + r.Error + ": " + r.Message)
+	}
+	return 0, false, nil
 }
 
 // stopped is the exit once ctx has ended: quiet on a signal, an
 // unavailable line when the owner is gone.
 func (l *listener) stopped(ctx context.Context) int {
 	if errors.Is(context.Cause(ctx), errOwnerGone) {
-		msg := "The listener's owner (pid " + strconv.Itoa(l.owner) + ") is gone, so it stops."
 		l.log.Info("stopping: the owner (pid " + strconv.Itoa(l.owner) + ") is gone")
-		l.unavailable(msg)
+		l.unavailable("The listener's owner (pid " + strconv.Itoa(l.owner) + ") is gone, so it stops.")
 	}
 	return exitcode.OK
 }
@@ -413,8 +366,8 @@ func (l *listener) stopped(ctx context.Context) int {
 // failed handles a request that did not bring an answer: a missing bridge
 // is looked for again through the session files (a 401 or a dead port: a
 // follower may have taken the port over, with a new key) until
-// listenClock.gone; anything else counts towards maxFailures. end says
-// listen is over, with code.
+// listenClock.gone; anything else counts towards maxFailures. Either
+// way it pauses. end says listen is over, with code.
 func (l *listener) failed(ctx context.Context, err error) (code int, end bool) {
 	var ce *client.Error
 	if errors.As(err, &ce) && ce.Exit == exitcode.NoBridge {
@@ -428,11 +381,10 @@ func (l *listener) failed(ctx context.Context, err error) (code int, end bool) {
 			l.unavailable("No bridge has answered for " + span(listenClock.gone) + ", so the listener stops.")
 			return exitcode.OK, true
 		}
-		if !pause(ctx, listenClock.find) {
-			return l.stopped(ctx), true
-		}
-		if s, err := client.Find(l.dir, l.port); err == nil {
-			l.c = client.New(s)
+		if pause(ctx, listenClock.find) {
+			if s, err := client.Find(l.dir, l.port); err == nil {
+				l.c = client.New(s)
+			}
 		}
 		return 0, false
 	}
@@ -442,9 +394,7 @@ func (l *listener) failed(ctx context.Context, err error) (code int, end bool) {
 		l.unavailable("voice.listen failed " + strconv.Itoa(l.failures) + " times in a row; the last: " + err.Error())
 		return exitcode.Failed, true
 	}
-	if !pause(ctx, listenPause) {
-		return l.stopped(ctx), true
-	}
+	pause(ctx, listenPause) // run sees ctx end
 	return 0, false
 }
 
@@ -478,12 +428,10 @@ func (l *listener) connected(yes bool) {
 	if yes {
 		e = "connected"
 	}
-	if l.state != e {
-		if l.state != "" {
-			l.event(e)
-		}
-		l.state = e
+	if l.state != "" && l.state != e {
+		l.event(e)
 	}
+	l.state = e
 }
 
 // setVoice prints voice-on or voice-off when the answer's voiceOn changes
@@ -495,8 +443,7 @@ func (l *listener) setVoice(r voiceReply) {
 	if r.VoiceOn == nil {
 		return
 	}
-	unsupported := len(r.VoiceSupport) > 0 && string(r.VoiceSupport) != "null"
-	switch {
+	switch unsupported := !rawjson.IsNull(r.VoiceSupport); {
 	case *r.VoiceOn:
 		if l.voice != voiceOn {
 			l.voice = voiceOn
@@ -505,11 +452,8 @@ func (l *listener) setVoice(r voiceReply) {
 	case unsupported:
 		if l.voice != voiceUnsupported {
 			l.voice = voiceUnsupported
-			msg := r.Say
-			if msg == "" {
-				msg = "Voice input does not work in this browser."
-			}
-			l.out(listenEvent{Event: "voice-off", VoiceSupport: boundSupport(r.VoiceSupport), Message: cutRunes(msg, maxHeard)})
+			msg := cutRunes(cmp.Or(r.Say, "Voice input does not work in this browser."), maxHeard)
+			l.out(listenEvent{Event: "voice-off", VoiceSupport: boundSupport(r.VoiceSupport), Message: msg})
 		}
 	case l.voice == voiceOn:
 		l.voice = voiceOff
@@ -523,16 +467,17 @@ func (l *listener) setVoice(r voiceReply) {
 // maxHeard characters, other values as they came while their JSON is at
 // most maxVoiceSupport bytes, else a note.
 func boundSupport(v json.RawMessage) json.RawMessage {
-	var s string
-	if json.Unmarshal(v, &s) == nil {
-		b, _ := json.Marshal(cutRunes(s, maxHeard))
-		return b
+	s, isString := rawjson.String(v)
+	switch {
+	case isString:
+		s = cutRunes(s, maxHeard)
+	case len(v) > maxVoiceSupport:
+		s = "(the tab's voiceSupport is over " + strconv.Itoa(maxVoiceSupport) + " bytes; not shown)"
+	default:
+		return v
 	}
-	if len(v) > maxVoiceSupport {
-		b, _ := json.Marshal("(the tab's voiceSupport is over " + strconv.Itoa(maxVoiceSupport) + " bytes; not shown)")
-		return b
-	}
-	return v
+	b, _ := json.Marshal(s)
+	return b
 }
 
 // pause waits d, or until ctx ends (false).

@@ -54,18 +54,27 @@ func runVerb(ctx context.Context, c *command, a args, dir string, stdin io.Reade
 // --help.
 func fail(log *slog.Logger, stdout io.Writer, c *command, a args, err error) int {
 	var ce *client.Error
+	if errors.As(err, &ce) && ce.Exit == exitcode.Usage {
+		return mistake(log, stdout, c, a, ce.Msg, ce.Hint)
+	}
+	ce = quiet(log, err)
+	emit(stdout, envelope.Bridge(ce.Code, ce.Msg), a)
+	return ce.Exit
+}
+
+// quiet reports err on stderr, with its hint, and returns it as a
+// *client.Error: fail's report without the envelope, for listen, whose
+// stdout carries event lines only.
+func quiet(log *slog.Logger, err error) *client.Error {
+	var ce *client.Error
 	if !errors.As(err, &ce) {
 		ce = &client.Error{Exit: exitcode.Failed, Code: "failed", Msg: err.Error()}
-	}
-	if ce.Exit == exitcode.Usage {
-		return mistake(log, stdout, c, a, ce.Msg, ce.Hint)
 	}
 	log.Error(ce.Msg)
 	if ce.Hint != "" {
 		ui.Hint(log, ce.Hint)
 	}
-	emit(stdout, envelope.Bridge(ce.Code, ce.Msg), a)
-	return ce.Exit
+	return ce
 }
 
 // usageErr is a mistake on a verb's command line, found once the verb
@@ -156,8 +165,7 @@ func verb(ctx context.Context, a args, dir string, stdin io.Reader, log *slog.Lo
 			return nil, err
 		}
 	} else {
-		// Open, not Do: the reply may carry a large image, and it is
-		// decoded to file as it arrives rather than held whole.
+		// Open, not Do: saveImage reads the reply, as bounded, itself.
 		body, err := c.Open(ctx, req)
 		if err != nil {
 			return nil, err
