@@ -1,8 +1,6 @@
 package cli
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -27,11 +25,6 @@ import (
 // (THREAT_MODEL.md T16): this file wires the flags to it, refuses before
 // the call whatever can be refused then, and reports.
 
-// maxFiles bounds --file and --file-text together: call_with_file's file
-// and its 3 more. Four files of files.MaxIn already fill the bridge's
-// request limit (limits.ControlBody) as data URLs.
-const maxFiles = 4
-
 // requestSlack is the room a /call body needs beside its arguments: the
 // command, timeoutMs and the JSON around them.
 const requestSlack = 4 << 10
@@ -44,8 +37,8 @@ func callFileFlags(a args) error {
 		return usageErr("--text-file NAME goes with --save DIR: the text is written into DIR")
 	case a.has("overwrite") && !a.has("save") && !a.has("out"):
 		return usageErr("--overwrite goes with --out or --save")
-	case len(a.list) > maxFiles:
-		return usageErr("call takes at most %d files (--file and --file-text together), got %d", maxFiles, len(a.list))
+	case len(a.list) > replyfiles.MaxAttached:
+		return usageErr("call takes at most %d files (--file and --file-text together), got %d", replyfiles.MaxAttached, len(a.list))
 	}
 	for _, f := range []string{"out", "save", "text-file"} {
 		if v, ok := a.flags[f]; ok && v == "" {
@@ -99,95 +92,51 @@ func fileSpecs(list []flagValue) ([]fileSpec, error) {
 }
 
 // attachFiles reads the files of --file and --file-text and puts them into
-// the call's arguments. A key that does not fit the arguments is a usage
+// the call's arguments, through replyfiles.AttachFiles, the attach-files
+// call_with_file uses too. A key that does not fit the arguments is a usage
 // error, and so is a file security/files refuses (exit 64). Either way
 // nothing has been sent.
-//
-// With files, the arguments are decoded and encoded again: numbers keep
-// their digits, but members come out sorted, and of a name given twice
-// only the last is kept.
 func attachFiles(req client.Request, list []flagValue, log *slog.Logger) (client.Request, error) {
 	specs, err := fileSpecs(list)
 	if err != nil || len(specs) == 0 {
 		return req, err
 	}
 	body := req.Body.(callBody)
-	// JSON-ARGS is an object (request checked it); numbers keep their
-	// digits.
-	var args map[string]any
-	d := json.NewDecoder(bytes.NewReader(body.Args))
-	d.UseNumber()
-	if err := d.Decode(&args); err != nil || args == nil {
-		return req, usageErr("call: JSON-ARGS must be a JSON object")
+	att := make([]replyfiles.Attach, len(specs))
+	for i, s := range specs {
+		att[i] = replyfiles.Attach{Path: s.path, Arg: s.arg, Mode: s.mode}
 	}
-	// The keys first, each holding null until its file is read: a key
-	// that does not fit is refused before any file is.
-	for _, s := range specs {
-		if at, what := blocked(args, s.arg); at != "" {
-			return req, usageErr("--%s %s: JSON-ARGS has %s at %s, not an object, so the file cannot go inside it", s.flag, s.arg, what, at)
-		}
-		if err := files.SetArg(args, s.arg, nil); err != nil {
-			return req, usageErr("--%s %s: %s", s.flag, s.arg, strings.TrimPrefix(err.Error(), "files: "))
-		}
+	args, read, err := replyfiles.AttachFiles(body.Args, att, "JSON-ARGS")
+	var ae *replyfiles.AttachError
+	switch {
+	case errors.As(err, &ae) && ae.Index < 0:
+		return req, usageErr("call: %s", ae.Why)
+	case errors.As(err, &ae) && ae.Read:
+		// The file named on the command line cannot go: a usage error,
+		// as in the Stitch Slop team's CLI (exit 64).
+		s := specs[ae.Index]
+		return req, &client.Error{Exit: exitcode.Usage, Code: "usage",
+			Msg: fmt.Sprintf("--%s %s: %s; nothing was sent to the tab", s.flag, s.arg, ae.Why),
+			Hint: "only images (PNG, JPEG, GIF, WebP, known by their bytes) and design files of at most " +
+				fmt.Sprint(files.MaxIn>>20) + " MB are sent, never a hidden file or one in a hidden folder"}
+	case errors.As(err, &ae):
+		s := specs[ae.Index]
+		return req, usageErr("--%s %s: %s", s.flag, s.arg, ae.Why)
+	case err != nil:
+		return req, fmt.Errorf("call: %w", err)
 	}
-	var notes []string
-	for _, s := range specs {
-		in, err := files.Read(s.path, s.mode)
-		if err != nil {
-			// The file named on the command line cannot go: a usage
-			// error, as in the Stitch Slop team's CLI (exit 64).
-			return req, &client.Error{Exit: exitcode.Usage, Code: "usage",
-				Msg: fmt.Sprintf("--%s %s: %s; nothing was sent to the tab", s.flag, s.arg, strings.TrimPrefix(err.Error(), "files: ")),
-				Hint: "only images (PNG, JPEG, GIF, WebP, known by their bytes) and design files of at most " +
-					fmt.Sprint(files.MaxIn>>20) + " MB are sent, never a hidden file or one in a hidden folder"}
-		}
-		files.SetArg(args, s.arg, in.Value) // the key took its null above, so it fits
-		notes = append(notes, fmt.Sprintf("%s (%d bytes, %s) as %s", s.path, in.Size, in.Mime, s.arg))
-	}
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false) // an SVG's < and > stay as they are
-	if err := enc.Encode(args); err != nil {
-		return req, fmt.Errorf("call: encoding the arguments: %v", err)
-	}
-	if n := b.Len() + len(body.Command) + requestSlack; n > limits.ControlBody {
+	if n := len(args) + len(body.Command) + requestSlack; n > limits.ControlBody {
 		return req, failure("too_large", fmt.Sprintf("call: with its files the request is %.1f MB, over the %d MB the bridge takes; nothing was sent to the tab",
 			float64(n)/(1<<20), limits.ControlBody>>20), "send fewer or smaller files in one call")
 	}
-	body.Args = bytes.TrimRight(b.Bytes(), "\n")
+	notes := make([]string, len(specs))
+	for i, s := range specs {
+		notes[i] = fmt.Sprintf("%s (%d bytes, %s) as %s", s.path, read[i].Size, read[i].Mime, s.arg)
+	}
+	body.Args = args
 	req.Body = body
 	log.Info("sending " + strings.Join(notes, "; "))
 	return req, nil
-}
-
-// blocked returns the first proper prefix of the dotted key at which args
-// holds something other than an object, and what it holds ("a number"),
-// or "" when the key fits. files.SetArg refuses such a key too; this says
-// it in the words of JSON.
-func blocked(args map[string]any, key string) (at, what string) {
-	parts := strings.Split(key, ".")
-	m := args
-	for i, p := range parts[:len(parts)-1] {
-		v, ok := m[p]
-		if !ok {
-			return "", ""
-		}
-		if m, ok = v.(map[string]any); !ok {
-			at := strings.Join(parts[:i+1], ".")
-			switch v := v.(type) {
-			case json.Number:
-				return at, "a number"
-			case string:
-				return at, "a string"
-			case []any:
-				return at, "a list"
-			case bool:
-				return at, fmt.Sprint(v)
-			}
-			return at, "null"
-		}
-	}
-	return "", ""
 }
 
 // checkTargets refuses, before the call, what would make its reply
