@@ -51,9 +51,6 @@ func saveImage(body io.Reader, file string, overwrite bool, log *slog.Logger) ([
 		o = append(o, envelope.Member{Key: key, Value: v})
 		return true
 	})
-	if len(o)-len(o.Without("dataUrl")) > 1 {
-		return nil, outErr("bad_image", "the reply has more than one dataUrl, so which image is meant is unclear")
-	}
 	url := o.Get("dataUrl")
 	mime, payload, ok := imageOf(url)
 	if !ok {
@@ -91,6 +88,10 @@ func outErr(code, msg string) *client.Error {
 func badJSON(env []byte) string {
 	var se *json.SyntaxError
 	switch {
+	case json.Valid(env) && bytes.HasPrefix(bytes.TrimLeft(env, " \t\r\n"), []byte("{")):
+		// rawjson.Check's own rule: one name once (so no two readers
+		// can take different values for it), at most MaxMembers.
+		return fmt.Sprintf("it names a member twice, or has over %d members", rawjson.MaxMembers)
 	case !errors.As(json.Unmarshal(env, new(json.RawMessage)), &se):
 		return "the reply does not start with {"
 	case se.Offset >= int64(len(env)) && (strings.HasPrefix(se.Error(), "unexpected end") || strings.Contains(se.Error(), "character ' '")):

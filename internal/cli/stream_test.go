@@ -154,7 +154,7 @@ func TestSaveImageRefuses(t *testing.T) {
 		{"a lone base64 character", `{"dataUrl":"data:image/png;base64,AAAAA"}`, "bad_image", "not valid base64"},
 		{"padding inside", `{"dataUrl":"data:image/png;base64,AA==AAAA"}`, "bad_image", "not valid base64"},
 		{"escape in the payload that is no base64", `{"dataUrl":"data:image/png;base64,AA\tA"}`, "bad_image", "not valid base64"},
-		{"two dataUrls", `{"dataUrl":"data:image/png;base64,AAAA","dataUrl":"data:image/png;base64,AAEC"}`, "bad_image", "more than one dataUrl"},
+		{"two dataUrls", `{"dataUrl":"data:image/png;base64,AAAA","dataUrl":"data:image/png;base64,AAEC"}`, "bad_reply", "names a member twice"},
 		{"truncated after the image", `{"dataUrl":"data:image/png;base64,AAAA","ok":tr`, "bad_reply", "ends too soon"},
 		{"truncated in the image", `{"dataUrl":"data:image/png;base64,AAAA`, "bad_reply", "ends too soon"},
 		{"bad value after the image", `{"dataUrl":"data:image/png;base64,AAAA","ok":tru}`, "bad_reply", "not valid JSON"},
