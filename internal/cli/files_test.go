@@ -885,7 +885,7 @@ func TestSaveImageDropsPageSavedMembers(t *testing.T) {
 		`{"ok":true,"savedTo":"/etc/passwd","savedBytes":1,"savedType":"image/png"}`,
 		`{"ok":true,"dataUrl":"https://x/y.png","savedTo":"/etc/passwd"}`,
 	} {
-		dir, out, _, err := save(t, strings.NewReader(reply))
+		dir, out, _, err := save(t, []byte(reply))
 		if err != nil || strings.Contains(string(out), "saved") || len(listDir(t, dir)) != 0 {
 			t.Errorf("saveImage(%s) = %s, %v; want no saved* member and nothing written", reply, out, err)
 		}
@@ -897,7 +897,7 @@ func TestSaveImageDropsPageSavedMembers(t *testing.T) {
 func TestSaveImageNoClobber(t *testing.T) {
 	dir := t.TempDir()
 	file := writeTestFile(t, filepath.Join(dir, "out.png"), []byte("mine"))
-	_, err := saveImage(strings.NewReader(`{"dataUrl":"`+dataURL("image/png", pngData)+`"}`), file, false, slog.New(slog.DiscardHandler))
+	_, err := saveImage([]byte(`{"dataUrl":"`+dataURL("image/png", pngData)+`"}`), file, false, slog.New(slog.DiscardHandler))
 	wantClientError(t, "saveImage over a file", err, 1, "file_exists", "appeared while the call ran; it was not replaced")
 	if b, _ := os.ReadFile(file); string(b) != "mine" {
 		t.Errorf("saveImage without overwrite replaced the file with %q", b)
@@ -905,7 +905,7 @@ func TestSaveImageNoClobber(t *testing.T) {
 	if got := listDir(t, dir); !slices.Equal(got, []string{"out.png"}) {
 		t.Errorf("saveImage left %q, want out.png alone", got)
 	}
-	if _, err := saveImage(strings.NewReader(`{"dataUrl":"`+dataURL("image/png", pngData)+`"}`), file, true, slog.New(slog.DiscardHandler)); err != nil {
+	if _, err := saveImage([]byte(`{"dataUrl":"`+dataURL("image/png", pngData)+`"}`), file, true, slog.New(slog.DiscardHandler)); err != nil {
 		t.Fatalf("saveImage with overwrite = %v", err)
 	}
 	if b, _ := os.ReadFile(file); !bytes.Equal(b, pngData) {

@@ -30,7 +30,7 @@ func FuzzStreamEnvelope(f *testing.F) {
 	f.Fuzz(func(t *testing.T, reply []byte) {
 		dir := t.TempDir()
 		path := filepath.Join(dir, "out.png")
-		out, err := saveImage(bytes.NewReader(reply), path, false, slog.New(slog.DiscardHandler))
+		out, err := saveImage(reply, path, false, slog.New(slog.DiscardHandler))
 		names := listDir(t, dir)
 		if err != nil {
 			if len(names) != 0 {

@@ -24,9 +24,9 @@ import (
 // saved.
 var outMembers = []string{"savedTo", "savedBytes", "savedType"}
 
-// saveImage is call --out FILE (§4.4). body is the bridge's reply to the
-// call: it is read whole, up to limits.ControlAnswer (internal/client
-// stops there), and validated once, by rawjson.Check, as every reply from
+// saveImage is call --out FILE (§4.4). env is the bridge's reply to the
+// call, as internal/client.Do read it: whole, up to limits.ControlAnswer,
+// in one buffer of its length. It is validated once, by rawjson.Check, as every reply from
 // a page or a leader is. A top-level dataUrl holding a base64 data URL is
 // decoded from the reply's own bytes, a chunk at a time, into a temp file
 // beside file, and put in place once whole; in the envelope returned,
@@ -37,11 +37,7 @@ var outMembers = []string{"savedTo", "savedBytes", "savedType"}
 //
 // Without overwrite, FILE must not exist (checkTargets made sure before
 // the call) and is not replaced if it has appeared since: file_exists.
-func saveImage(body io.Reader, file string, overwrite bool, log *slog.Logger) ([]byte, error) {
-	env, err := io.ReadAll(body)
-	if err != nil {
-		return nil, err // the client's: the bridge stopped answering, or sent too much
-	}
+func saveImage(env []byte, file string, overwrite bool, log *slog.Logger) ([]byte, error) {
 	if _, ok := rawjson.Check(env); !ok {
 		return nil, outErr("bad_reply", "the bridge's reply is not a valid JSON object ("+badJSON(env)+")")
 	}

@@ -158,20 +158,13 @@ func verb(ctx context.Context, a args, dir string, stdin io.Reader, log *slog.Lo
 	if a.pos[0] != "call" {
 		return c.Do(ctx, req)
 	}
-	var env []byte
+	env, err := c.Do(ctx, req)
+	if err != nil {
+		return nil, err
+	}
 	file, out := a.flags["out"]
-	if !out {
-		if env, err = c.Do(ctx, req); err != nil {
-			return nil, err
-		}
-	} else {
-		// Open, not Do: saveImage reads the reply, as bounded, itself.
-		body, err := c.Open(ctx, req)
-		if err != nil {
-			return nil, err
-		}
-		defer body.Close()
-		if env, err = saveImage(body, file, a.has("overwrite"), log); err != nil {
+	if out {
+		if env, err = saveImage(env, file, a.has("overwrite"), log); err != nil {
 			return nil, err
 		}
 	}

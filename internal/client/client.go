@@ -175,28 +175,12 @@ var (
 	sameUser  = peercred.SameUser
 )
 
-// Do sends a request and returns the body of a 200 answer. Any other answer,
-// a body over limits.ControlAnswer, and a bridge that does not answer in
-// full within r.Timeout, become an *Error.
+// Do sends a request and returns the body of a 200 answer, read whole: in
+// one buffer of its size when the answer gives its length, as the bridge's
+// do, so that a reply of an image is held once. Any other answer, a body
+// over limits.ControlAnswer, and a bridge that does not answer in full
+// within r.Timeout, become an *Error.
 func (c *Client) Do(ctx context.Context, r Request) ([]byte, error) {
-	body, err := c.Open(ctx, r)
-	if err != nil {
-		return nil, err
-	}
-	defer body.Close()
-	b, err := io.ReadAll(body)
-	if err != nil {
-		return nil, err
-	}
-	return b, nil
-}
-
-// Open sends a request and returns the body of a 200 answer as a stream, for
-// answers too large to hold (an image). Other answers become an *Error as
-// with Do. r.Timeout still bounds the whole exchange: once it runs out, Read
-// returns an *Error saying so; so does a Read past limits.ControlAnswer. The
-// caller must Close the body.
-func (c *Client) Open(ctx context.Context, r Request) (io.ReadCloser, error) {
 	if r.Timeout <= 0 {
 		return nil, fmt.Errorf("request %s %s: no timeout given", r.Method, r.Path)
 	}
@@ -209,10 +193,10 @@ func (c *Client) Open(ctx context.Context, r Request) (io.ReadCloser, error) {
 		rd = bytes.NewReader(b)
 	}
 	ctx, cancel := context.WithTimeoutCause(ctx, r.Timeout, errNoAnswer)
+	defer cancel()
 	url := "http://127.0.0.1:" + strconv.Itoa(c.s.Port) + r.Path
 	req, err := http.NewRequestWithContext(ctx, r.Method, url, rd)
 	if err != nil {
-		cancel()
 		return nil, err
 	}
 	req.Header.Set(control.KeyHeader, c.s.Key)
@@ -224,19 +208,26 @@ func (c *Client) Open(ctx context.Context, r Request) (io.ReadCloser, error) {
 	}
 	resp, err := c.http.Do(req)
 	if err != nil {
-		cancel()
 		return nil, c.sendError(ctx, r.Timeout, err)
 	}
+	defer resp.Body.Close()
 	if resp.StatusCode == http.StatusOK {
 		if resp.ContentLength > maxAnswer {
-			resp.Body.Close()
-			cancel()
 			return nil, c.tooLarge()
 		}
-		return &body{rc: resp.Body, ctx: ctx, cancel: cancel, c: c, timeout: r.Timeout, left: maxAnswer}, nil
+		var buf bytes.Buffer
+		if resp.ContentLength > 0 {
+			buf.Grow(int(resp.ContentLength) + bytes.MinRead) // ReadFrom wants MinRead free to read on
+		}
+		// One byte past the limit is enough to know the answer is over it.
+		if _, err := buf.ReadFrom(io.LimitReader(resp.Body, maxAnswer+1)); err != nil {
+			return nil, c.readError(ctx, r.Timeout, err)
+		}
+		if int64(buf.Len()) > maxAnswer {
+			return nil, c.tooLarge()
+		}
+		return buf.Bytes(), nil
 	}
-	defer cancel()
-	defer resp.Body.Close()
 	b, err := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
 	if err != nil {
 		return nil, c.readError(ctx, r.Timeout, err)
@@ -300,42 +291,6 @@ func (c *Client) tooLarge() error {
 	return &Error{Exit: exitcode.Failed, Code: "too_large",
 		Msg: fmt.Sprintf("the answer from port %d is over %d MiB, more than a bridge ever sends (a tab's reply is at most %d MiB); it was not read further",
 			c.s.Port, maxAnswer>>20, limits.PageFrame>>20)}
-}
-
-// body is the stream Open returns: it maps a read cut short by the request's
-// timeout to an *Error, stops at maxAnswer, and releases the request's
-// timer on Close.
-type body struct {
-	rc      io.ReadCloser
-	ctx     context.Context
-	cancel  context.CancelFunc
-	c       *Client
-	timeout time.Duration
-	left    int64 // bytes that may still be read
-}
-
-func (b *body) Read(p []byte) (int, error) {
-	// One byte past the limit is enough to know the answer is over it.
-	if int64(len(p)) > b.left+1 {
-		p = p[:b.left+1]
-	}
-	n, err := b.rc.Read(p)
-	if int64(n) > b.left {
-		n = int(b.left)
-		b.left = 0
-		return n, b.c.tooLarge()
-	}
-	b.left -= int64(n)
-	if err != nil && err != io.EOF {
-		err = b.c.readError(b.ctx, b.timeout, err)
-	}
-	return n, err
-}
-
-func (b *body) Close() error {
-	err := b.rc.Close()
-	b.cancel()
-	return err
 }
 
 // seconds writes d as a number of seconds: "15 s", "0.25 s".

@@ -106,18 +106,13 @@ func TestDoGivesUpOnFrozenBridge(t *testing.T) {
 	}
 }
 
-func TestOpenGivesUpOnFrozenBody(t *testing.T) {
+func TestDoGivesUpOnFrozenBody(t *testing.T) {
 	s := frozenBridge(t, true)
-	body, err := New(s).Open(context.Background(), Request{Method: "POST", Path: "/call", Body: map[string]any{}, Timeout: testTimeout})
-	if err != nil {
-		t.Fatalf("Open = %v, want the body of the 200 answer", err)
-	}
-	defer body.Close()
-	err = within(t, func() error {
-		_, err := io.ReadAll(body)
+	err := within(t, func() error {
+		_, err := New(s).Do(context.Background(), Request{Method: "POST", Path: "/call", Body: map[string]any{}, Timeout: testTimeout})
 		return err
 	})
-	wantNoAnswer(t, "reading the body of Open", err, s.Port)
+	wantNoAnswer(t, "Do with a 200 answer whose body stops", err, s.Port)
 }
 
 func TestRefusedIsStale(t *testing.T) {
@@ -167,21 +162,21 @@ func TestOpenAnswers(t *testing.T) {
 				io.WriteString(w, tt.body)
 			}))
 			defer srv.Close()
-			_, err := New(session.File{Port: serverPort(t, srv), Key: "k", PID: os.Getpid()}).Open(context.Background(), Request{Method: "GET", Path: "/tools", Timeout: guardTimeout})
+			_, err := New(session.File{Port: serverPort(t, srv), Key: "k", PID: os.Getpid()}).Do(context.Background(), Request{Method: "GET", Path: "/tools", Timeout: guardTimeout})
 			var ce *Error
 			if !errors.As(err, &ce) || ce.Exit != tt.exit || ce.Code != tt.code || !strings.Contains(ce.Msg, tt.msgPart) {
-				t.Fatalf("Open with a %d answer = %#v, want exit %d, code %s, message with %q", tt.status, err, tt.exit, tt.code, tt.msgPart)
+				t.Fatalf("Do with a %d answer = %#v, want exit %d, code %s, message with %q", tt.status, err, tt.exit, tt.code, tt.msgPart)
 			}
 			if strings.Contains(ce.Msg, "\x1b") {
-				t.Errorf("Open message %q holds a raw escape byte", ce.Msg)
+				t.Errorf("Do message %q holds a raw escape byte", ce.Msg)
 			}
 		})
 	}
 }
 
 // The request carries the key in the header the spec names, and a 200
-// body streams through Open unchanged.
-func TestOpenStreamsTheBody(t *testing.T) {
+// body comes back unchanged.
+func TestDoReturnsTheBody(t *testing.T) {
 	want := strings.Repeat("0123456789", 100000)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Header.Get("x-stitchslop-key") != "the-key" || r.Header.Get("Origin") != "" {
@@ -191,14 +186,9 @@ func TestOpenStreamsTheBody(t *testing.T) {
 		io.WriteString(w, want)
 	}))
 	defer srv.Close()
-	body, err := New(session.File{Port: serverPort(t, srv), Key: "the-key", PID: os.Getpid()}).Open(context.Background(), Request{Method: "GET", Path: "/status", Timeout: guardTimeout})
-	if err != nil {
-		t.Fatalf("Open = %v", err)
-	}
-	defer body.Close()
-	got, err := io.ReadAll(body)
+	got, err := New(session.File{Port: serverPort(t, srv), Key: "the-key", PID: os.Getpid()}).Do(context.Background(), Request{Method: "GET", Path: "/status", Timeout: guardTimeout})
 	if err != nil || string(got) != want {
-		t.Fatalf("Open body = %d bytes, %v; want %d bytes", len(got), err, len(want))
+		t.Fatalf("Do body = %d bytes, %v; want %d bytes", len(got), err, len(want))
 	}
 }
 
@@ -232,7 +222,7 @@ func shortAnswer(t *testing.T, n int64) {
 
 // A 200 answer is read up to the bound and no further, whether the
 // server says its length first or streams it: one byte over is an error
-// with its own code, through Do and through Open alike.
+// with its own code.
 func TestAnswerBounded(t *testing.T) {
 	const bound = 1000
 	shortAnswer(t, bound)
@@ -267,14 +257,6 @@ func TestAnswerBounded(t *testing.T) {
 				t.Fatalf("Do of a %d-byte answer = %d bytes, %v; want it whole", tt.size, len(got), err)
 			case tt.wantFail && (!errors.As(err, &ce) || ce.Code != "too_large" || ce.Exit != exitcode.Failed):
 				t.Fatalf("Do of a %d-byte answer with a bound of %d = %d bytes, %v; want a too_large error", tt.size, bound, len(got), err)
-			}
-			body, err := c.Open(context.Background(), Request{Method: "GET", Path: "/status", Timeout: guardTimeout})
-			if err == nil {
-				got, err = io.ReadAll(body)
-				body.Close()
-			}
-			if tt.wantFail != (errors.As(err, &ce) && ce.Code == "too_large") || len(got) > bound {
-				t.Fatalf("Open of a %d-byte answer with a bound of %d = %d bytes read, %v", tt.size, bound, len(got), err)
 			}
 		})
 	}

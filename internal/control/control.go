@@ -138,6 +138,9 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 
 func writeRaw(w http.ResponseWriter, status int, b []byte) {
 	w.Header().Set("Content-Type", "application/json")
+	// The length, so that a client holds a reply of an image in one
+	// buffer of its size rather than growing one (internal/client.Do).
+	w.Header().Set("Content-Length", strconv.Itoa(len(b)+1))
 	w.WriteHeader(status)
 	w.Write(b)
 	w.Write([]byte("\n"))
