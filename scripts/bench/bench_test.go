@@ -57,5 +57,17 @@ func TestShort(t *testing.T) {
 			t.Errorf("reference table row %q: want the bridge's figure and the reference's; got %q", label, line)
 		}
 	}
+	// The bridge's own rows: the shell's --out of the same image.
+	for _, label := range []string{"shell `call --out`, 1 MiB image", "peak RSS of that shell call, 1 MiB"} {
+		i := strings.Index(out, "\n| "+label+" | ")
+		if i < 0 {
+			t.Errorf("bench -short printed no %q row; stdout:\n%s", label, out)
+			continue
+		}
+		line, _, _ := strings.Cut(out[i+1:], "\n")
+		if cells := strings.Split(line, " | "); len(cells) < 2 || cells[1] == notAvailable {
+			t.Errorf("row %q: want the bridge's figure; got %q", label, line)
+		}
+	}
 	t.Logf("\n%s", stdout.String())
 }

@@ -348,13 +348,14 @@ func (b *bridge) awaitTool(name string) error {
 }
 
 // shellCall runs `stitchslop-bridge --config-dir DIR --port P call COMMAND
-// ARGS` (with the command this bridge was started with) against this bridge
-// and returns its wall time; exit code 0 is required.
-func (b *bridge) shellCall(command, args string) (time.Duration, error) {
+// ARGS [MORE...]` (with the command this bridge was started with) against
+// this bridge and returns its wall time and the child's peak RSS in MiB
+// (ru_maxrss; 0 where the OS gives none); exit code 0 is required.
+func (b *bridge) shellCall(command, args string, more ...string) (time.Duration, float64, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*guard)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, b.argv[0], append(slices.Clone(b.argv[1:]),
-		"--config-dir", b.configDir, "--port", strconv.Itoa(b.port), "call", command, args)...)
+	argv := append(slices.Clone(b.argv[1:]), "--config-dir", b.configDir, "--port", strconv.Itoa(b.port), "call", command, args)
+	cmd := exec.CommandContext(ctx, b.argv[0], append(argv, more...)...)
 	cmd.Env = b.e.childEnv()
 	var out, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut
@@ -362,9 +363,9 @@ func (b *bridge) shellCall(command, args string) (time.Duration, error) {
 	err := cmd.Run()
 	d := time.Since(start)
 	if err != nil {
-		return d, fmt.Errorf("call %s %s: %v; stdout %q; stderr %q", command, args, err, out.String(), errOut.String())
+		return d, 0, fmt.Errorf("call %s %s: %v; stdout %q; stderr %q", command, args, err, out.String(), errOut.String())
 	}
-	return d, nil
+	return d, maxRSSMiB(cmd.ProcessState), nil
 }
 
 // tail keeps the last lines of a child's stderr for error messages.

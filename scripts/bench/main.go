@@ -62,7 +62,10 @@
 //     page's size back, and the request line in and a line of the
 //     response's size out. Each size runs in a fresh bridge process, so
 //     peak RSS (VmHWM of /proc/PID/status, a high-water mark) is that
-//     size's.
+//     size's. Then, against the bridge alone, the shell's `call image '{}'
+//     --out FILE --overwrite` for the same reply: its wall time and its own
+//     peak RSS (ru_maxrss), each the median of the same count of runs, FILE
+//     checked to hold the image.
 //   - start to listening line: from just before exec to the bridge's
 //     "listening on 127.0.0.1:PORT" line on stderr. Start to first TCP
 //     connect: from the same moment to the first successful connect of a
@@ -86,6 +89,7 @@
 package main
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
@@ -99,6 +103,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -398,7 +403,7 @@ func subjectRound(e *env, s subject, p plan, f figures) (rpcReply, []byte, error
 
 	var shell []time.Duration
 	for range p.shellRuns {
-		d, err := b.shellCall("echo", "{}")
+		d, _, err := b.shellCall("echo", "{}")
 		if err != nil {
 			return rpcReply{}, nil, err
 		}
@@ -565,6 +570,13 @@ func imageRound(e *env, p plan, mib int, f figures) error {
 			f[s.prefix+key+"_peak_rss_MiB"] = hwm
 		}
 		if i == 0 {
+			if err := outRound(b, p, raw, key, f); err != nil {
+				pg.close()
+				b.kill()
+				return fmt.Errorf("call --out: %w", err)
+			}
+		}
+		if i == 0 {
 			reqFrame = pg.lastRequest()
 		}
 		pg.close()
@@ -596,6 +608,30 @@ func imageRound(e *env, p plan, mib int, f figures) error {
 	f[key+"_ratio_x"] = t / (w + pi)
 	f[key+"_frame_bytes"] = float64(len(reply))
 	f[key+"_line_bytes"] = float64(lineLen)
+	return nil
+}
+
+// outRound measures the shell's `call image '{}' --out FILE --overwrite`
+// against bridge b, whose page answers with raw as an image: the verb's
+// wall time and its own peak RSS, each the median of imageReps runs, and
+// FILE checked to hold raw.
+func outRound(b *bridge, p plan, raw []byte, key string, f figures) error {
+	file := filepath.Join(b.configDir, "out.png")
+	var times []time.Duration
+	var rss []float64
+	for range p.imageReps {
+		d, mib, err := b.shellCall("image", "{}", "--out", file, "--overwrite")
+		if err != nil {
+			return err
+		}
+		if got, err := os.ReadFile(file); err != nil || !bytes.Equal(got, raw) {
+			return fmt.Errorf("%s holds %d bytes (%v), want the %d-byte image", file, len(got), err, len(raw))
+		}
+		times, rss = append(times, d), append(rss, mib)
+	}
+	slices.Sort(rss)
+	f[key+"_out_us"] = median(times)
+	f[key+"_out_rss_MiB"] = rss[len(rss)/2]
 	return nil
 }
 
@@ -634,6 +670,8 @@ const (
 	rowSwitches   = "context switches per call, sequential"
 	rowImage      = "image reply %d MiB"
 	rowImageRSS   = "peak RSS, %d MiB image"
+	rowOut        = "shell `call --out`, %d MiB image"
+	rowOutRSS     = "peak RSS of that shell call, %d MiB"
 	rowStartLine  = "start to listening line"
 	rowStartTCP   = "start to first TCP connect"
 	rowIdleRSS    = "idle RSS"
@@ -689,6 +727,10 @@ func writeTable(w io.Writer, p plan, rounds int, binLabel string, f figures) {
 				num(f, key+"_frame_bytes", "%.0f B"), num(f, key+"_line_bytes", "%.0f B")))
 		bridgeOnly(fmt.Sprintf(rowImageRSS, mib), num(f, key+"_peak_rss_MiB", "%.1f MiB"),
 			"VmHWM of a fresh bridge after the image calls")
+		bridgeOnly(fmt.Sprintf(rowOut, mib), dur(f, key+"_out_us"),
+			fmt.Sprintf("the same reply through the shell to a file, a child process, median of %d, file checked", p.imageReps))
+		bridgeOnly(fmt.Sprintf(rowOutRSS, mib), num(f, key+"_out_rss_MiB", "%.1f MiB"),
+			"ru_maxrss of that child, median")
 	}
 	bridgeOnly(rowStartLine, dur(f, "start_listening_line_us"), "exec to the line on stderr")
 	bridgeOnly(rowStartTCP, dur(f, "start_tcp_connect_us"), "exec to a connect, polled every 100 µs")
