@@ -1,23 +1,16 @@
 package control
 
 import (
-	"log/slog"
 	"net/http/httptest"
 	"strconv"
 	"testing"
-	"time"
-
-	"github.com/stitchslop/stitchslop-bridge/internal/attempts"
-	"github.com/stitchslop/stitchslop-bridge/internal/hub"
-	"github.com/stitchslop/stitchslop-bridge/internal/sites"
 )
 
 // Every answer says its length, so that a client can hold a reply of an
 // image in one buffer of that size (internal/client.Do): a call's answer,
 // a refusal, a document.
 func TestAnswersSayTheirLength(t *testing.T) {
-	s := &Server{Key: "k", Port: 8787, Hub: hub.New(time.Second), Sites: sites.New("https://www.stitchslop.com", ""),
-		PairedOrigins: func() []string { return nil }, Attempts: &attempts.Log{}, Log: slog.New(slog.DiscardHandler), Activity: func() {}}
+	s := testServer(func() {})
 	for _, tt := range []struct{ method, path, key string }{
 		{"GET", "/status", "k"},
 		{"POST", "/call", "k"}, // no tab: the bridge's own envelope

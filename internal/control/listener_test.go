@@ -44,9 +44,7 @@ func TestListenerPID(t *testing.T) {
 // request with a header that is no pid is an agent's like any other.
 func TestListenerIsNotAgentUse(t *testing.T) {
 	uses := 0
-	s := &Server{Key: "k", Port: 8787, Hub: hub.New(time.Second), Sites: sites.New("https://www.stitchslop.com", ""),
-		PairedOrigins: func() []string { return nil }, Attempts: &attempts.Log{}, Log: slog.New(slog.DiscardHandler),
-		Activity: func() { uses++ }}
+	s := testServer(func() { uses++ })
 	get := func(listener string) {
 		r := httptest.NewRequest("GET", "/status", nil)
 		r.Host = "127.0.0.1:8787"
@@ -69,4 +67,12 @@ func TestListenerIsNotAgentUse(t *testing.T) {
 	if uses == 0 {
 		t.Errorf("a request with a listener header that is no pid: no agent use, want it counted")
 	}
+}
+
+// testServer is a control plane with key k on port 8787, no tab and no
+// pairing, that calls activity for every agent request.
+func testServer(activity func()) *Server {
+	return &Server{Key: "k", Port: 8787, Hub: hub.New(time.Second), Sites: sites.New("https://www.stitchslop.com", ""),
+		PairedOrigins: func() []string { return nil }, Attempts: &attempts.Log{}, Log: slog.New(slog.DiscardHandler),
+		Activity: activity}
 }
