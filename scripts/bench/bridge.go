@@ -38,6 +38,7 @@ type env struct {
 	ref         []string // the reference bridge's command and leading arguments; empty when not measured
 	echoBin     string   // the stdio floor program
 	minRelayBin string   // the minimal relay (scripts/bench/internal/minrelay)
+	maxRSSBin   string   // runs a command and writes its peak RSS (scripts/bench/internal/maxrss)
 	tmp         string   // the run's temp dir; everything else lives under it
 	home        string   // HOME of every child
 	secret      string   // the pairing secret seeded for origin
@@ -349,13 +350,18 @@ func (b *bridge) awaitTool(name string) error {
 
 // shellCall runs `stitchslop-bridge --config-dir DIR --port P call COMMAND
 // ARGS [MORE...]` (with the command this bridge was started with) against
-// this bridge and returns its wall time and the child's peak RSS in MiB
-// (ru_maxrss; 0 where the OS gives none); exit code 0 is required.
-func (b *bridge) shellCall(command, args string, more ...string) (time.Duration, float64, error) {
+// this bridge and returns its wall time, and with rss its peak RSS in MiB
+// (through maxrss, which adds its own start to the time); exit code 0 is
+// required.
+func (b *bridge) shellCall(rss bool, command, args string, more ...string) (time.Duration, float64, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*guard)
 	defer cancel()
-	argv := append(slices.Clone(b.argv[1:]), "--config-dir", b.configDir, "--port", strconv.Itoa(b.port), "call", command, args)
-	cmd := exec.CommandContext(ctx, b.argv[0], append(argv, more...)...)
+	argv := append(slices.Clone(b.argv), "--config-dir", b.configDir, "--port", strconv.Itoa(b.port), "call", command, args)
+	rssFile := filepath.Join(b.configDir, "maxrss")
+	if rss {
+		argv = append([]string{b.e.maxRSSBin, rssFile}, argv...)
+	}
+	cmd := exec.CommandContext(ctx, argv[0], append(argv[1:], more...)...)
 	cmd.Env = b.e.childEnv()
 	var out, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut
@@ -365,7 +371,15 @@ func (b *bridge) shellCall(command, args string, more ...string) (time.Duration,
 	if err != nil {
 		return d, 0, fmt.Errorf("call %s %s: %v; stdout %q; stderr %q", command, args, err, out.String(), errOut.String())
 	}
-	return d, maxRSSMiB(cmd.ProcessState), nil
+	if !rss {
+		return d, 0, nil
+	}
+	kib, err := os.ReadFile(rssFile)
+	if err != nil {
+		return d, 0, err
+	}
+	n, err := strconv.ParseFloat(string(kib), 64)
+	return d, n / 1024, err
 }
 
 // tail keeps the last lines of a child's stderr for error messages.

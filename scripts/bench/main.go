@@ -64,7 +64,7 @@
 //     peak RSS (VmHWM of /proc/PID/status, a high-water mark) is that
 //     size's. Then, against the bridge alone, the shell's `call image '{}'
 //     --out FILE --overwrite` for the same reply: its wall time and its own
-//     peak RSS (ru_maxrss), each the median of the same count of runs, FILE
+//     peak RSS (ru_maxrss, read by scripts/bench/internal/maxrss), each the median of the same count of runs, FILE
 //     checked to hold the image.
 //   - start to listening line: from just before exec to the bridge's
 //     "listening on 127.0.0.1:PORT" line on stderr. Start to first TCP
@@ -175,6 +175,10 @@ func run(args []string, stdout, stderr io.Writer) error {
 	}
 	e.echoBin = filepath.Join(tmp, "echo")
 	if err := goBuild(root, e.echoBin, "./scripts/bench/internal/echo"); err != nil {
+		return err
+	}
+	e.maxRSSBin = filepath.Join(tmp, "maxrss")
+	if err := goBuild(root, e.maxRSSBin, "./scripts/bench/internal/maxrss"); err != nil {
 		return err
 	}
 	e.minRelayBin = filepath.Join(tmp, "minrelay")
@@ -403,7 +407,7 @@ func subjectRound(e *env, s subject, p plan, f figures) (rpcReply, []byte, error
 
 	var shell []time.Duration
 	for range p.shellRuns {
-		d, _, err := b.shellCall("echo", "{}")
+		d, _, err := b.shellCall(false, "echo", "{}")
 		if err != nil {
 			return rpcReply{}, nil, err
 		}
@@ -620,7 +624,7 @@ func outRound(b *bridge, p plan, raw []byte, key string, f figures) error {
 	var times []time.Duration
 	var rss []float64
 	for range p.imageReps {
-		d, mib, err := b.shellCall("image", "{}", "--out", file, "--overwrite")
+		d, mib, err := b.shellCall(true, "image", "{}", "--out", file, "--overwrite")
 		if err != nil {
 			return err
 		}
@@ -730,7 +734,7 @@ func writeTable(w io.Writer, p plan, rounds int, binLabel string, f figures) {
 		bridgeOnly(fmt.Sprintf(rowOut, mib), dur(f, key+"_out_us"),
 			fmt.Sprintf("the same reply through the shell to a file, a child process, median of %d, file checked", p.imageReps))
 		bridgeOnly(fmt.Sprintf(rowOutRSS, mib), num(f, key+"_out_rss_MiB", "%.1f MiB"),
-			"ru_maxrss of that child, median")
+			"ru_maxrss of that child (scripts/bench/internal/maxrss), median")
 	}
 	bridgeOnly(rowStartLine, dur(f, "start_listening_line_us"), "exec to the line on stderr")
 	bridgeOnly(rowStartTCP, dur(f, "start_tcp_connect_us"), "exec to a connect, polled every 100 µs")
