@@ -15,6 +15,7 @@ import (
 	"bytes"
 	"flag"
 	"fmt"
+	"go/build"
 	"go/scanner"
 	"go/token"
 	"os"
@@ -97,27 +98,49 @@ func replaceMarked(file, table string) error {
 // render measures every layer and returns the table.
 func render() (string, error) {
 	var b strings.Builder
-	b.WriteString("| layer | code lines | files |\n|---|---:|---|\n")
-	total := 0
+	b.WriteString("| layer | code lines | in the linux binary | darwin | windows | files |\n|---|---:|---:|---:|---:|---|\n")
+	total := make([]int, 1+len(targets))
 	for _, l := range layers {
 		files, err := goFiles(l.paths)
 		if err != nil {
 			return "", err
 		}
-		n := 0
+		n := make([]int, 1+len(targets))
 		for _, f := range files {
 			c, err := codeLines(f)
 			if err != nil {
 				return "", err
 			}
-			n += c
+			n[0] += c
+			for i, ctx := range targets {
+				if ok, err := ctx.MatchFile(filepath.Dir(f), filepath.Base(f)); err != nil {
+					return "", err
+				} else if ok {
+					n[1+i] += c
+				}
+			}
 		}
-		total += n
-		fmt.Fprintf(&b, "| %s | %d | %s |\n", l.name, n, "`"+strings.Join(l.paths, "`, `")+"`")
+		for i := range n {
+			total[i] += n[i]
+		}
+		fmt.Fprintf(&b, "| %s | %d | %d | %d | %d | %s |\n", l.name, n[0], n[1], n[2], n[3], "`"+strings.Join(l.paths, "`, `")+"`")
 	}
-	fmt.Fprintf(&b, "| **all trust-boundary code** | **%d** | |\n", total)
+	fmt.Fprintf(&b, "| **all trust-boundary code** | **%d** | **%d** | **%d** | **%d** | |\n", total[0], total[1], total[2], total[3])
 	return b.String(), nil
 }
+
+// targets are the systems a release binary is built for: a file counts in
+// a system's column when its name and build constraints put it in that
+// binary. The first column counts every file, whatever its system.
+var targets = func() []build.Context {
+	var out []build.Context
+	for _, goos := range []string{"linux", "darwin", "windows"} {
+		ctx := build.Default
+		ctx.GOOS, ctx.GOARCH, ctx.CgoEnabled = goos, "amd64", false
+		out = append(out, ctx)
+	}
+	return out
+}()
 
 // goFiles lists the non-test .go files the paths name.
 func goFiles(paths []string) ([]string, error) {

@@ -32,3 +32,19 @@ func TestCodeLines(t *testing.T) {
 		t.Errorf("codeLines = %d, %v; want 4 (package, the raw string's two lines, func)", n, err)
 	}
 }
+
+// A file counts in a system's column only when that system's binary holds
+// it: by its name or by its build constraint.
+func TestTargets(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(dir+"/a_windows.go", []byte("package x\n"), 0o600)
+	os.WriteFile(dir+"/b.go", []byte("//go:build !windows\n\npackage x\n"), 0o600)
+	os.WriteFile(dir+"/c.go", []byte("package x\n"), 0o600)
+	for i, want := range [][3]bool{{false, true, true}, {false, true, true}, {true, false, true}} { // linux, darwin, windows
+		for j, name := range []string{"a_windows.go", "b.go", "c.go"} {
+			if ok, err := targets[i].MatchFile(dir, name); err != nil || ok != want[j] {
+				t.Errorf("%s binary holds %s: %v, %v; want %v", targets[i].GOOS, name, ok, err, want[j])
+			}
+		}
+	}
+}
