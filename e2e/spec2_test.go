@@ -288,6 +288,9 @@ func TestSpec2_3_Refusals(t *testing.T) {
 		{"non-string secret", map[string]any{"secret": 12345}, "bad_credential"},
 		{"not JSON", "this is not json", "bad_json"},
 		{"truncated JSON", `{"secret":"`, "bad_json"},
+		// One rule for a name given twice (issue 19): refused, never read
+		// first-wins by one reader and last-wins by another.
+		{"secret given twice", `{"secret":"` + newSecret() + `","secret":"` + secret + `"}`, "bad_json"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -51,6 +51,8 @@ func TestParseFirstFrame(t *testing.T) {
 		{`[]`, Credentials{}, true},
 		{`"tok"`, Credentials{}, true},
 		{`{"token":"t"`, Credentials{}, true},
+		{`{"token":"a","token":"b"}`, Credentials{}, true},      // one name once (rawjson.Check)
+		{`{"token":"a","to\u006ben":"b"}`, Credentials{}, true}, // however it is spelt
 		{``, Credentials{}, true},
 	}
 	for _, tt := range tests {

@@ -267,9 +267,11 @@ type Credentials struct {
 // ParseFirstFrame reads a handshake frame: a JSON object with a token, a
 // secret, or both. A member that is not a string counts as absent.
 func ParseFirstFrame(b []byte) (Credentials, error) {
+	// rawjson.Check first, for the one rule every frame follows: a name
+	// given twice is refused, not read first-wins here and last-wins there.
 	var raw map[string]any
-	if err := json.Unmarshal(b, &raw); err != nil || raw == nil {
-		return Credentials{}, errors.New("the first frame is not a JSON object")
+	if _, ok := rawjson.Check(b); !ok || json.Unmarshal(b, &raw) != nil {
+		return Credentials{}, errors.New("the first frame is not a JSON object, or names a member twice")
 	}
 	tok, _ := raw["token"].(string)
 	sec, _ := raw["secret"].(string)
