@@ -1,10 +1,10 @@
 package mcp
 
 import (
-	"bytes"
 	"encoding/base64"
 	"strconv"
 
+	"github.com/stitchslop/stitchslop-bridge/internal/replyfiles"
 	"github.com/stitchslop/stitchslop-bridge/security/files"
 	"github.com/stitchslop/stitchslop-bridge/security/gate"
 	"github.com/stitchslop/stitchslop-bridge/security/rawjson"
@@ -68,31 +68,15 @@ func toolResponse(id []byte, checked rawjson.Checked, intro string, refused, mod
 }
 
 // dataURL returns the base64 payload and MIME type of a raw JSON string of
-// the form "data:<mime>;base64,<data>", or nil. A payload with no escapes
-// (the usual case) is returned in place; an escaped one is unescaped.
+// the form "data:<mime>;base64,<data>", or nil: in place when it has no
+// escapes (the usual case), as replyfiles.DataURL reads it.
 func dataURL(v []byte) ([]byte, string) {
-	inner, plain := rawjson.Plain(v)
-	if !plain {
-		s, ok := rawjson.String(v)
-		if !ok {
-			return nil, ""
-		}
-		inner = []byte(s)
-	}
-	comma := bytes.IndexByte(inner, ',')
-	if comma < 0 {
-		return nil, ""
-	}
-	mime, _, ok := files.SplitDataURL(string(inner[:comma+1]))
-	if !ok {
-		return nil, ""
-	}
+	mime, data, ok := replyfiles.DataURL(v)
 	// Only a picture that is what it claims becomes an image block; any
 	// other data URL stays in the text, where the gate notes it.
-	data := inner[comma+1:]
 	head := make([]byte, 18)
 	n, _ := base64.StdEncoding.Decode(head, data[:min(24, len(data)/4*4)])
-	if !files.ImageOK(mime, head[:n]) {
+	if !ok || !files.ImageOK(mime, head[:n]) {
 		return nil, ""
 	}
 	return data, mime

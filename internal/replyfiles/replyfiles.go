@@ -33,6 +33,7 @@
 package replyfiles
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -238,6 +239,24 @@ func (s *saver) refuse(where, why string) {
 func (s *saver) refused(where, why string, obj envelope.Object) envelope.Object {
 	s.refuse(where, why)
 	return obj.With("error", why)
+}
+
+// DataURL reads v, a raw JSON value of a reply (its top-level dataUrl),
+// for both faces: the MIME type of a base64 data URL (files.SplitDataURL)
+// and its payload, not decoded. A string without escapes, as pages write
+// them, is read in place: payload is a piece of v, never a copy.
+func DataURL(v []byte) (mime string, payload []byte, ok bool) {
+	s, plain := rawjson.Plain(v)
+	if !plain {
+		u, isString := rawjson.String(v)
+		if !isString {
+			return "", nil, false
+		}
+		s = []byte(u)
+	}
+	head, payload, found := bytes.Cut(s, []byte(","))
+	mime, _, ok = files.SplitDataURL(string(head) + ",")
+	return mime, payload, ok && found
 }
 
 // reason is err worded for the reader: without the package's prefix, and
