@@ -104,14 +104,14 @@ func attachFiles(req client.Request, list []flagValue, log *slog.Logger) (client
 	body := req.Body.(callBody)
 	att := make([]replyfiles.Attach, len(specs))
 	for i, s := range specs {
-		att[i] = replyfiles.Attach{Path: s.path, Arg: s.arg, Mode: s.mode}
+		att[i] = replyfiles.Attach{Path: s.path, Arg: s.arg, Mode: s.mode, Shown: s.path}
 	}
-	args, read, err := replyfiles.AttachFiles(body.Args, att, "JSON-ARGS")
-	var ae *replyfiles.AttachError
+	args, sent, err := replyfiles.AttachFiles(body.Args, att, "JSON-ARGS")
+	var ae *replyfiles.AttachError // every error AttachFiles returns
 	switch {
 	case errors.As(err, &ae) && ae.Index < 0:
 		return req, usageErr("call: %s", ae.Why)
-	case errors.As(err, &ae) && ae.Read:
+	case err != nil && ae.Read:
 		// The file named on the command line cannot go: a usage error,
 		// as in the Stitch Slop team's CLI (exit 64).
 		s := specs[ae.Index]
@@ -119,23 +119,17 @@ func attachFiles(req client.Request, list []flagValue, log *slog.Logger) (client
 			Msg: fmt.Sprintf("--%s %s: %s; nothing was sent to the tab", s.flag, s.arg, ae.Why),
 			Hint: "only images (PNG, JPEG, GIF, WebP, known by their bytes) and design files of at most " +
 				fmt.Sprint(files.MaxIn>>20) + " MB are sent, never a hidden file or one in a hidden folder"}
-	case errors.As(err, &ae):
+	case err != nil:
 		s := specs[ae.Index]
 		return req, usageErr("--%s %s: %s", s.flag, s.arg, ae.Why)
-	case err != nil:
-		return req, fmt.Errorf("call: %w", err)
 	}
 	if n := len(args) + len(body.Command) + requestSlack; n > limits.ControlBody {
 		return req, failure("too_large", fmt.Sprintf("call: with its files the request is %.1f MB, over the %d MB the bridge takes; nothing was sent to the tab",
 			float64(n)/(1<<20), limits.ControlBody>>20), "send fewer or smaller files in one call")
 	}
-	notes := make([]string, len(specs))
-	for i, s := range specs {
-		notes[i] = fmt.Sprintf("%s (%d bytes, %s) as %s", s.path, read[i].Size, read[i].Mime, s.arg)
-	}
 	body.Args = args
 	req.Body = body
-	log.Info("sending " + strings.Join(notes, "; "))
+	log.Info("sending " + sent)
 	return req, nil
 }
 
