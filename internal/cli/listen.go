@@ -264,12 +264,9 @@ func runListen(ctx context.Context, c *command, a args, dir string, stdout io.Wr
 	defer cancel(nil)
 	every := listenClock.owner
 	go func() {
-		for session.Alive(owner) {
-			if !pause(ctx, every) {
-				return
-			}
+		for session.Alive(owner) && pause(ctx, every) {
 		}
-		cancel(errOwnerGone)
+		cancel(errOwnerGone) // once ctx has ended, a no-op: its cause stays
 	}()
 	return l.run(ctx)
 }

@@ -117,7 +117,7 @@ func Save(env []byte, o Options) (Result, error) {
 		switch {
 		case !ok:
 			r.Tried++
-			s.refuse("files", "it is not a list")
+			s.refused("files", "it is not a list", nil)
 		case list != nil:
 			obj, changed = obj.Set("files", list), true
 		}
@@ -224,20 +224,16 @@ func (s *saver) save(where, name string, data []byte, err error) (path, why stri
 	}
 	if err != nil {
 		why = s.reason(err)
-		s.refuse(where, why)
+		s.refused(where, why, nil)
 		return "", why
 	}
 	s.r.Saved = append(s.r.Saved, Part{Where: where, Path: path, Bytes: len(data)})
 	return path, ""
 }
 
-func (s *saver) refuse(where, why string) {
-	s.r.Refused = append(s.r.Refused, Part{Where: where, Why: why})
-}
-
 // refused records where as refused and returns obj with the reason.
 func (s *saver) refused(where, why string, obj envelope.Object) envelope.Object {
-	s.refuse(where, why)
+	s.r.Refused = append(s.r.Refused, Part{Where: where, Why: why})
 	return obj.With("error", why)
 }
 
