@@ -247,14 +247,14 @@ func saveFiles(env []byte, dir, textFile string, overwrite, outSaved bool, log *
 		log.Warn("--text-file: the reply carries no text; nothing was written for it")
 	}
 	switch {
-	case r.Tried > 0:
+	case r.Tried() > 0:
 	case r.HasText:
 		log.Warn("--save: the reply carries no files; nothing was written (its text is printed; --text-file NAME would save it)", "dir", dir)
 	default:
 		log.Warn("--save: the reply carries no files and no text; nothing was written", "dir", dir)
 	}
 	if len(r.Refused) > 0 {
-		return r.Env, &notSaved{refused: len(r.Refused), tried: r.Tried}
+		return r.Env, &notSaved{refused: len(r.Refused), tried: r.Tried()}
 	}
 	return r.Env, nil
 }

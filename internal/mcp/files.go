@@ -187,7 +187,7 @@ func (s *Session) callToFiles(ctx context.Context, id, raw []byte, timeout time.
 	}
 	defer release()
 	r, err := replyfiles.Save(env.Bytes(), replyfiles.Options{Dir: a.Dir, FileName: a.FileName, TextFile: a.TextFile, Overwrite: a.Overwrite, OverwriteFlag: "overwrite: true"})
-	if err != nil || (r.Tried == 0 && string(rawjson.Get(env.Bytes(), "ok")) != "true") {
+	if err != nil || (r.Tried() == 0 && string(rawjson.Get(env.Bytes(), "ok")) != "true") {
 		return toolResponse(id, env, "", false, modern) // a refusal, or nothing to save: the reply as it came
 	}
 	var saved, refused []string

@@ -78,9 +78,12 @@ type Result struct {
 	Env     []byte // the reply to show, saying what was saved
 	Saved   []Part
 	Refused []Part
-	Tried   int  // files, top-level image and text that were to be saved
 	HasText bool // the reply has a text string
 }
+
+// Tried is how many files, top-level image and text were to be saved:
+// each of them is saved or refused.
+func (r Result) Tried() int { return len(r.Saved) + len(r.Refused) }
 
 // ErrNotObject is a reply that is not a JSON object: nothing was saved.
 var ErrNotObject = errors.New("the reply is not a JSON object")
@@ -116,21 +119,18 @@ func Save(env []byte, o Options) (Result, error) {
 		list, ok := s.list(raw)
 		switch {
 		case !ok:
-			r.Tried++
 			s.refused("files", "it is not a list", nil)
 		case list != nil:
 			obj, changed = obj.Set("files", list), true
 		}
 	}
 	if o.FileName != "" && obj.Get("dataUrl") != nil {
-		r.Tried++
 		v, _ := obj.String("dataUrl")
 		obj, changed = s.dataURL("dataUrl", o.FileName, v, obj.Set("dataUrl", nil)), true
 	}
 	text, hasText := obj.String("text")
 	r.HasText = hasText
 	if o.TextFile != "" && hasText {
-		r.Tried++
 		if path, why := s.save("text", o.TextFile, []byte(text), nil); why != "" {
 			obj = obj.With("textError", why)
 		} else {
@@ -171,7 +171,6 @@ func (s *saver) list(raw []byte) ([]byte, bool) {
 	}
 	if left > 0 {
 		why := fmt.Sprintf("%d more entries were not looked at: one reply may save at most %d files", left, files.MaxSaved)
-		s.r.Tried++
 		b, _ := json.Marshal(s.refused(fmt.Sprintf("files[%d:]", n), why, nil))
 		out = append(append(out, ','), b...)
 	}
@@ -181,7 +180,6 @@ func (s *saver) list(raw []byte) ([]byte, bool) {
 // entry saves files[i] and returns the entry to show in its place.
 func (s *saver) entry(i int, raw []byte) []byte {
 	where := fmt.Sprintf("files[%d]", i)
-	s.r.Tried++
 	e, err := envelope.Parse(raw)
 	if err == nil {
 		name, _ := e.String("name")
