@@ -180,24 +180,22 @@ func (s *saver) list(raw []byte) ([]byte, bool) {
 // entry saves files[i] and returns the entry to show in its place.
 func (s *saver) entry(i int, raw []byte) []byte {
 	where := fmt.Sprintf("files[%d]", i)
-	e, err := envelope.Parse(raw)
-	if err == nil {
-		name, _ := e.String("name")
-		dataURL, isString := e.String("dataUrl")
-		present := e.Get("dataUrl") != nil
-		e = e.Without(entryMembers...)
-		switch {
-		case i >= files.MaxSaved:
-			e = s.refused(where, fmt.Sprintf("one reply may save at most %d files", files.MaxSaved), e)
-		case !present:
-			e = s.refused(where, "it carries no dataUrl", e)
-		case !isString:
-			e = s.refused(where, "its dataUrl is not a string", e)
-		default:
-			e = s.dataURL(where, name, dataURL, e)
-		}
-	} else {
+	e, err := envelope.Parse(raw) // nil, and so no member, when err
+	name, _ := e.String("name")
+	dataURL, isString := e.String("dataUrl")
+	present := e.Get("dataUrl") != nil
+	e = e.Without(entryMembers...)
+	switch {
+	case err != nil:
 		e = s.refused(where, "it is not an object", nil)
+	case i >= files.MaxSaved:
+		e = s.refused(where, fmt.Sprintf("one reply may save at most %d files", files.MaxSaved), e)
+	case !present:
+		e = s.refused(where, "it carries no dataUrl", e)
+	case !isString:
+		e = s.refused(where, "its dataUrl is not a string", e)
+	default:
+		e = s.dataURL(where, name, dataURL, e)
 	}
 	b, _ := json.Marshal(e)
 	return b
