@@ -302,9 +302,9 @@ func (l *listener) run(ctx context.Context) int {
 	return exitcode.OK
 }
 
-// ask asks the tab once and prints what it answered. err is a request
-// that brought no answer, or a failed one (failed takes it); end says
-// listen is over, with code.
+// ask asks the tab once and prints what it answered; while the tab is
+// away, it parks on /wait. err is a request that brought no answer, or a
+// failed one (failed takes it); end says listen is over, with code.
 func (l *listener) ask(ctx context.Context, call client.Request) (code int, end bool, err error) {
 	env, err := l.c.Do(ctx, call)
 	if err != nil {
