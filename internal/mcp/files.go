@@ -143,8 +143,8 @@ func (s *Session) callWithFile(ctx context.Context, id, raw []byte, timeout time
 		return fail("call_with_file: " + err.Error() + ". Nothing was sent to the tab.")
 	}
 	ch := make(chan rawjson.Checked, 1)
+	// args is dead past here (and so not kept while the tab works on it).
 	cancel := s.srv.Hub.Start(a.Command, args, timeout, func(r rawjson.Checked) { ch <- r })
-	args = nil
 	release() // the frame is queued for the tab, or refused
 	var env rawjson.Checked
 	select {
