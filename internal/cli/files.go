@@ -47,11 +47,9 @@ func callFileFlags(a args) error {
 	}
 	// All of NAME's rules, before the call: a name security/files would
 	// refuse when the text is written makes the call for nothing.
-	if name, ok := a.flags["text-file"]; ok && name != "" {
-		var ne *files.NameError
-		if err := files.CheckName(name); errors.As(err, &ne) {
-			return usageErr("--text-file %q: %s; want a bare file name such as notes.txt or notes.md", name, ne.Why)
-		}
+	var ne *files.NameError
+	if name, ok := a.flags["text-file"]; ok && errors.As(files.CheckName(name), &ne) {
+		return usageErr("--text-file %q: %s; want a bare file name such as notes.txt or notes.md", name, ne.Why)
 	}
 	_, err := fileSpecs(a.list)
 	return err
@@ -196,11 +194,11 @@ func hiddenDir(dir string) string {
 	if err != nil {
 		return ""
 	}
-	paths := []string{abs}
-	if resolved, err := filepath.EvalSymlinks(abs); err == nil {
-		paths = append(paths, resolved)
+	resolved, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		resolved = abs // a missing folder: abs alone
 	}
-	for _, p := range paths {
+	for _, p := range []string{abs, resolved} {
 		for _, part := range strings.Split(p[len(filepath.VolumeName(p)):], string(filepath.Separator)) {
 			if strings.HasPrefix(part, ".") {
 				return part
