@@ -47,11 +47,9 @@ func callFileFlags(a args) error {
 	}
 	// All of NAME's rules, before the call: a name security/files would
 	// refuse when the text is written makes the call for nothing.
-	if name, ok := a.flags["text-file"]; ok && name != "" {
-		var ne *files.NameError
-		if err := files.CheckName(name); errors.As(err, &ne) {
-			return usageErr("--text-file %q: %s; want a bare file name such as notes.txt or notes.md", name, ne.Why)
-		}
+	var ne *files.NameError
+	if name, ok := a.flags["text-file"]; ok && errors.As(files.CheckName(name), &ne) {
+		return usageErr("--text-file %q: %s; want a bare file name such as notes.txt or notes.md", name, ne.Why)
 	}
 	_, err := fileSpecs(a.list)
 	return err
@@ -104,14 +102,14 @@ func attachFiles(req client.Request, list []flagValue, log *slog.Logger) (client
 	body := req.Body.(callBody)
 	att := make([]replyfiles.Attach, len(specs))
 	for i, s := range specs {
-		att[i] = replyfiles.Attach{Path: s.path, Arg: s.arg, Mode: s.mode}
+		att[i] = replyfiles.Attach{Path: s.path, Arg: s.arg, Mode: s.mode, Shown: s.path}
 	}
-	args, read, err := replyfiles.AttachFiles(body.Args, att, "JSON-ARGS")
-	var ae *replyfiles.AttachError
+	args, sent, err := replyfiles.AttachFiles(body.Args, att, "JSON-ARGS")
+	var ae *replyfiles.AttachError // every error AttachFiles returns
 	switch {
 	case errors.As(err, &ae) && ae.Index < 0:
 		return req, usageErr("call: %s", ae.Why)
-	case errors.As(err, &ae) && ae.Read:
+	case err != nil && ae.Read:
 		// The file named on the command line cannot go: a usage error,
 		// as in the Stitch Slop team's CLI (exit 64).
 		s := specs[ae.Index]
@@ -119,23 +117,17 @@ func attachFiles(req client.Request, list []flagValue, log *slog.Logger) (client
 			Msg: fmt.Sprintf("--%s %s: %s; nothing was sent to the tab", s.flag, s.arg, ae.Why),
 			Hint: "only images (PNG, JPEG, GIF, WebP, known by their bytes) and design files of at most " +
 				fmt.Sprint(files.MaxIn>>20) + " MB are sent, never a hidden file or one in a hidden folder"}
-	case errors.As(err, &ae):
+	case err != nil:
 		s := specs[ae.Index]
 		return req, usageErr("--%s %s: %s", s.flag, s.arg, ae.Why)
-	case err != nil:
-		return req, fmt.Errorf("call: %w", err)
 	}
 	if n := len(args) + len(body.Command) + requestSlack; n > limits.ControlBody {
 		return req, failure("too_large", fmt.Sprintf("call: with its files the request is %.1f MB, over the %d MB the bridge takes; nothing was sent to the tab",
 			float64(n)/(1<<20), limits.ControlBody>>20), "send fewer or smaller files in one call")
 	}
-	notes := make([]string, len(specs))
-	for i, s := range specs {
-		notes[i] = fmt.Sprintf("%s (%d bytes, %s) as %s", s.path, read[i].Size, read[i].Mime, s.arg)
-	}
 	body.Args = args
 	req.Body = body
-	log.Info("sending " + strings.Join(notes, "; "))
+	log.Info("sending " + sent)
 	return req, nil
 }
 
@@ -202,11 +194,11 @@ func hiddenDir(dir string) string {
 	if err != nil {
 		return ""
 	}
-	paths := []string{abs}
-	if resolved, err := filepath.EvalSymlinks(abs); err == nil {
-		paths = append(paths, resolved)
+	resolved, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		resolved = abs // a missing folder: abs alone
 	}
-	for _, p := range paths {
+	for _, p := range []string{abs, resolved} {
 		for _, part := range strings.Split(p[len(filepath.VolumeName(p)):], string(filepath.Separator)) {
 			if strings.HasPrefix(part, ".") {
 				return part
@@ -253,14 +245,14 @@ func saveFiles(env []byte, dir, textFile string, overwrite, outSaved bool, log *
 		log.Warn("--text-file: the reply carries no text; nothing was written for it")
 	}
 	switch {
-	case r.Tried > 0:
+	case r.Tried() > 0:
 	case r.HasText:
 		log.Warn("--save: the reply carries no files; nothing was written (its text is printed; --text-file NAME would save it)", "dir", dir)
 	default:
 		log.Warn("--save: the reply carries no files and no text; nothing was written", "dir", dir)
 	}
 	if len(r.Refused) > 0 {
-		return r.Env, &notSaved{refused: len(r.Refused), tried: r.Tried}
+		return r.Env, &notSaved{refused: len(r.Refused), tried: r.Tried()}
 	}
 	return r.Env, nil
 }

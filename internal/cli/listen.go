@@ -126,17 +126,11 @@ type voiceReply struct {
 	OK           bool            `json:"ok"`
 	Error        string          `json:"error"`
 	Message      string          `json:"message"`
-	Heard        json.RawMessage `json:"heard"` // a list of utterance
+	Heard        json.RawMessage `json:"heard"` // a list of {text, atMs}
 	Selection    json.RawMessage `json:"selection"`
 	Say          string          `json:"say"`
 	VoiceOn      *bool           `json:"voiceOn"`
 	VoiceSupport json.RawMessage `json:"voiceSupport"`
-}
-
-// utterance is one entry of heard.
-type utterance struct {
-	Text string          `json:"text"`
-	AtMs json.RawMessage `json:"atMs"`
 }
 
 // heardLines are the lines of an answer: one per utterance with text among
@@ -154,7 +148,10 @@ func heardLines(r voiceReply) (lines []heardLine, dropped int) {
 			dropped++
 			return true
 		}
-		var u utterance
+		var u struct {
+			Text string          `json:"text"`
+			AtMs json.RawMessage `json:"atMs"`
+		}
 		if json.Unmarshal(raw, &u) == nil && u.Text != "" {
 			h := heardLine{Heard: cutRunes(u.Text, maxHeard), Selection: sel}
 			var at float64
@@ -200,14 +197,6 @@ func cutRunes(s string, n int) string {
 	return string([]rune(s)[:n-1]) + "…"
 }
 
-// Voice states, as listen last reported them.
-const (
-	voiceUnknown     = ""
-	voiceOn          = "on"
-	voiceOff         = "off"
-	voiceUnsupported = "unsupported" // off, in a browser where voice cannot work
-)
-
 // errOwnerGone ends the run when the --owner process is gone.
 var errOwnerGone = errors.New("the owner is gone")
 
@@ -222,7 +211,7 @@ type listener struct {
 	c     *client.Client
 
 	state    string    // "connected" or "disconnected" as last seen; "" before
-	voice    string    // a voice state
+	voice    string    // as last reported: "on", "off", "unsupported" (off where voice cannot work), "" before
 	failures int       // failures in a row (maxFailures)
 	lost     time.Time // since when no bridge answers; zero while one does
 }
@@ -275,12 +264,9 @@ func runListen(ctx context.Context, c *command, a args, dir string, stdout io.Wr
 	defer cancel(nil)
 	every := listenClock.owner
 	go func() {
-		for session.Alive(owner) {
-			if !pause(ctx, every) {
-				return
-			}
+		for session.Alive(owner) && pause(ctx, every) {
 		}
-		cancel(errOwnerGone)
+		cancel(errOwnerGone) // once ctx has ended, a no-op: its cause stays
 	}()
 	return l.run(ctx)
 }
@@ -294,27 +280,31 @@ func (l *listener) run(ctx context.Context) int {
 		started := time.Now()
 		code, end, err := l.ask(ctx, call)
 		switch {
-		case ctx.Err() != nil:
-			return l.stopped(ctx)
-		case end:
-			return code
+		case ctx.Err() != nil: // the loop ends
 		case err != nil:
 			if code, end := l.failed(ctx, err); end {
 				return code
 			}
-			continue
-		}
-		l.failures = 0
-		if time.Since(started) < listenPause {
-			pause(ctx, listenPause)
+		case end:
+			return code
+		default:
+			l.failures = 0
+			if time.Since(started) < listenPause {
+				pause(ctx, listenPause)
+			}
 		}
 	}
-	return l.stopped(ctx)
+	// Quiet on a signal, an unavailable line when the owner is gone.
+	if errors.Is(context.Cause(ctx), errOwnerGone) {
+		l.log.Info("stopping: the owner (pid " + strconv.Itoa(l.owner) + ") is gone")
+		l.unavailable("The listener's owner (pid " + strconv.Itoa(l.owner) + ") is gone, so it stops.")
+	}
+	return exitcode.OK
 }
 
-// ask asks the tab once and prints what it answered. err is a request
-// that brought no answer, or a failed one (failed takes it); end says
-// listen is over, with code.
+// ask asks the tab once and prints what it answered; while the tab is
+// away, it parks on /wait. err is a request that brought no answer, or a
+// failed one (failed takes it); end says listen is over, with code.
 func (l *listener) ask(ctx context.Context, call client.Request) (code int, end bool, err error) {
 	env, err := l.c.Do(ctx, call)
 	if err != nil {
@@ -340,9 +330,18 @@ func (l *listener) ask(ctx context.Context, call client.Request) (code int, end 
 	case r.Error == "not_connected" || r.Error == "disconnected":
 		l.failures = 0
 		l.connected(false)
-		// Then the pause: a tab that comes and goes at once must not
-		// print connected and disconnected faster than a line a second.
-		return 0, false, l.waitTab(ctx)
+		// Park on /wait until the tab attaches or the wait ends; then the
+		// pause: a tab that comes and goes at once must not print
+		// connected and disconnected faster than a line a second.
+		b, err := l.c.Do(ctx, client.Request{Method: "POST", Path: "/wait", Body: map[string]any{"seconds": waitSeconds},
+			Timeout: waitSeconds*time.Second + timeouts.margin, Listener: l.pid})
+		if err != nil {
+			return 0, false, err
+		}
+		l.lost = time.Time{}
+		if o, err := envelope.Parse(b); err == nil && o.OK() {
+			l.connected(true)
+		}
 	case voiceRefusals[r.Error]:
 		l.log.Error("the tab refused voice.listen", "error", r.Error, "message", r.Message)
 		l.unavailable(cmp.Or(r.Message, r.Say, "The tab refused to listen ("+r.Error+")."))
@@ -351,16 +350,6 @@ func (l *listener) ask(ctx context.Context, call client.Request) (code int, end 
 		return 0, false, errors.New("voice.listen failed: " + r.Error + ": " + r.Message)
 	}
 	return 0, false, nil
-}
-
-// stopped is the exit once ctx has ended: quiet on a signal, an
-// unavailable line when the owner is gone.
-func (l *listener) stopped(ctx context.Context) int {
-	if errors.Is(context.Cause(ctx), errOwnerGone) {
-		l.log.Info("stopping: the owner (pid " + strconv.Itoa(l.owner) + ") is gone")
-		l.unavailable("The listener's owner (pid " + strconv.Itoa(l.owner) + ") is gone, so it stops.")
-	}
-	return exitcode.OK
 }
 
 // failed handles a request that did not bring an answer: a missing bridge
@@ -406,21 +395,6 @@ func span(d time.Duration) string {
 	return d.String()
 }
 
-// waitTab parks on the bridge's /wait until the tab attaches or the wait
-// ends; an error is the bridge's.
-func (l *listener) waitTab(ctx context.Context) error {
-	b, err := l.c.Do(ctx, client.Request{Method: "POST", Path: "/wait", Body: map[string]any{"seconds": waitSeconds},
-		Timeout: waitSeconds*time.Second + timeouts.margin, Listener: l.pid})
-	if err != nil {
-		return err
-	}
-	l.lost = time.Time{}
-	if o, err := envelope.Parse(b); err == nil && o.OK() {
-		l.connected(true)
-	}
-	return nil
-}
-
 // connected prints connected or disconnected when that changes; the first
 // state seen is not printed.
 func (l *listener) connected(yes bool) {
@@ -445,21 +419,21 @@ func (l *listener) setVoice(r voiceReply) {
 	}
 	switch unsupported := !rawjson.IsNull(r.VoiceSupport); {
 	case *r.VoiceOn:
-		if l.voice != voiceOn {
-			l.voice = voiceOn
+		if l.voice != "on" {
+			l.voice = "on"
 			l.event("voice-on")
 		}
 	case unsupported:
-		if l.voice != voiceUnsupported {
-			l.voice = voiceUnsupported
+		if l.voice != "unsupported" {
+			l.voice = "unsupported"
 			msg := cutRunes(cmp.Or(r.Say, "Voice input does not work in this browser."), maxHeard)
 			l.out(listenEvent{Event: "voice-off", VoiceSupport: boundSupport(r.VoiceSupport), Message: msg})
 		}
-	case l.voice == voiceOn:
-		l.voice = voiceOff
+	case l.voice == "on":
+		l.voice = "off"
 		l.event("voice-off")
-	case l.voice == voiceUnknown:
-		l.voice = voiceOff
+	case l.voice == "":
+		l.voice = "off"
 	}
 }
 
@@ -482,10 +456,8 @@ func boundSupport(v json.RawMessage) json.RawMessage {
 
 // pause waits d, or until ctx ends (false).
 func pause(ctx context.Context, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
 	select {
-	case <-t.C:
+	case <-time.After(d): // collected once it fires or is dropped (Go 1.23)
 		return true
 	case <-ctx.Done():
 		return false

@@ -15,6 +15,7 @@ import (
 
 	"github.com/stitchslop/stitchslop-bridge/internal/client"
 	"github.com/stitchslop/stitchslop-bridge/internal/envelope"
+	"github.com/stitchslop/stitchslop-bridge/internal/replyfiles"
 	"github.com/stitchslop/stitchslop-bridge/security/files"
 	"github.com/stitchslop/stitchslop-bridge/security/rawjson"
 )
@@ -106,28 +107,14 @@ func badJSON(env []byte) string {
 	return fmt.Sprintf("it is not valid JSON at byte %d", se.Offset)
 }
 
-// imageOf reads v, the raw value of the reply's dataUrl: the MIME type of
-// a base64 data URL (files.SplitDataURL) and its payload to decode. A
-// string without escapes, as pages write them, is read in place.
+// imageOf reads v, the raw value of the reply's dataUrl, in place
+// (replyfiles.DataURL): the MIME type of a base64 data URL and its payload
+// to decode, padded to whole groups of four besides line breaks (which the
+// decoder skips): some encoders drop the padding, and StdEncoding wants it.
 func imageOf(v []byte) (mime string, payload io.Reader, ok bool) {
-	if s, plain := rawjson.Plain(v); plain {
-		head, p, found := bytes.Cut(s, []byte(","))
-		mime, _, ok = files.SplitDataURL(string(head) + ",")
-		return mime, padded(bytes.NewReader(p), len(p)-bytes.Count(p, []byte("\r"))-bytes.Count(p, []byte("\n"))), ok && found
-	}
-	s, ok := rawjson.String(v)
-	if !ok {
-		return "", nil, false
-	}
-	mime, p, ok := files.SplitDataURL(s)
-	return mime, padded(strings.NewReader(p), len(p)-strings.Count(p, "\r")-strings.Count(p, "\n")), ok
-}
-
-// padded is base64 text of n characters besides line breaks (which the
-// decoder skips), padded to whole groups of four: some encoders drop the
-// padding, and StdEncoding wants it.
-func padded(r io.Reader, n int) io.Reader {
-	return io.MultiReader(r, strings.NewReader(strings.Repeat("=", (4-n%4)%4)))
+	mime, p, ok := replyfiles.DataURL(v)
+	n := len(p) - bytes.Count(p, []byte("\r")) - bytes.Count(p, []byte("\n"))
+	return mime, io.MultiReader(bytes.NewReader(p), strings.NewReader(strings.Repeat("=", (4-n%4)%4))), ok
 }
 
 // writeImage decodes payload into path, once files.CheckOut has taken its

@@ -92,16 +92,15 @@ func (s *Session) startFileTool(tool string, id, args []byte, timeout time.Durat
 	}
 	ctx, stop := context.WithCancel(s.ctx)
 	s.setCancel(f, func() bool { stop(); return false })
+	run := s.callToFiles
+	if tool == "call_with_file" {
+		run = s.callWithFile
+	}
 	s.running.Add(1)
 	go func() {
 		defer s.running.Done()
 		defer stop()
-		var m Message
-		if tool == "call_with_file" {
-			m = s.callWithFile(ctx, id, args, timeout, modern)
-		} else {
-			m = s.callToFiles(ctx, id, args, timeout, modern)
-		}
+		m := run(ctx, id, args, timeout, modern)
 		s.finish(id, f, func() Message { return m })
 	}()
 }
@@ -138,18 +137,14 @@ func (s *Session) callWithFile(ctx context.Context, id, raw []byte, timeout time
 	if !ok {
 		return fail("call_with_file: cancelled before the file was read.")
 	}
-	args, read, err := replyfiles.AttachFiles(a.Args, list, "args")
+	args, sent, err := replyfiles.AttachFiles(a.Args, list, "args")
 	if err != nil {
 		release()
 		return fail("call_with_file: " + err.Error() + ". Nothing was sent to the tab.")
 	}
-	sent := make([]string, len(read))
-	for i, f := range read {
-		sent[i] = fmt.Sprintf("%s (%d bytes, %s) as %s", f.Name, f.Size, f.Mime, list[i].Arg)
-	}
 	ch := make(chan rawjson.Checked, 1)
+	// args is dead past here (and so not kept while the tab works on it).
 	cancel := s.srv.Hub.Start(a.Command, args, timeout, func(r rawjson.Checked) { ch <- r })
-	args, read = nil, nil
 	release() // the frame is queued for the tab, or refused
 	var env rawjson.Checked
 	select {
@@ -162,7 +157,7 @@ func (s *Session) callWithFile(ctx context.Context, id, raw []byte, timeout time
 	if env.Bytes() == nil {
 		return fail("call_with_file: cancelled before the tab answered.")
 	}
-	return toolResponse(id, env, "Sent "+strings.Join(sent, "; ")+". The tab answered:\n\n", false, modern)
+	return toolResponse(id, env, "Sent "+sent+". The tab answered:\n\n", false, modern)
 }
 
 func (s *Session) callToFiles(ctx context.Context, id, raw []byte, timeout time.Duration, modern bool) Message {
@@ -192,22 +187,21 @@ func (s *Session) callToFiles(ctx context.Context, id, raw []byte, timeout time.
 	}
 	defer release()
 	r, err := replyfiles.Save(env.Bytes(), replyfiles.Options{Dir: a.Dir, FileName: a.FileName, TextFile: a.TextFile, Overwrite: a.Overwrite, OverwriteFlag: "overwrite: true"})
-	if err != nil || (r.Tried == 0 && string(rawjson.Get(env.Bytes(), "ok")) != "true") {
+	if err != nil || (r.Tried() == 0 && string(rawjson.Get(env.Bytes(), "ok")) != "true") {
 		return toolResponse(id, env, "", false, modern) // a refusal, or nothing to save: the reply as it came
 	}
+	var saved, refused []string
+	for _, p := range r.Saved {
+		saved = append(saved, fmt.Sprintf("%s -> %s (%d bytes)", p.Where, p.Path, p.Bytes))
+	}
+	for _, p := range r.Refused {
+		refused = append(refused, p.Where+": "+p.Why)
+	}
 	intro := "Nothing in the reply was saved (no files, and no fileName or textFile for what it carries)."
-	if len(r.Saved) > 0 {
-		saved := make([]string, len(r.Saved))
-		for i, p := range r.Saved {
-			saved[i] = fmt.Sprintf("%s -> %s (%d bytes)", p.Where, p.Path, p.Bytes)
-		}
+	if saved != nil {
 		intro = "Saved " + strings.Join(saved, "; ") + "."
 	}
-	if len(r.Refused) > 0 {
-		refused := make([]string, len(r.Refused))
-		for i, p := range r.Refused {
-			refused[i] = p.Where + ": " + p.Why
-		}
+	if refused != nil {
 		intro += " Not saved (nothing was written for these): " + strings.Join(refused, "; ") + "."
 	}
 	return toolResponse(id, rawjson.MustCheck(r.Env), intro+" The tab answered:\n\n", len(r.Refused) > 0, modern)

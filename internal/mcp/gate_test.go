@@ -42,7 +42,7 @@ func TestGateIsTheOnlyWayToTheModel(t *testing.T) {
 					where = fn.Name.Name
 				}
 				if where != "resultHead" {
-					t.Errorf("%s: %s writes a result's content itself (%s); build results with resultMessage or textResult, whose text passes the gate", fset.Position(lit.Pos()), where, lit.Value)
+					t.Errorf("%s: %s writes a result's content itself (%s); build results with toolResponse or textResult, whose text passes the gate", fset.Position(lit.Pos()), where, lit.Value)
 				}
 				found++
 				return true

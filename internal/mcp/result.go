@@ -1,10 +1,10 @@
 package mcp
 
 import (
-	"bytes"
 	"encoding/base64"
 	"strconv"
 
+	"github.com/stitchslop/stitchslop-bridge/internal/replyfiles"
 	"github.com/stitchslop/stitchslop-bridge/security/files"
 	"github.com/stitchslop/stitchslop-bridge/security/gate"
 	"github.com/stitchslop/stitchslop-bridge/security/rawjson"
@@ -50,73 +50,49 @@ func toolResponse(id []byte, checked rawjson.Checked, intro string, refused, mod
 		text = append(text, "\n\n"...)
 	}
 	text = append(text, '{')
-	first := true
 	rawjson.Each(env, func(k, v []byte) bool {
 		if rawjson.KeyIs(k, "id") || (img != nil && rawjson.KeyIs(k, "dataUrl")) {
 			return true
 		}
-		if !first {
+		if text[len(text)-1] != '{' { // no member's value ends with {
 			text = append(text, ',')
 		}
-		first = false
 		// Compacted as json.Compact would, in the same pass.
 		text = modelGuard.AppendMember(text, k, v)
 		return true
 	})
 	text = append(text, '}')
-	return resultMessage(id, string(text), img, mime, refused || failed, modern)
+	// The text block, then the image block when there is an image.
+	head := make([]byte, 0, len(text)+len(id)+len(modernHead)+96)
+	head = append(head, `{"jsonrpc":"2.0","id":`...)
+	head = append(head, id...)
+	head = append(head, `,"result":`...)
+	head = resultHead(head, string(text), modern)
+	if img == nil {
+		return Message{append(resultTail(head, "", refused || failed), "}\n"...)}
+	}
+	head = append(head, `,{"type":"image","data":"`...)
+	return Message{head, img, append(resultTail(make([]byte, 0, len(mime)+48), mime, refused || failed), "}\n"...)}
 }
 
 // dataURL returns the base64 payload and MIME type of a raw JSON string of
-// the form "data:<mime>;base64,<data>", or nil. A payload with no escapes
-// (the usual case) is returned in place; an escaped one is unescaped.
+// the form "data:<mime>;base64,<data>", or nil: in place when it has no
+// escapes (the usual case), as replyfiles.DataURL reads it.
 func dataURL(v []byte) ([]byte, string) {
-	inner, plain := rawjson.Plain(v)
-	if !plain {
-		s, ok := rawjson.String(v)
-		if !ok {
-			return nil, ""
-		}
-		inner = []byte(s)
-	}
-	comma := bytes.IndexByte(inner, ',')
-	if comma < 0 {
-		return nil, ""
-	}
-	mime, _, ok := files.SplitDataURL(string(inner[:comma+1]))
-	if !ok {
-		return nil, ""
-	}
+	mime, data, ok := replyfiles.DataURL(v)
 	// Only a picture that is what it claims becomes an image block; any
 	// other data URL stays in the text, where the gate notes it.
-	data := inner[comma+1:]
 	head := make([]byte, 18)
 	n, _ := base64.StdEncoding.Decode(head, data[:min(24, len(data)/4*4)])
-	if !files.ImageOK(mime, head[:n]) {
+	if !ok || !files.ImageOK(mime, head[:n]) {
 		return nil, ""
 	}
 	return data, mime
 }
 
-// resultMessage assembles a tools/call response: the text block, the image
-// block when img is not nil, and isError.
-func resultMessage(id []byte, text string, img []byte, mime string, isError, modern bool) Message {
-	head := make([]byte, 0, len(text)+len(id)+len(modernHead)+96)
-	head = append(head, `{"jsonrpc":"2.0","id":`...)
-	head = append(head, id...)
-	head = append(head, `,"result":`...)
-	head = resultHead(head, text, modern)
-	if img == nil {
-		return Message{append(resultTail(head, "", false, isError), "}\n"...)}
-	}
-	head = append(head, `,{"type":"image","data":"`...)
-	tail := resultTail(make([]byte, 0, len(mime)+48), mime, true, isError)
-	return Message{head, img, append(tail, "}\n"...)}
-}
-
 // textResult is a tools/call result of one text block, in the era's shape.
 func textResult(text string, isError, modern bool) []byte {
-	return resultTail(resultHead(nil, text, modern), "", false, isError)
+	return resultTail(resultHead(nil, text, modern), "", isError)
 }
 
 // resultHead and resultTail write every tools/call result there is, and
@@ -137,9 +113,9 @@ func resultHead(dst []byte, text string, modern bool) []byte {
 }
 
 // resultTail closes the content list and the result: after the image's
-// data when img, with its MIME type.
-func resultTail(dst []byte, mime string, img, isError bool) []byte {
-	if img {
+// data, with its MIME type, when mime is given (an image's always is).
+func resultTail(dst []byte, mime string, isError bool) []byte {
+	if mime != "" {
 		dst = append(dst, `","mimeType":`...)
 		dst = gate.AppendString(dst, mime)
 		dst = append(dst, '}')

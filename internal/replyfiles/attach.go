@@ -2,6 +2,7 @@ package replyfiles
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -22,6 +23,7 @@ type Attach struct {
 	Arg     string // the argument that gets it: up to 3 names joined by dots (sidecar.data)
 	Mode    string // files.DataURL ("" too) or files.Text
 	NameArg string // the argument that gets the file's base name; "" for none
+	Shown   string // how the report of what was sent names the file; "" for its base name
 }
 
 // AttachError is why AttachFiles put nothing into the arguments. Index is
@@ -38,17 +40,19 @@ func (e *AttachError) Error() string { return e.Why }
 
 // AttachFiles is the one attach-files of both faces: it reads each file of
 // list (security/files.Read decides what may go) into args, a JSON object
-// (empty or null: {}), and returns the arguments encoded again and the
-// files read, in list's order. argsName names args in a reason
-// ("JSON-ARGS", "args"). Every key is tried on a copy before any file is
-// read, so a key that cannot fit costs no read. Numbers keep their digits
-// and an SVG's < and > stay as they are, but members come out sorted, and
-// of a name given twice only the last is kept. Any error is an
-// *AttachError, and then nothing is to be sent.
-func AttachFiles(args json.RawMessage, list []Attach, argsName string) (json.RawMessage, []files.In, error) {
-	scratch, err := decodeArgs(args, argsName)
+// (empty or null: {}), and returns the arguments encoded again and what
+// was sent, worded for the reader the same on both faces: each file as
+// "rose.dst (3 bytes, application/octet-stream) as design", in list's
+// order, joined by "; ". argsName names args in a reason ("JSON-ARGS",
+// "args"). Every key is set, to "", before any file is read, so a key that
+// cannot fit costs no read. Numbers keep their digits and an SVG's < and >
+// stay as they are, but members come out sorted, and of a name given twice
+// only the last is kept. Any error is an *AttachError, and then nothing is
+// to be sent.
+func AttachFiles(args json.RawMessage, list []Attach, argsName string) (json.RawMessage, string, error) {
+	m, err := decodeArgs(args, argsName)
 	if err != nil {
-		return nil, nil, err
+		return nil, "", err
 	}
 	for i, a := range list {
 		keys := []string{a.Arg}
@@ -57,34 +61,33 @@ func AttachFiles(args json.RawMessage, list []Attach, argsName string) (json.Raw
 		}
 		for _, key := range keys {
 			var ae *files.ArgError
-			if err := files.SetArg(scratch, key, ""); errors.As(err, &ae) {
-				return nil, nil, &AttachError{Index: i, Why: fmt.Sprintf("%s has %s at %s, not an object, so the file cannot go inside it", argsName, jsonKind(ae.Value), ae.At)}
+			if err := files.SetArg(m, key, ""); errors.As(err, &ae) {
+				return nil, "", &AttachError{Index: i, Why: fmt.Sprintf("%s has %s at %s, not an object, so the file cannot go inside it", argsName, jsonKind(ae.Value), ae.At)}
 			} else if err != nil {
-				return nil, nil, &AttachError{Index: i, Why: strings.TrimPrefix(err.Error(), "files: ")}
+				return nil, "", &AttachError{Index: i, Why: strings.TrimPrefix(err.Error(), "files: ")}
 			}
 		}
 	}
-	m, _ := decodeArgs(args, argsName)
-	read := make([]files.In, len(list))
+	sent := make([]string, len(list))
 	for i, a := range list {
 		in, err := files.Read(a.Path, a.Mode)
 		if err != nil {
-			return nil, nil, &AttachError{Index: i, Read: true, Why: strings.TrimPrefix(err.Error(), "files: ")}
+			return nil, "", &AttachError{Index: i, Read: true, Why: strings.TrimPrefix(err.Error(), "files: ")}
 		}
-		// The keys fit the copy, so they fit.
+		// Every key fits: each holds its "" already.
 		files.SetArg(m, a.Arg, in.Value)
 		if a.NameArg != "" {
 			files.SetArg(m, a.NameArg, in.Name)
 		}
-		read[i] = in
+		sent[i] = fmt.Sprintf("%s (%d bytes, %s) as %s", cmp.Or(a.Shown, in.Name), in.Size, in.Mime, a.Arg)
 	}
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false) // an SVG's < and > stay as they are
 	if err := enc.Encode(m); err != nil {
-		return nil, nil, &AttachError{Index: -1, Why: "cannot encode the arguments: " + err.Error()}
+		return nil, "", &AttachError{Index: -1, Why: "cannot encode the arguments: " + err.Error()}
 	}
-	return bytes.TrimRight(b.Bytes(), "\n"), read, nil
+	return bytes.TrimRight(b.Bytes(), "\n"), strings.Join(sent, "; "), nil
 }
 
 // decodeArgs decodes a call's arguments, a JSON object, keeping numbers as

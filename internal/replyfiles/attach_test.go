@@ -21,10 +21,12 @@ func TestAttachFiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	list := []Attach{{Path: dst, Arg: "design", NameArg: "name"}, {Path: svg, Arg: "side.data", Mode: files.Text}}
-	got, read, err := AttachFiles([]byte(`{"big":12345678901234567,"side":{"keep":1}}`), list, "args")
+	list[1].Shown = "the sidecar"
+	got, sent, err := AttachFiles([]byte(`{"big":12345678901234567,"side":{"keep":1}}`), list, "args")
 	want := `{"big":12345678901234567,"design":"data:application/octet-stream;base64,TEE6","name":"rose.dst","side":{"data":"<svg/>","keep":1}}`
-	if err != nil || string(got) != want || len(read) != 2 || read[1].Size != 6 {
-		t.Fatalf("AttachFiles = %s, %+v, %v; want %s", got, read, err, want)
+	wantSent := "rose.dst (3 bytes, application/octet-stream) as design; the sidecar (6 bytes, image/svg+xml) as side.data"
+	if err != nil || string(got) != want || sent != wantSent {
+		t.Fatalf("AttachFiles = %s, %q, %v; want %s, %q", got, sent, err, want, wantSent)
 	}
 	if got, _, err := AttachFiles(nil, list[:1], "args"); err != nil || !strings.Contains(string(got), `"name":"rose.dst"`) {
 		t.Errorf("AttachFiles(no args) = %s, %v; want the file in {}", got, err)

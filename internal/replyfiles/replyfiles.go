@@ -33,6 +33,7 @@
 package replyfiles
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -77,9 +78,12 @@ type Result struct {
 	Env     []byte // the reply to show, saying what was saved
 	Saved   []Part
 	Refused []Part
-	Tried   int  // files, top-level image and text that were to be saved
 	HasText bool // the reply has a text string
 }
+
+// Tried is how many files, top-level image and text were to be saved:
+// each of them is saved or refused.
+func (r Result) Tried() int { return len(r.Saved) + len(r.Refused) }
 
 // ErrNotObject is a reply that is not a JSON object: nothing was saved.
 var ErrNotObject = errors.New("the reply is not a JSON object")
@@ -115,21 +119,18 @@ func Save(env []byte, o Options) (Result, error) {
 		list, ok := s.list(raw)
 		switch {
 		case !ok:
-			r.Tried++
-			s.refuse("files", "it is not a list")
+			s.refused("files", "it is not a list", nil)
 		case list != nil:
 			obj, changed = obj.Set("files", list), true
 		}
 	}
 	if o.FileName != "" && obj.Get("dataUrl") != nil {
-		r.Tried++
 		v, _ := obj.String("dataUrl")
 		obj, changed = s.dataURL("dataUrl", o.FileName, v, obj.Set("dataUrl", nil)), true
 	}
 	text, hasText := obj.String("text")
 	r.HasText = hasText
 	if o.TextFile != "" && hasText {
-		r.Tried++
 		if path, why := s.save("text", o.TextFile, []byte(text), nil); why != "" {
 			obj = obj.With("textError", why)
 		} else {
@@ -170,7 +171,6 @@ func (s *saver) list(raw []byte) ([]byte, bool) {
 	}
 	if left > 0 {
 		why := fmt.Sprintf("%d more entries were not looked at: one reply may save at most %d files", left, files.MaxSaved)
-		s.r.Tried++
 		b, _ := json.Marshal(s.refused(fmt.Sprintf("files[%d:]", n), why, nil))
 		out = append(append(out, ','), b...)
 	}
@@ -180,25 +180,22 @@ func (s *saver) list(raw []byte) ([]byte, bool) {
 // entry saves files[i] and returns the entry to show in its place.
 func (s *saver) entry(i int, raw []byte) []byte {
 	where := fmt.Sprintf("files[%d]", i)
-	s.r.Tried++
-	e, err := envelope.Parse(raw)
-	if err == nil {
-		name, _ := e.String("name")
-		dataURL, isString := e.String("dataUrl")
-		present := e.Get("dataUrl") != nil
-		e = e.Without(entryMembers...)
-		switch {
-		case i >= files.MaxSaved:
-			e = s.refused(where, fmt.Sprintf("one reply may save at most %d files", files.MaxSaved), e)
-		case !present:
-			e = s.refused(where, "it carries no dataUrl", e)
-		case !isString:
-			e = s.refused(where, "its dataUrl is not a string", e)
-		default:
-			e = s.dataURL(where, name, dataURL, e)
-		}
-	} else {
+	e, err := envelope.Parse(raw) // nil, and so no member, when err
+	name, _ := e.String("name")
+	dataURL, isString := e.String("dataUrl")
+	present := e.Get("dataUrl") != nil
+	e = e.Without(entryMembers...)
+	switch {
+	case err != nil:
 		e = s.refused(where, "it is not an object", nil)
+	case i >= files.MaxSaved:
+		e = s.refused(where, fmt.Sprintf("one reply may save at most %d files", files.MaxSaved), e)
+	case !present:
+		e = s.refused(where, "it carries no dataUrl", e)
+	case !isString:
+		e = s.refused(where, "its dataUrl is not a string", e)
+	default:
+		e = s.dataURL(where, name, dataURL, e)
 	}
 	b, _ := json.Marshal(e)
 	return b
@@ -223,21 +220,35 @@ func (s *saver) save(where, name string, data []byte, err error) (path, why stri
 	}
 	if err != nil {
 		why = s.reason(err)
-		s.refuse(where, why)
+		s.refused(where, why, nil)
 		return "", why
 	}
 	s.r.Saved = append(s.r.Saved, Part{Where: where, Path: path, Bytes: len(data)})
 	return path, ""
 }
 
-func (s *saver) refuse(where, why string) {
-	s.r.Refused = append(s.r.Refused, Part{Where: where, Why: why})
-}
-
 // refused records where as refused and returns obj with the reason.
 func (s *saver) refused(where, why string, obj envelope.Object) envelope.Object {
-	s.refuse(where, why)
+	s.r.Refused = append(s.r.Refused, Part{Where: where, Why: why})
 	return obj.With("error", why)
+}
+
+// DataURL reads v, a raw JSON value of a reply (its top-level dataUrl),
+// for both faces: the MIME type of a base64 data URL (files.SplitDataURL)
+// and its payload, not decoded. A string without escapes, as pages write
+// them, is read in place: payload is a piece of v, never a copy.
+func DataURL(v []byte) (mime string, payload []byte, ok bool) {
+	s, plain := rawjson.Plain(v)
+	if !plain {
+		u, isString := rawjson.String(v)
+		if !isString {
+			return "", nil, false
+		}
+		s = []byte(u)
+	}
+	head, payload, found := bytes.Cut(s, []byte(","))
+	mime, _, ok = files.SplitDataURL(string(head) + ",")
+	return mime, payload, ok && found
 }
 
 // reason is err worded for the reader: without the package's prefix, and
