@@ -107,8 +107,6 @@ var (
 	// openLockFile opens or creates path read-write; a created one is the
 	// user's alone from birth.
 	_ func(path string) (*os.File, error) = openLockFile
-	// syncDir flushes a rename in dir to disk, as far as the OS allows.
-	_ func(dir string) = syncDir
 	// lockFile takes an exclusive lock on f, blocking; unlockFile drops it.
 	_ func(f *os.File) error = lockFile
 	_ func(f *os.File) error = unlockFile
@@ -391,7 +389,12 @@ func KeepAside(path string) (newPath string, err error) {
 		if err != nil {
 			return "", fmt.Errorf("keeping %s aside: %w", path, err)
 		}
-		syncDir(filepath.Dir(path))
+		// Flush the new name to disk, as far as the OS allows (Windows does
+		// not flush a folder; the error is dropped).
+		if d, err := os.Open(filepath.Dir(path)); err == nil {
+			d.Sync()
+			d.Close()
+		}
 		return cand, nil
 	}
 	return "", fmt.Errorf("keeping %s aside: too many files named %s*", path, base)
