@@ -59,7 +59,6 @@ type Pending struct {
 	dir  *os.Root
 	own  bool   // dir was opened for this Pending, and is closed with it
 	name string // the target's name in dir
-	path string // the target, for messages
 	tmp  string // the temporary file's name in dir
 	f    *os.File
 }
@@ -102,7 +101,7 @@ func create(r *os.Root, name, path string, open func(string) (*os.File, error)) 
 			f, err = r.OpenFile(tmp, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o666)
 		}
 		if err == nil {
-			return &Pending{dir: r, name: name, path: path, tmp: tmp, f: f}, nil
+			return &Pending{dir: r, name: name, tmp: tmp, f: f}, nil
 		}
 		if !errors.Is(err, fs.ErrExist) || tries == tempTries {
 			return nil, cause(err)
@@ -142,7 +141,7 @@ func (p *Pending) Commit(replace bool) error {
 	if err == nil {
 		syncDir(p.dir)
 	}
-	return unlinkErr(err)
+	return cause(err)
 }
 
 // publish makes the whole temporary file appear as the target, unless the
@@ -208,14 +207,4 @@ func syncDir(r *os.Root) {
 		syncFile(d)
 		d.Close()
 	}
-}
-
-// unlinkErr is err without the temporary file's name, which would only
-// puzzle the reader of an error that names the file being written.
-func unlinkErr(err error) error {
-	var le *os.LinkError
-	if errors.As(err, &le) {
-		return le.Err
-	}
-	return cause(err)
 }

@@ -149,18 +149,14 @@ type kind struct {
 
 // designs are the kinds Read sends by extension, besides images.
 var designs = map[string]kind{
-	".dst":        {"application/octet-stream", false}, // machine formats
-	".pes":        {"application/octet-stream", false},
-	".jef":        {"application/octet-stream", false},
-	".exp":        {"application/octet-stream", false},
-	".vp3":        {"application/octet-stream", false},
-	".inf":        {"application/octet-stream", false}, // colour files
-	".col":        {"application/octet-stream", false},
-	".svg":        {"image/svg+xml", true},
-	".dxf":        {"image/vnd.dxf", true},
-	".stitchslop": {"application/json", true},
-	".json":       {"application/json", true},
+	".dst": binary, ".pes": binary, ".jef": binary, ".exp": binary, ".vp3": binary, // machine formats
+	".inf": binary, ".col": binary, // colour files
+	".svg": {"image/svg+xml", true}, ".dxf": {"image/vnd.dxf", true},
+	".stitchslop": {"application/json", true}, ".json": {"application/json", true},
 }
+
+// binary is a design kind sent only as a data URL.
+var binary = kind{"application/octet-stream", false}
 
 // replies are the text kinds Save writes besides images and designs.
 var replies = map[string]bool{".txt": true, ".md": true}
@@ -281,8 +277,6 @@ func Save(dir, name string, data []byte, overwrite bool) (string, error) {
 	path := filepath.Join(abs, name)
 	if fi, err := r.Lstat(name); err == nil && fi.IsDir() {
 		return "", fmt.Errorf("files: %s is a directory; it is not replaced", path)
-	} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return "", fmt.Errorf("files: %s: %w", path, cause(err))
 	}
 	// A Pending in the opened folder: without overwrite it appears only if
 	// nothing is at the name, a symlink included; with overwrite it is
@@ -545,10 +539,8 @@ func SetArg(args map[string]any, key string, value any) error {
 	for i, p := range parts[:len(parts)-1] {
 		v, ok := m[p]
 		if !ok {
-			child := map[string]any{}
-			m[p] = child
-			m = child
-			continue
+			v = map[string]any{}
+			m[p] = v
 		}
 		child, ok := v.(map[string]any)
 		if !ok {

@@ -58,13 +58,6 @@ func (w *walked) close() {
 
 // reset goes back to the root of the volume vol.
 func (w *walked) reset(vol string) error {
-	if vol == w.vol && len(w.roots) > 0 {
-		for _, r := range w.roots[1:] {
-			r.Close()
-		}
-		w.roots, w.names = w.roots[:1], nil
-		return nil
-	}
 	r, err := os.OpenRoot(vol + string(filepath.Separator))
 	if err != nil {
 		return err
@@ -237,11 +230,17 @@ func step(r *os.Root, name string, file, create bool) (sub *os.Root, f *os.File,
 }
 
 // cause is err without the path os.Root puts in it, which is the one name
-// inside the folder; the caller names the whole path.
+// inside the folder, or the two names of a rename or a link, one of them a
+// temporary file's, which would only puzzle the reader: the caller names
+// the whole path.
 func cause(err error) error {
 	var pe *fs.PathError
-	if errors.As(err, &pe) {
+	var le *os.LinkError
+	switch {
+	case errors.As(err, &pe):
 		return pe.Err
+	case errors.As(err, &le):
+		return le.Err
 	}
 	return err
 }
