@@ -24,9 +24,8 @@
 //     owner, on Windows), never repaired, read or written through: acting
 //     on it would act on someone else's object. Reads open without
 //     following links (on Windows shared for deletion, so another bridge
-//     can rename a new file over one being read) and check that the file
-//     opened is the one inspected; a file over limits.ConfigFile is
-//     refused. A config dir EnsureDir creates is checked again after the
+//     can rename a new file over one being read) and check the file opened,
+//     never the path again; a file over limits.ConfigFile is refused. A config dir EnsureDir creates is checked again after the
 //     mkdir and its mode set through the handle opened with O_NOFOLLOW, so
 //     another user swapping in a symlink meanwhile is refused, and the
 //     link's target never chmodded. KeepAside sets a corrupt
@@ -200,79 +199,62 @@ func CheckFile(path string, warn Warn) error {
 	return err
 }
 
-// checkRetries is how many more times openChecked looks at a file that was
-// replaced, or removed, between its inspection and its opening. Bridges
-// sharing a config dir replace pairing.json and the spent-token file by
-// rename on every pairing, and read them without the lock; a reader that
-// loses that race reads the new file instead of failing (before, it refused
-// a tab's fresh token). A file replaced this many times in a row within
-// microseconds is no writer's doing, and is refused.
-const checkRetries = 8
-
-// errChanged is wrapped by a check that found another file than the one it
-// inspected.
-var errChanged = errors.New("changed while it was being checked; refusing to use it")
-
 // openChecked is CheckFile keeping the file open, and EnsureDir's check of
-// an existing directory (dir): it inspects path without following links,
-// refuses a symbolic link and anything but a directory (dir) or a regular
-// file, opens it without following links, and checks that what it opened
-// is what it inspected, so an object swapped in between is never used: it
-// is looked at again from the start, up to checkRetries times, then
-// refused. Then its owner and its mode or DACL are checked (checkAccess),
-// and repaired through the open object, never the path, so a link swapped
-// in after the inspection is neither accepted nor has its target's mode
-// changed. A missing path returns (nil, nil, nil).
+// a directory (dir). It opens path first, without following a final link
+// (on Windows shared for deletion, so a writer can rename a new file over
+// one being read), and then checks only what it opened, never the path
+// again: a directory (dir) or a regular file, the user's own, its mode or
+// DACL (checkAccess), repaired through the open object. An object swapped
+// in at any moment is either the one checked or not opened at all, a link
+// is never accepted nor its target's mode changed, and a reader that meets
+// another bridge's rename reads the old file or the new one, never refuses
+// it. A missing path returns (nil, nil, nil).
 func openChecked(path string, dir bool, warn Warn) (*os.File, fs.FileInfo, error) {
-	for i := 0; ; i++ {
-		f, fi, err := openCheckedOnce(path, dir, warn)
-		if i < checkRetries && (errors.Is(err, errChanged) || fi != nil && errors.Is(err, fs.ErrNotExist)) {
-			continue
-		}
-		return f, fi, err
-	}
-}
-
-func openCheckedOnce(path string, dir bool, warn Warn) (*os.File, fs.FileInfo, error) {
-	// Not through a final link, and on Windows shared for deletion, so a
-	// writer can rename a new file over one being read.
 	what, want, open := "", FileMode, files.OpenNoFollow
 	if dir {
 		what, want, open = "config directory ", DirMode, openDirNoFollow
 	}
-	fi, err := os.Lstat(path)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return nil, nil, nil
-	case err != nil:
-		return nil, nil, fmt.Errorf("%s%s: %w", what, path, err)
-	case fi.Mode()&fs.ModeSymlink != 0 && dir:
-		return nil, fi, fmt.Errorf("config directory %s is a symbolic link (mode %v); refusing to use it (point --config-dir at the real directory)", path, fi.Mode())
-	case fi.Mode()&fs.ModeSymlink != 0:
-		return nil, fi, fmt.Errorf("%s is a symbolic link (mode %v); refusing to read or write through it", path, fi.Mode())
-	case dir && !fi.IsDir():
-		return nil, fi, fmt.Errorf("config directory %s exists but is not a directory (mode %v)", path, fi.Mode())
-	case !dir && !fi.Mode().IsRegular():
-		return nil, fi, fmt.Errorf("%s is not a regular file (mode %v); refusing to use it", path, fi.Mode())
-	}
 	f, err := open(path)
-	if err != nil {
-		return nil, fi, fmt.Errorf("%s%s: %w", what, path, err)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil, nil
 	}
-	ofi, err := f.Stat()
-	switch {
-	case err != nil:
+	if err != nil {
+		// O_NOFOLLOW refused a link, O_DIRECTORY a file, or it is a socket:
+		// what is there says which, for the message. Nothing was opened.
+		if fi, lerr := os.Lstat(path); lerr == nil {
+			if err := kindErr(path, fi, dir); err != nil {
+				return nil, fi, err
+			}
+		}
+		return nil, nil, fmt.Errorf("%s%s: %w", what, path, err)
+	}
+	fi, err := f.Stat()
+	if err != nil {
 		err = fmt.Errorf("%s: %w", path, err)
-	case !os.SameFile(fi, ofi):
-		err = fmt.Errorf("%s %w", path, errChanged)
-	default:
-		err = checkAccess(f, path, ofi, want, warn)
+	} else if err = kindErr(path, fi, dir); err == nil {
+		err = checkAccess(f, path, fi, want, warn)
 	}
 	if err != nil {
 		f.Close()
 		return nil, fi, err
 	}
 	return f, fi, nil
+}
+
+// kindErr refuses fi, what is at path, unless it is a directory (dir) or a
+// regular file.
+func kindErr(path string, fi fs.FileInfo, dir bool) error {
+	switch {
+	case fi.Mode()&fs.ModeSymlink != 0 && dir:
+		return fmt.Errorf("config directory %s is a symbolic link (mode %v); refusing to use it (point --config-dir at the real directory)", path, fi.Mode())
+	case fi.Mode()&fs.ModeSymlink != 0:
+		return fmt.Errorf("%s is a symbolic link (mode %v); refusing to read or write through it", path, fi.Mode())
+	case dir && !fi.IsDir():
+		return fmt.Errorf("config directory %s exists but is not a directory (mode %v)", path, fi.Mode())
+	case !dir && !fi.Mode().IsRegular():
+		return fmt.Errorf("%s is not a regular file (mode %v); refusing to use it", path, fi.Mode())
+	}
+	return nil
 }
 
 // ReadFile checks path as CheckFile does and reads it, refusing a file over
