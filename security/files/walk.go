@@ -110,10 +110,8 @@ func walk(abs string, file bool) (*walked, *os.File, error) {
 			}
 			continue
 		}
-		if name[0] != '.' && strings.Contains(name, "~") {
-			if long := longName(filepath.Join(w.path(), name)); long != "" {
-				name = long // SSH~1 is .ssh
-			}
+		if strings.Contains(name, "~") {
+			name = longName(w.path(), name) // SSH~1 is .ssh
 		}
 		if name[0] == '.' {
 			w.close()
