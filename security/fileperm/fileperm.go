@@ -77,10 +77,10 @@ const (
 	// FileMode is the mode of every file the bridge writes there.
 	FileMode fs.FileMode = 0o600
 	// CorruptSuffix starts the suffix KeepAside adds to a file's name,
-	// followed by a UTC timestamp (CorruptTimeFormat).
+	// followed by a UTC timestamp (corruptTimeFormat).
 	CorruptSuffix = ".corrupt-"
-	// CorruptTimeFormat is the time layout in a name made by KeepAside.
-	CorruptTimeFormat = "20060102T150405Z"
+	// corruptTimeFormat is the time layout in a name made by KeepAside.
+	corruptTimeFormat = "20060102T150405Z"
 )
 
 // The OS hooks, defined once in fileperm_unix.go and once in
@@ -348,7 +348,7 @@ func KeepAside(path string) (newPath string, err error) {
 	if fi.Mode()&fs.ModeSymlink != 0 || !fi.Mode().IsRegular() {
 		return "", fmt.Errorf("keeping %s aside: not a regular file (mode %v)", path, fi.Mode())
 	}
-	base := path + CorruptSuffix + now().UTC().Format(CorruptTimeFormat)
+	base := path + CorruptSuffix + now().UTC().Format(corruptTimeFormat)
 	for i := 1; i <= 100; i++ {
 		cand := base
 		if i > 1 {

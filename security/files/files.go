@@ -217,7 +217,7 @@ func Read(path, mode string) (In, error) {
 	name := filepath.Base(abs)
 	ext := strings.ToLower(filepath.Ext(name))
 	var k kind
-	if m := Sniff(data); m != "" {
+	if m := sniff(data); m != "" {
 		k = kind{mime: m}
 	} else if _, ok := images[ext]; ok {
 		return In{}, fmt.Errorf("files: %s is named %s but its bytes are not a PNG, JPEG, GIF or WebP image", path, ext)
@@ -258,7 +258,7 @@ func Save(dir, name string, data []byte, overwrite bool) (string, error) {
 		return "", fmt.Errorf("files: a file name from the tab is refused: %s", why)
 	}
 	ext := strings.ToLower(filepath.Ext(name))
-	if m, ok := images[ext]; ok && Sniff(data) != m {
+	if m, ok := images[ext]; ok && sniff(data) != m {
 		return "", fmt.Errorf("files: a %s file from the tab is refused: its bytes are not %s", ext, m)
 	}
 	if dir == "" {
@@ -429,13 +429,13 @@ func NameKey(name string) string {
 	return norm.NFC.String(cases.Fold().String(norm.NFD.String(name)))
 }
 
-// ErrSavedTwice is a name that a Batch has saved a file under already, or
+// errSavedTwice is a name that a Batch has saved a file under already, or
 // one with the same NameKey.
-var ErrSavedTwice = errors.New("files: another file of this reply was saved under that name (or one that differs only in case or Unicode form); it is not replaced")
+var errSavedTwice = errors.New("files: another file of this reply was saved under that name (or one that differs only in case or Unicode form); it is not replaced")
 
 // A Batch saves the files of one reply into one directory, each name once:
 // a second file under a name with the same NameKey is refused with
-// ErrSavedTwice, even with Overwrite, so one file of a reply never
+// errSavedTwice, even with Overwrite, so one file of a reply never
 // replaces another. The zero Batch saves into "" and so refuses
 // everything; set Dir.
 type Batch struct {
@@ -448,7 +448,7 @@ type Batch struct {
 func (b *Batch) Save(name string, data []byte) (string, error) {
 	key := NameKey(name)
 	if b.taken[key] {
-		return "", ErrSavedTwice
+		return "", errSavedTwice
 	}
 	path, err := Save(b.Dir, name, data, b.Overwrite)
 	if err == nil {
