@@ -86,9 +86,9 @@ const (
 // The OS hooks, defined once in fileperm_unix.go and once in
 // fileperm_windows.go; these lines hold both to one signature.
 var (
-	// mkdirPrivate creates dir, and any missing parent, with dir the
-	// user's alone from birth. An error wraps fs.ErrExist if dir appeared
-	// meanwhile, to be checked like any existing one.
+	// mkdirPrivate creates dir, whose parent exists, the user's alone
+	// from birth. An error wraps fs.ErrExist if dir appeared meanwhile, to
+	// be checked like any existing one.
 	_ func(dir string) error = mkdirPrivate
 	// createPrivate creates path exclusively (files.CreateWith), the file
 	// the user's alone from birth.
@@ -141,7 +141,12 @@ func EnsureDir(dir string, warn Warn) error {
 		if err := homeMissing(dir); err != nil {
 			return err
 		}
-		err = mkdirPrivate(dir)
+		// The parents keep what they inherit (mode 0700 less the umask on
+		// Unix); only the config dir itself is private.
+		err = os.MkdirAll(filepath.Dir(filepath.Clean(dir)), DirMode)
+		if err == nil {
+			err = mkdirPrivate(dir)
+		}
 		if err != nil && !errors.Is(err, fs.ErrExist) {
 			return fmt.Errorf("creating config directory %s: %w", dir, err)
 		}

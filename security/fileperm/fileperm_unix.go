@@ -7,20 +7,14 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"syscall"
 )
 
-// mkdirPrivate makes the missing parents, then dir itself with Mkdir, which
-// fails on anything already there, a symlink included (MkdirAll would take
-// a symlink to a directory for the directory). The mode is made exact
-// afterwards through the opened handle (setCreatedMode), never by path.
-func mkdirPrivate(dir string) error {
-	if err := os.MkdirAll(filepath.Dir(filepath.Clean(dir)), DirMode); err != nil {
-		return err
-	}
-	return os.Mkdir(dir, DirMode)
-}
+// mkdirPrivate makes dir with Mkdir, which fails on anything already
+// there, a symlink included (MkdirAll would take a symlink to a directory
+// for the directory). The mode is made exact afterwards through the opened
+// handle (setCreatedMode), never by path.
+func mkdirPrivate(dir string) error { return os.Mkdir(dir, DirMode) }
 
 // setCreatedMode makes the mode exact: Mkdir applied the umask.
 func setCreatedMode(f *os.File) error { return f.Chmod(DirMode) }

@@ -18,11 +18,7 @@ import (
 // they are created, and checked on every existing one.
 
 func mkdirPrivate(dir string) error {
-	// The parents keep what they inherit; only the config dir is private.
 	dir = filepath.Clean(dir)
-	if err := os.MkdirAll(filepath.Dir(dir), DirMode); err != nil {
-		return err
-	}
 	sa, err := privateAttributes(true)
 	if err != nil {
 		return err
