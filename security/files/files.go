@@ -185,17 +185,11 @@ func Read(path, mode string) (In, error) {
 	if mode != DataURL && mode != Text {
 		return In{}, errors.New(`files: mode must be "dataUrl" or "text"`)
 	}
-	if path == "" {
-		return In{}, errors.New("files: empty path")
-	}
-	abs, err := filepath.Abs(path)
-	if err != nil {
-		return In{}, fmt.Errorf("files: %w", err)
-	}
-	w, f, err := walk(abs, true)
+	w, f, err := walk(path, true)
 	if err != nil {
 		return In{}, err
 	}
+	name := filepath.Base(w.abs)
 	w.close()
 	defer f.Close()
 	fi, err := f.Stat()
@@ -214,7 +208,6 @@ func Read(path, mode string) (In, error) {
 		return In{}, fmt.Errorf("files: %s is over the %d MB limit", path, MaxIn>>20)
 	}
 
-	name := filepath.Base(abs)
 	ext := strings.ToLower(filepath.Ext(name))
 	var k kind
 	if m := sniff(data); m != "" {
@@ -261,20 +254,13 @@ func Save(dir, name string, data []byte, overwrite bool) (string, error) {
 	if m, ok := images[ext]; ok && sniff(data) != m {
 		return "", fmt.Errorf("files: a %s file from the tab is refused: its bytes are not %s", ext, m)
 	}
-	if dir == "" {
-		return "", errors.New("files: empty directory")
-	}
-	abs, err := filepath.Abs(dir)
-	if err != nil {
-		return "", fmt.Errorf("files: %w", err)
-	}
-	w, _, err := walk(abs, false)
+	w, _, err := walk(dir, false)
 	if err != nil {
 		return "", err
 	}
 	defer w.close()
 	r := w.dir()
-	path := filepath.Join(abs, name)
+	path := filepath.Join(w.abs, name)
 	if fi, err := r.Lstat(name); err == nil && fi.IsDir() {
 		return "", fmt.Errorf("files: %s is a directory; it is not replaced", path)
 	}

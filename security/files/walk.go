@@ -37,6 +37,7 @@ var (
 // roots[i] is the directory named by names[:i], so roots[0] is the
 // volume's root and the last is the folder the path names.
 type walked struct {
+	abs   string // the path walked, made absolute and clean
 	vol   string
 	roots []*os.Root
 	names []string
@@ -67,7 +68,7 @@ func (w *walked) reset(vol string) error {
 	return nil
 }
 
-// walk opens abs, an absolute clean path, race-free: no component is
+// walk opens path, made absolute and clean, race-free: no component is
 // named twice. Each one is inspected without following it (Lstat in the
 // directory already opened), then opened from that directory, then the
 // object opened is checked to be the one inspected (os.SameFile); a
@@ -82,15 +83,22 @@ func (w *walked) reset(vol string) error {
 // reading (Read), and walk returns it with the folders opened; without,
 // abs is a folder, its missing folders created as mkdir -p does (0777
 // less the umask; Save).
-func walk(abs string, file bool) (*walked, *os.File, error) {
-	verb := "written to" // what is not done to a hidden path
+func walk(path string, file bool) (*walked, *os.File, error) {
+	verb, what := "written to", "directory" // what is not done to a hidden path, and what path is
 	if file {
-		verb = "sent"
+		verb, what = "sent", "path"
+	}
+	if path == "" {
+		return nil, nil, errors.New("files: empty " + what)
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, nil, fmt.Errorf("files: %w", err)
 	}
 	if h := hidden(abs); h != "" {
 		return nil, nil, fmt.Errorf("files: %s: hidden files and folders are not %s (%q)", abs, verb, h)
 	}
-	w := &walked{}
+	w := &walked{abs: abs}
 	vol := filepath.VolumeName(abs)
 	if err := w.reset(vol); err != nil {
 		return nil, nil, fmt.Errorf("files: %w", err)
