@@ -3,6 +3,7 @@ package files
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -197,40 +198,33 @@ func step(r *os.Root, name string, file, create bool) (sub *os.Root, f *os.File,
 			continue // no longer that link
 		}
 		var opened fs.FileInfo
+		var c io.Closer // what was opened, closed unless it is returned
 		switch {
 		case file && !fi.Mode().IsRegular():
 			return nil, nil, "", errors.New("not a regular file")
 		case file:
-			f, err = openFile(r, name)
-			if err == nil {
-				if opened, err = f.Stat(); err != nil {
-					f.Close()
-				}
+			if f, err = openFile(r, name); err == nil {
+				c = f
+				opened, err = f.Stat()
 			}
 		case !fi.IsDir():
 			return nil, nil, "", errors.New("not a directory")
 		default:
-			sub, err = openDir(r, name)
-			if err == nil {
-				if opened, err = sub.Stat("."); err != nil {
-					sub.Close()
-				}
+			if sub, err = openDir(r, name); err == nil {
+				c = sub
+				opened, err = sub.Stat(".")
 			}
 		}
-		if err != nil {
-			lastErr = cause(err)
-			continue // perhaps swapped for something that cannot be opened: look again
-		}
-		if os.SameFile(fi, opened) {
+		if err == nil && os.SameFile(fi, opened) {
 			return sub, f, "", nil
 		}
-		if f != nil {
-			f.Close()
-		} else {
-			sub.Close()
+		if c != nil {
+			c.Close()
 		}
-		f, sub = nil, nil
-		lastErr = errChanged
+		f, sub, lastErr = nil, nil, errChanged
+		if err != nil {
+			lastErr = cause(err) // perhaps swapped for something that cannot be opened: look again
+		}
 	}
 	return nil, nil, "", lastErr
 }
