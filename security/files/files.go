@@ -481,19 +481,17 @@ var manifests = func() map[string]string {
 // dots before the extension.
 func reserved(name string) bool {
 	stem, _, _ := strings.Cut(name, ".")
-	stem = strings.ToUpper(strings.TrimRight(stem, " ."))
-	switch stem {
-	case "CON", "PRN", "AUX", "NUL", "CONIN$", "CONOUT$":
-		return true
-	}
-	if len(stem) >= 4 && (stem[:3] == "COM" || stem[:3] == "LPT") {
-		switch stem[3:] {
-		case "0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "¹", "²", "³":
-			return true
-		}
-	}
-	return false
+	return devices[strings.ToUpper(strings.TrimRight(stem, " ."))]
 }
+
+// devices are the Windows device names, in upper case.
+var devices = func() map[string]bool {
+	m := map[string]bool{"CON": true, "PRN": true, "AUX": true, "NUL": true, "CONIN$": true, "CONOUT$": true}
+	for _, n := range strings.Fields("0 1 2 3 4 5 6 7 8 9 ¹ ² ³") {
+		m["COM"+n], m["LPT"+n] = true, true
+	}
+	return m
+}()
 
 // maxArgDepth is how many dotted parts SetArg's key may have.
 const maxArgDepth = 3
