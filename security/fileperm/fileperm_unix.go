@@ -37,10 +37,10 @@ func createPrivate(path string) (*os.File, error) {
 // checkAccess refuses another uid's object and tightens bits beyond want
 // through f.
 func checkAccess(f *os.File, path string, fi fs.FileInfo, want fs.FileMode, warn Warn) error {
-	if err := checkOwner(path, fi); err != nil {
-		return err
-	}
 	got := fi.Mode().Perm()
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok && int(st.Uid) != getuid() {
+		return fmt.Errorf("%s (mode %04o) belongs to uid %d, not to you (uid %d); refusing to use it", path, got, st.Uid, getuid())
+	}
 	if got&^want == 0 {
 		return nil
 	}
@@ -49,17 +49,6 @@ func checkAccess(f *os.File, path string, fi fs.FileInfo, want fs.FileMode, warn
 	}
 	if warn != nil {
 		warn(fmt.Sprintf("%s had mode %04o, looser than %04o; repaired to %04o", path, got, want, want))
-	}
-	return nil
-}
-
-func checkOwner(path string, fi fs.FileInfo) error {
-	st, ok := fi.Sys().(*syscall.Stat_t)
-	if !ok {
-		return nil
-	}
-	if uid := getuid(); int(st.Uid) != uid {
-		return fmt.Errorf("%s (mode %04o) belongs to uid %d, not to you (uid %d); refusing to use it", path, fi.Mode().Perm(), st.Uid, uid)
 	}
 	return nil
 }
