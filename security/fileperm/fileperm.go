@@ -84,32 +84,26 @@ const (
 )
 
 // The OS hooks, defined once in fileperm_unix.go and once in
-// fileperm_windows.go; these lines hold both to one signature.
-var (
-	// mkdirPrivate creates dir, whose parent exists, the user's alone
-	// from birth. An error wraps fs.ErrExist if dir appeared meanwhile, to
-	// be checked like any existing one.
-	_ func(dir string) error = mkdirPrivate
-	// createPrivate creates path exclusively (files.CreateWith), the file
-	// the user's alone from birth.
-	_ func(path string) (*os.File, error) = createPrivate
-	// checkAccess checks that f, opened from path and described by fi, is
-	// the user's and no one else's, and repairs it if it is the user's
-	// (want: the mode it should have on Unix).
-	_ func(f *os.File, path string, fi fs.FileInfo, want fs.FileMode, warn Warn) error = checkAccess
-	// openDirNoFollow opens the directory path, not through a final link.
-	_ func(path string) (*os.File, error) = openDirNoFollow
-	// setCreatedMode gives a directory EnsureDir just made, opened as f,
-	// exactly DirMode (mkdir applies the umask); nothing on Windows, where
-	// the descriptor was given at creation.
-	_ func(f *os.File) error = setCreatedMode
-	// openLockFile opens or creates path read-write; a created one is the
-	// user's alone from birth.
-	_ func(path string) (*os.File, error) = openLockFile
-	// lockFile takes an exclusive lock on f, blocking; unlockFile drops it.
-	_ func(f *os.File) error = lockFile
-	_ func(f *os.File) error = unlockFile
-)
+// fileperm_windows.go and held to one signature by their calls here, which
+// both builds compile (CI vets windows/amd64):
+//
+//   - mkdirPrivate(dir) creates dir, whose parent exists, the user's alone
+//     from birth. An error wraps fs.ErrExist if dir appeared meanwhile, to
+//     be checked like any existing one.
+//   - createPrivate(path) creates path exclusively (files.CreateWith), the
+//     file the user's alone from birth.
+//   - checkAccess(f, path, fi, want, warn) checks that f, opened from path
+//     and described by fi, is the user's and no one else's, and repairs it
+//     if it is the user's (want: the mode it should have on Unix).
+//   - openDirNoFollow(path) opens the directory path, not through a final
+//     link.
+//   - setCreatedMode(f) gives a directory EnsureDir just made, opened as f,
+//     exactly DirMode (mkdir applies the umask); nothing on Windows, where
+//     the descriptor was given at creation.
+//   - openLockFile(path) opens or creates path read-write; a created one is
+//     the user's alone from birth.
+//   - lockFile(f) takes an exclusive lock on f, blocking; unlockFile(f)
+//     drops it.
 
 // Test hooks, swapped in t.Cleanup: who "we" are, and the clock. (The
 // steps of WriteFile whose failure must leave the old file intact are
