@@ -53,16 +53,12 @@ func CheckOut(name, mime string, head []byte) error {
 }
 
 // rasterType is mime, lower case and without parameters, if it is one of
-// the types sniff knows (image/jpg read as image/jpeg); "" otherwise.
+// the types sniff knows; "" otherwise. It is looked up by its subtype as an
+// extension in images, so image/jpg reads as image/jpeg, as .jpg does.
 func rasterType(mime string) string {
 	mime, _, _ = strings.Cut(strings.ToLower(strings.TrimSpace(mime)), ";")
-	if mime == "image/jpg" {
-		mime = "image/jpeg"
-	}
-	for _, m := range images {
-		if m == mime {
-			return m
-		}
+	if sub, ok := strings.CutPrefix(mime, "image/"); ok {
+		return images["."+sub]
 	}
 	return ""
 }
