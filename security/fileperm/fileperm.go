@@ -188,12 +188,9 @@ func homeMissing(dir string) error {
 // (tightened with a warning naming path and mode, or principals). A file
 // that does not exist is fine.
 func CheckFile(path string, warn Warn) error {
-	f, fi, err := openChecked(path, false, warn)
+	f, _, err := openChecked(path, false, warn) // nil, nil, nil if it does not exist
 	if f != nil {
 		f.Close()
-	}
-	if fi == nil && err == nil {
-		return nil // does not exist
 	}
 	return err
 }
