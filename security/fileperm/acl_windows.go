@@ -6,16 +6,11 @@ import (
 	"errors"
 	"io/fs"
 	"os"
-	"runtime"
 	"sync"
 	"unsafe"
 
 	"golang.org/x/sys/windows"
 )
-
-// fileAllAccess is FILE_ALL_ACCESS (winnt.h), "FA" in SDDL, what Explorer
-// calls Full control: every right on a file or directory.
-const fileAllAccess = windows.STANDARD_RIGHTS_REQUIRED | windows.SYNCHRONIZE | 0x1FF
 
 // ACE types (winnt.h) that x/sys does not name. The callback ones are laid
 // out as ACCESS_ALLOWED_ACE; the object ones carry GUIDs before the SID and
@@ -61,8 +56,12 @@ func readToken() (winToken, error) {
 	return tok, nil
 }
 
-// ownerOnlyACL is the DACL every object gets: one entry, full control for
-// user, which files created in a directory inherit.
+// ownerOnly is the descriptor every object gets, in SDDL
+// "O:<user>D:P(A;OICI;FA;;;<user>)" for a directory, whose entry the files
+// created in it inherit, and "O:<user>D:P(A;;FA;;;<user>)" for a file: owner
+// user (not the token's default owner, so a directory made by an elevated
+// run stays the user's), and a protected DACL, so nothing from the parent is
+// merged in, of one entry, full control (FILE_ALL_ACCESS) for user.
 //
 // SYSTEM gets no entry. Like root, it reads any file through its backup
 // and take-ownership privileges whatever the DACL says (T10 leaves it out
@@ -73,50 +72,23 @@ func readToken() (winToken, error) {
 // ACL is one entry to audit, like mode 0600. Administrators get none
 // either: an entry would hand the files to every elevated process of every
 // administrator, without the deliberate step of using a privilege.
-func ownerOnlyACL(user *windows.SID, dir bool) (*windows.ACL, error) {
-	inherit := uint32(windows.NO_INHERITANCE)
+func ownerOnly(user *windows.SID, dir bool) (*windows.SECURITY_DESCRIPTOR, error) {
+	inherit := ""
 	if dir {
-		inherit = windows.SUB_CONTAINERS_AND_OBJECTS_INHERIT // (OI)(CI)
+		inherit = "OICI"
 	}
-	var pin runtime.Pinner // TrusteeValue hides the pointer from the GC
-	pin.Pin(user)
-	defer pin.Unpin()
-	return windows.ACLFromEntries([]windows.EXPLICIT_ACCESS{{
-		AccessPermissions: fileAllAccess,
-		AccessMode:        windows.SET_ACCESS,
-		Inheritance:       inherit,
-		Trustee: windows.TRUSTEE{
-			TrusteeForm:  windows.TRUSTEE_IS_SID,
-			TrusteeType:  windows.TRUSTEE_IS_USER,
-			TrusteeValue: windows.TrusteeValueFromSID(user),
-		},
-	}}, nil)
+	u := user.String()
+	return windows.SecurityDescriptorFromString("O:" + u + "D:P(A;" + inherit + ";FA;;;" + u + ")")
 }
 
-// privateAttributes is the descriptor given at creation: owner the token's
-// user (not its default owner, so a directory made by an elevated run stays
-// the user's), ownerOnlyACL, protected so nothing from the parent is merged
-// in.
+// privateAttributes is ownerOnly for the token's user, given at creation.
 func privateAttributes(dir bool) (*windows.SecurityAttributes, error) {
 	tok, err := currentToken()
 	if err != nil {
 		return nil, err
 	}
-	acl, err := ownerOnlyACL(tok.user, dir)
+	sd, err := ownerOnly(tok.user, dir)
 	if err != nil {
-		return nil, err
-	}
-	sd, err := windows.NewSecurityDescriptor()
-	if err != nil {
-		return nil, err
-	}
-	if err := sd.SetOwner(tok.user, false); err != nil {
-		return nil, err
-	}
-	if err := sd.SetDACL(acl, true, false); err != nil {
-		return nil, err
-	}
-	if err := sd.SetControl(windows.SE_DACL_PROTECTED, windows.SE_DACL_PROTECTED); err != nil {
 		return nil, err
 	}
 	return &windows.SecurityAttributes{Length: uint32(unsafe.Sizeof(windows.SecurityAttributes{})), SecurityDescriptor: sd}, nil
@@ -195,7 +167,11 @@ func repairDACL(path string, fi fs.FileInfo, user *windows.SID) error {
 	if !os.SameFile(fi, gfi) {
 		return errors.New("it was replaced while being checked")
 	}
-	acl, err := ownerOnlyACL(user, fi.IsDir())
+	sd, err := ownerOnly(user, fi.IsDir())
+	if err != nil {
+		return err
+	}
+	acl, _, err := sd.DACL()
 	if err != nil {
 		return err
 	}

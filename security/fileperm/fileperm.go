@@ -24,9 +24,8 @@
 //     owner, on Windows), never repaired, read or written through: acting
 //     on it would act on someone else's object. Reads open without
 //     following links (on Windows shared for deletion, so another bridge
-//     can rename a new file over one being read) and check that the file
-//     opened is the one inspected; a file over limits.ConfigFile is
-//     refused. A config dir EnsureDir creates is checked again after the
+//     can rename a new file over one being read) and check the file opened,
+//     never the path again; a file over limits.ConfigFile is refused. A config dir EnsureDir creates is checked again after the
 //     mkdir and its mode set through the handle opened with O_NOFOLLOW, so
 //     another user swapping in a symlink meanwhile is refused, and the
 //     link's target never chmodded. KeepAside sets a corrupt
@@ -78,41 +77,33 @@ const (
 	// FileMode is the mode of every file the bridge writes there.
 	FileMode fs.FileMode = 0o600
 	// CorruptSuffix starts the suffix KeepAside adds to a file's name,
-	// followed by a UTC timestamp (CorruptTimeFormat).
+	// followed by a UTC timestamp (corruptTimeFormat).
 	CorruptSuffix = ".corrupt-"
-	// CorruptTimeFormat is the time layout in a name made by KeepAside.
-	CorruptTimeFormat = "20060102T150405Z"
+	// corruptTimeFormat is the time layout in a name made by KeepAside.
+	corruptTimeFormat = "20060102T150405Z"
 )
 
 // The OS hooks, defined once in fileperm_unix.go and once in
-// fileperm_windows.go; these lines hold both to one signature.
-var (
-	// mkdirPrivate creates dir, and any missing parent, with dir the
-	// user's alone from birth. An error wraps fs.ErrExist if dir appeared
-	// meanwhile, to be checked like any existing one.
-	_ func(dir string) error = mkdirPrivate
-	// createPrivate creates path exclusively (files.CreateWith), the file
-	// the user's alone from birth.
-	_ func(path string) (*os.File, error) = createPrivate
-	// checkAccess checks that f, opened from path and described by fi, is
-	// the user's and no one else's, and repairs it if it is the user's
-	// (want: the mode it should have on Unix).
-	_ func(f *os.File, path string, fi fs.FileInfo, want fs.FileMode, warn Warn) error = checkAccess
-	// openDirNoFollow opens the directory path, not through a final link.
-	_ func(path string) (*os.File, error) = openDirNoFollow
-	// setCreatedMode gives a directory EnsureDir just made, opened as f,
-	// exactly DirMode (mkdir applies the umask); nothing on Windows, where
-	// the descriptor was given at creation.
-	_ func(f *os.File) error = setCreatedMode
-	// openLockFile opens or creates path read-write; a created one is the
-	// user's alone from birth.
-	_ func(path string) (*os.File, error) = openLockFile
-	// syncDir flushes a rename in dir to disk, as far as the OS allows.
-	_ func(dir string) = syncDir
-	// lockFile takes an exclusive lock on f, blocking; unlockFile drops it.
-	_ func(f *os.File) error = lockFile
-	_ func(f *os.File) error = unlockFile
-)
+// fileperm_windows.go and held to one signature by their calls here, which
+// both builds compile (CI vets windows/amd64):
+//
+//   - mkdirPrivate(dir) creates dir, whose parent exists, the user's alone
+//     from birth. An error wraps fs.ErrExist if dir appeared meanwhile, to
+//     be checked like any existing one.
+//   - createPrivate(path) creates path exclusively (files.CreateWith), the
+//     file the user's alone from birth.
+//   - checkAccess(f, path, fi, want, warn) checks that f, opened from path
+//     and described by fi, is the user's and no one else's, and repairs it
+//     if it is the user's (want: the mode it should have on Unix).
+//   - openDirNoFollow(path) opens the directory path, not through a final
+//     link.
+//   - setCreatedMode(f) gives a directory EnsureDir just made, opened as f,
+//     exactly DirMode (mkdir applies the umask); nothing on Windows, where
+//     the descriptor was given at creation.
+//   - openLockFile(path) opens or creates path read-write; a created one is
+//     the user's alone from birth.
+//   - lockFile(f) takes an exclusive lock on f, blocking; unlockFile(f)
+//     drops it.
 
 // Test hooks, swapped in t.Cleanup: who "we" are, and the clock. (The
 // steps of WriteFile whose failure must leave the old file intact are
@@ -144,7 +135,12 @@ func EnsureDir(dir string, warn Warn) error {
 		if err := homeMissing(dir); err != nil {
 			return err
 		}
-		err = mkdirPrivate(dir)
+		// The parents keep what they inherit (mode 0700 less the umask on
+		// Unix); only the config dir itself is private.
+		err = os.MkdirAll(filepath.Dir(filepath.Clean(dir)), DirMode)
+		if err == nil {
+			err = mkdirPrivate(dir)
+		}
 		if err != nil && !errors.Is(err, fs.ErrExist) {
 			return fmt.Errorf("creating config directory %s: %w", dir, err)
 		}
@@ -192,89 +188,69 @@ func homeMissing(dir string) error {
 // (tightened with a warning naming path and mode, or principals). A file
 // that does not exist is fine.
 func CheckFile(path string, warn Warn) error {
-	f, fi, err := openChecked(path, false, warn)
+	f, _, err := openChecked(path, false, warn) // nil, nil, nil if it does not exist
 	if f != nil {
 		f.Close()
-	}
-	if fi == nil && err == nil {
-		return nil // does not exist
 	}
 	return err
 }
 
-// checkRetries is how many more times openChecked looks at a file that was
-// replaced, or removed, between its inspection and its opening. Bridges
-// sharing a config dir replace pairing.json and the spent-token file by
-// rename on every pairing, and read them without the lock; a reader that
-// loses that race reads the new file instead of failing (before, it refused
-// a tab's fresh token). A file replaced this many times in a row within
-// microseconds is no writer's doing, and is refused.
-const checkRetries = 8
-
-// errChanged is wrapped by a check that found another file than the one it
-// inspected.
-var errChanged = errors.New("changed while it was being checked; refusing to use it")
-
 // openChecked is CheckFile keeping the file open, and EnsureDir's check of
-// an existing directory (dir): it inspects path without following links,
-// refuses a symbolic link and anything but a directory (dir) or a regular
-// file, opens it without following links, and checks that what it opened
-// is what it inspected, so an object swapped in between is never used: it
-// is looked at again from the start, up to checkRetries times, then
-// refused. Then its owner and its mode or DACL are checked (checkAccess),
-// and repaired through the open object, never the path, so a link swapped
-// in after the inspection is neither accepted nor has its target's mode
-// changed. A missing path returns (nil, nil, nil).
+// a directory (dir). It opens path first, without following a final link
+// (on Windows shared for deletion, so a writer can rename a new file over
+// one being read), and then checks only what it opened, never the path
+// again: a directory (dir) or a regular file, the user's own, its mode or
+// DACL (checkAccess), repaired through the open object. An object swapped
+// in at any moment is either the one checked or not opened at all, a link
+// is never accepted nor its target's mode changed, and a reader that meets
+// another bridge's rename reads the old file or the new one, never refuses
+// it. A missing path returns (nil, nil, nil).
 func openChecked(path string, dir bool, warn Warn) (*os.File, fs.FileInfo, error) {
-	for i := 0; ; i++ {
-		f, fi, err := openCheckedOnce(path, dir, warn)
-		if i < checkRetries && (errors.Is(err, errChanged) || fi != nil && errors.Is(err, fs.ErrNotExist)) {
-			continue
-		}
-		return f, fi, err
-	}
-}
-
-func openCheckedOnce(path string, dir bool, warn Warn) (*os.File, fs.FileInfo, error) {
-	// Not through a final link, and on Windows shared for deletion, so a
-	// writer can rename a new file over one being read.
 	what, want, open := "", FileMode, files.OpenNoFollow
 	if dir {
 		what, want, open = "config directory ", DirMode, openDirNoFollow
 	}
-	fi, err := os.Lstat(path)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return nil, nil, nil
-	case err != nil:
-		return nil, nil, fmt.Errorf("%s%s: %w", what, path, err)
-	case fi.Mode()&fs.ModeSymlink != 0 && dir:
-		return nil, fi, fmt.Errorf("config directory %s is a symbolic link (mode %v); refusing to use it (point --config-dir at the real directory)", path, fi.Mode())
-	case fi.Mode()&fs.ModeSymlink != 0:
-		return nil, fi, fmt.Errorf("%s is a symbolic link (mode %v); refusing to read or write through it", path, fi.Mode())
-	case dir && !fi.IsDir():
-		return nil, fi, fmt.Errorf("config directory %s exists but is not a directory (mode %v)", path, fi.Mode())
-	case !dir && !fi.Mode().IsRegular():
-		return nil, fi, fmt.Errorf("%s is not a regular file (mode %v); refusing to use it", path, fi.Mode())
-	}
 	f, err := open(path)
-	if err != nil {
-		return nil, fi, fmt.Errorf("%s%s: %w", what, path, err)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil, nil
 	}
-	ofi, err := f.Stat()
-	switch {
-	case err != nil:
+	if err != nil {
+		// O_NOFOLLOW refused a link, O_DIRECTORY a file, or it is a socket:
+		// what is there says which, for the message. Nothing was opened.
+		if fi, lerr := os.Lstat(path); lerr == nil {
+			if err := kindErr(path, fi, dir); err != nil {
+				return nil, fi, err
+			}
+		}
+		return nil, nil, fmt.Errorf("%s%s: %w", what, path, err)
+	}
+	fi, err := f.Stat()
+	if err != nil {
 		err = fmt.Errorf("%s: %w", path, err)
-	case !os.SameFile(fi, ofi):
-		err = fmt.Errorf("%s %w", path, errChanged)
-	default:
-		err = checkAccess(f, path, ofi, want, warn)
+	} else if err = kindErr(path, fi, dir); err == nil {
+		err = checkAccess(f, path, fi, want, warn)
 	}
 	if err != nil {
 		f.Close()
 		return nil, fi, err
 	}
 	return f, fi, nil
+}
+
+// kindErr refuses fi, what is at path, unless it is a directory (dir) or a
+// regular file.
+func kindErr(path string, fi fs.FileInfo, dir bool) error {
+	switch {
+	case fi.Mode()&fs.ModeSymlink != 0 && dir:
+		return fmt.Errorf("config directory %s is a symbolic link (mode %v); refusing to use it (point --config-dir at the real directory)", path, fi.Mode())
+	case fi.Mode()&fs.ModeSymlink != 0:
+		return fmt.Errorf("%s is a symbolic link (mode %v); refusing to read or write through it", path, fi.Mode())
+	case dir && !fi.IsDir():
+		return fmt.Errorf("config directory %s exists but is not a directory (mode %v)", path, fi.Mode())
+	case !dir && !fi.Mode().IsRegular():
+		return fmt.Errorf("%s is not a regular file (mode %v); refusing to use it", path, fi.Mode())
+	}
+	return nil
 }
 
 // ReadFile checks path as CheckFile does and reads it, refusing a file over
@@ -368,7 +344,7 @@ func KeepAside(path string) (newPath string, err error) {
 	if fi.Mode()&fs.ModeSymlink != 0 || !fi.Mode().IsRegular() {
 		return "", fmt.Errorf("keeping %s aside: not a regular file (mode %v)", path, fi.Mode())
 	}
-	base := path + CorruptSuffix + now().UTC().Format(CorruptTimeFormat)
+	base := path + CorruptSuffix + now().UTC().Format(corruptTimeFormat)
 	for i := 1; i <= 100; i++ {
 		cand := base
 		if i > 1 {
@@ -391,7 +367,12 @@ func KeepAside(path string) (newPath string, err error) {
 		if err != nil {
 			return "", fmt.Errorf("keeping %s aside: %w", path, err)
 		}
-		syncDir(filepath.Dir(path))
+		// Flush the new name to disk, as far as the OS allows (Windows does
+		// not flush a folder; the error is dropped).
+		if d, err := os.Open(filepath.Dir(path)); err == nil {
+			d.Sync()
+			d.Close()
+		}
 		return cand, nil
 	}
 	return "", fmt.Errorf("keeping %s aside: too many files named %s*", path, base)

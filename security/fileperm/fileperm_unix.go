@@ -7,20 +7,14 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"syscall"
 )
 
-// mkdirPrivate makes the missing parents, then dir itself with Mkdir, which
-// fails on anything already there, a symlink included (MkdirAll would take
-// a symlink to a directory for the directory). The mode is made exact
-// afterwards through the opened handle (setCreatedMode), never by path.
-func mkdirPrivate(dir string) error {
-	if err := os.MkdirAll(filepath.Dir(filepath.Clean(dir)), DirMode); err != nil {
-		return err
-	}
-	return os.Mkdir(dir, DirMode)
-}
+// mkdirPrivate makes dir with Mkdir, which fails on anything already
+// there, a symlink included (MkdirAll would take a symlink to a directory
+// for the directory). The mode is made exact afterwards through the opened
+// handle (setCreatedMode), never by path.
+func mkdirPrivate(dir string) error { return os.Mkdir(dir, DirMode) }
 
 // setCreatedMode makes the mode exact: Mkdir applied the umask.
 func setCreatedMode(f *os.File) error { return f.Chmod(DirMode) }
@@ -43,10 +37,10 @@ func createPrivate(path string) (*os.File, error) {
 // checkAccess refuses another uid's object and tightens bits beyond want
 // through f.
 func checkAccess(f *os.File, path string, fi fs.FileInfo, want fs.FileMode, warn Warn) error {
-	if err := checkOwner(path, fi); err != nil {
-		return err
-	}
 	got := fi.Mode().Perm()
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok && int(st.Uid) != getuid() {
+		return fmt.Errorf("%s (mode %04o) belongs to uid %d, not to you (uid %d); refusing to use it", path, got, st.Uid, getuid())
+	}
 	if got&^want == 0 {
 		return nil
 	}
@@ -59,17 +53,6 @@ func checkAccess(f *os.File, path string, fi fs.FileInfo, want fs.FileMode, warn
 	return nil
 }
 
-func checkOwner(path string, fi fs.FileInfo) error {
-	st, ok := fi.Sys().(*syscall.Stat_t)
-	if !ok {
-		return nil
-	}
-	if uid := getuid(); int(st.Uid) != uid {
-		return fmt.Errorf("%s (mode %04o) belongs to uid %d, not to you (uid %d); refusing to use it", path, fi.Mode().Perm(), st.Uid, uid)
-	}
-	return nil
-}
-
 // openDirNoFollow opens the directory path, refusing a final symbolic link
 // (O_NOFOLLOW) and anything but a directory (O_DIRECTORY).
 func openDirNoFollow(path string) (*os.File, error) {
@@ -78,13 +61,6 @@ func openDirNoFollow(path string) (*os.File, error) {
 
 func openLockFile(path string) (*os.File, error) {
 	return os.OpenFile(path, os.O_RDWR|os.O_CREATE|syscall.O_NOFOLLOW, FileMode)
-}
-
-func syncDir(dir string) {
-	if d, err := os.Open(dir); err == nil {
-		d.Sync()
-		d.Close()
-	}
 }
 
 func lockFile(f *os.File) error {

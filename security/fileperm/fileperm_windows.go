@@ -18,11 +18,7 @@ import (
 // they are created, and checked on every existing one.
 
 func mkdirPrivate(dir string) error {
-	// The parents keep what they inherit; only the config dir is private.
 	dir = filepath.Clean(dir)
-	if err := os.MkdirAll(filepath.Dir(dir), DirMode); err != nil {
-		return err
-	}
 	sa, err := privateAttributes(true)
 	if err != nil {
 		return err
@@ -40,25 +36,18 @@ func mkdirPrivate(dir string) error {
 // createPrivate creates path exclusively with the owner-only descriptor
 // given by CreateFile itself, so no other principal can open the file even
 // before its first byte.
-func createPrivate(path string) (*os.File, error) {
+func createPrivate(path string) (*os.File, error) { return createFile(path, windows.CREATE_NEW) }
+
+func openLockFile(path string) (*os.File, error) { return createFile(path, windows.OPEN_ALWAYS) }
+
+// createFile opens name read-write, not through a final reparse point,
+// shared as os.OpenFile shares; a file it creates gets the owner-only
+// descriptor (privateAttributes), one it opens keeps its own.
+func createFile(name string, disposition uint32) (*os.File, error) {
 	sa, err := privateAttributes(false)
 	if err != nil {
 		return nil, err
 	}
-	return createFile(path, windows.CREATE_NEW, sa)
-}
-
-func openLockFile(path string) (*os.File, error) {
-	sa, err := privateAttributes(false) // applies only if the file is created
-	if err != nil {
-		return nil, err
-	}
-	return createFile(path, windows.OPEN_ALWAYS, sa)
-}
-
-// createFile opens name read-write, not through a final reparse point,
-// shared as os.OpenFile shares.
-func createFile(name string, disposition uint32, sa *windows.SecurityAttributes) (*os.File, error) {
 	p, err := windows.UTF16PtrFromString(name)
 	if err != nil {
 		return nil, &fs.PathError{Op: "open", Path: name, Err: err}
@@ -91,8 +80,6 @@ func openDirNoFollow(path string) (*os.File, error) { return files.OpenNoFollow(
 
 // setCreatedMode: the owner-only descriptor was given by CreateDirectory.
 func setCreatedMode(*os.File) error { return nil }
-
-func syncDir(string) {}
 
 func lockFile(f *os.File) error {
 	ol := new(windows.Overlapped)

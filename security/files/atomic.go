@@ -56,11 +56,9 @@ var (
 // leaves the old file, or none, never a part of the new one, and no
 // temporary file. Abort drops it.
 type Pending struct {
-	dir  *os.Root
-	own  bool   // dir was opened for this Pending, and is closed with it
-	name string // the target's name in dir
-	path string // the target, for messages
-	tmp  string // the temporary file's name in dir
+	dir  *os.Root // closed with the Pending
+	name string   // the target's name in dir
+	tmp  string   // the temporary file's name in dir
 	f    *os.File
 }
 
@@ -82,14 +80,14 @@ func CreateWith(path string, open func(path string) (*os.File, error)) (*Pending
 	p, err := create(r, filepath.Base(path), path, open)
 	if err != nil {
 		r.Close()
-		return nil, err
 	}
-	p.own = true
-	return p, nil
+	return p, err
 }
 
 // create starts a Pending for name in the opened folder r, its temporary
-// file made by open (by path) or, when open is nil, in r.
+// file made by open (by path) or, when open is nil, in r. The Pending
+// closes r when it is committed or aborted (Save's walk closes it again,
+// which does nothing).
 func create(r *os.Root, name, path string, open func(string) (*os.File, error)) (*Pending, error) {
 	for tries := 0; ; tries++ {
 		tmp := tempPrefix + rand.Text() + tempSuffix
@@ -102,7 +100,7 @@ func create(r *os.Root, name, path string, open func(string) (*os.File, error)) 
 			f, err = r.OpenFile(tmp, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o666)
 		}
 		if err == nil {
-			return &Pending{dir: r, name: name, path: path, tmp: tmp, f: f}, nil
+			return &Pending{dir: r, name: name, tmp: tmp, f: f}, nil
 		}
 		if !errors.Is(err, fs.ErrExist) || tries == tempTries {
 			return nil, cause(err)
@@ -125,24 +123,21 @@ func (p *Pending) Write(b []byte) (int, error) {
 // wrapping fs.ErrExist says something was. Either way the file is flushed
 // to disk first, and the folder after.
 func (p *Pending) Commit(replace bool) error {
-	defer p.release()
+	defer p.dir.Close()
 	err := syncFile(p.f)
 	if cerr := p.f.Close(); err == nil {
 		err = cerr
 	}
 	if err == nil && replace {
-		if err = renameRetrying(p.dir, p.tmp, p.name); err == nil {
-			syncDir(p.dir)
-			return nil
-		}
+		err = renameRetrying(p.dir, p.tmp, p.name)
 	} else if err == nil {
 		err = p.publish()
 	}
-	p.dir.Remove(p.tmp)
+	p.dir.Remove(p.tmp) // gone after a rename; after a link, or a failure, ours to remove
 	if err == nil {
 		syncDir(p.dir)
 	}
-	return unlinkErr(err)
+	return cause(err)
 }
 
 // publish makes the whole temporary file appear as the target, unless the
@@ -179,14 +174,7 @@ func (p *Pending) publish() error {
 func (p *Pending) Abort() {
 	p.f.Close()
 	p.dir.Remove(p.tmp)
-	p.release()
-}
-
-func (p *Pending) release() {
-	if p.own {
-		p.dir.Close()
-		p.own = false
-	}
+	p.dir.Close()
 }
 
 // renameRetrying renames old over new in r, retrying a Windows sharing
@@ -208,14 +196,4 @@ func syncDir(r *os.Root) {
 		syncFile(d)
 		d.Close()
 	}
-}
-
-// unlinkErr is err without the temporary file's name, which would only
-// puzzle the reader of an error that names the file being written.
-func unlinkErr(err error) error {
-	var le *os.LinkError
-	if errors.As(err, &le) {
-		return le.Err
-	}
-	return cause(err)
 }

@@ -149,18 +149,14 @@ type kind struct {
 
 // designs are the kinds Read sends by extension, besides images.
 var designs = map[string]kind{
-	".dst":        {"application/octet-stream", false}, // machine formats
-	".pes":        {"application/octet-stream", false},
-	".jef":        {"application/octet-stream", false},
-	".exp":        {"application/octet-stream", false},
-	".vp3":        {"application/octet-stream", false},
-	".inf":        {"application/octet-stream", false}, // colour files
-	".col":        {"application/octet-stream", false},
-	".svg":        {"image/svg+xml", true},
-	".dxf":        {"image/vnd.dxf", true},
-	".stitchslop": {"application/json", true},
-	".json":       {"application/json", true},
+	".dst": binary, ".pes": binary, ".jef": binary, ".exp": binary, ".vp3": binary, // machine formats
+	".inf": binary, ".col": binary, // colour files
+	".svg": {"image/svg+xml", true}, ".dxf": {"image/vnd.dxf", true},
+	".stitchslop": {"application/json", true}, ".json": {"application/json", true},
 }
+
+// binary is a design kind sent only as a data URL.
+var binary = kind{"application/octet-stream", false}
 
 // replies are the text kinds Save writes besides images and designs.
 var replies = map[string]bool{".txt": true, ".md": true}
@@ -189,17 +185,11 @@ func Read(path, mode string) (In, error) {
 	if mode != DataURL && mode != Text {
 		return In{}, errors.New(`files: mode must be "dataUrl" or "text"`)
 	}
-	if path == "" {
-		return In{}, errors.New("files: empty path")
-	}
-	abs, err := filepath.Abs(path)
-	if err != nil {
-		return In{}, fmt.Errorf("files: %w", err)
-	}
-	w, f, err := walk(abs, true)
+	w, f, err := walk(path, true)
 	if err != nil {
 		return In{}, err
 	}
+	name := filepath.Base(w.abs)
 	w.close()
 	defer f.Close()
 	fi, err := f.Stat()
@@ -218,10 +208,9 @@ func Read(path, mode string) (In, error) {
 		return In{}, fmt.Errorf("files: %s is over the %d MB limit", path, MaxIn>>20)
 	}
 
-	name := filepath.Base(abs)
 	ext := strings.ToLower(filepath.Ext(name))
 	var k kind
-	if m := Sniff(data); m != "" {
+	if m := sniff(data); m != "" {
 		k = kind{mime: m}
 	} else if _, ok := images[ext]; ok {
 		return In{}, fmt.Errorf("files: %s is named %s but its bytes are not a PNG, JPEG, GIF or WebP image", path, ext)
@@ -262,27 +251,18 @@ func Save(dir, name string, data []byte, overwrite bool) (string, error) {
 		return "", fmt.Errorf("files: a file name from the tab is refused: %s", why)
 	}
 	ext := strings.ToLower(filepath.Ext(name))
-	if m, ok := images[ext]; ok && Sniff(data) != m {
+	if m, ok := images[ext]; ok && sniff(data) != m {
 		return "", fmt.Errorf("files: a %s file from the tab is refused: its bytes are not %s", ext, m)
 	}
-	if dir == "" {
-		return "", errors.New("files: empty directory")
-	}
-	abs, err := filepath.Abs(dir)
-	if err != nil {
-		return "", fmt.Errorf("files: %w", err)
-	}
-	w, _, err := walk(abs, false)
+	w, _, err := walk(dir, false)
 	if err != nil {
 		return "", err
 	}
 	defer w.close()
 	r := w.dir()
-	path := filepath.Join(abs, name)
+	path := filepath.Join(w.abs, name)
 	if fi, err := r.Lstat(name); err == nil && fi.IsDir() {
 		return "", fmt.Errorf("files: %s is a directory; it is not replaced", path)
-	} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return "", fmt.Errorf("files: %s: %w", path, cause(err))
 	}
 	// A Pending in the opened folder: without overwrite it appears only if
 	// nothing is at the name, a symlink included; with overwrite it is
@@ -435,13 +415,13 @@ func NameKey(name string) string {
 	return norm.NFC.String(cases.Fold().String(norm.NFD.String(name)))
 }
 
-// ErrSavedTwice is a name that a Batch has saved a file under already, or
+// errSavedTwice is a name that a Batch has saved a file under already, or
 // one with the same NameKey.
-var ErrSavedTwice = errors.New("files: another file of this reply was saved under that name (or one that differs only in case or Unicode form); it is not replaced")
+var errSavedTwice = errors.New("files: another file of this reply was saved under that name (or one that differs only in case or Unicode form); it is not replaced")
 
 // A Batch saves the files of one reply into one directory, each name once:
 // a second file under a name with the same NameKey is refused with
-// ErrSavedTwice, even with Overwrite, so one file of a reply never
+// errSavedTwice, even with Overwrite, so one file of a reply never
 // replaces another. The zero Batch saves into "" and so refuses
 // everything; set Dir.
 type Batch struct {
@@ -454,7 +434,7 @@ type Batch struct {
 func (b *Batch) Save(name string, data []byte) (string, error) {
 	key := NameKey(name)
 	if b.taken[key] {
-		return "", ErrSavedTwice
+		return "", errSavedTwice
 	}
 	path, err := Save(b.Dir, name, data, b.Overwrite)
 	if err == nil {
@@ -501,19 +481,17 @@ var manifests = func() map[string]string {
 // dots before the extension.
 func reserved(name string) bool {
 	stem, _, _ := strings.Cut(name, ".")
-	stem = strings.ToUpper(strings.TrimRight(stem, " ."))
-	switch stem {
-	case "CON", "PRN", "AUX", "NUL", "CONIN$", "CONOUT$":
-		return true
-	}
-	if len(stem) >= 4 && (stem[:3] == "COM" || stem[:3] == "LPT") {
-		switch stem[3:] {
-		case "0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "¹", "²", "³":
-			return true
-		}
-	}
-	return false
+	return devices[strings.ToUpper(strings.TrimRight(stem, " ."))]
 }
+
+// devices are the Windows device names, in upper case.
+var devices = func() map[string]bool {
+	m := map[string]bool{"CON": true, "PRN": true, "AUX": true, "NUL": true, "CONIN$": true, "CONOUT$": true}
+	for _, n := range strings.Fields("0 1 2 3 4 5 6 7 8 9 ¹ ² ³") {
+		m["COM"+n], m["LPT"+n] = true, true
+	}
+	return m
+}()
 
 // maxArgDepth is how many dotted parts SetArg's key may have.
 const maxArgDepth = 3
@@ -545,10 +523,8 @@ func SetArg(args map[string]any, key string, value any) error {
 	for i, p := range parts[:len(parts)-1] {
 		v, ok := m[p]
 		if !ok {
-			child := map[string]any{}
-			m[p] = child
-			m = child
-			continue
+			v = map[string]any{}
+			m[p] = v
 		}
 		child, ok := v.(map[string]any)
 		if !ok {

@@ -847,8 +847,8 @@ func TestBatchSavesEachNameOnce(t *testing.T) {
 		t.Fatalf("Batch.Save(über.dst) = %v", err)
 	}
 	for _, name := range []string{"\u00fcber.dst", "u\u0308ber.dst", "\u00dcBER.DST"} {
-		if _, err := b.Save(name, []byte("again")); err != ErrSavedTwice {
-			t.Errorf("Batch.Save(%q) after über.dst = %v, want ErrSavedTwice", name, err)
+		if _, err := b.Save(name, []byte("again")); err != errSavedTwice {
+			t.Errorf("Batch.Save(%q) after über.dst = %v, want errSavedTwice", name, err)
 		}
 	}
 	if got, _ := os.ReadFile(filepath.Join(dir, "\u00fcber.dst")); string(got) != "first" {

@@ -7,13 +7,13 @@ import (
 	"strings"
 )
 
-// SniffLen is how many leading bytes of a file Sniff needs.
+// SniffLen is how many leading bytes of a file sniff needs (ImageOK, CheckOut).
 const SniffLen = 12
 
-// Sniff returns the MIME type of an image recognised by its leading bytes
+// sniff returns the MIME type of an image recognised by its leading bytes
 // (SniffLen of them suffice): image/png, image/jpeg, image/gif or
 // image/webp; "" for anything else.
-func Sniff(b []byte) string {
+func sniff(b []byte) string {
 	switch {
 	case bytes.HasPrefix(b, []byte("\x89PNG\r\n\x1a\n")):
 		return "image/png"
@@ -31,7 +31,7 @@ func Sniff(b []byte) string {
 // one, by its leading bytes: true only for a PNG, JPEG, GIF or WebP image
 // of that very type. It decides what becomes an MCP image block.
 func ImageOK(mime string, head []byte) bool {
-	got := Sniff(head)
+	got := sniff(head)
 	return got != "" && got == rasterType(mime)
 }
 
@@ -42,7 +42,7 @@ func ImageOK(mime string, head []byte) bool {
 // bytes. Anything else (an SVG into design.svg) is the user's choice.
 // The error never quotes the page's type.
 func CheckOut(name, mime string, head []byte) error {
-	got := Sniff(head)
+	got := sniff(head)
 	if want, ok := images[strings.ToLower(filepath.Ext(name))]; ok && got != want {
 		return fmt.Errorf("files: %s is to hold %s, but the bytes of the reply's image are not %s", filepath.Base(name), want, want)
 	}
@@ -53,16 +53,12 @@ func CheckOut(name, mime string, head []byte) error {
 }
 
 // rasterType is mime, lower case and without parameters, if it is one of
-// the types Sniff knows (image/jpg read as image/jpeg); "" otherwise.
+// the types sniff knows; "" otherwise. It is looked up by its subtype as an
+// extension in images, so image/jpg reads as image/jpeg, as .jpg does.
 func rasterType(mime string) string {
 	mime, _, _ = strings.Cut(strings.ToLower(strings.TrimSpace(mime)), ";")
-	if mime == "image/jpg" {
-		mime = "image/jpeg"
-	}
-	for _, m := range images {
-		if m == mime {
-			return m
-		}
+	if sub, ok := strings.CutPrefix(mime, "image/"); ok {
+		return images["."+sub]
 	}
 	return ""
 }

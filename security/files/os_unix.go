@@ -26,4 +26,4 @@ func OpenNoFollow(path string) (*os.File, error) {
 }
 
 // longName is for Windows' 8.3 short names; Unix has none.
-func longName(string) string { return "" }
+func longName(_, name string) string { return name }

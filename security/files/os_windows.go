@@ -6,7 +6,7 @@ import (
 	"errors"
 	"io/fs"
 	"os"
-	"strings"
+	"path/filepath"
 
 	"golang.org/x/sys/windows"
 )
@@ -50,23 +50,19 @@ func OpenNoFollow(path string) (*os.File, error) {
 	return os.NewFile(uintptr(h), path), nil
 }
 
-// longName returns the long name of the last component of path, which may
-// be an 8.3 short name (SSH~1 for .ssh), or "" if it cannot tell. A short
-// name's mapping to a long one belongs to the folder's owner, so asking by
-// path is no race another user can win.
-func longName(path string) string {
-	p, err := windows.UTF16PtrFromString(path)
+// longName returns the long name of name in the folder dir, which may be
+// an 8.3 short name (SSH~1 for .ssh), or name itself if it cannot tell. A
+// short name's mapping to a long one belongs to the folder's owner, so
+// asking by path is no race another user can win.
+func longName(dir, name string) string {
+	p, err := windows.UTF16PtrFromString(filepath.Join(dir, name))
 	if err != nil {
-		return ""
+		return name
 	}
 	buf := make([]uint16, windows.MAX_LONG_PATH)
 	n, err := windows.GetLongPathName(p, &buf[0], uint32(len(buf)))
 	if err != nil || n == 0 || int(n) > len(buf) {
-		return ""
+		return name
 	}
-	long := windows.UTF16ToString(buf[:n])
-	if i := strings.LastIndexAny(long, `\/`); i >= 0 {
-		long = long[i+1:]
-	}
-	return long
+	return filepath.Base(windows.UTF16ToString(buf[:n]))
 }

@@ -3,6 +3,7 @@ package files
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -37,6 +38,7 @@ var (
 // roots[i] is the directory named by names[:i], so roots[0] is the
 // volume's root and the last is the folder the path names.
 type walked struct {
+	abs   string // the path walked, made absolute and clean
 	vol   string
 	roots []*os.Root
 	names []string
@@ -58,13 +60,6 @@ func (w *walked) close() {
 
 // reset goes back to the root of the volume vol.
 func (w *walked) reset(vol string) error {
-	if vol == w.vol && len(w.roots) > 0 {
-		for _, r := range w.roots[1:] {
-			r.Close()
-		}
-		w.roots, w.names = w.roots[:1], nil
-		return nil
-	}
 	r, err := os.OpenRoot(vol + string(filepath.Separator))
 	if err != nil {
 		return err
@@ -74,7 +69,7 @@ func (w *walked) reset(vol string) error {
 	return nil
 }
 
-// walk opens abs, an absolute clean path, race-free: no component is
+// walk opens path, made absolute and clean, race-free: no component is
 // named twice. Each one is inspected without following it (Lstat in the
 // directory already opened), then opened from that directory, then the
 // object opened is checked to be the one inspected (os.SameFile); a
@@ -89,15 +84,22 @@ func (w *walked) reset(vol string) error {
 // reading (Read), and walk returns it with the folders opened; without,
 // abs is a folder, its missing folders created as mkdir -p does (0777
 // less the umask; Save).
-func walk(abs string, file bool) (*walked, *os.File, error) {
-	verb := "written to" // what is not done to a hidden path
+func walk(path string, file bool) (*walked, *os.File, error) {
+	verb, what := "written to", "directory" // what is not done to a hidden path, and what path is
 	if file {
-		verb = "sent"
+		verb, what = "sent", "path"
+	}
+	if path == "" {
+		return nil, nil, errors.New("files: empty " + what)
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, nil, fmt.Errorf("files: %w", err)
 	}
 	if h := hidden(abs); h != "" {
 		return nil, nil, fmt.Errorf("files: %s: hidden files and folders are not %s (%q)", abs, verb, h)
 	}
-	w := &walked{}
+	w := &walked{abs: abs}
 	vol := filepath.VolumeName(abs)
 	if err := w.reset(vol); err != nil {
 		return nil, nil, fmt.Errorf("files: %w", err)
@@ -117,10 +119,8 @@ func walk(abs string, file bool) (*walked, *os.File, error) {
 			}
 			continue
 		}
-		if name[0] != '.' && strings.Contains(name, "~") {
-			if long := longName(filepath.Join(w.path(), name)); long != "" {
-				name = long // SSH~1 is .ssh
-			}
+		if strings.Contains(name, "~") {
+			name = longName(w.path(), name) // SSH~1 is .ssh
 		}
 		if name[0] == '.' {
 			w.close()
@@ -198,50 +198,49 @@ func step(r *os.Root, name string, file, create bool) (sub *os.Root, f *os.File,
 			continue // no longer that link
 		}
 		var opened fs.FileInfo
+		var c io.Closer // what was opened, closed unless it is returned
 		switch {
 		case file && !fi.Mode().IsRegular():
 			return nil, nil, "", errors.New("not a regular file")
 		case file:
-			f, err = openFile(r, name)
-			if err == nil {
-				if opened, err = f.Stat(); err != nil {
-					f.Close()
-				}
+			if f, err = openFile(r, name); err == nil {
+				c = f
+				opened, err = f.Stat()
 			}
 		case !fi.IsDir():
 			return nil, nil, "", errors.New("not a directory")
 		default:
-			sub, err = openDir(r, name)
-			if err == nil {
-				if opened, err = sub.Stat("."); err != nil {
-					sub.Close()
-				}
+			if sub, err = openDir(r, name); err == nil {
+				c = sub
+				opened, err = sub.Stat(".")
 			}
 		}
-		if err != nil {
-			lastErr = cause(err)
-			continue // perhaps swapped for something that cannot be opened: look again
-		}
-		if os.SameFile(fi, opened) {
+		if err == nil && os.SameFile(fi, opened) {
 			return sub, f, "", nil
 		}
-		if f != nil {
-			f.Close()
-		} else {
-			sub.Close()
+		if c != nil {
+			c.Close()
 		}
-		f, sub = nil, nil
-		lastErr = errChanged
+		f, sub, lastErr = nil, nil, errChanged
+		if err != nil {
+			lastErr = cause(err) // perhaps swapped for something that cannot be opened: look again
+		}
 	}
 	return nil, nil, "", lastErr
 }
 
 // cause is err without the path os.Root puts in it, which is the one name
-// inside the folder; the caller names the whole path.
+// inside the folder, or the two names of a rename or a link, one of them a
+// temporary file's, which would only puzzle the reader: the caller names
+// the whole path.
 func cause(err error) error {
 	var pe *fs.PathError
-	if errors.As(err, &pe) {
+	var le *os.LinkError
+	switch {
+	case errors.As(err, &pe):
 		return pe.Err
+	case errors.As(err, &le):
+		return le.Err
 	}
 	return err
 }
