@@ -8,6 +8,7 @@
 package attempts
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -47,51 +48,40 @@ type Log struct {
 	elsewhere int
 }
 
-// RefuseElsewhere records a refusal of a site that is not allowed at all:
-// counted, and nothing else of it kept.
-func (l *Log) RefuseElsewhere() {
+// do runs f under the lock; on a nil *Log it does nothing.
+func (l *Log) do(f func()) {
 	if l == nil {
 		return
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.elsewhere++
+	f()
 }
+
+// RefuseElsewhere records a refusal of a site that is not allowed at all:
+// counted, and nothing else of it kept.
+func (l *Log) RefuseElsewhere() { l.do(func() { l.elsewhere++ }) }
 
 // Attempt records a tab dialling the port (an upgrade that named this
 // bridge's host).
 func (l *Log) Attempt() {
-	if l == nil {
-		return
-	}
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.attempts++
-	l.lastAt = stamp(time.Now())
+	l.do(func() { l.attempts, l.lastAt = l.attempts+1, stamp(time.Now()) })
 }
 
 // Refuse records a refusal of a site the bridge may admit (configured or
 // allowed: security/origin.AllowedSite). origin is the tab's, already
-// bounded for display (origin.Clip); message says what fixes it.
+// bounded for display (origin.Clip); message says what fixes it. A repeat
+// moves to the end, its count one more.
 func (l *Log) Refuse(reason, origin, message string) {
-	if l == nil {
-		return
-	}
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	now := stamp(time.Now())
-	for i, r := range l.refusals {
-		if r.Reason == reason && r.Origin == origin {
-			r.Count++
-			r.LastAt, r.Message = now, message
-			l.refusals = append(append(l.refusals[:i:i], l.refusals[i+1:]...), r)
-			return
+	l.do(func() {
+		r := Refusal{Reason: reason, Origin: origin, Count: 1, LastAt: stamp(time.Now()), Message: message}
+		if i := slices.IndexFunc(l.refusals, func(o Refusal) bool { return o.Reason == reason && o.Origin == origin }); i >= 0 {
+			r.Count += l.refusals[i].Count
+			l.refusals = slices.Delete(l.refusals, i, i+1)
 		}
-	}
-	l.refusals = append(l.refusals, Refusal{Reason: reason, Origin: origin, Count: 1, LastAt: now, Message: message})
-	if len(l.refusals) > Keep {
-		l.refusals = l.refusals[len(l.refusals)-Keep:]
-	}
+		l.refusals = append(l.refusals, r)
+		l.refusals = l.refusals[max(0, len(l.refusals)-Keep):]
+	})
 }
 
 // Snapshot is the record at one moment.
@@ -202,19 +192,21 @@ func refusalList(refused []Refusal) string {
 // Advice is what to tell the user about a refusal of reason: a sentence
 // for the agent, the same whatever the tab sent.
 func Advice(reason string) string {
-	switch reason {
-	case Site:
-		return "this bridge does not admit the tab's site without a credential for it; ask the user to paste the line the Stitch Slop agent panel shows (a token and the site), then call pair with its token and origin."
-	case SpentToken:
-		return "the tab's token was used already, and tokens work once; ask the user to reload the Stitch Slop page for a new token, then paste the panel's line, and call pair with it."
-	case WrongPairing, UnknownToken:
-		return "the tab's pairing or token is not one this bridge knows; ask the user to paste the line the Stitch Slop agent panel shows, then call pair with its token (and origin)."
-	case Busy:
-		return "another tab is attached to this bridge; ask the user whether two tabs are meant, and if so call wait_for_connection with ownBridge: true for the second."
-	case RateLimited:
-		return "too many wrong credentials were tried just now; the tab gets in a moment after they stop, so wait and call again."
+	if a, ok := advice[reason]; ok {
+		return a
 	}
 	return "ask the user to paste the line the Stitch Slop agent panel shows, then call pair with it."
+}
+
+const unknownCredential = "the tab's pairing or token is not one this bridge knows; ask the user to paste the line the Stitch Slop agent panel shows, then call pair with its token (and origin)."
+
+var advice = map[string]string{
+	Site:         "this bridge does not admit the tab's site without a credential for it; ask the user to paste the line the Stitch Slop agent panel shows (a token and the site), then call pair with its token and origin.",
+	SpentToken:   "the tab's token was used already, and tokens work once; ask the user to reload the Stitch Slop page for a new token, then paste the panel's line, and call pair with it.",
+	WrongPairing: unknownCredential,
+	UnknownToken: unknownCredential,
+	Busy:         "another tab is attached to this bridge; ask the user whether two tabs are meant, and if so call wait_for_connection with ownBridge: true for the second.",
+	RateLimited:  "too many wrong credentials were tried just now; the tab gets in a moment after they stop, so wait and call again.",
 }
 
 // PanelWords are the status words the Stitch Slop panel shows under
