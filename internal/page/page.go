@@ -331,15 +331,14 @@ func (s *Server) handshake(ws *websocket.Conn, wt *waiter, site string) *conn {
 	}
 
 	secretOK, err := s.Pairing.VerifySecret(site, sec)
-	if err != nil {
-		s.Log.Error("cannot read the pairing file or the spent-token file", "err", err.Error())
-	}
 	tokenOK, spent := false, false
 	if !secretOK && tok != "" && s.Sites.Armed(site, tok) {
-		if spent, err = s.Pairing.Spent(tok); err != nil {
-			s.Log.Error("cannot read the pairing file or the spent-token file", "err", err.Error())
-		}
-		tokenOK = err == nil && !spent
+		var serr error
+		spent, serr = s.Pairing.Spent(tok)
+		tokenOK, err = serr == nil && !spent, errors.Join(err, serr)
+	}
+	if err != nil {
+		s.Log.Error("cannot read the pairing file or the spent-token file", "err", err.Error())
 	}
 	if !secretOK && !tokenOK {
 		s.refuseCredential(ws, site, cr, spent)
