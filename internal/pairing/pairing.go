@@ -142,11 +142,7 @@ func (s *Store) read() (file, error) {
 
 func (s *Store) write(f file) error {
 	for k, e := range f.entries {
-		b, err := json.Marshal(e)
-		if err != nil {
-			return fmt.Errorf("encoding %s: %w", s.path, err)
-		}
-		f.top[k] = b
+		set(f.top, k, e) // raw fields, each valid JSON as read or encoded
 	}
 	b, err := json.MarshalIndent(f.top, "", "  ")
 	if err != nil {
