@@ -143,19 +143,35 @@ func (s Snapshot) Taken(t time.Time) Snapshot {
 // Explain says, for a wait that timed out, what the bridge saw since the
 // wait began (before): no attempt at all, which is never a credential
 // matter (the app's switch, the browser, or a tab connected elsewhere), or
-// the refusals, each reason with its count and what to tell the user
-// (Advice). Refusals of sites that are not allowed are only counted
-// (ElsewhereNote). The agent's wait appends PanelWords and the sites
-// admitted; the control plane's /wait sends this alone.
+// the refusals, newest last, each reason with its origin, its count and
+// what to tell the user (Advice). Refusals of sites that are not allowed
+// are only counted, in general terms, since any web page can cause them.
+// The agent's wait appends PanelWords and the sites admitted; the control
+// plane's /wait sends this alone.
 func Explain(now, before Snapshot) string {
 	dialled, refused := now.Since(before)
 	elsewhere := ""
-	if n := now.RefusedElsewhere - before.RefusedElsewhere; n > 0 {
-		elsewhere = " " + ElsewhereNote(n)
+	switch n := now.RefusedElsewhere - before.RefusedElsewhere; {
+	case n == 1:
+		elsewhere = " 1 connection" + elsewhereNote
+	case n > 1:
+		elsewhere = " " + strconv.Itoa(n) + " connections" + elsewhereNote
 	}
 	switch {
 	case len(refused) > 0:
-		return "The tab is dialling and being refused, so it is not a question of waiting: " + refusalList(refused) + elsewhere
+		parts := make([]string, 0, len(refused))
+		for _, r := range refused {
+			times := strconv.Itoa(r.Count) + " times"
+			if r.Count == 1 {
+				times = "once"
+			}
+			from := ""
+			if r.Origin != "" {
+				from = " from " + r.Origin
+			}
+			parts = append(parts, r.Reason+from+" ("+times+"): "+Advice(r.Reason))
+		}
+		return "The tab is dialling and being refused, so it is not a question of waiting: " + strings.Join(parts, " ") + elsewhere
 	case elsewhere != "":
 		return "No tab from a site this bridge may serve dialled during the wait." + elsewhere + " " + noAttempt
 	case dialled > 0:
@@ -166,28 +182,14 @@ func Explain(now, before Snapshot) string {
 	return "No tab dialled during the wait (the last attempt was at " + now.LastAttemptAt + "). " + noAttempt
 }
 
+// elsewhereNote follows the count of refusals of sites that are not
+// allowed: the one sentence the agent and the shell get about them.
+const elsewhereNote = " from sites that are not allowed were refused; any web page can cause these, so they say nothing about your tab and need nothing done."
+
 // noAttempt is what no attempt means: the tab is not trying, so no token
 // or pairing is at fault.
 const noAttempt = "That is not a credential problem (do not ask for a token): the tab is not trying. " +
 	"The Enable Agent Connections switch in the Stitch Slop tab may be off, the browser may be blocking the connection, or the tab may be connected to another bridge or another tab; the words the Stitch Slop panel shows under Enable Agent Connections say which. Waiting again is fine."
-
-// refusalList words the refusals of a wait (Since), newest last: reason,
-// origin, how many times during the wait, and what to tell the user.
-func refusalList(refused []Refusal) string {
-	parts := make([]string, 0, len(refused))
-	for _, r := range refused {
-		times := strconv.Itoa(r.Count) + " times"
-		if r.Count == 1 {
-			times = "once"
-		}
-		from := ""
-		if r.Origin != "" {
-			from = " from " + r.Origin
-		}
-		parts = append(parts, r.Reason+from+" ("+times+"): "+Advice(r.Reason))
-	}
-	return strings.Join(parts, " ")
-}
 
 // Advice is what to tell the user about a refusal of reason: a sentence
 // for the agent, the same whatever the tab sent.
@@ -219,13 +221,3 @@ const PanelWords = `What the Stitch Slop panel shows under "Enable Agent Connect
 	`"Connected in another tab": another Stitch Slop tab holds the connection; use that tab, or close it. ` +
 	`"Agent needs an update": this bridge speaks an older protocol than the app; update stitchslop-bridge. ` +
 	`"Connected": the tab is attached to a different bridge; connection_status lists the other bridges (otherBridges).`
-
-// ElsewhereNote words n refusals of sites that are not allowed, in general
-// terms: the one sentence the agent and the shell get about them.
-func ElsewhereNote(n int) string {
-	what := strconv.Itoa(n) + " connections"
-	if n == 1 {
-		what = "1 connection"
-	}
-	return what + " from sites that are not allowed were refused; any web page can cause these, so they say nothing about your tab and need nothing done."
-}
