@@ -234,8 +234,7 @@ func (s *Server) Shutdown() {
 	for _, ws := range waiting {
 		ws.NetConn().Close()
 	}
-	timeout := time.NewTimer(shutdownWait)
-	defer timeout.Stop()
+	timeout := time.After(shutdownWait)
 	for _, c := range conns {
 		c.setReason(errors.New("the bridge is stopping"))
 		c.Close()
@@ -243,7 +242,7 @@ func (s *Server) Shutdown() {
 	for _, c := range conns {
 		select {
 		case <-c.finished:
-		case <-timeout.C:
+		case <-timeout:
 			return
 		}
 	}
@@ -376,17 +375,15 @@ func (s *Server) handshake(ws *websocket.Conn, wt *waiter, site string) *conn {
 	}
 	if err != nil {
 		s.Hub.Release(c)
-	}
-	switch {
-	case errors.Is(err, pairing.ErrSpent):
-		s.Log.Warn("refused a tab: bad_credential: its token was redeemed a moment ago by another bridge")
-		s.Attempts.Refuse(attempts.SpentToken, site, "The tab's token was redeemed a moment ago by another bridge; tokens work once. Open the Stitch Slop agent panel for a fresh token.")
-		s.refuse(ws, refusal{Error: "bad_credential", Message: "This token was already used; tokens work once. Reopen the Stitch Slop agent panel for a fresh one."})
-		return nil
-	case err != nil:
-		if tokenOK && h.PairingSecret == "" { // Redeem failed, not the hello
+		switch {
+		case errors.Is(err, pairing.ErrSpent):
+			s.Log.Warn("refused a tab: bad_credential: its token was redeemed a moment ago by another bridge")
+			s.Attempts.Refuse(attempts.SpentToken, site, "The tab's token was redeemed a moment ago by another bridge; tokens work once. Open the Stitch Slop agent panel for a fresh token.")
+			s.refuse(ws, refusal{Error: "bad_credential", Message: "This token was already used; tokens work once. Reopen the Stitch Slop agent panel for a fresh one."})
+			return nil
+		case tokenOK && h.PairingSecret == "": // Redeem failed, not the hello
 			s.Log.Error("could not store the new pairing, so the tab was refused: " + err.Error())
-		} else {
+		default:
 			s.Log.Error("could not admit the tab", "err", err.Error())
 		}
 		s.refuse(ws, refusal{Error: "internal", Message: "The bridge could not store the pairing; see its log."})
