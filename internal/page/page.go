@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"maps"
 	"net/http"
 	"runtime"
 	"slices"
@@ -82,8 +81,8 @@ type Server struct {
 	// each counted from before its upgrade is answered, oldest first; at
 	// most limits.MaxUnauthSockets of them.
 	waiting []*waiter
-	live    map[*conn]struct{} // attached tabs, for Shutdown
-	closing bool               // Shutdown has begun: nothing new is served
+	live    []*conn // attached tabs (and one being displaced), for Shutdown
+	closing bool    // Shutdown has begun: nothing new is served
 }
 
 // Handshake frames.
@@ -229,7 +228,7 @@ func (s *Server) Shutdown() {
 		}
 	}
 	s.waiting = nil
-	conns := slices.Collect(maps.Keys(s.live))
+	conns := slices.Clone(s.live)
 	s.mu.Unlock()
 	for _, ws := range waiting {
 		ws.NetConn().Close()
@@ -438,16 +437,13 @@ func (s *Server) serve(c *conn) {
 	if s.closing {
 		c.Close() // the writer sends the close frame and ends
 	} else {
-		if s.live == nil {
-			s.live = map[*conn]struct{}{}
-		}
-		s.live[c] = struct{}{}
+		s.live = append(s.live, c)
 	}
 	s.mu.Unlock()
 	go c.writeLoop()
 	defer func() {
 		s.mu.Lock()
-		delete(s.live, c)
+		s.live = slices.DeleteFunc(s.live, func(l *conn) bool { return l == c })
 		s.mu.Unlock()
 		c.Close()
 		s.Hub.Detach(c)
