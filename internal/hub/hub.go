@@ -15,7 +15,6 @@ import (
 	"errors"
 	"maps"
 	"slices"
-	"sort"
 	"strconv"
 	"sync"
 	"time"
@@ -348,7 +347,7 @@ func argNames(tools []toollist.Tool) map[string][]string {
 			}
 			return true
 		})
-		sort.Strings(names)
+		slices.Sort(names)
 		m[t.Name] = names
 	}
 	return m

@@ -37,7 +37,6 @@ import (
 	"maps"
 	"path/filepath"
 	"slices"
-	"sort"
 	"sync"
 	"time"
 
@@ -248,7 +247,7 @@ func (s *Store) PairedOrigins() ([]string, error) {
 			out = append(out, k)
 		}
 	}
-	sort.Strings(out)
+	slices.Sort(out)
 	return out, nil
 }
 
