@@ -410,19 +410,18 @@ func (s *Server) handshake(ws *websocket.Conn, wt *waiter, site string) *conn {
 // credential that admits it; spent says its token was armed but redeemed.
 func (s *Server) refuseCredential(ws *websocket.Conn, site string, cr Credentials, spent bool) {
 	why, reason, fix := "no stored pairing or unspent token matches", attempts.WrongPairing, "The tab's stored pairing does not match this bridge's (paired with another bridge or config dir, or unpaired). Open the Stitch Slop agent panel for a fresh token and give it to the bridge."
-	// A site that holds a pairing was refused its pairing, whatever token
-	// came with it (one meant for another site, say): wrong_pairing. Only
-	// an unpaired site's token is unknown_token.
-	if cr.Token != "" {
-		if paired, err := s.Pairing.Paired(site); err != nil || !paired {
-			reason, fix = attempts.UnknownToken, "The tab offered a token this bridge was not given. Start the bridge with that token in STITCHSLOP_TOKEN (or pair it), or open the agent panel for a fresh one."
-		}
-	}
 	switch {
 	case spent:
 		why, reason, fix = "its token was already redeemed (tokens work once)", attempts.SpentToken, "The tab offered a token that was already used; tokens work once. Open the Stitch Slop agent panel for a fresh token."
 	case cr.Token == "" && cr.Secret == "":
 		why = "its first frame carried neither a token nor a secret"
+	case cr.Token != "":
+		// A site that holds a pairing was refused its pairing, whatever
+		// token came with it (one meant for another site, say):
+		// wrong_pairing. Only an unpaired site's token is unknown_token.
+		if paired, err := s.Pairing.Paired(site); err != nil || !paired {
+			reason, fix = attempts.UnknownToken, "The tab offered a token this bridge was not given. Start the bridge with that token in STITCHSLOP_TOKEN (or pair it), or open the agent panel for a fresh one."
+		}
 	}
 	s.Log.Warn("refused a tab: bad_credential: " + why)
 	s.Attempts.Refuse(reason, site, fix)
