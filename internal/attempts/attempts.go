@@ -8,6 +8,7 @@
 package attempts
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -47,51 +48,40 @@ type Log struct {
 	elsewhere int
 }
 
-// RefuseElsewhere records a refusal of a site that is not allowed at all:
-// counted, and nothing else of it kept.
-func (l *Log) RefuseElsewhere() {
+// do runs f under the lock; on a nil *Log it does nothing.
+func (l *Log) do(f func()) {
 	if l == nil {
 		return
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.elsewhere++
+	f()
 }
+
+// RefuseElsewhere records a refusal of a site that is not allowed at all:
+// counted, and nothing else of it kept.
+func (l *Log) RefuseElsewhere() { l.do(func() { l.elsewhere++ }) }
 
 // Attempt records a tab dialling the port (an upgrade that named this
 // bridge's host).
 func (l *Log) Attempt() {
-	if l == nil {
-		return
-	}
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.attempts++
-	l.lastAt = stamp(time.Now())
+	l.do(func() { l.attempts, l.lastAt = l.attempts+1, stamp(time.Now()) })
 }
 
 // Refuse records a refusal of a site the bridge may admit (configured or
 // allowed: security/origin.AllowedSite). origin is the tab's, already
-// bounded for display (origin.Clip); message says what fixes it.
+// bounded for display (origin.Clip); message says what fixes it. A repeat
+// moves to the end, its count one more.
 func (l *Log) Refuse(reason, origin, message string) {
-	if l == nil {
-		return
-	}
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	now := stamp(time.Now())
-	for i, r := range l.refusals {
-		if r.Reason == reason && r.Origin == origin {
-			r.Count++
-			r.LastAt, r.Message = now, message
-			l.refusals = append(append(l.refusals[:i:i], l.refusals[i+1:]...), r)
-			return
+	l.do(func() {
+		r := Refusal{Reason: reason, Origin: origin, Count: 1, LastAt: stamp(time.Now()), Message: message}
+		if i := slices.IndexFunc(l.refusals, func(o Refusal) bool { return o.Reason == reason && o.Origin == origin }); i >= 0 {
+			r.Count += l.refusals[i].Count
+			l.refusals = slices.Delete(l.refusals, i, i+1)
 		}
-	}
-	l.refusals = append(l.refusals, Refusal{Reason: reason, Origin: origin, Count: 1, LastAt: now, Message: message})
-	if len(l.refusals) > Keep {
-		l.refusals = l.refusals[len(l.refusals)-Keep:]
-	}
+		l.refusals = append(l.refusals, r)
+		l.refusals = l.refusals[max(0, len(l.refusals)-Keep):]
+	})
 }
 
 // Snapshot is the record at one moment.
@@ -153,19 +143,35 @@ func (s Snapshot) Taken(t time.Time) Snapshot {
 // Explain says, for a wait that timed out, what the bridge saw since the
 // wait began (before): no attempt at all, which is never a credential
 // matter (the app's switch, the browser, or a tab connected elsewhere), or
-// the refusals, each reason with its count and what to tell the user
-// (Advice). Refusals of sites that are not allowed are only counted
-// (ElsewhereNote). The agent's wait appends PanelWords and the sites
-// admitted; the control plane's /wait sends this alone.
+// the refusals, newest last, each reason with its origin, its count and
+// what to tell the user (Advice). Refusals of sites that are not allowed
+// are only counted, in general terms, since any web page can cause them.
+// The agent's wait appends PanelWords and the sites admitted; the control
+// plane's /wait sends this alone.
 func Explain(now, before Snapshot) string {
 	dialled, refused := now.Since(before)
 	elsewhere := ""
-	if n := now.RefusedElsewhere - before.RefusedElsewhere; n > 0 {
-		elsewhere = " " + ElsewhereNote(n)
+	switch n := now.RefusedElsewhere - before.RefusedElsewhere; {
+	case n == 1:
+		elsewhere = " 1 connection" + elsewhereNote
+	case n > 1:
+		elsewhere = " " + strconv.Itoa(n) + " connections" + elsewhereNote
 	}
 	switch {
 	case len(refused) > 0:
-		return "The tab is dialling and being refused, so it is not a question of waiting: " + refusalList(refused) + elsewhere
+		parts := make([]string, 0, len(refused))
+		for _, r := range refused {
+			times := strconv.Itoa(r.Count) + " times"
+			if r.Count == 1 {
+				times = "once"
+			}
+			from := ""
+			if r.Origin != "" {
+				from = " from " + r.Origin
+			}
+			parts = append(parts, r.Reason+from+" ("+times+"): "+Advice(r.Reason))
+		}
+		return "The tab is dialling and being refused, so it is not a question of waiting: " + strings.Join(parts, " ") + elsewhere
 	case elsewhere != "":
 		return "No tab from a site this bridge may serve dialled during the wait." + elsewhere + " " + noAttempt
 	case dialled > 0:
@@ -176,45 +182,33 @@ func Explain(now, before Snapshot) string {
 	return "No tab dialled during the wait (the last attempt was at " + now.LastAttemptAt + "). " + noAttempt
 }
 
+// elsewhereNote follows the count of refusals of sites that are not
+// allowed: the one sentence the agent and the shell get about them.
+const elsewhereNote = " from sites that are not allowed were refused; any web page can cause these, so they say nothing about your tab and need nothing done."
+
 // noAttempt is what no attempt means: the tab is not trying, so no token
 // or pairing is at fault.
 const noAttempt = "That is not a credential problem (do not ask for a token): the tab is not trying. " +
 	"The Enable Agent Connections switch in the Stitch Slop tab may be off, the browser may be blocking the connection, or the tab may be connected to another bridge or another tab; the words the Stitch Slop panel shows under Enable Agent Connections say which. Waiting again is fine."
 
-// refusalList words the refusals of a wait (Since), newest last: reason,
-// origin, how many times during the wait, and what to tell the user.
-func refusalList(refused []Refusal) string {
-	parts := make([]string, 0, len(refused))
-	for _, r := range refused {
-		times := strconv.Itoa(r.Count) + " times"
-		if r.Count == 1 {
-			times = "once"
-		}
-		from := ""
-		if r.Origin != "" {
-			from = " from " + r.Origin
-		}
-		parts = append(parts, r.Reason+from+" ("+times+"): "+Advice(r.Reason))
-	}
-	return strings.Join(parts, " ")
-}
-
 // Advice is what to tell the user about a refusal of reason: a sentence
 // for the agent, the same whatever the tab sent.
 func Advice(reason string) string {
-	switch reason {
-	case Site:
-		return "this bridge does not admit the tab's site without a credential for it; ask the user to paste the line the Stitch Slop agent panel shows (a token and the site), then call pair with its token and origin."
-	case SpentToken:
-		return "the tab's token was used already, and tokens work once; ask the user to reload the Stitch Slop page for a new token, then paste the panel's line, and call pair with it."
-	case WrongPairing, UnknownToken:
-		return "the tab's pairing or token is not one this bridge knows; ask the user to paste the line the Stitch Slop agent panel shows, then call pair with its token (and origin)."
-	case Busy:
-		return "another tab is attached to this bridge; ask the user whether two tabs are meant, and if so call wait_for_connection with ownBridge: true for the second."
-	case RateLimited:
-		return "too many wrong credentials were tried just now; the tab gets in a moment after they stop, so wait and call again."
+	if a, ok := advice[reason]; ok {
+		return a
 	}
 	return "ask the user to paste the line the Stitch Slop agent panel shows, then call pair with it."
+}
+
+const unknownCredential = "the tab's pairing or token is not one this bridge knows; ask the user to paste the line the Stitch Slop agent panel shows, then call pair with its token (and origin)."
+
+var advice = map[string]string{
+	Site:         "this bridge does not admit the tab's site without a credential for it; ask the user to paste the line the Stitch Slop agent panel shows (a token and the site), then call pair with its token and origin.",
+	SpentToken:   "the tab's token was used already, and tokens work once; ask the user to reload the Stitch Slop page for a new token, then paste the panel's line, and call pair with it.",
+	WrongPairing: unknownCredential,
+	UnknownToken: unknownCredential,
+	Busy:         "another tab is attached to this bridge; ask the user whether two tabs are meant, and if so call wait_for_connection with ownBridge: true for the second.",
+	RateLimited:  "too many wrong credentials were tried just now; the tab gets in a moment after they stop, so wait and call again.",
 }
 
 // PanelWords are the status words the Stitch Slop panel shows under
@@ -227,13 +221,3 @@ const PanelWords = `What the Stitch Slop panel shows under "Enable Agent Connect
 	`"Connected in another tab": another Stitch Slop tab holds the connection; use that tab, or close it. ` +
 	`"Agent needs an update": this bridge speaks an older protocol than the app; update stitchslop-bridge. ` +
 	`"Connected": the tab is attached to a different bridge; connection_status lists the other bridges (otherBridges).`
-
-// ElsewhereNote words n refusals of sites that are not allowed, in general
-// terms: the one sentence the agent and the shell get about them.
-func ElsewhereNote(n int) string {
-	what := strconv.Itoa(n) + " connections"
-	if n == 1 {
-		what = "1 connection"
-	}
-	return what + " from sites that are not allowed were refused; any web page can cause these, so they say nothing about your tab and need nothing done."
-}

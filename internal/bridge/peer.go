@@ -243,13 +243,12 @@ func (b *bridge) publishLocked() {
 		list = append(list, h)
 		where = append(where, netip.AddrPortFrom(s.Addr, uint16(s.Port)).String())
 	}
-	b.hub.SetSquatters(list)
 	notice := b.sites.SwitchNotice()
 	if len(where) > 0 {
 		notice += " Warning: a program of another user on this machine listens on " + strings.Join(where, ", ") +
 			", where the Stitch Slop tab or a client of this bridge may connect, and could be offered the tab's secret. Tell the user; `stitchslop-bridge doctor` names it."
 	}
-	b.hub.SetNotice(notice)
+	b.hub.SetPeers(list, notice)
 }
 
 // publish is publishLocked for a caller that does not hold b.squats.mu

@@ -15,7 +15,6 @@ import (
 	"errors"
 	"maps"
 	"slices"
-	"sort"
 	"strconv"
 	"sync"
 	"time"
@@ -288,19 +287,13 @@ type Squatter struct {
 	UID     *int   `json:"uid,omitempty"` // its owner, where the system names a uid
 }
 
-// SetSquatters records the squatters the bridge last found (Snapshot.Squatters).
-// The bridge sets them and the notice; the faces read them through State.
-func (h *Hub) SetSquatters(list []Squatter) {
+// SetPeers records what the bridge last found of its neighbours: the
+// squatters (Snapshot.Squatters) and the notice (Snapshot.Notice). The
+// bridge sets them; the faces read them through State.
+func (h *Hub) SetPeers(squatters []Squatter, notice string) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	h.squatters = append([]Squatter{}, list...)
-}
-
-// SetNotice replaces the notice (Snapshot.Notice).
-func (h *Hub) SetNotice(text string) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	h.notice = text
+	h.squatters, h.notice = append([]Squatter{}, squatters...), notice
 }
 
 // State returns the current state.
@@ -354,7 +347,7 @@ func argNames(tools []toollist.Tool) map[string][]string {
 			}
 			return true
 		})
-		sort.Strings(names)
+		slices.Sort(names)
 		m[t.Name] = names
 	}
 	return m

@@ -50,7 +50,7 @@ func (h *Hub) Listeners() []int {
 	defer h.mu.Unlock()
 	out := []int{}
 	for pid, at := range h.listeners {
-		if time.Since(at) > ListenerSilence || (listenerAlive != nil && !listenerAlive(pid)) {
+		if time.Since(at) > ListenerSilence || !listenerAlive(pid) {
 			delete(h.listeners, pid)
 			continue
 		}

@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"encoding/binary"
 	"errors"
+	"net"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -133,27 +134,16 @@ func (c *conn) Reachable() bool {
 // recorded: the first failure is the cause, and the others follow from it
 // (the reader fails once the writer closed the socket). A timeout here is
 // the reader's: the read deadline that every frame and pong extends.
-func (c *conn) setReason(err error) {
-	if isTimeout(err) {
-		c.why.CompareAndSwap(nil, "no pong or frame for "+c.t.Dead.String())
-		return
-	}
-	c.why.CompareAndSwap(nil, err.Error())
-}
+func (c *conn) setReason(err error) { c.ended(err, "no pong or frame for "+c.t.Dead.String(), "") }
 
-// writeFailed records why the writer stopped: a write that ran out of
-// writeWait is a tab that is not taking its frames, not one that is silent.
-func (c *conn) writeFailed(err error) {
-	if isTimeout(err) {
-		c.why.CompareAndSwap(nil, "a write to the tab timed out after "+writeWait.String()+" (it is not reading its frames)")
-		return
+// ended records err as why the connection ended, worded as timedOut when
+// it is a timeout, or as prefix and its text; the first reason stays.
+func (c *conn) ended(err error, timedOut, prefix string) {
+	why := prefix + err.Error()
+	if ne, ok := errors.AsType[net.Error](err); ok && ne.Timeout() {
+		why = timedOut
 	}
-	c.why.CompareAndSwap(nil, "writing to the tab failed: "+err.Error())
-}
-
-func isTimeout(err error) bool {
-	var ne interface{ Timeout() bool }
-	return errors.As(err, &ne) && ne.Timeout()
+	c.why.CompareAndSwap(nil, why)
 }
 
 func (c *conn) reason() string {
@@ -212,7 +202,9 @@ func (c *conn) writeLoop() {
 			err = w.Flush()
 		}
 		if err != nil {
-			c.writeFailed(err)
+			// A write that ran out of writeWait is a tab that is not
+			// taking its frames, not one that is silent.
+			c.ended(err, "a write to the tab timed out after "+writeWait.String()+" (it is not reading its frames)", "writing to the tab failed: ")
 			c.Close()
 			return
 		}

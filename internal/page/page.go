@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"maps"
 	"net/http"
 	"runtime"
 	"slices"
@@ -82,8 +81,8 @@ type Server struct {
 	// each counted from before its upgrade is answered, oldest first; at
 	// most limits.MaxUnauthSockets of them.
 	waiting []*waiter
-	live    map[*conn]struct{} // attached tabs, for Shutdown
-	closing bool               // Shutdown has begun: nothing new is served
+	live    []*conn // attached tabs (and one being displaced), for Shutdown
+	closing bool    // Shutdown has begun: nothing new is served
 }
 
 // Handshake frames.
@@ -229,13 +228,12 @@ func (s *Server) Shutdown() {
 		}
 	}
 	s.waiting = nil
-	conns := slices.Collect(maps.Keys(s.live))
+	conns := slices.Clone(s.live)
 	s.mu.Unlock()
 	for _, ws := range waiting {
 		ws.NetConn().Close()
 	}
-	timeout := time.NewTimer(shutdownWait)
-	defer timeout.Stop()
+	timeout := time.After(shutdownWait)
 	for _, c := range conns {
 		c.setReason(errors.New("the bridge is stopping"))
 		c.Close()
@@ -243,7 +241,7 @@ func (s *Server) Shutdown() {
 	for _, c := range conns {
 		select {
 		case <-c.finished:
-		case <-timeout.C:
+		case <-timeout:
 			return
 		}
 	}
@@ -331,15 +329,14 @@ func (s *Server) handshake(ws *websocket.Conn, wt *waiter, site string) *conn {
 	}
 
 	secretOK, err := s.Pairing.VerifySecret(site, sec)
-	if err != nil {
-		s.Log.Error("cannot read the pairing file or the spent-token file", "err", err.Error())
-	}
 	tokenOK, spent := false, false
 	if !secretOK && tok != "" && s.Sites.Armed(site, tok) {
-		if spent, err = s.Pairing.Spent(tok); err != nil {
-			s.Log.Error("cannot read the pairing file or the spent-token file", "err", err.Error())
-		}
-		tokenOK = err == nil && !spent
+		var serr error
+		spent, serr = s.Pairing.Spent(tok)
+		tokenOK, err = serr == nil && !spent, errors.Join(err, serr)
+	}
+	if err != nil {
+		s.Log.Error("cannot read the pairing file or the spent-token file", "err", err.Error())
 	}
 	if !secretOK && !tokenOK {
 		s.refuseCredential(ws, site, cr, spent)
@@ -377,17 +374,15 @@ func (s *Server) handshake(ws *websocket.Conn, wt *waiter, site string) *conn {
 	}
 	if err != nil {
 		s.Hub.Release(c)
-	}
-	switch {
-	case errors.Is(err, pairing.ErrSpent):
-		s.Log.Warn("refused a tab: bad_credential: its token was redeemed a moment ago by another bridge")
-		s.Attempts.Refuse(attempts.SpentToken, site, "The tab's token was redeemed a moment ago by another bridge; tokens work once. Open the Stitch Slop agent panel for a fresh token.")
-		s.refuse(ws, refusal{Error: "bad_credential", Message: "This token was already used; tokens work once. Reopen the Stitch Slop agent panel for a fresh one."})
-		return nil
-	case err != nil:
-		if tokenOK && h.PairingSecret == "" { // Redeem failed, not the hello
+		switch {
+		case errors.Is(err, pairing.ErrSpent):
+			s.Log.Warn("refused a tab: bad_credential: its token was redeemed a moment ago by another bridge")
+			s.Attempts.Refuse(attempts.SpentToken, site, "The tab's token was redeemed a moment ago by another bridge; tokens work once. Open the Stitch Slop agent panel for a fresh token.")
+			s.refuse(ws, refusal{Error: "bad_credential", Message: "This token was already used; tokens work once. Reopen the Stitch Slop agent panel for a fresh one."})
+			return nil
+		case tokenOK && h.PairingSecret == "": // Redeem failed, not the hello
 			s.Log.Error("could not store the new pairing, so the tab was refused: " + err.Error())
-		} else {
+		default:
 			s.Log.Error("could not admit the tab", "err", err.Error())
 		}
 		s.refuse(ws, refusal{Error: "internal", Message: "The bridge could not store the pairing; see its log."})
@@ -415,19 +410,18 @@ func (s *Server) handshake(ws *websocket.Conn, wt *waiter, site string) *conn {
 // credential that admits it; spent says its token was armed but redeemed.
 func (s *Server) refuseCredential(ws *websocket.Conn, site string, cr Credentials, spent bool) {
 	why, reason, fix := "no stored pairing or unspent token matches", attempts.WrongPairing, "The tab's stored pairing does not match this bridge's (paired with another bridge or config dir, or unpaired). Open the Stitch Slop agent panel for a fresh token and give it to the bridge."
-	// A site that holds a pairing was refused its pairing, whatever token
-	// came with it (one meant for another site, say): wrong_pairing. Only
-	// an unpaired site's token is unknown_token.
-	if cr.Token != "" {
-		if paired, err := s.Pairing.Paired(site); err != nil || !paired {
-			reason, fix = attempts.UnknownToken, "The tab offered a token this bridge was not given. Start the bridge with that token in STITCHSLOP_TOKEN (or pair it), or open the agent panel for a fresh one."
-		}
-	}
 	switch {
 	case spent:
 		why, reason, fix = "its token was already redeemed (tokens work once)", attempts.SpentToken, "The tab offered a token that was already used; tokens work once. Open the Stitch Slop agent panel for a fresh token."
 	case cr.Token == "" && cr.Secret == "":
 		why = "its first frame carried neither a token nor a secret"
+	case cr.Token != "":
+		// A site that holds a pairing was refused its pairing, whatever
+		// token came with it (one meant for another site, say):
+		// wrong_pairing. Only an unpaired site's token is unknown_token.
+		if paired, err := s.Pairing.Paired(site); err != nil || !paired {
+			reason, fix = attempts.UnknownToken, "The tab offered a token this bridge was not given. Start the bridge with that token in STITCHSLOP_TOKEN (or pair it), or open the agent panel for a fresh one."
+		}
 	}
 	s.Log.Warn("refused a tab: bad_credential: " + why)
 	s.Attempts.Refuse(reason, site, fix)
@@ -442,16 +436,13 @@ func (s *Server) serve(c *conn) {
 	if s.closing {
 		c.Close() // the writer sends the close frame and ends
 	} else {
-		if s.live == nil {
-			s.live = map[*conn]struct{}{}
-		}
-		s.live[c] = struct{}{}
+		s.live = append(s.live, c)
 	}
 	s.mu.Unlock()
 	go c.writeLoop()
 	defer func() {
 		s.mu.Lock()
-		delete(s.live, c)
+		s.live = slices.DeleteFunc(s.live, func(l *conn) bool { return l == c })
 		s.mu.Unlock()
 		c.Close()
 		s.Hub.Detach(c)

@@ -37,7 +37,6 @@ import (
 	"maps"
 	"path/filepath"
 	"slices"
-	"sort"
 	"sync"
 	"time"
 
@@ -142,11 +141,7 @@ func (s *Store) read() (file, error) {
 
 func (s *Store) write(f file) error {
 	for k, e := range f.entries {
-		b, err := json.Marshal(e)
-		if err != nil {
-			return fmt.Errorf("encoding %s: %w", s.path, err)
-		}
-		f.top[k] = b
+		set(f.top, k, e) // raw fields, each valid JSON as read or encoded
 	}
 	b, err := json.MarshalIndent(f.top, "", "  ")
 	if err != nil {
@@ -217,21 +212,6 @@ func secretsOf(e entry) []string {
 	return all
 }
 
-// usedOf is the entry's usedTokens. One that is not a list of strings is
-// an error, not an empty list: reading it as empty would let the tokens it
-// holds pair again.
-func (s *Store) usedOf(key string, e entry) ([]string, error) {
-	raw, ok := e["usedTokens"]
-	if !ok {
-		return nil, nil
-	}
-	var v []string
-	if err := json.Unmarshal(raw, &v); err != nil {
-		return nil, fmt.Errorf("%s: usedTokens of the entry for %q is not a list of strings; refusing to redeem tokens until it is repaired", s.path, key)
-	}
-	return v, nil
-}
-
 // allUsed is every fingerprint in every entry's usedTokens, entries in
 // key order, for the spent-token file. Entries it cannot read add nothing
 // here; spentIn refuses on them.
@@ -267,7 +247,7 @@ func (s *Store) PairedOrigins() ([]string, error) {
 			out = append(out, k)
 		}
 	}
-	sort.Strings(out)
+	slices.Sort(out)
 	return out, nil
 }
 
@@ -296,17 +276,17 @@ func (s *Store) Spent(token string) (bool, error) {
 }
 
 // spentIn checks token against every entry's usedTokens and the spent-token
-// file, and remembers a hit.
+// file, and remembers a hit. A usedTokens that is not a list of strings is
+// an error, not an empty list: reading it as empty would let the tokens it
+// holds pair again.
 func (s *Store) spentIn(f file, l *ledger.File, token string) (bool, error) {
-	hit := l.Spent(token)
 	for k, e := range f.entries {
-		used, err := s.usedOf(k, e)
-		if err != nil {
-			return false, err
+		if raw, ok := e["usedTokens"]; ok && json.Unmarshal(raw, new([]string)) != nil {
+			return false, fmt.Errorf("%s: usedTokens of the entry for %q is not a list of strings; refusing to redeem tokens until it is repaired", s.path, k)
 		}
-		hit = ledger.Spent(used, token) || hit
 	}
-	if hit {
+	hit := ledger.Spent(allUsed(f), token) // every fingerprint compared
+	if hit = l.Spent(token) || hit; hit {
 		s.remember(token)
 	}
 	return hit, nil
