@@ -16,8 +16,8 @@ import (
 	"golang.org/x/text/unicode/norm"
 
 	"github.com/stitchslop/stitchslop-bridge/internal/envelope"
-	"github.com/stitchslop/stitchslop-bridge/internal/fuzzseed"
 	"github.com/stitchslop/stitchslop-bridge/security/files"
+	"github.com/stitchslop/stitchslop-bridge/security/fuzzseed"
 )
 
 func TestFuzzStreamEnvelopeSeeds(t *testing.T) { fuzzseed.Require(t, "FuzzStreamEnvelope") }

@@ -17,8 +17,8 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/stitchslop/stitchslop-bridge/internal/fuzzseed"
 	"github.com/stitchslop/stitchslop-bridge/internal/session"
+	"github.com/stitchslop/stitchslop-bridge/security/fuzzseed"
 )
 
 // listenMain runs listen against the bridges of dir and returns its exit

@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"testing"
 
-	"github.com/stitchslop/stitchslop-bridge/internal/fuzzseed"
+	"github.com/stitchslop/stitchslop-bridge/security/fuzzseed"
 )
 
 func TestFuzzDecodeBodySeeds(t *testing.T) { fuzzseed.Require(t, "FuzzDecodeBody") }

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/stitchslop/stitchslop-bridge/internal/fuzzseed"
+	"github.com/stitchslop/stitchslop-bridge/security/fuzzseed"
 	"github.com/stitchslop/stitchslop-bridge/security/rawjson"
 )
 

@@ -9,10 +9,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/stitchslop/stitchslop-bridge/internal/fuzzseed"
 	"github.com/stitchslop/stitchslop-bridge/internal/hub"
 	"github.com/stitchslop/stitchslop-bridge/internal/sites"
 	"github.com/stitchslop/stitchslop-bridge/internal/ui"
+	"github.com/stitchslop/stitchslop-bridge/security/fuzzseed"
 )
 
 func TestFuzzHandleSeeds(t *testing.T) { fuzzseed.Require(t, "FuzzHandle") }

@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"testing"
 
-	"github.com/stitchslop/stitchslop-bridge/internal/fuzzseed"
+	"github.com/stitchslop/stitchslop-bridge/security/fuzzseed"
 )
 
 func TestFuzzParseFirstFrameSeeds(t *testing.T) { fuzzseed.Require(t, "FuzzParseFirstFrame") }

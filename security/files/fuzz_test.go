@@ -12,32 +12,15 @@ import (
 	"unicode/utf8"
 
 	"golang.org/x/text/unicode/norm"
-)
 
-// requireSeeds fails f unless testdata/fuzz/<target> holds at least one
-// committed seed in Go's corpus format: a folder that vanished would let
-// the target fuzz from nothing unnoticed. (Inline: security/ may not import
-// internal/fuzzseed.)
-func requireSeeds(f *testing.F, target string) {
-	f.Helper()
-	dir := filepath.Join("testdata", "fuzz", target)
-	ents, err := os.ReadDir(dir)
-	if err != nil || len(ents) == 0 {
-		f.Fatalf("seed corpus %s is missing or empty (err=%v); it must be committed", dir, err)
-	}
-	for _, e := range ents {
-		b, err := os.ReadFile(filepath.Join(dir, e.Name()))
-		if err != nil || !strings.HasPrefix(string(b), "go test fuzz v1\n") {
-			f.Errorf("seed %s/%s is not a Go fuzz corpus file (err=%v)", dir, e.Name(), err)
-		}
-	}
-}
+	"github.com/stitchslop/stitchslop-bridge/security/fuzzseed"
+)
 
 // FuzzDecodeDataURL: DecodeDataURL never panics; what it rejects yields
 // nothing; what it accepts starts with the data: scheme and round-trips:
 // the canonical data URL of its result decodes to the same result.
 func FuzzDecodeDataURL(f *testing.F) {
-	requireSeeds(f, "FuzzDecodeDataURL")
+	fuzzseed.Require(f, "FuzzDecodeDataURL")
 	f.Fuzz(func(t *testing.T, s string) {
 		mime, data, err := DecodeDataURL(s)
 		if err != nil {
@@ -67,7 +50,7 @@ func FuzzDecodeDataURL(f *testing.F) {
 // made the target slow enough that minimising a long input took the whole
 // fuzz time.
 func FuzzSaveName(f *testing.F) {
-	requireSeeds(f, "FuzzSaveName")
+	fuzzseed.Require(f, "FuzzSaveName")
 	root := f.TempDir()
 	dir := filepath.Join(root, "a", "b")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -156,7 +139,7 @@ func shady(name string) (rune, bool) {
 // (a name, its NFC and its NFD have one key) and to ASCII case, and an
 // ASCII name's key is that name in lower case.
 func FuzzNameKey(f *testing.F) {
-	requireSeeds(f, "FuzzNameKey")
+	fuzzseed.Require(f, "FuzzNameKey")
 	f.Fuzz(func(t *testing.T, name string) {
 		k := NameKey(name)
 		if !utf8.ValidString(name) {
@@ -185,7 +168,7 @@ func FuzzNameKey(f *testing.F) {
 // writes into a hidden folder: the walk judges the path each file is
 // reached by, link targets included.
 func FuzzWalkNeverReachesHidden(f *testing.F) {
-	requireSeeds(f, "FuzzWalkNeverReachesHidden")
+	fuzzseed.Require(f, "FuzzWalkNeverReachesHidden")
 	home := f.TempDir()
 	if hidden(home) != "" {
 		f.Skipf("temporary directory %s has a hidden component", home)

@@ -3,10 +3,10 @@ package origin
 import (
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/stitchslop/stitchslop-bridge/security/fuzzseed"
 )
 
 func TestNormalize(t *testing.T) {
@@ -311,23 +311,7 @@ func TestClip(t *testing.T) {
 // missing or empty: a vanished folder would let the fuzzers run on nothing.
 func TestFuzzCorpusPresent(t *testing.T) {
 	for _, name := range []string{"FuzzParse", "FuzzMatch", "FuzzHostAllowed"} {
-		checkCorpus(t, name)
-	}
-}
-
-func checkCorpus(t *testing.T, name string) {
-	t.Helper()
-	dir := filepath.Join("testdata", "fuzz", name)
-	ents, err := os.ReadDir(dir)
-	if err != nil || len(ents) == 0 {
-		t.Errorf("seed corpus %s is missing or empty (err %v)", dir, err)
-		return
-	}
-	for _, e := range ents {
-		b, err := os.ReadFile(filepath.Join(dir, e.Name()))
-		if err != nil || !strings.HasPrefix(string(b), "go test fuzz v1\n") {
-			t.Errorf("seed %s/%s is not a go fuzz corpus file (err %v)", dir, e.Name(), err)
-		}
+		fuzzseed.Require(t, name)
 	}
 }
 

@@ -3,11 +3,11 @@ package peercred
 import (
 	"encoding/binary"
 	"fmt"
-	"os"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/stitchslop/stitchslop-bridge/security/fuzzseed"
 )
 
 // FuzzParseProcNetTCP: parseProcNetTCP never panics; it fails with no
@@ -75,18 +75,5 @@ func formatProcNetTCP(entries []entry, order binary.ByteOrder) string {
 }
 
 // TestFuzzParseProcNetTCPSeeds fails if the committed seed corpus has
-// gone: a fuzz target without it silently starts from nothing. (The check
-// is inline: security/ may not import internal/fuzzseed.)
-func TestFuzzParseProcNetTCPSeeds(t *testing.T) {
-	dir := filepath.Join("testdata", "fuzz", "FuzzParseProcNetTCP")
-	entries, err := os.ReadDir(dir)
-	if err != nil || len(entries) == 0 {
-		t.Fatalf("seed corpus %s is missing or empty (err=%v); it must be committed", dir, err)
-	}
-	for _, e := range entries {
-		b, err := os.ReadFile(filepath.Join(dir, e.Name()))
-		if err != nil || !strings.HasPrefix(string(b), "go test fuzz v1\n") {
-			t.Errorf("seed %s is not a Go fuzz corpus file (err=%v)", e.Name(), err)
-		}
-	}
-}
+// gone: a fuzz target without it silently starts from nothing.
+func TestFuzzParseProcNetTCPSeeds(t *testing.T) { fuzzseed.Require(t, "FuzzParseProcNetTCP") }

@@ -4,11 +4,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/stitchslop/stitchslop-bridge/security/fuzzseed"
 )
 
 func TestEach(t *testing.T) {
@@ -43,20 +43,7 @@ func TestStrings(t *testing.T) {
 	}
 }
 
-func TestFuzzEachSeeds(t *testing.T) { requireSeeds(t, "FuzzEach") }
-
-// requireSeeds fails t unless testdata/fuzz/<target> holds a seed: a fuzz
-// target without its corpus silently starts from nothing. (It is
-// internal/fuzzseed.Require, inline so that this package can live under
-// security/, which may not import internal/.)
-func requireSeeds(t *testing.T, target string) {
-	t.Helper()
-	dir := filepath.Join("testdata", "fuzz", target)
-	entries, err := os.ReadDir(dir)
-	if err != nil || len(entries) == 0 {
-		t.Fatalf("seed corpus %s is missing or empty (err=%v); it must be committed", dir, err)
-	}
-}
+func TestFuzzEachSeeds(t *testing.T) { fuzzseed.Require(t, "FuzzEach") }
 
 // FuzzEach: on any valid JSON object, Each yields the members encoding/json
 // sees, in order, and Get agrees with Each; on anything else it never
@@ -129,7 +116,7 @@ func TestValid(t *testing.T) {
 	}
 }
 
-func TestFuzzValidSeeds(t *testing.T) { requireSeeds(t, "FuzzValid") }
+func TestFuzzValidSeeds(t *testing.T) { fuzzseed.Require(t, "FuzzValid") }
 
 // FuzzValid: Valid agrees with json.Valid on every input.
 func FuzzValid(f *testing.F) {

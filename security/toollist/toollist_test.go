@@ -3,11 +3,11 @@ package toollist
 import (
 	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/stitchslop/stitchslop-bridge/security/fuzzseed"
 )
 
 // The bridge's own tools, written from reference-bridge-notes.md.
@@ -274,16 +274,4 @@ func accounted(tools []Tool, dropped []Dropped) int {
 
 // TestFuzzCorpusPresent fails if FuzzSanitize's committed seed corpus is
 // missing or empty.
-func TestFuzzCorpusPresent(t *testing.T) {
-	dir := filepath.Join("testdata", "fuzz", "FuzzSanitize")
-	ents, err := os.ReadDir(dir)
-	if err != nil || len(ents) == 0 {
-		t.Fatalf("seed corpus %s is missing or empty (err %v)", dir, err)
-	}
-	for _, e := range ents {
-		b, err := os.ReadFile(filepath.Join(dir, e.Name()))
-		if err != nil || !strings.HasPrefix(string(b), "go test fuzz v1\n") {
-			t.Errorf("seed %s/%s is not a go fuzz corpus file (err %v)", dir, e.Name(), err)
-		}
-	}
-}
+func TestFuzzCorpusPresent(t *testing.T) { fuzzseed.Require(t, "FuzzSanitize") }
