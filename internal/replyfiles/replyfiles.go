@@ -247,8 +247,11 @@ func DataURL(v []byte) (mime string, payload []byte, ok bool) {
 		s = []byte(u)
 	}
 	head, payload, found := bytes.Cut(s, []byte(","))
+	if !found {
+		return "", nil, false // and no copy of a string that is no data URL
+	}
 	mime, _, ok = files.SplitDataURL(string(head) + ",")
-	return mime, payload, ok && found
+	return mime, payload, ok
 }
 
 // reason is err worded for the reader: without the package's prefix, and
