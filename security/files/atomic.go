@@ -58,8 +58,11 @@ var (
 type Pending struct {
 	dir  *os.Root // closed with the Pending
 	name string   // the target's name in dir
+	path string   // the target's path, for errors
 	tmp  string   // the temporary file's name in dir
 	f    *os.File
+	want string // if set, the image type the bytes must sniff as (imageType)
+	head []byte // the first SniffLen bytes written, for want
 }
 
 // Create starts writing path, in its existing folder, as a new file of
@@ -100,7 +103,7 @@ func create(r *os.Root, name, path string, open func(string) (*os.File, error)) 
 			f, err = r.OpenFile(tmp, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o666)
 		}
 		if err == nil {
-			return &Pending{dir: r, name: name, tmp: tmp, f: f}, nil
+			return &Pending{dir: r, name: name, path: path, tmp: tmp, f: f}, nil
 		}
 		if !errors.Is(err, fs.ErrExist) || tries == tempTries {
 			return nil, cause(err)
@@ -111,6 +114,9 @@ func create(r *os.Root, name, path string, open func(string) (*os.File, error)) 
 // Write writes to the temporary file; an error does not name it, which
 // would only puzzle the reader of an error that names the file written.
 func (p *Pending) Write(b []byte) (int, error) {
+	if k := min(SniffLen-len(p.head), len(b)); k > 0 {
+		p.head = append(p.head, b[:k]...)
+	}
 	n, err := p.f.Write(b)
 	return n, cause(err)
 }
@@ -119,10 +125,16 @@ func (p *Pending) Write(b []byte) (int, error) {
 // target, which replaces a symbolic link there rather than writing through
 // it; without, it appears only if nothing is there (a hard link, which
 // fails on any existing name, symlinks included; on a file system without
-// hard links a copy into a file created exclusively), and an error
-// wrapping fs.ErrExist says something was. Either way the file is flushed
-// to disk first, and the folder after.
+// hard links a copy into a file created exclusively), and an *ExistsError
+// (which wraps fs.ErrExist) says something was. Either way the file is
+// flushed to disk first, and the folder after. A Pending that must hold an
+// image (Save, Out) whose bytes are not that image is dropped with a
+// *BytesError.
 func (p *Pending) Commit(replace bool) error {
+	if p.want != "" && sniff(p.head) != p.want {
+		p.Abort()
+		return &BytesError{Want: p.want}
+	}
 	defer p.dir.Close()
 	err := syncFile(p.f)
 	if cerr := p.f.Close(); err == nil {
@@ -136,6 +148,9 @@ func (p *Pending) Commit(replace bool) error {
 	p.dir.Remove(p.tmp) // gone after a rename; after a link, or a failure, ours to remove
 	if err == nil {
 		syncDir(p.dir)
+	}
+	if !replace && errors.Is(err, fs.ErrExist) {
+		return &ExistsError{Path: p.path}
 	}
 	return cause(err)
 }

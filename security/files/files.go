@@ -163,7 +163,7 @@ var replies = map[string]bool{".txt": true, ".md": true}
 
 const (
 	readKinds = "PNG, JPEG, GIF or WebP images, or .dst .pes .jef .exp .vp3 .inf .col .svg .dxf .stitchslop .json"
-	saveKinds = ".png .jpg .jpeg .gif .webp .dst .pes .jef .exp .vp3 .inf .col .svg .dxf .stitchslop .json .txt .md"
+	appKinds  = ".png .jpg .jpeg .gif .webp .dst .pes .jef .exp .vp3 .inf .col .svg .dxf .stitchslop .json"
 	textKinds = ".svg .dxf .stitchslop .json"
 )
 
@@ -185,7 +185,7 @@ func Read(path, mode string) (In, error) {
 	if mode != DataURL && mode != Text {
 		return In{}, errors.New(`files: mode must be "dataUrl" or "text"`)
 	}
-	w, f, err := walk(path, true)
+	w, f, err := walk(path, true, false)
 	if err != nil {
 		return In{}, err
 	}
@@ -243,46 +243,187 @@ func hidden(p string) string {
 	return ""
 }
 
+// By says who chose a name Save writes under, which decides the kinds it
+// may have: a page's reply names only the app's own kinds (images, machine
+// and colour files, .svg, .dxf, .stitchslop, .json), as the Stitch Slop
+// team's bridge writes; .txt and .md, kinds an agent or a build tool reads
+// as instructions, only under a name the agent gave (fileName, textFile,
+// --text-file).
+type By int
+
+const (
+	ByPage  By = iota // a name in the tab's reply
+	ByAgent           // a name the agent or the user gave
+)
+
+// Prepare makes dir ready to save into, before the call whose reply is to
+// be saved there: it is walked as Save walks it (no hidden component,
+// links walked), and its missing folders are made. Save walks it again
+// when it writes; Prepare only lets a caller refuse before anything is
+// sent to the tab.
+func Prepare(dir string) error {
+	w, _, err := walk(dir, false, true)
+	if err != nil {
+		return err
+	}
+	w.close()
+	return nil
+}
+
 // Save writes data as dir/name, a file the tab returned, and returns the
-// path written. name comes from the tab: a name that breaks a rule is never
-// quoted in an error.
-func Save(dir, name string, data []byte, overwrite bool) (string, error) {
-	if why := checkName(name); why != "" {
+// path written. A name chosen by the page (ByPage) is never quoted in an
+// error; by decides its kinds (By).
+func Save(dir, name string, by By, data []byte, overwrite bool) (string, error) {
+	if why := checkName(name, by == ByAgent); why != "" {
+		if by == ByAgent {
+			return "", &NameError{Why: why}
+		}
 		return "", fmt.Errorf("files: a file name from the tab is refused: %s", why)
 	}
-	ext := strings.ToLower(filepath.Ext(name))
-	if m, ok := images[ext]; ok && sniff(data) != m {
-		return "", fmt.Errorf("files: a %s file from the tab is refused: its bytes are not %s", ext, m)
-	}
-	w, _, err := walk(dir, false)
+	w, _, err := walk(dir, false, true)
 	if err != nil {
 		return "", err
 	}
 	defer w.close()
-	r := w.dir()
+	p, err := w.create(name, overwrite, imageType(name, ""))
+	if err != nil {
+		return "", err
+	}
+	if _, err := p.Write(data); err != nil {
+		p.Abort()
+		return "", fmt.Errorf("files: %s: %w", p.path, err)
+	}
+	var be *BytesError
+	var ee *ExistsError
+	switch err := p.Commit(overwrite); {
+	case err == nil:
+		return p.path, nil
+	case errors.As(err, &be), errors.As(err, &ee):
+		return "", err
+	default:
+		return "", fmt.Errorf("files: %s: %w", p.path, err)
+	}
+}
+
+// ExistsError is a file that is there already, which is not replaced
+// without overwrite. The caller says how its reader asks to replace it.
+type ExistsError struct {
+	Path string
+}
+
+func (e *ExistsError) Error() string {
+	return "files: " + e.Path + " already exists; it is not replaced"
+}
+
+func (e *ExistsError) Unwrap() error { return fs.ErrExist }
+
+// BytesError is a file whose bytes are not the image its name, or the data
+// URL it came in, says: no script is put in place as preview.png.
+type BytesError struct {
+	Want string // the MIME type the bytes had to sniff as
+}
+
+func (e *BytesError) Error() string {
+	return "files: the bytes are not " + e.Want + ", as the name or the data URL says they are"
+}
+
+// imageType is the image type the bytes of a file named name must sniff
+// as: the one its extension names, else the one mime claims (a data URL's
+// type), else "" (no rule).
+func imageType(name, mime string) string {
+	if want, ok := images[strings.ToLower(filepath.Ext(name))]; ok {
+		return want
+	}
+	return rasterType(mime)
+}
+
+// check refuses, in the walk's folder, what no write of name may do: a
+// directory there is never replaced, and a file there is not without
+// overwrite (Commit checks that again, at the moment it puts the file in
+// place).
+func (w *walked) check(name string, overwrite bool) error {
 	path := filepath.Join(w.abs, name)
-	if fi, err := r.Lstat(name); err == nil && fi.IsDir() {
-		return "", fmt.Errorf("files: %s is a directory; it is not replaced", path)
+	fi, err := w.dir().Lstat(name)
+	switch {
+	case err == nil && fi.IsDir():
+		return fmt.Errorf("files: %s is a directory; it is not replaced", path)
+	case err == nil && !overwrite:
+		return &ExistsError{Path: path}
+	}
+	return nil
+}
+
+// create starts a Pending for name in the walk's folder, once check has
+// let it. want, if set, is the image type the bytes must sniff as when
+// committed.
+func (w *walked) create(name string, overwrite bool, want string) (*Pending, error) {
+	if err := w.check(name, overwrite); err != nil {
+		return nil, err
 	}
 	// A Pending in the opened folder: without overwrite it appears only if
 	// nothing is at the name, a symlink included; with overwrite it is
 	// renamed over the name, never written through a link.
-	p, err := create(r, name, path, nil)
+	path := filepath.Join(w.abs, name)
+	p, err := create(w.dir(), name, path, nil)
 	if err != nil {
-		return "", fmt.Errorf("files: %s: %w", path, err)
+		return nil, fmt.Errorf("files: %s: %w", path, err)
 	}
-	if _, err := p.Write(data); err != nil {
-		p.Abort()
-		return "", fmt.Errorf("files: %s: %w", path, err)
-	}
-	err = p.Commit(overwrite)
-	if !overwrite && errors.Is(err, fs.ErrExist) {
-		return "", fmt.Errorf("files: %s already exists; pass overwrite to replace it", path)
-	}
+	p.want = want
+	return p, nil
+}
+
+// CheckOut refuses, before the call, the --out path that Out would refuse
+// when the reply comes, whatever the reply: a name that is not an image or
+// a design kind (or breaks any other rule of a name), a folder that does
+// not exist or has a hidden component, a file there without overwrite, a
+// directory there. It creates nothing.
+func CheckOut(path string, overwrite bool) error {
+	w, name, err := outTarget(path)
 	if err != nil {
-		return "", fmt.Errorf("files: %s: %w", path, err)
+		return err
 	}
-	return path, nil
+	defer w.close()
+	return w.check(name, overwrite)
+}
+
+// Out starts writing path, the file the user named for the image or design
+// of a reply (call --out), by the rules Save writes by: the name is a bare
+// name of the app's kinds (an image or a design; CheckName's other rules
+// too), its folder, which must exist, is walked as Save walks (no hidden
+// component, links walked), and the Pending is made in the folder opened.
+// The bytes must sniff as the image its extension names, or else as the
+// image mime (the data URL's type) claims, if it claims one; Commit
+// checks. An error about the name is a *NameError.
+func Out(path, mime string, overwrite bool) (*Pending, error) {
+	w, name, err := outTarget(path)
+	if err != nil {
+		return nil, err
+	}
+	p, err := w.create(name, overwrite, imageType(name, mime))
+	if err != nil {
+		w.close()
+		return nil, err
+	}
+	w.roots = w.roots[:len(w.roots)-1] // the Pending's, closed with it
+	w.close()
+	return p, nil
+}
+
+// outTarget checks the name of path, an --out, and walks its folder.
+func outTarget(path string) (*walked, string, error) {
+	if path == "" {
+		return nil, "", errors.New("files: empty path")
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, "", fmt.Errorf("files: %w", err)
+	}
+	name := filepath.Base(abs)
+	if why := checkName(name, false); why != "" {
+		return nil, "", &NameError{Why: why}
+	}
+	w, _, err := walk(filepath.Dir(abs), false, false)
+	return w, name, err
 }
 
 // NameError is CheckName's refusal of a name. Why says which rule the name
@@ -302,14 +443,15 @@ func (e *NameError) Error() string { return "files: the file name is refused: " 
 // call whose reply is to be saved under a name of its own (--text-file,
 // call_to_files' textFile). The error is a *NameError.
 func CheckName(name string) error {
-	if why := checkName(name); why != "" {
+	if why := checkName(name, true); why != "" {
 		return &NameError{Why: why}
 	}
 	return nil
 }
 
-// checkName returns why name breaks CheckName's rules, or "".
-func checkName(name string) string {
+// checkName returns why name breaks CheckName's rules, or "". Only with
+// text may it be a .txt or .md name (By).
+func checkName(name string, text bool) string {
 	switch {
 	case name == "":
 		return "it is empty"
@@ -338,54 +480,63 @@ func checkName(name string) string {
 	case reserved(name):
 		return "it is a Windows device name"
 	}
-	if m, ok := manifests[NameKey(name)]; ok {
+	if m := manifest(name); m != "" {
 		return m
 	}
 	ext := strings.ToLower(filepath.Ext(name))
-	if _, ok := images[ext]; !ok && !replies[ext] {
-		if _, ok := designs[ext]; !ok {
-			return "its kind is not one of " + saveKinds
-		}
+	_, image := images[ext]
+	_, design := designs[ext]
+	switch {
+	case image || design:
+		return ""
+	case !text:
+		return "its kind is not one of the app's: " + appKinds
+	case !replies[ext]:
+		return "its kind is not one of " + appKinds + " .txt .md"
 	}
 	return ""
 }
 
 // checkCharacters returns why name, valid UTF-8, holds a character no saved
-// name may hold, or "". Each of them can make a name show as something it
-// is not, or mean something else on another system:
-//
-//   - control characters: C0, DEL and C1 (U+0080 to U+009F, such as
-//     U+0085 NEXT LINE and U+009B, a terminal escape);
-//   - format characters (Unicode category Cf): the bidirectional controls
-//     (U+202E RIGHT-TO-LEFT OVERRIDE shows evil\u202Egnp.exe as
-//     evilexe.png), zero-width ones (U+200B to U+200D, U+2060), U+FEFF,
-//     the soft hyphen, tag characters;
-//   - the line and paragraph separators U+2028 and U+2029;
-//   - private-use characters, which macOS and Cygwin use to stand for
-//     characters Windows refuses (":" as U+F022);
-//   - code points unassigned in the Unicode version Go's tables know
-//     (unicode.Version), noncharacters among them: what they will be is
-//     not known.
-//
-// The reason names the character by its code point, never as itself.
+// name may hold, or "". Such a name is refused, never cleaned: a name the
+// model is told was saved is the name on the disk. The rule is the one
+// rule of what does not print as itself (unprintable): controls (C0, DEL,
+// C1, such as U+0085 NEXT LINE and U+009B, a terminal escape), format
+// characters (U+202E RIGHT-TO-LEFT OVERRIDE shows evil\u202Egnp.exe as
+// evilexe.png; the zero-width ones), every default-ignorable code point
+// (variation selectors such as U+FE0F, U+17B4, the tags), private-use
+// characters (which macOS and Cygwin use to stand for characters Windows
+// refuses, ":" as U+F022) and unassigned code points; and besides it the
+// line and paragraph separators U+2028 and U+2029, which break a name
+// into lines. The reason names the character by its code point, never as
+// itself.
 func checkCharacters(name string) string {
 	for _, r := range name {
 		switch {
+		case unicode.In(r, unicode.Zl, unicode.Zp):
+			return fmt.Sprintf("it holds %U, a line or paragraph separator", r)
+		case !unprintable(r):
 		case unicode.Is(unicode.Cc, r):
 			return fmt.Sprintf("it holds the control character %U", r)
 		case bidi(r):
 			return fmt.Sprintf("it holds %U, a bidirectional control, which changes the order its text is shown in", r)
-		case unicode.Is(unicode.Cf, r):
-			return fmt.Sprintf("it holds %U, an invisible formatting character", r)
-		case unicode.In(r, unicode.Zl, unicode.Zp):
-			return fmt.Sprintf("it holds %U, a line or paragraph separator", r)
 		case unicode.Is(unicode.Co, r):
 			return fmt.Sprintf("it holds %U, a private-use character, which some systems show as a character names may not hold", r)
 		case !assigned(r):
 			return fmt.Sprintf("it holds %U, a code point not assigned in Unicode %s", r, unicode.Version)
+		default:
+			return fmt.Sprintf("it holds %U, an invisible formatting character", r)
 		}
 	}
 	return ""
+}
+
+// unprintable is the one rule of characters that do not print as
+// themselves. TODO(issue 28): security/unprintable.Is once it is on main;
+// until then the same classes from Go's tables.
+func unprintable(r rune) bool {
+	return unicode.In(r, unicode.Cc, unicode.Cf, unicode.Co, unicode.Variation_Selector, unicode.Other_Default_Ignorable_Code_Point) ||
+		(0xE0000 <= r && r <= 0xE0FFF) || !assigned(r)
 }
 
 // bidi reports whether r is one of Unicode's bidirectional formatting
@@ -430,13 +581,13 @@ type Batch struct {
 	taken     map[string]bool // NameKey of each name saved
 }
 
-// Save saves data as name (see Save), once per name.
-func (b *Batch) Save(name string, data []byte) (string, error) {
+// Save saves data as name, chosen by by (see Save), once per name.
+func (b *Batch) Save(name string, by By, data []byte) (string, error) {
 	key := NameKey(name)
 	if b.taken[key] {
 		return "", errSavedTwice
 	}
-	path, err := Save(b.Dir, name, data, b.Overwrite)
+	path, err := Save(b.Dir, name, by, data, b.Overwrite)
 	if err == nil {
 		if b.taken == nil {
 			b.taken = map[string]bool{}
@@ -446,31 +597,64 @@ func (b *Batch) Save(name string, data []byte) (string, error) {
 	return path, err
 }
 
-// manifests are the names of files other programs run code from, or take
-// instructions from, just by finding them in a folder: a build or package
-// manifest (npm runs package.json's postinstall, pip a setup.py, CMake a
-// CMakeLists.txt) or an instruction file that a coding agent working in
-// the folder reads and follows. A page's export that names one is refused
-// wherever it would be saved, whatever its kind. Keyed by NameKey, so
-// PACKAGE.JSON and Package.json are refused too; the reason, like every
-// other, does not quote the name. Names with an extension Save
-// does not write (Makefile, Cargo.toml, setup.py) are here for the reason
-// they give.
+// The reasons for a manifest's name (manifest): the words name the class,
+// never the name, which may come from a hostile page.
+const (
+	buildWhy = "it is the name of a build or package manifest, which build tools and package managers run code from"
+	agentWhy = "it is the name of an instruction file for coding agents, which an agent working in the folder reads and follows"
+)
+
+// manifest returns why name is refused as the name of a file that other
+// programs run code from, or take instructions from, just by finding it in
+// a folder, or "": a build or package manifest (npm runs package.json's
+// postinstall, pip a requirements file's packages, CMake a
+// CMakeLists.txt), or an instruction file that a coding agent working in
+// the folder reads and follows (CLAUDE.md, AGENTS.md, AGENT.md, WARP.md,
+// CONVENTIONS.md, opencode.json ...). A saved file of that name would be
+// code or orders the page wrote. Each is refused as a class, whoever chose
+// the name and whatever its case: the agents' names by their first part
+// (agentStems: CLAUDE.local.md, AGENTS.override.md) under a kind an agent
+// reads as text (.md, .txt, .json), the pip requirements files by theirs
+// (requirements-dev.txt), and the other manifests by name (manifests,
+// keyed by NameKey). Names with an extension Save does not write
+// (Makefile, Cargo.toml, setup.py) are listed for the reason they give.
+func manifest(name string) string {
+	key := NameKey(name)
+	if why, ok := manifests[key]; ok {
+		return why
+	}
+	stem, _, _ := strings.Cut(key, ".")
+	switch ext := filepath.Ext(key); {
+	case agentStems[stem] && (ext == ".md" || ext == ".txt" || ext == ".json"):
+		return agentWhy
+	case ext == ".txt" && strings.HasPrefix(stem, "requirements"),
+		ext == ".json" && (strings.HasPrefix(stem, "tsconfig") || strings.HasPrefix(stem, "jsconfig")):
+		return buildWhy
+	}
+	return ""
+}
+
+// agentStems are the first parts, case folded, of the names of coding
+// agents' instruction and configuration files.
+var agentStems = map[string]bool{
+	"agent": true, "agents": true, "claude": true, "gemini": true, "warp": true, "conventions": true,
+	"copilot-instructions": true, "opencode": true, "crush": true, "qwen": true, "codex": true,
+	"cursor": true, "windsurf": true, "cline": true, "kiro": true, "junie": true,
+}
+
+// manifests are the build and package manifests refused by name.
 var manifests = func() map[string]string {
-	const build = "it is the name of a build or package manifest, which build tools and package managers run code from"
-	const agent = "it is the name of an instruction file for coding agents, which an agent working in the folder reads and follows"
 	m := map[string]string{}
 	for _, n := range []string{
 		"package.json", "package-lock.json", "npm-shrinkwrap.json", "composer.json", "deno.json",
-		"CMakeLists.txt", "Makefile", "GNUmakefile", "requirements.txt", "pyproject.toml", "setup.py",
+		"angular.json", "bower.json", "lerna.json", "nx.json", "turbo.json", "vercel.json",
+		"firebase.json", "babel.config.json", "renovate.json", "vcpkg.json", "global.json", "mcp.json",
+		"CMakeLists.txt", "Makefile", "GNUmakefile", "pyproject.toml", "setup.py", "Pipfile",
 		"setup.cfg", "Cargo.toml", "go.mod", "go.sum", "Gemfile", "Rakefile", "build.gradle",
 		"build.gradle.kts", "settings.gradle", "pom.xml", "Dockerfile", "docker-compose.yml",
 		"docker-compose.yaml", "compose.yml", "compose.yaml", "justfile", "Taskfile.yml",
 	} {
-		m[NameKey(n)] = build
-	}
-	for _, n := range []string{"CLAUDE.md", "CLAUDE.local.md", "AGENTS.md", "GEMINI.md"} {
-		m[NameKey(n)] = agent
+		m[NameKey(n)] = buildWhy
 	}
 	return m
 }()

@@ -344,7 +344,7 @@ func TestSaveRefusesHostileNames(t *testing.T) {
 	}
 	for _, tt := range hostileNames {
 		for _, overwrite := range []bool{false, true} {
-			got, err := Save(dir, tt.name, tt.data, overwrite)
+			got, err := Save(dir, tt.name, ByPage, tt.data, overwrite)
 			if err == nil {
 				t.Errorf("Save(dir, %q, overwrite=%v) = %q, want an error", tt.name, overwrite, got)
 				continue
@@ -375,7 +375,7 @@ func TestCheckName(t *testing.T) {
 		{"なぜ？.txt", ""}, // a fullwidth question mark is not "?"
 		{"سلام.dst", ""},
 		{"🌹 rose.png", ""},
-		{"❤️.png", ""}, // a variation selector is a mark
+		{"❤️.png", "it holds U+FE0F"}, // a variation selector does not print as itself: the one rule refuses it
 		{"my\u00a0design.dst", ""},
 		{"a.b.dst", ""},
 		{"COM10.dst", ""},
@@ -443,6 +443,17 @@ func TestCheckName(t *testing.T) {
 		{"CLAUDE.md", "it is the name of an instruction file for coding agents, which an agent working in the folder reads and follows"},
 		{"agents.md", "it is the name of an instruction file for coding agents"},
 		{"Agents.md", "it is the name of an instruction file"},
+		{"AGENT.md", "it is the name of an instruction file"},
+		{"WARP.md", "it is the name of an instruction file"},
+		{"CONVENTIONS.md", "it is the name of an instruction file"},
+		{"claude.local.MD", "it is the name of an instruction file"},
+		{"opencode.json", "it is the name of an instruction file"},
+		{"angular.json", "it is the name of a build or package manifest"},
+		{"requirements-dev.txt", "it is the name of a build or package manifest"},
+		{"tsconfig.build.json", "it is the name of a build or package manifest"},
+		{"leaf\u17b4.dst", "it holds U+17B4"},
+		{"package\ufe0f.json", "it holds U+FE0F"},
+		{"warp.dst", ""},
 		{"package.json.txt", ""},
 		{"my-package.json", ""},
 		{"design.stitchslop", ""},
@@ -470,7 +481,7 @@ func TestCheckName(t *testing.T) {
 				t.Errorf("CheckName(%q) = %q, which quotes the name", tt.name, err)
 			}
 			dir := tempDir(t)
-			if got, err := Save(dir, tt.name, pngBytes, true); err == nil || !strings.Contains(err.Error(), "a file name from the tab is refused: "+tt.want) {
+			if got, err := Save(dir, tt.name, ByAgent, pngBytes, true); err == nil || !strings.Contains(err.Error(), "the file name is refused: "+tt.want) {
 				t.Errorf("Save(dir, %q) = %q, %v; want the same reason", tt.name, got, err)
 			}
 		})
@@ -513,6 +524,20 @@ func TestNameKey(t *testing.T) {
 	}
 }
 
+// A name the page chose has the app's kinds only; .txt and .md only under a
+// name the agent gave (issue 28).
+func TestSaveKindsByWhoChose(t *testing.T) {
+	for _, name := range []string{"notes.txt", "README.md"} {
+		dir := tempDir(t)
+		if _, err := Save(dir, name, ByPage, []byte("x"), false); err == nil || !strings.Contains(err.Error(), "its kind is not one of the app's") {
+			t.Errorf("Save(dir, %q, ByPage) = %v, want its kind refused", name, err)
+		}
+		if _, err := Save(dir, name, ByAgent, []byte("x"), false); err != nil {
+			t.Errorf("Save(dir, %q, ByAgent) = %v, want it saved", name, err)
+		}
+	}
+}
+
 func TestSave(t *testing.T) {
 	long := strings.Repeat("a", 251) + ".dst"
 	tests := []struct {
@@ -550,18 +575,18 @@ func TestSave(t *testing.T) {
 	for _, tt := range tests {
 		for _, overwrite := range []bool{false, true} {
 			dir := tempDir(t)
-			got, err := Save(dir, tt.name, tt.data, overwrite)
+			got, err := Save(dir, tt.name, ByAgent, tt.data, overwrite)
 			want := filepath.Join(dir, tt.name)
 			if err != nil || got != want {
-				t.Errorf("Save(dir, %q, overwrite=%v) = %q, %v; want %q, nil", tt.name, overwrite, got, err, want)
+				t.Errorf("Save(dir, %q, ByAgent, overwrite=%v) = %q, %v; want %q, nil", tt.name, overwrite, got, err, want)
 				continue
 			}
 			b, err := os.ReadFile(want)
 			if err != nil || string(b) != string(tt.data) {
-				t.Errorf("Save(dir, %q, overwrite=%v) wrote %q, %v; want %q", tt.name, overwrite, b, err, tt.data)
+				t.Errorf("Save(dir, %q, ByAgent, overwrite=%v) wrote %q, %v; want %q", tt.name, overwrite, b, err, tt.data)
 			}
 			if ents := tree(t, dir); len(ents) != 1 {
-				t.Errorf("Save(dir, %q, overwrite=%v) left %q, want one file", tt.name, overwrite, ents)
+				t.Errorf("Save(dir, %q, ByAgent, overwrite=%v) left %q, want one file", tt.name, overwrite, ents)
 			}
 		}
 	}
@@ -596,7 +621,7 @@ func TestSaveDir(t *testing.T) {
 		if tt.dir != "" {
 			dir = filepath.Join(root, filepath.FromSlash(tt.dir))
 		}
-		got, err := Save(dir, "x.dst", []byte("LA:"), false)
+		got, err := Save(dir, "x.dst", ByAgent, []byte("LA:"), false)
 		if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 			t.Errorf("Save(%q, %q) = %q, %v; want error containing %q", tt.dir, "x.dst", got, err, tt.wantErr)
 		}
@@ -617,24 +642,24 @@ func TestSaveExclusive(t *testing.T) {
 	write(t, target, pngBytes)
 	write(t, filepath.Join(dir, "old.dst"), []byte("old"))
 
-	_, err := Save(dir, "old.dst", []byte("new"), false)
-	if err == nil || !strings.Contains(err.Error(), "already exists; pass overwrite") {
-		t.Errorf("Save(dir, %q, false) over a file = %v, want error containing %q", "old.dst", err, "already exists; pass overwrite")
+	_, err := Save(dir, "old.dst", ByAgent, []byte("new"), false)
+	if err == nil || !strings.Contains(err.Error(), "already exists; it is not replaced") {
+		t.Errorf("Save(dir, %q, ByAgent, false) over a file = %v, want error containing %q", "old.dst", err, "already exists; it is not replaced")
 	}
 	if b, _ := os.ReadFile(filepath.Join(dir, "old.dst")); string(b) != "old" {
-		t.Errorf("Save(dir, %q, false) changed the existing file to %q", "old.dst", b)
+		t.Errorf("Save(dir, %q, ByAgent, false) changed the existing file to %q", "old.dst", b)
 	}
 
 	symlink(t, target, filepath.Join(dir, "link.png"))
-	_, err = Save(dir, "link.png", pngBytes[:8], false)
+	_, err = Save(dir, "link.png", ByAgent, pngBytes[:8], false)
 	if err == nil || !strings.Contains(err.Error(), "already exists") {
-		t.Errorf("Save(dir, %q, false) over a symlink = %v, want error containing %q", "link.png", err, "already exists")
+		t.Errorf("Save(dir, %q, ByAgent, false) over a symlink = %v, want error containing %q", "link.png", err, "already exists")
 	}
 	if b, _ := os.ReadFile(target); string(b) != string(pngBytes) {
-		t.Errorf("Save(dir, %q, false) wrote through the symlink: target holds %q", "link.png", b)
+		t.Errorf("Save(dir, %q, ByAgent, false) wrote through the symlink: target holds %q", "link.png", b)
 	}
 	if fi, err := os.Lstat(filepath.Join(dir, "link.png")); err != nil || fi.Mode()&fs.ModeSymlink == 0 {
-		t.Errorf("Save(dir, %q, false) replaced the symlink (%v, %v)", "link.png", fi, err)
+		t.Errorf("Save(dir, %q, ByAgent, false) replaced the symlink (%v, %v)", "link.png", fi, err)
 	}
 }
 
@@ -648,30 +673,30 @@ func TestSaveOverwrite(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	if _, err := Save(dir, "old.dst", []byte("new"), true); err != nil {
-		t.Errorf("Save(dir, %q, true) = %v, want nil", "old.dst", err)
+	if _, err := Save(dir, "old.dst", ByAgent, []byte("new"), true); err != nil {
+		t.Errorf("Save(dir, %q, ByAgent, true) = %v, want nil", "old.dst", err)
 	}
 	if b, _ := os.ReadFile(filepath.Join(dir, "old.dst")); string(b) != "new" {
-		t.Errorf("Save(dir, %q, true) left %q, want %q", "old.dst", b, "new")
+		t.Errorf("Save(dir, %q, ByAgent, true) left %q, want %q", "old.dst", b, "new")
 	}
 
-	_, err := Save(dir, "sub.dst", []byte("x"), true)
+	_, err := Save(dir, "sub.dst", ByAgent, []byte("x"), true)
 	if err == nil || !strings.Contains(err.Error(), "is a directory") {
-		t.Errorf("Save(dir, %q, true) over a directory = %v, want error containing %q", "sub.dst", err, "is a directory")
+		t.Errorf("Save(dir, %q, ByAgent, true) over a directory = %v, want error containing %q", "sub.dst", err, "is a directory")
 	}
 
 	want := []string{"old.dst", "sub.dst/"}
 	if os.Symlink(target, filepath.Join(dir, "link.png")) == nil {
 		img := append(append([]byte{}, pngBytes...), "new"...)
-		if _, err := Save(dir, "link.png", img, true); err != nil {
-			t.Errorf("Save(dir, %q, true) over a symlink = %v, want nil", "link.png", err)
+		if _, err := Save(dir, "link.png", ByAgent, img, true); err != nil {
+			t.Errorf("Save(dir, %q, ByAgent, true) over a symlink = %v, want nil", "link.png", err)
 		}
 		if b, _ := os.ReadFile(target); string(b) != string(pngBytes) {
-			t.Errorf("Save(dir, %q, true) wrote through the symlink: target holds %q", "link.png", b)
+			t.Errorf("Save(dir, %q, ByAgent, true) wrote through the symlink: target holds %q", "link.png", b)
 		}
 		fi, err := os.Lstat(filepath.Join(dir, "link.png"))
 		if err != nil || !fi.Mode().IsRegular() {
-			t.Errorf("Save(dir, %q, true) left %v, %v; want a regular file", "link.png", fi, err)
+			t.Errorf("Save(dir, %q, ByAgent, true) left %v, %v; want a regular file", "link.png", fi, err)
 		}
 		want = []string{"link.png", "old.dst", "sub.dst/"}
 	}
@@ -816,25 +841,25 @@ func TestSaveFailureLeavesNothing(t *testing.T) {
 	syncFile = func(*os.File) error { return broken }
 	for _, overwrite := range []bool{false, true} {
 		dir := tempDir(t)
-		if _, err := Save(dir, "x.dst", []byte("LA:design"), overwrite); !errors.Is(err, broken) {
-			t.Errorf("Save(dir, %q, %v) with a failing write = %v, want %v", "x.dst", overwrite, err, broken)
+		if _, err := Save(dir, "x.dst", ByAgent, []byte("LA:design"), overwrite); !errors.Is(err, broken) {
+			t.Errorf("Save(dir, %q, ByAgent, %v) with a failing write = %v, want %v", "x.dst", overwrite, err, broken)
 		}
 		if got := tree(t, dir); len(got) != 0 {
-			t.Errorf("Save(dir, %q, %v) with a failing write left %q, want nothing", "x.dst", overwrite, got)
+			t.Errorf("Save(dir, %q, ByAgent, %v) with a failing write left %q, want nothing", "x.dst", overwrite, got)
 		}
 	}
 	syncFile = (*os.File).Sync
 	renameAt = func(*os.Root, string, string) error { return broken }
 	dir := tempDir(t)
 	write(t, filepath.Join(dir, "x.dst"), []byte("old"))
-	if _, err := Save(dir, "x.dst", []byte("LA:design"), true); !errors.Is(err, broken) {
-		t.Errorf("Save(dir, %q, true) with a failing rename = %v, want %v", "x.dst", err, broken)
+	if _, err := Save(dir, "x.dst", ByAgent, []byte("LA:design"), true); !errors.Is(err, broken) {
+		t.Errorf("Save(dir, %q, ByAgent, true) with a failing rename = %v, want %v", "x.dst", err, broken)
 	}
 	if got := tree(t, dir); !reflect.DeepEqual(got, []string{"x.dst"}) {
-		t.Errorf("Save(dir, %q, true) with a failing rename left %q, want [x.dst]", "x.dst", got)
+		t.Errorf("Save(dir, %q, ByAgent, true) with a failing rename left %q, want [x.dst]", "x.dst", got)
 	}
 	if b, _ := os.ReadFile(filepath.Join(dir, "x.dst")); string(b) != "old" {
-		t.Errorf("Save(dir, %q, true) with a failing rename changed the old file to %q", "x.dst", b)
+		t.Errorf("Save(dir, %q, ByAgent, true) with a failing rename changed the old file to %q", "x.dst", b)
 	}
 }
 
@@ -843,21 +868,21 @@ func TestSaveFailureLeavesNothing(t *testing.T) {
 func TestBatchSavesEachNameOnce(t *testing.T) {
 	dir := t.TempDir()
 	b := Batch{Dir: dir, Overwrite: true}
-	if _, err := b.Save("\u00fcber.dst", []byte("first")); err != nil {
+	if _, err := b.Save("\u00fcber.dst", ByPage, []byte("first")); err != nil {
 		t.Fatalf("Batch.Save(über.dst) = %v", err)
 	}
 	for _, name := range []string{"\u00fcber.dst", "u\u0308ber.dst", "\u00dcBER.DST"} {
-		if _, err := b.Save(name, []byte("again")); err != errSavedTwice {
+		if _, err := b.Save(name, ByPage, []byte("again")); err != errSavedTwice {
 			t.Errorf("Batch.Save(%q) after über.dst = %v, want errSavedTwice", name, err)
 		}
 	}
 	if got, _ := os.ReadFile(filepath.Join(dir, "\u00fcber.dst")); string(got) != "first" {
 		t.Errorf("über.dst = %q, want the first file", got)
 	}
-	if _, err := b.Save("other.dst", []byte("x")); err != nil {
+	if _, err := b.Save("other.dst", ByPage, []byte("x")); err != nil {
 		t.Errorf("Batch.Save(other.dst) = %v, want it saved", err)
 	}
-	if _, err := (&Batch{Dir: dir}).Save("other.dst", []byte("y")); err == nil {
+	if _, err := (&Batch{Dir: dir}).Save("other.dst", ByPage, []byte("y")); err == nil {
 		t.Error("a new Batch without Overwrite replaced other.dst")
 	}
 }

@@ -59,22 +59,22 @@ func FuzzSaveName(f *testing.F) {
 	pristine := []string{"a/", "a/b/"}
 	f.Fuzz(func(t *testing.T, name string, data []byte) {
 		for _, overwrite := range []bool{false, true} {
-			path, err := Save(dir, name, data, overwrite)
+			path, err := Save(dir, name, ByAgent, data, overwrite)
 			got := tree(t, root)
 			if err != nil {
 				if !reflect.DeepEqual(got, pristine) {
-					t.Errorf("Save(dir, %q, %v) = %v and left %q, want %q", name, overwrite, err, got, pristine)
+					t.Errorf("Save(dir, %q, ByAgent, %v) = %v and left %q, want %q", name, overwrite, err, got, pristine)
 				}
 				if why := printableASCII(err.Error()); why != "" {
-					t.Errorf("Save(dir, %q, %v) = %q: %s", name, overwrite, err, why)
+					t.Errorf("Save(dir, %q, ByAgent, %v) = %q: %s", name, overwrite, err, why)
 				}
 			} else {
 				checkSaved(t, name, overwrite, dir, path, data, got)
 				if err := CheckName(name); err != nil {
-					t.Errorf("Save(dir, %q, %v) wrote %s, but CheckName(%q) = %v", name, overwrite, path, name, err)
+					t.Errorf("Save(dir, %q, ByAgent, %v) wrote %s, but CheckName(%q) = %v", name, overwrite, path, name, err)
 				}
 				if r, ok := shady(name); ok {
-					t.Errorf("Save(dir, %q, %v) wrote %s, a name holding %U", name, overwrite, path, r)
+					t.Errorf("Save(dir, %q, ByAgent, %v) wrote %s, a name holding %U", name, overwrite, path, r)
 				}
 			}
 			if !reflect.DeepEqual(got, pristine) {
@@ -84,23 +84,23 @@ func FuzzSaveName(f *testing.F) {
 	})
 }
 
-// checkSaved checks what a successful Save(dir, name, data) left: got, the
+// checkSaved checks what a successful Save(dir, name, ByAgent, data) left: got, the
 // tree under the root, holds dir and one visible regular file in it, path,
 // holding data.
 func checkSaved(t *testing.T, name string, overwrite bool, dir, path string, data []byte, got []string) {
 	t.Helper()
 	base := filepath.Base(path)
 	if filepath.Dir(path) != dir || strings.HasPrefix(base, ".") {
-		t.Errorf("Save(dir, %q, %v) = %q, want a visible file directly in %s", name, overwrite, path, dir)
+		t.Errorf("Save(dir, %q, ByAgent, %v) = %q, want a visible file directly in %s", name, overwrite, path, dir)
 	}
 	if want := []string{"a/", "a/b/", "a/b/" + base}; !reflect.DeepEqual(got, want) {
-		t.Errorf("Save(dir, %q, %v) left %q, want %q", name, overwrite, got, want)
+		t.Errorf("Save(dir, %q, ByAgent, %v) left %q, want %q", name, overwrite, got, want)
 	}
 	fi, err := os.Lstat(path)
 	if err != nil || !fi.Mode().IsRegular() {
-		t.Errorf("Save(dir, %q, %v) wrote %v, %v; want a regular file", name, overwrite, fi, err)
+		t.Errorf("Save(dir, %q, ByAgent, %v) wrote %v, %v; want a regular file", name, overwrite, fi, err)
 	} else if b, _ := os.ReadFile(path); !bytes.Equal(b, data) {
-		t.Errorf("Save(dir, %q, %v) wrote %q, want %q", name, overwrite, b, data)
+		t.Errorf("Save(dir, %q, ByAgent, %v) wrote %q, want %q", name, overwrite, b, data)
 	}
 }
 
@@ -206,7 +206,7 @@ func FuzzWalkNeverReachesHidden(f *testing.F) {
 		if in, err := Read(path, Text); err == nil && strings.Contains(in.Value, secret) {
 			t.Fatalf("Read(%q) sent the file in the hidden folder", rel)
 		}
-		if _, err := Save(path, "x.json", []byte(`{}`), true); err == nil {
+		if _, err := Save(path, "x.json", ByAgent, []byte(`{}`), true); err == nil {
 			if ents, _ := os.ReadDir(filepath.Join(home, ".ssh")); len(ents) != 1 {
 				t.Fatalf("Save(%q) wrote into the hidden folder", rel)
 			}

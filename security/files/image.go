@@ -2,12 +2,10 @@ package files
 
 import (
 	"bytes"
-	"fmt"
-	"path/filepath"
 	"strings"
 )
 
-// SniffLen is how many leading bytes of a file sniff needs (ImageOK, CheckOut).
+// SniffLen is how many leading bytes of a file sniff needs (ImageOK, Pending).
 const SniffLen = 12
 
 // sniff returns the MIME type of an image recognised by its leading bytes
@@ -33,23 +31,6 @@ func sniff(b []byte) string {
 func ImageOK(mime string, head []byte) bool {
 	got := sniff(head)
 	return got != "" && got == rasterType(mime)
-}
-
-// CheckOut is the rule for call --out: the file the user named, of the
-// data URL a page claims to be of type mime, whose leading bytes are head.
-// A name with an image extension (.png, .jpg, .jpeg, .gif, .webp) takes
-// only that image; a claim of one of those types must be true of the
-// bytes. Anything else (an SVG into design.svg) is the user's choice.
-// The error never quotes the page's type.
-func CheckOut(name, mime string, head []byte) error {
-	got := sniff(head)
-	if want, ok := images[strings.ToLower(filepath.Ext(name))]; ok && got != want {
-		return fmt.Errorf("files: %s is to hold %s, but the bytes of the reply's image are not %s", filepath.Base(name), want, want)
-	}
-	if want := rasterType(mime); want != "" && got != want {
-		return fmt.Errorf("files: the reply's image claims to be %s, but its bytes are not", want)
-	}
-	return nil
 }
 
 // rasterType is mime, lower case and without parameters, if it is one of

@@ -1,6 +1,11 @@
 package files
 
-import "testing"
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+)
 
 func TestImageChecks(t *testing.T) {
 	png := []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\x0d")
@@ -29,11 +34,21 @@ func TestImageChecks(t *testing.T) {
 		{"preview.PNG", "image/png", html, false},
 		{"photo.jpg", "image/png", png, false},
 		{"design.svg", "image/svg+xml", []byte("<svg>"), true},
-		{"export.bin", "image/png", html, false},
-		{"export.bin", "application/octet-stream", html, true},
+		{"design.svg", "image/png", html, false},
+		{"rose.dst", "application/octet-stream", html, true},
 	} {
-		if err := CheckOut(tc.name, tc.mime, tc.head); (err == nil) != tc.ok {
-			t.Errorf("CheckOut(%q, %q, %q) = %v, want ok %v", tc.name, tc.mime, tc.head, err, tc.ok)
+		dir := tempDir(t)
+		p, err := Out(filepath.Join(dir, tc.name), tc.mime, false)
+		if err != nil {
+			t.Fatalf("Out(%q) = %v", tc.name, err)
+		}
+		p.Write(tc.head)
+		var be *BytesError
+		if err := p.Commit(false); (err == nil) != tc.ok || (err != nil && !errors.As(err, &be)) {
+			t.Errorf("Out(%q, %q) with %q: Commit = %v, want ok %v", tc.name, tc.mime, tc.head, err, tc.ok)
+		}
+		if ents, _ := os.ReadDir(dir); len(ents) != map[bool]int{true: 1, false: 0}[tc.ok] {
+			t.Errorf("Out(%q, %q) with %q left %v", tc.name, tc.mime, tc.head, ents)
 		}
 	}
 }

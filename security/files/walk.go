@@ -82,9 +82,10 @@ func (w *walked) reset(vol string) error {
 // in a link's target, is refused; one in abs before anything is opened or
 // made. With file, the last component is a regular file, opened for
 // reading (Read), and walk returns it with the folders opened; without,
-// abs is a folder, its missing folders created as mkdir -p does (0777
-// less the umask; Save).
-func walk(path string, file bool) (*walked, *os.File, error) {
+// abs is a folder, and with create its missing folders are made as mkdir
+// -p does (0777 less the umask; Save, Prepare), each checked after it is
+// made like any other.
+func walk(path string, file, create bool) (*walked, *os.File, error) {
 	verb, what := "written to", "directory" // what is not done to a hidden path, and what path is
 	if file {
 		verb, what = "sent", "path"
@@ -130,7 +131,7 @@ func walk(path string, file bool) (*walked, *os.File, error) {
 			return nil, nil, fmt.Errorf("files: %s: hidden files and folders are not %s (%q)", abs, verb, name)
 		}
 		last := len(todo) == 0 && file
-		sub, f, target, err := step(w.dir(), name, last, !file)
+		sub, f, target, err := step(w.dir(), name, last, create)
 		if err != nil {
 			w.close()
 			return nil, nil, fmt.Errorf("files: %s: %w", filepath.Join(w.path(), name), err)
