@@ -288,8 +288,8 @@ func TestRef_CallToFilesChecksNamesFirst(t *testing.T) {
 		{"x.json", "X.JSON", "fileName and textFile name one file"},
 	} {
 		r := b.rpc.toolCall("call_to_files", map[string]any{"command": "design.export", "dir": out, "fileName": tt.fileName, "textFile": tt.textFile})
-		if !r.IsError || !strings.Contains(r.text(), tt.want) || !strings.HasSuffix(r.text(), "Nothing was done.") {
-			t.Errorf("call_to_files(fileName %q, textFile %q) = %q, want isError saying %q and that nothing was done", tt.fileName, tt.textFile, r.text(), tt.want)
+		if !r.IsError || !strings.Contains(r.text(), tt.want) || !strings.HasSuffix(r.text(), "Nothing was sent to the tab.") {
+			t.Errorf("call_to_files(fileName %q, textFile %q) = %q, want isError saying %q and that nothing was sent", tt.fileName, tt.textFile, r.text(), tt.want)
 		}
 	}
 	b.rpc.toolCall("scene.describe", map[string]any{})

@@ -3,10 +3,7 @@ package cli
 import (
 	"errors"
 	"fmt"
-	"io/fs"
 	"log/slog"
-	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/stitchslop/stitchslop-bridge/internal/client"
@@ -45,11 +42,10 @@ func callFileFlags(a args) error {
 			return usageErr("--%s is empty", f)
 		}
 	}
-	// All of NAME's rules, before the call: a name security/files would
-	// refuse when the text is written makes the call for nothing.
-	var ne *files.NameError
-	if name, ok := a.flags["text-file"]; ok && errors.As(files.CheckName(name), &ne) {
-		return usageErr("--text-file %q: %s; want a bare file name such as notes.txt or notes.md", name, ne.Why)
+	// NAME's rules, before anything: call_to_files' check (replyfiles).
+	var nr *replyfiles.NotReady
+	if errors.As(replyfiles.CheckNames(replyfiles.Options{TextFile: a.flags["text-file"]}), &nr) {
+		return usageErr("--text-file %q: %s; want a bare file name such as notes.txt or notes.md", a.flags["text-file"], nr.Why)
 	}
 	_, err := fileSpecs(a.list)
 	return err
@@ -131,81 +127,56 @@ func attachFiles(req client.Request, list []flagValue, log *slog.Logger) (client
 	return req, nil
 }
 
-// checkTargets refuses, before the call, what would make its reply
-// impossible to save: an --out FILE that exists without --overwrite, that
-// is not a regular file, or whose folder does not exist; a --save DIR that
-// is not a directory, or is hidden (a missing one is created when written). Both are checked again when written:
-// security/files does for --save, and --out is put in place without
-// replacing anything (createUserFile).
+// checkTargets asks security/files, before the call, what it will decide
+// when the reply is written, so that no call is made whose reply could not
+// be saved (issue 28): for --out, files.CheckOut (the name, the folder's
+// walk, a file already there); for --save and --text-file,
+// replyfiles.Ready, the check call_to_files makes too (the name, and the
+// folder walked and made if missing). Nothing here decides anything of
+// its own: it shows files' answer.
 func checkTargets(a args) error {
 	if file, ok := a.flags["out"]; ok {
-		abs, err := filepath.Abs(file)
-		if err != nil {
-			return failure("write_failed", fmt.Sprintf("--out %s: %v; nothing was sent to the tab", file, err), "")
-		}
-		fi, err := os.Lstat(abs)
-		switch {
-		case errors.Is(err, fs.ErrNotExist):
-			if di, err := os.Stat(filepath.Dir(abs)); err != nil || !di.IsDir() {
-				return failure("write_failed", fmt.Sprintf("--out: the folder of %s does not exist; nothing was sent to the tab", abs),
-					"--out writes into an existing folder; it never creates one")
-			}
-		case err != nil:
-			return failure("write_failed", fmt.Sprintf("--out: %v; nothing was sent to the tab", err), "")
-		case !a.has("overwrite"):
-			return failure("file_exists", fmt.Sprintf("--out: %s already exists; pass --overwrite to replace it (nothing was sent to the tab)", abs),
-				"choose another FILE, or add --overwrite")
-		case !fi.Mode().IsRegular():
-			return failure("write_failed", fmt.Sprintf("--out: %s exists and is not a regular file; nothing was sent to the tab", abs), "")
+		if err := files.CheckOut(file, a.has("overwrite")); err != nil {
+			return outRefused(file, err, "nothing was sent to the tab")
 		}
 	}
 	dir, ok := a.flags["save"]
 	if !ok {
 		return nil
 	}
-	// A missing folder is created when the files are written.
-	if fi, err := os.Stat(dir); err != nil && !errors.Is(err, fs.ErrNotExist) || err == nil && !fi.IsDir() {
-		why := "it is not a directory"
-		if err != nil {
-			why = err.Error()
-		}
-		return failure("bad_dir", fmt.Sprintf("--save %s: %s; nothing was sent to the tab", dir, why),
-			"--save writes into a folder, creating it and its parents if missing; give one that is not a file")
-	}
-	if h := hiddenDir(dir); h != "" {
-		return failure("bad_dir", fmt.Sprintf("--save %s: it is in the hidden folder %s; nothing was sent to the tab", dir, h),
-			"files from the tab are never written into a hidden folder (such as ~/.config or .git); choose another")
+	// --text-file passed replyfiles.CheckNames in callFileFlags.
+	var nr *replyfiles.NotReady
+	if errors.As(replyfiles.Ready(replyfiles.Options{Dir: dir, TextFile: a.flags["text-file"]}), &nr) {
+		return failure("bad_dir", fmt.Sprintf("--save %s: %s; nothing was sent to the tab", dir, nr.Why),
+			"--save writes into a folder, creating it and its parents if missing, never a hidden one (such as ~/.config or .git); choose another")
 	}
 	return nil
+}
+
+// outRefused is security/files' refusal of --out FILE, shown as it is, with
+// a code for its kind (typed errors) and what became of the call (tail).
+func outRefused(file string, err error, tail string) *client.Error {
+	var ee *files.ExistsError
+	var be *files.BytesError
+	var ne *files.NameError
+	switch {
+	case errors.As(err, &ee):
+		return failure("file_exists", fmt.Sprintf("--out: %s already exists; pass --overwrite to replace it (%s)", ee.Path, tail),
+			"choose another FILE, or add --overwrite")
+	case errors.As(err, &be):
+		return failure("not_an_image", fmt.Sprintf("--out: %s: %s; %s", file, strings.TrimPrefix(be.Error(), "files: "), tail), "")
+	case errors.As(err, &ne):
+		return failure("bad_name", fmt.Sprintf("--out %s: %s; %s", file, ne.Why, tail),
+			"--out takes a bare image name (.png .jpg .gif .webp, holding that image) or a design kind the app writes (.dst .pes .jef .exp .vp3 .inf .col .svg .dxf .stitchslop .json), never a hidden one")
+	}
+	return failure("write_failed", fmt.Sprintf("--out: %s; %s", strings.TrimPrefix(err.Error(), "files: "), tail),
+		"--out writes into an existing folder with no hidden component; it never creates one")
 }
 
 // failure is a call that failed (exit 1) as code says, with msg and a
 // hint, if any, for the person.
 func failure(code, msg, hint string) *client.Error {
 	return &client.Error{Exit: exitcode.Failed, Code: code, Msg: msg, Hint: hint}
-}
-
-// hiddenDir returns the first hidden component ("." and a name) of dir,
-// made absolute, or of the path its symlinks resolve to; "" if none. It
-// asks before the call what files.Save refuses when it writes, so that a
-// call is not made for nothing.
-func hiddenDir(dir string) string {
-	abs, err := filepath.Abs(dir)
-	if err != nil {
-		return ""
-	}
-	resolved, err := filepath.EvalSymlinks(abs)
-	if err != nil {
-		resolved = abs // a missing folder: abs alone
-	}
-	for _, p := range []string{abs, resolved} {
-		for _, part := range strings.Split(p[len(filepath.VolumeName(p)):], string(filepath.Separator)) {
-			if strings.HasPrefix(part, ".") {
-				return part
-			}
-		}
-	}
-	return ""
 }
 
 // notSaved is call --save when something of the reply was not written:

@@ -339,6 +339,8 @@ func TestCheckTargets(t *testing.T) {
 	file := writeTestFile(t, filepath.Join(dir, "out.png"), []byte("mine"))
 	sub := filepath.Join(dir, "sub")
 	os.Mkdir(sub, 0o755)
+	dsub := filepath.Join(dir, "sub.dst")
+	os.Mkdir(dsub, 0o755)
 	hidden := filepath.Join(dir, ".config")
 	os.Mkdir(hidden, 0o755)
 	link := filepath.Join(dir, "link.png")
@@ -361,21 +363,26 @@ func TestCheckTargets(t *testing.T) {
 		{"relative out", []string{"--out", "new.png"}, false, want{}},
 		{"existing out", []string{"--out", file}, false, want{"file_exists", "already exists; pass --overwrite to replace it (nothing was sent to the tab)"}},
 		{"existing out, overwrite", []string{"--out", file, "--overwrite"}, false, want{}},
-		{"out is a folder", []string{"--out", sub, "--overwrite"}, false, want{"write_failed", "is not a regular file; nothing was sent"}},
-		{"out is a folder, no overwrite", []string{"--out", sub}, false, want{"file_exists", "already exists"}},
-		{"out in a missing folder", []string{"--out", filepath.Join(dir, "no", "x.png")}, false, want{"write_failed", "does not exist; nothing was sent"}},
+		{"out is a folder", []string{"--out", sub, "--overwrite"}, false, want{"bad_name", "its kind is not one of the app's"}},
+		{"out is a folder of a design's name", []string{"--out", dsub, "--overwrite"}, false, want{"write_failed", "is a directory; it is not replaced; nothing was sent"}},
+		{"out in a missing folder", []string{"--out", filepath.Join(dir, "no", "x.png")}, false, want{"write_failed", "no such file or directory; nothing was sent"}},
+		{"out in a hidden folder", []string{"--out", filepath.Join(hidden, "x.png")}, false, want{"write_failed", "hidden files and folders are not written to"}},
+		{"out linked to a hidden folder", []string{"--out", filepath.Join(linkToHidden, "x.png")}, true, want{"write_failed", "hidden files and folders are not written to"}},
+		{"out a dotfile", []string{"--out", filepath.Join(dir, ".profile_x"), "--overwrite"}, false, want{"bad_name", "it is hidden"}},
+		{"out no kind", []string{"--out", filepath.Join(dir, "authorized_keys")}, false, want{"bad_name", "its kind is not one of the app's"}},
 		{"out in a file", []string{"--out", filepath.Join(file, "x.png")}, false, want{"write_failed", "not a directory; nothing was sent"}},
 		{"out is a symlink", []string{"--out", link}, true, want{"file_exists", "already exists"}},
-		{"out is a symlink, overwrite", []string{"--out", link, "--overwrite"}, true, want{"write_failed", "not a regular file"}},
+		{"out is a symlink, overwrite", []string{"--out", link, "--overwrite"}, true, want{}}, // replaced, never written through
 		{"out is a dangling symlink", []string{"--out", dangling}, true, want{"file_exists", "already exists"}},
 		{"save", []string{"--save", dir}, false, want{}},
 		{"save missing", []string{"--save", filepath.Join(dir, "none", "deeper")}, false, want{}},
 		{"save under a file", []string{"--save", filepath.Join(file, "none")}, false, want{"bad_dir", "not a directory; nothing was sent to the tab"}},
-		{"save missing, under hidden", []string{"--save", filepath.Join(hidden, "new")}, false, want{"bad_dir", "it is in the hidden folder .config"}},
-		{"save into a file", []string{"--save", file}, false, want{"bad_dir", "it is not a directory"}},
-		{"save hidden", []string{"--save", hidden}, false, want{"bad_dir", "it is in the hidden folder .config"}},
-		{"save under hidden", []string{"--save", filepath.Join(hidden, "..", ".config")}, false, want{"bad_dir", "hidden folder"}},
-		{"save linked to hidden", []string{"--save", linkToHidden}, true, want{"bad_dir", "hidden folder .config"}},
+		{"save missing, under hidden", []string{"--save", filepath.Join(hidden, "new")}, false, want{"bad_dir", `hidden files and folders are not written to (".config")`}},
+		{"save into a file", []string{"--save", file}, false, want{"bad_dir", "not a directory"}},
+		{"save hidden", []string{"--save", hidden}, false, want{"bad_dir", `hidden files and folders are not written to (".config")`}},
+		{"save under hidden", []string{"--save", filepath.Join(hidden, "..", ".config")}, false, want{"bad_dir", "hidden files and folders"}},
+		{"save linked to hidden", []string{"--save", linkToHidden}, true, want{"bad_dir", `links to ` + hidden + `: hidden files and folders are not written to`}},
+		{"save that cannot be made", []string{"--save", "/proc/nope/out"}, false, want{"bad_dir", "nothing was sent to the tab"}},
 		{"both fine", []string{"--save", sub, "--out", filepath.Join(sub, "x.png")}, false, want{}},
 	}
 	for _, tt := range tests {
@@ -610,9 +617,9 @@ func TestSaveFiles(t *testing.T) {
 		},
 		{
 			name:     "text under a file's name in another Unicode form",
-			reply:    `{"text":"hello","files":[` + entry("\u00fcber.txt", dataURL("x", []byte("file"))) + `]}`,
-			textFile: "U\u0308BER.txt",
-			files:    map[string]string{"\u00fcber.txt": "file"},
+			reply:    `{"text":"hello","files":[` + entry("\u00fcber.json", dataURL("x", []byte("file"))) + `]}`,
+			textFile: "U\u0308BER.json",
+			files:    map[string]string{"\u00fcber.json": "file"},
 			check: func(t *testing.T, out map[string]any, raw []byte) {
 				if why, _ := out["textError"].(string); !strings.Contains(why, "another file of this reply was saved under that name") || out["text"] != "hello" {
 					t.Errorf("saveFiles printed %s, want the text kept with textError for a duplicate", raw)
@@ -744,7 +751,7 @@ func TestSaveFiles(t *testing.T) {
 			reply:    `{"text":"not a picture"}`,
 			textFile: "notes.png",
 			files:    map[string]string{},
-			check:    wantRaw(`{"text":"not a picture","textError":"a .png file from the tab is refused: its bytes are not image/png"}`),
+			check:    wantRaw(`{"text":"not a picture","textError":"its bytes are not image/png"}`),
 			refused:  1,
 		},
 		{
@@ -763,9 +770,9 @@ func TestSaveFiles(t *testing.T) {
 		},
 		{
 			name:     "text named as a file of the reply",
-			reply:    `{"text":"x","files":[{"name":"Notes.txt","dataUrl":"` + dataURL("text/plain", []byte("page")) + `"}]}`,
-			textFile: "notes.txt",
-			files:    map[string]string{"Notes.txt": "page"},
+			reply:    `{"text":"x","files":[{"name":"Notes.json","dataUrl":"` + dataURL("application/json", []byte("page")) + `"}]}`,
+			textFile: "notes.json",
+			files:    map[string]string{"Notes.json": "page"},
 			refused:  1,
 		},
 		{

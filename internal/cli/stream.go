@@ -7,10 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"log/slog"
-	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/stitchslop/stitchslop-bridge/internal/client"
@@ -36,8 +33,11 @@ var outMembers = []string{"savedTo", "savedBytes", "savedType"}
 // written, stderr says so, and a page's own savedTo, savedBytes and
 // savedType are dropped.
 //
-// Without overwrite, FILE must not exist (checkTargets made sure before
-// the call) and is not replaced if it has appeared since: file_exists.
+// FILE is written by security/files.Out, by the rules --save writes by
+// (checkTargets asked files.CheckOut before the call): without overwrite
+// it must not exist and is not replaced if it has appeared since
+// (file_exists); bytes that are not the image its name or the data URL
+// says are not put in place (not_an_image).
 func saveImage(env []byte, file string, overwrite bool, log *slog.Logger) ([]byte, error) {
 	if _, ok := rawjson.Check(env); !ok {
 		return nil, outErr("bad_reply", "the bridge's reply is not a valid JSON object ("+badJSON(env)+")")
@@ -58,11 +58,7 @@ func saveImage(env []byte, file string, overwrite bool, log *slog.Logger) ([]byt
 		log.Warn("the reply carries no image ("+why+"); nothing was written", "out", file)
 		return json.Marshal(o.Without(outMembers...))
 	}
-	abs, err := filepath.Abs(file)
-	if err != nil {
-		return nil, outErr("write_failed", fmt.Sprintf("%s: %v", file, err))
-	}
-	n, err := writeImage(abs, mime, payload, overwrite)
+	abs, n, err := writeImage(file, mime, payload, overwrite)
 	if err != nil {
 		return nil, err
 	}
@@ -117,58 +113,37 @@ func imageOf(v []byte) (mime string, payload io.Reader, ok bool) {
 	return mime, io.MultiReader(bytes.NewReader(p), strings.NewReader(strings.Repeat("=", (4-n%4)%4))), ok
 }
 
-// writeImage decodes payload into path, once files.CheckOut has taken its
-// first bytes for what mime and path's name say it is, and returns how
-// many bytes it wrote.
-func writeImage(path, mime string, payload io.Reader, overwrite bool) (int64, error) {
-	out, err := createUserFile(path)
-	if err != nil {
-		return 0, outErr("write_failed", err.Error())
+// writeImage decodes payload into path through files.Out, and returns the
+// path written and how many bytes it wrote.
+func writeImage(path, mime string, payload io.Reader, overwrite bool) (string, int64, error) {
+	// files.CheckOut let FILE through before the call: a file there now
+	// appeared while the call ran.
+	var ee *files.ExistsError
+	appeared := func() error {
+		return failure("file_exists", fmt.Sprintf("--out: %s appeared while the call ran; it was not replaced, and the image was not saved", ee.Path),
+			"choose another FILE, or add --overwrite")
 	}
-	dec := base64.NewDecoder(base64.StdEncoding, payload)
-	head := make([]byte, files.SniffLen)
-	k, _ := io.ReadFull(dec, head) // the decoder gives its error again below
-	n, err := io.Copy(out, io.MultiReader(bytes.NewReader(head[:k]), dec))
+	out, err := files.Out(path, mime, overwrite)
+	if errors.As(err, &ee) {
+		return "", 0, appeared()
+	} else if err != nil {
+		return "", 0, outRefused(path, err, "nothing was written")
+	}
+	n, err := io.Copy(out, base64.NewDecoder(base64.StdEncoding, payload))
 	var bad base64.CorruptInputError
 	if errors.As(err, &bad) {
 		err = outErr("bad_image", "the reply's dataUrl payload is not valid base64")
 	} else if err != nil {
 		err = outErr("write_failed", fmt.Sprintf("writing %s: %v", path, err))
-	} else if err = files.CheckOut(path, mime, head[:k]); err != nil {
-		// Never a picture in name only: a page's HTML or script is not
-		// put in place as preview.png (issue 19).
-		err = outErr("not_an_image", strings.TrimPrefix(err.Error(), "files: "))
 	}
 	if err != nil {
 		out.Abort()
-		return 0, err
+		return "", 0, err
 	}
-	if err := out.Commit(overwrite); !overwrite && errors.Is(err, fs.ErrExist) {
-		return 0, failure("file_exists", fmt.Sprintf("--out: %s appeared while the call ran; it was not replaced, and the image was not saved", path),
-			"choose another FILE, or add --overwrite")
+	if err := out.Commit(overwrite); errors.As(err, &ee) {
+		return "", 0, appeared()
 	} else if err != nil {
-		return 0, outErr("write_failed", fmt.Sprintf("writing %s: %v", path, err))
+		return "", 0, outRefused(path, err, "nothing was written")
 	}
-	return n, nil
-}
-
-// createUserFile starts writing path, FILE: a temp file beside it
-// (files.Pending, the one writer that replaces files), put in place by
-// Commit only once whole, so a failure leaves any earlier file as it was;
-// without overwrite, only if nothing is there, a symlink included, so
-// nothing is replaced whatever appeared since checkTargets. It refuses to
-// write through a symlink or over anything that is not a regular file. The
-// temp file asks for 0666 and lets the umask decide, as any program
-// writing a user's file does.
-func createUserFile(path string) (*files.Pending, error) {
-	if fi, err := os.Lstat(path); err == nil && !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s exists and is not a regular file", path)
-	} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("%s: %v", path, err)
-	}
-	p, err := files.Create(path)
-	if err != nil {
-		return nil, fmt.Errorf("cannot write into %s: %v", filepath.Dir(path), err)
-	}
-	return p, nil
+	return out.Path(), n, nil
 }

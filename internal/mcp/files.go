@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/stitchslop/stitchslop-bridge/internal/replyfiles"
-	"github.com/stitchslop/stitchslop-bridge/security/files"
 	"github.com/stitchslop/stitchslop-bridge/security/rawjson"
 )
 
@@ -169,16 +168,20 @@ func (s *Session) callToFiles(ctx context.Context, id, raw []byte, timeout time.
 	if !filepath.IsAbs(a.Dir) {
 		return fail(fmt.Sprintf("call_to_files: dir %q is not an absolute path; give the folder's full path (this bridge's working folder may not be yours). Nothing was done.", a.Dir))
 	}
-	// The agent's own names meet every rule before the call, so that it is
-	// not made for nothing.
-	for _, n := range []struct{ arg, name string }{{"fileName", a.FileName}, {"textFile", a.TextFile}} {
-		var ne *files.NameError
-		if err := files.CheckName(n.name); n.name != "" && errors.As(err, &ne) {
-			return fail(fmt.Sprintf("call_to_files: %s %q: %s; give a bare file name such as preview.png or notes.txt. Nothing was done.", n.arg, n.name, ne.Why))
+	// Everything that does not need the reply is decided before the call,
+	// so that it is not made for nothing (replyfiles.Ready).
+	o := replyfiles.Options{Dir: a.Dir, FileName: a.FileName, TextFile: a.TextFile, Overwrite: a.Overwrite, OverwriteFlag: "overwrite: true"}
+	var nr *replyfiles.NotReady
+	if errors.As(replyfiles.Ready(o), &nr) {
+		var what string
+		switch nr.Field {
+		case "dir":
+			what = fmt.Sprintf("dir %q: ", a.Dir)
+		case "fileName", "textFile":
+			given := map[string]string{"fileName": a.FileName, "textFile": a.TextFile}[nr.Field]
+			what, nr.Why = fmt.Sprintf("%s %q: ", nr.Field, given), nr.Why+"; give a bare file name such as preview.png or notes.txt"
 		}
-	}
-	if a.FileName != "" && files.NameKey(a.FileName) == files.NameKey(a.TextFile) {
-		return fail("call_to_files: fileName and textFile name one file; give each its own name. Nothing was done.")
+		return fail("call_to_files: " + what + nr.Why + ". Nothing was sent to the tab.")
 	}
 	env := s.srv.Hub.Call(ctx, a.Command, a.Args, timeout)
 	release, ok := s.srv.fileSlot(ctx)
@@ -186,7 +189,7 @@ func (s *Session) callToFiles(ctx context.Context, id, raw []byte, timeout time.
 		return fail("call_to_files: cancelled before the files were saved.")
 	}
 	defer release()
-	r, err := replyfiles.Save(env.Bytes(), replyfiles.Options{Dir: a.Dir, FileName: a.FileName, TextFile: a.TextFile, Overwrite: a.Overwrite, OverwriteFlag: "overwrite: true"})
+	r, err := replyfiles.Save(env.Bytes(), o)
 	if err != nil || (r.Tried() == 0 && string(rawjson.Get(env.Bytes(), "ok")) != "true") {
 		return toolResponse(id, env, "", false, modern) // a refusal, or nothing to save: the reply as it came
 	}

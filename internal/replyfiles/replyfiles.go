@@ -9,7 +9,8 @@
 //
 // The rules, the same on both faces:
 //
-//   - each files[i], {name, dataUrl}, is saved under its name, and its
+//   - each files[i], {name, dataUrl}, is saved under its name, a name the
+//     page chose, so of the app's kinds only (files.ByPage), and its
 //     dataUrl gives way to savedTo and savedBytes, or to error when it was
 //     refused; the base64 goes either way. An entry that is not an object
 //     becomes {"error": why}.
@@ -19,13 +20,17 @@
 //     millions of entries costs one pass over its bytes, and as many log
 //     lines and report parts as a reply of MaxSaved+lookPast.
 //   - a top-level dataUrl is saved under Options.FileName when given;
-//     the reply's text (a string) under Options.TextFile, and gives way to
+//     the reply's text (a string) under Options.TextFile (names the agent
+//     chose, so .txt and .md too: files.ByAgent), and gives way to
 //     textSavedTo, or stays, with textError, when refused.
 //   - members a page could use to claim a file was written (savedTo,
 //     savedBytes and error in an entry; textSavedTo, textError, savedTo
 //     and savedBytes at the top, unless Options.KeepTopSaved) are dropped.
 //   - what a reply carries is saved whether it says ok or not: a partial
 //     export's files are the user's all the same.
+//   - what can be decided before the call is (Ready): the agent's names
+//     and the folder, made if missing, so that a call is never made whose
+//     files could not be saved.
 //
 // Reasons never quote a name from the page (security/files' errors do not);
 // the rewritten reply still carries the entries' names, and goes to the
@@ -100,6 +105,45 @@ type saver struct {
 	r           *Result
 }
 
+// NotReady is Ready's refusal: Field is the option refused ("dir",
+// "fileName" or "textFile"; "" for the two names together), Why says why
+// and quotes nothing.
+type NotReady struct {
+	Field, Why string
+}
+
+func (e *NotReady) Error() string { return e.Why }
+
+// Ready decides, before the call whose reply Save is to save by o,
+// everything that does not need the reply, so that a call is never made
+// whose files could not be saved (issue 28): the agent's names (FileName,
+// TextFile) meet every rule of a name and are not one file, and Dir is
+// made ready (files.Prepare: walked, no hidden component, its missing
+// folders made). The error is a *NotReady.
+func Ready(o Options) error {
+	if err := CheckNames(o); err != nil {
+		return err
+	}
+	if err := files.Prepare(o.Dir); err != nil {
+		return &NotReady{Field: "dir", Why: strings.TrimPrefix(err.Error(), "files: ")}
+	}
+	return nil
+}
+
+// CheckNames is the part of Ready that touches no disk: the agent's names.
+func CheckNames(o Options) error {
+	for _, n := range []struct{ field, name string }{{"fileName", o.FileName}, {"textFile", o.TextFile}} {
+		var ne *files.NameError
+		if n.name != "" && errors.As(files.CheckName(n.name), &ne) {
+			return &NotReady{Field: n.field, Why: ne.Why}
+		}
+	}
+	if o.FileName != "" && files.NameKey(o.FileName) == files.NameKey(o.TextFile) {
+		return &NotReady{Why: "fileName and textFile name one file; give each its own name"}
+	}
+	return nil
+}
+
 // Save saves the files of env, a page's reply, as the package doc says.
 func Save(env []byte, o Options) (Result, error) {
 	obj, err := envelope.Parse(env)
@@ -126,12 +170,12 @@ func Save(env []byte, o Options) (Result, error) {
 	}
 	if o.FileName != "" && obj.Get("dataUrl") != nil {
 		v, _ := obj.String("dataUrl")
-		obj, changed = s.dataURL("dataUrl", o.FileName, v, obj.Set("dataUrl", nil)), true
+		obj, changed = s.dataURL("dataUrl", o.FileName, files.ByAgent, v, obj.Set("dataUrl", nil)), true
 	}
 	text, hasText := obj.String("text")
 	r.HasText = hasText
 	if o.TextFile != "" && hasText {
-		if path, why := s.save("text", o.TextFile, []byte(text), nil); why != "" {
+		if path, why := s.save("text", o.TextFile, files.ByAgent, []byte(text), nil); why != "" {
 			obj = obj.With("textError", why)
 		} else {
 			obj = obj.Set("text", nil).With("textSavedTo", path)
@@ -195,28 +239,28 @@ func (s *saver) entry(i int, raw []byte) []byte {
 	case !isString:
 		e = s.refused(where, "its dataUrl is not a string", e)
 	default:
-		e = s.dataURL(where, name, dataURL, e)
+		e = s.dataURL(where, name, files.ByPage, dataURL, e)
 	}
 	b, _ := json.Marshal(e)
 	return b
 }
 
-// dataURL decodes and saves one data URL as name, recorded under where,
-// and returns obj saying what became of it.
-func (s *saver) dataURL(where, name, v string, obj envelope.Object) envelope.Object {
+// dataURL decodes and saves one data URL as name, chosen by by, recorded
+// under where, and returns obj saying what became of it.
+func (s *saver) dataURL(where, name string, by files.By, v string, obj envelope.Object) envelope.Object {
 	_, data, err := files.DecodeDataURL(v)
-	path, why := s.save(where, name, data, err)
+	path, why := s.save(where, name, by, data, err)
 	if why != "" {
 		return obj.With("error", why)
 	}
 	return obj.With("savedTo", path).With("savedBytes", len(data))
 }
 
-// save saves data as name, unless err already refuses it, records which
-// under where, and returns the path written or why not.
-func (s *saver) save(where, name string, data []byte, err error) (path, why string) {
+// save saves data as name, chosen by by, unless err already refuses it,
+// records which under where, and returns the path written or why not.
+func (s *saver) save(where, name string, by files.By, data []byte, err error) (path, why string) {
 	if err == nil {
-		path, err = s.Save(name, data)
+		path, err = s.Save(name, by, data)
 	}
 	if err != nil {
 		why = s.reason(err)
@@ -255,11 +299,11 @@ func DataURL(v []byte) (mime string, payload []byte, ok bool) {
 }
 
 // reason is err worded for the reader: without the package's prefix, and
-// with the reader's own way to replace a file.
+// for a file that exists, with the reader's own way to replace it.
 func (s *saver) reason(err error) string {
-	why := strings.TrimPrefix(err.Error(), "files: ")
-	if s.o.OverwriteFlag != "" {
-		why = strings.Replace(why, "pass overwrite to replace it", "pass "+s.o.OverwriteFlag+" to replace it", 1)
+	var ee *files.ExistsError
+	if errors.As(err, &ee) && s.o.OverwriteFlag != "" {
+		return ee.Path + " already exists; pass " + s.o.OverwriteFlag + " to replace it"
 	}
-	return why
+	return strings.TrimPrefix(err.Error(), "files: ")
 }

@@ -111,6 +111,9 @@ func create(r *os.Root, name, path string, open func(string) (*os.File, error)) 
 	}
 }
 
+// Path is the path the file is put in place at.
+func (p *Pending) Path() string { return p.path }
+
 // Write writes to the temporary file; an error does not name it, which
 // would only puzzle the reader of an error that names the file written.
 func (p *Pending) Write(b []byte) (int, error) {

@@ -323,9 +323,7 @@ type BytesError struct {
 	Want string // the MIME type the bytes had to sniff as
 }
 
-func (e *BytesError) Error() string {
-	return "files: the bytes are not " + e.Want + ", as the name or the data URL says they are"
-}
+func (e *BytesError) Error() string { return "files: its bytes are not " + e.Want }
 
 // imageType is the image type the bytes of a file named name must sniff
 // as: the one its extension names, else the one mime claims (a data URL's
@@ -399,7 +397,12 @@ func Out(path, mime string, overwrite bool) (*Pending, error) {
 	if err != nil {
 		return nil, err
 	}
-	p, err := w.create(name, overwrite, imageType(name, mime))
+	want := imageType(name, mime)
+	if claim := rasterType(mime); claim != "" && claim != want {
+		w.close()
+		return nil, &BytesError{Want: claim} // bytes cannot be two images
+	}
+	p, err := w.create(name, overwrite, want)
 	if err != nil {
 		w.close()
 		return nil, err
