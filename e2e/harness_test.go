@@ -1039,6 +1039,9 @@ type pairingEntry struct {
 	CreatedAt  string   `json:"createdAt"`
 	Protocol   int      `json:"protocol"`
 	UsedTokens []string `json:"usedTokens"`
+	// DemoSecrets are the secrets of a pairing the demo made, kept apart
+	// so that no production bridge admits them (THREAT_MODEL T17).
+	DemoSecrets []string `json:"demoSecrets"`
 }
 
 func readPairingRaw(t *testing.T, dir string) map[string]json.RawMessage {

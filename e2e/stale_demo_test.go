@@ -53,8 +53,8 @@ func TestT17_StaleDemoPairingNotAdmitted(t *testing.T) {
 		t.Fatalf("hello %s: no pairing secret", hello.raw)
 	}
 	d.kill(t)
-	if e := readPairing(t, dir, site); e.Secret == "" && len(e.Secrets) == 0 {
-		t.Fatalf("pairing.json after SIGKILL holds no secret for %s: the test proves nothing", site)
+	if e := readPairing(t, dir, site); len(e.DemoSecrets) == 0 {
+		t.Fatalf("pairing.json after SIGKILL holds no demo secret for %s: the test proves nothing", site)
 	}
 
 	// Restarted, and killed again: only its start can have removed it.
@@ -63,7 +63,7 @@ func TestT17_StaleDemoPairingNotAdmitted(t *testing.T) {
 		t.Skipf("the restarted demo's page is at %s, not %s", d2.site(), site)
 	}
 	d2.kill(t)
-	if e := readPairing(t, dir, site); e.Secret != "" || len(e.Secrets) > 0 {
+	if e := readPairing(t, dir, site); e.Secret != "" || len(e.Secrets) > 0 || len(e.DemoSecrets) > 0 {
 		t.Errorf("pairing.json after a restart still holds a secret for %s", site)
 	}
 
@@ -82,6 +82,81 @@ func TestT17_StaleDemoPairingNotAdmitted(t *testing.T) {
 	if !b.awaitLine("refused") {
 		t.Errorf("the bridge's stderr does not record the refusal:\n%s", b.stderr)
 	}
+}
+
+// demoPairedThenKilled runs the demo on dir, pairs its page with the
+// demo's token, and kills the demo with SIGKILL, so that it cannot clean
+// up. It returns the demo's site and the secret its tab keeps.
+func demoPairedThenKilled(t *testing.T, dir string) (site, secret string) {
+	t.Helper()
+	d := startDemo(t, freePort(t), dir)
+	site = d.site()
+	resp, err := http.Get(d.pageURL + "demo/token")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tok struct{ Token string }
+	err = json.NewDecoder(resp.Body).Decode(&tok)
+	resp.Body.Close()
+	if err != nil || tok.Token == "" {
+		t.Fatalf("the demo's token: %v %+v", err, tok)
+	}
+	p := openPageFrom(t, d.port, site, false)
+	hello := p.handshake(map[string]any{"token": tok.Token})
+	wantHello(t, hello, d.port)
+	if secret = hello.str("pairingSecret"); secret == "" {
+		t.Fatalf("hello %s: no pairing secret", hello.raw)
+	}
+	d.kill(t)
+	return site, secret
+}
+
+// Issue 28: a pairing the demo made is the demo's. After the demo is
+// killed with SIGKILL, and without a demo started again, a production
+// bridge on the same config dir refuses a tab of the demo's origin that
+// presents the demo's secret, and tells the agent why without the secret:
+// at the upgrade when it serves another site (reported by
+// connection_status and status), at the handshake when it was started for
+// the demo's origin itself. pairing.json keeps the demo's secret where the
+// Stitch Slop team's bridge, which reads secret, does not take it.
+func TestT17_DemoPairingIsTheDemos(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "cfg")
+	site, secret := demoPairedThenKilled(t, dir)
+	if e := readPairing(t, dir, site); e.Secret != "" || len(e.Secrets) > 0 || len(e.DemoSecrets) == 0 {
+		t.Errorf("pairing.json for %s: %+v; want the demo's secret in demoSecrets alone", site, e)
+	}
+
+	t.Run("another site served", func(t *testing.T) {
+		b := startBridge(t, bridgeOpts{configDir: dir, mcp: true, token: newToken()})
+		b.rpc.initialize()
+		conn, resp, err := dialWS(b.port, originHeader(site))
+		if err == nil {
+			conn.Close()
+			t.Fatalf("a tab of %s was let in by the demo's pairing", site)
+		}
+		if resp == nil || resp.StatusCode != http.StatusForbidden {
+			t.Errorf("a tab of %s: got %v, want HTTP 403 at the upgrade", site, err)
+		}
+		text := b.rpc.toolCall("connection_status", map[string]any{}).text()
+		if !strings.Contains(text, "demo_pairing") || !strings.Contains(text, "stitchslop-bridge demo") || strings.Contains(text, secret) {
+			t.Errorf("connection_status = %s; want a demo_pairing refusal saying the demo made it, without the secret", text)
+		}
+		if r := b.cli("status"); !strings.Contains(r.stdout, "demo_pairing") || strings.Contains(r.stdout, secret) {
+			t.Errorf("status = %s; want a demo_pairing refusal, without the secret", r.stdout)
+		}
+	})
+	t.Run("the demo's site served", func(t *testing.T) {
+		b := startBridge(t, bridgeOpts{origin: site, configDir: dir, mcp: true, token: newToken()})
+		b.rpc.initialize()
+		p := openPageFrom(t, b.port, site, false)
+		if f := p.handshake(map[string]any{"secret": secret}); f.str("hello") != "" {
+			t.Fatalf("a tab of %s got %s by the demo's secret, want it refused", site, f.raw)
+		}
+		text := b.rpc.toolCall("connection_status", map[string]any{}).text()
+		if !strings.Contains(text, "demo_pairing") || strings.Contains(text, secret) {
+			t.Errorf("connection_status = %s; want a demo_pairing refusal, without the secret", text)
+		}
+	})
 }
 
 // A bridge started for one site that admits a tab of another by its stored

@@ -53,6 +53,9 @@ type Config struct {
 	AgentIdle time.Duration // standalone exit after this long without an agent; 0 never
 	Takeover  bool          // a new tab displaces a live one instead of being refused busy
 	Lazy      bool          // listen on nothing until the MCP face asks (wait_for_connection, pair)
+	// Demo is the demo's bridge: its pairings are the demo's alone
+	// (pairing.Store.Demo; THREAT_MODEL.md T17).
+	Demo bool
 	// Listening, when set, is called with the port each time the bridge
 	// starts listening (the demo prints what to try).
 	Listening func(port int)
@@ -102,6 +105,7 @@ func Run(ctx context.Context, cfg Config) error {
 		return &ExitError{Code: exitcode.NoCredential, Err: err}
 	}
 	store := pairing.New(cfg.ConfigDir, log)
+	store.Demo = cfg.Demo
 	if err := fileperm.CheckFile(store.Path(), warn); err != nil {
 		return &ExitError{Code: exitcode.NoCredential, Err: err}
 	}

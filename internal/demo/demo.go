@@ -135,7 +135,7 @@ func Run(ctx context.Context, o Options) error {
 	context.AfterFunc(ctx, func() { noAgent.Close() })
 	go func() {
 		bridgeDone <- bridge.Run(ctx, bridge.Config{
-			Origin: site, Ports: o.Ports, ConfigDir: o.ConfigDir, Token: token,
+			Origin: site, Ports: o.Ports, ConfigDir: o.ConfigDir, Token: token, Demo: true,
 			Stdin: stdin, Stdout: io.Discard, Log: log,
 			Listening: func(port int) {
 				st.listening(port)
@@ -164,13 +164,15 @@ func Run(ctx context.Context, o Options) error {
 // unpairStale removes a pairing of site left by an earlier demo that did
 // not get to remove it at its exit (killed with SIGKILL, a crash). Its
 // secret may still sit in a browser's storage for a loopback origin whose
-// port any local user can bind once the demo is gone, and any bridge on
-// this config dir would admit a tab that presents it (T17). This demo
-// pairs afresh with its own token. The port is ours now, so no other live
-// demo serves site.
+// port any local user can bind once the demo is gone. No production bridge
+// admits a tab by it (the demo's pairings are stored apart: pairing.Store's
+// Demo), but another demo would (T17), and one an older version of the
+// demo stored as an ordinary pairing any bridge would. This demo pairs
+// afresh with its own token. The port is ours now, so no other live demo
+// serves site.
 func unpairStale(dir, site string, log *slog.Logger) {
 	store := pairing.New(dir, log)
-	if paired, err := store.Paired(site); err != nil || !paired {
+	if paired, err := store.Paired(site); (err != nil || !paired) && !store.DemoPaired(site) {
 		return
 	}
 	if _, err := store.Unpair(site); err != nil {

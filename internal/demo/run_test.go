@@ -81,8 +81,9 @@ func runAndPair(t *testing.T, dir string) error {
 	if err := c.ReadJSON(&hello); err != nil || hello.PairingSecret == "" {
 		t.Fatalf("handshake with the demo's token: %+v, %v; want a hello with a pairing secret", hello, err)
 	}
-	if paired, err := pairing.New(dir, ui.NewLogger(io.Discard)).Paired(site); err != nil || !paired {
-		t.Fatalf("after the hello, %s paired = %v, %v; want true", site, paired, err)
+	store := pairing.New(dir, ui.NewLogger(io.Discard))
+	if paired, err := store.Paired(site); err != nil || paired || !store.DemoPaired(site) {
+		t.Fatalf("after the hello, %s paired = %v, %v, demo-paired %v; want the demo's pairing alone", site, paired, err, store.DemoPaired(site))
 	}
 	cancel()
 	return <-done

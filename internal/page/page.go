@@ -120,6 +120,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			"origin", from, "host", origin.Clip(r.Host), "serving", served)
 		switch n := origin.Normalize(from); {
 		case reason == origin.ReasonHost:
+		case s.Sites.Allowed(n) && !s.Pairing.Demo && s.Pairing.DemoPaired(n):
+			s.Attempts.Refuse(attempts.DemoPairing, from, demoRefused(n))
 		case s.Sites.Allowed(n):
 			// A site this bridge may serve: named, quoted once, with the
 			// fix. Any other site's words never reach the agent.
@@ -406,11 +408,21 @@ func (s *Server) handshake(ws *websocket.Conn, wt *waiter, site string) *conn {
 	return c
 }
 
+// demoRefused is the fix for a tab of site refused for its demo pairing
+// (THREAT_MODEL.md T17): a pairing `stitchslop-bridge demo` made is
+// admitted by a demo bridge only, since once the demo is gone any local
+// program can serve its loopback origin. The secret is never quoted.
+func demoRefused(site string) string {
+	return "A tab from " + gate.Quote(site) + " was refused: its pairing was made by `stitchslop-bridge demo`, and only a demo bridge admits it (once the demo is gone, any local program can serve that address). Run the demo again to use its page, or pair the real Stitch Slop site."
+}
+
 // refuseCredential refuses a tab of site whose first frame cr carried no
 // credential that admits it; spent says its token was armed but redeemed.
 func (s *Server) refuseCredential(ws *websocket.Conn, site string, cr Credentials, spent bool) {
 	why, reason, fix := "no stored pairing or unspent token matches", attempts.WrongPairing, "The tab's stored pairing does not match this bridge's (paired with another bridge or config dir, or unpaired). Open the Stitch Slop agent panel for a fresh token and give it to the bridge."
 	switch {
+	case !s.Pairing.Demo && s.Pairing.DemoSecret(site, cr.Secret):
+		why, reason, fix = "its pairing is one the demo made, which only a demo admits", attempts.DemoPairing, demoRefused(site)
 	case spent:
 		why, reason, fix = "its token was already redeemed (tokens work once)", attempts.SpentToken, "The tab offered a token that was already used; tokens work once. Open the Stitch Slop agent panel for a fresh token."
 	case cr.Token == "" && cr.Secret == "":

@@ -18,6 +18,15 @@
 // is never overwritten: Check keeps it aside under a new name and reports
 // it.
 //
+// A pairing made by `stitchslop-bridge demo` is the demo's alone
+// (THREAT_MODEL.md T17): a demo's Store (Demo set) keeps its secrets in
+// the entry's demoSecrets member, never in secret or secrets, and reads
+// only that member; every other Store reads only secret and secrets. So a
+// production bridge, ours or the Stitch Slop team's (which reads secret
+// alone and keeps members it does not know), never admits a tab by the
+// demo's pairing, whether or not the demo exited cleanly; DemoPaired and
+// DemoSecret let it say why it refused such a tab.
+//
 // A token is spent (THREAT_MODEL.md T6) when its fingerprint is in any
 // entry's usedTokens, in the spent-token file, or in the Store's memory of
 // the tokens it has seen spent in this process. Redeem checks all three and
@@ -64,6 +73,10 @@ type Store struct {
 	path      string
 	spentFile string
 	log       *slog.Logger
+
+	// Demo makes this the store of a demo bridge: it reads and writes the
+	// demo's pairings (demoSecrets) only.
+	Demo bool
 
 	mu sync.Mutex
 	// spent holds the fingerprints of tokens this process redeemed or
@@ -204,7 +217,19 @@ func field[T any](e entry, key string) T {
 	return v
 }
 
-func secretsOf(e entry) []string {
+// demoMember is the member of an entry that holds a demo's secrets,
+// newest first.
+const demoMember = "demoSecrets"
+
+// secretsOf is e's secrets for this store: a demo's, or the others.
+func (s *Store) secretsOf(e entry) []string {
+	if s.Demo {
+		return field[[]string](e, demoMember)
+	}
+	return productionSecrets(e)
+}
+
+func productionSecrets(e entry) []string {
 	all := field[[]string](e, "secrets")
 	if s := field[string](e, "secret"); s != "" {
 		all = append(all, s)
@@ -232,7 +257,20 @@ func (s *Store) Paired(o string) (bool, error) {
 // secretsFor reads origin's stored secrets.
 func (s *Store) secretsFor(o string) ([]string, error) {
 	f, err := s.read()
-	return secretsOf(f.entries[origin.Normalize(o)]), err
+	return s.secretsOf(f.entries[origin.Normalize(o)]), err
+}
+
+// DemoPaired reports whether a demo stored a pairing for o: a production
+// bridge refusing a tab of o says so.
+func (s *Store) DemoPaired(o string) bool {
+	f, err := s.read()
+	return err == nil && len(field[[]string](f.entries[origin.Normalize(o)], demoMember)) > 0
+}
+
+// DemoSecret reports whether secret is one a demo stored for o.
+func (s *Store) DemoSecret(o, secret string) bool {
+	f, err := s.read()
+	return err == nil && secret != "" && credential.EqualAny(secret, field[[]string](f.entries[origin.Normalize(o)], demoMember))
 }
 
 // PairedOrigins lists the sites with a stored secret, sorted.
@@ -243,7 +281,7 @@ func (s *Store) PairedOrigins() ([]string, error) {
 	}
 	out := []string{}
 	for k, e := range f.entries {
-		if len(secretsOf(e)) > 0 {
+		if len(s.secretsOf(e)) > 0 {
 			out = append(out, k)
 		}
 	}
@@ -330,12 +368,17 @@ func (s *Store) Redeem(o, token string) (string, error) {
 		e = entry{}
 		f.entries[key] = e
 	}
-	secrets := append([]string{secret}, field[[]string](e, "secrets")...)
-	if old := field[string](e, "secret"); old != "" && !slices.Contains(secrets, old) {
-		secrets = append(secrets, old)
+	if s.Demo {
+		secrets := append([]string{secret}, field[[]string](e, demoMember)...)
+		set(e, demoMember, secrets[:min(len(secrets), MaxSecrets)])
+	} else {
+		secrets := append([]string{secret}, field[[]string](e, "secrets")...)
+		if old := field[string](e, "secret"); old != "" && !slices.Contains(secrets, old) {
+			secrets = append(secrets, old)
+		}
+		set(e, "secret", secret)
+		set(e, "secrets", secrets[:min(len(secrets), MaxSecrets)])
 	}
-	set(e, "secret", secret)
-	set(e, "secrets", secrets[:min(len(secrets), MaxSecrets)])
 	set(e, "createdAt", time.Now().UTC().Format("2006-01-02T15:04:05.000Z"))
 	set(e, "protocol", version.Protocol)
 	// spentIn read every entry's usedTokens without error.
@@ -416,6 +459,7 @@ func (s *Store) unpair(match func(key string) bool) (Unpaired, error) {
 			continue
 		}
 		delete(e, "secret")
+		delete(e, demoMember)
 		// An empty list rather than none: a reader that takes secrets for
 		// granted still finds a list, and nothing in it.
 		set(e, "secrets", []string{})
@@ -431,10 +475,13 @@ func (s *Store) unpair(match func(key string) bool) (Unpaired, error) {
 	return res, nil
 }
 
-// holdsSecrets reports whether e has anything in secret or secrets,
-// readable or not.
+// holdsSecrets reports whether e has anything in secret, secrets or
+// demoSecrets, readable or not.
 func holdsSecrets(e entry) bool {
 	if _, ok := e["secret"]; ok {
+		return true
+	}
+	if _, ok := e[demoMember]; ok {
 		return true
 	}
 	raw, ok := e["secrets"]
