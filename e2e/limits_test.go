@@ -7,7 +7,7 @@ import (
 
 // Limits on untrusted input that protocol.md leaves open (THREAT_MODEL.md T9).
 
-// TestLimits_ControlBodyCap: a control-plane body over the maxPending (24 MB) is
+// TestLimits_ControlBodyCap: a control-plane body over limits.ControlBody (24 MB) is
 // refused with 413 and never reaches the tab.
 func TestLimits_ControlBodyCap(t *testing.T) {
 	t.Parallel()

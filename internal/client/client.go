@@ -14,13 +14,13 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/stitchslop/stitchslop-bridge/internal/control"
 	"github.com/stitchslop/stitchslop-bridge/internal/exitcode"
 	"github.com/stitchslop/stitchslop-bridge/internal/session"
 	"github.com/stitchslop/stitchslop-bridge/security/limits"
 	"github.com/stitchslop/stitchslop-bridge/security/peercred"
+	"github.com/stitchslop/stitchslop-bridge/security/unprintable"
 )
 
 // Error is a failure with its exit code and a machine-readable code for the
@@ -323,8 +323,8 @@ func refusal(b []byte, status int) (code, text string) {
 	if len(s) > maxErrorText {
 		s = strings.ToValidUTF8(s[:maxErrorText], "") + "..."
 	}
-	if !utf8.ValidString(s) || strings.IndexFunc(s, func(r rune) bool { return !strconv.IsPrint(r) }) >= 0 {
-		return code, strconv.Quote(s)
+	if unprintable.Any(s) {
+		return code, unprintable.Quote(s)
 	}
 	return code, s
 }

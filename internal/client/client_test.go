@@ -261,3 +261,24 @@ func TestAnswerBounded(t *testing.T) {
 		})
 	}
 }
+
+// What holds the port may answer anything: refusal shows its text quoted
+// once, by the one rule, whenever it holds a character that would not
+// show as itself, and as it is otherwise.
+func TestRefusalText(t *testing.T) {
+	for _, tc := range []struct {
+		body, code, text string
+	}{
+		{`{"error":"origin_not_allowed","message":"no origin here"}`, "origin_not_allowed", "no origin here"},
+		{`{"error":"Bad Code","message":"x"}`, "http_403", "x"},
+		{"plain body", "http_403", "plain body"},
+		{"\x1b[2Jwiped", "http_403", `"\x1b[2Jwiped"`},
+		{`{"message":"fill\u3164er"}`, "http_403", `"fill\u3164er"`},
+		{`{"message":"pua\ue000 vs\ufe0f"}`, "http_403", `"pua\ue000 vs\ufe0f"`},
+	} {
+		code, text := refusal([]byte(tc.body), 403)
+		if code != tc.code || text != tc.text {
+			t.Errorf("refusal(%q) = %q, %q; want %q, %q", tc.body, code, text, tc.code, tc.text)
+		}
+	}
+}

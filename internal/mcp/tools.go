@@ -10,7 +10,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/stitchslop/stitchslop-bridge/internal/attempts"
@@ -20,6 +19,7 @@ import (
 	"github.com/stitchslop/stitchslop-bridge/security/origin"
 	"github.com/stitchslop/stitchslop-bridge/security/rawjson"
 	"github.com/stitchslop/stitchslop-bridge/security/toollist"
+	"github.com/stitchslop/stitchslop-bridge/security/unprintable"
 )
 
 // ReservedTools are the names of the bridge's own tools, those it has and
@@ -712,11 +712,12 @@ func (s *Session) voicePart(port int, st hub.Snapshot, hostListeners []int) (str
 }
 
 // clip bounds a page string for the greeting to n runes, marked with "…",
-// and makes it one line: a control character (a newline, say) becomes a
-// space, so an item's name cannot pose as a line of the greeting.
+// and makes it one line: each character of the one rule (a newline, a
+// separator, a zero-width or bidi character) becomes a space, so an item's
+// name cannot pose as a line of the greeting.
 func clip(s string, n int) string {
 	s = strings.Map(func(r rune) rune {
-		if unicode.IsControl(r) {
+		if unprintable.Is(r) {
 			return ' '
 		}
 		return r

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/stitchslop/stitchslop-bridge/security/unprintable"
 )
 
 // This file turns argument words into one line for a shell to split back
@@ -171,15 +173,17 @@ func Line(sh Shell, words ...string) (string, error) {
 }
 
 // printable refuses what no line can show: invalid UTF-8 (JSON would turn
-// it into U+FFFD, another path) and control characters (a newline would
-// split the line; others would reach the terminal raw).
+// it into U+FFFD, another path) and every character of the one rule
+// (security/unprintable: a newline would split the line, a control would
+// reach the terminal raw, a bidi or zero-width character would show the
+// line as something it is not).
 func printable(s string) error {
 	if !utf8.ValidString(s) {
-		return fmt.Errorf("%q is not valid UTF-8", s)
+		return fmt.Errorf("%s is not valid UTF-8", unprintable.Quote(s))
 	}
 	for _, r := range s {
-		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) {
-			return fmt.Errorf("%q holds the control character %U", s, r)
+		if why := unprintable.Describe(r); why != "" {
+			return fmt.Errorf("%s holds %s", unprintable.Quote(s), why)
 		}
 	}
 	return nil

@@ -15,10 +15,10 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"strconv"
 	"strings"
 	"sync"
-	"unicode/utf8"
+
+	"github.com/stitchslop/stitchslop-bridge/security/unprintable"
 )
 
 // Prefix starts every line.
@@ -78,46 +78,22 @@ func (h *handler) WithAttrs(as []slog.Attr) slog.Handler {
 
 func (h *handler) WithGroup(string) slog.Handler { return h }
 
-// quote renders an attribute value: as it is when it is plain printable
-// text, otherwise Go-quoted once, which escapes every control character.
+// quote renders an attribute value: as it is when it is plain text with
+// nothing to escape, otherwise quoted once by the one rule's Quote, which
+// escapes every character that would not show as itself.
 func quote(s string) string {
-	if s == "" || strings.ContainsAny(s, " \"=\\") || !printable(s) {
-		return strconv.Quote(s)
+	if s == "" || strings.ContainsAny(s, " \"=\\") || unprintable.Any(s) {
+		return unprintable.Quote(s)
 	}
 	return s
 }
 
-// escape writes a message's characters that are not printable text (ESC,
-// BEL and the other C0 and C1 controls, DEL, format characters such as bidi
-// overrides, invalid UTF-8) as Go escapes, so bytes from a page or a file
-// cannot drive the terminal. Printable text, spaces included, is kept.
-func escape(s string) string {
-	if printable(s) {
-		return s
-	}
-	var b strings.Builder
-	for i, r := range s {
-		switch {
-		case r == utf8.RuneError && !strings.HasPrefix(s[i:], "\uFFFD"):
-			fmt.Fprintf(&b, "\\x%02x", s[i])
-		case r == ' ' || strconv.IsPrint(r):
-			b.WriteRune(r)
-		default:
-			q := strconv.QuoteRune(r)
-			b.WriteString(q[1 : len(q)-1])
-		}
-	}
-	return b.String()
-}
-
-func printable(s string) bool {
-	for _, r := range s {
-		if r != ' ' && !strconv.IsPrint(r) {
-			return false
-		}
-	}
-	return utf8.ValidString(s)
-}
+// escape writes a message's characters that would not show as themselves
+// (the one rule, security/unprintable: ESC, BEL and the other controls,
+// bidi overrides and other format characters, fillers, private use) and
+// invalid bytes as Go escapes, so bytes from a page or a file cannot drive
+// the terminal or hide text. Everything else, spaces included, is kept.
+func escape(s string) string { return unprintable.Escape(s) }
 
 // Hint logs a hint line.
 func Hint(l *slog.Logger, msg string) {

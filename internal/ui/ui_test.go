@@ -46,3 +46,16 @@ func TestUntrustedBytesEscaped(t *testing.T) {
 		t.Errorf("log line\n%s\nwant\n%s", line, want)
 	}
 }
+
+// The characters issue 27 found printed raw: the one rule
+// (security/unprintable) escapes each, in the message and in values.
+func TestOneRuleEscaped(t *testing.T) {
+	var b bytes.Buffer
+	log := NewLogger(&b)
+	hostile := "a\u3164b\u17b4c\u115fd\u2064e\ue000f\U000F0041g\U000E0080h\ufe0fi"
+	log.Warn("name "+hostile, "name", hostile)
+	want := `stitchslop-bridge: warning: name a\u3164b\u17b4c\u115fd\u2064e\ue000f\U000f0041g\U000e0080h\ufe0fi name="a\u3164b\u17b4c\u115fd\u2064e\ue000f\U000f0041g\U000e0080h\ufe0fi"` + "\n"
+	if b.String() != want {
+		t.Errorf("log line\n%s\nwant\n%s", b.String(), want)
+	}
+}

@@ -16,13 +16,45 @@ import (
 	"flag"
 	"fmt"
 	"go/build"
+	"go/parser"
 	"go/scanner"
 	"go/token"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 )
+
+// module is the import path of this module.
+const module = "github.com/stitchslop/stitchslop-bridge"
+
+// carriers are the packages whose values hold bytes a page or a leader
+// bridge sent, or decide what becomes of them: the page socket and the hub
+// that delivers its frames, the control plane and the client that reads a
+// leader's answers, the lexer of untrusted JSON, the gate to the model, the
+// writer to the disk, and the code between them. The rule: a file of the
+// release binary counts when it is in security/, in a carrier or an exit
+// (below), or imports a carrier. TestEveryRawJSONUserIsCounted keeps the
+// list from falling behind the lexer: a package that reads untrusted JSON
+// is a carrier or an exit.
+var carriers = []string{
+	"internal/page", "internal/hub", "internal/control", "internal/client",
+	"internal/envelope", "internal/replyfiles", "internal/attempts",
+	"security/rawjson", "security/gate", "security/files", "security/toollist",
+}
+
+// exits count whole, though importing one does not make a file count: the
+// MCP face writes stdout from every file, the bridge wires the faces to the
+// hub, ui prints page strings to the terminal (a file that imports it only
+// logs its own words), and the demo serves the page that dials the bridge.
+var exits = []string{"internal/mcp", "internal/bridge", "internal/ui", "internal/demo"}
+
+// perFile are the packages that read untrusted JSON but are counted file by
+// file, by the rule: the shell's verbs, whose help, completion and manual
+// pages never see a page's bytes.
+var perFile = []string{"internal/cli"}
 
 // layer is one boundary and the code that makes it, by path from the
 // module root: a directory stands for its non-test .go files.
@@ -31,11 +63,14 @@ type layer struct {
 	paths []string
 }
 
-// layers are the boundaries in the order a page's bytes cross them.
+// layers are the boundaries in the order a page's bytes cross them. They
+// can add to what is counted, never take away: a file the rule (carriers,
+// below) counts that no layer names is counted in a last row of its own,
+// so a hand list can leave nothing out.
 var layers = []layer{
 	{"1. page socket and handshake", []string{"internal/page", "security/origin", "security/credential", "security/ledger", "security/throttle", "security/limits", "internal/pairing", "internal/sites"}},
 	{"2. frames and tool lists", []string{"security/rawjson", "internal/envelope", "internal/hub", "security/toollist"}},
-	{"3. the gate to the model", []string{"security/gate", "internal/mcp/result.go", "internal/mcp/files.go", "internal/mcp/bulk.go", "internal/attempts", "internal/replyfiles", "internal/cli/gate.go", "internal/cli/listen.go"}},
+	{"3. the gate to the model", []string{"security/gate", "security/unprintable", "internal/mcp/result.go", "internal/mcp/files.go", "internal/mcp/bulk.go", "internal/attempts", "internal/replyfiles", "internal/cli/gate.go", "internal/cli/listen.go"}},
 	{"4. control plane and followers", []string{"internal/control", "internal/client", "internal/bridge/follow.go", "security/envtoken"}},
 	{"5. files", []string{"security/files", "security/fileperm", "internal/session", "internal/cli/files.go", "internal/cli/stream.go"}},
 	{"6. other users", []string{"security/peercred", "internal/bridge/open.go", "internal/bridge/peer.go"}},
@@ -95,26 +130,27 @@ func replaceMarked(file, table string) error {
 	return os.WriteFile(file, out, 0o644)
 }
 
-// render measures every layer and returns the table.
+// render measures every layer and returns the table: every file a layer
+// names, and in a last row every other file the rule counts (countedFiles).
 func render() (string, error) {
+	counted, err := countedFiles()
+	if err != nil {
+		return "", err
+	}
 	var b strings.Builder
 	b.WriteString("| layer | code lines | in the linux binary | darwin | windows | files |\n|---|---:|---:|---:|---:|---|\n")
 	total := make([]int, 1+len(targets))
-	for _, l := range layers {
-		files, err := goFiles(l.paths)
-		if err != nil {
-			return "", err
-		}
+	row := func(name string, files []string, label string) error {
 		n := make([]int, 1+len(targets))
 		for _, f := range files {
 			c, err := codeLines(f)
 			if err != nil {
-				return "", err
+				return err
 			}
 			n[0] += c
 			for i, ctx := range targets {
 				if ok, err := ctx.MatchFile(filepath.Dir(f), filepath.Base(f)); err != nil {
-					return "", err
+					return err
 				} else if ok {
 					n[1+i] += c
 				}
@@ -123,10 +159,102 @@ func render() (string, error) {
 		for i := range n {
 			total[i] += n[i]
 		}
-		fmt.Fprintf(&b, "| %s | %d | %d | %d | %d | %s |\n", l.name, n[0], n[1], n[2], n[3], "`"+strings.Join(l.paths, "`, `")+"`")
+		fmt.Fprintf(&b, "| %s | %d | %d | %d | %d | %s |\n", name, n[0], n[1], n[2], n[3], label)
+		return nil
+	}
+	for _, l := range layers {
+		files, err := goFiles(l.paths)
+		if err != nil {
+			return "", err
+		}
+		// A layer's own files count whether or not the rule finds them
+		// (pairing and sites hold credentials, not page bytes).
+		var in []string
+		for _, f := range files {
+			in = append(in, f)
+			delete(counted, f)
+		}
+		if err := row(l.name, in, "`"+strings.Join(l.paths, "`, `")+"`"); err != nil {
+			return "", err
+		}
+	}
+	rest := make([]string, 0, len(counted))
+	for f := range counted {
+		rest = append(rest, f)
+	}
+	sort.Strings(rest)
+	if err := row("7. the faces: every other file that imports a carrier", rest, "`"+strings.Join(rest, "`, `")+"`"); err != nil {
+		return "", err
 	}
 	fmt.Fprintf(&b, "| **all trust-boundary code** | **%d** | **%d** | **%d** | **%d** | |\n", total[0], total[1], total[2], total[3])
 	return b.String(), nil
+}
+
+// countedFiles applies the rule (carriers) to every non-test file of this
+// module's packages in the bridge's release binary, on any of its systems,
+// by path from the module root.
+func countedFiles() (map[string]bool, error) {
+	counted := map[string]bool{}
+	carrier, exit := map[string]bool{}, map[string]bool{}
+	for _, c := range carriers {
+		carrier[module+"/"+c] = true
+	}
+	for _, e := range exits {
+		exit[module+"/"+e] = true
+	}
+	seen := map[string]bool{}
+	for _, ctx := range targets {
+		cmd := exec.Command("go", "list", "-deps", "-f", "{{.ImportPath}} {{.Dir}}", "./cmd/stitchslop-bridge")
+		cmd.Env = append(os.Environ(), "GOOS="+ctx.GOOS, "GOARCH="+ctx.GOARCH, "CGO_ENABLED=0")
+		out, err := cmd.Output()
+		if err != nil {
+			return nil, fmt.Errorf("go list for %s: %w", ctx.GOOS, err)
+		}
+		for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+			path, _, _ := strings.Cut(line, " ")
+			rel, ok := strings.CutPrefix(path, module+"/")
+			if !ok || seen[rel] {
+				continue
+			}
+			seen[rel] = true
+			files, err := goFiles([]string{rel})
+			if err != nil {
+				return nil, err
+			}
+			whole := carrier[path] || exit[path] || strings.HasPrefix(rel, "security/")
+			for _, f := range files {
+				if whole {
+					counted[f] = true
+					continue
+				}
+				imports, err := importsOf(f)
+				if err != nil {
+					return nil, err
+				}
+				for _, im := range imports {
+					if carrier[im] {
+						counted[f] = true
+						break
+					}
+				}
+			}
+		}
+	}
+	return counted, nil
+}
+
+// importsOf lists the import paths of a Go file.
+func importsOf(path string) ([]string, error) {
+	f, err := parser.ParseFile(token.NewFileSet(), path, nil, parser.ImportsOnly)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, im := range f.Imports {
+		p, _ := strconv.Unquote(im.Path.Value)
+		out = append(out, p)
+	}
+	return out, nil
 }
 
 // targets are the systems a release binary is built for: a file counts in

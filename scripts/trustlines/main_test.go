@@ -2,6 +2,8 @@ package main
 
 import (
 	"os"
+	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -46,5 +48,34 @@ func TestTargets(t *testing.T) {
 				t.Errorf("%s binary holds %s: %v, %v; want %v", targets[i].GOOS, name, ok, err, want[j])
 			}
 		}
+	}
+}
+
+// TestEveryRawJSONUserIsCounted: a package that imports security/rawjson,
+// the lexer of untrusted JSON, handles a page's or a leader's bytes, so it
+// is a carrier or an exit and counted whole, or named in perFile.
+func TestEveryRawJSONUserIsCounted(t *testing.T) {
+	t.Chdir("../..")
+	out, err := exec.Command("go", "list", "-f", "{{.ImportPath}} {{join .Imports \" \"}}", "./...").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	known := map[string]bool{}
+	for _, p := range slices.Concat(carriers, exits, perFile) {
+		known[module+"/"+p] = true
+	}
+	users := 0
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		pkg, imports, _ := strings.Cut(line, " ")
+		if !slices.Contains(strings.Fields(imports), module+"/security/rawjson") {
+			continue
+		}
+		users++
+		if !known[pkg] && !strings.HasPrefix(pkg, module+"/security/") && !strings.HasPrefix(pkg, module+"/scripts/") {
+			t.Errorf("%s reads untrusted JSON (imports security/rawjson) but is neither a carrier, an exit nor counted per file", pkg)
+		}
+	}
+	if users == 0 {
+		t.Fatal("no package imports security/rawjson; the check proves nothing")
 	}
 }

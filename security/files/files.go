@@ -113,6 +113,8 @@ import (
 
 	"golang.org/x/text/cases"
 	"golang.org/x/text/unicode/norm"
+
+	"github.com/stitchslop/stitchslop-bridge/security/unprintable"
 )
 
 // MaxIn is the largest file Read sends to the tab, in bytes: 14 MB, as the
@@ -501,59 +503,21 @@ func checkName(name string, text bool) string {
 }
 
 // checkCharacters returns why name, valid UTF-8, holds a character no saved
-// name may hold, or "". Such a name is refused, never cleaned: a name the
-// model is told was saved is the name on the disk. The rule is the one
-// rule of what does not print as itself (unprintable): controls (C0, DEL,
-// C1, such as U+0085 NEXT LINE and U+009B, a terminal escape), format
-// characters (U+202E RIGHT-TO-LEFT OVERRIDE shows evil\u202Egnp.exe as
-// evilexe.png; the zero-width ones), every default-ignorable code point
-// (variation selectors such as U+FE0F, U+17B4, the tags), private-use
-// characters (which macOS and Cygwin use to stand for characters Windows
-// refuses, ":" as U+F022) and unassigned code points; and besides it the
-// line and paragraph separators U+2028 and U+2029, which break a name
-// into lines. The reason names the character by its code point, never as
-// itself.
+// name may hold, or "": any that the one rule names (security/unprintable:
+// controls, bidi and other format characters, default-ignorable ones,
+// separators, private use, unassigned code points). Each can make a name
+// show as something it is not (evil\u202Egnp.exe as evilexe.png, or
+// package\uFE0F.json as package.json once the gate has removed it), or mean
+// something else on another system (private use stands for ":" on macOS).
+// The name is refused, never cleaned; the reason names the character by its
+// code point, never as itself.
 func checkCharacters(name string) string {
 	for _, r := range name {
-		switch {
-		case unicode.In(r, unicode.Zl, unicode.Zp):
-			return fmt.Sprintf("it holds %U, a line or paragraph separator", r)
-		case !unprintable(r):
-		case unicode.Is(unicode.Cc, r):
-			return fmt.Sprintf("it holds the control character %U", r)
-		case bidi(r):
-			return fmt.Sprintf("it holds %U, a bidirectional control, which changes the order its text is shown in", r)
-		case unicode.Is(unicode.Co, r):
-			return fmt.Sprintf("it holds %U, a private-use character, which some systems show as a character names may not hold", r)
-		case !assigned(r):
-			return fmt.Sprintf("it holds %U, a code point not assigned in Unicode %s", r, unicode.Version)
-		default:
-			return fmt.Sprintf("it holds %U, an invisible formatting character", r)
+		if why := unprintable.Describe(r); why != "" {
+			return "it holds " + why
 		}
 	}
 	return ""
-}
-
-// unprintable is the one rule of characters that do not print as
-// themselves. TODO(issue 28): security/unprintable.Is once it is on main;
-// until then the same classes from Go's tables.
-func unprintable(r rune) bool {
-	return unicode.In(r, unicode.Cc, unicode.Cf, unicode.Co, unicode.Variation_Selector, unicode.Other_Default_Ignorable_Code_Point) ||
-		(0xE0000 <= r && r <= 0xE0FFF) || !assigned(r)
-}
-
-// bidi reports whether r is one of Unicode's bidirectional formatting
-// characters (UAX #9): ALM, LRM, RLM, the embeddings and overrides, and
-// the isolates.
-func bidi(r rune) bool {
-	return r == 0x061c || r == 0x200e || r == 0x200f || (r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069)
-}
-
-// assigned reports whether r has a general category other than Cn. (Go's
-// unicode.C holds Cn too, so the other categories of C are named.)
-func assigned(r rune) bool {
-	return unicode.In(r, unicode.L, unicode.M, unicode.N, unicode.P, unicode.S, unicode.Z,
-		unicode.Cc, unicode.Cf, unicode.Co, unicode.Cs)
 }
 
 // NameKey returns the form under which two names are one file on some

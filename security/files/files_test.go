@@ -375,7 +375,13 @@ func TestCheckName(t *testing.T) {
 		{"なぜ？.txt", ""}, // a fullwidth question mark is not "?"
 		{"سلام.dst", ""},
 		{"🌹 rose.png", ""},
-		{"❤️.png", "it holds U+FE0F"}, // a variation selector does not print as itself: the one rule refuses it
+		{"❤️.png", "it holds U+FE0F, a character that displays as nothing"}, // the one rule: a variation selector
+		{"package\ufe0f.json", "it holds U+FE0F, a character that displays as nothing"},
+		{"leaf\u17b4.dst", "it holds U+17B4, a character that displays as nothing"},
+		{"fill\u3164er.dst", "it holds U+3164, a character that displays as nothing"},
+		{"x\u2064.dst", "it holds U+2064, an invisible formatting character"},
+		{"x\U000e0080.dst", "it holds U+E0080, a code point not assigned"},
+		{"x\U000f0041.dst", "it holds U+F0041, a private-use character"},
 		{"my\u00a0design.dst", ""},
 		{"a.b.dst", ""},
 		{"COM10.dst", ""},
@@ -451,8 +457,6 @@ func TestCheckName(t *testing.T) {
 		{"angular.json", "it is the name of a build or package manifest"},
 		{"requirements-dev.txt", "it is the name of a build or package manifest"},
 		{"tsconfig.build.json", "it is the name of a build or package manifest"},
-		{"leaf\u17b4.dst", "it holds U+17B4"},
-		{"package\ufe0f.json", "it holds U+FE0F"},
 		{"warp.dst", ""},
 		{"package.json.txt", ""},
 		{"my-package.json", ""},

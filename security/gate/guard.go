@@ -9,7 +9,8 @@
 //
 //   - Guard copies a JSON value (a page's reply) and, in the same pass,
 //     removes invisible characters from every string and member name
-//     (Invisible: controls, format and tag characters, variation selectors);
+//     (the one rule, security/unprintable: controls, format and
+//     default-ignorable characters, private use, unassigned code points);
 //     replaces each string too long to be of use to a model with a one-line
 //     note saying what was there and how to get it whole: a data URL
 //     ("data:…", scheme matched without regard to case) of more than
@@ -53,6 +54,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/stitchslop/stitchslop-bridge/security/rawjson"
+	"github.com/stitchslop/stitchslop-bridge/security/unprintable"
 )
 
 // The limits, in characters (see the package doc for how they are
@@ -258,7 +260,7 @@ func (g Guard) walk(dst, v, base []byte, name bool) []byte {
 // leaves them, and whether that differs from the string's value. A string
 // of plain ASCII without escapes is not decoded.
 func cleaned(inner []byte) (string, bool) {
-	if bytes.IndexByte(inner, '\\') < 0 && !needsLook(inner) {
+	if bytes.IndexByte(inner, '\\') < 0 && unprintable.PlainText(inner) {
 		return "", false
 	}
 	s, _ := rawjson.Decode(inner, -1)

@@ -1,6 +1,7 @@
-// Package limits names every bound the bridge puts on untrusted input, so a
-// reviewer finds all of them in one place (THREAT_MODEL.md T9, input-dos,
-// and the size bounds behind T8 and T13).
+// Package limits names the bounds the bridge puts on its connections and
+// its own files (THREAT_MODEL.md T9, input-dos, and the size bounds behind
+// T8 and T13): what one frame, socket, request body, answer or config file
+// may hold, and how long each may take.
 //
 // Before a page authenticates it is anyone on the machine or any web page:
 // it may send one small frame (PreAuthFrame) within AuthTimeout, and only
@@ -8,8 +9,16 @@
 // is the user's own Stitch Slop tab, trusted with PageFrame. The control
 // plane's HTTP server has header and body bounds and timeouts, its client
 // reads no answer larger than ControlAnswer (a leader is another process),
-// and the bridge reads no config file larger than ConfigFile. The page's
-// tool list has its own bounds in security/toollist.
+// and the bridge reads no config file larger than ConfigFile.
+//
+// A bound on what a value may hold lives beside the code that enforces it,
+// where a reader of that code sees it: the gate's (gate.MaxString,
+// gate.MaxItems, gate.MaxTotal, gate.MaxDataURL, gate.MaxText), the tool
+// list's (toollist.MaxTools, toollist.MaxSchema, toollist.MaxList), the
+// files' (files.MaxIn, files.MaxSaved, replyfiles.MaxAttached), the JSON
+// lexer's (rawjson.MaxMembers), the MCP face's (mcp.MaxInFlight,
+// mcp.MaxBatch, mcp.MaxLine), the stored credentials' (pairing.MaxSecrets,
+// sites.MaxTokens, sites.MaxSites), and listen's lines (internal/cli).
 //
 // The constants are enforced by their callers (internal/page,
 // internal/control, internal/client, security/fileperm). They bound memory

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -20,7 +21,7 @@ var refRE = regexp.MustCompile("`((?:[a-z0-9_-]+/)*[A-Za-z][A-Za-z0-9_-]*)\\.([A
 
 // fileName is the tail of a file name (pairing.json, pairing.json.lock),
 // which shares its first part with a package name.
-var fileName = regexp.MustCompile(`^(json|lock|md|go|ya?ml|txt)(\.|$)`)
+var fileName = regexp.MustCompile(`^(json|jsonl|lock|md|go|ya?ml|txt|toml|sh|mjs|js|exe|png|svg|dst|zip|tar|gz|html|txtar|ps1|mcpb|sig|pem|bat|plist|sum|mod|c|py|bash|fish)(\.|$)`)
 
 // decls is every identifier the module declares outside tests, by package
 // directory (module-relative) and by package name: top-level names, and
@@ -236,3 +237,130 @@ var (
 	indexRowRE = regexp.MustCompile("(?m)^\\| `((?:security|internal|cmd)/[a-z0-9/_-]+)` \\| ([^|]*) \\|")
 	nameRE     = regexp.MustCompile("`([A-Za-z_][A-Za-z0-9_]*(?:\\.[A-Za-z_][A-Za-z0-9_]*)?)`")
 )
+
+// commentRefRE is a reference to Go code in running text, without
+// backticks: a package of this module (by name or module-relative
+// directory), then one or two names: files.Save, internal/mcp.resultHead,
+// hub.Hub.Reserve. Only references whose first part names a package of the
+// module are checked, so json.Valid or e.g. pass unread.
+var commentRefRE = regexp.MustCompile(`(?:^|[^A-Za-z0-9_./-])((?:[a-z0-9_-]+/)*[a-z][a-z0-9]*)\.([A-Za-z_][A-Za-z0-9_]*)(?:\.([A-Za-z_][A-Za-z0-9_]*))?`)
+
+// TestDocumentsAndCommentsNameExistingCode: every pkg.Name that a document
+// (README.md, SECURITY.md, THREAT_MODEL.md, docs/*.md) or a comment in the
+// module's Go code names, for a package of this module, is declared, so a
+// renamed or removed function cannot stay cited as the place a thing
+// happens.
+func TestDocumentsAndCommentsNameExistingCode(t *testing.T) {
+	root := filepath.Join("..", "..")
+	d := loadDecls(t, root)
+	// dirsOf are the directories a reference's package part names.
+	dirsOf := func(pkg string) []string {
+		if strings.Contains(pkg, "/") {
+			return []string{pkg}
+		}
+		return d.byName[pkg]
+	}
+	// test reports whether pkg.name is a Test or Fuzz function there.
+	test := func(pkg, name string) bool {
+		for _, dir := range dirsOf(pkg) {
+			if d.tests[dir+"."+name] {
+				return true
+			}
+		}
+		return false
+	}
+	// variable reports whether name is declared in pkg with no method or
+	// field recorded under it: a variable, whose type is not looked up, so
+	// pkg.Var.Field is taken on trust.
+	variable := func(pkg, name string) bool {
+		for _, dir := range dirsOf(pkg) {
+			if !d.byDir[dir][name] {
+				continue
+			}
+			for k := range d.byDir[dir] {
+				if strings.HasPrefix(k, name+".") {
+					return false
+				}
+			}
+			return true
+		}
+		return false
+	}
+	check := func(where, text string, re *regexp.Regexp, local map[string]bool) {
+		for _, r := range re.FindAllStringSubmatch(text, -1) {
+			pkg := r[1]
+			switch {
+			case local[pkg], fileName.MatchString(r[2]), fileName.MatchString(r[3]):
+				continue // a name of the file's own or another module's; a file
+			case strings.Contains(pkg, "/") && d.byDir[pkg] == nil:
+				continue // a path to a file or folder, not a package
+			case re == commentRefRE && d.byName[pkg] == nil && !strings.Contains(pkg, "/"):
+				continue
+			case r[3] == "" && test(pkg, r[2]), r[3] != "" && variable(pkg, r[2]):
+				continue // a test; pkg.Var.Field
+			}
+			if found, ok := d.resolve(r[1], r[2], r[3]); ok && !found {
+				ref := r[1] + "." + r[2]
+				if r[3] != "" {
+					ref += "." + r[3]
+				}
+				t.Errorf("%s names %s, which the code does not declare", where, ref)
+			}
+		}
+	}
+	docs, _ := filepath.Glob(filepath.Join(root, "docs", "*.md"))
+	docs = append(docs, filepath.Join(root, "README.md"), filepath.Join(root, "SECURITY.md"), filepath.Join(root, "THREAT_MODEL.md"))
+	for _, p := range docs {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rel, _ := filepath.Rel(root, p)
+		check(filepath.ToSlash(rel), string(b), refRE, nil)
+	}
+	fset := token.NewFileSet()
+	err := filepath.WalkDir(root, func(path string, e fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if e.IsDir() && (e.Name() == ".git" || e.Name() == "testdata") {
+			return filepath.SkipDir
+		}
+		if e.IsDir() || !strings.HasSuffix(path, ".go") {
+			return nil
+		}
+		f, err := parser.ParseFile(fset, path, nil, parser.ParseComments|parser.SkipObjectResolution)
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, path)
+		// Names that are not this module's packages here: those of other
+		// modules the file imports (the MCP SDK's mcp), and the file's own
+		// package's identifiers (gate's limits variable).
+		dir, _ := filepath.Rel(root, filepath.Dir(path))
+		local := map[string]bool{}
+		for k := range d.byDir[filepath.ToSlash(dir)] {
+			local[k] = true
+		}
+		for _, im := range f.Imports {
+			p, _ := strconv.Unquote(im.Path.Value)
+			if strings.HasPrefix(p, "github.com/stitchslop/stitchslop-bridge/") {
+				continue
+			}
+			name := filepath.Base(p)
+			if im.Name != nil {
+				name = im.Name.Name
+			}
+			local[name] = true
+		}
+		for _, g := range f.Comments {
+			for _, c := range g.List {
+				check(filepath.ToSlash(rel)+":"+strconv.Itoa(fset.Position(c.Pos()).Line), c.Text, commentRefRE, local)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}

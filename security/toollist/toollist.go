@@ -44,6 +44,7 @@ import (
 
 	"github.com/stitchslop/stitchslop-bridge/security/gate"
 	"github.com/stitchslop/stitchslop-bridge/security/rawjson"
+	"github.com/stitchslop/stitchslop-bridge/security/unprintable"
 )
 
 // Bounds, as in the reference bridge, plus MaxDepth and MaxDropped.
@@ -278,11 +279,12 @@ func annotations(raw []byte) json.RawMessage {
 }
 
 // printable renders a rejected name for a report: at most 64 bytes of it,
-// Go-quoted, so a hostile name cannot forge log lines.
+// quoted by the one rule, so a hostile name cannot forge log lines or hide
+// characters.
 func printable(raw []byte) string {
 	s, ok := rawjson.String(raw)
 	if !ok && !rawjson.IsNull(raw) {
 		s = string(raw)
 	}
-	return fmt.Sprintf("%q", s[:min(len(s), 64)])
+	return unprintable.Quote(s[:min(len(s), 64)])
 }
