@@ -11,8 +11,8 @@ import (
 )
 
 // The one writer that replaces files. Every file the bridge or the CLI
-// puts in place of another goes through a Pending: Save with overwrite,
-// call --out (internal/cli), and, through security/fileperm's WriteFile,
+// puts in place of another goes through a Pending: Save, Out (call --out),
+// and, through security/fileperm's WriteFile,
 // pairing.json, the spent-token file and the session files. It lives here,
 // beside the race-free walk, because creating and replacing files in a
 // folder opened once is this package's job; fileperm adds only who may
@@ -65,16 +65,15 @@ type Pending struct {
 	head []byte // the first SniffLen bytes written, for want
 }
 
-// Create starts writing path, in its existing folder, as a new file of
-// mode 0666 less the umask, as any program writing a user's file does.
-// path's folder is opened once; what follows happens in it whatever is
-// renamed or linked in its place meanwhile.
-func Create(path string) (*Pending, error) { return CreateWith(path, nil) }
-
-// CreateWith is Create with the temporary file made by open, which must
-// create exactly the path it is given, failing with an error wrapping
-// fs.ErrExist if anything is there (O_EXCL): security/fileperm passes one
-// that makes it the user's alone from birth.
+// CreateWith starts writing path, in its existing folder, for the
+// bridge's own files (security/fileperm): path's folder is opened once, and
+// what follows happens in it whatever is renamed or linked in its place
+// meanwhile. The temporary file is made by open, which must create exactly
+// the path it is given, failing with an error wrapping fs.ErrExist if
+// anything is there (O_EXCL); fileperm passes one that makes it the user's
+// alone from birth; nil makes it 0666 less the umask. A file of the user's
+// that a page's reply fills is never started here but by Save or Out,
+// whose walk refuses hidden folders.
 func CreateWith(path string, open func(path string) (*os.File, error)) (*Pending, error) {
 	r, err := os.OpenRoot(filepath.Dir(path))
 	if err != nil {

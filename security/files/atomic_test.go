@@ -22,9 +22,9 @@ func swap[T any](t *testing.T, p *T, v T) {
 // pending writes data through a Pending for path and commits it.
 func pending(t *testing.T, path string, data []byte, replace bool) error {
 	t.Helper()
-	p, err := Create(path)
+	p, err := CreateWith(path, nil)
 	if err != nil {
-		t.Fatalf("Create(%q) = %v", path, err)
+		t.Fatalf("CreateWith(%q) = %v", path, err)
 	}
 	if _, err := p.Write(data); err != nil {
 		t.Fatalf("Pending.Write = %v", err)
@@ -52,7 +52,7 @@ func TestPendingCommit(t *testing.T) {
 	if b, _ := os.ReadFile(path); string(b) != "three" {
 		t.Errorf("Commit(true) left %q, want three", b)
 	}
-	p, _ := Create(path)
+	p, _ := CreateWith(path, nil)
 	p.Write([]byte("four"))
 	p.Abort()
 	if got := tree(t, dir); !reflect.DeepEqual(got, []string{"out.png"}) {

@@ -1,7 +1,8 @@
 // Package files stands between the agent's file tools and the disk: it reads
 // a file the agent sends to the tab (Read), writes a file the tab sends
-// back (Save), and is the one writer that replaces a file (Pending), for
-// --out and, through security/fileperm, the pairing and session files. It
+// back (Save for a reply's files, Out for call --out, one decision for
+// both), and is the one writer that replaces a file (Pending), for those
+// and, through security/fileperm, the pairing and session files. It
 // mitigates THREAT_MODEL.md T16 (file-tools): a page, which
 // may be a hostile or compromised site, talks the agent into
 //
@@ -38,7 +39,8 @@
 //   - Only a regular file of at most MaxIn bytes is read, and never more
 //     than MaxIn+1 bytes whatever Stat said; text mode needs valid UTF-8.
 //
-// Save mitigates (b):
+// Save and Out mitigate (b), by the same rules; what needs no reply is
+// asked before the call (Prepare for Save's folder, CheckOut for Out):
 //
 //   - The name (CheckName) must be a bare name: no separator, not "." or
 //     "..", not hidden, none of the characters Windows refuses (so no ':'
@@ -46,17 +48,23 @@
 //     space, no reserved device name (CON, NUL.png, COM1.txt), valid
 //     UTF-8. It cannot leave dir or become a dotfile.
 //   - Nor may it hold a character that makes a name show as something it
-//     is not (checkCharacters): control characters (C0, DEL, C1), format
-//     characters such as U+202E RIGHT-TO-LEFT OVERRIDE (evil\u202Egnp.exe
-//     shows as evilexe.png) and the zero-width ones, line and paragraph
-//     separators, private-use characters and unassigned code points. The
-//     reasons name such a character by its code point, never the name.
+//     is not (checkCharacters, by security/unprintable's one rule):
+//     control characters (C0, DEL, C1), format characters such as U+202E
+//     RIGHT-TO-LEFT OVERRIDE (evil\u202Egnp.exe shows as evilexe.png), the
+//     default-ignorable ones (U+FE0F, U+17B4), line and paragraph
+//     separators, private-use characters and unassigned code points. Such a
+//     name is refused, never cleaned. The reasons name such a character by
+//     its code point, never the name.
 //   - Nor may it be the name of a build or package manifest or of a coding
-//     agent's instruction file (manifests: package.json, CMakeLists.txt,
-//     requirements.txt, CLAUDE.md, AGENTS.md ...), which another program
-//     runs code from, or obeys, just because it is in the folder.
-//   - Only image, design, JSON, .txt and .md names are written, and an image
-//     name must hold that image's bytes: no script, no executable, no name
+//     agent's instruction file (manifest: package.json, angular.json,
+//     requirements-dev.txt, CLAUDE.md, AGENT.md, WARP.md, opencode.json
+//     ..., refused as classes), which another program runs code from, or
+//     obeys, just because it is in the folder.
+//   - Its kind depends on who chose it (By): a page's name has one of the
+//     app's kinds (images, machine and colour files, .svg, .dxf,
+//     .stitchslop, .json), an agent's may also be .txt or .md, and --out's
+//     is an image or design name. An image name must hold that image's
+//     bytes (Pending.Commit checks): no script, no executable, no name
 //     without an extension. Files are created 0666 less the umask, never
 //     executable.
 //   - NameKey says when two names are one file on some disk (case, and
