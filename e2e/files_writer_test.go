@@ -134,7 +134,7 @@ func TestSec_PageNamesMCP(t *testing.T) {
 		t.Errorf("call_to_files with refused names: not isError")
 	}
 	wantPageNamesRefused(t, "call_to_files", out, r.text())
-	if strings.Contains(r.text(), "package.json ->") || strings.Contains(r.text(), "leaf.dst") {
+	if strings.Contains(r.text(), "/package.json") || strings.Contains(r.text(), "/leaf.dst") {
 		t.Errorf("call_to_files told the model a cleaned name was saved: %q", r.text())
 	}
 }
