@@ -152,3 +152,43 @@ func TestConcurrentRedeemOnce(t *testing.T) {
 		t.Fatalf("%d of 8 concurrent redemptions of one token succeeded, want exactly 1", wins)
 	}
 }
+
+// A demo's pairing is the demo's (THREAT_MODEL.md T17): its secret goes to
+// demoSecrets, which only a demo's Store reads; the production fields stay
+// as they were, and Unpair removes both.
+func TestDemoPairingIsApart(t *testing.T) {
+	const demoSite = "http://127.0.0.1:8780"
+	prod, dir := newStore(t)
+	demo := New(dir, ui.NewLogger(io.Discard))
+	demo.Demo = true
+	prodSecret, err := prod.Redeem(demoSite, "tok_aaaaaaaaaaaa")
+	if err != nil {
+		t.Fatal(err)
+	}
+	secret, err := demo.Redeem(demoSite, "tok_0123456789ab")
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := readJSON(t, prod.Path())[demoSite]
+	if e["secret"] != prodSecret || len(e["secrets"].([]any)) != 1 || len(e["demoSecrets"].([]any)) != 1 || e["demoSecrets"].([]any)[0] != secret {
+		t.Errorf("entry after a production and a demo pairing = %v; want the demo's secret in demoSecrets alone", e)
+	}
+	for _, tc := range []struct {
+		store  *Store
+		secret string
+		want   bool
+	}{{prod, secret, false}, {prod, prodSecret, true}, {demo, secret, true}, {demo, prodSecret, false}} {
+		if ok, err := tc.store.VerifySecret(demoSite, tc.secret); ok != tc.want || err != nil {
+			t.Errorf("VerifySecret (demo store %v, demo secret %v) = %v, %v; want %v", tc.store.Demo, tc.secret == secret, ok, err, tc.want)
+		}
+	}
+	if !prod.DemoPaired(demoSite) || !prod.DemoSecret(demoSite, secret) || prod.DemoSecret(demoSite, prodSecret) {
+		t.Error("DemoPaired or DemoSecret does not see the demo's pairing alone")
+	}
+	if _, err := prod.Unpair(demoSite); err != nil {
+		t.Fatal(err)
+	}
+	if prod.DemoPaired(demoSite) {
+		t.Error("Unpair left the demo's secret")
+	}
+}
