@@ -102,9 +102,8 @@
 // same user (T11) can do anything the user can and is not stopped. Save
 // does not bound the size of what it writes.
 // Names that only look alike are not refused: "pay.png" in Cyrillic
-// letters, "a∕b.png" with a DIVISION SLASH, invisible letters such as
-// U+3164 HANGUL FILLER; nor is a Windows 8.3 short name (DESIGN~1.DST)
-// that may alias an existing long one.
+// letters, "a∕b.png" with a DIVISION SLASH; nor is a Windows 8.3 short
+// name (DESIGN~1.DST) that may alias an existing long one.
 package files
 
 import (
