@@ -73,6 +73,12 @@ func TestSec_OutGoesThroughTheOneWriter(t *testing.T) {
 	if got := dirNames(t, root); !slices.Equal(got, []string{".hid", ".profile_x", "linkdir"}) {
 		t.Errorf("the folder holds %q, want nothing new", got)
 	}
+
+	// A design kind the app writes takes an export's reply as it is.
+	design := filepath.Join(root, "rose.dst")
+	if r := runCLI(t, append(base, "call", "design.export", "--out", design)...); r.code != 0 || r.doc(t)["savedTo"] != design {
+		t.Errorf("call design.export --out rose.dst: exit %d, %s; want 0 and savedTo", r.code, r.stdout)
+	}
 }
 
 // pageNamed is a reply whose files carry names the page chose that issue 28
