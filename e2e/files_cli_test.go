@@ -1,6 +1,6 @@
 package e2e
 
-// Files by path from a shell (issue 10; reference-bridge-notes.md): call
+// Files by path from a shell (issue 10; protocol.md §7.15): call
 // --file and --file-text put files from disk into a command's arguments,
 // --save and --text-file write what the tab returns; --out and --save
 // replace nothing without --overwrite. A refused file sends nothing to the

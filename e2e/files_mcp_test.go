@@ -1,6 +1,6 @@
 package e2e
 
-// Files by path (reference-bridge-notes.md): call_with_file puts a file
+// Files by path (protocol.md §7.15): call_with_file puts a file
 // from disk into a command's arguments, call_to_files saves what the tab
 // returns; neither passes base64 through the model, and security/files
 // decides what may be read and written.

@@ -1,7 +1,7 @@
 package e2e
 
-// Parity, part 3 (issue 21; reference-bridge-notes.md, "What these notes
-// first left out"): values pasted as a model copies them, a site chosen by
+// Parity, part 3 (issue 21; protocol.md §7.5-7.7, what the team's
+// notes first left out): values pasted as a model copies them, a site chosen by
 // origin, the greeting, a wait that times out, connection_status's names,
 // wrong_pairing for a paired site, the bulk note, and the shell pair verb's
 // refusal of a token in argv. Listen itself and /status's listeners and

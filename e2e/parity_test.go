@@ -1,6 +1,6 @@
 package e2e
 
-// Parity with the Stitch Slop team's bridge (reference-bridge-notes.md):
+// Parity with the Stitch Slop team's bridge (protocol.md §7.2-7.5):
 // --lazy, pairing through the agent (the pair tool, POST /pair, the pair
 // verb), and the sites a bridge admits beyond the one it was started for.
 

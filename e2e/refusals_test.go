@@ -1,6 +1,6 @@
 package e2e
 
-// Refusals on record (reference-bridge-notes.md): the page shows a refused
+// Refusals on record (protocol.md §7.14): the page shows a refused
 // tab only as "Waiting to connect", so the bridge keeps the last refusals
 // with their reasons, and a timed-out wait says which of protocol.md §5's
 // cases it was: the browser never dialled, or it dialled and was refused.

@@ -1,7 +1,7 @@
 package e2e
 
 // What comes back from another bridge is untrusted too (issue 19). A
-// follower (reference-bridge-notes.md: sharing one tab) relays its
+// follower (protocol.md §7.13) relays its
 // leader's /call answers to the model, and the shell verbs read whatever
 // the process on a session file's port sends. These tests play that
 // process: an HTTP server on loopback in the test process, found by a

@@ -1,6 +1,6 @@
 package e2e
 
-// Sharing one tab between agent sessions (reference-bridge-notes.md): a
+// Sharing one tab between agent sessions (protocol.md §7.13): a
 // lazy bridge asked to reach a tab follows a live bridge serving the same
 // site instead of taking a second port, and takes the port over when that
 // bridge goes.

@@ -1,7 +1,7 @@
 package e2e
 
 // Start-up flags the Stitch Slop team's bridge has and its plugin passes
-// (reference-bridge-notes.md, "Start-up and lifetime"): a --port list,
+// (protocol.md §7.2): a --port list,
 // --idle-minutes, --takeover.
 
 import (

@@ -1,7 +1,7 @@
 package e2e
 
-// Voice, as the Stitch Slop app answers it (reference-bridge-notes.md,
-// "The tab's voice commands" and "`listen`, the shell verb"): voice.listen
+// Voice, as the Stitch Slop app answers it (protocol.md §7.16, the tab's
+// voice commands and the listen verb): voice.listen
 // answers {ok, heard: [{text, atMs}], selection: [{id, name}], say,
 // voiceOn?, voiceSupport?}; listen prints event lines only, says
 // unavailable before it ends, and its polling is a listener's, not an

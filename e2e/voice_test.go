@@ -1,6 +1,6 @@
 package e2e
 
-// Voice (reference-bridge-notes.md): the listen verb prints what the user
+// Voice (protocol.md §7.16): the listen verb prints what the user
 // says to the tab as JSON lines, with events, parks while the tab is away
 // and ends with its owner; the greeting hands the agent the exact command.
 
@@ -80,8 +80,8 @@ func TestRef_ListenPrintsWhatTheTabHears(t *testing.T) {
 	b := startBridge(t, bridgeOpts{configDir: dir})
 
 	var mu sync.Mutex
-	// The app's shape (reference-bridge-notes.md, "The tab's voice
-	// commands"): heard is a list of {text, atMs}, the selection a list of
+	// The app's shape (protocol.md §7.16, the tab's voice
+	// commands): heard is a list of {text, atMs}, the selection a list of
 	// {id, name}, and voiceOn the user's voice switch.
 	replies := []map[string]any{
 		{"ok": true, "heard": []any{map[string]any{"text": "make it red", "atMs": 1200}}, "selection": []any{map[string]any{"id": "s1", "name": "Rose"}}, "say": "Heard 1."},

@@ -9,9 +9,14 @@
 // now-authentic checksums.txt.
 //
 // It is a separate binary so that the bridge itself never links sigstore-go.
-// Install it from source:
+// Build it from a clone of the release's tag (go install of it works only
+// once the module is published):
 //
-//	go install github.com/stitchslop/stitchslop-bridge/cmd/stitchslop-verify@latest
+//	git clone --depth 1 --branch vX.Y.Z https://github.com/stitchslop/stitchslop-bridge
+//	go build -C stitchslop-bridge -o ../stitchslop-verify ./cmd/stitchslop-verify
+//
+// cosign and the GitHub CLI check a release too, with nothing of ours
+// (docs/release.md, "Checking a download").
 //
 // Exit codes are listed in usageText and in docs/release.md ("Exit codes").
 package main

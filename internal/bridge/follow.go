@@ -19,7 +19,7 @@ import (
 	"github.com/stitchslop/stitchslop-bridge/security/toollist"
 )
 
-// Sharing one tab between agent sessions (reference-bridge-notes.md): a
+// Sharing one tab between agent sessions (protocol.md §7.13): a
 // lazy bridge asked to reach a tab first looks for a live bridge serving
 // the same site, and follows it instead of taking a second port. The
 // leader's tab then appears in this bridge's hub as a leader connection
@@ -49,7 +49,7 @@ type leader struct {
 // leaderStatus is the part of a leader's GET /status a follower reads:
 // whether its tab is there and how it got in, its tools, its listen
 // processes, and its record of tabs dialling (a follower reports its
-// host's, reference-bridge-notes.md).
+// host's, protocol.md §7.7).
 type leaderStatus struct {
 	OK         bool     `json:"ok"`
 	Connected  bool     `json:"connected"`

@@ -317,7 +317,7 @@ func (b *bridge) removeSession(sess session.File) {
 // command: this binary's absolute path, the config dir when it is not the
 // default, the port, and --owner this process, so the listener ends with
 // this agent session's bridge even when that bridge follows another
-// (reference-bridge-notes.md, the greeting). Each value is quoted.
+// (protocol.md §7.6). Each value is quoted.
 func (b *bridge) listenCommand(port int) string {
 	exe, err := os.Executable()
 	if err != nil {

@@ -13,7 +13,7 @@ import (
 	"github.com/stitchslop/stitchslop-bridge/security/limits"
 )
 
-// The file flags of call (reference-bridge-notes.md, Files by path): the
+// The file flags of call (protocol.md §7.15): the
 // caller names files by path, and their bytes go between the disk and the
 // tab without passing through it as base64. --file and --file-text put
 // files into the command's arguments; --save writes the files of the reply;

@@ -19,7 +19,7 @@ import (
 	"github.com/stitchslop/stitchslop-bridge/security/rawjson"
 )
 
-// The listen verb (reference-bridge-notes.md, "`listen`, the shell verb")
+// The listen verb (protocol.md §7.16)
 // asks the tab for what the user says, over and over, and prints a JSON
 // line for each thing, and nothing else on stdout:
 //
@@ -50,7 +50,7 @@ import (
 // Clocks and bounds of listen.
 const (
 	// listenSeconds is how long each voice.listen waits for speech: the
-	// most the tab holds one (reference-bridge-notes.md).
+	// most the tab holds one (protocol.md §7.16).
 	listenSeconds = 25
 	// listenCallMs is the bridge's deadline for one voice.listen: the
 	// tab's own 25 s and 10 s for the answer to come back.
@@ -95,8 +95,8 @@ const (
 // listenClock holds the clocks tests shorten.
 var listenClock = struct{ owner, find, gone time.Duration }{ownerPoll, findPoll, bridgeGone}
 
-// The tab's refusals that mean no voice here (reference-bridge-notes.md,
-// "The tab's voice commands").
+// The tab's refusals that mean no voice here (protocol.md
+// §7.16).
 var voiceRefusals = map[string]bool{"refused": true, "unknown_command": true, "bad_arguments": true}
 
 // listenEvent is one event line. VoiceSupport and Message go with a

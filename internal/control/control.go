@@ -35,7 +35,7 @@ import (
 const KeyHeader = "x-stitchslop-key"
 
 // ListenerHeader marks a request of the listen verb with its pid
-// (reference-bridge-notes.md, listen): the bridge keeps the pid among its
+// (protocol.md §7.16): the bridge keeps the pid among its
 // listeners (hub.NoteListener), and the request is not an agent's use, so
 // --exit-when-unused still ends a bridge that only a listener polls.
 const ListenerHeader = "x-stitchslop-listener"

@@ -6,7 +6,7 @@ import (
 )
 
 // POST /wait clamps its seconds to 1..600 and waits 120 s without any
-// (reference-bridge-notes.md, Control plane).
+// (protocol.md §7.11).
 func TestWaitClamp(t *testing.T) {
 	f := func(v float64) *float64 { return &v }
 	for _, tt := range []struct {

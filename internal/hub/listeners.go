@@ -7,7 +7,7 @@ import (
 	"github.com/stitchslop/stitchslop-bridge/internal/session"
 )
 
-// How a tab got in, for Snapshot.AttachedBy (reference-bridge-notes.md:
+// How a tab got in, for Snapshot.AttachedBy (protocol.md §7.11 and §7.6:
 // /status attachedBy and the greeting's first line).
 const (
 	ByToken   = "token"   // a one-time token, now spent; the machine is paired

@@ -12,8 +12,8 @@ var modelGuard = gate.Guard{Compact: true, Remedy: modelRemedy}
 // modelRemedy tells the model how to get a string the guard left out: by
 // call_to_files, which saves the reply's files, its top-level dataUrl and
 // (with textFile) its long text to disk and answers with where they went,
-// so the bytes never pass through the model (reference-bridge-notes.md,
-// "Files and the shell"). Rerunning the call on the shell is not offered:
+// so the bytes never pass through the model (protocol.md
+// §7.9). Rerunning the call on the shell is not offered:
 // the same bytes would come back through the model's own output.
 func modelRemedy(gate.Left) string {
 	return "to get it, call call_to_files with the same command, args and a dir (and textFile to save long text): it saves the data as files and answers with their paths"

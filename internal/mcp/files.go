@@ -15,7 +15,7 @@ import (
 	"github.com/stitchslop/stitchslop-bridge/security/rawjson"
 )
 
-// The file tools (reference-bridge-notes.md, Files by path): the agent
+// The file tools (protocol.md §7.15): the agent
 // names files by path, and their bytes go between the disk and the tab
 // without passing through the model as base64. security/files decides what
 // may be read and written (THREAT_MODEL.md T16).

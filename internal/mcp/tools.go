@@ -430,7 +430,7 @@ const (
 )
 
 // greetSay is what the agent shows the user with voice.say once it hears
-// them (reference-bridge-notes.md, the greeting).
+// them (protocol.md §7.6).
 const greetSay = "I'm listening. Press Talk (⌥M) and speak."
 
 // host is the followed bridge's view, or false when this bridge serves
@@ -774,7 +774,7 @@ func (s *Session) pairOutcome(p sites.Pairing) string {
 // connectionStatus answers connection_status: what the bridge knows (the
 // host's record, for a follower), as JSON, and opens nothing. The field
 // names are the reference bridge's; mode is "serving", "follower" or
-// "idle" (README).
+// "idle" (protocol.md §7.7).
 func (s *Session) connectionStatus(modern bool) []byte {
 	st := s.srv.Hub.State()
 	h, following := s.host(s.ctx)

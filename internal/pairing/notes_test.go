@@ -1,8 +1,8 @@
 package pairing_test
 
 // Interoperability of pairing.json with the Stitch Slop team's JavaScript
-// bridge, as /work/shared/spec/reference-bridge-notes.md ("Interoperability
-// that must hold") describes it. Black-box: the schema, the limits (5
+// bridge, as docs/protocol.md §7.1 (the shared config directory)
+// describes it. Black-box: the schema, the limits (5
 // secrets, 20 fingerprints) and the example are written here from the
 // notes, never taken from this package's types or constants, so a drift in
 // either direction fails.
@@ -171,7 +171,7 @@ func jsStrings(t *testing.T, name string, raw json.RawMessage) []string {
 func TestNotesSchema_TheirFileReadsHere(t *testing.T) {
 	// The fingerprint format is the notes', not ours: the constant pins it.
 	if got := credential.Fingerprint(notesTok); got != notesFp {
-		t.Fatalf("Fingerprint(%q) = %q, want %q (reference-bridge-notes.md)", notesTok, got, notesFp)
+		t.Fatalf("Fingerprint(%q) = %q, want %q (protocol.md §7.1)", notesTok, got, notesFp)
 	}
 	withTok := strings.Replace(notesExample, `"6b86b273ff34fce19d6b804eff5a3f57"]`, `"6b86b273ff34fce19d6b804eff5a3f57", "`+notesFp+`"]`, 1)
 	if withTok == notesExample {

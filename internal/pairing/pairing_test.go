@@ -56,7 +56,7 @@ func TestRedeemMintsSpendsAndVerifies(t *testing.T) {
 	}
 	m := readJSON(t, s.Path())
 	used, _ := m[site]["usedTokens"].([]any)
-	// The reference bridge's fingerprint of this token (reference-bridge-notes.md).
+	// The reference bridge's fingerprint of this token (protocol.md §7.1).
 	if len(used) != 1 || used[0] != "fa57a35f9a62212f9ee3e1213b7cd69c" {
 		t.Fatalf("usedTokens = %v, want [fa57a35f9a62212f9ee3e1213b7cd69c]", used)
 	}

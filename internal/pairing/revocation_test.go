@@ -18,7 +18,7 @@ import (
 	"github.com/stitchslop/stitchslop-bridge/security/ledger"
 )
 
-// Written from the spec (reference-bridge-notes.md), not computed.
+// Written from the spec (protocol.md §7.1), not computed.
 const (
 	tokRef = "tok_0123456789ab"
 	fpRef  = "fa57a35f9a62212f9ee3e1213b7cd69c"

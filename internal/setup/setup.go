@@ -108,10 +108,13 @@ type Plan struct {
 	// work at once, without registering anything or a new session.
 	ShellVerbs []Snippet `json:"shell_verbs"`
 	// Bundle, for Claude Desktop, is the one-click install, offered
-	// before the config file: the release's MCP Bundle, checked with
-	// stitchslop-verify. Absent for other clients and where no bundle is
-	// made (freebsd).
+	// before the config file: the release's MCP Bundle, checked before it
+	// is opened. Absent for other clients and where Claude Desktop does
+	// not run.
 	Bundle *BundleOffer `json:"bundle,omitempty"`
+	// Unsupported, when set, says why this client cannot be registered on
+	// this system and what to use instead; the plan then has no snippets.
+	Unsupported string `json:"unsupported,omitempty"`
 }
 
 // Build says, for each client asked for, how to register the bridge.
@@ -210,16 +213,28 @@ func homePath(goos, rel string) string {
 	return "~/" + rel
 }
 
-// claudeDesktopConfig is where Claude Desktop keeps its MCP servers.
+// claudeDesktopConfig is where Claude Desktop keeps its MCP servers, on
+// the systems of desktopGOOS.
 func claudeDesktopConfig(goos string) string {
-	switch goos {
-	case "darwin":
-		return "~/Library/Application Support/Claude/claude_desktop_config.json"
-	case "windows":
+	if goos == "windows" {
 		return `%APPDATA%\Claude\claude_desktop_config.json`
-	default:
-		return "~/.config/Claude/claude_desktop_config.json"
 	}
+	return "~/Library/Application Support/Claude/claude_desktop_config.json"
+}
+
+// goosTitle is goos as a person names it.
+func goosTitle(goos string) string {
+	switch goos {
+	case "linux":
+		return "Linux"
+	case "freebsd":
+		return "FreeBSD"
+	case "darwin":
+		return "macOS"
+	case "windows":
+		return "Windows"
+	}
+	return goos
 }
 
 type builder struct {
@@ -342,6 +357,15 @@ func (b *builder) mcpServersFiles(where string, rec, env *form) error {
 
 func (b *builder) plan(c string) (Plan, error) {
 	goos := b.o.GOOS
+	if c == "claude-desktop" && !desktopGOOS[goos] {
+		// A config file at a path no program reads would be an
+		// instruction that cannot work.
+		return Plan{Client: c, Title: clientTitles[c],
+			Recommended: []Snippet{}, EnvForm: []Snippet{}, Notes: []string{}, ShellVerbs: []Snippet{},
+			Unsupported: "Claude Desktop is made for macOS and Windows only; there is no " + goosTitle(goos) +
+				" build to register the bridge with. Use Claude Code here instead (stitchslop-bridge setup claude), or Codex, Cursor or VS Code (setup codex, setup cursor, setup vscode).",
+		}, nil
+	}
 	rec, env := &form{client: c}, &form{client: c}
 	bin := b.o.Binary
 	assign := TokenEnv + "=" + TokenPlaceholder

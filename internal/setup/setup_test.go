@@ -96,6 +96,9 @@ func TestTokenNeverInTheRecommendedForm(t *testing.T) {
 			bin = `C:\Program Files\Stitch Slop\stitchslop-bridge.exe`
 		}
 		for _, p := range build(t, Options{Binary: bin, GOOS: goos}) {
+			if p.Unsupported != "" {
+				continue // TestClaudeDesktopNotOnLinux
+			}
 			if len(p.Recommended) == 0 || len(p.EnvForm) == 0 {
 				t.Fatalf("%s/%s: %d recommended, %d env snippets, want both", goos, p.Client, len(p.Recommended), len(p.EnvForm))
 			}
@@ -410,7 +413,6 @@ func TestClaudeDesktopConfigPath(t *testing.T) {
 	tests := map[string]string{
 		"darwin":  "~/Library/Application Support/Claude/claude_desktop_config.json",
 		"windows": `%APPDATA%\Claude\claude_desktop_config.json`,
-		"linux":   "~/.config/Claude/claude_desktop_config.json",
 	}
 	for goos, want := range tests {
 		bin := "/b"
@@ -432,6 +434,9 @@ func TestWriteTextRecommendedFirst(t *testing.T) {
 	}
 	out := buf.String()
 	for _, p := range plans {
+		if p.Unsupported != "" {
+			continue
+		}
 		rec := strings.Index(out, indented(p.Recommended[0].Text))
 		env := strings.Index(out, indented(p.EnvForm[0].Text))
 		if rec < 0 || env < 0 || rec > env {
@@ -487,16 +492,13 @@ func TestClaudeDesktopBundleFirst(t *testing.T) {
 	}{
 		{"darwin", "arm64", "1.2.3", "/b", "stitchslop-bridge_1.2.3_darwin_arm64.mcpb",
 			"https://github.com/stitchslop/stitchslop-bridge/releases/download/v1.2.3/stitchslop-bridge_1.2.3_darwin_arm64.mcpb",
-			"stitchslop-verify stitchslop-bridge_1.2.3_darwin_arm64.mcpb"},
+			"gh attestation verify stitchslop-bridge_1.2.3_darwin_arm64.mcpb --repo stitchslop/stitchslop-bridge"},
 		{"windows", "amd64", "2.0.0-rc.1", `C:\b.exe`, "stitchslop-bridge_2.0.0-rc.1_windows_amd64.mcpb",
 			"https://github.com/stitchslop/stitchslop-bridge/releases/download/v2.0.0-rc.1/stitchslop-bridge_2.0.0-rc.1_windows_amd64.mcpb",
-			"stitchslop-verify stitchslop-bridge_2.0.0-rc.1_windows_amd64.mcpb"},
-		{"linux", "amd64", "1.2.4-snapshot.abcdef0", "/b", "stitchslop-bridge_VERSION_linux_amd64.mcpb",
-			"https://github.com/stitchslop/stitchslop-bridge/releases/latest",
-			"stitchslop-verify stitchslop-bridge_VERSION_linux_amd64.mcpb"},
+			"gh attestation verify stitchslop-bridge_2.0.0-rc.1_windows_amd64.mcpb --repo stitchslop/stitchslop-bridge"},
 		{"darwin", "amd64", "(devel)", "/b", "stitchslop-bridge_VERSION_darwin_amd64.mcpb",
 			"https://github.com/stitchslop/stitchslop-bridge/releases/latest",
-			"stitchslop-verify stitchslop-bridge_VERSION_darwin_amd64.mcpb"},
+			"gh attestation verify stitchslop-bridge_VERSION_darwin_amd64.mcpb --repo stitchslop/stitchslop-bridge"},
 	}
 	for _, tt := range tests {
 		plans := build(t, Options{Binary: tt.bin, GOOS: tt.goos, GOARCH: tt.goarch, Version: tt.version})
@@ -514,8 +516,8 @@ func TestClaudeDesktopBundleFirst(t *testing.T) {
 			if b.File != tt.file || b.URL != tt.url {
 				t.Errorf("bundle on %s/%s %s = %s at %s, want %s at %s", tt.goos, tt.goarch, tt.version, b.File, b.URL, tt.file, tt.url)
 			}
-			if len(b.Verify) == 0 || b.Verify[0].Text != tt.verify {
-				t.Errorf("bundle verify on %s = %+v, want %q", tt.goos, b.Verify, tt.verify)
+			if len(b.Verify) == 0 || len(b.Verify[0].Commands) == 0 || b.Verify[0].Commands[0].Text != tt.verify {
+				t.Errorf("bundle verify on %s = %+v, want %q first", tt.goos, b.Verify, tt.verify)
 			}
 			var buf bytes.Buffer
 			if err := WriteText(&buf, []Plan{p}); err != nil {
@@ -530,9 +532,7 @@ func TestClaudeDesktopBundleFirst(t *testing.T) {
 			}
 		}
 	}
-	if p := build(t, Options{Binary: "/b", GOOS: "freebsd", GOARCH: "amd64", Version: "1.2.3", Clients: []string{"claude-desktop"}})[0]; p.Bundle != nil {
-		t.Errorf("claude-desktop on freebsd: bundle %+v, want none (no bundle is made for it)", p.Bundle)
-	}
+
 	site := build(t, Options{Binary: "/b", GOOS: "darwin", GOARCH: "arm64", Version: "1.2.3", Origin: "https://beta.stitchslop.com", Clients: []string{"claude-desktop"}})[0]
 	if !strings.Contains(strings.Join(site.Bundle.Steps, " "), "enter https://beta.stitchslop.com") {
 		t.Errorf("bundle steps with --origin %q do not say to enter the site: %q", "https://beta.stitchslop.com", site.Bundle.Steps)
@@ -546,6 +546,9 @@ func TestGoRunBinaryNoted(t *testing.T) {
 	t.Setenv("GOCACHE", "")
 	tmp := "/tmp/go-build4279710946/b001/exe/stitchslop-bridge"
 	for _, p := range build(t, Options{Binary: tmp, GOOS: "linux", Dir: t.TempDir()}) {
+		if p.Unsupported != "" {
+			continue // no lines to stop working
+		}
 		if !slices.ContainsFunc(p.Notes, func(n string) bool {
 			return strings.Contains(n, "built by go run") && strings.Contains(n, "go install github.com/stitchslop/stitchslop-bridge/cmd/stitchslop-bridge@latest")
 		}) {
@@ -555,6 +558,80 @@ func TestGoRunBinaryNoted(t *testing.T) {
 	for _, p := range build(t, Options{Binary: "/usr/local/bin/stitchslop-bridge", GOOS: "linux"}) {
 		if slices.ContainsFunc(p.Notes, func(n string) bool { return strings.Contains(n, "go run") }) {
 			t.Errorf("%s: an installed binary's notes mention go run: %q", p.Client, p.Notes)
+		}
+	}
+}
+
+// TestClaudeDesktopNotOnLinux: Claude Desktop has no Linux or FreeBSD
+// build, so there setup gives no bundle, no config path and no line, but a
+// sentence saying so that names the clients to use instead; the written
+// text says the same and nothing else for it.
+func TestClaudeDesktopNotOnLinux(t *testing.T) {
+	for _, goos := range []string{"linux", "freebsd"} {
+		p := build(t, Options{Binary: "/usr/local/bin/stitchslop-bridge", GOOS: goos, GOARCH: "amd64", Version: "1.2.3", Clients: []string{"claude-desktop"}})[0]
+		if p.Bundle != nil || len(p.Recommended) != 0 || len(p.EnvForm) != 0 {
+			t.Errorf("claude-desktop on %s: bundle %+v, %d recommended, %d env snippets; want none", goos, p.Bundle, len(p.Recommended), len(p.EnvForm))
+		}
+		for _, want := range []string{"macOS and Windows only", "setup claude"} {
+			if !strings.Contains(p.Unsupported, want) {
+				t.Errorf("claude-desktop on %s: Unsupported = %q, want it to say %q", goos, p.Unsupported, want)
+			}
+		}
+		var buf bytes.Buffer
+		if err := WriteText(&buf, []Plan{p}); err != nil {
+			t.Fatal(err)
+		}
+		out := buf.String()
+		if !strings.Contains(out, "macOS and Windows only") || strings.Contains(out, "claude_desktop_config.json") || strings.Contains(out, ".mcpb") {
+			t.Errorf("WriteText for claude-desktop on %s:\n%s\nwant the sentence and no config file or bundle", goos, out)
+		}
+	}
+}
+
+// TestBundleVerifyNeedsNothingOfOursFirst: the ways to check a bundle
+// lead with the GitHub CLI and cosign (nothing of this project's to
+// install), cosign with the release identity exactly, and end with
+// stitchslop-verify built from a clone of the release's tag, never with
+// go install, which fails until the module is published.
+func TestBundleVerifyNeedsNothingOfOursFirst(t *testing.T) {
+	const (
+		wantRegexp = `^https://github\.com/stitchslop/stitchslop-bridge/\.github/workflows/release\.yml@refs/tags/v[0-9].*$`
+		wantIssuer = "https://token.actions.githubusercontent.com"
+	)
+	for _, goos := range []string{"darwin", "windows"} {
+		bin := "/b"
+		if goos == "windows" {
+			bin = `C:\b.exe`
+		}
+		p := build(t, Options{Binary: bin, GOOS: goos, GOARCH: "arm64", Version: "1.2.3", Clients: []string{"claude-desktop"}})[0]
+		var tools []string
+		for _, w := range p.Bundle.Verify {
+			tools = append(tools, w.Tool)
+			if len(w.Commands) != len(DefaultShells(goos)) {
+				t.Errorf("%s: %s has %d command snippets, want one per shell", goos, w.Tool, len(w.Commands))
+			}
+		}
+		if want := []string{"gh", "cosign", "stitchslop-verify"}; !slices.Equal(tools, want) {
+			t.Fatalf("%s: verify ways %q, want %q", goos, tools, want)
+		}
+		cosign := p.Bundle.Verify[1].Commands[0].Text
+		if !strings.Contains(cosign, wantRegexp) || !strings.Contains(cosign, wantIssuer) {
+			t.Errorf("%s: cosign line %q lacks the release identity or issuer", goos, cosign)
+		}
+		own := p.Bundle.Verify[2]
+		if !strings.Contains(own.Commands[0].Text, "--branch v1.2.3 https://github.com/stitchslop/stitchslop-bridge") {
+			t.Errorf("%s: stitchslop-verify lines %q do not clone the release's tag", goos, own.Commands[0].Text)
+		}
+		var buf bytes.Buffer
+		if err := WriteText(&buf, []Plan{p}); err != nil {
+			t.Fatal(err)
+		}
+		out := buf.String()
+		if strings.Contains(out, "go install") && !strings.Contains(out, "not yet") {
+			t.Errorf("%s: WriteText offers go install without saying it fails today:\n%s", goos, out)
+		}
+		if strings.Contains(out, "stitchslop-verify@") {
+			t.Errorf("%s: WriteText gives a go install line:\n%s", goos, out)
 		}
 	}
 }

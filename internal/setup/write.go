@@ -17,6 +17,10 @@ func WriteText(w io.Writer, plans []Plan) error {
 			bw.WriteString("\n")
 		}
 		fmt.Fprintf(bw, "%s (%s)\n\n", p.Title, p.Client)
+		if p.Unsupported != "" {
+			writeWrapped(bw, "  ", p.Unsupported)
+			continue
+		}
 		if b := p.Bundle; b != nil {
 			bw.WriteString("  One click: the Stitch Slop bundle for Claude Desktop. It starts the bridge with\n")
 			bw.WriteString("  --lazy, so no token is written into any file.\n\n")
@@ -26,7 +30,11 @@ func WriteText(w io.Writer, plans []Plan) error {
 					bw.WriteString("\n      " + b.URL + "\n\n")
 				}
 				if n == 1 {
-					writeSnippets(bw, b.Verify)
+					for _, way := range b.Verify {
+						bw.WriteString("\n")
+						writeWrapped(bw, "     ", way.When)
+						writeSnippets(bw, way.Commands)
+					}
 					bw.WriteString("\n")
 				}
 			}

@@ -89,7 +89,7 @@ func TestNewRandomFailure(t *testing.T) {
 
 func TestFingerprint(t *testing.T) {
 	tests := []struct{ token, want string }{
-		// The vector given in reference-bridge-notes.md.
+		// The vector given in protocol.md §7.1.
 		{"tok_0123456789ab", "fa57a35f9a62212f9ee3e1213b7cd69c"},
 		// hex(SHA-256("password"))[:32] and hex(SHA-256("1"))[:32], the
 		// made-up values in the notes' pairing.json example.

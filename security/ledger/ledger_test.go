@@ -7,7 +7,7 @@ import (
 	"testing"
 )
 
-// Fingerprints written from the spec (reference-bridge-notes.md), not
+// Fingerprints written from the spec (protocol.md §7.1), not
 // computed with credential.Fingerprint, so a wrong format fails here.
 const (
 	tokA = "tok_0123456789ab"

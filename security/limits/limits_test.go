@@ -6,7 +6,7 @@ import (
 )
 
 // TestValues checks each bound against the number written in the spec
-// (reference-bridge-notes.md, protocol.md), typed here rather than derived,
+// (protocol.md §7.4), typed here rather than derived,
 // so a slip in the constant cannot test itself green.
 func TestValues(t *testing.T) {
 	ints := []struct {

@@ -10,7 +10,7 @@ import (
 	"github.com/stitchslop/stitchslop-bridge/security/fuzzseed"
 )
 
-// The bridge's own tools, written from reference-bridge-notes.md.
+// The bridge's own tools, written from protocol.md §7.5.
 var reserved = []string{"wait_for_connection", "pair", "connection_status", "call_with_file", "call_to_files"}
 
 func sanitize(t *testing.T, list string) ([]Tool, []Dropped) {
