@@ -106,20 +106,18 @@ var upgrader = websocket.Upgrader{
 	CheckOrigin: func(*http.Request) bool { return true },
 }
 
-// ServeHTTP checks the Host and Origin of r, a WebSocket upgrade, upgrades
+// ServeHTTP checks the Origin of r, a WebSocket upgrade that
+// security/origin.Guard let through (its Host names this bridge), upgrades
 // it and serves the page until it leaves.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	site, status, reason := origin.CheckUpgrade(r, s.Port, s.admits)
-	if reason != origin.ReasonHost {
-		s.Attempts.Attempt() // a tab (or a page) dialled this bridge by its name
-	}
+	site, status, reason := origin.CheckUpgrade(r, s.admits)
+	s.Attempts.Attempt() // a tab (or a page) dialled this bridge by its name: origin.Guard let it through
 	if status != 0 {
 		from := origin.Clip(r.Header.Get("Origin"))
 		served := s.Sites.Served()
 		s.Log.Warn("refused a connection ("+strconv.Itoa(status)+"): "+reason,
 			"origin", from, "host", origin.Clip(r.Host), "serving", served)
 		switch n := origin.Normalize(from); {
-		case reason == origin.ReasonHost:
 		case s.Sites.Allowed(n):
 			// A site this bridge may serve: named, quoted once, with the
 			// fix. Any other site's words never reach the agent.
