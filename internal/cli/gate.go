@@ -10,9 +10,8 @@ import (
 // gate to the model (security/gate; THREAT_MODEL.md T8, T9): the reader of
 // a shell verb is usually an agent too, and what a page put in a reply (or
 // in a status, through the bridge) would land in its context as surely as
-// over MCP. Every document a verb prints goes through here, but listen's
-// lines: listen encodes each itself (listen.go, encodeLine) from strings
-// the gate cleaned, within bounds of its own. Whitespace is kept as it came, and a document with nothing to clean
+// over MCP. Every document a verb prints goes through here; listen's lines
+// too, each encoded by listen within bounds of its own. Whitespace is kept as it came, and a document with nothing to clean
 // and nothing over the limits is printed byte for byte.
 //
 // With --raw nothing is cut, but invisible characters still go. The

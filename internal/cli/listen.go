@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bytes"
 	"cmp"
 	"context"
 	"encoding/json"
@@ -285,29 +284,24 @@ func printedLen(s string) int {
 	return n
 }
 
-// runeLen is the length of r as encodeLine (encoding/json, HTML escaping
-// off) writes it in a string.
+// runeLen is the length of r as encodeLine (encoding/json) writes it in
+// a string.
 func runeLen(r rune) int {
 	switch {
 	case r == '"' || r == '\\' || r == '\n' || r == '\r' || r == '\t' || r == '\b' || r == '\f':
 		return 2
-	case r < 0x20 || r == '\u2028' || r == '\u2029':
+	case r < 0x20 || r == '<' || r == '>' || r == '&' || r == '\u2028' || r == '\u2029':
 		return 6
 	}
 	return utf8.RuneLen(r)
 }
 
-// encodeLine is v, one of listen's line types, as one JSON object and a
-// newline: the only way a line is made, so no byte of the tab's reaches
-// stdout but as a string this encoder wrote.
+// encodeLine is v, one of listen's line types, as one JSON object: the
+// only way a line is made, so no byte of the tab's reaches stdout but as a
+// string this encoder wrote.
 func encodeLine(v any) []byte {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false) // as runeLen counts
-	if enc.Encode(v) != nil {
-		return nil
-	}
-	return b.Bytes()
+	b, _ := json.Marshal(v)
+	return b
 }
 
 // printer writes listen's lines to stdout, within maxLine each and maxRate
@@ -324,11 +318,12 @@ type printed struct {
 	n  int
 }
 
-// print writes v as a line. A heard line (droppable) that would take the
+// print writes v as a line, through emit (security/gate), which finds
+// nothing to change in it. A heard line (droppable) that would take the
 // lines of the last rateWindow past maxRate-eventRoom is dropped.
 func (p *printer) print(v any, droppable bool) {
 	b := encodeLine(v)
-	if len(b) == 0 || len(b) > maxLine+1 { // cannot happen: the parts are bounded
+	if len(b) == 0 || len(b) > maxLine { // cannot happen: the parts are bounded
 		p.log.Error("listen made a line over " + strconv.Itoa(maxLine) + " bytes, and did not print it")
 		return
 	}
@@ -337,13 +332,14 @@ func (p *printer) print(v any, droppable bool) {
 		p.inWindow -= p.sent[0].n
 		p.sent = p.sent[1:]
 	}
-	if droppable && p.inWindow+len(b) > maxRate-eventRoom {
+	n := len(b) + 1 // and its newline
+	if droppable && p.inWindow+n > maxRate-eventRoom {
 		p.log.Warn("the tab sent more than listen prints in " + rateWindow.String() + " (" + strconv.Itoa(maxRate>>10) + " KiB); a line of what it heard was not printed")
 		return
 	}
-	p.sent = append(p.sent, printed{now, len(b)})
-	p.inWindow += len(b)
-	p.w.Write(b)
+	p.sent = append(p.sent, printed{now, n})
+	p.inWindow += n
+	emit(p.w, b, args{})
 }
 
 // errOwnerGone ends the run when the --owner process is gone.
@@ -592,7 +588,7 @@ func boundSupport(v any) any {
 		return clip(s, maxVoiceSupport)
 	}
 	v = cleanAll(v)
-	if len(encodeLine(v)) > maxVoiceSupport+1 {
+	if len(encodeLine(v)) > maxVoiceSupport {
 		return "(the tab's voiceSupport is over " + strconv.Itoa(maxVoiceSupport) + " bytes; not shown)"
 	}
 	return v
