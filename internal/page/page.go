@@ -245,12 +245,13 @@ func (s *Server) Shutdown() {
 	}
 }
 
-// refuse writes a refusal frame and closes the socket.
+// refuse writes a refusal frame and a close frame, through write, and
+// closes the socket.
 func (s *Server) refuse(ws *websocket.Conn, f refusal) {
 	b, _ := json.Marshal(f)
-	ws.SetWriteDeadline(time.Now().Add(limits.WriteWait))
-	ws.WriteMessage(websocket.TextMessage, b)
-	ws.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(websocket.ClosePolicyViolation, f.Error), time.Now().Add(closeWait))
+	if write(ws, websocket.TextMessage, b, writeWait) == nil {
+		write(ws, websocket.CloseMessage, websocket.FormatCloseMessage(websocket.ClosePolicyViolation, f.Error), closeWait)
+	}
 	ws.Close()
 }
 
