@@ -580,36 +580,15 @@ func (l *listener) setVoice(r voiceReply) {
 }
 
 // boundSupport is voiceSupport, decoded, as listen prints it: a string
-// clipped at maxVoiceSupport; other values with every string and member
-// name cleaned by the gate, while they encode to at most maxVoiceSupport
-// bytes, else a note.
+// clipped at maxVoiceSupport, other values while they encode to at most
+// maxVoiceSupport bytes, else a note. The gate cleans their strings and
+// member names as the line is printed (emit).
 func boundSupport(v any) any {
 	if s, ok := v.(string); ok {
 		return clip(s, maxVoiceSupport)
 	}
-	v = cleanAll(v)
 	if len(encodeLine(v)) > maxVoiceSupport {
 		return "(the tab's voiceSupport is over " + strconv.Itoa(maxVoiceSupport) + " bytes; not shown)"
-	}
-	return v
-}
-
-// cleanAll is v, a decoded JSON value, with every string and member name
-// cleaned by the gate.
-func cleanAll(v any) any {
-	switch t := v.(type) {
-	case string:
-		return gate.Clean(t)
-	case []any:
-		for i := range t {
-			t[i] = cleanAll(t[i])
-		}
-	case map[string]any:
-		m := make(map[string]any, len(t))
-		for k, x := range t {
-			m[gate.Clean(k)] = cleanAll(x)
-		}
-		return m
 	}
 	return v
 }
