@@ -5,6 +5,7 @@ package e2e
 // rest as one line with their count, here at the bridge's exit.
 
 import (
+	"net"
 	"net/http"
 	"strconv"
 	"strings"
@@ -45,5 +46,37 @@ func TestSec_RefusalFloodIsCounted(t *testing.T) {
 			t.Errorf("%d refusals for %q wrote %d stderr lines, want the first and one with the count of the rest:\n%s",
 				n, reason, len(lines), strings.Join(lines[:min(len(lines), 5)], "\n"))
 		}
+	}
+}
+
+// Connections whose owner cannot be looked up (each gone, reset, before
+// the bridge asks the kernel who made it) are refused with one warning
+// and a count, not a line each (issue 29 item 9: 506 lines in the demo).
+func TestSec_UncheckedOwnerFloodIsCounted(t *testing.T) {
+	t.Parallel()
+	b := startBridge(t, bridgeOpts{token: newToken()})
+	const n = 300
+	for range n {
+		c, err := net.Dial("tcp", "127.0.0.1:"+strconv.Itoa(b.port))
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.(*net.TCPConn).SetLinger(0) // a reset, at once
+		c.Close()
+	}
+	b.signal(syscall.SIGTERM)
+	if code := b.awaitExit(); code != 0 {
+		t.Fatalf("exit %d after SIGTERM, want 0; stderr:\n%s", code, b.stderr)
+	}
+	var lines []string
+	for _, l := range b.stderr.lines.all() {
+		if strings.Contains(l, "owner could not be checked") {
+			lines = append(lines, l)
+		}
+	}
+	t.Logf("%d stderr lines for %d reset connections: %q", len(lines), n, lines)
+	if len(lines) > 2 || len(lines) == 2 && !strings.Contains(lines[1], " more time") {
+		t.Errorf("%d reset connections wrote %d stderr lines about their owner, want the first and one count:\n%s",
+			n, len(lines), strings.Join(lines[:min(len(lines), 5)], "\n"))
 	}
 }
