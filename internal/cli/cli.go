@@ -100,6 +100,7 @@ func (a args) has(name string) bool { _, ok := a.flags[name]; return ok }
 // Main runs the program and returns its exit code.
 func Main(ctx context.Context, argv []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	log := ui.NewLogger(stderr)
+	defer ui.Flush(log) // the counts of repeated warnings still held
 	if err := envtoken.CheckArgs(argv); err != nil {
 		log.Error(err.Error())
 		return exitcode.Usage

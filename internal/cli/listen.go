@@ -16,6 +16,7 @@ import (
 	"github.com/stitchslop/stitchslop-bridge/internal/envelope"
 	"github.com/stitchslop/stitchslop-bridge/internal/exitcode"
 	"github.com/stitchslop/stitchslop-bridge/internal/session"
+	"github.com/stitchslop/stitchslop-bridge/security/gate"
 	"github.com/stitchslop/stitchslop-bridge/security/rawjson"
 )
 
@@ -47,7 +48,7 @@ import (
 // bridge's pid) gone, or no bridge answering for bridgeGone (exit 0).
 // With no bridge at start it prints nothing and exits 3.
 
-// Clocks and bounds of listen.
+// Clocks of listen.
 const (
 	// listenSeconds is how long each voice.listen waits for speech: the
 	// most the tab holds one (protocol.md §7.16).
@@ -62,8 +63,9 @@ const (
 	// portable exit notice to wait on.
 	ownerPoll = 2 * time.Second
 	// listenPause follows every answer of the tab's that came back within
-	// it, heard or not, and every failure, so a tab or bridge that answers
-	// at once cannot print faster than one answer's lines a second.
+	// it, heard or not, and every failure, so asks (and the lines each
+	// prints) are at least listenPause apart, however fast the tab or the
+	// bridge answers.
 	listenPause = time.Second
 	// findPoll is how often the session files are read again while the
 	// bridge does not answer: a follower that takes the port over writes
@@ -76,24 +78,55 @@ const (
 	// that are neither a refusal nor a missing bridge: one is a hiccup,
 	// three a tab or bridge that will not listen.
 	maxFailures = 3
-	// maxHeard bounds, in characters, the text of one line: 25 seconds of
-	// speech is a few hundred; past it the line is cut, ending in "…".
-	// Messages (unavailable, voice-off) are bounded the same.
-	maxHeard = 2000
+)
+
+// The bounds of what listen prints, whatever the tab sends. Its reader is
+// an agent's monitor, which hands each batch of lines to a model, and
+// sometimes a program with a fixed line buffer (bufio.Scanner's default is
+// 64 KiB). Sizes are bytes as printed: JSON escapes count.
+const (
+	// maxLine bounds one line, its newline aside. The parts below are
+	// bounded so that any line fits: a heard line is its text (maxText),
+	// a selection (maxSelectionBytes) and under 100 bytes more; an event
+	// line its message (maxMessage) and a voiceSupport (maxVoiceSupport).
+	maxLine = 8 << 10
+	// maxText bounds what one utterance line says: 25 seconds of speech
+	// is a few hundred bytes; past it the text is cut, ending in "…".
+	maxText = 2000
+	// maxMessage bounds an event's message (the app's sentence, or why
+	// listen stops): a sentence or two.
+	maxMessage = 500
 	// maxUtterances bounds the lines one answer prints: 25 seconds of
 	// speech is a few utterances; the rest of a longer list is dropped.
 	maxUtterances = 50
-	// maxSelection bounds the entries a line's selection lists, and
-	// maxSelectionID the characters of each entry's id and name.
-	maxSelection   = 100
-	maxSelectionID = 200
-	// maxVoiceSupport bounds, in bytes, a voiceSupport that is an object
-	// or a list; a larger one is replaced by a note.
+	// maxSelection bounds the entries of a selection, maxSelectionField
+	// each entry's id and name, and maxSelectionBytes the whole list: a
+	// selection names the shapes the user pointed at, and a hundred of
+	// them with short ids fit. The entries past a bound are dropped, and
+	// their number given as selectionMore.
+	maxSelection      = 100
+	maxSelectionField = 128
+	maxSelectionBytes = 5 << 10
+	// maxVoiceSupport bounds a voiceSupport; a larger one is replaced by
+	// a note.
 	maxVoiceSupport = 1000
+	// rateWindow and maxRate bound what listen prints in any rateWindow.
+	// A heard line is dropped (and the drop counted on stderr) when the
+	// lines of the last rateWindow and it would pass maxRate-eventRoom.
+	// Event lines are always printed; eventRoom holds what they can take
+	// in a window: asks are at least listenPause apart (at most four in a
+	// window), and each prints at most one voice event (under 1,600
+	// bytes) and two connection events.
+	rateWindow = 3 * time.Second
+	maxRate    = 64 << 10
+	eventRoom  = 8 << 10
 )
 
 // listenClock holds the clocks tests shorten.
-var listenClock = struct{ owner, find, gone time.Duration }{ownerPoll, findPoll, bridgeGone}
+var listenClock = struct {
+	owner, find, gone time.Duration
+	now               func() time.Time
+}{ownerPoll, findPoll, bridgeGone, time.Now}
 
 // The tab's refusals that mean no voice here (protocol.md
 // §7.16).
@@ -103,16 +136,26 @@ var voiceRefusals = map[string]bool{"refused": true, "unknown_command": true, "b
 // voice-off in a browser where voice cannot work, Message with
 // unavailable.
 type listenEvent struct {
-	Event        string          `json:"event"`
-	VoiceSupport json.RawMessage `json:"voiceSupport,omitempty"`
-	Message      string          `json:"message,omitempty"`
+	Event        string `json:"event"`
+	VoiceSupport any    `json:"voiceSupport,omitempty"`
+	Message      string `json:"message,omitempty"`
 }
 
-// heardLine is one utterance line: what the tab transcribed, bounded.
+// heardLine is the first line of an answer: what the tab transcribed, and
+// the answer's selection, printed once per answer (null when it is not a
+// list); selectionMore counts the entries past the bounds.
 type heardLine struct {
-	Heard     string          `json:"heard"`
-	AtMs      *float64        `json:"atMs"`
-	Selection []selectedShape `json:"selection"`
+	Heard         string          `json:"heard"`
+	AtMs          *float64        `json:"atMs"`
+	Selection     []selectedShape `json:"selection"`
+	SelectionMore int             `json:"selectionMore,omitempty"`
+}
+
+// laterLine is each further utterance of the same answer, heard with the
+// same selection.
+type laterLine struct {
+	Heard string   `json:"heard"`
+	AtMs  *float64 `json:"atMs"`
 }
 
 // selectedShape is one entry of a line's selection.
@@ -130,18 +173,16 @@ type voiceReply struct {
 	Selection    json.RawMessage `json:"selection"`
 	Say          string          `json:"say"`
 	VoiceOn      *bool           `json:"voiceOn"`
-	VoiceSupport json.RawMessage `json:"voiceSupport"`
+	VoiceSupport any             `json:"voiceSupport"`
 }
 
 // heardLines are the lines of an answer: one per utterance with text among
-// the first maxUtterances entries of heard, its text cut at maxHeard
-// characters, atMs a number or null, and the answer's selection; dropped
+// the first maxUtterances entries of heard, its text clipped at maxText,
+// atMs a number or null; the first carries the answer's selection. dropped
 // counts the entries past them. A heard that is not a list is nothing
 // heard. The lists are walked in place (rawjson.Items), so a reply of
-// millions of entries costs no memory. Invisible characters go at emit,
-// with everything else printed.
-func heardLines(r voiceReply) (lines []heardLine, dropped int) {
-	sel := selection(r.Selection)
+// millions of entries costs no memory.
+func heardLines(r voiceReply) (lines []any, dropped int) {
 	n := 0
 	rawjson.Items(r.Heard, func(raw []byte) bool {
 		if n++; n > maxUtterances {
@@ -152,25 +193,33 @@ func heardLines(r voiceReply) (lines []heardLine, dropped int) {
 			Text string          `json:"text"`
 			AtMs json.RawMessage `json:"atMs"`
 		}
-		if json.Unmarshal(raw, &u) == nil && u.Text != "" {
-			h := heardLine{Heard: cutRunes(u.Text, maxHeard), Selection: sel}
-			var at float64
-			if !rawjson.IsNull(u.AtMs) && json.Unmarshal(u.AtMs, &at) == nil {
-				h.AtMs = &at
-			}
-			lines = append(lines, h)
+		if json.Unmarshal(raw, &u) != nil || u.Text == "" {
+			return true
+		}
+		var at *float64
+		if f := 0.0; !rawjson.IsNull(u.AtMs) && json.Unmarshal(u.AtMs, &f) == nil {
+			at = &f
+		}
+		if len(lines) == 0 {
+			sel, more := selection(r.Selection)
+			lines = append(lines, heardLine{Heard: clip(u.Text, maxText), AtMs: at, Selection: sel, SelectionMore: more})
+		} else {
+			lines = append(lines, laterLine{Heard: clip(u.Text, maxText), AtMs: at})
 		}
 		return true
 	})
 	return lines, dropped
 }
 
-// selection is an answer's selection as its lines print it: at most
-// maxSelection {id, name} of at most maxSelectionID characters each
-// (entries that are not objects, or have no id, dropped), or null when it
-// is not a list. An id is a string, or a number as written.
-func selection(raw json.RawMessage) []selectedShape {
-	sel := []selectedShape{}
+// selection is an answer's selection as its first line prints it: the
+// {id, name} entries (those that are not objects, or have no id, left
+// out) while they fit maxSelection and maxSelectionBytes, each id and name
+// clipped at maxSelectionField; more counts the entries past the bounds.
+// It is nil when raw is not a list. An id is a string, or a number as
+// written.
+func selection(raw json.RawMessage) (sel []selectedShape, more int) {
+	sel = []selectedShape{}
+	size := 2 // []
 	if !rawjson.Items(raw, func(e []byte) bool {
 		var o map[string]json.RawMessage
 		json.Unmarshal(e, &o)
@@ -178,23 +227,119 @@ func selection(raw json.RawMessage) []selectedShape {
 		if v := o["id"]; !ok && len(v) > 0 && (v[0] == '-' || '0' <= v[0] && v[0] <= '9') {
 			id = string(v)
 		}
-		name, _ := rawjson.String(o["name"])
-		if id != "" {
-			sel = append(sel, selectedShape{ID: cutRunes(id, maxSelectionID), Name: cutRunes(name, maxSelectionID)})
+		if id == "" {
+			return true
 		}
-		return len(sel) < maxSelection
+		name, _ := rawjson.String(o["name"])
+		s := selectedShape{ID: clip(id, maxSelectionField), Name: clip(name, maxSelectionField)}
+		n := len(`{"id":"","name":""},`) + printedLen(s.ID) + printedLen(s.Name)
+		if len(sel) == maxSelection || size+n > maxSelectionBytes {
+			more++
+		} else {
+			sel, size = append(sel, s), size+n
+		}
+		return true
 	}) {
-		return nil
+		return nil, 0
 	}
-	return sel
+	return sel, more
 }
 
-// cutRunes keeps at most n characters of s, marking a cut with "…".
-func cutRunes(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
+// clip is s as listen prints it: cleaned by the gate (security/gate.Clean)
+// and at most max bytes as the line's encoder writes it, cut at a
+// character and ending in "…" when cut.
+func clip(s string, max int) string {
+	// Only a prefix can be printed: cleaning a megabyte to print a few
+	// hundred bytes of it would cost the flood's sender nothing and listen
+	// the megabyte. A tab that pads its text with invisible characters
+	// gets less of it printed.
+	cut := len(s) > 4*max
+	if cut {
+		i := 4 * max
+		for i > 0 && !utf8.RuneStart(s[i]) {
+			i--
+		}
+		s = s[:i]
+	}
+	s = gate.Clean(s)
+	if !cut && printedLen(s) <= max {
 		return s
 	}
-	return string([]rune(s)[:n-1]) + "…"
+	n := len("…")
+	for i, r := range s {
+		if n += runeLen(r); n > max {
+			return s[:i] + "…"
+		}
+	}
+	return s + "…"
+}
+
+// printedLen is the length of s, valid UTF-8, inside the quotes of a JSON
+// string as encodeLine writes it.
+func printedLen(s string) int {
+	n := 0
+	for _, r := range s {
+		n += runeLen(r)
+	}
+	return n
+}
+
+// runeLen is the length of r as encodeLine (encoding/json) writes it in
+// a string.
+func runeLen(r rune) int {
+	switch {
+	case r == '"' || r == '\\' || r == '\n' || r == '\r' || r == '\t' || r == '\b' || r == '\f':
+		return 2
+	case r < 0x20 || r == '<' || r == '>' || r == '&' || r == '\u2028' || r == '\u2029':
+		return 6
+	}
+	return utf8.RuneLen(r)
+}
+
+// encodeLine is v, one of listen's line types, as one JSON object: the
+// only way a line is made, so no byte of the tab's reaches stdout but as a
+// string this encoder wrote.
+func encodeLine(v any) []byte {
+	b, _ := json.Marshal(v)
+	return b
+}
+
+// printer writes listen's lines to stdout, within maxLine each and maxRate
+// in any rateWindow.
+type printer struct {
+	w        io.Writer
+	log      *slog.Logger
+	sent     []printed // the lines of the last rateWindow, oldest first
+	inWindow int       // their bytes
+}
+
+type printed struct {
+	at time.Time
+	n  int
+}
+
+// print writes v as a line, through emit (security/gate), which finds
+// nothing to change in it. A heard line (droppable) that would take the
+// lines of the last rateWindow past maxRate-eventRoom is dropped.
+func (p *printer) print(v any, droppable bool) {
+	b := encodeLine(v)
+	if len(b) == 0 || len(b) > maxLine { // cannot happen: the parts are bounded
+		p.log.Error("listen made a line over " + strconv.Itoa(maxLine) + " bytes, and did not print it")
+		return
+	}
+	now := listenClock.now()
+	for len(p.sent) > 0 && now.Sub(p.sent[0].at) >= rateWindow {
+		p.inWindow -= p.sent[0].n
+		p.sent = p.sent[1:]
+	}
+	n := len(b) + 1 // and its newline
+	if droppable && p.inWindow+n > maxRate-eventRoom {
+		p.log.Warn("the tab sent more than listen prints in " + rateWindow.String() + " (" + strconv.Itoa(maxRate>>10) + " KiB); a line of what it heard was not printed")
+		return
+	}
+	p.sent = append(p.sent, printed{now, n})
+	p.inWindow += n
+	emit(p.w, b, args{})
 }
 
 // errOwnerGone ends the run when the --owner process is gone.
@@ -205,8 +350,8 @@ type listener struct {
 	dir   string
 	port  int // --port, or 0
 	owner int
-	pid   int         // this process, for the listener header
-	out   func(v any) // prints one line, through the gate (emit)
+	pid   int // this process, for the listener header
+	out   *printer
 	log   *slog.Logger
 	c     *client.Client
 
@@ -216,11 +361,11 @@ type listener struct {
 	lost     time.Time // since when no bridge answers; zero while one does
 }
 
-func (l *listener) event(e string) { l.out(listenEvent{Event: e}) }
+func (l *listener) event(e string) { l.out.print(listenEvent{Event: e}, false) }
 
 // unavailable prints the line that comes before listen's exit.
 func (l *listener) unavailable(msg string) {
-	l.out(listenEvent{Event: "unavailable", Message: cutRunes(msg, maxHeard)})
+	l.out.print(listenEvent{Event: "unavailable", Message: clip(msg, maxMessage)}, false)
 }
 
 // runListen runs the verb and returns its exit code. Which flags go with
@@ -246,10 +391,7 @@ func runListen(ctx context.Context, c *command, a args, dir string, stdout io.Wr
 		}
 	}
 	l := &listener{dir: dir, port: port, owner: owner, pid: os.Getpid(), log: log, c: client.New(s),
-		out: func(v any) {
-			b, _ := json.Marshal(v)
-			emit(stdout, b, a)
-		}}
+		out: &printer{w: stdout, log: log}}
 	// The first look, for exit 3 when the session file's bridge does not
 	// answer, and for the state the first change is measured from.
 	b, err := l.c.Do(ctx, client.Request{Method: "GET", Path: "/status", Timeout: timeouts.quick, Listener: l.pid})
@@ -321,7 +463,7 @@ func (l *listener) ask(ctx context.Context, call client.Request) (code int, end 
 		l.setVoice(r)
 		lines, dropped := heardLines(r)
 		for _, h := range lines {
-			l.out(h)
+			l.out.print(h, true)
 		}
 		if dropped > 0 {
 			l.log.Warn("the tab sent more than " + strconv.Itoa(maxUtterances) + " utterances in one answer; " + strconv.Itoa(dropped) + " were not printed")
@@ -417,7 +559,7 @@ func (l *listener) setVoice(r voiceReply) {
 	if r.VoiceOn == nil {
 		return
 	}
-	switch unsupported := !rawjson.IsNull(r.VoiceSupport); {
+	switch unsupported := r.VoiceSupport != nil; {
 	case *r.VoiceOn:
 		if l.voice != "on" {
 			l.voice = "on"
@@ -426,8 +568,8 @@ func (l *listener) setVoice(r voiceReply) {
 	case unsupported:
 		if l.voice != "unsupported" {
 			l.voice = "unsupported"
-			msg := cutRunes(cmp.Or(r.Say, "Voice input does not work in this browser."), maxHeard)
-			l.out(listenEvent{Event: "voice-off", VoiceSupport: boundSupport(r.VoiceSupport), Message: msg})
+			msg := clip(cmp.Or(r.Say, "Voice input does not work in this browser."), maxMessage)
+			l.out.print(listenEvent{Event: "voice-off", VoiceSupport: boundSupport(r.VoiceSupport), Message: msg}, false)
 		}
 	case l.voice == "on":
 		l.voice = "off"
@@ -437,21 +579,18 @@ func (l *listener) setVoice(r voiceReply) {
 	}
 }
 
-// boundSupport is voiceSupport as listen prints it: a string cut at
-// maxHeard characters, other values as they came while their JSON is at
-// most maxVoiceSupport bytes, else a note.
-func boundSupport(v json.RawMessage) json.RawMessage {
-	s, isString := rawjson.String(v)
-	switch {
-	case isString:
-		s = cutRunes(s, maxHeard)
-	case len(v) > maxVoiceSupport:
-		s = "(the tab's voiceSupport is over " + strconv.Itoa(maxVoiceSupport) + " bytes; not shown)"
-	default:
-		return v
+// boundSupport is voiceSupport, decoded, as listen prints it: a string
+// clipped at maxVoiceSupport, other values while they encode to at most
+// maxVoiceSupport bytes, else a note. The gate cleans their strings and
+// member names as the line is printed (emit).
+func boundSupport(v any) any {
+	if s, ok := v.(string); ok {
+		return clip(s, maxVoiceSupport)
 	}
-	b, _ := json.Marshal(s)
-	return b
+	if len(encodeLine(v)) > maxVoiceSupport {
+		return "(the tab's voiceSupport is over " + strconv.Itoa(maxVoiceSupport) + " bytes; not shown)"
+	}
+	return v
 }
 
 // pause waits d, or until ctx ends (false).

@@ -15,9 +15,9 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
-	"unicode/utf8"
 
 	"github.com/stitchslop/stitchslop-bridge/internal/session"
+	"github.com/stitchslop/stitchslop-bridge/internal/ui"
 	"github.com/stitchslop/stitchslop-bridge/security/fuzzseed"
 )
 
@@ -133,10 +133,10 @@ func TestListenFindsTheBridgeAgain(t *testing.T) {
 
 func TestFuzzListenReplySeeds(t *testing.T) { fuzzseed.Require(t, "FuzzListenReply") }
 
-// FuzzListenReply: whatever a tab answers voice.listen with, the lines
-// listen prints of it are bounded (utterances, characters, selection) and
-// valid JSON, and a voiceSupport it passes on is valid JSON of bounded
-// size.
+// FuzzListenReply: whatever a tab answers voice.listen with, each line
+// listen makes of it is one JSON object of at most maxLine bytes, of the
+// documented shape, with the selection on the first line only and within
+// its bounds; a voiceSupport it passes on fits maxVoiceSupport.
 func FuzzListenReply(f *testing.F) {
 	f.Fuzz(func(t *testing.T, reply []byte) {
 		var r voiceReply
@@ -147,26 +147,132 @@ func FuzzListenReply(f *testing.F) {
 		if len(lines) > maxUtterances || dropped < 0 {
 			t.Fatalf("heardLines(%q) = %d lines, %d dropped; want at most %d", reply, len(lines), dropped, maxUtterances)
 		}
-		for _, h := range lines {
-			if h.Heard == "" || utf8.RuneCountInString(h.Heard) > maxHeard || len(h.Selection) > maxSelection {
-				t.Fatalf("heardLines(%q): a line %q with %d selected, over the bounds", reply, h.Heard, len(h.Selection))
+		for i, h := range lines {
+			b := wantLine(t, h)
+			if first := strings.Contains(string(b), `"selection":`); first != (i == 0) {
+				t.Fatalf("heardLines(%q): line %d %s; want the selection on the first line only", reply, i, b)
 			}
-			for _, s := range h.Selection {
-				if s.ID == "" || utf8.RuneCountInString(s.ID) > maxSelectionID || utf8.RuneCountInString(s.Name) > maxSelectionID {
-					t.Fatalf("heardLines(%q): selection entry %+v, over the bounds", reply, s)
+			if h, ok := h.(heardLine); ok {
+				if len(h.Selection) > maxSelection {
+					t.Fatalf("heardLines(%q): %d selected, over %d", reply, len(h.Selection), maxSelection)
+				}
+				for _, s := range h.Selection {
+					if s.ID == "" || printedLen(s.ID) > maxSelectionField || printedLen(s.Name) > maxSelectionField {
+						t.Fatalf("heardLines(%q): selection entry %+v, over the bounds", reply, s)
+					}
 				}
 			}
-			if b, err := json.Marshal(h); err != nil || !json.Valid(b) {
-				t.Fatalf("heardLines(%q): line %+v does not encode: %v", reply, h, err)
-			}
 		}
-		if len(r.VoiceSupport) > 0 {
-			b := boundSupport(r.VoiceSupport)
-			if !json.Valid(b) || len(b) > max(maxVoiceSupport, 6*maxHeard+2) {
-				t.Fatalf("boundSupport(%q) = %q: not JSON, or over the bound", r.VoiceSupport, b)
+		if r.VoiceSupport != nil {
+			if b := encodeLine(boundSupport(r.VoiceSupport)); len(b) == 0 || len(b) > maxVoiceSupport {
+				t.Fatalf("boundSupport(%q) = %q: not JSON, or over the bound", reply, b)
 			}
+			msg := clip(r.Say+r.Message, maxMessage)
+			wantLine(t, listenEvent{Event: "voice-off", VoiceSupport: boundSupport(r.VoiceSupport), Message: msg})
 		}
 	})
+}
+
+// wantLine is v as listen prints it, which must be one JSON object on one
+// line of at most maxLine bytes.
+func wantLine(t *testing.T, v any) []byte {
+	t.Helper()
+	b := encodeLine(v)
+	var o map[string]any
+	if len(b) == 0 || len(b) > maxLine || bytes.IndexByte(b, '\n') >= 0 || json.Unmarshal(b, &o) != nil {
+		t.Fatalf("encodeLine(%+v) = %d bytes %.200q; want one JSON object on a line of at most %d bytes", v, len(b), b, maxLine)
+	}
+	return b
+}
+
+// The worst a tab can send: 50 utterances each longer than maxText of
+// characters that print as six bytes, and a selection of 150
+// entries (more than maxSelection) whose ids and names do the same. Every line stays within
+// maxLine, and the selection is printed once.
+func TestListenLinesBoundedWhateverTheTabSends(t *testing.T) {
+	wide := strings.Repeat("\u2028\"\u00e9\U0001F600<", 200)
+	var heard, sel []any
+	for i := range 60 {
+		heard = append(heard, map[string]any{"text": strconv.Itoa(i) + wide, "atMs": 1e300})
+	}
+	for i := range 150 {
+		sel = append(sel, map[string]any{"id": strconv.Itoa(i) + wide, "name": wide})
+	}
+	reply, _ := json.Marshal(map[string]any{"ok": true, "heard": heard, "selection": sel})
+	var r voiceReply
+	if err := json.Unmarshal(reply, &r); err != nil {
+		t.Fatal(err)
+	}
+	lines, dropped := heardLines(r)
+	if len(lines) != maxUtterances || dropped != 10 {
+		t.Errorf("heardLines = %d lines, %d dropped; want %d, 10", len(lines), dropped, maxUtterances)
+	}
+	total := 0
+	for i, h := range lines {
+		b := wantLine(t, h)
+		total += len(b)
+		if i == 0 && !strings.Contains(string(b), `"selectionMore":`) {
+			t.Errorf("first line %.300s: want a selectionMore", b)
+		}
+	}
+	t.Logf("%d lines, %d bytes", len(lines), total)
+}
+
+// printer holds heard lines to maxRate-eventRoom bytes in any rateWindow,
+// by its own clock, while it prints every event line.
+func TestListenRateBound(t *testing.T) {
+	now := time.Date(2026, 12, 3, 21, 0, 0, 0, time.UTC)
+	old := listenClock
+	listenClock.now = func() time.Time { return now }
+	t.Cleanup(func() { listenClock = old })
+	var out bytes.Buffer
+	var stderr bytes.Buffer
+	p := &printer{w: &out, log: ui.NewLogger(&stderr)}
+	type at struct {
+		t time.Time
+		n int
+	}
+	var printed []at
+	line := laterLine{Heard: strings.Repeat("x", maxText)}
+	events := 0
+	for step := range 400 { // an ask every 50 ms for 20 s, each 10 lines and an event
+		for range 10 {
+			before := out.Len()
+			p.print(line, true)
+			if n := out.Len() - before; n > 0 {
+				printed = append(printed, at{now, n})
+			}
+		}
+		before := out.Len()
+		p.print(listenEvent{Event: "voice-on"}, false)
+		if out.Len() > before {
+			events++
+			printed = append(printed, at{now, out.Len() - before})
+		}
+		now = now.Add(50 * time.Millisecond)
+		_ = step
+	}
+	if events != 400 {
+		t.Errorf("printed %d of 400 event lines, want all", events)
+	}
+	for i := range printed {
+		sum := 0
+		for _, p := range printed[i:] {
+			if p.t.Sub(printed[i].t) >= rateWindow {
+				break
+			}
+			sum += p.n
+		}
+		if sum > maxRate {
+			t.Fatalf("%d bytes printed in the %v from %v, want at most %d", sum, rateWindow, printed[i].t, maxRate)
+		}
+	}
+	if len(printed) <= events {
+		t.Errorf("no heard line printed")
+	}
+	if n := strings.Count(stderr.String(), "\n"); n > 4 {
+		t.Errorf("%d stderr lines about dropped lines over 20 s, want them counted (a few):\n%s", n, stderr.String())
+	}
 }
 
 // The first answer's voice switch is printed when on, or off in a browser
@@ -182,18 +288,18 @@ func TestListenVoiceEvents(t *testing.T) {
 		{"first off", []voiceReply{{VoiceOn: &off}}, ``},
 		{"no switch", []voiceReply{{}, {}}, ``},
 		{"off, on, on, off", []voiceReply{{VoiceOn: &off}, {VoiceOn: &on}, {VoiceOn: &on}, {VoiceOn: &off}}, `{"event":"voice-on"} {"event":"voice-off"}`},
-		{"unsupported twice", []voiceReply{{VoiceOn: &off, VoiceSupport: json.RawMessage(`"none"`), Say: "No voice here."}, {VoiceOn: &off, VoiceSupport: json.RawMessage(`"none"`)}},
+		{"unsupported twice", []voiceReply{{VoiceOn: &off, VoiceSupport: "none", Say: "No voice here."}, {VoiceOn: &off, VoiceSupport: "none"}},
 			`{"event":"voice-off","voiceSupport":"none","message":"No voice here."}`},
-		{"off, then unsupported", []voiceReply{{VoiceOn: &off}, {VoiceOn: &off, VoiceSupport: json.RawMessage(`{"speech":false}`)}},
+		{"off, then unsupported", []voiceReply{{VoiceOn: &off}, {VoiceOn: &off, VoiceSupport: map[string]any{"speech": false}}},
 			`{"event":"voice-off","voiceSupport":{"speech":false},"message":"Voice input does not work in this browser."}`},
 	}
 	for _, tt := range tests {
-		var got []string
-		l := &listener{out: func(v any) { b, _ := json.Marshal(v); got = append(got, string(b)) }}
+		var out bytes.Buffer
+		l := &listener{out: &printer{w: &out, log: ui.NewLogger(io.Discard)}}
 		for _, r := range tt.replies {
 			l.setVoice(r)
 		}
-		if strings.Join(got, " ") != tt.want {
+		if got := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n"); strings.Join(got, " ") != tt.want {
 			t.Errorf("%s: setVoice printed %q, want %q", tt.name, strings.Join(got, " "), tt.want)
 		}
 	}

@@ -279,30 +279,21 @@ func (s *state) dialOrder(bridgePort int) []int {
 
 // guarded is the page server's handler: s behind the one Host guard and the
 // one set of security headers, with the page's own Content-Security-Policy.
+// The guard serves only requests that name the server 127.0.0.1 (Literal):
+// the bridge admits the page's origin as 127.0.0.1 only, so the same page
+// opened as localhost, which would be refused at the upgrade, is sent
+// there; a request that names another host (a rebinding page) is refused.
 func (s *state) guarded() http.Handler {
-	return origin.Guard{Port: s.pagePort, CSP: csp(s.ports), Next: s}
+	return origin.Guard{Port: s.pagePort, CSP: csp(s.ports), Literal: true, Next: s}
 }
 
-// ServeHTTP serves the page's files and its token. It stands behind
-// security/origin.Guard (guarded), which refuses a request that does not
-// name this server as 127.0.0.1 or localhost with its port (a rebinding
-// page is refused, as on the bridge) and sets the security headers.
+// ServeHTTP serves the page's files and its token, behind
+// security/origin.Guard (guarded).
 func (s *state) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h := w.Header()
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		h.Set("Allow", "GET, HEAD")
 		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
-		return
-	}
-	site := "http://127.0.0.1:" + strconv.Itoa(s.pagePort)
-	if r.Host != "127.0.0.1:"+strconv.Itoa(s.pagePort) {
-		// The bridge admits the page's origin as 127.0.0.1 only: the same
-		// page opened as localhost would be refused at the upgrade.
-		if r.URL.Path == "/demo/token" {
-			http.Error(w, "open the page at "+site+"/", http.StatusForbidden)
-			return
-		}
-		http.Redirect(w, r, site+r.URL.Path, http.StatusTemporaryRedirect)
 		return
 	}
 	switch r.URL.Path {

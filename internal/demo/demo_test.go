@@ -129,8 +129,8 @@ func TestLocalhostRedirected(t *testing.T) {
 		t.Errorf("GET / as localhost = %d Location %q, want 307 to http://%s/", rec.Code, rec.Header().Get("Location"), self)
 	}
 	rec = do(s, "GET", "/demo/token", "localhost:"+strconv.Itoa(testPagePort), nil)
-	if rec.Code != http.StatusForbidden || strings.Contains(rec.Body.String(), "tok_") {
-		t.Errorf("GET /demo/token as localhost = %d %q, want 403 and no token", rec.Code, rec.Body)
+	if rec.Code != http.StatusTemporaryRedirect || rec.Header().Get("Location") != "http://"+self+"/demo/token" || strings.Contains(rec.Body.String(), "tok_") {
+		t.Errorf("GET /demo/token as localhost = %d Location %q %q, want 307 to http://%s/demo/token and no token", rec.Code, rec.Header().Get("Location"), rec.Body, self)
 	}
 }
 

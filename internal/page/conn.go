@@ -1,9 +1,7 @@
 package page
 
 import (
-	"bufio"
 	"cmp"
-	"encoding/binary"
 	"errors"
 	"net"
 	"runtime"
@@ -41,6 +39,7 @@ var (
 type conn struct {
 	ws       *websocket.Conn
 	t        Timings
+	wait     time.Duration // writeWait as the connection began
 	send     chan []byte
 	pong     chan []byte // the answer to the page's latest ping
 	done     chan struct{}
@@ -53,7 +52,7 @@ type conn struct {
 }
 
 func newConn(ws *websocket.Conn, t Timings) *conn {
-	c := &conn{ws: ws, t: t, send: make(chan []byte, sendQueue), pong: make(chan []byte, 1), done: make(chan struct{}), finished: make(chan struct{})}
+	c := &conn{ws: ws, t: t, wait: writeWait, send: make(chan []byte, sendQueue), pong: make(chan []byte, 1), done: make(chan struct{}), finished: make(chan struct{})}
 	c.heard()
 	ws.SetPongHandler(func(string) error { c.heard(); return nil })
 	// gorilla's own handlers would write to the socket from the reader;
@@ -103,7 +102,7 @@ func (c *conn) Send(frame []byte) error {
 	// only busy; one that takes nothing is closed by the writer's deadline
 	// (writeWait), which ends this wait, and the timer bounds it should the
 	// writer itself be stuck.
-	full := time.NewTimer(writeWait)
+	full := time.NewTimer(c.wait)
 	defer full.Stop()
 	select {
 	case c.send <- frame:
@@ -151,36 +150,21 @@ func (c *conn) reason() string {
 	return cmp.Or(s, "closed")
 }
 
-// writeLoop is the socket's one writer: queued frames, pings, the answer
-// to the page's own pings and the close, until the connection closes; then
-// it closes the socket, which ends the reader. It frames messages itself
-// (RFC 6455 §5.2: a server's frames are not masked) into one buffer and
-// flushes when the queue is empty, so frames that wait together go out in
-// one write.
-//
-// Every frame gets a fresh write deadline before it is written, as in
-// gorilla's chat example, pings and pongs included: a frame larger than the
-// buffer's room goes to the socket inside writeFrame, not at the flush, so
-// a deadline set only at flushes would be the previous flush's, expired
-// after writeWait of quiet, and would drop a healthy tab.
+// writeLoop is the socket's one writer goroutine: queued frames, pings,
+// the answer to the page's own pings and the close, until the connection
+// closes; then it closes the socket, which ends the reader. Each goes
+// through write.
 func (c *conn) writeLoop() {
-	nc := c.ws.NetConn()
-	w := bufio.NewWriterSize(nc, writeBuffer)
 	ping := time.NewTicker(c.t.Ping)
-	write := func(op byte, payload []byte, wait time.Duration) error {
-		nc.SetWriteDeadline(time.Now().Add(wait))
-		return writeFrame(w, op, payload)
-	}
 	defer func() {
 		ping.Stop()
 		// Flush what was queued before the close (a displaced notice).
 		var err error
 		for len(c.send) > 0 && err == nil {
-			err = write(opText, <-c.send, closeWait)
+			err = write(c.ws, websocket.TextMessage, <-c.send, closeWait)
 		}
 		if err == nil {
-			write(opClose, closeGoingAway, closeWait)
-			w.Flush() // within the close frame's deadline, just set
+			write(c.ws, websocket.CloseMessage, closeGoingAway, closeWait)
 		}
 		c.ws.Close()
 		close(c.finished)
@@ -189,55 +173,34 @@ func (c *conn) writeLoop() {
 		var err error
 		select {
 		case f := <-c.send:
-			err = write(opText, f, writeWait)
+			err = write(c.ws, websocket.TextMessage, f, c.wait)
 		case data := <-c.pong:
-			err = write(opPong, data, writeWait)
+			err = write(c.ws, websocket.PongMessage, data, c.wait)
 		case <-ping.C:
-			err = write(opPing, nil, writeWait)
+			err = write(c.ws, websocket.PingMessage, nil, c.wait)
 		case <-c.done:
 			return
-		}
-		if err == nil && len(c.send) == 0 && len(c.pong) == 0 {
-			// Within the deadline of the frame just written.
-			err = w.Flush()
 		}
 		if err != nil {
 			// A write that ran out of writeWait is a tab that is not
 			// taking its frames, not one that is silent.
-			c.ended(err, "a write to the tab timed out after "+writeWait.String()+" (it is not reading its frames)", "writing to the tab failed: ")
+			c.ended(err, "a write to the tab timed out after "+c.wait.String()+" (it is not reading its frames)", "writing to the tab failed: ")
 			c.Close()
 			return
 		}
 	}
 }
 
-// writeBuffer holds the frames written between two flushes; a frame larger
-// than it goes out in one write of its own.
-const writeBuffer = 64 << 10
-
-// Opcodes (RFC 6455 §5.2), with the FIN bit: every frame is a whole message.
-const (
-	opText  = 0x81
-	opClose = 0x88
-	opPing  = 0x89
-	opPong  = 0x8A
-)
-
 // closeGoingAway is a close frame's body: status 1001, going away.
-var closeGoingAway = []byte{0x03, 0xE9}
+var closeGoingAway = websocket.FormatCloseMessage(websocket.CloseGoingAway, "")
 
-// writeFrame writes one unmasked frame.
-func writeFrame(w *bufio.Writer, op byte, payload []byte) error {
-	h := append(make([]byte, 0, 10), op)
-	switch n := len(payload); {
-	case n < 126:
-		h = append(h, byte(n))
-	case n <= 0xFFFF:
-		h = binary.BigEndian.AppendUint16(append(h, 126), uint16(n))
-	default:
-		h = binary.BigEndian.AppendUint64(append(h, 127), uint64(n))
-	}
-	w.Write(h)
-	_, err := w.Write(payload)
-	return err
+// write is the one way a frame reaches a page, from the writer goroutine
+// or, before there is one, from the handshake's refusal: a fresh write
+// deadline of wait, then gorilla's writer, one message in one frame. A
+// deadline per frame, as in gorilla's chat example, pings and pongs
+// included: one set only now and then would be long expired when a large
+// frame follows a quiet spell, and would drop a healthy tab.
+func write(ws *websocket.Conn, kind int, payload []byte, wait time.Duration) error {
+	ws.SetWriteDeadline(time.Now().Add(wait))
+	return ws.WriteMessage(kind, payload)
 }

@@ -106,20 +106,18 @@ var upgrader = websocket.Upgrader{
 	CheckOrigin: func(*http.Request) bool { return true },
 }
 
-// ServeHTTP checks the Host and Origin of r, a WebSocket upgrade, upgrades
+// ServeHTTP checks the Origin of r, a WebSocket upgrade that
+// security/origin.Guard let through (its Host names this bridge), upgrades
 // it and serves the page until it leaves.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	site, status, reason := origin.CheckUpgrade(r, s.Port, s.admits)
-	if reason != origin.ReasonHost {
-		s.Attempts.Attempt() // a tab (or a page) dialled this bridge by its name
-	}
+	site, status, reason := origin.CheckUpgrade(r, s.admits)
+	s.Attempts.Attempt() // a tab (or a page) dialled this bridge by its name: origin.Guard let it through
 	if status != 0 {
 		from := origin.Clip(r.Header.Get("Origin"))
 		served := s.Sites.Served()
 		s.Log.Warn("refused a connection ("+strconv.Itoa(status)+"): "+reason,
 			"origin", from, "host", origin.Clip(r.Host), "serving", served)
 		switch n := origin.Normalize(from); {
-		case reason == origin.ReasonHost:
 		case s.Sites.Allowed(n) && !s.Pairing.Demo && s.Pairing.DemoPaired(n):
 			s.Attempts.Refuse(attempts.DemoPairing, from, demoRefused(n))
 		case s.Sites.Allowed(n):
@@ -249,12 +247,13 @@ func (s *Server) Shutdown() {
 	}
 }
 
-// refuse writes a refusal frame and closes the socket.
+// refuse writes a refusal frame and a close frame, through write, and
+// closes the socket.
 func (s *Server) refuse(ws *websocket.Conn, f refusal) {
 	b, _ := json.Marshal(f)
-	ws.SetWriteDeadline(time.Now().Add(limits.WriteWait))
-	ws.WriteMessage(websocket.TextMessage, b)
-	ws.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(websocket.ClosePolicyViolation, f.Error), time.Now().Add(closeWait))
+	if write(ws, websocket.TextMessage, b, writeWait) == nil {
+		write(ws, websocket.CloseMessage, websocket.FormatCloseMessage(websocket.ClosePolicyViolation, f.Error), closeWait)
+	}
 	ws.Close()
 }
 

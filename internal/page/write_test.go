@@ -59,7 +59,7 @@ func shortWriteWait(t testing.TB, d time.Duration) {
 	t.Cleanup(func() { writeWait = old })
 }
 
-// A frame larger than the write buffer, sent after more than writeWait of
+// A large frame, sent after more than writeWait of
 // quiet, reaches the page: it is written against its own deadline, not the
 // long-expired one of the flush before it.
 func TestWriterDeadlinePerFrame(t *testing.T) {
@@ -75,7 +75,7 @@ func TestWriterDeadlinePerFrame(t *testing.T) {
 	}
 	// The quiet is the point: the last deadline set must be long past.
 	time.Sleep(3 * writeWait)
-	big := bytes.Repeat([]byte("x"), 3*writeBuffer)
+	big := bytes.Repeat([]byte("x"), 192<<10) // more than a socket buffer takes at once
 	if err := c.Send(big); err != nil {
 		t.Fatalf("Send of %d bytes after the quiet: %v", len(big), err)
 	}

@@ -28,20 +28,31 @@ const Prefix = "stitchslop-bridge: "
 const LevelHint = slog.Level(2)
 
 // NewLogger returns a slog.Logger that writes lines in the house format to w.
-// Attributes follow the message as key=value, values quoted when needed.
+// Attributes follow the message as key=value, values quoted when needed. A
+// warning or an error that repeats within RepeatWindow is counted, not
+// written again (repeat.go); Flush writes the counts still held.
 func NewLogger(w io.Writer) *slog.Logger {
-	return slog.New(&handler{w: w, mu: new(sync.Mutex)})
+	return slog.New(&handler{w: w, mu: new(sync.Mutex), repeats: &repeats{seen: map[repeatKey]*repeat{}}})
 }
 
 type handler struct {
-	w     io.Writer
-	mu    *sync.Mutex
-	attrs []slog.Attr
+	w       io.Writer
+	mu      *sync.Mutex
+	repeats *repeats // shared with the handlers WithAttrs makes
+	attrs   []slog.Attr
 }
 
 func (h *handler) Enabled(context.Context, slog.Level) bool { return true }
 
 func (h *handler) Handle(_ context.Context, r slog.Record) error {
+	if h.repeats.hold(h, r) {
+		return nil
+	}
+	return h.write(r)
+}
+
+// write writes r as one line.
+func (h *handler) write(r slog.Record) error {
 	var b strings.Builder
 	b.WriteString(Prefix)
 	switch {

@@ -3,6 +3,7 @@ package origin
 import (
 	"cmp"
 	"net/http"
+	"net/netip"
 )
 
 // DefaultCSP forbids a browser everything with an answer: no script, no
@@ -19,6 +20,11 @@ type Guard struct {
 	Port int
 	// CSP is the answers' Content-Security-Policy; "" is DefaultCSP.
 	CSP string
+	// Literal serves only requests that name the server 127.0.0.1: one
+	// that names it localhost or [::1] is redirected there (307), so that
+	// what it serves has one origin (the demo's page, which the bridge
+	// admits as http://127.0.0.1:port).
+	Literal bool
 	// Refuse answers a request refused for its Host, after the headers
 	// are set; nil answers 403 with ReasonHost as text.
 	Refuse func(w http.ResponseWriter, r *http.Request)
@@ -31,13 +37,14 @@ func (g Guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("Cache-Control", "no-store")
 	h.Set("Referrer-Policy", "no-referrer")
-	if !HostAllowed(r.Host, g.Port) {
-		if g.Refuse != nil {
-			g.Refuse(w, r)
-		} else {
-			http.Error(w, ReasonHost, http.StatusForbidden)
-		}
-		return
+	switch literal, ok := loopbackHost(r.Host, g.Port); {
+	case !ok && g.Refuse != nil:
+		g.Refuse(w, r)
+	case !ok:
+		http.Error(w, ReasonHost, http.StatusForbidden)
+	case g.Literal && !literal:
+		http.Redirect(w, r, "http://"+netip.AddrPortFrom(ipv4Loopback, uint16(g.Port)).String()+r.URL.Path, http.StatusTemporaryRedirect)
+	default:
+		g.Next.ServeHTTP(w, r)
 	}
-	g.Next.ServeHTTP(w, r)
 }

@@ -37,3 +37,28 @@ func TestGuard(t *testing.T) {
 		}
 	}
 }
+
+// A Literal guard sends a request that names the server by another
+// loopback name to 127.0.0.1, and still refuses any other host.
+func TestGuardLiteral(t *testing.T) {
+	g := Guard{Port: 8787, Literal: true, Next: http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusNoContent) })}
+	for _, tt := range []struct {
+		host     string
+		status   int
+		location string
+	}{
+		{"127.0.0.1:8787", http.StatusNoContent, ""},
+		{"localhost:8787", http.StatusTemporaryRedirect, "http://127.0.0.1:8787/a/b"},
+		{"[::1]:8787", http.StatusTemporaryRedirect, "http://127.0.0.1:8787/a/b"},
+		{"evil.test:8787", http.StatusForbidden, ""},
+		{"127.1:8787", http.StatusForbidden, ""},
+	} {
+		r := httptest.NewRequest("GET", "/a/b", nil)
+		r.Host = tt.host
+		w := httptest.NewRecorder()
+		g.ServeHTTP(w, r)
+		if w.Code != tt.status || w.Header().Get("Location") != tt.location {
+			t.Errorf("Literal Guard(Host %q) = %d Location %q, want %d Location %q", tt.host, w.Code, w.Header().Get("Location"), tt.status, tt.location)
+		}
+	}
+}

@@ -8,10 +8,11 @@
 //     an AllowedSite that has a stored pairing or an armed token
 //     (internal/sites).
 //   - T2 (dns-rebind): the Host header must name the loopback address the
-//     bridge listens on, with its port (HostAllowed). A rebinding page
+//     server listens on, with its port (HostAllowed). A rebinding page
 //     reaches 127.0.0.1 under its own host name, and that name is what its
-//     requests carry, so it is refused with 403 on the upgrade and on the
-//     control plane.
+//     requests carry, so it is refused with 403 by Guard, the one front of
+//     every HTTP server the binary runs, before any handler (the upgrade,
+//     the control plane, the demo's page) sees the request.
 //   - T3 (null-origin): a missing Origin and the literal "null" that
 //     sandboxed frames and some redirects send never match, whatever the
 //     allowed origin is.
@@ -33,6 +34,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"slices"
 	"strconv"
@@ -128,19 +130,35 @@ func validHost(h string, bracketed bool) bool {
 		!strings.ContainsAny(h[:1], ".-") && !strings.ContainsAny(h[len(h)-1:], ".-") && !strings.Contains(h, "..")
 }
 
-// loopbackNames are the only host names a request to the bridge may carry
-// in its Host header: the bridge binds 127.0.0.1, and a browser reaches it
-// by one of these three names.
-var loopbackNames = []string{"127.0.0.1", "localhost", "[::1]"}
-
-// HostAllowed reports whether a request's Host header names this bridge:
-// exactly 127.0.0.1, localhost or [::1] (ASCII case-insensitive), a colon,
-// and port in decimal. Anything else, including a missing port, another
-// spelling of a loopback address, or a name that resolves to 127.0.0.1, is
-// refused (T2).
+// HostAllowed reports whether a request's Host header names this server
+// on port: localhost (ASCII case-insensitive), 127.0.0.1 or [::1], a
+// colon, and port in decimal. Anything else, including a missing port,
+// another spelling of a loopback address, or a name that resolves to
+// 127.0.0.1, is refused (T2). Guard applies it to every request.
 func HostAllowed(host string, port int) bool {
-	name, ok := strings.CutSuffix(host, ":"+strconv.Itoa(port))
-	return ok && port >= 1 && port <= 65535 && slices.Contains(loopbackNames, asciiLower(name))
+	_, ok := loopbackHost(host, port)
+	return ok
+}
+
+// ipv4Loopback is the address every server of the binary binds.
+var ipv4Loopback = netip.AddrFrom4([4]byte{127, 0, 0, 1})
+
+// loopbackHost parses host as HostAllowed allows it, and says whether it
+// named the server by its address, 127.0.0.1. An address is read by
+// net/netip and must be written as netip writes it, so 127.1, 0x7f.0.0.1,
+// [::0001], a zone or a port with leading zeros are not another way in.
+func loopbackHost(host string, port int) (literal, ok bool) {
+	if port < 1 || port > 65535 {
+		return false, false
+	}
+	if name, found := strings.CutSuffix(host, ":"+strconv.Itoa(port)); found && asciiLower(name) == "localhost" {
+		return false, true
+	}
+	ap, err := netip.ParseAddrPort(host)
+	if err != nil || ap.String() != host || int(ap.Port()) != port {
+		return false, false
+	}
+	return ap.Addr() == ipv4Loopback, ap.Addr() == ipv4Loopback || ap.Addr() == netip.IPv6Loopback()
 }
 
 // Refusal reasons, fixed text with no request bytes in them, safe to log and
@@ -152,16 +170,13 @@ const (
 	ReasonMultiOrigin = "more than one origin header"
 )
 
-// CheckUpgrade applies, in order, the Host rule (T2) and the Origin rule
-// (T1, T3) to a WebSocket upgrade request for a bridge on port. admit
+// CheckUpgrade applies the Origin rule (T1, T3) to a WebSocket upgrade
+// request that Guard let through (the Host rule, T2, is Guard's). admit
 // decides whether a site may dial; it is given the Origin header normalised,
 // and never a missing, empty or "null" one, which are refused first. It
 // returns the site and 0, "" when both rules pass, otherwise the HTTP status
 // to refuse with (403) and a fixed reason.
-func CheckUpgrade(r *http.Request, port int, admit func(site string) bool) (site string, status int, reason string) {
-	if !HostAllowed(r.Host, port) {
-		return "", http.StatusForbidden, ReasonHost
-	}
+func CheckUpgrade(r *http.Request, admit func(site string) bool) (site string, status int, reason string) {
 	if len(r.Header.Values("Origin")) > 1 {
 		return "", http.StatusForbidden, ReasonMultiOrigin
 	}
@@ -196,13 +211,11 @@ func Loopback(site string) bool {
 	return slices.Contains([]string{"localhost", "127.0.0.1", "::1"}, u.Hostname())
 }
 
-// CheckControl applies the Host rule (T2) and refuses any request with an
-// Origin header (T4) on the control plane. Call it before the key is read.
-// It returns 0 and "" when both pass, otherwise 403 and a fixed reason.
-func CheckControl(r *http.Request, port int) (status int, reason string) {
-	if !HostAllowed(r.Host, port) {
-		return http.StatusForbidden, ReasonHost
-	}
+// CheckControl refuses any request with an Origin header (T4) on the
+// control plane, behind Guard (which applies the Host rule, T2). Call it
+// before the key is read. It returns 0 and "" when the request passes,
+// otherwise 403 and a fixed reason.
+func CheckControl(r *http.Request) (status int, reason string) {
 	// An Origin header, with any value, even empty, is a browser's: browsers
 	// send one on every cross-site or non-GET request, while shells and
 	// agents send none (protocol.md §4.3).

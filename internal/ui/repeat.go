@@ -1,0 +1,161 @@
+package ui
+
+import (
+	"log/slog"
+	"strconv"
+	"sync"
+	"time"
+)
+
+// RepeatWindow is how long a warning or an error is counted rather than
+// written again once it has been written: a page dialling in a loop, or a
+// local process that cannot be identified, makes the same line hundreds of
+// times a minute, and a flood of them buries the lines that matter. The
+// first is written at once; its repeats in the next RepeatWindow become
+// one line at the window's end ("… 2,999 more times in the last 10s"),
+// one per message per window for as long as the flood lasts.
+const RepeatWindow = 10 * time.Second
+
+// maxRepeatKeys bounds the messages being counted at once: past it, a new
+// message is written as it comes, uncounted, so a stream of messages that
+// differ (each one naming a new value) cannot grow the table.
+const maxRepeatKeys = 256
+
+// repeatClock holds what tests shorten.
+var repeatClock = struct {
+	window time.Duration
+	now    func() time.Time
+}{RepeatWindow, time.Now}
+
+// repeats counts the warnings and errors of one logger (and of its
+// WithAttrs children) by level and message. Attributes are not part of
+// the key: the reason is in the message, while a value (an origin, a host)
+// is what a flood varies.
+type repeats struct {
+	mu   sync.Mutex
+	seen map[repeatKey]*repeat
+}
+
+type repeatKey struct {
+	level slog.Level
+	msg   string
+}
+
+// repeat is one message's window: it ends at end; n records were held
+// back in it, the last of them last (with its handler, for its
+// attributes).
+type repeat struct {
+	start, end time.Time
+	n          int
+	last       slog.Record
+	h          *handler
+	timer      *time.Timer
+}
+
+// hold reports whether r is a repeat to count instead of writing. The
+// first time it holds one back in a window it arms the window's summary.
+func (rs *repeats) hold(h *handler, r slog.Record) bool {
+	if r.Level < slog.LevelWarn {
+		return false
+	}
+	now := repeatClock.now()
+	k := repeatKey{r.Level, r.Message}
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	p := rs.seen[k]
+	if p == nil || !now.Before(p.end) {
+		if p == nil && len(rs.seen) >= maxRepeatKeys {
+			rs.prune(now)
+			if len(rs.seen) >= maxRepeatKeys {
+				return false
+			}
+		}
+		rs.seen[k] = &repeat{start: now, end: now.Add(repeatClock.window)}
+		return false
+	}
+	p.n++
+	p.last, p.h = r.Clone(), h
+	if p.timer == nil {
+		p.timer = time.AfterFunc(p.end.Sub(now), func() { rs.summarise(k) })
+	}
+	return true
+}
+
+// prune drops the windows that have ended with nothing held back.
+func (rs *repeats) prune(now time.Time) {
+	for k, p := range rs.seen {
+		if p.n == 0 && !now.Before(p.end) {
+			delete(rs.seen, k)
+		}
+	}
+}
+
+// summarise writes the count of k's window that has just ended, and opens
+// the next window: repeats that keep coming are counted on.
+func (rs *repeats) summarise(k repeatKey) {
+	rs.mu.Lock()
+	p := rs.seen[k]
+	if p == nil || p.n == 0 {
+		rs.mu.Unlock()
+		return
+	}
+	now := repeatClock.now()
+	line, h := p.summary(now), p.h
+	rs.seen[k] = &repeat{start: now, end: now.Add(repeatClock.window)}
+	rs.mu.Unlock()
+	h.write(line)
+}
+
+// flush writes the counts of every window still open, for a process that
+// is about to exit.
+func (rs *repeats) flush() {
+	rs.mu.Lock()
+	now := repeatClock.now()
+	var lines []func()
+	for k, p := range rs.seen {
+		if p.timer != nil {
+			p.timer.Stop()
+		}
+		if p.n > 0 {
+			line, h := p.summary(now), p.h
+			lines = append(lines, func() { h.write(line) })
+		}
+		delete(rs.seen, k)
+	}
+	rs.mu.Unlock()
+	for _, w := range lines {
+		w()
+	}
+}
+
+// summary is the record that stands for the repeats held back: the
+// message, how many more times and over how long, and the last one's
+// attributes.
+func (p *repeat) summary(now time.Time) slog.Record {
+	times := "times"
+	if p.n == 1 {
+		times = "time"
+	}
+	msg := p.last.Message + " (" + thousands(p.n) + " more " + times + " in the last " + now.Sub(p.start).Round(100*time.Millisecond).String() + ")"
+	r := slog.NewRecord(now, p.last.Level, msg, 0)
+	p.last.Attrs(func(a slog.Attr) bool { r.AddAttrs(a); return true })
+	return r
+}
+
+// Flush writes the counts of repeated warnings and errors that l (a
+// logger of NewLogger) has held back and not yet reported. Call it before
+// the process exits.
+func Flush(l *slog.Logger) {
+	if h, ok := l.Handler().(*handler); ok {
+		h.repeats.flush()
+	}
+}
+
+// thousands writes n with comma separators: 2,999.
+func thousands(n int) string {
+	s := strconv.Itoa(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}
