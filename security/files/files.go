@@ -52,7 +52,10 @@
 //     control characters (C0, DEL, C1), format characters such as U+202E
 //     RIGHT-TO-LEFT OVERRIDE (evil\u202Egnp.exe shows as evilexe.png), the
 //     default-ignorable ones (U+FE0F, U+17B4), line and paragraph
-//     separators, private-use characters and unassigned code points. Such a
+//     separators, private-use characters and unassigned code points; nor
+//     any space but U+0020 (spaceLike: U+00A0, U+2000-U+200A, U+3000 and
+//     the other Unicode space separators, U+2800 BRAILLE PATTERN BLANK,
+//     U+FFFC), which make package\u200A.json read as package.json. Such a
 //     name is refused, never cleaned. The reasons name such a character by
 //     its code point, never the name.
 //   - Nor may it be the name of a build or package manifest or of a coding
@@ -267,15 +270,29 @@ const (
 
 // Prepare makes dir ready to save into, before the call whose reply is to
 // be saved there: it is walked as Save walks it (no hidden component,
-// links walked), and its missing folders are made. Save walks it again
-// when it writes; Prepare only lets a caller refuse before anything is
-// sent to the tab.
+// links walked), its missing folders are made, and it is proved to take a
+// new file (probe). Save walks it again when it writes; Prepare only lets
+// a caller refuse before anything is sent to the tab.
 func Prepare(dir string) error {
 	w, _, err := walk(dir, false, true)
 	if err != nil {
 		return err
 	}
-	w.close()
+	defer w.close()
+	return w.probe()
+}
+
+// probe proves that the walk's folder takes a new file, as a Pending will
+// need: a temporary file is created there exclusively, in the folder
+// opened, the way a Pending makes its own, and removed. A folder that
+// exists but refuses files (read-only, /proc, /sys) is found out before
+// the call, not after the tab has run the command.
+func (w *walked) probe() error {
+	p, err := create(w.dir(), "", w.abs, nil)
+	if err != nil {
+		return fmt.Errorf("files: %s: a file cannot be created there: %w", w.abs, err)
+	}
+	p.Abort() // closes w.dir(), which w.close closes again, doing nothing
 	return nil
 }
 
@@ -382,15 +399,19 @@ func (w *walked) create(name string, overwrite bool, want string) (*Pending, err
 // CheckOut refuses, before the call, the --out path that Out would refuse
 // when the reply comes, whatever the reply: a name that is not an image or
 // a design kind (or breaks any other rule of a name), a folder that does
-// not exist or has a hidden component, a file there without overwrite, a
-// directory there. It creates nothing.
+// not exist, has a hidden component or takes no new file (probe), a file
+// there without overwrite, a directory there. It leaves nothing behind:
+// the probe's temporary file is removed.
 func CheckOut(path string, overwrite bool) error {
 	w, name, err := outTarget(path)
 	if err != nil {
 		return err
 	}
 	defer w.close()
-	return w.check(name, overwrite)
+	if err := w.check(name, overwrite); err != nil {
+		return err
+	}
+	return w.probe()
 }
 
 // Out starts writing path, the file the user named for the image or design
@@ -523,21 +544,37 @@ func checkCharacters(name string) string {
 		if why := unprintable.Describe(r); why != "" {
 			return "it holds " + why
 		}
+		if spaceLike(r) {
+			return fmt.Sprintf("it holds %U, a space-like character other than the plain space U+0020", r)
+		}
 	}
 	return ""
+}
+
+// spaceLike reports whether r shows as blank space but is not U+0020: a
+// Unicode space separator (Zs: U+00A0, U+1680, U+2000-U+200A, U+202F,
+// U+205F, U+3000), U+2800 BRAILLE PATTERN BLANK or U+FFFC OBJECT
+// REPLACEMENT CHARACTER. In a name each makes one that reads as another
+// (package\u200A.json as package.json) or as a blank.
+func spaceLike(r rune) bool {
+	return r != ' ' && (unicode.Is(unicode.Zs, r) || r == 0x2800 || r == 0xfffc)
 }
 
 // NameKey returns the form under which two names are one file on some
 // disk: macOS (APFS, HFS+) takes names that differ only in their Unicode
 // normal form (é as one code point, or e and a combining accent) as one,
 // and macOS and Windows by default take names that differ only in case as
-// one. The key is the name case folded (Unicode full case folding) and in
-// NFC: two names with one key are one name for a reply, so the second is
-// refused, not written over the first. Full folding is stricter than any
-// of those disks (ß and ss are one key), so it never lets two names
-// through that one of them would take as one.
+// one. NTFS compares names by upper-casing them, which folding alone does
+// not do for dotless ı (upper-cased, it is I) nor İ. The key is the name
+// case folded (Unicode full case folding), then upper-cased and folded
+// again, in NFC: two names with one key are one name for a reply, so the
+// second is refused, not written over the first, and the class rules
+// (manifest) judge a name by its key, so GEMıNı.md is GEMINI.md. This is
+// stricter than any of those disks (ß and ss are one key), so it never
+// lets two names through that one of them would take as one.
 func NameKey(name string) string {
-	return norm.NFC.String(cases.Fold().String(norm.NFD.String(name)))
+	folded := cases.Fold().String(norm.NFD.String(name))
+	return norm.NFC.String(cases.Fold().String(strings.ToUpper(folded)))
 }
 
 // errSavedTwice is a name that a Batch has saved a file under already, or
@@ -574,38 +611,73 @@ func (b *Batch) Save(name string, by By, data []byte) (string, error) {
 // The reasons for a manifest's name (manifest): the words name the class,
 // never the name, which may come from a hostile page.
 const (
-	buildWhy = "it is the name of a build or package manifest, which build tools and package managers run code from"
-	agentWhy = "it is the name of an instruction file for coding agents, which an agent working in the folder reads and follows"
+	buildWhy   = "it is the name of a build or package manifest, which build tools and package managers run code from"
+	agentWhy   = "it is the name of an instruction file for coding agents, which an agent working in the folder reads and follows"
+	configWhy  = "it is the name of a tool's or an agent's configuration file, which the tool runs commands from when it finds the file in the folder"
+	autorunWhy = "it is the name of a Windows AutoRun file, which Windows obeys on a drive that holds it"
 )
 
 // manifest returns why name is refused as the name of a file that other
 // programs run code from, or take instructions from, just by finding it in
 // a folder, or "": a build or package manifest (npm runs package.json's
 // postinstall, pip a requirements file's packages, CMake a
-// CMakeLists.txt), or an instruction file that a coding agent working in
-// the folder reads and follows (CLAUDE.md, AGENTS.md, AGENT.md, WARP.md,
-// CONVENTIONS.md, opencode.json ...). A saved file of that name would be
-// code or orders the page wrote. Each is refused as a class, whoever chose
-// the name and whatever its case: the agents' names by their first part
-// (agentStems: CLAUDE.local.md, AGENTS.override.md) under a kind an agent
-// reads as text (.md, .txt, .json), the pip requirements files by theirs
-// (requirements-dev.txt), and the other manifests by name (manifests,
-// keyed by NameKey). Names with an extension Save does not write
-// (Makefile, Cargo.toml, setup.py) are listed for the reason they give.
+// CMakeLists.txt), an instruction file that a coding agent working in the
+// folder reads and follows (CLAUDE.md, AGENTS.md, AGENT.md, WARP.md,
+// CONVENTIONS.md, IFLOW.md ...), or a JSON configuration file that a tool
+// or an agent runs commands from (nodemon.json, tauri.conf.json,
+// claude_desktop_config.json, mcp_settings.json, settings.json ...). A
+// saved file of that name would be code or orders the page wrote. Each is
+// refused as a class, whoever chose the name and whatever its case, by its
+// NameKey (so dotless ı counts as i, as NTFS upper-cases it to I):
+//
+//   - the agents' names by their first part (agentStems: CLAUDE.local.md,
+//     AGENTS.override.md) under a kind an agent reads as text (.md, .txt,
+//     .json);
+//   - the pip requirements files by the word anywhere in a .txt name
+//     (requirements-dev.txt, dev-requirements.txt);
+//   - TypeScript's and JavaScript's project files (tsconfig.build.json);
+//   - a .json name by configJSON's rules: any name with "mcp" in it, any
+//     whose part before .json ends in config, conf, settings or presets
+//     (jest.config.json, tauri.conf.json, mcp_settings.json,
+//     CMakeUserPresets.json);
+//   - the other manifests and tool configurations by name (manifests).
+//
+// Names with an extension Save does not write (Makefile, Cargo.toml,
+// setup.py) are listed for the reason they give.
 func manifest(name string) string {
 	key := NameKey(name)
 	if why, ok := manifests[key]; ok {
 		return why
 	}
 	stem, _, _ := strings.Cut(key, ".")
-	switch ext := filepath.Ext(key); {
+	ext := filepath.Ext(key)
+	switch whole := strings.TrimSuffix(key, ext); {
 	case agentStems[stem] && (ext == ".md" || ext == ".txt" || ext == ".json"):
 		return agentWhy
-	case ext == ".txt" && strings.HasPrefix(stem, "requirements"),
-		ext == ".json" && (strings.HasPrefix(stem, "tsconfig") || strings.HasPrefix(stem, "jsconfig")):
+	case ext == ".txt" && strings.Contains(whole, "requirements"),
+		ext == ".json" && (strings.HasPrefix(whole, "tsconfig") || strings.HasPrefix(whole, "jsconfig")):
 		return buildWhy
+	case ext == ".json" && configJSON(whole):
+		return configWhy
 	}
 	return ""
+}
+
+// configJSON reports whether whole, the NameKey of a .json name without
+// its .json, is a configuration file's by its shape: a tool that runs
+// commands from its JSON finds it under a fixed name, and these are the
+// shapes those names take. A design the app exports is named after the
+// design, and rarely so.
+func configJSON(whole string) bool {
+	if strings.Contains(whole, "mcp") {
+		return true
+	}
+	for _, end := range []string{"config", "conf", "settings", "presets"} {
+		if strings.HasSuffix(whole, end) {
+			return true
+		}
+	}
+	return false
 }
 
 // agentStems are the first parts, case folded, of the names of coding
@@ -614,11 +686,15 @@ var agentStems = map[string]bool{
 	"agent": true, "agents": true, "claude": true, "gemini": true, "warp": true, "conventions": true,
 	"copilot-instructions": true, "opencode": true, "crush": true, "qwen": true, "codex": true,
 	"cursor": true, "windsurf": true, "cline": true, "kiro": true, "junie": true,
+	"iflow": true, "codebuddy": true, "amazonq": true, "jules": true, "augment": true, "rovodev": true,
+	"devin": true, "trae": true, "amp": true, "goose": true, "roo": true, "kilo": true, "firebender": true,
+	"llms": true, "continue": true, "aider": true, "zed": true, "instructions": true,
 }
 
-// manifests are the build and package manifests refused by name.
+// manifests are the build and package manifests, and the configuration
+// files tools run commands from, refused by name.
 var manifests = func() map[string]string {
-	m := map[string]string{}
+	m := map[string]string{NameKey("autorun.inf"): autorunWhy}
 	for _, n := range []string{
 		"package.json", "package-lock.json", "npm-shrinkwrap.json", "composer.json", "deno.json",
 		"angular.json", "bower.json", "lerna.json", "nx.json", "turbo.json", "vercel.json",
@@ -627,8 +703,19 @@ var manifests = func() map[string]string {
 		"setup.cfg", "Cargo.toml", "go.mod", "go.sum", "Gemfile", "Rakefile", "build.gradle",
 		"build.gradle.kts", "settings.gradle", "pom.xml", "Dockerfile", "docker-compose.yml",
 		"docker-compose.yaml", "compose.yml", "compose.yaml", "justfile", "Taskfile.yml",
+		"project.json", "workspace.json", "rush.json", "jsr.json", "constraints.txt", "conanfile.txt",
 	} {
 		m[NameKey(n)] = buildWhy
+	}
+	for _, n := range []string{
+		"nodemon.json", "app.json", "now.json", "wrangler.json", "devbox.json", "lefthook.json",
+		"cypress.json", "compile_commands.json", "dprint.json", "tslint.json", "typedoc.json",
+		"omnisharp.json", "tasks.json", "launch.json", "devcontainer.json", "manifest.json",
+		"biome.json", "ecosystem.json", "process.json", "nest-cli.json", "netlify.json",
+		"pm2.json", "lint-staged.json", "husky.json", "eslint.json", "prettier.json", "stylelint.json",
+		"extensions.json", "keybindings.json", "hooks.json",
+	} {
+		m[NameKey(n)] = configWhy
 	}
 	return m
 }()
