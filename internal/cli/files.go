@@ -194,10 +194,13 @@ func (e *notSaved) Error() string {
 // saveFiles is call --save DIR [--text-file NAME]: the reply's files, and
 // its text when textFile is given, are saved by internal/replyfiles, the
 // same code as call_to_files, and the reply comes back saying what was
-// saved. outSaved says --out has written the reply's savedTo. Each part saved or refused gets a line on stderr. ns is nil when
-// nothing was refused.
-func saveFiles(env []byte, dir, textFile string, overwrite, outSaved bool, log *slog.Logger) (out []byte, ns *notSaved) {
-	r, err := replyfiles.Save(env, replyfiles.Options{Dir: dir, TextFile: textFile, Overwrite: overwrite, KeepTopSaved: outSaved, OverwriteFlag: "--overwrite"})
+// saved. outFile is call's --out, if given: it has written the reply's
+// savedTo, and no file of the reply is saved under its name in dir. Each
+// part saved or refused gets a line on stderr. ns is nil when nothing was
+// refused.
+func saveFiles(env []byte, dir, textFile string, overwrite bool, outFile string, log *slog.Logger) (out []byte, ns *notSaved) {
+	r, err := replyfiles.Save(env, replyfiles.Options{Dir: dir, TextFile: textFile, Overwrite: overwrite,
+		KeepTopSaved: outFile != "", Out: outFile, OverwriteFlag: "--overwrite"})
 	if err != nil {
 		log.Warn("--save: " + err.Error() + "; nothing was written")
 		return env, nil

@@ -115,6 +115,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -584,19 +585,28 @@ var errSavedTwice = errors.New("files: another file of this reply was saved unde
 // A Batch saves the files of one reply into one directory, each name once:
 // a second file under a name with the same NameKey is refused with
 // errSavedTwice, even with Overwrite, so one file of a reply never
-// replaces another. The zero Batch saves into "" and so refuses
-// everything; set Dir.
+// replaces another. Out, the file call --out writes the same reply's image
+// to, counts as one of them from the start: a name of Dir that is Out is
+// refused whatever the order the two are written in. The zero Batch saves
+// into "" and so refuses everything; set Dir.
 type Batch struct {
 	Dir       string
 	Overwrite bool
+	Out       string          // the path of the reply's --out file, if any
 	taken     map[string]bool // NameKey of each name saved
 }
+
+// errOutTwice is a name of the Batch's folder that is its Out file.
+var errOutTwice = errors.New("files: --out writes this reply's image under that name in that folder (or one that differs only in case or Unicode form); it is not replaced")
 
 // Save saves data as name, chosen by by (see Save), once per name.
 func (b *Batch) Save(name string, by By, data []byte) (string, error) {
 	key := NameKey(name)
 	if b.taken[key] {
 		return "", errSavedTwice
+	}
+	if b.Out != "" && NameKey(filepath.Base(b.Out)) == key && sameFolder(filepath.Dir(b.Out), b.Dir) {
+		return "", errOutTwice
 	}
 	path, err := Save(b.Dir, name, by, data, b.Overwrite)
 	if err == nil {
@@ -606,6 +616,21 @@ func (b *Batch) Save(name string, by By, data []byte) (string, error) {
 		b.taken[key] = true
 	}
 	return path, err
+}
+
+// sameFolder reports whether a and b name one folder: the same one once
+// made absolute and clean, or, reached by links or another case, one
+// found by Stat to be the same. It decides only which names a Batch
+// refuses, never where a file goes.
+func sameFolder(a, b string) bool {
+	absA, errA := filepath.Abs(a)
+	absB, errB := filepath.Abs(b)
+	if errA == nil && errB == nil && absA == absB {
+		return true
+	}
+	fa, errA := os.Stat(a)
+	fb, errB := os.Stat(b)
+	return errA == nil && errB == nil && os.SameFile(fa, fb)
 }
 
 // The reasons for a manifest's name (manifest): the words name the class,

@@ -934,3 +934,32 @@ func TestBatchSavesEachNameOnce(t *testing.T) {
 		t.Error("a new Batch without Overwrite replaced other.dst")
 	}
 }
+
+// TestBatchRefusesItsOutName: the file call --out writes a reply's image
+// to is one of the reply's files: a file of the reply under its name (or
+// its NameKey) in the same folder, reached by a link or not, is refused
+// even with Overwrite, so that neither replaces the other; in another
+// folder it is saved.
+func TestBatchRefusesItsOutName(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "o.png")
+	if err := os.WriteFile(out, pngBytes, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(t.TempDir(), "link")
+	if err := os.Symlink(dir, link); err != nil {
+		t.Fatal(err)
+	}
+	for _, save := range []string{dir, dir + string(filepath.Separator), link} {
+		b := Batch{Dir: save, Overwrite: true, Out: out}
+		for _, name := range []string{"o.png", "O.PNG"} {
+			if _, err := b.Save(name, ByPage, pngBytes); err != errOutTwice {
+				t.Errorf("Batch{Dir: %q, Out: %q}.Save(%q) = %v, want errOutTwice", save, out, name, err)
+			}
+		}
+	}
+	other := t.TempDir()
+	if _, err := (&Batch{Dir: other, Out: out}).Save("o.png", ByPage, pngBytes); err != nil {
+		t.Errorf("Batch{Dir: other, Out: %q}.Save(o.png) = %v, want it saved", out, err)
+	}
+}
