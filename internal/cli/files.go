@@ -148,7 +148,7 @@ func checkTargets(a args) error {
 	var nr *replyfiles.NotReady
 	if errors.As(replyfiles.Ready(replyfiles.Options{Dir: dir, TextFile: a.flags["text-file"]}), &nr) {
 		return failure("bad_dir", fmt.Sprintf("--save %s: %s; nothing was sent to the tab", dir, nr.Why),
-			"--save writes into a folder, creating it and its parents if missing, never a hidden one (such as ~/.config or .git); choose another")
+			"--save writes into a folder that takes new files, creating it and its parents if missing, never a hidden one (such as ~/.config or .git); choose another")
 	}
 	return nil
 }
@@ -170,7 +170,7 @@ func outRefused(file string, err error, tail string) *client.Error {
 			"--out takes a bare image name (.png .jpg .gif .webp, holding that image) or a design kind the app writes (.dst .pes .jef .exp .vp3 .inf .col .svg .dxf .stitchslop .json), never a hidden one")
 	}
 	return failure("write_failed", fmt.Sprintf("--out: %s; %s", strings.TrimPrefix(err.Error(), "files: "), tail),
-		"--out writes into an existing folder with no hidden component; it never creates one")
+		"--out writes into an existing folder that takes new files, with no hidden component; it never creates one")
 }
 
 // failure is a call that failed (exit 1) as code says, with msg and a

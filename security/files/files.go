@@ -40,7 +40,11 @@
 //     than MaxIn+1 bytes whatever Stat said; text mode needs valid UTF-8.
 //
 // Save and Out mitigate (b), by the same rules; what needs no reply is
-// asked before the call (Prepare for Save's folder, CheckOut for Out):
+// asked before the call (Prepare for Save's folder, CheckOut for Out),
+// down to proving the folder takes a new file (probe: a temporary file
+// created exclusively in the folder the walk opened, as the write will
+// make its own, and removed), so /proc/self or a read-only folder is
+// refused before the tab runs anything:
 //
 //   - The name (CheckName) must be a bare name: no separator, not "." or
 //     "..", not hidden, none of the characters Windows refuses (so no ':'
@@ -58,11 +62,20 @@
 //     U+FFFC), which make package\u200A.json read as package.json. Such a
 //     name is refused, never cleaned. The reasons name such a character by
 //     its code point, never the name.
-//   - Nor may it be the name of a build or package manifest or of a coding
-//     agent's instruction file (manifest: package.json, angular.json,
-//     requirements-dev.txt, CLAUDE.md, AGENT.md, WARP.md, opencode.json
-//     ..., refused as classes), which another program runs code from, or
-//     obeys, just because it is in the folder.
+//   - Nor may it be the name of a build or package manifest, of a coding
+//     agent's instruction file, or of a tool's or an agent's JSON
+//     configuration (manifest: package.json, angular.json,
+//     dev-requirements.txt, CLAUDE.md, AGENT.md, IFLOW.md, opencode.json,
+//     nodemon.json, claude_desktop_config.json, settings.json,
+//     tauri.conf.json ..., and autorun.inf, refused as classes, judged by
+//     NameKey), which another program runs code from, or obeys, just
+//     because it is in the folder. A page's .json name is held to the
+//     app's kind this way, by refusing the shapes and names tools look
+//     for, not by requiring a shape of the app's own: no document of the
+//     app (protocol.md, the Stitch Slop team's bridge) gives its JSON
+//     exports one, a design's export is named after the design, and a
+//     shape we made up would refuse the app's own files. What this leaves
+//     is a tool configuration under a name and shape not on the lists.
 //   - Its kind depends on who chose it (By): a page's name has one of the
 //     app's kinds (images, machine and colour files, .svg, .dxf,
 //     .stitchslop, .json), an agent's may also be .txt or .md, and --out's
@@ -70,9 +83,11 @@
 //     bytes (Pending.Commit checks): no script, no executable, no name
 //     without an extension. Files are created 0666 less the umask, never
 //     executable.
-//   - NameKey says when two names are one file on some disk (case, and
-//     Unicode normal form on macOS); the callers refuse a reply's second
-//     file under one key, so no file of a reply replaces another.
+//   - NameKey says when two names are one file on some disk (case, as
+//     NTFS upper-cases it too, and Unicode normal form on macOS); a Batch
+//     refuses a reply's second file under one key, and a file under the
+//     key of the reply's --out file in that file's folder (Batch.Out), so
+//     no file of a reply replaces another.
 //   - dir may have no hidden component (no ~/.config, no .git), reached
 //     through symlinks or not: it is walked and opened race-free as Read
 //     walks, and its missing folders are created by the same walk, as
@@ -90,7 +105,9 @@
 //
 // Not covered: a file of an allowed kind and name is sent, or saved, whatever
 // its content (a secret kept in ~/Documents/notes.json goes; an .svg saved
-// may hold script, and .inf is also a Windows setup file). The agent chooses
+// may hold script, and .inf is also a Windows setup file, which runs only
+// when the user installs it; autorun.inf, which Windows obeys by itself
+// on a drive, is refused). The agent chooses
 // the path to read and the directory to write; a page that talks it into
 // choosing a non-hidden secret or a sensitive non-hidden directory is not
 // stopped here. Hidden means a leading "." only: the Windows hidden attribute
