@@ -730,7 +730,7 @@ var agentStems = map[string]bool{
 	"cursor": true, "windsurf": true, "cline": true, "kiro": true, "junie": true,
 	"iflow": true, "codebuddy": true, "amazonq": true, "jules": true, "augment": true, "rovodev": true,
 	"devin": true, "trae": true, "amp": true, "goose": true, "roo": true, "kilo": true, "firebender": true,
-	"llms": true, "continue": true, "aider": true, "zed": true, "instructions": true,
+	"llms": true,
 }
 
 // manifests are the build and package manifests, and the configuration
