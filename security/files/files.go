@@ -618,11 +618,11 @@ var errOutTwice = errors.New("files: --out writes this reply's image under that 
 
 // Save saves data as name, chosen by by (see Save), once per name.
 func (b *Batch) Save(name string, by By, data []byte) (string, error) {
-	key := NameKey(name)
-	if b.taken[key] {
+	nk := NameKey(name)
+	if b.taken[nk] {
 		return "", errSavedTwice
 	}
-	if b.Out != "" && NameKey(filepath.Base(b.Out)) == key && sameFolder(filepath.Dir(b.Out), b.Dir) {
+	if b.Out != "" && NameKey(filepath.Base(b.Out)) == nk && sameFolder(filepath.Dir(b.Out), b.Dir) {
 		return "", errOutTwice
 	}
 	path, err := Save(b.Dir, name, by, data, b.Overwrite)
@@ -630,7 +630,7 @@ func (b *Batch) Save(name string, by By, data []byte) (string, error) {
 		if b.taken == nil {
 			b.taken = map[string]bool{}
 		}
-		b.taken[key] = true
+		b.taken[nk] = true
 	}
 	return path, err
 }
