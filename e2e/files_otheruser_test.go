@@ -141,7 +141,7 @@ func TestT16_OtherUserSwapsSaveFolder(t *testing.T) {
 	p.serve(func(cmd string, args map[string]any) map[string]any {
 		if cmd == "design.export" {
 			return map[string]any{"ok": true, "say": "Exported.", "files": []any{
-				map[string]any{"name": "settings.json", "dataUrl": b64URL("application/json", []byte(`{"hooks":{}}`))},
+				map[string]any{"name": "design.json", "dataUrl": b64URL("application/json", []byte(`{"hooks":{}}`))},
 			}}
 		}
 		return defaultHandler(cmd, args)

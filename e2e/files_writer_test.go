@@ -11,6 +11,7 @@ package e2e
 import (
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -44,17 +45,24 @@ func TestSec_OutGoesThroughTheOneWriter(t *testing.T) {
 		t.Skipf("no symlinks here: %v", err)
 	}
 	dotfile := writeFile(t, filepath.Join(root, ".profile_x"), []byte("mine"))
-	for _, tt := range []struct {
+	type outCase struct {
 		name string
 		args []string
 		code string
-	}{
+	}
+	cases := []outCase{
 		{"a hidden folder", []string{"scene.render", "--out", filepath.Join(hid, "a.png")}, "write_failed"},
 		{"a link to a hidden folder", []string{"scene.render", "--out", filepath.Join(linkdir, "b.png")}, "write_failed"},
 		{"a name that is no image, in a hidden folder", []string{"design.export", "--out", filepath.Join(hid, "authorized_keys")}, "bad_name"},
 		{"a name that is no image", []string{"design.export", "--out", filepath.Join(root, "authorized_keys")}, "bad_name"},
 		{"a dotfile, overwrite", []string{"design.export", "--out", dotfile, "--overwrite"}, "bad_name"},
-	} {
+	}
+	if runtime.GOOS == "linux" {
+		// A folder that exists but takes no new file, even for root.
+		cases = append(cases, outCase{"a folder that takes no file", []string{"scene.render", "--out", "/proc/self/x.png"}, "write_failed"},
+			outCase{"a sysfs folder, overwrite", []string{"scene.render", "--out", "/sys/kernel/x.png", "--overwrite"}, "write_failed"})
+	}
+	for _, tt := range cases {
 		from := p.frames.len()
 		r := runCLI(t, append(append(base, "call"), tt.args...)...)
 		d := r.doc(t)
@@ -87,6 +95,11 @@ func TestSec_OutGoesThroughTheOneWriter(t *testing.T) {
 var pageNamed = []string{
 	"AGENT.md", "WARP.md", "CONVENTIONS.md", "opencode.json", "angular.json", "requirements-dev.txt",
 	"package\uFE0F.json", "leaf\u17B4.dst", "notes.txt", "README.md",
+	// The outside attack on the one writer: configuration files that tools
+	// and agents run commands from, a Windows AutoRun file, an agent's
+	// instruction file under a dotless ı, a space that is not U+0020.
+	"nodemon.json", "claude_desktop_config.json", "settings.json", "autorun.inf", "GEM\u0131N\u0131.md",
+	"package\u200A.json",
 }
 
 func pageNamedReply(cmd string, args map[string]any) map[string]any {
@@ -110,7 +123,9 @@ func wantPageNamesRefused(t *testing.T, face, out, said string) {
 	for _, why := range []string{
 		"it is the name of an instruction file for coding agents",
 		"it is the name of a build or package manifest",
-		"it holds U+FE0F", "it holds U+17B4",
+		"it holds U+FE0F", "it holds U+17B4", "it holds U+200A",
+		"it is the name of a tool's or an agent's configuration file",
+		"it is the name of a Windows AutoRun file",
 		"its kind is not one of the app's",
 	} {
 		if !strings.Contains(said, why) {
@@ -174,6 +189,11 @@ func TestSec_SaveFolderDecidedBeforeTheCall(t *testing.T) {
 	if haveLinks {
 		dirs["a link to a hidden folder"] = linkdir
 	}
+	if runtime.GOOS == "linux" {
+		// Folders that exist but take no new file, even for root.
+		dirs["a folder that takes no file"] = "/proc/self"
+		dirs["a sysfs folder"] = "/sys/kernel"
+	}
 
 	t.Run("shell", func(t *testing.T) {
 		_, p, base := cliTab(t, pageNamedReply)
@@ -205,5 +225,50 @@ func TestSec_SaveFolderDecidedBeforeTheCall(t *testing.T) {
 	})
 	if got := dirNames(t, hid); len(got) != 0 {
 		t.Errorf("the hidden folder holds %q, want nothing", got)
+	}
+}
+
+// TestSec_OutAndSaveNameOneFile: with --out D/o.png --save D --overwrite, a
+// file of the reply also named o.png (or O.PNG) is refused, not written
+// over the --out image: one reply's --out and --save never name one file,
+// and the reply never says both were saved at one path.
+func TestSec_OutAndSaveNameOneFile(t *testing.T) {
+	t.Parallel()
+	second := append(append([]byte{}, pngBytes...), "second"...)
+	_, _, base := cliTab(t, func(cmd string, args map[string]any) map[string]any {
+		if cmd != "scene.render" {
+			return defaultHandler(cmd, args)
+		}
+		return map[string]any{"ok": true, "dataUrl": b64URL("image/png", pngBytes), "files": []any{
+			map[string]any{"name": "o.png", "dataUrl": b64URL("image/png", second)},
+			map[string]any{"name": "O.PNG", "dataUrl": b64URL("image/png", second)},
+		}}
+	})
+	dir := t.TempDir()
+	out := filepath.Join(dir, "o.png")
+	r := runCLI(t, append(base, "call", "scene.render", "--out", out, "--save", dir, "--overwrite")...)
+	if r.code != 1 {
+		t.Errorf("call --out D/o.png --save D with files[0] o.png: exit %d, want 1", r.code)
+	}
+	if b, _ := os.ReadFile(out); !slices.Equal(b, pngBytes) {
+		t.Errorf("%s holds %d bytes, want the --out image (%d bytes)", out, len(b), len(pngBytes))
+	}
+	if got := dirNames(t, dir); !slices.Equal(got, []string{"o.png"}) {
+		t.Errorf("the folder holds %q, want o.png alone", got)
+	}
+	d := r.doc(t)
+	if d["savedTo"] != out {
+		t.Errorf("savedTo = %v, want %s", d["savedTo"], out)
+	}
+	list, _ := d["files"].([]any)
+	if len(list) != 2 {
+		t.Fatalf("files = %v, want two entries", d["files"])
+	}
+	for i, e := range list {
+		m, _ := e.(map[string]any)
+		why, _ := m["error"].(string)
+		if m["savedTo"] != nil || !strings.Contains(why, "--out writes this reply's image under that name") {
+			t.Errorf("files[%d] = %v, want it refused as --out's file", i, m)
+		}
 	}
 }

@@ -148,7 +148,7 @@ func checkTargets(a args) error {
 	var nr *replyfiles.NotReady
 	if errors.As(replyfiles.Ready(replyfiles.Options{Dir: dir, TextFile: a.flags["text-file"]}), &nr) {
 		return failure("bad_dir", fmt.Sprintf("--save %s: %s; nothing was sent to the tab", dir, nr.Why),
-			"--save writes into a folder, creating it and its parents if missing, never a hidden one (such as ~/.config or .git); choose another")
+			"--save writes into a folder that takes new files, creating it and its parents if missing, never a hidden one (such as ~/.config or .git); choose another")
 	}
 	return nil
 }
@@ -170,7 +170,7 @@ func outRefused(file string, err error, tail string) *client.Error {
 			"--out takes a bare image name (.png .jpg .gif .webp, holding that image) or a design kind the app writes (.dst .pes .jef .exp .vp3 .inf .col .svg .dxf .stitchslop .json), never a hidden one")
 	}
 	return failure("write_failed", fmt.Sprintf("--out: %s; %s", strings.TrimPrefix(err.Error(), "files: "), tail),
-		"--out writes into an existing folder with no hidden component; it never creates one")
+		"--out writes into an existing folder that takes new files, with no hidden component; it never creates one")
 }
 
 // failure is a call that failed (exit 1) as code says, with msg and a
@@ -194,10 +194,13 @@ func (e *notSaved) Error() string {
 // saveFiles is call --save DIR [--text-file NAME]: the reply's files, and
 // its text when textFile is given, are saved by internal/replyfiles, the
 // same code as call_to_files, and the reply comes back saying what was
-// saved. outSaved says --out has written the reply's savedTo. Each part saved or refused gets a line on stderr. ns is nil when
-// nothing was refused.
-func saveFiles(env []byte, dir, textFile string, overwrite, outSaved bool, log *slog.Logger) (out []byte, ns *notSaved) {
-	r, err := replyfiles.Save(env, replyfiles.Options{Dir: dir, TextFile: textFile, Overwrite: overwrite, KeepTopSaved: outSaved, OverwriteFlag: "--overwrite"})
+// saved. outFile is call's --out, if given: it has written the reply's
+// savedTo, and no file of the reply is saved under its name in dir. Each
+// part saved or refused gets a line on stderr. ns is nil when nothing was
+// refused.
+func saveFiles(env []byte, dir, textFile string, overwrite bool, outFile string, log *slog.Logger) (out []byte, ns *notSaved) {
+	r, err := replyfiles.Save(env, replyfiles.Options{Dir: dir, TextFile: textFile, Overwrite: overwrite,
+		KeepTopSaved: outFile != "", Out: outFile, OverwriteFlag: "--overwrite"})
 	if err != nil {
 		log.Warn("--save: " + err.Error() + "; nothing was written")
 		return env, nil

@@ -422,7 +422,7 @@ func saved(t *testing.T, reply string, textFile string, overwrite bool, prepare 
 		prepare(dir)
 	}
 	var se bytes.Buffer
-	raw, ns = saveFiles([]byte(reply), dir, textFile, overwrite, false, ui.NewLogger(&se))
+	raw, ns = saveFiles([]byte(reply), dir, textFile, overwrite, "", ui.NewLogger(&se))
 	if got := listDir(t, root); !slices.Equal(got, []string{"out"}) {
 		t.Errorf("saveFiles(%.200s) left %q beside the folder, want nothing", reply, got)
 	}

@@ -119,7 +119,7 @@ func FuzzSaveFiles(f *testing.F) {
 		if err := os.Mkdir(dir, 0o755); err != nil {
 			t.Fatal(err)
 		}
-		out, ns := saveFiles(reply, dir, textFile, overwrite, false, slog.New(slog.DiscardHandler))
+		out, ns := saveFiles(reply, dir, textFile, overwrite, "", slog.New(slog.DiscardHandler))
 		if !json.Valid(out) && json.Valid(reply) {
 			t.Fatalf("saveFiles(%q) printed %q, not JSON", reply, out)
 		}

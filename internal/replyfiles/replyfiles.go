@@ -64,6 +64,10 @@ type Options struct {
 	// --out has written them, for the image it saved. Otherwise they are a
 	// page's claim, and dropped.
 	KeepTopSaved bool
+	// Out is the file the shell's --out writes the same reply's image to:
+	// a file of the reply under its name in Dir is refused, so that one
+	// never replaces the other (files.Batch).
+	Out string
 	// OverwriteFlag is how the reader asks to replace a file (the shell's
 	// "--overwrite", MCP's "overwrite"), for the reason a file that exists
 	// was refused.
@@ -151,7 +155,7 @@ func Save(env []byte, o Options) (Result, error) {
 		return Result{Env: env}, ErrNotObject
 	}
 	r := Result{Env: env}
-	s := &saver{Batch: files.Batch{Dir: o.Dir, Overwrite: o.Overwrite}, o: o, r: &r}
+	s := &saver{Batch: files.Batch{Dir: o.Dir, Overwrite: o.Overwrite, Out: o.Out}, o: o, r: &r}
 	top := textMembers
 	if !o.KeepTopSaved {
 		top = append(top[:len(top):len(top)], "savedTo", "savedBytes")

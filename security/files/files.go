@@ -40,7 +40,11 @@
 //     than MaxIn+1 bytes whatever Stat said; text mode needs valid UTF-8.
 //
 // Save and Out mitigate (b), by the same rules; what needs no reply is
-// asked before the call (Prepare for Save's folder, CheckOut for Out):
+// asked before the call (Prepare for Save's folder, CheckOut for Out),
+// down to proving the folder takes a new file (probe: a temporary file
+// created exclusively in the folder the walk opened, as the write will
+// make its own, and removed), so /proc/self or a read-only folder is
+// refused before the tab runs anything:
 //
 //   - The name (CheckName) must be a bare name: no separator, not "." or
 //     "..", not hidden, none of the characters Windows refuses (so no ':'
@@ -52,14 +56,26 @@
 //     control characters (C0, DEL, C1), format characters such as U+202E
 //     RIGHT-TO-LEFT OVERRIDE (evil\u202Egnp.exe shows as evilexe.png), the
 //     default-ignorable ones (U+FE0F, U+17B4), line and paragraph
-//     separators, private-use characters and unassigned code points. Such a
+//     separators, private-use characters and unassigned code points; nor
+//     any space but U+0020 (spaceLike: U+00A0, U+2000-U+200A, U+3000 and
+//     the other Unicode space separators, U+2800 BRAILLE PATTERN BLANK,
+//     U+FFFC), which make package\u200A.json read as package.json. Such a
 //     name is refused, never cleaned. The reasons name such a character by
 //     its code point, never the name.
-//   - Nor may it be the name of a build or package manifest or of a coding
-//     agent's instruction file (manifest: package.json, angular.json,
-//     requirements-dev.txt, CLAUDE.md, AGENT.md, WARP.md, opencode.json
-//     ..., refused as classes), which another program runs code from, or
-//     obeys, just because it is in the folder.
+//   - Nor may it be the name of a build or package manifest, of a coding
+//     agent's instruction file, or of a tool's or an agent's JSON
+//     configuration (manifest: package.json, angular.json,
+//     dev-requirements.txt, CLAUDE.md, AGENT.md, IFLOW.md, opencode.json,
+//     nodemon.json, claude_desktop_config.json, settings.json,
+//     tauri.conf.json ..., and autorun.inf, refused as classes, judged by
+//     NameKey), which another program runs code from, or obeys, just
+//     because it is in the folder. A page's .json name is held to the
+//     app's kind this way, by refusing the shapes and names tools look
+//     for, not by requiring a shape of the app's own: no document of the
+//     app (protocol.md, the Stitch Slop team's bridge) gives its JSON
+//     exports one, a design's export is named after the design, and a
+//     shape we made up would refuse the app's own files. What this leaves
+//     is a tool configuration under a name and shape not on the lists.
 //   - Its kind depends on who chose it (By): a page's name has one of the
 //     app's kinds (images, machine and colour files, .svg, .dxf,
 //     .stitchslop, .json), an agent's may also be .txt or .md, and --out's
@@ -67,9 +83,11 @@
 //     bytes (Pending.Commit checks): no script, no executable, no name
 //     without an extension. Files are created 0666 less the umask, never
 //     executable.
-//   - NameKey says when two names are one file on some disk (case, and
-//     Unicode normal form on macOS); the callers refuse a reply's second
-//     file under one key, so no file of a reply replaces another.
+//   - NameKey says when two names are one file on some disk (case, as
+//     NTFS upper-cases it too, and Unicode normal form on macOS); a Batch
+//     refuses a reply's second file under one key, and a file under the
+//     key of the reply's --out file in that file's folder (Batch.Out), so
+//     no file of a reply replaces another.
 //   - dir may have no hidden component (no ~/.config, no .git), reached
 //     through symlinks or not: it is walked and opened race-free as Read
 //     walks, and its missing folders are created by the same walk, as
@@ -87,7 +105,9 @@
 //
 // Not covered: a file of an allowed kind and name is sent, or saved, whatever
 // its content (a secret kept in ~/Documents/notes.json goes; an .svg saved
-// may hold script, and .inf is also a Windows setup file). The agent chooses
+// may hold script, and .inf is also a Windows setup file, which runs only
+// when the user installs it; autorun.inf, which Windows obeys by itself
+// on a drive, is refused). The agent chooses
 // the path to read and the directory to write; a page that talks it into
 // choosing a non-hidden secret or a sensitive non-hidden directory is not
 // stopped here. Hidden means a leading "." only: the Windows hidden attribute
@@ -112,6 +132,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -267,15 +288,29 @@ const (
 
 // Prepare makes dir ready to save into, before the call whose reply is to
 // be saved there: it is walked as Save walks it (no hidden component,
-// links walked), and its missing folders are made. Save walks it again
-// when it writes; Prepare only lets a caller refuse before anything is
-// sent to the tab.
+// links walked), its missing folders are made, and it is proved to take a
+// new file (probe). Save walks it again when it writes; Prepare only lets
+// a caller refuse before anything is sent to the tab.
 func Prepare(dir string) error {
 	w, _, err := walk(dir, false, true)
 	if err != nil {
 		return err
 	}
-	w.close()
+	defer w.close()
+	return w.probe()
+}
+
+// probe proves that the walk's folder takes a new file, as a Pending will
+// need: a temporary file is created there exclusively, in the folder
+// opened, the way a Pending makes its own, and removed. A folder that
+// exists but refuses files (read-only, /proc, /sys) is found out before
+// the call, not after the tab has run the command.
+func (w *walked) probe() error {
+	p, err := create(w.dir(), "", w.abs, nil)
+	if err != nil {
+		return fmt.Errorf("files: %s: a file cannot be created there: %w", w.abs, err)
+	}
+	p.Abort() // closes w.dir(), which w.close closes again, doing nothing
 	return nil
 }
 
@@ -382,15 +417,19 @@ func (w *walked) create(name string, overwrite bool, want string) (*Pending, err
 // CheckOut refuses, before the call, the --out path that Out would refuse
 // when the reply comes, whatever the reply: a name that is not an image or
 // a design kind (or breaks any other rule of a name), a folder that does
-// not exist or has a hidden component, a file there without overwrite, a
-// directory there. It creates nothing.
+// not exist, has a hidden component or takes no new file (probe), a file
+// there without overwrite, a directory there. It leaves nothing behind:
+// the probe's temporary file is removed.
 func CheckOut(path string, overwrite bool) error {
 	w, name, err := outTarget(path)
 	if err != nil {
 		return err
 	}
 	defer w.close()
-	return w.check(name, overwrite)
+	if err := w.check(name, overwrite); err != nil {
+		return err
+	}
+	return w.probe()
 }
 
 // Out starts writing path, the file the user named for the image or design
@@ -523,21 +562,37 @@ func checkCharacters(name string) string {
 		if why := unprintable.Describe(r); why != "" {
 			return "it holds " + why
 		}
+		if spaceLike(r) {
+			return fmt.Sprintf("it holds %U, a space-like character other than the plain space U+0020", r)
+		}
 	}
 	return ""
+}
+
+// spaceLike reports whether r shows as blank space but is not U+0020: a
+// Unicode space separator (Zs: U+00A0, U+1680, U+2000-U+200A, U+202F,
+// U+205F, U+3000), U+2800 BRAILLE PATTERN BLANK or U+FFFC OBJECT
+// REPLACEMENT CHARACTER. In a name each makes one that reads as another
+// (package\u200A.json as package.json) or as a blank.
+func spaceLike(r rune) bool {
+	return r != ' ' && (unicode.Is(unicode.Zs, r) || r == 0x2800 || r == 0xfffc)
 }
 
 // NameKey returns the form under which two names are one file on some
 // disk: macOS (APFS, HFS+) takes names that differ only in their Unicode
 // normal form (é as one code point, or e and a combining accent) as one,
 // and macOS and Windows by default take names that differ only in case as
-// one. The key is the name case folded (Unicode full case folding) and in
-// NFC: two names with one key are one name for a reply, so the second is
-// refused, not written over the first. Full folding is stricter than any
-// of those disks (ß and ss are one key), so it never lets two names
-// through that one of them would take as one.
+// one. NTFS compares names by upper-casing them, which folding alone does
+// not do for dotless ı (upper-cased, it is I) nor İ. The key is the name
+// case folded (Unicode full case folding), then upper-cased and folded
+// again, in NFC: two names with one key are one name for a reply, so the
+// second is refused, not written over the first, and the class rules
+// (manifest) judge a name by its key, so GEMıNı.md is GEMINI.md. This is
+// stricter than any of those disks (ß and ss are one key), so it never
+// lets two names through that one of them would take as one.
 func NameKey(name string) string {
-	return norm.NFC.String(cases.Fold().String(norm.NFD.String(name)))
+	folded := cases.Fold().String(norm.NFD.String(name))
+	return norm.NFC.String(cases.Fold().String(strings.ToUpper(folded)))
 }
 
 // errSavedTwice is a name that a Batch has saved a file under already, or
@@ -547,65 +602,124 @@ var errSavedTwice = errors.New("files: another file of this reply was saved unde
 // A Batch saves the files of one reply into one directory, each name once:
 // a second file under a name with the same NameKey is refused with
 // errSavedTwice, even with Overwrite, so one file of a reply never
-// replaces another. The zero Batch saves into "" and so refuses
-// everything; set Dir.
+// replaces another. Out, the file call --out writes the same reply's image
+// to, counts as one of them from the start: a name of Dir that is Out is
+// refused whatever the order the two are written in. The zero Batch saves
+// into "" and so refuses everything; set Dir.
 type Batch struct {
 	Dir       string
 	Overwrite bool
+	Out       string          // the path of the reply's --out file, if any
 	taken     map[string]bool // NameKey of each name saved
 }
 
+// errOutTwice is a name of the Batch's folder that is its Out file.
+var errOutTwice = errors.New("files: --out writes this reply's image under that name in that folder (or one that differs only in case or Unicode form); it is not replaced")
+
 // Save saves data as name, chosen by by (see Save), once per name.
 func (b *Batch) Save(name string, by By, data []byte) (string, error) {
-	key := NameKey(name)
-	if b.taken[key] {
+	nk := NameKey(name)
+	if b.taken[nk] {
 		return "", errSavedTwice
+	}
+	if b.Out != "" && NameKey(filepath.Base(b.Out)) == nk && sameFolder(filepath.Dir(b.Out), b.Dir) {
+		return "", errOutTwice
 	}
 	path, err := Save(b.Dir, name, by, data, b.Overwrite)
 	if err == nil {
 		if b.taken == nil {
 			b.taken = map[string]bool{}
 		}
-		b.taken[key] = true
+		b.taken[nk] = true
 	}
 	return path, err
+}
+
+// sameFolder reports whether a and b name one folder: the same one once
+// made absolute and clean, or, reached by links or another case, one
+// found by Stat to be the same. It decides only which names a Batch
+// refuses, never where a file goes.
+func sameFolder(a, b string) bool {
+	absA, errA := filepath.Abs(a)
+	absB, errB := filepath.Abs(b)
+	if errA == nil && errB == nil && absA == absB {
+		return true
+	}
+	fa, errA := os.Stat(a)
+	fb, errB := os.Stat(b)
+	return errA == nil && errB == nil && os.SameFile(fa, fb)
 }
 
 // The reasons for a manifest's name (manifest): the words name the class,
 // never the name, which may come from a hostile page.
 const (
-	buildWhy = "it is the name of a build or package manifest, which build tools and package managers run code from"
-	agentWhy = "it is the name of an instruction file for coding agents, which an agent working in the folder reads and follows"
+	buildWhy   = "it is the name of a build or package manifest, which build tools and package managers run code from"
+	agentWhy   = "it is the name of an instruction file for coding agents, which an agent working in the folder reads and follows"
+	configWhy  = "it is the name of a tool's or an agent's configuration file, which the tool runs commands from when it finds the file in the folder"
+	autorunWhy = "it is the name of a Windows AutoRun file, which Windows obeys on a drive that holds it"
 )
 
 // manifest returns why name is refused as the name of a file that other
 // programs run code from, or take instructions from, just by finding it in
 // a folder, or "": a build or package manifest (npm runs package.json's
 // postinstall, pip a requirements file's packages, CMake a
-// CMakeLists.txt), or an instruction file that a coding agent working in
-// the folder reads and follows (CLAUDE.md, AGENTS.md, AGENT.md, WARP.md,
-// CONVENTIONS.md, opencode.json ...). A saved file of that name would be
-// code or orders the page wrote. Each is refused as a class, whoever chose
-// the name and whatever its case: the agents' names by their first part
-// (agentStems: CLAUDE.local.md, AGENTS.override.md) under a kind an agent
-// reads as text (.md, .txt, .json), the pip requirements files by theirs
-// (requirements-dev.txt), and the other manifests by name (manifests,
-// keyed by NameKey). Names with an extension Save does not write
-// (Makefile, Cargo.toml, setup.py) are listed for the reason they give.
+// CMakeLists.txt), an instruction file that a coding agent working in the
+// folder reads and follows (CLAUDE.md, AGENTS.md, AGENT.md, WARP.md,
+// CONVENTIONS.md, IFLOW.md ...), or a JSON configuration file that a tool
+// or an agent runs commands from (nodemon.json, tauri.conf.json,
+// claude_desktop_config.json, mcp_settings.json, settings.json ...). A
+// saved file of that name would be code or orders the page wrote. Each is
+// refused as a class, whoever chose the name and whatever its case, by its
+// NameKey (so dotless ı counts as i, as NTFS upper-cases it to I):
+//
+//   - the agents' names by their first part (agentStems: CLAUDE.local.md,
+//     AGENTS.override.md) under a kind an agent reads as text (.md, .txt,
+//     .json);
+//   - the pip requirements files by the word anywhere in a .txt name
+//     (requirements-dev.txt, dev-requirements.txt);
+//   - TypeScript's and JavaScript's project files (tsconfig.build.json);
+//   - a .json name by configJSON's rules: any name with "mcp" in it, any
+//     whose part before .json ends in config, conf, settings or presets
+//     (jest.config.json, tauri.conf.json, mcp_settings.json,
+//     CMakeUserPresets.json);
+//   - the other manifests and tool configurations by name (manifests).
+//
+// Names with an extension Save does not write (Makefile, Cargo.toml,
+// setup.py) are listed for the reason they give.
 func manifest(name string) string {
 	key := NameKey(name)
 	if why, ok := manifests[key]; ok {
 		return why
 	}
 	stem, _, _ := strings.Cut(key, ".")
-	switch ext := filepath.Ext(key); {
+	ext := filepath.Ext(key)
+	switch whole := strings.TrimSuffix(key, ext); {
 	case agentStems[stem] && (ext == ".md" || ext == ".txt" || ext == ".json"):
 		return agentWhy
-	case ext == ".txt" && strings.HasPrefix(stem, "requirements"),
-		ext == ".json" && (strings.HasPrefix(stem, "tsconfig") || strings.HasPrefix(stem, "jsconfig")):
+	case ext == ".txt" && strings.Contains(whole, "requirements"),
+		ext == ".json" && (strings.HasPrefix(whole, "tsconfig") || strings.HasPrefix(whole, "jsconfig")):
 		return buildWhy
+	case ext == ".json" && configJSON(whole):
+		return configWhy
 	}
 	return ""
+}
+
+// configJSON reports whether whole, the NameKey of a .json name without
+// its .json, is a configuration file's by its shape: a tool that runs
+// commands from its JSON finds it under a fixed name, and these are the
+// shapes those names take. A design the app exports is named after the
+// design, and rarely so.
+func configJSON(whole string) bool {
+	if strings.Contains(whole, "mcp") {
+		return true
+	}
+	for _, end := range []string{"config", "conf", "settings", "presets"} {
+		if strings.HasSuffix(whole, end) {
+			return true
+		}
+	}
+	return false
 }
 
 // agentStems are the first parts, case folded, of the names of coding
@@ -614,11 +728,15 @@ var agentStems = map[string]bool{
 	"agent": true, "agents": true, "claude": true, "gemini": true, "warp": true, "conventions": true,
 	"copilot-instructions": true, "opencode": true, "crush": true, "qwen": true, "codex": true,
 	"cursor": true, "windsurf": true, "cline": true, "kiro": true, "junie": true,
+	"iflow": true, "codebuddy": true, "amazonq": true, "jules": true, "augment": true, "rovodev": true,
+	"devin": true, "trae": true, "amp": true, "goose": true, "roo": true, "kilo": true, "firebender": true,
+	"llms": true,
 }
 
-// manifests are the build and package manifests refused by name.
+// manifests are the build and package manifests, and the configuration
+// files tools run commands from, refused by name.
 var manifests = func() map[string]string {
-	m := map[string]string{}
+	m := map[string]string{NameKey("autorun.inf"): autorunWhy}
 	for _, n := range []string{
 		"package.json", "package-lock.json", "npm-shrinkwrap.json", "composer.json", "deno.json",
 		"angular.json", "bower.json", "lerna.json", "nx.json", "turbo.json", "vercel.json",
@@ -627,8 +745,19 @@ var manifests = func() map[string]string {
 		"setup.cfg", "Cargo.toml", "go.mod", "go.sum", "Gemfile", "Rakefile", "build.gradle",
 		"build.gradle.kts", "settings.gradle", "pom.xml", "Dockerfile", "docker-compose.yml",
 		"docker-compose.yaml", "compose.yml", "compose.yaml", "justfile", "Taskfile.yml",
+		"project.json", "workspace.json", "rush.json", "jsr.json", "constraints.txt", "conanfile.txt",
 	} {
 		m[NameKey(n)] = buildWhy
+	}
+	for _, n := range []string{
+		"nodemon.json", "app.json", "now.json", "wrangler.json", "devbox.json", "lefthook.json",
+		"cypress.json", "compile_commands.json", "dprint.json", "tslint.json", "typedoc.json",
+		"omnisharp.json", "tasks.json", "launch.json", "devcontainer.json", "manifest.json",
+		"biome.json", "ecosystem.json", "process.json", "nest-cli.json", "netlify.json",
+		"pm2.json", "lint-staged.json", "husky.json", "eslint.json", "prettier.json", "stylelint.json",
+		"extensions.json", "keybindings.json", "hooks.json",
+	} {
+		m[NameKey(n)] = configWhy
 	}
 	return m
 }()

@@ -382,7 +382,15 @@ func TestCheckName(t *testing.T) {
 		{"x\u2064.dst", "it holds U+2064, an invisible formatting character"},
 		{"x\U000e0080.dst", "it holds U+E0080, a code point not assigned"},
 		{"x\U000f0041.dst", "it holds U+F0041, a private-use character"},
-		{"my\u00a0design.dst", ""},
+		{"my\u00a0design.dst", "it holds U+00A0, a space-like character other than the plain space U+0020"},
+		{"package\u200a.json", "it holds U+200A, a space-like character"},
+		{"a\u202fb.dst", "it holds U+202F, a space-like character"},
+		{"a\u205fb.dst", "it holds U+205F, a space-like character"},
+		{"a\u1680b.dst", "it holds U+1680, a space-like character"},
+		{"a\u2000b.dst", "it holds U+2000, a space-like character"},
+		{"\u2800.dst", "it holds U+2800, a space-like character"},
+		{"a\ufffcb.dst", "it holds U+FFFC, a space-like character"},
+		{"my design.dst", ""},
 		{"a.b.dst", ""},
 		{"COM10.dst", ""},
 		{"", "it is empty"},
@@ -425,8 +433,8 @@ func TestCheckName(t *testing.T) {
 		{"x\ufdd0.dst", "it holds U+FDD0, a code point not assigned"},
 		{" x.dst", "it starts with a space"},
 		{" .png", "it starts with a space"},
-		{"\u3000x.dst", "it starts with a space"},
-		{"\u00a0x.dst", "it starts with a space"},
+		{"\u3000x.dst", "it holds U+3000, a space-like character"},
+		{"\u00a0x.dst", "it holds U+00A0, a space-like character"},
 		{"x.dst.", "it ends with a dot or a space"},
 		{"x.dst ", "it ends with a dot or a space"},
 		{"x.dst:evil", `it holds one of : * ? " < > |`},
@@ -462,8 +470,22 @@ func TestCheckName(t *testing.T) {
 		{"my-package.json", ""},
 		{"design.stitchslop", ""},
 		{"readme.md", ""},
-		{"project.json", ""},
-		{"x.png\u00a0", "its kind is not one of"},
+		{"x.png\u00a0", "it holds U+00A0"},
+		{"x.png\u3000", "it holds U+3000"},
+		{"tsconf\u0131g.json", "it is the name of a build or package manifest"}, // dotless ı: NTFS's I
+		{"f\u0131rebase.json", "it is the name of a build or package manifest"},
+		{"requ\u0131rements.txt", "it is the name of a build or package manifest"},
+		{"dev-requirements.txt", "it is the name of a build or package manifest"},
+		{"test-requirements.txt", "it is the name of a build or package manifest"},
+		{"GEM\u0131N\u0131.md", "it is the name of an instruction file"},
+		{"IFLOW.md", "it is the name of an instruction file"},
+		{"CODEBUDDY.md", "it is the name of an instruction file"},
+		{"AmazonQ.md", "it is the name of an instruction file"},
+		{"autorun.inf", "it is the name of a Windows AutoRun file"},
+		{"AutoRun.INF", "it is the name of a Windows AutoRun file"},
+		{"design.inf", ""},
+		{"rose.json", ""},
+		{"rose-export.json", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.want, func(t *testing.T) {
@@ -489,6 +511,25 @@ func TestCheckName(t *testing.T) {
 				t.Errorf("Save(dir, %q) = %q, %v; want the same reason", tt.name, got, err)
 			}
 		})
+	}
+}
+
+// TestCheckNameRefusesToolConfigJSON: a .json name that a tool or an agent
+// runs commands from, when it finds it in a folder, is refused as a class
+// (issue 28's outside attack), whatever its case; a design's is not.
+func TestCheckNameRefusesToolConfigJSON(t *testing.T) {
+	for _, name := range []string{
+		"nodemon.json", "project.json", "workspace.json", "app.json", "now.json", "wrangler.json", "tauri.conf.json", "devbox.json", "lefthook.json", "rush.json", "jest.config.json", "cypress.json", "CMakePresets.json", "CMakeUserPresets.json", "compile_commands.json", "dprint.json", "tslint.json", "typedoc.json", "omnisharp.json", "firebender.json", "claude_desktop_config.json", "cline_mcp_settings.json", "mcp_settings.json", "mcp_config.json", "settings.json", "Settings.JSON",
+	} {
+		var ne *NameError
+		if err := CheckName(name); !errors.As(err, &ne) || !strings.Contains(ne.Why, "it is the name of") {
+			t.Errorf("CheckName(%q) = %v, want it refused as a manifest or configuration file", name, err)
+		}
+	}
+	for _, name := range []string{"rose.json", "rose-export.json", "design.stitchslop", "tulip 2.json", "stitches.json"} {
+		if err := CheckName(name); err != nil {
+			t.Errorf("CheckName(%q) = %v, want nil", name, err)
+		}
 	}
 }
 
@@ -520,6 +561,9 @@ func TestNameKey(t *testing.T) {
 		{"\u00fcber.svg", "uber.svg", false},
 		{"ﬁle.txt", "file.txt", true},    // a ligature folds to its letters
 		{"x1.png", "x\u00b9.png", false}, // superscript one is not one
+		{"\u0131.dst", "I.dst", true},    // dotless ı: NTFS upper-cases it to I
+		{"\u0131.dst", "i.dst", true},
+		{"\u0130.dst", "i\u0307.dst", true}, // İ: upper-cased, i and a combining dot above is İ
 	}
 	for _, tt := range tests {
 		if got := NameKey(tt.a) == NameKey(tt.b); got != tt.same {
@@ -888,5 +932,34 @@ func TestBatchSavesEachNameOnce(t *testing.T) {
 	}
 	if _, err := (&Batch{Dir: dir}).Save("other.dst", ByPage, []byte("y")); err == nil {
 		t.Error("a new Batch without Overwrite replaced other.dst")
+	}
+}
+
+// TestBatchRefusesItsOutName: the file call --out writes a reply's image
+// to is one of the reply's files: a file of the reply under its name (or
+// its NameKey) in the same folder, reached by a link or not, is refused
+// even with Overwrite, so that neither replaces the other; in another
+// folder it is saved.
+func TestBatchRefusesItsOutName(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "o.png")
+	if err := os.WriteFile(out, pngBytes, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(t.TempDir(), "link")
+	if err := os.Symlink(dir, link); err != nil {
+		t.Fatal(err)
+	}
+	for _, save := range []string{dir, dir + string(filepath.Separator), link} {
+		b := Batch{Dir: save, Overwrite: true, Out: out}
+		for _, name := range []string{"o.png", "O.PNG"} {
+			if _, err := b.Save(name, ByPage, pngBytes); err != errOutTwice {
+				t.Errorf("Batch{Dir: %q, Out: %q}.Save(%q) = %v, want errOutTwice", save, out, name, err)
+			}
+		}
+	}
+	other := t.TempDir()
+	if _, err := (&Batch{Dir: other, Out: out}).Save("o.png", ByPage, pngBytes); err != nil {
+		t.Errorf("Batch{Dir: other, Out: %q}.Save(o.png) = %v, want it saved", out, err)
 	}
 }
