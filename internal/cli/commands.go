@@ -62,6 +62,7 @@ var (
 		{exitcode.Failed, "a refusal, a failed command, or a bridge that did not answer in time"},
 		{exitcode.NoBridge, "no bridge is running, its session file is stale, or several run and --port does not say which"},
 		{exitcode.Usage, "a usage error"},
+		{exitcode.Interrupted, "interrupted (Ctrl-C) before the bridge answered; a call may still run in the tab"},
 	}
 	exitsLocal = []exitDef{{0, "success"}, {exitcode.Usage, "a usage error"}}
 )
