@@ -240,11 +240,15 @@ func tell(log *slog.Logger, site string, port int, o Options) {
 	} {
 		ui.Hint(log, "  "+bin+at+" "+c)
 	}
-	// A client starts the binary it is given later, when `go run`'s is gone.
+	// A client starts the binary it is given later, when go run's copy in
+	// the build cache may be gone: name the one setup.LastingBinary builds.
 	cwd, _ := os.Getwd()
-	agentBin, build := setup.LastingCommand(exe, cwd)
-	if build != "" {
-		ui.Hint(log, "for an agent, first build a binary that stays (go run deletes this one when the demo stops): "+build)
+	agentBin := bin
+	if l, ok := setup.LastingBinary(exe, cwd); ok {
+		if build, err := setup.Line(setup.Posix, l.Build...); err == nil {
+			ui.Hint(log, "for an agent, first build a binary that stays (this one is go run's, in the build cache): "+build)
+			agentBin = setup.QuotePosix(l.Path)
+		}
 	}
 	ui.Hint(log, "or from an agent, in a new session: claude mcp add stitchslop-demo -- "+agentBin+" --lazy --origin "+site+dir)
 	ui.Hint(log, "Ctrl-C stops the demo and removes its pairing")
