@@ -102,7 +102,7 @@ func TestListenSharedPort(t *testing.T) {
 		return nil
 	})
 	log := ui.NewLogger(newLines())
-	ln, port, skipped, err := listen([]int{p1, p2}, log)
+	ln, port, skipped, err := listen([]int{p1, p2}, nil, log)
 	if err != nil {
 		t.Fatalf("listen(%d,%d) = %v", p1, p2, err)
 	}
@@ -110,7 +110,7 @@ func TestListenSharedPort(t *testing.T) {
 	if port != p2 || len(skipped) != 1 || skipped[0] != nobodyOn("::1", p1) {
 		t.Errorf("listen(%d,%d) = port %d, skipped %v; want %d, skipping [::1]:%d", p1, p2, port, skipped, p2, p1)
 	}
-	_, _, _, err = listen([]int{p1}, log)
+	_, _, _, err = listen([]int{p1}, nil, log)
 	var se *squatError
 	if !errors.As(err, &se) || !strings.Contains(err.Error(), fmt.Sprintf("[::1]:%d (uid 65534)", p1)) {
 		t.Errorf("listen(%d) = %v, want a squatError naming [::1]:%d (uid 65534)", p1, err, p1)
@@ -128,7 +128,7 @@ func TestListenSharedPort(t *testing.T) {
 		}
 		return nil
 	})
-	if _, _, _, err := listen([]int{p1, p2}, log); !errors.As(err, &se) {
+	if _, _, _, err := listen([]int{p1, p2}, nil, log); !errors.As(err, &se) {
 		t.Errorf("listen(%d,%d) with 127.0.0.1:%d held by uid 65534 = %v, want a squatError", p1, p2, p1, err)
 	}
 }
@@ -188,7 +188,7 @@ func TestNoOwnersInTheTable(t *testing.T) {
 	t.Cleanup(func() { findSquatters = old })
 	out := newLines()
 	port := freePorts(t, 1)[0]
-	ln, got, skipped, err := listen([]int{port}, ui.NewLogger(out))
+	ln, got, skipped, err := listen([]int{port}, nil, ui.NewLogger(out))
 	if err != nil || got != port || len(skipped) != 0 {
 		t.Fatalf("listen with a table of no owners = %v, %d, %v; want port %d", err, got, skipped, port)
 	}
