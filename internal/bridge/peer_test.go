@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"net/netip"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -199,4 +200,31 @@ func TestNoOwnersInTheTable(t *testing.T) {
 		t.Error("lookForSquatters with a table of no owners = true, want false: it cannot look")
 	}
 	out.await(t, "cannot look for other users' listeners")
+}
+
+// TestDefaultPortsAreTheTabs: the ports scanned with no --port are the
+// four the tab dials, in its order (protocol.md §2.1), written from the
+// spec. The black-box tests of the scan run on ports of their own
+// (TestPortsEnv), so this is where the numbers themselves are held.
+func TestDefaultPortsAreTheTabs(t *testing.T) {
+	if want := []int{8787, 8788, 8789, 8790}; !slices.Equal(DefaultPorts, want) {
+		t.Errorf("DefaultPorts = %v, want %v", DefaultPorts, want)
+	}
+}
+
+func TestPortList(t *testing.T) {
+	for _, tt := range []struct {
+		ports []int
+		want  string
+	}{
+		{[]int{8787, 8788, 8789, 8790}, "8787-8790"},
+		{[]int{9420, 9401}, "9420, 9401"},
+		{[]int{9401, 9402}, "9401, 9402"},
+		{[]int{9401}, "9401"},
+		{[]int{1, 2, 4}, "1, 2, 4"},
+	} {
+		if got := portList(tt.ports, ", "); got != tt.want {
+			t.Errorf("portList(%v) = %q, want %q", tt.ports, got, tt.want)
+		}
+	}
 }
