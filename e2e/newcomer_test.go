@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -87,4 +88,48 @@ func TestNewcomer_GoRunSetupNamesNoBuildCachePath(t *testing.T) {
 			t.Errorf("setup from a go run binary in %s names the build-cache copy, or says go run deletes it:\n%s", tc.dir, out)
 		}
 	}
+}
+
+// TestNewcomer_LazyRunLeavesNoLockFile: a --lazy bridge that never pairs
+// leaves no empty pairing.json.lock in the config dir.
+func TestNewcomer_LazyRunLeavesNoLockFile(t *testing.T) {
+	t.Parallel()
+	b := startBridge(t, bridgeOpts{port: -1, mcp: true, expectExit: true,
+		args: []string{"--lazy", "--port", strconv.Itoa(freePort(t))}})
+	if _, _, ok := b.stderr.lines.await(0, guard, func(l string) bool { return strings.Contains(l, "--lazy: listening on nothing") }); !ok {
+		t.Fatalf("the lazy bridge did not start; stderr:\n%s", b.stderr)
+	}
+	b.rpc.initialize()
+	b.closeStdin()
+	b.awaitExit()
+	if p := filepath.Join(b.configDir, "pairing.json.lock"); exists(p) {
+		t.Errorf("a --lazy run that never paired left %s", p)
+	}
+}
+
+// TestCLI_RelayedReplyEndsWithOneNewline: a reply relayed from the tab
+// ends its line as a local error does, with one newline, no blank line.
+func TestCLI_RelayedReplyEndsWithOneNewline(t *testing.T) {
+	t.Parallel()
+	b, _, base := cliTab(t, defaultHandler)
+	for _, args := range [][]string{{"call", "scene.describe"}, {"status"}, {"tools"}} {
+		r := runCLI(t, append(base, args...)...)
+		if r.code != 0 || !strings.HasSuffix(r.stdout, "}\n") || strings.HasSuffix(r.stdout, "\n\n") {
+			t.Errorf("%v: exit %d, stdout %q; want one JSON document ending in one newline", args, r.code, r.stdout)
+		}
+	}
+	b.mustRun()
+}
+
+// TestNewcomer_NotConnectedMentionsDemo: a call with no tab attached says,
+// besides how to wait for the tab, how to try the bridge without an
+// account (the no_bridge hint says so too: testdata/script/nobridge.txtar).
+func TestNewcomer_NotConnectedMentionsDemo(t *testing.T) {
+	t.Parallel()
+	b := startBridge(t, bridgeOpts{token: newToken()})
+	r := b.cli("call", "scene.describe")
+	if doc := r.doc(t); doc["error"] != "not_connected" || !strings.Contains(r.stdout, "stitchslop-bridge demo") {
+		t.Errorf("call with no tab: %s; want not_connected naming stitchslop-bridge demo", r.stdout)
+	}
+	b.mustRun()
 }
