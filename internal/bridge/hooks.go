@@ -51,11 +51,19 @@ func timings(log *slog.Logger, idle time.Duration) Timings {
 // bridge on the machine may hold. Release builds ignore it.
 const TestPortsEnv = "STITCHSLOP_TEST_PORTS"
 
-func init() {
+// TestHook is the variable env of a testHooks build's environment, and ""
+// in a release build, whatever the environment holds: the one door through
+// which the black-box tests set what a user cannot (TestPortsEnv here,
+// demo.TestPagePortEnv).
+func TestHook(env string) string {
 	if testHooks != "on" {
-		return
+		return ""
 	}
-	spec := os.Getenv(TestPortsEnv)
+	return os.Getenv(env)
+}
+
+func init() {
+	spec := TestHook(TestPortsEnv)
 	if spec == "" {
 		return
 	}
