@@ -319,6 +319,7 @@ type bridgeOpts struct {
 	openUmask  bool          // run under umask 000, so only explicit modes protect files
 	expectExit bool          // do not await the listening line
 	stdoutGate chan struct{} // when set, stdout is not read until it is closed
+	env        []string      // added to the child's environment
 }
 
 type bridge struct {
@@ -383,6 +384,7 @@ func startBridge(t *testing.T, o bridgeOpts) *bridge {
 	if o.timings != "" {
 		extra = append(extra, "STITCHSLOP_TEST_TIMINGS="+o.timings)
 	}
+	extra = append(extra, o.env...)
 	cmd := exec.Command(binPath, args...)
 	if o.openUmask {
 		// exec keeps the pid, so the child is still the bridge itself.

@@ -58,13 +58,13 @@ func squat(t *testing.T, run func(...string) *exec.Cmd, port int) {
 func TestT10_SquatterRefusesStart(t *testing.T) {
 	run := otherUser(t)
 	t.Run("the first default port", func(t *testing.T) {
-		lockScan(t)
-		squat(t, run, scanPorts[0])
-		b := startBridge(t, bridgeOpts{port: -1, token: newToken(), expectExit: true})
+		ports, env := scanPorts(t)
+		squat(t, run, ports[0])
+		b := startBridge(t, bridgeOpts{port: -1, token: newToken(), expectExit: true, env: env})
 		if code := b.awaitExit(); code != 2 {
-			t.Fatalf("exit %d with %d squatted, want 2; stderr:\n%s", code, scanPorts[0], b.stderr)
+			t.Fatalf("exit %d with %d squatted, want 2; stderr:\n%s", code, ports[0], b.stderr)
 		}
-		if s := b.stderr.String(); !strings.Contains(s, fmt.Sprint(scanPorts[0])) || !strings.Contains(s, "uid 65534") || !strings.Contains(s, "hint:") {
+		if s := b.stderr.String(); !strings.Contains(s, fmt.Sprint(ports[0])) || !strings.Contains(s, "uid 65534") || !strings.Contains(s, "hint:") {
 			t.Errorf("stderr does not name the port, the user and the fix:\n%s", s)
 		}
 	})

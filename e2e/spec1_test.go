@@ -21,18 +21,24 @@ func TestSpec1_Version(t *testing.T) {
 }
 
 // §1: the token comes from STITCHSLOP_TOKEN only; --token anywhere is a
-// usage error that points at the variable and does not echo the value.
+// usage error that points at the variable and does not echo the value,
+// and the hint is the command the user ran with the token moved to the
+// environment (not some other command).
 func TestSpec1_TokenFlagRefused(t *testing.T) {
 	t.Parallel()
 	tok := newToken()
 	dir := t.TempDir()
+	bridge := "hint: run it as: STITCHSLOP_TOKEN=<token> stitchslop-bridge --origin " + testOrigin + " --config-dir " + dir + "\n"
 	cases := []struct {
 		name string
 		args []string
+		hint string
 	}{
-		{"first", []string{"--token", tok, "--origin", testOrigin, "--config-dir", dir}},
-		{"last", []string{"--origin", testOrigin, "--config-dir", dir, "--token", tok}},
-		{"equals", []string{"--origin", testOrigin, "--token=" + tok, "--config-dir", dir}},
+		{"first", []string{"--token", tok, "--origin", testOrigin, "--config-dir", dir}, bridge},
+		{"last", []string{"--origin", testOrigin, "--config-dir", dir, "--token", tok}, bridge},
+		{"equals", []string{"--origin", testOrigin, "--token=" + tok, "--config-dir", dir}, bridge},
+		{"pair", []string{"pair", "--token", tok, "--port", "9401"}, "hint: run it as: STITCHSLOP_TOKEN=<token> stitchslop-bridge pair --port 9401\n"},
+		{"lazy", []string{"--lazy", "--token", tok}, "hint: run it as: STITCHSLOP_TOKEN=<token> stitchslop-bridge --lazy\n"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -45,6 +51,9 @@ func TestSpec1_TokenFlagRefused(t *testing.T) {
 			}
 			if strings.Contains(r.stderr+r.stdout, tok) {
 				t.Errorf("output echoes the token: stdout %q stderr %q", r.stdout, r.stderr)
+			}
+			if !strings.Contains(r.stderr, stderrPrefix+c.hint) {
+				t.Errorf("stderr %q: want the hint %q", r.stderr, c.hint)
 			}
 		})
 	}

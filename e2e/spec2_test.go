@@ -14,30 +14,34 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 )
 
-// scanMu serialises the tests that use the 8787-8790 scan.
-var scanMu sync.Mutex
-
-var scanPorts = []int{8787, 8788, 8789, 8790}
-
-// lockScan takes the scan ports for this test, or skips it when a foreign
-// process holds one of them.
-func lockScan(t *testing.T) {
+// scanPorts returns four loopback ports that were free a moment ago and
+// the environment that makes them the bridge's default ports
+// (STITCHSLOP_TEST_PORTS, honoured by the test build only): the tests of
+// the port scan run on ports they chose, never on the real 8787-8790,
+// which a bridge on this machine may hold.
+func scanPorts(t *testing.T) ([]int, []string) {
 	t.Helper()
-	scanMu.Lock()
-	t.Cleanup(scanMu.Unlock)
-	for _, p := range scanPorts {
-		l, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", p))
+	ports := make([]int, 4)
+	words := make([]string, 4)
+	var held []net.Listener
+	for i := range ports {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {
-			t.Skipf("port %d is held by another process: %v", p, err)
+			t.Fatalf("free port: %v", err)
 		}
+		held = append(held, l) // held until all four are picked, so they differ
+		ports[i] = l.Addr().(*net.TCPAddr).Port
+		words[i] = strconv.Itoa(ports[i])
+	}
+	for _, l := range held {
 		l.Close()
 	}
+	return ports, []string{"STITCHSLOP_TEST_PORTS=" + strings.Join(words, ",")}
 }
 
 // §2.1: stderr says the port, the origin and the pid; stdout stays empty.
@@ -85,31 +89,34 @@ func TestSpec2_1_LoopbackOnly(t *testing.T) {
 	}
 }
 
-// §2.1: take the first free port of 8787-8790, in that order.
+// §2.1: take the first free port of the default list (8787-8790; here
+// four the test chose, as the test build allows), in that order.
 func TestSpec2_1_PortScanFirstFree(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
-		held []int
+		held []int // indices into the list
 		want int
 	}{
-		{nil, 8787},
-		{[]int{8787}, 8788},
-		{[]int{8787, 8788}, 8789},
-		{[]int{8787, 8788, 8789}, 8790},
-		{[]int{8788}, 8787},
+		{nil, 0},
+		{[]int{0}, 1},
+		{[]int{0, 1}, 2},
+		{[]int{0, 1, 2}, 3},
+		{[]int{1}, 0},
 	}
 	for _, c := range cases {
 		t.Run(fmt.Sprintf("held %v", c.held), func(t *testing.T) {
-			lockScan(t)
-			for _, p := range c.held {
-				holdPort(t, p)
+			t.Parallel()
+			ports, env := scanPorts(t)
+			for _, i := range c.held {
+				holdPort(t, ports[i])
 			}
 			dir := filepath.Join(t.TempDir(), "cfg")
-			b := startBridge(t, bridgeOpts{port: -1, configDir: dir, token: newToken()})
-			if b.port != c.want {
-				t.Errorf("bound port: got %d, want %d", b.port, c.want)
+			b := startBridge(t, bridgeOpts{port: -1, configDir: dir, token: newToken(), env: env})
+			if b.port != ports[c.want] {
+				t.Errorf("bound port: got %d, want %d (index %d of %v)", b.port, ports[c.want], c.want, ports)
 			}
-			if s := b.session(); s.Port != c.want {
-				t.Errorf("session file port: got %d, want %d (the port actually bound)", s.Port, c.want)
+			if s := b.session(); s.Port != ports[c.want] {
+				t.Errorf("session file port: got %d, want %d (the port actually bound)", s.Port, ports[c.want])
 			}
 			b.signal(syscall.SIGTERM)
 			b.awaitExit()
@@ -119,17 +126,17 @@ func TestSpec2_1_PortScanFirstFree(t *testing.T) {
 
 // §2.1: all four ports busy: exit 2 and say so.
 func TestSpec2_1_AllPortsBusyExit2(t *testing.T) {
-	lockScan(t)
-	for _, p := range scanPorts {
+	t.Parallel()
+	ports, env := scanPorts(t)
+	for _, p := range ports {
 		holdPort(t, p)
 	}
-	b := startBridge(t, bridgeOpts{port: -1, token: newToken(), expectExit: true})
+	b := startBridge(t, bridgeOpts{port: -1, token: newToken(), expectExit: true, env: env})
 	if code := b.awaitExit(); code != 2 {
-		t.Errorf("exit with 8787-8790 held: got %d, want 2; stderr: %s", code, b.stderr)
+		t.Errorf("exit with %v held: got %d, want 2; stderr: %s", ports, code, b.stderr)
 	}
-	low := strings.ToLower(b.stderr.String())
-	if !strings.Contains(low, "8787") && !strings.Contains(low, "busy") && !strings.Contains(low, "in use") {
-		t.Errorf("stderr %q: got no word of busy ports, want one", b.stderr)
+	if low := strings.ToLower(b.stderr.String()); !strings.Contains(low, strconv.Itoa(ports[0])) || !strings.Contains(low, "address already in use") {
+		t.Errorf("stderr %q: got no word of the busy ports, want them named", b.stderr)
 	}
 }
 

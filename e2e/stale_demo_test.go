@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -30,10 +31,15 @@ func (d *demoProc) kill(t *testing.T) {
 
 func TestT17_StaleDemoPairingNotAdmitted(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "cfg")
-	d := startDemo(t, freePort(t), dir)
+	// The page on a port of the test's own instead of 8780 (which a demo
+	// on this machine may hold), the same for both runs, so the restarted
+	// demo has the same origin.
+	pagePort := strconv.Itoa(freePort(t))
+	pageEnv := "STITCHSLOP_TEST_DEMO_PAGE_PORT=" + pagePort
+	d := startDemo(t, freePort(t), dir, pageEnv)
 	site := d.site()
-	if site != "http://127.0.0.1:8780" {
-		t.Skipf("the demo's page is at %s: port 8780 is taken, and a restarted demo would get another origin", site)
+	if site != "http://127.0.0.1:"+pagePort {
+		t.Fatalf("the demo's page is at %s, want port %s", site, pagePort)
 	}
 	resp, err := http.Get(d.pageURL + "demo/token")
 	if err != nil {
@@ -58,9 +64,9 @@ func TestT17_StaleDemoPairingNotAdmitted(t *testing.T) {
 	}
 
 	// Restarted, and killed again: only its start can have removed it.
-	d2 := startDemo(t, freePort(t), dir)
+	d2 := startDemo(t, freePort(t), dir, pageEnv)
 	if d2.site() != site {
-		t.Skipf("the restarted demo's page is at %s, not %s", d2.site(), site)
+		t.Fatalf("the restarted demo's page is at %s, not %s", d2.site(), site)
 	}
 	d2.kill(t)
 	if e := readPairing(t, dir, site); e.Secret != "" || len(e.Secrets) > 0 || len(e.DemoSecrets) > 0 {

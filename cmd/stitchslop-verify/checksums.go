@@ -102,7 +102,7 @@ func checkArtifacts(ctx context.Context, sums map[string]string, checksumsPath s
 func checkArtifact(sums map[string]string, checksumsPath, path, name string) *verifyError {
 	want, ok := sums[name]
 	if !ok {
-		return newError(exitNotListed, []string{"keep the file name exactly as downloaded; only release archives, binaries and SBOMs are listed"},
+		return newError(exitNotListed, []string{"keep the file name exactly as downloaded; only release archives, binaries, SBOMs and MCP Bundles (.mcpb) are listed"},
 			"%s is not listed in %s", name, filepath.Base(checksumsPath))
 	}
 	got, err := sha256File(path)

@@ -3,6 +3,7 @@ package bridge
 import (
 	"log/slog"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -42,4 +43,37 @@ func timings(log *slog.Logger, idle time.Duration) Timings {
 		*p = d
 	}
 	return t
+}
+
+// TestPortsEnv, in a testHooks build, replaces DefaultPorts with the
+// test's own list, "9401,9402,9403,9404": the tests of the port scan (no
+// --port) then bind ports they chose, never the real 8787-8790, which a
+// bridge on the machine may hold. Release builds ignore it.
+const TestPortsEnv = "STITCHSLOP_TEST_PORTS"
+
+// TestHook is the variable env of a testHooks build's environment, and ""
+// in a release build, whatever the environment holds: the one door through
+// which the black-box tests set what a user cannot (TestPortsEnv here,
+// demo.TestPagePortEnv).
+func TestHook(env string) string {
+	if testHooks != "on" {
+		return ""
+	}
+	return os.Getenv(env)
+}
+
+func init() {
+	spec := TestHook(TestPortsEnv)
+	if spec == "" {
+		return
+	}
+	var ports []int
+	for _, f := range strings.Split(spec, ",") {
+		p, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || p < 1 || p > 65535 {
+			return // a broken spec keeps the real ports, and the test sees them
+		}
+		ports = append(ports, p)
+	}
+	DefaultPorts = ports
 }

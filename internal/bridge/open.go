@@ -207,12 +207,10 @@ func (b *bridge) openForAgent(ctx context.Context, own bool, site string) (int, 
 // session file and starts serving the page side and the control plane.
 func (b *bridge) listen(ports []int) (int, error) {
 	cfg, log := b.cfg, b.log
-	ln, port, skipped, err := listen(ports, log)
+	ours := ownBridges(cfg.ConfigDir)
+	ln, port, skipped, err := listen(ports, ours, log)
 	if err != nil {
-		hint := "another bridge may still be running; `lsof -nP -iTCP:8787-8790 -sTCP:LISTEN` lists what holds the ports"
-		if errors.As(err, new(*squatError)) {
-			hint = "stop that process, or ask whoever runs it to; `lsof -nP -iTCP:8787-8790 -sTCP:LISTEN` (as root) names it. Then start the bridge again"
-		}
+		hint := busyHint(ports, ours, errors.As(err, new(*squatError)))
 		return 0, &ExitError{Code: exitcode.CannotBind, Err: err, Hint: hint}
 	}
 

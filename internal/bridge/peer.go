@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/stitchslop/stitchslop-bridge/internal/hub"
+	"github.com/stitchslop/stitchslop-bridge/internal/session"
 	"github.com/stitchslop/stitchslop-bridge/internal/ui"
 	"github.com/stitchslop/stitchslop-bridge/security/peercred"
 )
@@ -56,7 +57,11 @@ func squatHint(port int) string {
 // bind works but another user listens beside it (on [::1], or on :: with
 // IPV6_V6ONLY) is skipped, and returned in skipped; when it is the only
 // port, that too is a squatError.
-func listen(ports []int, log *slog.Logger) (ln net.Listener, port int, skipped []peercred.Squatter, err error) {
+//
+// ours are the bridges of this user that hold ports, by port, as their
+// session files say (ownBridges): a busy port one of them holds is named
+// as theirs.
+func listen(ports []int, ours map[int]session.File, log *slog.Logger) (ln net.Listener, port int, skipped []peercred.Squatter, err error) {
 	if len(ports) == 0 {
 		ports = DefaultPorts
 	}
@@ -73,10 +78,14 @@ func listen(ports []int, log *slog.Logger) (ln net.Listener, port int, skipped [
 						p, s.Addr, s.Owner, p)}
 				}
 			}
-			if len(ports) == 1 {
-				return nil, 0, skipped, fmt.Errorf("cannot listen on 127.0.0.1:%d: %w", p, err)
+			why := bindReason(err).Error()
+			if f, ok := ours[p]; ok {
+				why = fmt.Sprintf("held by your bridge for %q, pid %d", f.Origin, f.PID)
 			}
-			busy = append(busy, fmt.Sprintf("%d (%v)", p, bindReason(err)))
+			if len(ports) == 1 {
+				return nil, 0, skipped, fmt.Errorf("cannot listen on 127.0.0.1:%d: %s", p, why)
+			}
+			busy = append(busy, fmt.Sprintf("%d (%s)", p, why))
 			continue
 		}
 		if len(sq) > 0 {
@@ -91,11 +100,76 @@ func listen(ports []int, log *slog.Logger) (ln net.Listener, port int, skipped [
 		}
 		return ln, p, skipped, nil
 	}
-	err = fmt.Errorf("all of ports %d-%d on 127.0.0.1 are busy: %s", ports[0], ports[len(ports)-1], strings.Join(busy, ", "))
+	err = fmt.Errorf("none of ports %s on 127.0.0.1 is free: %s", portList(ports, ", "), strings.Join(busy, ", "))
 	if len(skipped) > 0 {
 		err = &squatError{err}
 	}
 	return nil, 0, skipped, err
+}
+
+// portList writes ports as asked for: a range when they run up one by one
+// (8787-8790), else each, joined by sep (lsof takes both forms after
+// -iTCP:).
+func portList(ports []int, sep string) string {
+	run := len(ports) > 2
+	for i := 1; run && i < len(ports); i++ {
+		run = ports[i] == ports[i-1]+1
+	}
+	if run {
+		return strconv.Itoa(ports[0]) + "-" + strconv.Itoa(ports[len(ports)-1])
+	}
+	words := make([]string, len(ports))
+	for i, p := range ports {
+		words[i] = strconv.Itoa(p)
+	}
+	return strings.Join(words, sep)
+}
+
+// ownBridges are the bridges of this user listening now, by port, as the
+// live session files in dir say.
+func ownBridges(dir string) map[int]session.File {
+	live, _, _ := session.List(dir)
+	ours := make(map[int]session.File, len(live))
+	for _, f := range live {
+		ours[f.File.Port] = f.File
+	}
+	return ours
+}
+
+// busyHint is the fix for ports none of which the bridge could listen on:
+// for the ones a bridge of this user holds (ours), that bridge; for the
+// others, the lsof line that names their holder, for the ports asked for.
+func busyHint(ports []int, ours map[int]session.File, squat bool) string {
+	if len(ports) == 0 {
+		ports = DefaultPorts
+	}
+	lsof := func(ports []int) string {
+		them := "them"
+		if len(ports) == 1 {
+			them = "it"
+		}
+		return "`lsof -nP -iTCP:" + portList(ports, ",") + " -sTCP:LISTEN` names what holds " + them
+	}
+	if squat {
+		return "stop that process, or ask whoever runs it to; " + lsof(ports) + " (as root). Then start the bridge again"
+	}
+	var mine []string
+	var others []int
+	for _, p := range ports {
+		if f, ok := ours[p]; ok {
+			mine = append(mine, fmt.Sprintf("port %d (pid %d)", p, f.PID))
+		} else {
+			others = append(others, p)
+		}
+	}
+	if len(mine) == 0 {
+		return lsof(ports) + "; or give other ports with --port"
+	}
+	hint := "your bridge on " + strings.Join(mine, " and ") + " is running: drive it with the shell verbs (--port picks one), or stop it first"
+	if len(others) > 0 {
+		hint += "; " + lsof(others)
+	}
+	return hint
 }
 
 // bindReason is the OS's reason without the "listen tcp …" preamble.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"net/netip"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -102,7 +103,7 @@ func TestListenSharedPort(t *testing.T) {
 		return nil
 	})
 	log := ui.NewLogger(newLines())
-	ln, port, skipped, err := listen([]int{p1, p2}, log)
+	ln, port, skipped, err := listen([]int{p1, p2}, nil, log)
 	if err != nil {
 		t.Fatalf("listen(%d,%d) = %v", p1, p2, err)
 	}
@@ -110,7 +111,7 @@ func TestListenSharedPort(t *testing.T) {
 	if port != p2 || len(skipped) != 1 || skipped[0] != nobodyOn("::1", p1) {
 		t.Errorf("listen(%d,%d) = port %d, skipped %v; want %d, skipping [::1]:%d", p1, p2, port, skipped, p2, p1)
 	}
-	_, _, _, err = listen([]int{p1}, log)
+	_, _, _, err = listen([]int{p1}, nil, log)
 	var se *squatError
 	if !errors.As(err, &se) || !strings.Contains(err.Error(), fmt.Sprintf("[::1]:%d (uid 65534)", p1)) {
 		t.Errorf("listen(%d) = %v, want a squatError naming [::1]:%d (uid 65534)", p1, err, p1)
@@ -128,7 +129,7 @@ func TestListenSharedPort(t *testing.T) {
 		}
 		return nil
 	})
-	if _, _, _, err := listen([]int{p1, p2}, log); !errors.As(err, &se) {
+	if _, _, _, err := listen([]int{p1, p2}, nil, log); !errors.As(err, &se) {
 		t.Errorf("listen(%d,%d) with 127.0.0.1:%d held by uid 65534 = %v, want a squatError", p1, p2, p1, err)
 	}
 }
@@ -188,7 +189,7 @@ func TestNoOwnersInTheTable(t *testing.T) {
 	t.Cleanup(func() { findSquatters = old })
 	out := newLines()
 	port := freePorts(t, 1)[0]
-	ln, got, skipped, err := listen([]int{port}, ui.NewLogger(out))
+	ln, got, skipped, err := listen([]int{port}, nil, ui.NewLogger(out))
 	if err != nil || got != port || len(skipped) != 0 {
 		t.Fatalf("listen with a table of no owners = %v, %d, %v; want port %d", err, got, skipped, port)
 	}
@@ -199,4 +200,31 @@ func TestNoOwnersInTheTable(t *testing.T) {
 		t.Error("lookForSquatters with a table of no owners = true, want false: it cannot look")
 	}
 	out.await(t, "cannot look for other users' listeners")
+}
+
+// TestDefaultPortsAreTheTabs: the ports scanned with no --port are the
+// four the tab dials, in its order (protocol.md §2.1), written from the
+// spec. The black-box tests of the scan run on ports of their own
+// (TestPortsEnv), so this is where the numbers themselves are held.
+func TestDefaultPortsAreTheTabs(t *testing.T) {
+	if want := []int{8787, 8788, 8789, 8790}; !slices.Equal(DefaultPorts, want) {
+		t.Errorf("DefaultPorts = %v, want %v", DefaultPorts, want)
+	}
+}
+
+func TestPortList(t *testing.T) {
+	for _, tt := range []struct {
+		ports []int
+		want  string
+	}{
+		{[]int{8787, 8788, 8789, 8790}, "8787-8790"},
+		{[]int{9420, 9401}, "9420, 9401"},
+		{[]int{9401, 9402}, "9401, 9402"},
+		{[]int{9401}, "9401"},
+		{[]int{1, 2, 4}, "1, 2, 4"},
+	} {
+		if got := portList(tt.ports, ", "); got != tt.want {
+			t.Errorf("portList(%v) = %q, want %q", tt.ports, got, tt.want)
+		}
+	}
 }

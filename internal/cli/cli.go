@@ -22,6 +22,7 @@ import (
 	"github.com/stitchslop/stitchslop-bridge/internal/envelope"
 	"github.com/stitchslop/stitchslop-bridge/internal/exitcode"
 	"github.com/stitchslop/stitchslop-bridge/internal/paths"
+	"github.com/stitchslop/stitchslop-bridge/internal/setup"
 	"github.com/stitchslop/stitchslop-bridge/internal/sites"
 	"github.com/stitchslop/stitchslop-bridge/internal/ui"
 	"github.com/stitchslop/stitchslop-bridge/internal/version"
@@ -101,8 +102,13 @@ func (a args) has(name string) bool { _, ok := a.flags[name]; return ok }
 func Main(ctx context.Context, argv []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	log := ui.NewLogger(stderr)
 	defer ui.Flush(log) // the counts of repeated warnings still held
-	if err := envtoken.CheckArgs(argv); err != nil {
+	if rest, err := envtoken.CheckArgs(argv); err != nil {
 		log.Error(err.Error())
+		// The command as given, the token moved to the environment; rest
+		// holds no token. A word no shell line can carry gets no line.
+		if line, lerr := setup.Line(setup.Posix, append([]string{"stitchslop-bridge"}, rest...)...); lerr == nil {
+			ui.Hint(log, "run it as: "+envtoken.Var+"=<token> "+line)
+		}
 		return exitcode.Usage
 	}
 	a, err := parse(argv)

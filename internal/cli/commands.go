@@ -62,6 +62,7 @@ var (
 		{exitcode.Failed, "a refusal, a failed command, or a bridge that did not answer in time"},
 		{exitcode.NoBridge, "no bridge is running, its session file is stale, or several run and --port does not say which"},
 		{exitcode.Usage, "a usage error"},
+		{exitcode.Interrupted, "interrupted (Ctrl-C) before the bridge answered; a call may still run in the tab"},
 	}
 	exitsLocal = []exitDef{{0, "success"}, {exitcode.Usage, "a usage error"}}
 )
@@ -96,7 +97,8 @@ the site is paired, none is needed.`,
 		},
 		Exits: []exitDef{
 			{0, "the bridge stopped: its MCP client left, it was idle, or a signal"},
-			{1, "it could not start: no token and no pairing for the site, every port busy, or another error"},
+			{1, "it could not start: no token and no pairing for the site, an unusable config dir, or another error"},
+			{exitcode.CannotBind, "none of its ports is free: each is held by another program (named when it is a bridge of yours), or another user listens there"},
 			{exitcode.Usage, "a usage error, or a STITCHSLOP_TOKEN that cannot be a token"},
 		},
 	},
@@ -127,7 +129,7 @@ has been written to it since.`,
 			{Name: "port", Value: "N[,N...]", Help: "the ports the bridge tries, in order, instead of 8787-8790"},
 			fConfigDir,
 		},
-		Exits: []exitDef{{0, "stopped by a signal"}, {1, "it could not start"}, {exitcode.Usage, "a usage error"}},
+		Exits: []exitDef{{0, "stopped by a signal"}, {1, "it could not start"}, {exitcode.CannotBind, "none of the bridge's ports is free"}, {exitcode.Usage, "a usage error"}},
 	},
 	{
 		Name:     "status",
@@ -292,7 +294,7 @@ with --json, one JSON document goes to stdout instead.`,
 		},
 		Args:     setupArgs(),
 		ArgHelp:  "CLIENT",
-		Exits:    exitsLocal,
+		Exits:    []exitDef{{0, "success"}, {1, "it could not answer: this program's path is unusable, or the answer could not be written"}, {exitcode.Usage, "a usage error"}},
 		jsonFlag: true,
 	},
 	{

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"io"
 
 	"github.com/stitchslop/stitchslop-bridge/security/gate"
@@ -26,5 +27,7 @@ func emit(w io.Writer, doc []byte, a args) {
 		return "run the call again with --raw to print it whole"
 	}}
 	doc, _ = g.Apply(doc)
+	// A relayed reply comes with the bridge's own line end; one is written.
+	doc = bytes.TrimSuffix(doc, []byte("\n"))
 	w.Write(append(doc[:len(doc):len(doc)], '\n'))
 }

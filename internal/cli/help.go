@@ -36,11 +36,14 @@ usage:
 	b.WriteString("\nFlags, when running the bridge:\n")
 	writeFlags(&b, commands[0].Flags)
 	b.WriteString("  --version                 print the version and wire protocol, and exit\n")
+	b.WriteString("\nExit status, when running the bridge:\n")
+	writeExits(&b, commands[0].Exits)
 	b.WriteString(`
 The shell verbs (status, tools, wait, call, pair, listen, unpair) print one
 JSON document on stdout and exit 0 only when it says ok:true; 1 for a
 refusal or a failed command, 3 when no bridge is running (or several are
-and --port does not say which), 64 for a usage error.
+and --port does not say which), 64 for a usage error, 130 when Ctrl-C
+stopped them before the bridge answered.
 
 Environment: STITCHSLOP_TOKEN (the one-time token), STITCHSLOP_ORIGIN (the
 default --origin). Files: ~/.stitchslop, or --config-dir.
@@ -72,12 +75,16 @@ func helpFor(c *command) string {
 	}
 	if len(c.Exits) > 0 {
 		b.WriteString("\nExit status:\n")
-		for _, e := range c.Exits {
-			b.WriteString(wrap(e.Meaning, fmt.Sprintf("  %-4d", e.Code), helpWidth))
-			b.WriteString("\n")
-		}
+		writeExits(&b, c.Exits)
 	}
 	return b.String()
+}
+
+func writeExits(b *strings.Builder, es []exitDef) {
+	for _, e := range es {
+		b.WriteString(wrap(e.Meaning, fmt.Sprintf("  %-4d", e.Code), helpWidth))
+		b.WriteString("\n")
+	}
 }
 
 // reference is every command's help in turn: what `help all` prints.

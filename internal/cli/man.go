@@ -56,10 +56,11 @@ over an authenticated HTTP control plane on the same port.`))
 		{exitcode.Failed, "a refusal, a failed command, or a bridge that did not answer in time (ok:false); doctor: something needs fixing"},
 		{exitcode.NoBridge, "no bridge is running, its session file is stale, or several run and --port does not say which"},
 		{exitcode.Usage, "a usage error: a flag, argument or verb that the command line does not take, or a STITCHSLOP_TOKEN that cannot be a token"},
+		{exitcode.Interrupted, "interrupted (Ctrl-C) before the bridge answered; a call may still run in the tab"},
 	} {
 		fmt.Fprintf(&b, ".TP\n.B %d\n%s\n", e.Code, roffText(e.Meaning))
 	}
-	b.WriteString(roffParas("The bridge itself exits 0 when it stops (its MCP client left, it was idle, or a signal), 1 when it cannot start, and 64 for a usage error. Each command's own statuses are listed under COMMANDS."))
+	b.WriteString(roffParas("The bridge itself exits 0 when it stops (its MCP client left, it was idle, or a signal), 1 when it cannot start, 2 when none of its ports is free, and 64 for a usage error. Each command's own statuses are listed under COMMANDS."))
 
 	b.WriteString(".SH ENVIRONMENT\n")
 	b.WriteString(".TP\n.B STITCHSLOP_TOKEN\n" + roffText("The one-time token from the Stitch Slop agent panel, read by the bridge and by pair, then removed from the environment. It is never taken from the command line, which every process can read through ps.") + "\n")

@@ -59,7 +59,7 @@ func Find(dir string, port int) (session.File, error) {
 	switch len(live) {
 	case 0:
 		if hint == "" {
-			hint = "start one with: STITCHSLOP_TOKEN=<token> stitchslop-bridge --origin <site> &"
+			hint = "start one with: STITCHSLOP_TOKEN=<token> stitchslop-bridge --origin <site> &, or try it without a Stitch Slop account: stitchslop-bridge demo"
 		}
 		return session.File{}, &Error{Exit: exitcode.NoBridge, Code: "no_bridge",
 			Msg: fmt.Sprintf("no bridge is running (no live session file in %s)", dir), Hint: hint}
@@ -208,7 +208,7 @@ func (c *Client) Do(ctx context.Context, r Request) ([]byte, error) {
 	}
 	resp, err := c.http.Do(req)
 	if err != nil {
-		return nil, c.sendError(ctx, r.Timeout, err)
+		return nil, c.sendError(ctx, r, err)
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode == http.StatusOK {
@@ -221,7 +221,7 @@ func (c *Client) Do(ctx context.Context, r Request) ([]byte, error) {
 		}
 		// One byte past the limit is enough to know the answer is over it.
 		if _, err := buf.ReadFrom(io.LimitReader(resp.Body, maxAnswer+1)); err != nil {
-			return nil, c.readError(ctx, r.Timeout, err)
+			return nil, c.readError(ctx, r, err)
 		}
 		if int64(buf.Len()) > maxAnswer {
 			return nil, c.tooLarge()
@@ -230,7 +230,7 @@ func (c *Client) Do(ctx context.Context, r Request) ([]byte, error) {
 	}
 	b, err := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
 	if err != nil {
-		return nil, c.readError(ctx, r.Timeout, err)
+		return nil, c.readError(ctx, r, err)
 	}
 	if resp.StatusCode == http.StatusUnauthorized {
 		return nil, &Error{Exit: exitcode.NoBridge, Code: "stale_session",
@@ -242,7 +242,10 @@ func (c *Client) Do(ctx context.Context, r Request) ([]byte, error) {
 }
 
 // sendError words a failure to get an answer's headers.
-func (c *Client) sendError(ctx context.Context, timeout time.Duration, err error) error {
+func (c *Client) sendError(ctx context.Context, r Request, err error) error {
+	if ie := c.interrupted(ctx, r); ie != nil {
+		return ie
+	}
 	// A dial failure: nothing accepted the connection. Refused means the
 	// session file outlived its bridge; a connect timeout, a bridge too
 	// frozen to accept. Both leave nothing to drive (exit 3).
@@ -264,17 +267,40 @@ func (c *Client) sendError(ctx context.Context, timeout time.Duration, err error
 			Hint: "start the bridge again"}
 	}
 	if context.Cause(ctx) == errNoAnswer {
-		return c.timeoutError(timeout)
+		return c.timeoutError(r.Timeout)
 	}
 	return &Error{Exit: exitcode.NoBridge, Code: "no_bridge", Msg: fmt.Sprintf("cannot reach the bridge on port %d: %v", c.s.Port, err)}
 }
 
 // readError words a failure while reading an answer's body.
-func (c *Client) readError(ctx context.Context, timeout time.Duration, err error) error {
+func (c *Client) readError(ctx context.Context, r Request, err error) error {
+	if ie := c.interrupted(ctx, r); ie != nil {
+		return ie
+	}
 	if context.Cause(ctx) == errNoAnswer {
-		return c.timeoutError(timeout)
+		return c.timeoutError(r.Timeout)
 	}
 	return &Error{Exit: exitcode.Failed, Code: "read_failed", Msg: fmt.Sprintf("reading the answer of the bridge on port %d: %v", c.s.Port, err)}
+}
+
+// interrupted is a request its caller gave up on (Ctrl-C, a signal, a
+// closed stdout: ctx's cause says which) before the answer was in, or nil
+// when the request's own Timeout, or nothing, ended it. The bridge is
+// there and may still be at work: it is no missing bridge, and a call it
+// was sent may still run in the tab, its reply lost (exit 130, the shell's
+// status for a process stopped by SIGINT).
+func (c *Client) interrupted(ctx context.Context, r Request) error {
+	cause := context.Cause(ctx)
+	if cause == nil || cause == errNoAnswer {
+		return nil
+	}
+	e := &Error{Exit: exitcode.Interrupted, Code: "interrupted",
+		Msg: fmt.Sprintf("interrupted (%v) before the bridge on port %d answered", cause, c.s.Port)}
+	if r.Path == "/call" {
+		e.Msg += "; the command may still run in the tab, and its reply will not be printed"
+		e.Hint = "stitchslop-bridge status shows whether the tab is still attached; running the command again may run it twice"
+	}
+	return e
 }
 
 // timeoutError is a bridge that took the connection but did not answer in

@@ -65,6 +65,12 @@ type Options struct {
 // four ports the tab dials. A test hook.
 var PagePort = 8780
 
+// TestPagePortEnv, in the black-box tests' build only (bridge.TestHook),
+// is the port to use instead of PagePort: a test that restarts the demo
+// on one origin then needs no 8780 of its own, which a real demo on the
+// machine may hold.
+const TestPagePortEnv = "STITCHSLOP_TEST_DEMO_PAGE_PORT"
+
 // tokenRetryAfter is what /demo/token asks the page to wait, in seconds,
 // while the bridge is not listening yet (the page retries sooner on its
 // own; the header is for anything else that reads it).
@@ -91,12 +97,16 @@ func Run(ctx context.Context, o Options) error {
 	fresh := errors.Is(err, fs.ErrNotExist)
 	// The page server is peer-checked like the bridge (T17): another
 	// user's process that asks for /demo/token is closed out unread.
-	ln, err := peercred.Listen("127.0.0.1:"+strconv.Itoa(PagePort), log)
+	want := PagePort
+	if p, err := strconv.Atoi(bridge.TestHook(TestPagePortEnv)); err == nil && p > 0 {
+		want = p
+	}
+	ln, err := peercred.Listen("127.0.0.1:"+strconv.Itoa(want), log)
 	if err != nil {
 		// Taken (another demo, say): any free port does, but the page's
 		// origin, and with it the MCP line printed below, is then this
 		// run's alone.
-		log.Warn(fmt.Sprintf("port %d is taken; the page gets another port, and the agent line below holds for this run only", PagePort))
+		log.Warn(fmt.Sprintf("port %d is taken; the page gets another port, and the agent line below holds for this run only", want))
 		if ln, err = peercred.Listen("127.0.0.1:0", log); err != nil {
 			return fmt.Errorf("demo: cannot listen for the page: %w", err)
 		}
@@ -242,11 +252,15 @@ func tell(log *slog.Logger, site string, port int, o Options) {
 	} {
 		ui.Hint(log, "  "+bin+at+" "+c)
 	}
-	// A client starts the binary it is given later, when `go run`'s is gone.
+	// A client starts the binary it is given later, when go run's copy in
+	// the build cache may be gone: name the one setup.LastingBinary builds.
 	cwd, _ := os.Getwd()
-	agentBin, build := setup.LastingCommand(exe, cwd)
-	if build != "" {
-		ui.Hint(log, "for an agent, first build a binary that stays (go run deletes this one when the demo stops): "+build)
+	agentBin := bin
+	if l, ok := setup.LastingBinary(exe, cwd); ok {
+		if build, err := setup.Line(setup.Posix, l.Build...); err == nil {
+			ui.Hint(log, "for an agent, first build a binary that stays (this one is go run's, in the build cache): "+build)
+			agentBin = setup.QuotePosix(l.Path)
+		}
 	}
 	ui.Hint(log, "or from an agent, in a new session: claude mcp add stitchslop-demo -- "+agentBin+" --lazy --origin "+site+dir)
 	ui.Hint(log, "Ctrl-C stops the demo and removes its pairing")

@@ -362,3 +362,16 @@ func (b *syncBuffer) String() string {
 	defer b.mu.Unlock()
 	return b.buf.String()
 }
+
+// TestPageDeclaresItsIcon: the page names its icon (an empty data URL,
+// which its CSP's img-src allows), so a browser asks for no /favicon.ico,
+// which the server does not have (404 in the console).
+func TestPageDeclaresItsIcon(t *testing.T) {
+	rec := do(newState(t), "GET", "/", self, nil)
+	if body := rec.Body.String(); rec.Code != 200 || !strings.Contains(body, `<link rel="icon" href="data:,">`) {
+		t.Errorf("GET / = %d, with no <link rel=\"icon\" href=\"data:,\">:\n%s", rec.Code, body)
+	}
+	if !strings.Contains(csp(nil), "img-src 'self' data:") {
+		t.Errorf("csp = %q, want img-src to allow the data: icon", csp(nil))
+	}
+}

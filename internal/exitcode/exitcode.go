@@ -17,6 +17,10 @@ const (
 	// NoBridge is a shell verb with no bridge to talk to: none running, a
 	// stale session file, or several bridges and no --port.
 	NoBridge = 3
+	// Interrupted is a shell verb stopped by Ctrl-C (or another signal)
+	// before the bridge answered: 128 + SIGINT, as a shell reports a
+	// process SIGINT killed. A call may still run in the tab.
+	Interrupted = 130
 	// Usage is a mistake on the command line, or a value that cannot be
 	// right, such as a placeholder token.
 	Usage = 64

@@ -180,7 +180,18 @@ func (s *Store) load() (file, *ledger.File, error) {
 // pairings still work). Fingerprints that only pairing.json holds (spent by
 // the reference bridge, or before the spent-token file existed) are copied
 // into the spent-token file.
+//
+// With no pairing.json (or an empty one) there is nothing to keep aside or
+// copy, so no lock is taken: a bridge that never pairs (a --lazy run)
+// leaves no empty pairing.json.lock behind. The spent-token file is still
+// read, for its report; reading takes no lock.
 func (s *Store) Check() error {
+	if b, err := fileperm.ReadFile(s.path, nil); err == nil && len(b) == 0 {
+		if _, err := ledger.ReadFile(s.spentFile, s.warn); err != nil {
+			s.log.Warn(fmt.Sprintf("%v; no token can be redeemed until it is repaired; stored pairings still work", err))
+		}
+		return nil
+	}
 	unlock, err := fileperm.Lock(s.path)
 	if err != nil {
 		return err

@@ -10,15 +10,16 @@ import (
 // goRunExe matches a binary that `go run` built: the go command links it
 // as $WORK/b001/exe/NAME in its temporary work directory, $WORK being
 // go-buildNNNN under GOTMPDIR or the system's temporary directory, and
-// removes $WORK when the program exits. Since Go 1.24 it may instead run
-// the copy it caches in GOCACHE (by default a directory named go-build),
-// which `go clean -cache` or the cache's trimming removes. Either way a
-// client told to start that path later finds nothing there.
+// removes $WORK when the program exits. Since Go 1.24 it runs instead the
+// copy it caches in GOCACHE (by default a directory named go-build), which
+// stays after it exits but which `go clean -cache`, the cache's trimming of
+// entries unused for days, or the next go run of changed code replaces.
+// Either way a client told to start that path later may find nothing there.
 var goRunExe = regexp.MustCompile(`(^|[/\\])go-build[0-9]+[/\\]b[0-9]+[/\\]exe[/\\][^/\\]+$|[/\\]go-build[/\\].+[/\\][^/\\]+$`)
 
 // GoRunBinary reports whether exe (os.Executable) is a binary that
-// `go run` built and deletes, so a command naming it stops working when
-// it exits.
+// `go run` built, in its work directory or the build cache: no path to
+// give a client, which starts it later.
 func GoRunBinary(exe string) bool {
 	if goRunExe.MatchString(exe) {
 		return true
@@ -33,14 +34,24 @@ func GoRunBinary(exe string) bool {
 // moduleLine starts the go.mod of this repository.
 const moduleLine = "module github.com/stitchslop/stitchslop-bridge\n"
 
-// LastingCommand is the binary to name in a client's configuration
-// instead of exe, as a POSIX shell word: exe itself, or, when `go run`
-// built it, the binary that the returned build command writes (into the
-// repository around dir, where .gitignore leaves /stitchslop-bridge out, or
-// else where go install puts it). build is "" when exe lasts.
-func LastingCommand(exe, dir string) (word, build string) {
+// Lasting is the binary to name instead of one `go run` built, and the
+// command that makes it.
+type Lasting struct {
+	// Path is the absolute path of the binary Build writes: never a path
+	// in the build cache or a go run work directory.
+	Path string
+	// Build is the command's words: go build into the repository around
+	// the working directory (.gitignore leaves /stitchslop-bridge out),
+	// or, outside it, go install.
+	Build []string
+}
+
+// LastingBinary says which binary a client should start instead of exe,
+// and how to build it, when exe is one `go run` built (GoRunBinary); ok is
+// false when exe lasts and is the one to name.
+func LastingBinary(exe, dir string) (l Lasting, ok bool) {
 	if !GoRunBinary(exe) {
-		return QuotePosix(exe), ""
+		return Lasting{}, false
 	}
 	name := "stitchslop-bridge"
 	if strings.HasSuffix(exe, ".exe") {
@@ -48,8 +59,8 @@ func LastingCommand(exe, dir string) (word, build string) {
 	}
 	for d := dir; d != ""; {
 		if data, err := os.ReadFile(filepath.Join(d, "go.mod")); err == nil && strings.HasPrefix(string(data), moduleLine) {
-			bin := QuotePosix(filepath.Join(d, name))
-			return bin, "go -C " + QuotePosix(d) + " build -o " + bin + " ./cmd/stitchslop-bridge"
+			bin := filepath.Join(d, name)
+			return Lasting{Path: bin, Build: []string{"go", "-C", d, "build", "-o", bin, "./cmd/stitchslop-bridge"}}, true
 		}
 		parent := filepath.Dir(d)
 		if parent == d {
@@ -57,7 +68,21 @@ func LastingCommand(exe, dir string) (word, build string) {
 		}
 		d = parent
 	}
-	// Not inside the repository: go install puts it in GOBIN, by default
-	// $(go env GOPATH)/bin (double quotes, so the shell expands it).
-	return `"$(go env GOPATH)/bin/` + name + `"`, "go install github.com/stitchslop/stitchslop-bridge/cmd/stitchslop-bridge@latest"
+	return Lasting{Path: filepath.Join(goBin(), name),
+		Build: []string{"go", "install", "github.com/stitchslop/stitchslop-bridge/cmd/stitchslop-bridge@latest"}}, true
+}
+
+// goBin is where go install puts a binary, as far as the environment says:
+// GOBIN, else the first GOPATH entry's bin, else ~/go/bin (Go's default
+// GOPATH). A GOBIN set with go env -w is not seen; setup's note says to
+// use the binary go install wrote if it is elsewhere.
+func goBin() string {
+	if b := os.Getenv("GOBIN"); b != "" {
+		return b
+	}
+	if gp := filepath.SplitList(os.Getenv("GOPATH")); len(gp) > 0 && gp[0] != "" {
+		return filepath.Join(gp[0], "bin")
+	}
+	home, _ := os.UserHomeDir()
+	return filepath.Join(home, "go", "bin")
 }

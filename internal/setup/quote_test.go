@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -423,10 +424,10 @@ func TestGoRunBinary(t *testing.T) {
 	}
 }
 
-// TestLastingCommand: a go run binary is replaced by one built into the
+// TestLastingBinary: a go run binary is replaced by one built into the
 // repository around the working directory (or installed), with the
-// command that builds it; a lasting binary is named as it is.
-func TestLastingCommand(t *testing.T) {
+// command that builds it; a lasting binary is not replaced.
+func TestLastingBinary(t *testing.T) {
 	t.Setenv("GOCACHE", "")
 	repo := t.TempDir()
 	if err := os.WriteFile(filepath.Join(repo, "go.mod"), []byte("module github.com/stitchslop/stitchslop-bridge\n\ngo 1.26\n"), 0o644); err != nil {
@@ -437,19 +438,22 @@ func TestLastingCommand(t *testing.T) {
 		t.Fatal(err)
 	}
 	tmp := "/tmp/go-build4279710946/b001/exe/stitchslop-bridge"
-	word, build := LastingCommand(tmp, sub)
-	if want := QuotePosix(filepath.Join(repo, "stitchslop-bridge")); word != want {
-		t.Errorf("LastingCommand(go run binary, in the repository) = %s, want %s", word, want)
+	l, ok := LastingBinary(tmp, sub)
+	bin := filepath.Join(repo, "stitchslop-bridge")
+	if want := []string{"go", "-C", repo, "build", "-o", bin, "./cmd/stitchslop-bridge"}; !ok || l.Path != bin || !slices.Equal(l.Build, want) {
+		t.Errorf("LastingBinary(go run binary, in the repository) = %q, %v; want %s built by %q", l, ok, bin, want)
 	}
-	if want := "go -C " + QuotePosix(repo) + " build -o " + word + " ./cmd/stitchslop-bridge"; build != want {
-		t.Errorf("build command = %q, want %q", build, want)
+	t.Setenv("GOBIN", "/home/u/gobin")
+	l, ok = LastingBinary(tmp, t.TempDir())
+	if !ok || l.Path != filepath.Join("/home/u/gobin", "stitchslop-bridge") || l.Build[1] != "install" {
+		t.Errorf("LastingBinary(go run binary, outside the repository) = %q, %v; want the binary go install writes to GOBIN", l, ok)
 	}
-	word, build = LastingCommand(tmp, t.TempDir())
-	if word != `"$(go env GOPATH)/bin/stitchslop-bridge"` || !strings.HasPrefix(build, "go install ") {
-		t.Errorf("LastingCommand(go run binary, outside the repository) = %s, %q; want the go install binary", word, build)
+	t.Setenv("GOBIN", "")
+	t.Setenv("GOPATH", "/home/u/gp")
+	if l, _ = LastingBinary(tmp, t.TempDir()); l.Path != filepath.Join("/home/u/gp", "bin", "stitchslop-bridge") {
+		t.Errorf("LastingBinary outside the repository with GOPATH=/home/u/gp = %q, want $GOPATH/bin", l.Path)
 	}
-	word, build = LastingCommand("/usr/local/bin/stitchslop-bridge", sub)
-	if word != "/usr/local/bin/stitchslop-bridge" || build != "" {
-		t.Errorf("LastingCommand(installed binary) = %s, %q; want it unchanged, no build", word, build)
+	if l, ok = LastingBinary("/usr/local/bin/stitchslop-bridge", sub); ok {
+		t.Errorf("LastingBinary(installed binary) = %q, true; want it kept", l)
 	}
 }

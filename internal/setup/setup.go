@@ -98,6 +98,9 @@ type Snippet struct {
 type Plan struct {
 	Client string `json:"client"`
 	Title  string `json:"title"`
+	// Build, when setup runs from a binary go run built, is the command to
+	// run first: it builds the binary every other line names.
+	Build []Snippet `json:"build,omitempty"`
 	// Recommended registers "<binary> --lazy": no token in any file.
 	Recommended []Snippet `json:"recommended"`
 	// EnvForm puts the token in the client's config; EnvWarning says so.
@@ -128,6 +131,16 @@ func Build(o Options) ([]Plan, error) {
 	if o.Version == "" {
 		o.Version = version.Short()
 	}
+	// A binary go run built is no path to give a client: every line names
+	// the one the plan's Build writes instead.
+	dir := o.Dir
+	if dir == "" {
+		dir, _ = os.Getwd()
+	}
+	lasting, goRun := LastingBinary(o.Binary, dir)
+	if goRun {
+		o.Binary = lasting.Path
+	}
 	if err := printable(o.Binary); err != nil {
 		return nil, fmt.Errorf("setup: binary path: %w", err)
 	}
@@ -157,7 +170,7 @@ func Build(o Options) ([]Plan, error) {
 		}
 		extra = []string{"--origin", site}
 	}
-	b := builder{o: o, shells: shells, site: site,
+	b := builder{o: o, shells: shells, site: site, goRun: goRun, lasting: lasting,
 		lazyArgs: append([]string{LazyFlag}, extra...),
 		envArgs:  append([]string{}, extra...),
 	}
@@ -243,6 +256,8 @@ type builder struct {
 	site     string   // the --origin asked for, parsed; "" for the default
 	lazyArgs []string // the recommended form's arguments
 	envArgs  []string // the environment form's arguments
+	goRun    bool     // o.Binary replaces one go run built; lasting builds it
+	lasting  Lasting
 }
 
 // server is a stdio MCP server entry as Cursor, Claude Desktop and VS Code
@@ -424,15 +439,17 @@ func (b *builder) plan(c string) (Plan, error) {
 	if len(rec.snippets) == 0 {
 		return Plan{}, fmt.Errorf("setup: no way to register with %s: %s", clientTitles[c], strings.Join(rec.skipped, "; "))
 	}
-	if GoRunBinary(bin) {
-		// The lines name a binary that is gone once go run exits.
-		dir := b.o.Dir
-		if dir == "" {
-			dir, _ = os.Getwd()
+	var first []Snippet
+	if b.goRun {
+		f := &form{client: c}
+		b.command(f, b.lasting.Build)
+		first = f.snippets
+		note := "This setup runs from a binary go run built in Go's build cache, which go clean -cache or the cache's own trimming empties, so no client is given its path: the lines name " +
+			b.o.Binary + ", which the build command writes. Run it first."
+		if b.lasting.Build[1] == "install" {
+			note += " If go env GOBIN names another folder, name the binary there instead."
 		}
-		lasting, build := LastingCommand(bin, dir)
-		notes = append(notes, "This binary was built by go run, which deletes it when it exits, so these lines stop working then: build one that stays ("+
-			build+"), and run "+lasting+" setup for the lines to use.")
+		notes = append(notes, note)
 	}
 	notes = append([]string{
 		"A client starts a newly registered server only in a new session: start a new one (or restart the app) before looking for the tools.",
@@ -449,6 +466,7 @@ func (b *builder) plan(c string) (Plan, error) {
 	return Plan{
 		Client:      c,
 		Title:       clientTitles[c],
+		Build:       first,
 		Recommended: rec.snippets,
 		EnvForm:     env.snippets,
 		EnvWarning: "This form writes the token into " + tokenFile + ". Replace " + TokenPlaceholder +

@@ -539,25 +539,33 @@ func TestClaudeDesktopBundleFirst(t *testing.T) {
 	}
 }
 
-// TestGoRunBinaryNoted: when the binary is one go run built, every plan
-// says its lines stop working when go run exits and gives the build that
-// lasts; an installed binary gets no such note.
-func TestGoRunBinaryNoted(t *testing.T) {
+// TestGoRunBinaryReplaced: when the binary is one go run built (in its
+// work directory or in the build cache), every plan gives the build first
+// and names the binary it writes, never the go run one; an installed
+// binary gets no build and no note.
+func TestGoRunBinaryReplaced(t *testing.T) {
 	t.Setenv("GOCACHE", "")
-	tmp := "/tmp/go-build4279710946/b001/exe/stitchslop-bridge"
-	for _, p := range build(t, Options{Binary: tmp, GOOS: "linux", Dir: t.TempDir()}) {
-		if p.Unsupported != "" {
-			continue // no lines to stop working
-		}
-		if !slices.ContainsFunc(p.Notes, func(n string) bool {
-			return strings.Contains(n, "built by go run") && strings.Contains(n, "go install github.com/stitchslop/stitchslop-bridge/cmd/stitchslop-bridge@latest")
-		}) {
-			t.Errorf("%s: notes %q do not say the go run binary goes away, with the build that lasts", p.Client, p.Notes)
+	t.Setenv("GOBIN", "/home/u/gobin")
+	for _, tmp := range []string{"/tmp/go-build4279710946/b001/exe/stitchslop-bridge", "/home/u/.cache/go-build/ab/abcdef-d/stitchslop-bridge"} {
+		for _, p := range build(t, Options{Binary: tmp, GOOS: "linux", Dir: t.TempDir()}) {
+			if p.Unsupported != "" {
+				continue // no lines to paste on this system
+			}
+			if len(p.Build) == 0 || !strings.HasPrefix(p.Build[0].Text, "go install github.com/stitchslop/stitchslop-bridge/cmd/stitchslop-bridge@latest") {
+				t.Errorf("%s: build %q, want go install first", p.Client, p.Build)
+			}
+			doc, _ := json.Marshal(p)
+			if strings.Contains(string(doc), "go-build") {
+				t.Errorf("%s: the plan names the go run binary: %s", p.Client, doc)
+			}
+			if p.Client != "claude-desktop" && !strings.Contains(string(doc), "/home/u/gobin/stitchslop-bridge") {
+				t.Errorf("%s: the plan does not name the binary go install writes: %s", p.Client, doc)
+			}
 		}
 	}
 	for _, p := range build(t, Options{Binary: "/usr/local/bin/stitchslop-bridge", GOOS: "linux"}) {
-		if slices.ContainsFunc(p.Notes, func(n string) bool { return strings.Contains(n, "go run") }) {
-			t.Errorf("%s: an installed binary's notes mention go run: %q", p.Client, p.Notes)
+		if len(p.Build) > 0 || slices.ContainsFunc(p.Notes, func(n string) bool { return strings.Contains(n, "go run") }) {
+			t.Errorf("%s: an installed binary's plan has a build %q or notes of go run: %q", p.Client, p.Build, p.Notes)
 		}
 	}
 }

@@ -21,6 +21,11 @@ func WriteText(w io.Writer, plans []Plan) error {
 			writeWrapped(bw, "  ", p.Unsupported)
 			continue
 		}
+		if len(p.Build) > 0 {
+			bw.WriteString("  First, build the binary these lines name (this one is go run's, in the build cache):\n")
+			writeSnippets(bw, p.Build)
+			bw.WriteString("\n")
+		}
 		if b := p.Bundle; b != nil {
 			bw.WriteString("  One click: the Stitch Slop bundle for Claude Desktop. It starts the bridge with\n")
 			bw.WriteString("  --lazy, so no token is written into any file.\n\n")

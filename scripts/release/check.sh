@@ -177,7 +177,9 @@ export COSIGN_PASSWORD=""
 log "stitchslop-verify over the downloaded-release layout"
 go build -o "$WORK/bin/stitchslop-verify" ./cmd/stitchslop-verify
 VERIFY="$WORK/bin/stitchslop-verify"
-DL="$WORK/download"
+# The downloaded-release layout, which the checks below then tamper with:
+# named so that, kept with KEEP=1, it is never taken for a good download.
+DL="$WORK/download-tampered-by-check"
 go run ./scripts/release/manifest stage -dist dist -out "$DL"
 mapfile -t ASSETS < <(cut -c67- "$DL/checksums.txt")
 ((${#ASSETS[@]} == 30)) || die "checksums.txt lists ${#ASSETS[@]} assets, want 30 (8 archives, 8 binaries, 8 SBOMs, 6 MCP Bundles)"

@@ -2,6 +2,7 @@
 # sbom.sh: write the CycloneDX SBOM of stitchslop-bridge for GOOS/GOARCH.
 #
 #   bash scripts/release/sbom.sh DOCUMENT
+#   bash scripts/release/sbom.sh --fetch   # online, before the release build
 #
 # GoReleaser's sboms step runs it (.goreleaser.yaml) once per archive, from
 # dist/, with GOOS, GOARCH and the Go settings in its environment; check.sh
@@ -11,10 +12,16 @@
 # ($CYCLONEDX_GOMOD, or the recipe's directory under $STITCHSLOP_TOOLS), never
 # one from PATH: the SBOM records the hash of the tool that wrote it. It never
 # builds the tool (the release build is offline by then); when it is missing
-# it says how to get it. Before the tool runs, `go list` checks that every
-# package resolves offline, so a missing module cache is reported with the
-# settings that were used instead of cyclonedx-gomod's "failed to list
-# packages".
+# it says how to get it. Before the tool runs, module_inputs checks that what
+# the tool reads through go is in the module cache, so a missing one is
+# reported with the settings that were used instead of cyclonedx-gomod's
+# "failed to list packages" or "failed to apply module graph".
+#
+# --fetch runs the same module_inputs with the proxy reachable, which fills
+# the module cache with exactly that: .goreleaser.yaml's first before hook,
+# so a fresh clone with an empty module cache gets through the offline step.
+# (The build alone fetches only the modules the binary is built from; the
+# module graph also needs the go.mod of every test-only module.)
 set -euo pipefail
 SCRIPT_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(cd "$SCRIPT_DIR/../.." && pwd)
@@ -29,7 +36,18 @@ die() {
 	exit 1
 }
 
-(($# == 1)) || die "usage: sbom.sh DOCUMENT"
+# module_inputs runs what cyclonedx-gomod runs through go: the packages of
+# the binary for GOOS/GOARCH (go list -deps) and the whole module graph (go
+# mod graph, which reads every module's go.mod, test-only ones included).
+module_inputs() {
+	(cd "$ROOT" && go list -deps ./cmd/stitchslop-bridge >/dev/null && go mod graph >/dev/null)
+}
+
+(($# == 1)) || die "usage: sbom.sh DOCUMENT | --fetch"
+if [[ $1 == --fetch ]]; then
+	module_inputs || die "could not fetch the modules the SBOM step reads (GOPROXY=$(go env GOPROXY))"
+	exit 0
+fi
 case $1 in
 /*) document=$1 ;;
 *) document="$PWD/$1" ;;
@@ -53,9 +71,9 @@ if [[ "$bin" != "$want_bin" ]]; then
 fi
 
 cd "$ROOT"
-if ! listed=$(go list -deps ./cmd/stitchslop-bridge 2>&1 >/dev/null); then
-	die "the packages of ./cmd/stitchslop-bridge for $GOOS/$GOARCH do not list offline: $(printf '%s\n' "$listed" | grep -v '^go: downloading ' | head -n 5)" \
+if ! listed=$(module_inputs 2>&1); then
+	die "the packages of ./cmd/stitchslop-bridge for $GOOS/$GOARCH or the module graph do not resolve offline: $(printf '%s\n' "$listed" | grep -v '^go: downloading ' | head -n 5)" \
 		"the SBOM step runs with GOPROXY=$(go env GOPROXY) GOFLAGS=$(go env GOFLAGS) GOMODCACHE=$(go env GOMODCACHE) GOPATH=$(go env GOPATH) GOTOOLCHAIN=$(go env GOTOOLCHAIN)" \
-		"the module cache must already hold every module: run go mod download with the same GOMODCACHE first; .goreleaser.yaml passes GOMODCACHE, GOPATH, GOCACHE and GOTOOLCHAIN from the environment"
+		"the module cache must already hold every module: run bash scripts/release/sbom.sh --fetch (or go mod download) with the same GOMODCACHE first; .goreleaser.yaml passes GOMODCACHE, GOPATH, GOCACHE and GOTOOLCHAIN from the environment"
 fi
 exec "$bin" app -json -licenses -noserial -notimestamp -main cmd/stitchslop-bridge -output "$document" .

@@ -35,28 +35,37 @@ func Take() string {
 }
 
 // ErrTokenFlag is returned by CheckArgs when a --token flag is present.
-var ErrTokenFlag = errors.New("--token is not accepted: anything on the command line is visible to every process through ps; put the token in the " + Var +
-	" environment variable instead, as in `" + Var + "=<token> stitchslop-bridge pair` (the same command, without --token and its value, after " + Var + "=<token>)")
+var ErrTokenFlag = errors.New("--token is not accepted: anything on the command line is visible to every process through ps; put the token in the " + Var + " environment variable instead")
 
-// CheckArgs refuses a token given as a flag, in any spelling the flag
-// package would accept (--token, -token, --token=VALUE, ---token, any
-// letter case). Arguments after "--" are positional and not inspected. The
-// value is never echoed.
-func CheckArgs(args []string) error {
-	for _, a := range args {
+// CheckArgs refuses a --token flag in any spelling (-token, --TOKEN,
+// --token=VALUE), without echoing its value. rest is args without every
+// such flag and its value: the command to give again with the token in
+// Var, which the caller may print, since it holds no token. A value is the
+// word after a bare --token unless that word is itself a flag.
+func CheckArgs(args []string) (rest []string, err error) {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
 		if a == "--" {
+			rest = append(rest, args[i:]...)
 			break
 		}
 		name := strings.TrimLeft(a, "-")
 		if len(name) == len(a) {
+			rest = append(rest, a)
 			continue
 		}
-		if i := strings.IndexByte(name, '='); i >= 0 {
-			name = name[:i]
+		value := false
+		if j := strings.IndexByte(name, '='); j >= 0 {
+			name, value = name[:j], true
 		}
-		if strings.EqualFold(strings.TrimSpace(name), "token") {
-			return ErrTokenFlag
+		if !strings.EqualFold(strings.TrimSpace(name), "token") {
+			rest = append(rest, a)
+			continue
+		}
+		err = ErrTokenFlag
+		if !value && i+1 < len(args) && !strings.HasPrefix(args[i+1], "-") {
+			i++ // its value
 		}
 	}
-	return nil
+	return rest, err
 }

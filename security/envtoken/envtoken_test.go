@@ -3,6 +3,7 @@ package envtoken
 import (
 	"errors"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -67,7 +68,7 @@ func TestCheckArgs(t *testing.T) {
 		{[]string{"token"}, nil},
 	}
 	for _, tt := range tests {
-		if got := CheckArgs(tt.args); !errors.Is(got, tt.want) {
+		if _, got := CheckArgs(tt.args); !errors.Is(got, tt.want) {
 			t.Errorf("CheckArgs(%q) = %v, want %v", tt.args, got, tt.want)
 		}
 	}
@@ -76,7 +77,7 @@ func TestCheckArgs(t *testing.T) {
 // TestErrTokenFlagNoSecret: the refusal names the fix and never the value.
 func TestErrTokenFlagNoSecret(t *testing.T) {
 	const secret = "tok_0123456789ab"
-	err := CheckArgs([]string{"--token=" + secret})
+	_, err := CheckArgs([]string{"--token=" + secret})
 	if err == nil {
 		t.Fatalf("CheckArgs(--token=...) = nil, want an error")
 	}
@@ -85,5 +86,27 @@ func TestErrTokenFlagNoSecret(t *testing.T) {
 	}
 	if !strings.Contains(err.Error(), "STITCHSLOP_TOKEN") {
 		t.Errorf("CheckArgs error %q does not name STITCHSLOP_TOKEN", err)
+	}
+}
+
+// TestCheckArgsRest: what is left is the command as given, without the
+// flag and its value, so it can be shown with the token moved to Var.
+func TestCheckArgsRest(t *testing.T) {
+	const secret = "tok_0123456789ab"
+	tests := []struct {
+		args, want []string
+	}{
+		{[]string{"pair", "--token", secret}, []string{"pair"}},
+		{[]string{"--token", secret, "--origin", "https://a.test", "--port", "9401"}, []string{"--origin", "https://a.test", "--port", "9401"}},
+		{[]string{"--origin", "https://a.test", "--token=" + secret, "--lazy"}, []string{"--origin", "https://a.test", "--lazy"}},
+		{[]string{"--token", "--lazy"}, []string{"--lazy"}},
+		{[]string{"call", "x", "--", "--token", "y"}, []string{"call", "x", "--", "--token", "y"}},
+		{[]string{"status"}, []string{"status"}},
+	}
+	for _, tt := range tests {
+		rest, _ := CheckArgs(tt.args)
+		if !slices.Equal(rest, tt.want) {
+			t.Errorf("CheckArgs(%q) rest = %q, want %q", tt.args, rest, tt.want)
+		}
 	}
 }
