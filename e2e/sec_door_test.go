@@ -11,6 +11,7 @@ package e2e
 import (
 	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -214,5 +215,54 @@ func TestSec_DoorImageCannotWriteStdoutThroughFollower(t *testing.T) {
 			wantNoForgedImage(t, r)
 			b.mustRun()
 		})
+	}
+}
+
+// maxMembers is rawjson.MaxMembers: the most members a reply's top level
+// may have.
+const maxMembers = 10_000
+
+// A reply of exactly the most members a reply may have, answering
+// call_to_files with a text that cannot be saved (the file is there), has
+// the bridge's rewrite add textError past that bound. That rewrite is the
+// bridge's own JSON, but shaped by the page: it killed the bridge with a
+// panic (exit 2, the reply dumped to stderr). Now the call is answered
+// with an error, and the bridge serves the next call.
+func TestSec_DoorPageReplyCannotPanicTheBridge(t *testing.T) {
+	t.Parallel()
+	b, p := mcpTab(t, "")
+	p.serve(silent)
+	out := t.TempDir()
+	if err := os.WriteFile(filepath.Join(out, "notes.txt"), []byte("mine"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	at := len(p.frames.all())
+	id := b.rpc.request("tools/call", map[string]any{"name": "call_to_files", "arguments": map[string]any{
+		"command": "design.export", "dir": out, "textFile": "notes.txt"}})
+	f, _ := p.command(at)
+	var reply strings.Builder
+	fmt.Fprintf(&reply, `{"id":%s,"ok":true,"text":"Three colours."`, f.id)
+	for i := range maxMembers - 3 {
+		fmt.Fprintf(&reply, `,"m%d":0`, i)
+	}
+	reply.WriteString("}")
+	p.sendText(reply.String())
+	m := b.rpc.response(id)
+	var r toolResult
+	if m.has("result") {
+		b.rpc.result(m, &r)
+		if !r.IsError {
+			t.Errorf("call_to_files answered by a reply the bridge cannot rewrite: %.300q, want an error", r.text())
+		}
+	} else if m.errCode() == 0 {
+		t.Errorf("call_to_files answered %.300q, want a result or an error", m.raw)
+	}
+	if got, _ := os.ReadFile(filepath.Join(out, "notes.txt")); string(got) != "mine" {
+		t.Errorf("notes.txt holds %q, want it as it was", got)
+	}
+	b.mustRun()
+	p.serve(defaultHandler)
+	if r := b.rpc.toolCall("scene.describe", map[string]any{}); r.IsError || !strings.Contains(r.text(), "3 shapes") {
+		t.Errorf("the next call: %q, want the tab's answer", r.text())
 	}
 }
