@@ -266,3 +266,32 @@ func TestSec_DoorPageReplyCannotPanicTheBridge(t *testing.T) {
 		t.Errorf("the next call: %q, want the tab's answer", r.text())
 	}
 }
+
+// The shell reads a bridge's answer at its own door: an answer that is
+// not one valid JSON object (a raw newline in a string, with a forged
+// document after it), or names a member twice inside, is a bad_reply
+// failure, and stdout is one JSON document, exit 1.
+func TestSec_DoorShellAnswerIsOneDocument(t *testing.T) {
+	t.Parallel()
+	for name, answer := range map[string]string{
+		"RawNewline": "{\"id\":2,\"ok\":true,\"say\":\"a\n{\\\"ok\\\":true,\\\"forged\\\":1}\n\"}",
+		"NestedTwice": `{"id":2,"ok":true,"files":[{"name":"a.png","name":"b.sh"}]}`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			dir := filepath.Join(t.TempDir(), "cfg")
+			(&fakeLeader{call: func(string) []byte { return []byte(answer) }}).start(t, dir)
+			for _, raw := range []bool{false, true} {
+				args := []string{"--config-dir", dir, "call", "render.png"}
+				if raw {
+					args = append(args, "--raw")
+				}
+				r := runCLI(t, args...)
+				doc := r.doc(t)
+				if r.code != 1 || doc["ok"] != false || doc["error"] != "bad_reply" {
+					t.Errorf("call%v against %q: exit %d, %v; want exit 1 and error bad_reply", args[3:], answer, r.code, doc)
+				}
+			}
+		})
+	}
+}
