@@ -274,7 +274,7 @@ func TestSec_DoorPageReplyCannotPanicTheBridge(t *testing.T) {
 func TestSec_DoorShellAnswerIsOneDocument(t *testing.T) {
 	t.Parallel()
 	for name, answer := range map[string]string{
-		"RawNewline": "{\"id\":2,\"ok\":true,\"say\":\"a\n{\\\"ok\\\":true,\\\"forged\\\":1}\n\"}",
+		"RawNewline":  "{\"id\":2,\"ok\":true,\"say\":\"a\n{\\\"ok\\\":true,\\\"forged\\\":1}\n\"}",
 		"NestedTwice": `{"id":2,"ok":true,"files":[{"name":"a.png","name":"b.sh"}]}`,
 	} {
 		t.Run(name, func(t *testing.T) {
