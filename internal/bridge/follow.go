@@ -311,9 +311,9 @@ func (c *leaderConn) Send(frame []byte) error {
 
 // codeBadReply is the error of a call whose reply from the leader failed
 // rawjson.Check, the one validation a frame from the tab passes too: the
-// leader is another process, and its /call answer is spliced into MCP's
-// stdout as the bytes it came as (a raw newline inside a string would split
-// that line in two).
+// leader is another process. What reaches MCP's stdout of a checked reply
+// is encoded by the MCP face, but for an image's base64, which it copies
+// only when the whole of it is canonical (mcp.canonicalBase64).
 const codeBadReply = "bad_reply"
 
 // Close does nothing: no tab can displace the leader's here, since a

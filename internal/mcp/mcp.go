@@ -128,8 +128,10 @@ type Server struct {
 }
 
 // Message is one outgoing JSON-RPC message as the pieces to write in order,
-// the last ending in a newline. Pieces may alias a page reply, so an
-// image's base64 is written from the bytes it arrived in.
+// the last ending in a newline. Every piece is bytes this package encoded,
+// but for one: an image block's base64 (toolResponse), which may alias a
+// page reply, so that it is written from the bytes it arrived in, and is
+// only ever canonical base64 (canonicalBase64), which cannot end a string.
 type Message [][]byte
 
 // Output is where a session's messages go; a transport implements it.

@@ -13,16 +13,19 @@ import (
 // toolResponse builds the tools/call response for request id from a page
 // envelope (protocol.md §3.5), which only rawjson.Check can have made: the
 // one validation every reply passes, from the tab, a leader or the bridge
-// itself, before its bytes are spliced into stdout. One text block, intro and the say line
+// itself. One text block, intro and the say line
 // first, then the envelope as compact JSON without its transport id; a
 // dataUrl becomes an image block and leaves the text; ok:false is isError,
 // and so is any reply when refused (a save report that refused a file). In
 // the text, strings too long for a model are replaced by a note
 // (modelGuard); the image is not text and is never cut.
 //
-// It reads env in place. The image's base64 is not decoded, unescaped or
-// copied: it is a piece of the returned Message that aliases env, written
-// out between the bytes that make it a JSON string again.
+// It reads env in place. Every byte of the Message is encoded here (the
+// text by gate.AppendString) but the image's base64, which dataURL gives
+// only when the whole of it is canonical base64: no byte of it can end the
+// JSON string it is written into. It is not decoded or copied: it is a
+// piece of the returned Message that aliases env (or, when the page wrote
+// it with escapes, a copy of its value).
 func toolResponse(id []byte, checked rawjson.Checked, intro string, refused, modern bool) Message {
 	env := checked.Bytes()
 	var say string

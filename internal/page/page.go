@@ -457,8 +457,8 @@ func (s *Server) serve(c *conn) {
 		}
 		c.heard()
 		// The one validation of what the tab sends (rawjson.Check): what
-		// the hub delivers, and the MCP face splices into stdout, is only
-		// ever a checked object.
+		// the hub delivers, and the MCP face answers from, is only ever a
+		// checked object.
 		frame, valid := rawjson.Check(msg)
 		if !valid && rawjson.Valid(msg) && s.answerBadReply(c, msg) {
 			s.Log.Warn("refused a reply from the tab that names a member twice or has too many members")

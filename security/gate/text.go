@@ -66,7 +66,7 @@ func needsLook[T string | []byte](s T) bool {
 
 // Text is s as the model may read it: Clean, and at most MaxText bytes,
 // cut at a character with a note saying how much was left out. Every tool
-// result's text passes here (internal/mcp.resultText), whatever built it.
+// result's text passes here (internal/mcp.resultHead), whatever built it.
 func Text(s string) string {
 	s = Clean(s)
 	if len(s) <= MaxText {

@@ -281,3 +281,25 @@ func TestCheckNamesInLargeObjects(t *testing.T) {
 		}
 	}
 }
+
+// The names held in sets at once are bounded, however the objects nest:
+// two objects of MaxMembers/2 members, one inside the other, are at the
+// bound, and one more member is over it.
+func TestCheckNamesHeldAreBounded(t *testing.T) {
+	obj := func(n int, inner string) string {
+		b := []byte("{")
+		for i := range n {
+			b = fmt.Appendf(b, `"k%d":0,`, i)
+		}
+		return string(append(b, `"in":`+inner+`}`...))
+	}
+	if _, ok := Check([]byte(obj(MaxMembers/2-1, obj(MaxMembers/2-1, "0")))); !ok {
+		t.Error("two nested objects of MaxMembers names in all: refused")
+	}
+	if _, ok := Check([]byte(obj(MaxMembers/2, obj(MaxMembers/2-1, "0")))); ok {
+		t.Error("two nested objects of MaxMembers+1 names in all: accepted")
+	}
+	if _, ok := Check([]byte(`{"a":` + obj(MaxMembers-1, "0") + `,"b":` + obj(MaxMembers-1, "0") + `}`)); !ok {
+		t.Error("two sibling objects of MaxMembers names each: refused")
+	}
+}

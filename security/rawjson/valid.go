@@ -10,11 +10,12 @@ import (
 // json.Valid agree on every input.
 const maxDepth = 10000
 
-// MaxMembers bounds the members of a checked object's top level, so that
-// the set Check keeps to find a repeated name stays small (at most some
-// 200 KB) however many a frame of limits.PageFrame could hold: a reply or
-// a tool list has a few dozen, and security/gate passes at most
-// gate.MaxItems of them to a model anyway.
+// MaxMembers bounds the members of each object in a checked one, and the
+// names Check holds in sets at once (those of the objects of over
+// smallObject members it is inside), so that what it keeps to find a
+// repeated name stays small (at most some 200 KB) however many a frame of
+// limits.PageFrame could hold: a reply or a tool list has a few dozen, and
+// security/gate passes at most gate.MaxItems of them to a model anyway.
 const MaxMembers = 10_000
 
 // Valid reports whether b is one valid JSON value, exactly as json.Valid
@@ -208,22 +209,24 @@ func number(b []byte, i int) int {
 }
 
 // Checked is a JSON object that Check found valid: one value by Valid (no
-// raw control character in a string, nothing after it), an object, and
-// no member name at its top level twice. It is the only way to make one,
-// so code that takes a Checked (the hub's replies, the MCP face's splice
-// of a reply into stdout) takes only bytes that passed the one
-// validation, whether they came from the tab, from a leader bridge, or
-// from the bridge itself.
+// raw control character in a string, nothing after it), an object, and no
+// object in it, at any depth, that names a member twice or has over
+// MaxMembers of them. It is the only way to make one, so code that takes a
+// Checked (the hub's replies, the MCP face's answer built from a reply)
+// takes only bytes that passed the one validation, whether they came from
+// the tab, from a leader bridge, or from the bridge itself.
 //
 // The one rule for duplicate names: there are none to disagree about.
 // This package's readers take a name's first member and encoding/json its
 // last; an object that gives a name twice (a reply saying "say":"a" and
-// "say":"b") is refused, so every reader of a checked object reads the
-// same members.
+// "say":"b", or a file entry with two names) is refused, so every reader
+// of a checked object reads the same members.
 type Checked struct{ b []byte }
 
-// Check validates b as one JSON object whose top level names each member
-// once and has at most MaxMembers of them.
+// Check validates b as one JSON object in which no object, at any depth,
+// names a member twice or has over MaxMembers of them. Names are compared
+// as they decode: "a" and "\u0061" are one name. The names are tracked in
+// the validating pass itself.
 func Check(b []byte) (Checked, bool) {
 	start := skipSpace(b, 0)
 	end := value(b, start, 0, true, nil, &names{})
@@ -240,6 +243,7 @@ type names struct {
 	seed   maphash.Seed
 	seeded bool
 	list   [][]byte // the names of the objects being walked, while small
+	inSets int      // the names in the sets of the objects being walked
 }
 
 // object is the names of one object being walked: at list[base:] while it
@@ -270,6 +274,7 @@ func (n *names) add(o *object, k []byte) bool {
 			n.seed, n.seeded = maphash.MakeSeed(), true
 		}
 		o.set = make(map[uint64]bool, 2*smallObject)
+		n.inSets += smallObject
 		for _, m := range n.list[o.base:] {
 			o.set[maphash.Bytes(n.seed, m)] = true
 		}
@@ -278,7 +283,7 @@ func (n *names) add(o *object, k []byte) bool {
 	if o.set != nil {
 		// A 64-bit hash under a seed of this Check's stands for the name.
 		h := maphash.Bytes(n.seed, name)
-		if o.set[h] {
+		if n.inSets++; o.set[h] || n.inSets > MaxMembers {
 			return false
 		}
 		o.set[h] = true
@@ -294,7 +299,12 @@ func (n *names) add(o *object, k []byte) bool {
 }
 
 // done forgets the names of o, whose walk has ended.
-func (n *names) done(o *object) { n.list = n.list[:o.base] }
+func (n *names) done(o *object) {
+	n.list = n.list[:o.base]
+	if o.set != nil {
+		n.inSets -= o.count
+	}
+}
 
 // MustCheck is Check for an envelope the bridge made itself by encoding
 // a few members of its own (envelope.Bridge), which Check always accepts:
