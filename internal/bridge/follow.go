@@ -295,6 +295,13 @@ func (c *leaderConn) Send(frame []byte) error {
 	ms := float64(leaderCallTimeout.Milliseconds())
 	body := control.CallRequest{Command: command, Args: rawjson.Get(frame, "args"), TimeoutMs: &ms}
 	go func() {
+		// Whatever the leader answered, this goroutine answers the call:
+		// a panic on its bytes is a bad_reply, not the bridge's end.
+		defer func() {
+			if recover() != nil {
+				c.b.hub.Deliver(c, id, rawjson.MustCheck(envelope.Bridge(codeBadReply, fmt.Sprintf("The bridge could not read the answer of the bridge on port %d that serves the tab, so it was not passed on.", c.l.sess.Port))))
+			}
+		}()
 		body, err := c.l.c.Do(c.l.ctx, client.Request{Method: "POST", Path: "/call", Body: body, Timeout: leaderCallTimeout + probeTimeout})
 		env, valid := rawjson.Check(body)
 		switch {

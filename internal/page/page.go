@@ -440,6 +440,14 @@ func (s *Server) serve(c *conn) {
 	}
 	s.mu.Unlock()
 	go c.writeLoop()
+	// A frame that makes the reader panic ends this tab's connection, not
+	// the bridge, and is not dumped: the cleanup below runs first, and the
+	// calls waiting on the tab are answered that it went.
+	defer func() {
+		if recover() != nil {
+			s.Log.Error("a frame from the tab could not be handled; the tab was disconnected")
+		}
+	}()
 	defer func() {
 		s.mu.Lock()
 		s.live = slices.DeleteFunc(s.live, func(l *conn) bool { return l == c })
