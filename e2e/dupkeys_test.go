@@ -3,7 +3,9 @@ package e2e
 // One rule for duplicate member names (issue 19; THREAT_MODEL.md T8): a
 // reply that names a member twice is refused whole, since the bridge's own
 // readers take a name's first member and encoding/json its last, and two
-// readers that disagree are where a check is walked around.
+// readers that disagree are where a check is walked around. The rule holds
+// at every depth (issue 27): a file entry's name or dataUrl given twice is
+// as ambiguous as a top-level say.
 
 import (
 	"strings"
@@ -17,6 +19,8 @@ func TestSec_RepeatedMemberReplyIsRefused(t *testing.T) {
 		`"ok":true,"say":"a","say":"b"`,
 		`"ok":true,"say":"a","s\u0061y":"b"`, // the same name, escaped
 		`"ok":false,"ok":true,"say":"a"`,
+		`"ok":true,"files":[{"name":"a.png","n\u0061me":"b.sh"}]`, // nested, escaped
+		`"ok":true,"shapes":{"say":"a","say":"b"}`,
 	} {
 		t.Run(reply, func(t *testing.T) {
 			t.Parallel()

@@ -295,6 +295,13 @@ func (c *leaderConn) Send(frame []byte) error {
 	ms := float64(leaderCallTimeout.Milliseconds())
 	body := control.CallRequest{Command: command, Args: rawjson.Get(frame, "args"), TimeoutMs: &ms}
 	go func() {
+		// Whatever the leader answered, this goroutine answers the call:
+		// a panic on its bytes is a bad_reply, not the bridge's end.
+		defer func() {
+			if recover() != nil {
+				c.b.hub.Deliver(c, id, rawjson.MustCheck(envelope.Bridge(codeBadReply, fmt.Sprintf("The bridge could not read the answer of the bridge on port %d that serves the tab, so it was not passed on.", c.l.sess.Port))))
+			}
+		}()
 		body, err := c.l.c.Do(c.l.ctx, client.Request{Method: "POST", Path: "/call", Body: body, Timeout: leaderCallTimeout + probeTimeout})
 		env, valid := rawjson.Check(body)
 		switch {
@@ -311,9 +318,9 @@ func (c *leaderConn) Send(frame []byte) error {
 
 // codeBadReply is the error of a call whose reply from the leader failed
 // rawjson.Check, the one validation a frame from the tab passes too: the
-// leader is another process, and its /call answer is spliced into MCP's
-// stdout as the bytes it came as (a raw newline inside a string would split
-// that line in two).
+// leader is another process. What reaches MCP's stdout of a checked reply
+// is encoded by the MCP face, but for an image's base64, which it copies
+// only when the whole of it is canonical (mcp.canonicalBase64).
 const codeBadReply = "bad_reply"
 
 // Close does nothing: no tab can displace the leader's here, since a

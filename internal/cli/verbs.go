@@ -16,6 +16,7 @@ import (
 	"github.com/stitchslop/stitchslop-bridge/internal/envelope"
 	"github.com/stitchslop/stitchslop-bridge/internal/exitcode"
 	"github.com/stitchslop/stitchslop-bridge/internal/ui"
+	"github.com/stitchslop/stitchslop-bridge/security/rawjson"
 )
 
 // runVerb runs one shell verb. Whatever happens, stdout gets exactly one
@@ -155,12 +156,9 @@ func verb(ctx context.Context, a args, dir string, stdin io.Reader, log *slog.Lo
 	}
 	c := client.New(s)
 	defer showProgress(ctx, a)() // on a terminal, stderr counts the seconds of a wait or a call (progress.go)
-	if a.pos[0] != "call" {
-		return c.Do(ctx, req)
-	}
-	env, err := c.Do(ctx, req)
-	if err != nil {
-		return nil, err
+	env, err := door(c.Do(ctx, req))
+	if err != nil || a.pos[0] != "call" {
+		return env, err
 	}
 	file, out := a.flags["out"]
 	if out {
@@ -175,6 +173,21 @@ func verb(ctx context.Context, a args, dir string, stdin io.Reader, log *slog.Lo
 	if ns != nil {
 		ns.env = env
 		return nil, ns
+	}
+	return env, nil
+}
+
+// door is the shell's one reading of what a bridge answers, whatever the
+// verb: the check a tab's frame and a leader's answer pass in the bridge
+// (rawjson.Check: one JSON object, no raw control character in a string,
+// no name given twice at any depth), or a bad_reply failure. What passes
+// is printed by emit, guarded; what does not is never printed.
+func door(env []byte, err error) ([]byte, error) {
+	if err != nil {
+		return nil, err
+	}
+	if _, ok := rawjson.Check(env); !ok {
+		return nil, failure("bad_reply", "the bridge's answer is not a valid JSON object ("+badJSON(env)+"), so it is not printed", "")
 	}
 	return env, nil
 }

@@ -99,7 +99,7 @@ func (s *Session) startFileTool(tool string, id, args []byte, timeout time.Durat
 	go func() {
 		defer s.running.Done()
 		defer stop()
-		m := run(ctx, id, args, timeout, modern)
+		m := s.guarded(id, func() Message { return run(ctx, id, args, timeout, modern) })
 		s.finish(id, f, func() Message { return m })
 	}()
 }
@@ -207,5 +207,11 @@ func (s *Session) callToFiles(ctx context.Context, id, raw []byte, timeout time.
 	if refused != nil {
 		intro += " Not saved (nothing was written for these): " + strings.Join(refused, "; ") + "."
 	}
-	return toolResponse(id, rawjson.MustCheck(r.Env), intro+" The tab answered:\n\n", len(r.Refused) > 0, modern)
+	// The rewrite is the bridge's JSON, shaped by the page: a reply at
+	// rawjson.MaxMembers that gains an error member is over it.
+	shown, ok := rawjson.Check(r.Env)
+	if !ok {
+		return fail(intro + " The tab's reply, with what became of its files, has more members than the bridge passes on, so it is not shown.")
+	}
+	return toolResponse(id, shown, intro+" The tab answered:\n\n", len(r.Refused) > 0, modern)
 }

@@ -53,3 +53,45 @@ func TestGateIsTheOnlyWayToTheModel(t *testing.T) {
 		t.Fatal("found no content list at all: the test no longer sees resultHead")
 	}
 }
+
+// TestOnlyTheImageIsCopied holds that every Message is one piece this
+// package encoded, but toolResponse's: its three pieces are the encoded
+// head, the image's base64 (which dataURL gives only when the whole of it
+// is canonical base64) and the encoded tail. No other code puts bytes it
+// did not encode between its own (issue 27).
+func TestOnlyTheImageIsCopied(t *testing.T) {
+	files, _ := filepath.Glob("*.go")
+	fset := token.NewFileSet()
+	found := 0
+	for _, name := range files {
+		if strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, name, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range f.Decls {
+			fn, _ := d.(*ast.FuncDecl)
+			ast.Inspect(d, func(n ast.Node) bool {
+				lit, ok := n.(*ast.CompositeLit)
+				if !ok {
+					return true
+				}
+				if id, isIdent := lit.Type.(*ast.Ident); !isIdent || id.Name != "Message" || len(lit.Elts) < 2 {
+					return true
+				}
+				if fn == nil || fn.Name.Name != "toolResponse" || len(lit.Elts) != 3 {
+					t.Errorf("%s: a Message of %d pieces outside toolResponse: only an image's checked base64 may be written between pieces this package encoded", fset.Position(lit.Pos()), len(lit.Elts))
+				} else if img, isIdent := lit.Elts[1].(*ast.Ident); !isIdent || img.Name != "img" {
+					t.Errorf("%s: toolResponse's middle piece is not img, the base64 dataURL checked", fset.Position(lit.Pos()))
+				}
+				found++
+				return true
+			})
+		}
+	}
+	if found != 1 {
+		t.Fatalf("found %d Messages of several pieces, want toolResponse's one", found)
+	}
+}

@@ -58,6 +58,7 @@ const (
 	codeInvalidRequest = -32600
 	codeMethodNotFound = -32601
 	codeInvalidParams  = -32602
+	codeInternal       = -32603
 	// codeTooBusy refuses a request over MaxInFlight; -32000..-32019 are
 	// left to implementations by the 2026-07-28 revision.
 	codeTooBusy = -32000
@@ -127,8 +128,10 @@ type Server struct {
 }
 
 // Message is one outgoing JSON-RPC message as the pieces to write in order,
-// the last ending in a newline. Pieces may alias a page reply, so an
-// image's base64 is written from the bytes it arrived in.
+// the last ending in a newline. Every piece is bytes this package encoded,
+// but for one: an image block's base64 (toolResponse), which may alias a
+// page reply, so that it is written from the bytes it arrived in, and is
+// only ever canonical base64 (canonicalBase64), which cannot end a string.
 type Message [][]byte
 
 // Output is where a session's messages go; a transport implements it.
@@ -454,12 +457,28 @@ func (s *Session) finish(id []byte, f *flight, build func() Message) {
 		s.drop(f)
 		return
 	}
+	m := s.guarded(id, build)
 	if f.batch != nil {
-		f.batch.add(build())
+		f.batch.add(m)
 		s.settle(f.batch)
 		return
 	}
-	s.out.SendHeld(build(), s.release)
+	s.out.SendHeld(m, s.release)
+}
+
+// guarded returns what build makes, or an internal error for id if it
+// panics. A page's reply (or a leader's answer) shapes what build reads,
+// and it runs on a goroutine of its own or the tab's reader, where a panic
+// would end the bridge; none of the panic's value, which may quote the
+// reply, is logged or answered.
+func (s *Session) guarded(id []byte, build func() Message) (m Message) {
+	defer func() {
+		if recover() != nil {
+			s.srv.Log.Error("could not build the answer to a call from the tab's reply; the call was answered with an internal error")
+			m = Message{errorResponse(id, codeInternal, "internal error: the bridge could not build the answer from the tab's reply, so nothing of it was passed on; try again", nil)}
+		}
+	}()
+	return build()
 }
 
 // setCancel records how to stop f, unless it already ended.

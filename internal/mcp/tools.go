@@ -329,7 +329,7 @@ func (s *Session) startWait(tool string, id, args []byte, timeout time.Duration,
 	go func() {
 		defer s.running.Done()
 		defer stop()
-		m := s.waitForConnection(ctx, id, tool, w, timeout, modern)
+		m := s.guarded(id, func() Message { return s.waitForConnection(ctx, id, tool, w, timeout, modern) })
 		s.finish(id, f, func() Message { return m })
 	}()
 }

@@ -451,6 +451,14 @@ func (s *Server) serve(c *conn) {
 	}
 	s.mu.Unlock()
 	go c.writeLoop()
+	// A frame that makes the reader panic ends this tab's connection, not
+	// the bridge, and is not dumped: the cleanup below runs first, and the
+	// calls waiting on the tab are answered that it went.
+	defer func() {
+		if recover() != nil {
+			s.Log.Error("a frame from the tab could not be handled; the tab was disconnected")
+		}
+	}()
 	defer func() {
 		s.mu.Lock()
 		s.live = slices.DeleteFunc(s.live, func(l *conn) bool { return l == c })
@@ -468,8 +476,8 @@ func (s *Server) serve(c *conn) {
 		}
 		c.heard()
 		// The one validation of what the tab sends (rawjson.Check): what
-		// the hub delivers, and the MCP face splices into stdout, is only
-		// ever a checked object.
+		// the hub delivers, and the MCP face answers from, is only ever a
+		// checked object.
 		frame, valid := rawjson.Check(msg)
 		if !valid && rawjson.Valid(msg) && s.answerBadReply(c, msg) {
 			s.Log.Warn("refused a reply from the tab that names a member twice or has too many members")

@@ -7,17 +7,18 @@
 // (a reply's id, a request's method and params) and passes the rest on as
 // the bytes it came as, so an image of megabytes is never copied.
 //
-// It is also the one JSON lexer of what crosses a trust boundary: Valid
-// and Check validate, and every reader here, security/gate,
+// Valid and Check validate, and every reader here, security/gate,
 // security/toollist and internal/envelope find the end of a string or a
 // value, and decode a string, with the same few functions (valid.go).
+// encoding/json reads MCP requests, the bridge's own files and the
+// control plane's small answers (a leader's /status); a page's frame and
+// a leader's /call answer are read by Check before anything else reads
+// them.
 //
 // What it does not cover: what a valid object says. A checked object's
-// strings reach the model only through security/gate; nested objects may
-// name a member twice (only the top level is held to one name, one
-// member). The readers expect input that Valid has accepted; on other
-// input they return false or nil rather than panic, but what they find
-// then is unspecified.
+// strings reach the model only through security/gate. The readers expect
+// input that Valid has accepted; on other input they return false or nil
+// rather than panic, but what they find then is unspecified.
 package rawjson
 
 import (
@@ -33,7 +34,7 @@ import (
 // stops when f returns false. It reports false if b is not an object.
 func Each(b []byte, f func(key, value []byte) bool) bool {
 	i := skipSpace(b, 0)
-	return i < len(b) && b[i] == '{' && value(b, i, 0, false, f) >= 0
+	return i < len(b) && b[i] == '{' && value(b, i, 0, false, f, nil) >= 0
 }
 
 // Items calls f with each raw element of the JSON array b, in order, until
@@ -42,7 +43,7 @@ func Each(b []byte, f func(key, value []byte) bool) bool {
 // elements costs one pass and no memory.
 func Items(b []byte, f func(v []byte) bool) bool {
 	i := skipSpace(b, 0)
-	return i < len(b) && b[i] == '[' && value(b, i, 0, false, func(_, v []byte) bool { return f(v) }) >= 0
+	return i < len(b) && b[i] == '[' && value(b, i, 0, false, func(_, v []byte) bool { return f(v) }, nil) >= 0
 }
 
 // Get returns the raw value of the first member named name, or nil.

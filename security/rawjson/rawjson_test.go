@@ -222,10 +222,12 @@ func TestCheck(t *testing.T) {
 		{`{"ok":true}`, true}, {` {"a":[1,{"b":"c"}]} `, true},
 		{`[1]`, false}, {`"x"`, false}, {`{"a":"raw` + "\n" + `newline"}`, false},
 		{`{"a":1}{"b":2}`, false}, {`{"a":`, false}, {``, false},
-		// One rule for duplicate names: none at the top level, however
-		// spelled; nested objects are the page's text.
+		// One rule for duplicate names: none at any depth, however
+		// spelled.
 		{`{"ok":true,"say":"a","say":"b"}`, false}, {`{"a":1,"\u0061":2}`, false},
-		{`{"\u00e9":1,"é":2}`, false}, {`{"a":{"b":1,"b":2},"c":[{"d":1,"d":2}]}`, true},
+		{`{"\u00e9":1,"é":2}`, false}, {`{"a":{"b":1,"b":2}}`, false}, {`{"c":[{"d":1,"d":2}]}`, false},
+		{`{"c":[{"d":1},{"d":2}],"d":{"d":{"d":3}}}`, true}, {`{"a":{"\u0062":1,"b":2}}`, false},
+		{"{\"a\":{\"\xff\":1,\"\xfe\":2}}", false}, {`{"a":[[{"x":1,"y":2,"x":3}]]}`, false},
 		{`{"a":1,"A":2,"a ":3}`, true},
 	} {
 		if c, ok := Check([]byte(tc.in)); ok != tc.ok || (ok && string(c.Bytes()) != tc.in) {
@@ -247,5 +249,57 @@ func BenchmarkCheckNumbers(b *testing.B) {
 	b.SetBytes(int64(len(env)))
 	for b.Loop() {
 		Check(env)
+	}
+}
+
+// Objects past smallObject keep their names in a set: a name given twice
+// is found there too, in an object nested in another, and a sibling with
+// the same names is its own object.
+func TestCheckNamesInLargeObjects(t *testing.T) {
+	obj := func(n int, dup bool) string {
+		b := []byte("{")
+		for i := range n {
+			b = fmt.Appendf(b, `"k%d":{"k%d":[{"k0":1}]},`, i, i)
+		}
+		if dup {
+			b = append(b, `"\u006b1":0,`...)
+		}
+		return string(append(b[:len(b)-1], '}'))
+	}
+	for _, tc := range []struct {
+		in string
+		ok bool
+	}{
+		{`{"a":` + obj(40, false) + `,"b":` + obj(40, false) + `}`, true},
+		{`{"a":` + obj(40, false) + `,"b":` + obj(40, true) + `}`, false},
+		{`{"a":[` + obj(17, true) + `]}`, false},
+		{`{"a":[` + obj(17, false) + `,` + obj(16, false) + `]}`, true},
+		{`{"a":[` + obj(3, true) + `]}`, false},
+	} {
+		if _, ok := Check([]byte(tc.in)); ok != tc.ok {
+			t.Errorf("Check(%.80q…) = %v, want %v", tc.in, ok, tc.ok)
+		}
+	}
+}
+
+// The names held in sets at once are bounded, however the objects nest:
+// two objects of MaxMembers/2 members, one inside the other, are at the
+// bound, and one more member is over it.
+func TestCheckNamesHeldAreBounded(t *testing.T) {
+	obj := func(n int, inner string) string {
+		b := []byte("{")
+		for i := range n {
+			b = fmt.Appendf(b, `"k%d":0,`, i)
+		}
+		return string(append(b, `"in":`+inner+`}`...))
+	}
+	if _, ok := Check([]byte(obj(MaxMembers/2-1, obj(MaxMembers/2-1, "0")))); !ok {
+		t.Error("two nested objects of MaxMembers names in all: refused")
+	}
+	if _, ok := Check([]byte(obj(MaxMembers/2, obj(MaxMembers/2-1, "0")))); ok {
+		t.Error("two nested objects of MaxMembers+1 names in all: accepted")
+	}
+	if _, ok := Check([]byte(`{"a":` + obj(MaxMembers-1, "0") + `,"b":` + obj(MaxMembers-1, "0") + `}`)); !ok {
+		t.Error("two sibling objects of MaxMembers names each: refused")
 	}
 }

@@ -10,11 +10,12 @@ import (
 // json.Valid agree on every input.
 const maxDepth = 10000
 
-// MaxMembers bounds the members of a checked object's top level, so that
-// the set Check keeps to find a repeated name stays small (at most some
-// 200 KB) however many a frame of limits.PageFrame could hold: a reply or
-// a tool list has a few dozen, and security/gate passes at most
-// gate.MaxItems of them to a model anyway.
+// MaxMembers bounds the members of each object in a checked one, and the
+// names Check holds in sets at once (those of the objects of over
+// smallObject members it is inside), so that what it keeps to find a
+// repeated name stays small (at most some 200 KB) however many a frame of
+// limits.PageFrame could hold: a reply or a tool list has a few dozen, and
+// security/gate passes at most gate.MaxItems of them to a model anyway.
 const MaxMembers = 10_000
 
 // Valid reports whether b is one valid JSON value, exactly as json.Valid
@@ -23,7 +24,7 @@ const MaxMembers = 10_000
 // bytes at a time. Page replies carry images as strings of many megabytes,
 // and this check runs on every one.
 func Valid(b []byte) bool {
-	i := value(b, skipSpace(b, 0), 0, true, nil)
+	i := value(b, skipSpace(b, 0), 0, true, nil, nil)
 	return i >= 0 && skipSpace(b, i) == len(b)
 }
 
@@ -44,7 +45,7 @@ func skipSpace(b []byte, i int) int {
 // with each member's raw key (quotes included; nil for an array's
 // element) and raw value, in order, until it returns false; value then
 // returns a non-negative index without looking further.
-func value(b []byte, i, depth int, check bool, f func(k, v []byte) bool) int {
+func value(b []byte, i, depth int, check bool, f func(k, v []byte) bool, n *names) int {
 	if i >= len(b) {
 		return -1
 	}
@@ -60,6 +61,11 @@ func value(b []byte, i, depth int, check bool, f func(k, v []byte) bool) int {
 		if i = skipSpace(b, i+1); i < len(b) && b[i] == c+2 { // '}' is '{'+2, ']' is '['+2
 			return i + 1
 		}
+		var obj object
+		if n != nil && c == '{' {
+			obj.base = len(n.list)
+			defer n.done(&obj)
+		}
 		for {
 			var key []byte
 			if c == '{' {
@@ -71,13 +77,16 @@ func value(b []byte, i, depth int, check bool, f func(k, v []byte) bool) int {
 					return -1
 				}
 				key = b[ks:i]
+				if n != nil && !n.add(&obj, key) {
+					return -1
+				}
 				if i = skipSpace(b, i); i >= len(b) || b[i] != ':' {
 					return -1
 				}
 				i = skipSpace(b, i+1)
 			}
 			vs := i
-			if i = value(b, i, depth+1, check, nil); i < 0 {
+			if i = value(b, i, depth+1, check, nil, n); i < 0 {
 				return -1
 			}
 			if f != nil && !f(key, b[vs:i]) {
@@ -103,7 +112,7 @@ func value(b []byte, i, depth int, check bool, f func(k, v []byte) bool) int {
 // Walk calls f with each member of the object, or each element of the
 // array, that starts at b[i] in JSON that was checked, as Each and Items
 // do, and returns the index just past it (or -1, or where f stopped).
-func Walk(b []byte, i int, f func(key, value []byte) bool) int { return value(b, i, 0, false, f) }
+func Walk(b []byte, i int, f func(key, value []byte) bool) int { return value(b, i, 0, false, f, nil) }
 
 // StringEnd returns the index just past the JSON string that starts at
 // b[i], in JSON that was checked, or -1.
@@ -200,45 +209,108 @@ func number(b []byte, i int) int {
 }
 
 // Checked is a JSON object that Check found valid: one value by Valid (no
-// raw control character in a string, nothing after it), an object, and
-// no member name at its top level twice. It is the only way to make one,
-// so code that takes a Checked (the hub's replies, the MCP face's splice
-// of a reply into stdout) takes only bytes that passed the one
-// validation, whether they came from the tab, from a leader bridge, or
-// from the bridge itself.
+// raw control character in a string, nothing after it), an object, and no
+// object in it, at any depth, that names a member twice or has over
+// MaxMembers of them. It is the only way to make one, so code that takes a
+// Checked (the hub's replies, the MCP face's answer built from a reply)
+// takes only bytes that passed the one validation, whether they came from
+// the tab, from a leader bridge, or from the bridge itself.
 //
 // The one rule for duplicate names: there are none to disagree about.
 // This package's readers take a name's first member and encoding/json its
 // last; an object that gives a name twice (a reply saying "say":"a" and
-// "say":"b") is refused, so every reader of a checked object reads the
-// same members.
+// "say":"b", or a file entry with two names) is refused, so every reader
+// of a checked object reads the same members.
 type Checked struct{ b []byte }
 
-// Check validates b as one JSON object whose top level names each member
-// once and has at most MaxMembers of them.
+// Check validates b as one JSON object in which no object, at any depth,
+// names a member twice or has over MaxMembers of them. Names are compared
+// as they decode: "a" and "\u0061" are one name. The names are tracked in
+// the validating pass itself.
 func Check(b []byte) (Checked, bool) {
-	seed, seen := maphash.MakeSeed(), map[uint64]bool{}
 	start := skipSpace(b, 0)
-	end := value(b, start, 0, true, func(k, _ []byte) bool {
-		// Two names are the same when they decode the same; a 64-bit
-		// hash under a seed of this call's stands for the name.
-		name, _ := String(k)
-		h := maphash.String(seed, name)
-		if seen[h] || len(seen) >= MaxMembers {
-			seen = nil
-			return false
-		}
-		seen[h] = true
-		return true
-	})
-	if end < 0 || b[start] != '{' || seen == nil || skipSpace(b, end) != len(b) {
+	end := value(b, start, 0, true, nil, &names{})
+	if end < 0 || b[start] != '{' || skipSpace(b, end) != len(b) {
 		return Checked{}, false
 	}
 	return Checked{b}, true
 }
 
-// MustCheck is Check for JSON the bridge made itself, which is always
-// valid: it panics otherwise.
+// names finds, in the validating pass, a name given twice in an object.
+// Its list is reused from object to object, so a list of a million small
+// objects costs no allocation per object.
+type names struct {
+	seed   maphash.Seed
+	seeded bool
+	list   [][]byte // the names of the objects being walked, while small
+	inSets int      // the names in the sets of the objects being walked
+}
+
+// object is the names of one object being walked: at list[base:] while it
+// has at most smallObject members, then in set.
+type object struct {
+	base, count int
+	set         map[uint64]bool
+}
+
+// smallObject is the most members an object may have before its names
+// are kept in a set rather than compared one by one.
+const smallObject = 16
+
+// add records the raw key k (quotes included) as a member of o, and
+// reports false if o already has a member of that name, as it decodes, or
+// has MaxMembers of them.
+func (n *names) add(o *object, k []byte) bool {
+	if o.count++; o.count > MaxMembers {
+		return false
+	}
+	name := k[1 : len(k)-1]
+	if !plain(name) {
+		u, _ := String(k)
+		name = []byte(u)
+	}
+	if o.set == nil && o.count > smallObject {
+		if !n.seeded {
+			n.seed, n.seeded = maphash.MakeSeed(), true
+		}
+		o.set = make(map[uint64]bool, 2*smallObject)
+		n.inSets += smallObject
+		for _, m := range n.list[o.base:] {
+			o.set[maphash.Bytes(n.seed, m)] = true
+		}
+		n.list = n.list[:o.base]
+	}
+	if o.set != nil {
+		// A 64-bit hash under a seed of this Check's stands for the name.
+		h := maphash.Bytes(n.seed, name)
+		if n.inSets++; o.set[h] || n.inSets > MaxMembers {
+			return false
+		}
+		o.set[h] = true
+		return true
+	}
+	for _, m := range n.list[o.base:] {
+		if bytes.Equal(m, name) {
+			return false
+		}
+	}
+	n.list = append(n.list, name)
+	return true
+}
+
+// done forgets the names of o, whose walk has ended.
+func (n *names) done(o *object) {
+	n.list = n.list[:o.base]
+	if o.set != nil {
+		n.inSets -= o.count
+	}
+}
+
+// MustCheck is Check for an envelope the bridge made itself by encoding
+// a few members of its own (envelope.Bridge), which Check always accepts:
+// it panics otherwise. It never sees bytes a page shaped; the bridge's
+// rewrite of a page's reply (replyfiles.Save) is Checked like the reply,
+// and refused in words when it fails.
 func MustCheck(b []byte) Checked {
 	c, ok := Check(b)
 	if !ok {
