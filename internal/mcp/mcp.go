@@ -17,8 +17,10 @@
 //
 // Bounds: at most MaxInFlight requests that wait (page calls and
 // wait_for_connection) and MaxSubscriptions subscriptions per session, and
-// MaxBatch messages in a batch (batch.go; 2025-03-26 sessions only); a
-// page call in flight is a map entry and a timer, not a goroutine. Tool-list
+// MaxBatch messages in a batch (batch.go; 2025-03-26 sessions only). A
+// call of a tab tool in flight is a map entry and a timer, not a goroutine;
+// wait_for_connection, pair, call_to_files and call_with_file each hold one
+// goroutine while they wait, so MaxInFlight bounds those too. Tool-list
 // changes are a one-slot signal the writer turns into notifications, so a
 // page that floods tool lists while stdout is stalled grows nothing.
 package mcp
