@@ -16,6 +16,7 @@ import (
 	"github.com/stitchslop/stitchslop-bridge/internal/attempts"
 	"github.com/stitchslop/stitchslop-bridge/internal/hub"
 	"github.com/stitchslop/stitchslop-bridge/internal/sites"
+	"github.com/stitchslop/stitchslop-bridge/internal/version"
 	"github.com/stitchslop/stitchslop-bridge/security/files"
 	"github.com/stitchslop/stitchslop-bridge/security/origin"
 	"github.com/stitchslop/stitchslop-bridge/security/rawjson"
@@ -795,9 +796,11 @@ func (s *Session) connectionStatus(modern bool) []byte {
 		Listeners          []int              `json:"listeners"`
 		DroppedTools       any                `json:"droppedTools,omitempty"`
 		Note               string             `json:"note"`
+		Bridge             version.Identity   `json:"bridge"` // this binary (docs/identity.md)
 	}{
 		Connected: st.Connected, Origin: s.srv.Sites.Served(), PairedOrigins: []string{}, ArmedOrigins: s.srv.Sites.ArmedSites(),
 		Tools: len(st.Tools), OtherBridges: []OtherBridge{}, Listeners: s.srv.Hub.Listeners(),
+		Bridge: version.Self(version.HashWait),
 	}
 	if status.ArmedOrigins == nil {
 		status.ArmedOrigins = []string{}
