@@ -1,5 +1,6 @@
 // Package version holds the build identity printed by --version and sent
-// as serverInfo.version.
+// as serverInfo.version, and Identity: which binary this is, with the
+// SHA-256 of its executable file (docs/identity.md).
 //
 // Release builds set Version, Commit and Date with
 //
@@ -98,15 +99,44 @@ const HashWait = 2 * time.Second
 // NotYet is SHA256Error while the hash is still being computed.
 const NotYet = "still being computed"
 
-// self is the executable's hash, computed once by the first StartHash.
-var self struct {
-	once sync.Once
-	done chan struct{}
-	sum  string
-	err  string
+// hasher computes a hash once, in the background, and hands it out.
+type hasher struct {
+	once     sync.Once
+	done     chan struct{}
+	sum, err string
 }
 
-func init() { self.done = make(chan struct{}) }
+func newHasher() *hasher { return &hasher{done: make(chan struct{})} }
+
+// start runs hash in its own goroutine, the first time only.
+func (h *hasher) start(hash func() (string, string)) {
+	h.once.Do(func() {
+		go func() {
+			defer close(h.done)
+			h.sum, h.err = hash()
+		}()
+	})
+}
+
+// result is the hash and its error, waiting at most wait; NotYet when the
+// hash is not done by then.
+func (h *hasher) result(wait time.Duration) (string, string) {
+	t := time.NewTimer(wait)
+	defer t.Stop()
+	select {
+	case <-h.done:
+	case <-t.C:
+		select {
+		case <-h.done: // done just as the bound passed
+		default:
+			return "", NotYet
+		}
+	}
+	return h.sum, h.err
+}
+
+// self hashes this process's executable.
+var self = newHasher()
 
 // executable is the file Self hashes; a test hook.
 var executable = os.Executable
@@ -114,14 +144,7 @@ var executable = os.Executable
 // StartHash starts hashing the executable in the background, once. The
 // bridge calls it first thing, so the hash is off the start-up path and
 // ready long before a tab attaches; Self calls it too.
-func StartHash() {
-	self.once.Do(func() {
-		go func() {
-			defer close(self.done)
-			self.sum, self.err = hashExecutable()
-		}()
-	})
-}
+func StartHash() { self.start(hashExecutable) }
 
 // hashExecutable hashes the file this process runs from. An error is
 // reported in words without the path, since the page sees them.
@@ -157,18 +180,6 @@ func reason(err error) string {
 func Self(wait time.Duration) Identity {
 	StartHash()
 	id := Identity{Name: "stitchslop-bridge", Version: Short(), Commit: commit(), OS: runtime.GOOS, Arch: runtime.GOARCH}
-	t := time.NewTimer(wait)
-	defer t.Stop()
-	select {
-	case <-self.done:
-	case <-t.C:
-		select {
-		case <-self.done: // done just as the bound passed
-		default:
-			id.SHA256Error = NotYet
-			return id
-		}
-	}
-	id.SHA256, id.SHA256Error = self.sum, self.err
+	id.SHA256, id.SHA256Error = self.result(wait)
 	return id
 }
