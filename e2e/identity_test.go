@@ -112,6 +112,19 @@ func TestMCP_ToolsListStableUntilTheTabSendsANewList(t *testing.T) {
 		}
 	}
 
+	// A client that never refreshes its list is told how to reach the
+	// tab's commands all the same.
+	const reach = "reach any tab command through call_to_files"
+	if g := b.rpc.toolCall("wait_for_connection", map[string]any{"timeoutSeconds": 5}).text(); !strings.Contains(g, reach) {
+		t.Errorf("greeting %q: want it to say %q", g, reach)
+	}
+	if cs := b.rpc.toolCall("connection_status", map[string]any{}).text(); !strings.Contains(cs, reach) {
+		t.Errorf("connection_status %s: want its note to say %q", cs, reach)
+	}
+	if again, _ := list(); again != first {
+		t.Fatalf("tools/list after calls:\n%s\nwant the first call's\n%s", again, first)
+	}
+
 	from = b.rpc.msgs.len()
 	p.mustSend(map[string]any{"tools": []any{tools[3], tools[0]}})
 	b.rpc.awaitListChanged(from)
