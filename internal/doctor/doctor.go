@@ -88,7 +88,7 @@ type Options struct {
 
 // Finding is one thing doctor found.
 type Finding struct {
-	Check    string `json:"check"`             // stable id: config_dir, file_mode, session_file, port, squatter, bridge, refusals, never_tried, pairing, binary
+	Check    string `json:"check"`             // stable id: config_dir, file_mode, session_file, port, squatter, bridge, refusals, never_tried, pairing, binary (this binary, or a bridge running another)
 	Severity string `json:"severity"`          // OK, Info, Warning or Problem
 	Subject  string `json:"subject,omitempty"` // what it is about: "127.0.0.1:8788", a path, a site
 	Message  string `json:"message"`
@@ -111,6 +111,7 @@ var (
 	holdsPort     = peercred.HoldsPort
 	alive         = session.Alive
 	now           = time.Now
+	self          = version.Self // which binary doctor is
 )
 
 // Run examines this machine and returns what it found. It never fails:
@@ -144,7 +145,7 @@ func Run(ctx context.Context, o Options) Report {
 	if dirOK {
 		d.checkPairing(pairingOK)
 	}
-	id := version.Self(time.Minute)
+	id := self(time.Minute)
 	d.add(identityFinding(id))
 	return Report{Healthy: healthy(d.found), Findings: d.found, Bridge: id}
 }
