@@ -109,9 +109,6 @@ var pairTool = map[string]any{
 	},
 }
 
-// toolList answers tools/list: wait_for_connection, then the page's tools.
-// In the 2026-07-28 era it says the list may not be cached, since the tab's
-// tools come and go.
 var statusTool = map[string]any{
 	"name":        "connection_status",
 	"annotations": annotations(true, false, true, false),
@@ -180,6 +177,11 @@ func merge(a, b map[string]any) map[string]any {
 	return m
 }
 
+// toolList answers tools/list: the bridge's five tools, then the tab's in
+// the order the tab listed them, so the bytes are the same on every call
+// until the tab sends a new list (clients cache lists by order). In the
+// 2026-07-28 era it says the list may not be cached, since the tab's tools
+// come and go.
 func (s *Session) toolList(modern bool) []byte {
 	tools := []any{waitTool, pairTool, statusTool, withFileTool, toFilesTool}
 	for _, t := range s.srv.Hub.State().Tools {
