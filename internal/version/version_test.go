@@ -62,7 +62,9 @@ func TestHashErrorNamesNoPath(t *testing.T) {
 		want string
 	}{
 		{"unreadable", func() (string, error) { return secret, nil }, "the executable cannot be read: "},
-		{"unknown", func() (string, error) { return "", &os.PathError{Op: "readlink", Path: secret, Err: errors.New("gone")} }, "the executable's path is unknown: gone"},
+		{"unknown", func() (string, error) {
+			return "", &os.PathError{Op: "readlink", Path: secret, Err: errors.New("gone")}
+		}, "the executable's path is unknown: gone"},
 	} {
 		executable = tt.exe
 		sum, msg := hashExecutable()
