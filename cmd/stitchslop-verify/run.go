@@ -19,6 +19,7 @@ import (
 
 var usageText = `usage: stitchslop-verify [flags] <artifact>...
        stitchslop-verify [flags] --manifest release-manifest.json [<artifact>...]
+       stitchslop-verify [flags] --installed [<path of stitchslop-bridge>]
 
 Verify downloaded stitchslop-bridge release files.
 
@@ -29,12 +30,18 @@ logged in Rekor and chained to the pinned Sigstore trusted root. Then every
 <artifact> must be listed in checksums.txt with a matching SHA-256.
 --manifest checks release-manifest.json against its own bundle
 (release-manifest.json.sigstore.json) under the same policy.
+--installed checks an installed stitchslop-bridge (the one on PATH when no
+path is given) against the raw binaries of that signed checksums.txt, and
+says which release and target it is byte for byte, or that it is none.
 
 flags:
   --checksums FILE     checksums file (default: checksums.txt next to the first artifact)
   --bundle FILE        Sigstore bundle for it (default: <checksums>.sigstore.json)
   --manifest FILE      also verify this release-manifest.json against FILE.sigstore.json;
                        with no <artifact>, verify only the manifest
+  --installed          the one file named is an installed binary (default: the
+                       stitchslop-bridge on PATH), not a download; checksums.txt
+                       defaults to the one in the working directory
   --trusted-root FILE  Sigstore trusted_root.json to use instead of the pinned one
   --key PUB            verify with this PEM public key instead of the keyless
                        identity policy (for self-signed builds; no log required)
@@ -47,7 +54,8 @@ exit codes:
       timestamps; malformed bundle or checksums file)
   2   identity mismatch (valid signature, but not by the release workflow)
   3   artifact not listed in checksums.txt
-  4   checksum mismatch
+  4   checksum mismatch (--installed: the binary is no release binary of
+      that checksums.txt)
   5   missing file (artifact, checksums, bundle, trusted root or key)
   6   --trusted-root or --key is not a usable trusted root or public key
   64  usage error
@@ -62,6 +70,7 @@ type options struct {
 	key         string
 	manifest    string
 	version     bool
+	installed   bool
 	artifacts   []string
 }
 
@@ -113,6 +122,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	fmt.Fprintf(stdout, "%s: signature OK (%s)\n", filepath.Base(opts.checksums), signer)
 
+	if opts.installed {
+		return checkInstalled(ctx, sums, opts.checksums, opts.artifacts[0], stdout)
+	}
 	return checkArtifacts(ctx, sums, opts.checksums, opts.artifacts, stdout)
 }
 
@@ -128,6 +140,7 @@ func parseArgs(args []string) (*options, error) {
 	fs.StringVar(&opts.key, "key", "", "")
 	fs.StringVar(&opts.manifest, "manifest", "", "")
 	fs.BoolVar(&opts.version, "version", false, "")
+	fs.BoolVar(&opts.installed, "installed", false, "")
 
 	rest := args
 	for len(rest) > 0 {
@@ -155,6 +168,25 @@ func parseArgs(args []string) (*options, error) {
 			return nil, newError(exitUsage, nil, "--version takes no artifact")
 		}
 		return &opts, nil
+	}
+	if opts.installed {
+		switch {
+		case opts.manifest != "":
+			return nil, newError(exitUsage, nil, "--installed and --manifest cannot be used together")
+		case len(opts.artifacts) > 1:
+			return nil, newError(exitUsage, nil, "--installed checks one binary, got %d", len(opts.artifacts))
+		case len(opts.artifacts) == 0:
+			path, err := findInstalled()
+			if err != nil {
+				return nil, newError(exitMissingFile, []string{"give the installed binary's path: stitchslop-verify --installed /path/to/stitchslop-bridge"},
+					"no stitchslop-bridge on PATH")
+			}
+			opts.artifacts = []string{path}
+		}
+		if opts.checksums == "" {
+			// The release's files, downloaded into the working directory.
+			opts.checksums = "checksums.txt"
+		}
 	}
 	if len(opts.artifacts) == 0 && opts.manifest == "" {
 		return nil, newError(exitUsage, []string{"name the downloaded archives or binaries to check, e.g. stitchslop-verify stitchslop-bridge_1.2.3_linux_amd64.tar.gz"},

@@ -6,6 +6,7 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -146,6 +147,12 @@ func Main(ctx context.Context, argv []string, stdin io.Reader, stdout, stderr io
 	case "version":
 		if len(a.pos) > 1 {
 			return mistake(log, stdout, c, a, "version takes no arguments", "")
+		}
+		if a.has("json") {
+			// No bound worth the name: the hash is all this command does.
+			b, _ := json.Marshal(version.Self(time.Minute))
+			stdout.Write(append(b, '\n'))
+			return 0
 		}
 		fmt.Fprintln(stdout, version.Line())
 		return 0
@@ -374,6 +381,7 @@ func minutesFlag(a args, name string, def float64) (time.Duration, error) {
 }
 
 func runBridge(ctx context.Context, a args, dir string, stdin io.Reader, stdout io.Writer, log *slog.Logger) int {
+	version.StartHash() // the hello's identity, ready before a tab attaches
 	ports, err := portsFlag(a)
 	if err != nil {
 		return usageError(log, err.Error())

@@ -322,10 +322,15 @@ line on stderr; with --json, one JSON document on stdout instead.`,
 	},
 	{
 		Name:     "version",
-		Synopsis: []string{"version", "--version"},
+		Synopsis: []string{"version [--json]", "--version"},
 		Summary:  "print the version and wire protocol",
-		Long:     `version prints one line: the version, the wire protocol, the Go version, the platform and, when known, the commit.`,
+		Long: `version prints one line: the version, the wire protocol, the Go version, the platform and, when known, the commit.
+With --json, one JSON document on stdout instead: name, version, commit, os, arch and the SHA-256 of
+this executable file (sha256, or sha256Error saying why it is unknown), to hold against a release's
+checksums.txt (stitchslop-verify --installed does that).`,
+		Flags:    []flagDef{fJSON},
 		Exits:    exitsLocal,
+		jsonFlag: true,
 	},
 	{
 		Name:     "completion",

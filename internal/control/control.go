@@ -256,6 +256,8 @@ type Status struct {
 	AttachedBy *string `json:"attachedBy"`
 	attempts.Snapshot
 	Message string `json:"message"`
+	// Bridge is which binary this is (docs/identity.md), as the hello says.
+	Bridge version.Identity `json:"bridge"`
 }
 
 func (s *Server) status(w http.ResponseWriter, _ *http.Request) {
@@ -275,6 +277,7 @@ func (s *Server) status(w http.ResponseWriter, _ *http.Request) {
 		Protocol: version.Protocol, PID: os.Getpid(), Paired: slices.Contains(paired, served),
 		Tools: s.toolNames(), DroppedTools: st.Dropped, PairedOrigins: paired, ArmedOrigins: s.Sites.ArmedSites(),
 		Squatters: st.Squatters, Listeners: s.Hub.Listeners(), AttachedBy: by, Snapshot: s.Attempts.Snapshot(), Message: msg,
+		Bridge: version.Self(version.HashWait),
 	})
 }
 

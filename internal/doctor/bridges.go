@@ -205,6 +205,11 @@ type bridgeStatus struct {
 		UID     *int   `json:"uid"`
 	} `json:"squatters"`
 	attempts.Snapshot
+	// Bridge is which binary it runs (docs/identity.md).
+	Bridge struct {
+		Version string `json:"version"`
+		SHA256  string `json:"sha256"`
+	} `json:"bridge"`
 }
 
 // status asks the bridge f names for its status, with f's key, through
@@ -237,6 +242,14 @@ func (d *doctor) reportBridge(port int, f session.File, st bridgeStatus) {
 	}
 	d.add(Finding{Check: "port", Severity: OK, Subject: addr(port),
 		Message: fmt.Sprintf("a bridge of this config dir, for %s, pid %d, started %s; %s", site, f.PID, untrusted(f.StartedAt), tab)})
+	if me := self(time.Minute); st.Bridge.SHA256 != "" && me.SHA256 != "" && st.Bridge.SHA256 != me.SHA256 {
+		// Worth knowing after an upgrade: that bridge still runs the
+		// binary it was started from. Its words are the bridge's own.
+		d.add(Finding{Check: "binary", Severity: Info, Subject: addr(port),
+			Message: fmt.Sprintf("this bridge runs another binary than this doctor: version %s, sha256 %s (this one: %s, sha256 %s)",
+				untrusted(st.Bridge.Version), untrusted(st.Bridge.SHA256), me.Version, me.SHA256),
+			Fix: "if you upgraded stitchslop-bridge, restart the agent session (or the bridge) so the new binary serves the tab"})
+	}
 	for _, sq := range st.Squatters {
 		if a, err := netip.ParseAddr(sq.Address); err == nil && sq.Port > 0 && sq.Port <= 65535 {
 			d.squatter(a.String(), sq.Port, sq.UID, "")

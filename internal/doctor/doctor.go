@@ -52,6 +52,7 @@ import (
 	"github.com/stitchslop/stitchslop-bridge/internal/paths"
 	"github.com/stitchslop/stitchslop-bridge/internal/session"
 	"github.com/stitchslop/stitchslop-bridge/internal/ui"
+	"github.com/stitchslop/stitchslop-bridge/internal/version"
 	"github.com/stitchslop/stitchslop-bridge/security/origin"
 	"github.com/stitchslop/stitchslop-bridge/security/peercred"
 )
@@ -87,7 +88,7 @@ type Options struct {
 
 // Finding is one thing doctor found.
 type Finding struct {
-	Check    string `json:"check"`             // stable id: config_dir, file_mode, session_file, port, squatter, bridge, refusals, never_tried, pairing
+	Check    string `json:"check"`             // stable id: config_dir, file_mode, session_file, port, squatter, bridge, refusals, never_tried, pairing, binary (this binary, or a bridge running another)
 	Severity string `json:"severity"`          // OK, Info, Warning or Problem
 	Subject  string `json:"subject,omitempty"` // what it is about: "127.0.0.1:8788", a path, a site
 	Message  string `json:"message"`
@@ -98,6 +99,9 @@ type Finding struct {
 type Report struct {
 	Healthy  bool      `json:"healthy"`
 	Findings []Finding `json:"findings"`
+	// Bridge is which binary doctor is (docs/identity.md): the one a
+	// client configured with this path would run.
+	Bridge version.Identity `json:"bridge"`
 }
 
 // Test hooks, swapped in t.Cleanup: the OS lookups and the clock.
@@ -107,6 +111,7 @@ var (
 	holdsPort     = peercred.HoldsPort
 	alive         = session.Alive
 	now           = time.Now
+	self          = version.Self // which binary doctor is
 )
 
 // Run examines this machine and returns what it found. It never fails:
@@ -126,6 +131,7 @@ func Run(ctx context.Context, o Options) Report {
 	if o.Timeout <= 0 {
 		o.Timeout = DefaultTimeout
 	}
+	version.StartHash() // while the checks run
 	d := &doctor{o: o}
 	dirOK := d.checkDir()
 	var pairingOK bool
@@ -139,7 +145,23 @@ func Run(ctx context.Context, o Options) Report {
 	if dirOK {
 		d.checkPairing(pairingOK)
 	}
-	return Report{Healthy: healthy(d.found), Findings: d.found}
+	id := self(time.Minute)
+	d.add(identityFinding(id))
+	return Report{Healthy: healthy(d.found), Findings: d.found, Bridge: id}
+}
+
+// identityFinding says which binary this is, for the text report.
+func identityFinding(id version.Identity) Finding {
+	msg := fmt.Sprintf("%s %s %s/%s", id.Name, id.Version, id.OS, id.Arch)
+	if id.Commit != "" {
+		msg += " commit " + id.Commit
+	}
+	if id.SHA256 != "" {
+		msg += ", sha256 " + id.SHA256 + " (stitchslop-verify --installed says which release that is)"
+	} else {
+		msg += ", sha256 unknown: " + id.SHA256Error
+	}
+	return Finding{Check: "binary", Severity: Info, Message: msg}
 }
 
 // doctor collects findings for one Run.

@@ -26,6 +26,7 @@ import (
 	"github.com/stitchslop/stitchslop-bridge/internal/pairing"
 	"github.com/stitchslop/stitchslop-bridge/internal/session"
 	"github.com/stitchslop/stitchslop-bridge/internal/setup"
+	"github.com/stitchslop/stitchslop-bridge/internal/version"
 	"github.com/stitchslop/stitchslop-bridge/security/peercred"
 )
 
@@ -598,5 +599,37 @@ func TestSquatterBesideBridge(t *testing.T) {
 	}
 	if n := len(find(r, "squatter", Problem)); n != 1 {
 		t.Errorf("%d squatter findings, want 1", n)
+	}
+}
+
+// doctor names the binary it is, and says so when a running bridge runs
+// another binary (an upgrade the bridge has not picked up): for
+// information, never a problem.
+func TestBinaryIdentity(t *testing.T) {
+	dir := configDir(t)
+	seedPairing(t, dir)
+	port := startBridge(t, dir)
+	r := run(t, dir, port)
+	if f := must(t, r, "binary", Info, ""); !strings.Contains(f.Message, "sha256 "+r.Bridge.SHA256) || len(r.Bridge.SHA256) != 64 {
+		t.Errorf("binary finding %q, bridge %+v: want this binary's 64-digit sha256", f.Message, r.Bridge)
+	}
+	if got := find(r, "binary", Info); len(got) != 1 {
+		t.Errorf("binary findings %+v: want only doctor's own, the bridge runs the same binary", got)
+	}
+
+	old := self
+	t.Cleanup(func() { self = old })
+	self = func(wait time.Duration) version.Identity {
+		id := old(wait)
+		id.Version, id.SHA256 = "9.9.9", strings.Repeat("0", 64)
+		return id
+	}
+	r = run(t, dir, port)
+	f := must(t, r, "binary", Info, addr(port))
+	if !strings.Contains(f.Message, "runs another binary than this doctor") || !strings.Contains(f.Message, "this one: 9.9.9") || !strings.Contains(f.Fix, "restart") {
+		t.Errorf("binary finding for the bridge = %+v, want another binary and a restart", f)
+	}
+	if !r.Healthy {
+		t.Errorf("Run(a bridge of another binary).Healthy = false, want true: it is information")
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/stitchslop/stitchslop-bridge/internal/attempts"
 	"github.com/stitchslop/stitchslop-bridge/internal/hub"
 	"github.com/stitchslop/stitchslop-bridge/internal/sites"
+	"github.com/stitchslop/stitchslop-bridge/internal/version"
 	"github.com/stitchslop/stitchslop-bridge/security/files"
 	"github.com/stitchslop/stitchslop-bridge/security/origin"
 	"github.com/stitchslop/stitchslop-bridge/security/rawjson"
@@ -40,6 +41,16 @@ const (
 // the reference bridge does.
 var DescribeArgs = json.RawMessage(`{"limit":8}`)
 
+// annotations are a bridge tool's MCP hints, said truthfully:
+// wait_for_connection and pair change only the bridge's own state (a port
+// opened, a token armed) and repeat harmlessly; connection_status reads;
+// the two file tools run a tab command, which may change the design, and
+// call_to_files writes files (replacing some with overwrite), so both are
+// destructive, not idempotent and open-world (the tab is a web page).
+func annotations(readOnly, destructive, idempotent, openWorld bool) map[string]bool {
+	return map[string]bool{"readOnlyHint": readOnly, "destructiveHint": destructive, "idempotentHint": idempotent, "openWorldHint": openWorld}
+}
+
 // The arguments the bridge's waiting tools take.
 var (
 	waitArgs = []string{"origin", "ownBridge", "timeoutSeconds"}
@@ -54,8 +65,9 @@ var timeoutProp = map[string]any{
 }
 
 var waitTool = map[string]any{
-	"name":  "wait_for_connection",
-	"title": "Wait for the Stitch Slop tab",
+	"name":        "wait_for_connection",
+	"annotations": annotations(false, false, true, false),
+	"title":       "Wait for the Stitch Slop tab",
 	"description": "Blocks until the user's Stitch Slop tab attaches to this bridge (it does so on its own; there is nothing for the user to press), " +
 		"then describes the open design. Returns at once if a tab is already attached. If it times out, call it again.",
 	"inputSchema": map[string]any{
@@ -76,8 +88,9 @@ var waitTool = map[string]any{
 }
 
 var pairTool = map[string]any{
-	"name":  "pair",
-	"title": "Pair a Stitch Slop tab with a token",
+	"name":        "pair",
+	"annotations": annotations(false, false, true, false),
+	"title":       "Pair a Stitch Slop tab with a token",
 	"description": "Give the bridge a one-time token the user copied from the Stitch Slop agent panel (tok_ and hex digits), " +
 		"for the site of that tab (default: the site this bridge was started for). The tab pairs with it on its own, " +
 		"then this waits like wait_for_connection and says whether the token was used or the tab's stored pairing was enough.",
@@ -96,12 +109,10 @@ var pairTool = map[string]any{
 	},
 }
 
-// toolList answers tools/list: wait_for_connection, then the page's tools.
-// In the 2026-07-28 era it says the list may not be cached, since the tab's
-// tools come and go.
 var statusTool = map[string]any{
-	"name":  "connection_status",
-	"title": "Stitch Slop connection status",
+	"name":        "connection_status",
+	"annotations": annotations(true, false, true, false),
+	"title":       "Stitch Slop connection status",
 	"description": "Says, as JSON and without waiting or opening anything, whether a Stitch Slop tab is attached, which port and site this bridge serves (mode serving, follower or idle), " +
 		"which sites are paired, the other bridges running, how many times a tab dialled (connectionAttempts), and the recent refusals (recentRefusals) with their reasons and fixes.",
 	"inputSchema": map[string]any{"type": "object", "properties": map[string]any{}, "additionalProperties": false},
@@ -116,8 +127,9 @@ var fileProps = map[string]any{
 }
 
 var withFileTool = map[string]any{
-	"name":  "call_with_file",
-	"title": "Call a Stitch Slop command with a file",
+	"name":        "call_with_file",
+	"annotations": annotations(false, true, false, true),
+	"title":       "Call a Stitch Slop command with a file",
 	"description": "Runs a command of the tab with a file from disk put into one of its arguments, without the file passing through you. " +
 		"Images (PNG, JPEG, GIF, WebP) and design files (DST, PES, JEF, EXP, VP3, INF, COL, SVG, DXF, .stitchslop, JSON) up to 14 MB; no hidden files.",
 	"inputSchema": map[string]any{
@@ -134,8 +146,9 @@ var withFileTool = map[string]any{
 }
 
 var toFilesTool = map[string]any{
-	"name":  "call_to_files",
-	"title": "Call a Stitch Slop command and save what it returns",
+	"name":        "call_to_files",
+	"annotations": annotations(false, true, false, true),
+	"title":       "Call a Stitch Slop command and save what it returns",
 	"description": "Runs a command of the tab and saves the files it returns into a folder instead of passing them to you: each of its files " +
 		"(up to " + strconv.Itoa(files.MaxSaved) + ") under its own name, a top-level image under fileName, its text under textFile. You get where each was saved.",
 	"inputSchema": map[string]any{
@@ -164,6 +177,11 @@ func merge(a, b map[string]any) map[string]any {
 	return m
 }
 
+// toolList answers tools/list: the bridge's five tools, then the tab's in
+// the order the tab listed them, so the bytes are the same on every call
+// until the tab sends a new list (clients cache lists by order). In the
+// 2026-07-28 era it says the list may not be cached, since the tab's tools
+// come and go.
 func (s *Session) toolList(modern bool) []byte {
 	tools := []any{waitTool, pairTool, statusTool, withFileTool, toFilesTool}
 	for _, t := range s.srv.Hub.State().Tools {
@@ -414,6 +432,11 @@ type OtherBridge struct {
 	PID    int    `json:"pid"`
 }
 
+// ReachAny is what the greeting and connection_status say for a client
+// that never refreshes its tool list (some ignore tools/list_changed): the
+// tab's commands are reachable through the bridge's own file tools.
+const ReachAny = "If your client does not show the tab's tools (some never refresh their tool list), reach any tab command through call_to_files (command, args and a dir for any files it returns; it answers with the tab's reply) or, to give it a file, call_with_file: no restart is needed."
+
 // ListWait bounds how long the greeting waits, once the tab is attached,
 // for its tool list: the tab sends it right after the hello (a follower
 // mirrors it in the same poll that sees the tab), and the greeting's
@@ -573,7 +596,7 @@ func (s *Session) greeting(ctx context.Context, tool string, port int, mode stri
 	lines = append(lines, canvas)
 	lines = append(lines, fmt.Sprintf("The tab lists %d app tools; their descriptions are the documentation, so read them before calling one. "+
 		"Use scene.render for a picture of the design and scene.describe for facts about it. "+
-		"Each result is the app's envelope: check `changed` to see whether the design changed, and relay the app's `say` sentence to the user.", len(st.Tools)))
+		"Each result is the app's envelope: check `changed` to see whether the design changed, and relay the app's `say` sentence to the user. %s", len(st.Tools), ReachAny))
 	voice, holdGreeting := s.voicePart(port, st, h.Listeners)
 	if voice != "" {
 		lines = append(lines, voice)
@@ -796,9 +819,11 @@ func (s *Session) connectionStatus(modern bool) []byte {
 		Listeners          []int              `json:"listeners"`
 		DroppedTools       any                `json:"droppedTools,omitempty"`
 		Note               string             `json:"note"`
+		Bridge             version.Identity   `json:"bridge"` // this binary (docs/identity.md)
 	}{
 		Connected: st.Connected, Origin: s.srv.Sites.Served(), PairedOrigins: []string{}, ArmedOrigins: s.srv.Sites.ArmedSites(),
 		Tools: len(st.Tools), OtherBridges: []OtherBridge{}, Listeners: s.srv.Hub.Listeners(),
+		Bridge: version.Self(version.HashWait),
 	}
 	if status.ArmedOrigins == nil {
 		status.ArmedOrigins = []string{}
@@ -830,11 +855,11 @@ func (s *Session) connectionStatus(modern bool) []byte {
 	case status.Mode == "idle":
 		status.Note = "The bridge listens on nothing yet (--lazy): wait_for_connection or pair opens its port, and the tab attaches on its own."
 	case status.Mode == "follower" && st.Connected:
-		status.Note = fmt.Sprintf("A Stitch Slop tab is attached to the bridge on port %d, which this one follows; its tools are listed.", status.Port)
+		status.Note = fmt.Sprintf("A Stitch Slop tab is attached to the bridge on port %d, which this one follows; its tools are listed. %s", status.Port, ReachAny)
 	case status.Mode == "follower":
 		status.Note = fmt.Sprintf("This bridge follows the one on port %d, which serves the site; no tab is attached to it now. Call wait_for_connection.", status.Port)
 	case st.Connected:
-		status.Note = "A Stitch Slop tab is attached; its tools are listed."
+		status.Note = "A Stitch Slop tab is attached; its tools are listed. " + ReachAny
 	case len(status.RecentRefusals) > 0:
 		r := status.RecentRefusals[len(status.RecentRefusals)-1]
 		status.Note = "No tab is attached. The last refusal (" + r.Reason + "): " + attempts.Advice(r.Reason)

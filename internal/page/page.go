@@ -91,6 +91,9 @@ type hello struct {
 	Protocol      int    `json:"protocol"`
 	Port          int    `json:"port"`
 	PairingSecret string `json:"pairingSecret,omitempty"`
+	// Bridge is this bridge's extension to the hello: which binary it is
+	// (docs/identity.md). A page reads the members above by name.
+	Bridge version.Identity `json:"bridge"`
 }
 
 type refusal struct {
@@ -365,7 +368,10 @@ func (s *Server) handshake(ws *websocket.Conn, wt *waiter, site string) *conn {
 	}
 	// The slot is ours; redeeming the token (a file lock, a write, a
 	// rename) happens outside the hub's lock, so nothing else waits on it.
-	h := hello{Hello: "stitchslop-connector", Protocol: version.Protocol, Port: s.Port}
+	// The identity's hash is ready long before a tab attaches (the bridge
+	// starts it first thing); in the bridge's first moments the hello
+	// waits for it at most version.HashWait, then goes without it.
+	h := hello{Hello: "stitchslop-connector", Protocol: version.Protocol, Port: s.Port, Bridge: version.Self(version.HashWait)}
 	if tokenOK {
 		h.PairingSecret, err = s.Pairing.Redeem(site, tok)
 	}

@@ -1,5 +1,6 @@
 // Package version holds the build identity printed by --version and sent
-// as serverInfo.version.
+// as serverInfo.version, and Identity: which binary this is, with the
+// SHA-256 of its executable file (docs/identity.md).
 //
 // Release builds set Version, Commit and Date with
 //
@@ -12,9 +13,17 @@
 package version
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
 	"fmt"
+	"io"
+	"io/fs"
+	"os"
 	"runtime"
 	"runtime/debug"
+	"sync"
+	"time"
 )
 
 // Protocol is the Stitch Slop wire protocol this bridge speaks.
@@ -61,4 +70,116 @@ func commit() string {
 		}
 	}
 	return ""
+}
+
+// Identity says which binary this is: its version, commit, platform and the
+// SHA-256 of its own executable file. It is information for the user, never
+// a control: a binary that lies about itself can say anything here
+// (docs/identity.md). The hello frame carries it as "bridge"; /status,
+// connection_status, doctor, version --json and the demo page show it.
+type Identity struct {
+	Name    string `json:"name"`
+	Version string `json:"version"`
+	Commit  string `json:"commit,omitempty"`
+	OS      string `json:"os"`
+	Arch    string `json:"arch"`
+	// SHA256 is the lower-case hex SHA-256 of the executable file, or ""
+	// when it is not known; SHA256Error then says why, in words that name
+	// no path (the page sees them).
+	SHA256      string `json:"sha256,omitempty"`
+	SHA256Error string `json:"sha256Error,omitempty"`
+}
+
+// HashWait bounds how long a caller on the way to a tab (the hello) waits
+// for the executable's hash. The hash starts with the bridge and takes
+// tens of milliseconds for a 15 MiB binary; past the bound the hello goes
+// without it and says so (sha256Error NotYet).
+const HashWait = 2 * time.Second
+
+// NotYet is SHA256Error while the hash is still being computed.
+const NotYet = "still being computed"
+
+// hasher computes a hash once, in the background, and hands it out.
+type hasher struct {
+	once     sync.Once
+	done     chan struct{}
+	sum, err string
+}
+
+func newHasher() *hasher { return &hasher{done: make(chan struct{})} }
+
+// start runs hash in its own goroutine, the first time only.
+func (h *hasher) start(hash func() (string, string)) {
+	h.once.Do(func() {
+		go func() {
+			defer close(h.done)
+			h.sum, h.err = hash()
+		}()
+	})
+}
+
+// result is the hash and its error, waiting at most wait; NotYet when the
+// hash is not done by then.
+func (h *hasher) result(wait time.Duration) (string, string) {
+	t := time.NewTimer(wait)
+	defer t.Stop()
+	select {
+	case <-h.done:
+	case <-t.C:
+		select {
+		case <-h.done: // done just as the bound passed
+		default:
+			return "", NotYet
+		}
+	}
+	return h.sum, h.err
+}
+
+// self hashes this process's executable.
+var self = newHasher()
+
+// executable is the file Self hashes; a test hook.
+var executable = os.Executable
+
+// StartHash starts hashing the executable in the background, once. The
+// bridge calls it first thing, so the hash is off the start-up path and
+// ready long before a tab attaches; Self calls it too.
+func StartHash() { self.start(hashExecutable) }
+
+// hashExecutable hashes the file this process runs from. An error is
+// reported in words without the path, since the page sees them.
+func hashExecutable() (string, string) {
+	path, err := executable()
+	if err != nil {
+		return "", "the executable's path is unknown: " + reason(err)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return "", "the executable cannot be read: " + reason(err)
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", "the executable cannot be read: " + reason(err)
+	}
+	return hex.EncodeToString(h.Sum(nil)), ""
+}
+
+// reason is err without the path a *fs.PathError carries.
+func reason(err error) string {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err.Error()
+	}
+	return err.Error()
+}
+
+// Self returns this binary's identity, waiting at most wait for the hash
+// (StartHash begins it if nothing has). With the hash not done by then,
+// SHA256 is "" and SHA256Error is NotYet.
+func Self(wait time.Duration) Identity {
+	StartHash()
+	id := Identity{Name: "stitchslop-bridge", Version: Short(), Commit: commit(), OS: runtime.GOOS, Arch: runtime.GOARCH}
+	id.SHA256, id.SHA256Error = self.result(wait)
+	return id
 }

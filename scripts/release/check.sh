@@ -32,7 +32,11 @@
 #    that job), that every document quotes the signing identity exactly
 #    (internal/releaseid), and that bundle manifests and server.json are
 #    valid against the vendored MCPB and MCP Registry schemas
-#    (scripts/release/mcpb tests).
+#    (scripts/release/mcpb tests), and that the check of step 4 refuses an
+#    archive or a bundle whose binary differs from the raw binary by one
+#    byte (scripts/release/manifest tests); the linux/amd64 binary, taken
+#    from its bundle and from its archive, reports (version --json) the
+#    SHA-256 of the raw binary's line in checksums.txt.
 #
 # Needs no network beyond the Go module proxy (for the first tool install).
 # Set KEEP=1 to keep the temporary directory. REUSE=DIR reruns every check
@@ -65,7 +69,7 @@ cd "$SRC"
 
 log "release workflow order and signing-identity quotes"
 go run ./scripts/release/workflowcheck || die "the release workflow's order is wrong (above)"
-go test -count=1 ./scripts/release/workflowcheck/ ./scripts/release/mcpb/ ./internal/releaseid/ >"$WORK/test.log" 2>&1 || {
+go test -count=1 ./scripts/release/workflowcheck/ ./scripts/release/mcpb/ ./scripts/release/manifest/ ./internal/releaseid/ >"$WORK/test.log" 2>&1 || {
 	cat "$WORK/test.log" >&2
 	die "workflow or identity tests failed"
 }
@@ -114,6 +118,19 @@ done
 ((nb == 6)) || die "dist holds $nb MCP Bundles, want 6"
 exe="$WORK/bundles/linux_amd64/server/stitchslop-bridge"
 [[ $("$exe" --version) == "stitchslop-bridge $VERSION "* ]] || die "the binary unpacked from the linux/amd64 bundle does not run or reports another version"
+# What a running bridge reports of itself (version --json, the hello's
+# bridge member) is the raw binary's line in checksums.txt, whether it was
+# installed from the bundle or from the archive (docs/identity.md).
+RAW_SHA=$(sed -n "s/^\([0-9a-f]\{64\}\)  stitchslop-bridge_${VERSION}_linux_amd64\$/\1/p" dist/checksums.txt)
+[[ -n $RAW_SHA ]] || die "checksums.txt has no line for the linux/amd64 raw binary"
+mkdir -p "$WORK/archive"
+tar -xzf "dist/stitchslop-bridge_${VERSION}_linux_amd64.tar.gz" -C "$WORK/archive" stitchslop-bridge ||
+	die "the linux/amd64 archive holds no stitchslop-bridge"
+for installed in "$exe" "$WORK/archive/stitchslop-bridge"; do
+	said=$("$installed" version --json | sed -n 's/.*"sha256":"\([0-9a-f]\{64\}\)".*/\1/p')
+	[[ $said == "$RAW_SHA" ]] ||
+		die "$installed reports sha256 ${said:-none}, want the raw binary's line in checksums.txt, $RAW_SHA"
+done
 # The Windows bundle under Wine, when .ci/run set it up (scripts/wine).
 if [[ -n "${STITCHSLOP_WINE:-}" ]]; then
 	got=$("$STITCHSLOP_WINE" "$WORK/bundles/windows_amd64/server/stitchslop-bridge.exe" --version 2>/dev/null | tr -d '\r') ||
@@ -192,6 +209,12 @@ mapfile -t ASSETS < <(cut -c67- "$DL/checksums.txt")
 	die "stitchslop-verify did not report 30 verified assets"
 }
 grep -q '_darwin_arm64\.mcpb: OK$' "$WORK/verify.out" || die "stitchslop-verify did not verify the darwin/arm64 MCP Bundle"
+(cd "$DL" && "$VERIFY" --key "$KEYS/throwaway.pub" --installed "$WORK/archive/stitchslop-bridge") >"$WORK/verify.out" 2>&1 || {
+	cat "$WORK/verify.out" >&2
+	die "stitchslop-verify --installed did not recognise the binary installed from the linux/amd64 archive"
+}
+grep -q ": OK: byte for byte stitchslop-bridge_${VERSION}_linux_amd64, release ${VERSION}, linux/amd64\$" "$WORK/verify.out" ||
+	die "stitchslop-verify --installed did not name the linux/amd64 release binary"
 
 # expect_exit CODE WHAT ARGS...: stitchslop-verify must fail with CODE.
 expect_exit() {
@@ -219,6 +242,9 @@ expect_exit 4 "a tampered archive" --key "$KEYS/throwaway.pub" "$ARCHIVE"
 printf 'x' >>"$DL/$BUNDLE"
 expect_exit 4 "a tampered MCP Bundle" --key "$KEYS/throwaway.pub" "$BUNDLE"
 expect_exit 5 "a missing file" --key "$KEYS/throwaway.pub" not-downloaded.zip
+cp "$WORK/archive/stitchslop-bridge" "$WORK/rebuilt"
+printf 'x' >>"$WORK/rebuilt"
+expect_exit 4 "an installed binary that is no release binary" --key "$KEYS/throwaway.pub" --installed "$WORK/rebuilt"
 sed -i '1s/^0/Z/;1s/^[1-9a-f]/0/;1s/^Z/1/' "$DL/checksums.txt"
 expect_exit 1 "a tampered checksums.txt" --key "$KEYS/throwaway.pub" "$ARCHIVE"
 # One byte of the manifest: the schema number's digit.

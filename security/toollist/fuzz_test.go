@@ -51,8 +51,13 @@ func FuzzSanitize(f *testing.F) {
 		if b, err := json.Marshal(tools); err != nil || len(b) > MaxList {
 			t.Errorf("json.Marshal(tools) = %d bytes, %v; want <= %d, nil", len(b), err, MaxList)
 		}
-		if len(dropped) > MaxDropped+1 {
-			t.Errorf("report names %d dropped tools, want <= %d", len(dropped), MaxDropped+1)
+		if len(dropped) > MaxDropped+2 {
+			t.Errorf("report has %d entries, want <= %d (named, and the two counts)", len(dropped), MaxDropped+2)
+		}
+		for _, d := range dropped {
+			if d.Part != "" && (d.Part != PartAnnotations || (d.Name != "" && !seen[d.Name])) {
+				t.Errorf("report entry %+v is about a part of a tool that is not kept", d)
+			}
 		}
 
 		var items []json.RawMessage

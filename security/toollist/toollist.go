@@ -23,9 +23,11 @@
 //     description, inputSchema, annotations with their four boolean hints
 //     and title), turns a schema that is not a JSON object of type object
 //     into {"type":"object"}, and drops remote "$ref"s a client might fetch;
-//   - reports each dropped tool with its reason, naming at most MaxDropped
-//     of them and counting the rest, so a hostile list cannot grow the
-//     report without bound.
+//     an annotation of another type or name is dropped and reported
+//     (Dropped.Part), the tool kept;
+//   - reports each dropped tool (or dropped part of one) with its reason,
+//     naming at most MaxDropped of them and counting the rest, so a hostile
+//     list cannot grow the report without bound.
 //
 // It cannot tell a benign description from a manipulative one: visible
 // text within the bounds reaches the model as the page wrote it, as do the
@@ -39,6 +41,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -75,14 +78,20 @@ type Tool struct {
 	Annotations json.RawMessage `json:"annotations,omitempty"`
 }
 
-// Dropped names a tool left out and why. Name is the tool's name if it was
+// Dropped names a tool left out and why, or, with Part set, a part of a
+// listed tool left out (PartAnnotations: annotation members of another
+// type or name). Name is the tool's name if it was
 // valid, "#<index>" for an item that is not an object, a Go-quoted prefix
 // of at most 64 bytes for an invalid name, and "" for the whole list or for
 // the final entry that counts dropped tools beyond MaxDropped.
 type Dropped struct {
 	Name   string `json:"name"`
+	Part   string `json:"part,omitempty"`
 	Reason string `json:"reason"`
 }
+
+// PartAnnotations is Dropped.Part when a listed tool lost annotations.
+const PartAnnotations = "annotations"
 
 var emptySchema = json.RawMessage(`{"type":"object"}`)
 
@@ -90,8 +99,13 @@ var emptySchema = json.RawMessage(`{"type":"object"}`)
 const NotAList = "the tools field is not a list"
 
 // MoreDropped is the format of the reason in the final entry that counts
-// dropped tools beyond MaxDropped.
-const MoreDropped = "%d more tools dropped"
+// dropped tools beyond MaxDropped; MoreParts that of the entry (Part
+// PartAnnotations) that counts listed tools that lost annotations beyond
+// it.
+const (
+	MoreDropped = "%d more tools dropped"
+	MoreParts   = "%d more listed tools lost annotations"
+)
 
 // Sanitize turns the value of a page frame's "tools" field into the list
 // offered to the model. reserved are the bridge's own tool names. Every
@@ -103,10 +117,22 @@ func Sanitize(raw json.RawMessage, reserved []string) ([]Tool, []Dropped) {
 	}
 	var tools []Tool
 	var dropped []Dropped
-	unlisted, total := 0, 2 // total: bytes of the list, its brackets to begin with
+	unlisted, unlistedParts, total := 0, 0, 2 // total: bytes of the list, its brackets to begin with
 	seen, res := map[string]bool{}, map[string]bool{}
 	for _, r := range reserved {
 		res[Fold(r)] = true
+	}
+	// report records a dropped tool, or a dropped part of a listed one.
+	report := func(name, part, why string) {
+		switch {
+		case why == "":
+		case len(dropped) < MaxDropped:
+			dropped = append(dropped, Dropped{Name: name, Part: part, Reason: why})
+		case part != "":
+			unlistedParts++
+		default:
+			unlisted++
+		}
 	}
 	// Walk the items in place: a list of millions of tiny items costs one
 	// pass, not a slice of millions. (Items cannot fail on a valid list.)
@@ -140,7 +166,8 @@ func Sanitize(raw json.RawMessage, reserved []string) ([]Tool, []Dropped) {
 		if why == "" {
 			t.Title = cut(gate.Clean(stringOf(field("title"))), MaxTitle)
 			t.Description = cut(gate.Clean(stringOf(field("description"))), MaxDescription)
-			t.Annotations = annotations(field("annotations"))
+			var partWhy string
+			t.Annotations, partWhy = annotations(field("annotations"))
 			b, _ := json.Marshal(t) // never fails: strings, and JSON that was checked
 			if total+len(b)+1 > MaxList {
 				why = fmt.Sprintf("the list would exceed %d bytes", MaxList)
@@ -148,17 +175,15 @@ func Sanitize(raw json.RawMessage, reserved []string) ([]Tool, []Dropped) {
 				total += len(b) + 1
 				seen[name] = true
 				tools = append(tools, t)
+				report(name, PartAnnotations, partWhy)
 			}
 		}
-		switch {
-		case why == "":
-		case len(dropped) < MaxDropped:
-			dropped = append(dropped, Dropped{Name: shown, Reason: why})
-		default:
-			unlisted++
-		}
+		report(shown, "", why)
 		return true
 	})
+	if unlistedParts > 0 {
+		dropped = append(dropped, Dropped{Part: PartAnnotations, Reason: fmt.Sprintf(MoreParts, unlistedParts)})
+	}
 	if unlisted > 0 {
 		dropped = append(dropped, Dropped{Reason: fmt.Sprintf(MoreDropped, unlisted)})
 	}
@@ -255,27 +280,58 @@ func clean(v any, depth int) (any, bool) {
 	return v, true
 }
 
+// hints are MCP's four boolean tool annotations.
+var hints = []string{"readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"}
+
 // annotations keeps MCP's tool annotations with the right types: title (a
-// string, cleaned and cut) and the four boolean hints. Anything else, or
-// nothing left, gives nil.
-func annotations(raw []byte) json.RawMessage {
-	if !isObject(raw) || len(raw) > MaxSchema {
-		return nil
+// string, cleaned and cut) and the four boolean hints. It returns nil when
+// nothing is left, and, when the page sent anything else (annotations that
+// are not an object, a hint that is not a boolean, a title that is not a
+// string, a member MCP does not define), why that was dropped: the tool
+// itself stays listed.
+func annotations(raw []byte) (json.RawMessage, string) {
+	if len(raw) == 0 || rawjson.IsNull(raw) {
+		return nil, ""
+	}
+	if !isObject(raw) {
+		return nil, "annotations dropped: not an object; the tool is listed without them"
+	}
+	if len(raw) > MaxSchema {
+		return nil, fmt.Sprintf("annotations dropped: over %d bytes; the tool is listed without them", MaxSchema)
 	}
 	out := map[string]any{}
-	for _, k := range []string{"readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"} {
-		if v := string(rawjson.Get(raw, k)); v == "true" || v == "false" {
-			out[k] = v == "true"
+	var bad []string
+	rawjson.Each(raw, func(k, v []byte) bool {
+		name, _ := rawjson.String(k)
+		switch {
+		case slices.Contains(hints, name) && (string(v) == "true" || string(v) == "false"):
+			out[name] = string(v) == "true"
+		case name == "title" && v[0] == '"':
+			if s := cut(gate.Clean(stringOf(v)), MaxTitle); s != "" {
+				out["title"] = s
+			}
+		default:
+			bad = append(bad, name)
 		}
-	}
-	if s := cut(gate.Clean(stringOf(rawjson.Get(raw, "title"))), MaxTitle); s != "" {
-		out["title"] = s
+		return true
+	})
+	why := ""
+	if len(bad) > 0 {
+		shown := make([]string, 0, 4)
+		for _, b := range bad[:min(len(bad), 4)] {
+			shown = append(shown, fmt.Sprintf("%q", b[:min(len(b), 64)]))
+		}
+		why = "annotations " + strings.Join(shown, ", ")
+		if len(bad) > 4 {
+			why += fmt.Sprintf(" and %d more", len(bad)-4)
+		}
+		why += " dropped: only the boolean hints " + strings.Join(hints, ", ") + " and a string title are kept; the tool is listed without them"
 	}
 	if len(out) == 0 {
-		return nil
+		return nil, why
 	}
 	b, _ := json.Marshal(out) // never fails: booleans and a string
-	return b
+	return b, why
 }
 
 // printable renders a rejected name for a report: at most 64 bytes of it,

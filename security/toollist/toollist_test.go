@@ -258,15 +258,18 @@ func TestSanitizeListSize(t *testing.T) {
 
 // accounted is how many list items the result of Sanitize accounts for:
 // those kept, those named as dropped, and those counted in a final
-// MoreDropped entry.
+// MoreDropped entry. An entry with a Part is about a kept tool.
 func accounted(tools []Tool, dropped []Dropped) int {
-	n := len(tools) + len(dropped)
-	if len(dropped) > 0 {
+	n := len(tools)
+	for _, d := range dropped {
+		if d.Part != "" {
+			continue
+		}
 		var more int
-		if last := dropped[len(dropped)-1]; last.Name == "" {
-			if _, err := fmt.Sscanf(last.Reason, MoreDropped, &more); err == nil {
-				n += more - 1
-			}
+		if _, err := fmt.Sscanf(d.Reason, MoreDropped, &more); d.Name == "" && err == nil {
+			n += more
+		} else {
+			n++
 		}
 	}
 	return n
@@ -275,3 +278,67 @@ func accounted(tools []Tool, dropped []Dropped) int {
 // TestFuzzCorpusPresent fails if FuzzSanitize's committed seed corpus is
 // missing or empty.
 func TestFuzzCorpusPresent(t *testing.T) { fuzzseed.Require(t, "FuzzSanitize") }
+
+// MCP's four hints pass when they are booleans, with a string title; any
+// other member or type is dropped and reported (Part "annotations"), and
+// the tool itself stays listed.
+func TestSanitizeAnnotations(t *testing.T) {
+	tests := []struct {
+		name, annotations string
+		want              string // the kept annotations, "" for none
+		dropped           []string
+	}{
+		{"all four booleans and a title", `{"readOnlyHint":true,"destructiveHint":false,"idempotentHint":true,"openWorldHint":false,"title":"Describe"}`,
+			`{"destructiveHint":false,"idempotentHint":true,"openWorldHint":false,"readOnlyHint":true,"title":"Describe"}`, nil},
+		{"a string hint", `{"readOnlyHint":"true","destructiveHint":true}`, `{"destructiveHint":true}`, []string{`"readOnlyHint"`}},
+		{"a number, a null and an object", `{"idempotentHint":1,"openWorldHint":null,"readOnlyHint":{"x":true}}`, "",
+			[]string{`"idempotentHint"`, `"openWorldHint"`, `"readOnlyHint"`}},
+		{"a member MCP does not define", `{"readOnlyHint":false,"runAsRoot":true}`, `{"readOnlyHint":false}`, []string{`"runAsRoot"`}},
+		{"a title that is no string", `{"title":["x"]}`, "", []string{`"title"`}},
+		{"not an object", `[true]`, "", []string{"not an object"}},
+		{"none", `null`, "", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			in := `[{"name":"scene.describe","annotations":` + tt.annotations + `}]`
+			tools, dropped := sanitize(t, in)
+			if len(tools) != 1 || string(tools[0].Annotations) != tt.want {
+				t.Fatalf("Sanitize(%s) = %+v, want the tool with annotations %s", in, tools, tt.want)
+			}
+			if len(tt.dropped) == 0 {
+				if len(dropped) != 0 {
+					t.Errorf("Sanitize(%s) reported %+v, want nothing", in, dropped)
+				}
+				return
+			}
+			if len(dropped) != 1 || dropped[0].Name != "scene.describe" || dropped[0].Part != "annotations" {
+				t.Fatalf("Sanitize(%s) reported %+v, want one annotations entry for scene.describe", in, dropped)
+			}
+			for _, w := range tt.dropped {
+				if !strings.Contains(dropped[0].Reason, w) {
+					t.Errorf("Sanitize(%s) reason %q, want it to name %s", in, dropped[0].Reason, w)
+				}
+			}
+			if accounted(tools, dropped) != 1 {
+				t.Errorf("Sanitize(%s): accounted = %d, want 1 (the listed tool)", in, accounted(tools, dropped))
+			}
+		})
+	}
+}
+
+// Beyond MaxDropped, listed tools that lost annotations are counted in an
+// entry of their own, apart from the count of dropped tools.
+func TestSanitizeAnnotationsCounted(t *testing.T) {
+	var items []string
+	for i := 0; i < MaxDropped+5; i++ {
+		items = append(items, fmt.Sprintf(`{"name":"t%d","annotations":{"readOnlyHint":"yes"}}`, i))
+	}
+	tools, dropped := sanitize(t, "["+strings.Join(items, ",")+"]")
+	if len(tools) != MaxDropped+5 {
+		t.Fatalf("kept %d tools, want %d", len(tools), MaxDropped+5)
+	}
+	last := dropped[len(dropped)-1]
+	if len(dropped) != MaxDropped+1 || last.Part != PartAnnotations || last.Reason != fmt.Sprintf(MoreParts, 5) {
+		t.Errorf("report has %d entries ending %+v, want %d ending with %q", len(dropped), last, MaxDropped+1, fmt.Sprintf(MoreParts, 5))
+	}
+}

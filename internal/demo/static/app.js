@@ -422,6 +422,24 @@
   const detailEl = document.getElementById("detail");
   const reconnectEl = document.getElementById("reconnect");
   const logEl = document.getElementById("log");
+  const bridgeEl = document.getElementById("bridge");
+
+  // showBridge shows which binary the bridge says it is (its hello's
+  // "bridge" member, docs/identity.md). The demo checks it against no
+  // release: it says what it was told, as text, and never "verified".
+  function showBridge(b) {
+    if (!b || typeof b !== "object") {
+      bridgeEl.textContent = "";
+      return;
+    }
+    const str = (v) => (typeof v === "string" ? v.slice(0, 80) : "?");
+    let t = "bridge: " + str(b.name) + " " + str(b.version) + " " + str(b.os) + "/" + str(b.arch);
+    if (typeof b.commit === "string" && b.commit) t += ", commit " + b.commit.slice(0, 12);
+    t += typeof b.sha256 === "string" && b.sha256
+      ? ", sha256 " + b.sha256.slice(0, 64) + " (as the bridge reports it; not checked against a release here)"
+      : ", sha256 unknown" + (typeof b.sha256Error === "string" ? " (" + b.sha256Error.slice(0, 80) + ")" : "");
+    bridgeEl.textContent = t;
+  }
 
   function show(state, text, detail) {
     connEl.dataset.state = state;
@@ -577,6 +595,7 @@
             live = ws;
             backoff = backoffStartMs;
             if (typeof m.pairingSecret === "string" && m.pairingSecret) keepSecret(m.pairingSecret);
+            showBridge(m.bridge);
             ws.send(JSON.stringify({ tools: toolList() }));
             show("connected", "connected", "attached to the bridge on port " + port + (m.pairingSecret ? " (paired with the demo's token)" : ""));
             note("attached to the bridge on port " + port);
