@@ -256,7 +256,7 @@ type Status struct {
 	AttachedBy *string `json:"attachedBy"`
 	attempts.Snapshot
 	Message string `json:"message"`
-	// Bridge is which binary this is (docs/identity.md), as the hello says.
+	// Bridge is which binary this is (docs/protocol.md §7.18), as the hello says.
 	Bridge version.Identity `json:"bridge"`
 }
 

@@ -205,7 +205,7 @@ type bridgeStatus struct {
 		UID     *int   `json:"uid"`
 	} `json:"squatters"`
 	attempts.Snapshot
-	// Bridge is which binary it runs (docs/identity.md).
+	// Bridge is which binary it runs (docs/protocol.md §7.18).
 	Bridge struct {
 		Version string `json:"version"`
 		SHA256  string `json:"sha256"`

@@ -99,7 +99,7 @@ type Finding struct {
 type Report struct {
 	Healthy  bool      `json:"healthy"`
 	Findings []Finding `json:"findings"`
-	// Bridge is which binary doctor is (docs/identity.md): the one a
+	// Bridge is which binary doctor is (docs/protocol.md §7.18): the one a
 	// client configured with this path would run.
 	Bridge version.Identity `json:"bridge"`
 }

@@ -819,7 +819,7 @@ func (s *Session) connectionStatus(modern bool) []byte {
 		Listeners          []int              `json:"listeners"`
 		DroppedTools       any                `json:"droppedTools,omitempty"`
 		Note               string             `json:"note"`
-		Bridge             version.Identity   `json:"bridge"` // this binary (docs/identity.md)
+		Bridge             version.Identity   `json:"bridge"` // this binary (docs/protocol.md §7.18)
 	}{
 		Connected: st.Connected, Origin: s.srv.Sites.Served(), PairedOrigins: []string{}, ArmedOrigins: s.srv.Sites.ArmedSites(),
 		Tools: len(st.Tools), OtherBridges: []OtherBridge{}, Listeners: s.srv.Hub.Listeners(),

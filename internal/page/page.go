@@ -92,7 +92,7 @@ type hello struct {
 	Port          int    `json:"port"`
 	PairingSecret string `json:"pairingSecret,omitempty"`
 	// Bridge is this bridge's extension to the hello: which binary it is
-	// (docs/identity.md). A page reads the members above by name.
+	// (docs/protocol.md §7.18). A page reads the members above by name.
 	Bridge version.Identity `json:"bridge"`
 }
 

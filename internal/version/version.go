@@ -1,6 +1,6 @@
 // Package version holds the build identity printed by --version and sent
 // as serverInfo.version, and Identity: which binary this is, with the
-// SHA-256 of its executable file (docs/identity.md).
+// SHA-256 of its executable file (docs/protocol.md §7.18).
 //
 // Release builds set Version, Commit and Date with
 //
@@ -75,7 +75,7 @@ func commit() string {
 // Identity says which binary this is: its version, commit, platform and the
 // SHA-256 of its own executable file. It is information for the user, never
 // a control: a binary that lies about itself can say anything here
-// (docs/identity.md). The hello frame carries it as "bridge"; /status,
+// (docs/protocol.md §7.18). The hello frame carries it as "bridge"; /status,
 // connection_status, doctor, version --json and the demo page show it.
 type Identity struct {
 	Name    string `json:"name"`

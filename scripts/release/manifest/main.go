@@ -539,7 +539,7 @@ func checkArchive(root string, a artifact, binarySHA string) error {
 		whose := "its source's"
 		if name == bin {
 			// The SHA-256 a running bridge reports of itself is then the
-			// raw binary's line in checksums.txt (docs/identity.md).
+			// raw binary's line in checksums.txt (docs/protocol.md §7.18).
 			whose = "the released binary's"
 		}
 		if contents[name] != want[name] {
