@@ -164,3 +164,22 @@ func TestAppendString(t *testing.T) {
 		}
 	}
 }
+
+// A lone surrogate escape is JSON by the grammar but no Unicode text:
+// strict readers refuse it, so the guard writes U+FFFD in its place; a pair
+// is kept as it came, and an escaped backslash before "ud800" is no
+// surrogate.
+func TestGuardRewritesSurrogateEscapes(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{`{"s":"a\ud800b"}`, `{"s":"a` + "\uFFFD" + `b"}`},
+		{`{"s":"\udfff","\ud800":1}`, `{"s":"` + "\uFFFD" + `","` + "\uFFFD" + `":1}`},
+		{`{"s":"\ud83d\ude00"}`, `{"s":"\ud83d\ude00"}`},
+		{`{"s":"\ud83dx\ude00"}`, `{"s":"` + "\uFFFDx\uFFFD" + `"}`},
+		{`{"s":"\uD83D\uDE00\uDE00"}`, `{"s":"` + "😀\uFFFD" + `"}`},
+		{`{"s":"\\ud800"}`, `{"s":"\\ud800"}`},
+	} {
+		if out := guarded(tc.in); out != tc.want {
+			t.Errorf("guard(%s) = %s, want %s", tc.in, out, tc.want)
+		}
+	}
+}

@@ -258,14 +258,52 @@ func (g Guard) walk(dst, v, base []byte, name bool) []byte {
 
 // cleaned returns the contents of a raw JSON string (no quotes) as Clean
 // leaves them, and whether that differs from the string's value. A string
-// of plain ASCII without escapes is not decoded.
+// of plain ASCII without escapes is not decoded. A string that escapes a
+// lone surrogate (\ud800) is rewritten, the surrogate as U+FFFD: it is JSON
+// by the grammar but no Unicode text, and strict readers of the output
+// refuse it.
 func cleaned(inner []byte) (string, bool) {
 	if bytes.IndexByte(inner, '\\') < 0 && unprintable.PlainText(inner) {
 		return "", false
 	}
 	s, _ := rawjson.Decode(inner, -1)
 	c := Clean(s)
-	return c, c != s || !utf8.Valid(inner)
+	return c, c != s || !utf8.Valid(inner) || loneSurrogate(inner)
+}
+
+// loneSurrogate reports whether a raw JSON string's contents escape a
+// UTF-16 surrogate that is not half of a pair (a high \uD800-\uDBFF
+// escape followed at once by a low \uDC00-\uDFFF one).
+func loneSurrogate(inner []byte) bool {
+	half := func(i int) byte { // 'h' high, 'l' low, 0 neither, for the escape at i
+		if i+5 >= len(inner) || inner[i] != '\\' || inner[i+1] != 'u' || inner[i+2]|0x20 != 'd' {
+			return 0
+		}
+		switch c := inner[i+3] | 0x20; {
+		case c == '8' || c == '9' || c == 'a' || c == 'b':
+			return 'h'
+		case c >= 'c' && c <= 'f':
+			return 'l'
+		}
+		return 0
+	}
+	for i := 0; i < len(inner); i++ {
+		if inner[i] != '\\' {
+			continue
+		}
+		switch half(i) {
+		case 'h':
+			if half(i+6) != 'l' {
+				return true
+			}
+			i += 11
+		case 'l':
+			return true
+		default:
+			i++ // the escaped character, which may be a backslash
+		}
+	}
+	return false
 }
 
 // measure looks at the contents of a raw JSON string (no quotes) and says
