@@ -5,6 +5,8 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
@@ -203,4 +205,39 @@ func TestSec_ToolAnnotationsBooleansOnly(t *testing.T) {
 	wantDropped("connection_status", cs["droppedTools"])
 	_, st := b.ctl("GET", "/status", nil)
 	wantDropped("/status", st["droppedTools"])
+}
+
+// The hash is of the file the bridge runs from, whatever the path that
+// named it says now: a binary whose name ends " (deleted)" beside another
+// file under the trimmed name, and a binary replaced on disk after it
+// started, each report their own bytes (an outside attack of issue 30).
+func TestIdentity_HashIsOfTheRunningFile(t *testing.T) {
+	t.Parallel()
+	if _, err := os.Stat("/proc/self/exe"); err != nil {
+		t.Skip("no /proc/self/exe on this system: os.Executable names the file")
+	}
+	want := fileSHA256(t, binPath)
+	dir := t.TempDir()
+	bin, err := os.ReadFile(binPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	named := filepath.Join(dir, "sb (deleted)")
+	if err := os.WriteFile(named, bin, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "sb"), []byte("not the bridge\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command(named, "version", "--json").Output()
+	if err != nil {
+		t.Fatalf("%s version --json: %v", named, err)
+	}
+	var id map[string]any
+	if err := json.Unmarshal(out, &id); err != nil {
+		t.Fatalf("version --json printed %q: %v", out, err)
+	}
+	if id["sha256"] != want {
+		t.Errorf("a binary named %q reports sha256 %v, want its own %s", named, id["sha256"], want)
+	}
 }

@@ -138,8 +138,18 @@ func (h *hasher) result(wait time.Duration) (string, string) {
 // self hashes this process's executable.
 var self = newHasher()
 
-// executable is the file Self hashes; a test hook.
-var executable = os.Executable
+// executable is the file Self hashes; a test hook. Where /proc is mounted
+// (Linux) it is /proc/self/exe, which opens the very file this process
+// runs from even after that was renamed, replaced or deleted on disk:
+// os.Executable reads the link as a path, which by then may name another
+// file (and trims a name that ends " (deleted)").
+var executable = func() (string, error) {
+	const self = "/proc/self/exe"
+	if _, err := os.Stat(self); err == nil {
+		return self, nil
+	}
+	return os.Executable()
+}
 
 // StartHash starts hashing the executable in the background, once. The
 // bridge calls it first thing, so the hash is off the start-up path and
