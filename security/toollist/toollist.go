@@ -90,8 +90,12 @@ type Dropped struct {
 	Reason string `json:"reason"`
 }
 
-// PartAnnotations is Dropped.Part when a listed tool lost annotations.
-const PartAnnotations = "annotations"
+// PartAnnotations is Dropped.Part when a listed tool lost annotations;
+// PartTitle when it lost its title.
+const (
+	PartAnnotations = "annotations"
+	PartTitle       = "title"
+)
 
 var emptySchema = json.RawMessage(`{"type":"object"}`)
 
@@ -104,7 +108,7 @@ const NotAList = "the tools field is not a list"
 // it.
 const (
 	MoreDropped = "%d more tools dropped"
-	MoreParts   = "%d more listed tools lost annotations"
+	MoreParts   = "%d more listed tools lost annotations or a title"
 )
 
 // Sanitize turns the value of a page frame's "tools" field into the list
@@ -164,10 +168,10 @@ func Sanitize(raw json.RawMessage, reserved []string) ([]Tool, []Dropped) {
 			}
 		}
 		if why == "" {
-			t.Title = cut(gate.Clean(stringOf(field("title"))), MaxTitle)
+			var titleWhy, partWhy string
+			t.Title, titleWhy = title(field("title"), res)
 			t.Description = cut(gate.Clean(stringOf(field("description"))), MaxDescription)
-			var partWhy string
-			t.Annotations, partWhy = annotations(field("annotations"))
+			t.Annotations, partWhy = annotations(field("annotations"), res)
 			b, _ := json.Marshal(t) // never fails: strings, and JSON that was checked
 			if total+len(b)+1 > MaxList {
 				why = fmt.Sprintf("the list would exceed %d bytes", MaxList)
@@ -175,6 +179,7 @@ func Sanitize(raw json.RawMessage, reserved []string) ([]Tool, []Dropped) {
 				total += len(b) + 1
 				seen[name] = true
 				tools = append(tools, t)
+				report(name, PartTitle, titleWhy)
 				report(name, PartAnnotations, partWhy)
 			}
 		}
@@ -289,7 +294,7 @@ var hints = []string{"readOnlyHint", "destructiveHint", "idempotentHint", "openW
 // are not an object, a hint that is not a boolean, a title that is not a
 // string, a member MCP does not define), why that was dropped: the tool
 // itself stays listed.
-func annotations(raw []byte) (json.RawMessage, string) {
+func annotations(raw []byte, reserved map[string]bool) (json.RawMessage, string) {
 	if len(raw) == 0 || rawjson.IsNull(raw) {
 		return nil, ""
 	}
@@ -307,7 +312,9 @@ func annotations(raw []byte) (json.RawMessage, string) {
 		case slices.Contains(hints, name) && (string(v) == "true" || string(v) == "false"):
 			out[name] = string(v) == "true"
 		case name == "title" && v[0] == '"':
-			if s := cut(gate.Clean(stringOf(v)), MaxTitle); s != "" {
+			if s, why := title(v, reserved); why != "" {
+				bad = append(bad, name)
+			} else if s != "" {
 				out["title"] = s
 			}
 		default:
@@ -319,7 +326,7 @@ func annotations(raw []byte) (json.RawMessage, string) {
 	if len(bad) > 0 {
 		shown := make([]string, 0, 4)
 		for _, b := range bad[:min(len(bad), 4)] {
-			shown = append(shown, fmt.Sprintf("%q", b[:min(len(b), 64)]))
+			shown = append(shown, unprintable.Quote(b[:min(len(b), 64)]))
 		}
 		why = "annotations " + strings.Join(shown, ", ")
 		if len(bad) > 4 {
@@ -332,6 +339,24 @@ func annotations(raw []byte) (json.RawMessage, string) {
 	}
 	b, _ := json.Marshal(out) // never fails: booleans and a string
 	return b, why
+}
+
+// title returns a tool's title as it may be shown: a string, cleaned and
+// cut, that a model or a client listing titles cannot take for one of the
+// bridge's own tools (its fold is no reserved name's: "Connection status"
+// is connection_status); why says what was dropped, for the report.
+func title(raw []byte, reserved map[string]bool) (string, string) {
+	if len(raw) == 0 || rawjson.IsNull(raw) {
+		return "", ""
+	}
+	if raw[0] != '"' {
+		return "", "title dropped: not a string; the tool is listed without it"
+	}
+	s := cut(gate.Clean(stringOf(raw)), MaxTitle)
+	if reserved[Fold(s)] {
+		return "", "title dropped: it names one of the bridge's own tools; the tool is listed without it"
+	}
+	return s, ""
 }
 
 // printable renders a rejected name for a report: at most 64 bytes of it,
