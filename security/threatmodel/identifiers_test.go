@@ -32,20 +32,27 @@ type decls struct {
 	tests  map[string]bool     // dir + "." + Test or Fuzz function
 }
 
+// walkGo calls f with the path of every .go file under root, tests
+// included, outside .git and testdata.
+func walkGo(root string, f func(path string) error) error {
+	return filepath.WalkDir(root, func(path string, e fs.DirEntry, err error) error {
+		switch {
+		case err != nil:
+			return err
+		case e.IsDir() && (e.Name() == ".git" || e.Name() == "testdata"):
+			return filepath.SkipDir
+		case e.IsDir() || !strings.HasSuffix(path, ".go"):
+			return nil
+		}
+		return f(path)
+	})
+}
+
 func loadDecls(t *testing.T, root string) decls {
 	t.Helper()
 	d := decls{byDir: map[string]map[string]bool{}, byName: map[string][]string{}, tests: map[string]bool{}}
 	fset := token.NewFileSet()
-	err := filepath.WalkDir(root, func(path string, e fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if e.IsDir() && (e.Name() == ".git" || e.Name() == "testdata") {
-			return filepath.SkipDir
-		}
-		if e.IsDir() || !strings.HasSuffix(path, ".go") {
-			return nil
-		}
+	err := walkGo(root, func(path string) error {
 		if strings.HasSuffix(path, "_test.go") {
 			b, err := os.ReadFile(path)
 			if err != nil {
@@ -319,16 +326,7 @@ func TestDocumentsAndCommentsNameExistingCode(t *testing.T) {
 		check(filepath.ToSlash(rel), string(b), refRE, nil)
 	}
 	fset := token.NewFileSet()
-	err := filepath.WalkDir(root, func(path string, e fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if e.IsDir() && (e.Name() == ".git" || e.Name() == "testdata") {
-			return filepath.SkipDir
-		}
-		if e.IsDir() || !strings.HasSuffix(path, ".go") {
-			return nil
-		}
+	err := walkGo(root, func(path string) error {
 		f, err := parser.ParseFile(fset, path, nil, parser.ParseComments|parser.SkipObjectResolution)
 		if err != nil {
 			return err

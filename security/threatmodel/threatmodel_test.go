@@ -1,7 +1,6 @@
 package threatmodel
 
 import (
-	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -22,13 +21,7 @@ func TestEveryThreatNamesExistingTests(t *testing.T) {
 		t.Fatal(err)
 	}
 	defined := map[string]bool{}
-	err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() && (d.Name() == ".git" || d.Name() == "testdata") {
-			return filepath.SkipDir
-		}
+	err = walkGo(root, func(path string) error {
 		if strings.HasSuffix(path, "_test.go") {
 			b, err := os.ReadFile(path)
 			if err != nil {
