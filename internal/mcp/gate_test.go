@@ -15,40 +15,26 @@ import (
 // security/gate: no other code of this package spells a content list, so
 // none can write page text around the gate (issue 19).
 func TestGateIsTheOnlyWayToTheModel(t *testing.T) {
-	files, _ := filepath.Glob("*.go")
-	fset := token.NewFileSet()
-	found := 0
-	for _, name := range files {
-		if strings.HasSuffix(name, "_test.go") {
-			continue
+	fset, found := token.NewFileSet(), 0
+	eachNode(t, fset, func(fn *ast.FuncDecl, n ast.Node) bool {
+		lit, isLit := n.(*ast.BasicLit)
+		if !isLit || lit.Kind != token.STRING {
+			return true
 		}
-		f, err := parser.ParseFile(fset, name, nil, 0)
-		if err != nil {
-			t.Fatal(err)
+		s, _ := strconv.Unquote(lit.Value)
+		if !strings.Contains(s, `"content"`) && !strings.Contains(s, `"text":`) {
+			return true
 		}
-		for _, d := range f.Decls {
-			fn, ok := d.(*ast.FuncDecl)
-			ast.Inspect(d, func(n ast.Node) bool {
-				lit, isLit := n.(*ast.BasicLit)
-				if !isLit || lit.Kind != token.STRING {
-					return true
-				}
-				s, _ := strconv.Unquote(lit.Value)
-				if !strings.Contains(s, `"content"`) && !strings.Contains(s, `"text":`) {
-					return true
-				}
-				where := "a declaration"
-				if ok {
-					where = fn.Name.Name
-				}
-				if where != "resultHead" {
-					t.Errorf("%s: %s writes a result's content itself (%s); build results with toolResponse or textResult, whose text passes the gate", fset.Position(lit.Pos()), where, lit.Value)
-				}
-				found++
-				return true
-			})
+		where := "a declaration"
+		if fn != nil {
+			where = fn.Name.Name
 		}
-	}
+		if where != "resultHead" {
+			t.Errorf("%s: %s writes a result's content itself (%s); build results with toolResponse or textResult, whose text passes the gate", fset.Position(lit.Pos()), where, lit.Value)
+		}
+		found++
+		return true
+	})
 	if found == 0 {
 		t.Fatal("found no content list at all: the test no longer sees resultHead")
 	}
@@ -60,38 +46,45 @@ func TestGateIsTheOnlyWayToTheModel(t *testing.T) {
 // is canonical base64) and the encoded tail. No other code puts bytes it
 // did not encode between its own (issue 27).
 func TestOnlyTheImageIsCopied(t *testing.T) {
+	fset, found := token.NewFileSet(), 0
+	eachNode(t, fset, func(fn *ast.FuncDecl, n ast.Node) bool {
+		lit, ok := n.(*ast.CompositeLit)
+		if !ok {
+			return true
+		}
+		if id, isIdent := lit.Type.(*ast.Ident); !isIdent || id.Name != "Message" || len(lit.Elts) < 2 {
+			return true
+		}
+		if fn == nil || fn.Name.Name != "toolResponse" || len(lit.Elts) != 3 {
+			t.Errorf("%s: a Message of %d pieces outside toolResponse: only an image's checked base64 may be written between pieces this package encoded", fset.Position(lit.Pos()), len(lit.Elts))
+		} else if img, isIdent := lit.Elts[1].(*ast.Ident); !isIdent || img.Name != "img" {
+			t.Errorf("%s: toolResponse's middle piece is not img, the base64 dataURL checked", fset.Position(lit.Pos()))
+		}
+		found++
+		return true
+	})
+	if found != 1 {
+		t.Fatalf("found %d Messages of several pieces, want toolResponse's one", found)
+	}
+}
+
+// eachNode calls f with every node of this package's non-test files and
+// the function declaration it is in (nil outside one), descending while f
+// says so.
+func eachNode(t *testing.T, fset *token.FileSet, f func(fn *ast.FuncDecl, n ast.Node) bool) {
+	t.Helper()
 	files, _ := filepath.Glob("*.go")
-	fset := token.NewFileSet()
-	found := 0
 	for _, name := range files {
 		if strings.HasSuffix(name, "_test.go") {
 			continue
 		}
-		f, err := parser.ParseFile(fset, name, nil, 0)
+		file, err := parser.ParseFile(fset, name, nil, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, d := range f.Decls {
+		for _, d := range file.Decls {
 			fn, _ := d.(*ast.FuncDecl)
-			ast.Inspect(d, func(n ast.Node) bool {
-				lit, ok := n.(*ast.CompositeLit)
-				if !ok {
-					return true
-				}
-				if id, isIdent := lit.Type.(*ast.Ident); !isIdent || id.Name != "Message" || len(lit.Elts) < 2 {
-					return true
-				}
-				if fn == nil || fn.Name.Name != "toolResponse" || len(lit.Elts) != 3 {
-					t.Errorf("%s: a Message of %d pieces outside toolResponse: only an image's checked base64 may be written between pieces this package encoded", fset.Position(lit.Pos()), len(lit.Elts))
-				} else if img, isIdent := lit.Elts[1].(*ast.Ident); !isIdent || img.Name != "img" {
-					t.Errorf("%s: toolResponse's middle piece is not img, the base64 dataURL checked", fset.Position(lit.Pos()))
-				}
-				found++
-				return true
-			})
+			ast.Inspect(d, func(n ast.Node) bool { return f(fn, n) })
 		}
-	}
-	if found != 1 {
-		t.Fatalf("found %d Messages of several pieces, want toolResponse's one", found)
 	}
 }
