@@ -119,17 +119,7 @@ func TestSec_DoorImageCannotWriteStdout(t *testing.T) {
 			t.Parallel()
 			b, p := mcpTab(t, "")
 			p.serve(silent)
-			from := len(stdoutLines(b))
-			at := len(p.frames.all())
-			id := b.rpc.request("tools/call", map[string]any{"name": "render.png", "arguments": map[string]any{}})
-			f, _ := p.command(at)
-			p.sendText(e.doorReply(f.id))
-			m := b.rpc.response(id)
-			wantOnlyAnswers(t, b, from, fmt.Sprint(id))
-			var r toolResult
-			b.rpc.result(m, &r)
-			wantNoForgedImage(t, r)
-			b.mustRun()
+			renderAttacked(t, b, p, map[string]any{"name": "render.png", "arguments": map[string]any{}}, e)
 		})
 	}
 }
@@ -140,10 +130,19 @@ func TestSec_DoorImageCannotWriteStdoutModern(t *testing.T) {
 	b, tok := mcpBridge(t, "")
 	p, _ := connectPage(t, b, map[string]any{"token": tok})
 	p.serve(silent)
+	renderAttacked(t, b, p, modernParams(map[string]any{"name": "render.png", "arguments": map[string]any{}}), doorEscapes[0])
+}
+
+// renderAttacked calls render.png with params, has the tab answer it with
+// the attack written with e, and holds stdout to that one answer, with no
+// forged image in it.
+func renderAttacked(t *testing.T, b *bridge, p *page, params map[string]any, e doorEscape) {
+	t.Helper()
 	from := len(stdoutLines(b))
-	id := b.rpc.request("tools/call", modernParams(map[string]any{"name": "render.png", "arguments": map[string]any{}}))
-	f, _ := p.command(0)
-	p.sendText(doorEscapes[0].doorReply(f.id))
+	at := len(p.frames.all())
+	id := b.rpc.request("tools/call", params)
+	f, _ := p.command(at)
+	p.sendText(e.doorReply(f.id))
 	m := b.rpc.response(id)
 	wantOnlyAnswers(t, b, from, fmt.Sprint(id))
 	var r toolResult
