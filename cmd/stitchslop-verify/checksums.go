@@ -5,11 +5,13 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"unicode"
 	"unicode/utf8"
 )
@@ -117,13 +119,40 @@ func checkArtifact(sums map[string]string, checksumsPath, path, name string) *ve
 }
 
 func sha256File(path string) (string, error) {
-	f, err := os.Open(path)
+	f, err := openRegular(path)
 	if err != nil {
 		return "", err
 	}
 	defer f.Close()
+	return sha256Of(f)
+}
+
+// openRegular opens path once and checks that what it opened is a regular
+// file: the earlier Stat (checkFilesExist) looked at a path that may have
+// been swapped since, for a FIFO that would hang the read, or a device. The
+// open does not block on a FIFO (O_NONBLOCK); the Fstat refuses it. Whatever
+// is checked or hashed after this reads from the handle, never the path.
+func openRegular(path string) (*os.File, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		f.Close()
+		return nil, errors.New("not a regular file")
+	}
+	return f, nil
+}
+
+// sha256Of hashes f from its start.
+func sha256Of(f *os.File) (string, error) {
 	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
+	if _, err := io.Copy(h, io.NewSectionReader(f, 0, 1<<62)); err != nil {
 		return "", err
 	}
 	return hex.EncodeToString(h.Sum(nil)), nil

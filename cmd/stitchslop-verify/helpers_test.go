@@ -9,7 +9,10 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"crypto/x509"
+	"debug/elf"
+	"debug/macho"
 	"encoding/base64"
+	"encoding/binary"
 	"encoding/hex"
 	"encoding/pem"
 	"os"
@@ -210,7 +213,7 @@ func newRelease(t *testing.T) *release {
 		artifacts: map[string][]byte{
 			"stitchslop-bridge_1.2.3_linux_amd64.tar.gz":    []byte("pretend tarball for linux/amd64\n"),
 			"stitchslop-bridge_1.2.3_windows_arm64.zip":     []byte("pretend zip for windows/arm64\n"),
-			"stitchslop-bridge_1.2.3_darwin_arm64":          []byte("pretend raw binary\n"),
+			"stitchslop-bridge_1.2.3_darwin_arm64":          fakeExecutable(t, "darwin", "arm64", "pretend raw binary\n"),
 			"stitchslop-bridge_1.2.3_linux_amd64.sbom.json": []byte("{}\n"),
 		},
 	}
@@ -229,6 +232,43 @@ func newRelease(t *testing.T) *release {
 	r.checksums = sums.Bytes()
 	r.write(t, "checksums.txt", r.checksums)
 	return r
+}
+
+// fakeExecutable is body behind the smallest header debug/elf or
+// debug/macho parses as an executable for goos/goarch: no sections, no
+// load commands.
+func fakeExecutable(t *testing.T, goos, goarch, body string) []byte {
+	t.Helper()
+	le := binary.LittleEndian
+	var h []byte
+	switch goos + "/" + goarch {
+	case "darwin/arm64", "darwin/amd64":
+		cpu := macho.CpuArm64
+		if goarch == "amd64" {
+			cpu = macho.CpuAmd64
+		}
+		h = le.AppendUint32(h, macho.Magic64)
+		h = le.AppendUint32(h, uint32(cpu))
+		h = le.AppendUint32(h, 0)                      // cpusubtype
+		h = le.AppendUint32(h, uint32(macho.TypeExec)) // filetype
+		h = append(h, make([]byte, 4*4)...)            // ncmds, sizeofcmds, flags, reserved
+	case "linux/amd64", "linux/arm64":
+		machine := elf.EM_X86_64
+		if goarch == "arm64" {
+			machine = elf.EM_AARCH64
+		}
+		h = append(h, 0x7f, 'E', 'L', 'F', byte(elf.ELFCLASS64), byte(elf.ELFDATA2LSB), byte(elf.EV_CURRENT), byte(elf.ELFOSABI_NONE))
+		h = append(h, make([]byte, 8)...)
+		h = le.AppendUint16(h, uint16(elf.ET_EXEC))
+		h = le.AppendUint16(h, uint16(machine))
+		h = le.AppendUint32(h, uint32(elf.EV_CURRENT))
+		h = append(h, make([]byte, 8*3+4)...) // entry, phoff, shoff, flags
+		h = le.AppendUint16(h, 64)            // ehsize
+		h = append(h, make([]byte, 2*5)...)   // phentsize, phnum, shentsize, shnum, shstrndx
+	default:
+		t.Fatalf("fakeExecutable: no header for %s/%s", goos, goarch)
+	}
+	return append(h, body...)
 }
 
 func (r *release) path(name string) string { return filepath.Join(r.dir, name) }

@@ -1,9 +1,12 @@
 package main
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -98,5 +101,87 @@ func TestInstalledUsage(t *testing.T) {
 		{"--installed", "a", "--manifest", "release-manifest.json"},
 	} {
 		wantRun(t, args, exitUsage, nil, []string{"stitchslop-verify: error: "})
+	}
+}
+
+// withChecksums replaces r's checksums.txt with lines and signs it.
+func withChecksums(t *testing.T, lines ...string) *release {
+	t.Helper()
+	vs := newVirtualSigstore(t)
+	useVirtualSigstore(t, vs)
+	r := newRelease(t)
+	r.checksums = []byte(strings.Join(lines, ""))
+	r.write(t, "checksums.txt", r.checksums)
+	r.write(t, "checksums.txt.sigstore.json", mintBundle(t, vs, goodSAN, goodIssuer, r.checksums))
+	return r
+}
+
+func sumLine(content []byte, name string) string {
+	sum := sha256.Sum256(content)
+	return hex.EncodeToString(sum[:]) + "  " + name + "\n"
+}
+
+// TestInstalledTargetFromHeader: one digest listed under two raw-binary
+// names of different targets gives one verdict, every run: the target the
+// binary's own header names. Bytes listed only under another target are no
+// release binary, and the error says why.
+func TestInstalledTargetFromHeader(t *testing.T) {
+	linux := fakeExecutable(t, "linux", "amd64", "pretend linux binary\n")
+	r := withChecksums(t,
+		sumLine(linux, "stitchslop-bridge_1.2.3_darwin_arm64"),
+		sumLine(linux, "stitchslop-bridge_1.2.3_linux_amd64"),
+		sumLine(linux, "stitchslop-bridge_1.2.3_windows_amd64.exe"),
+	)
+	bin := installBinary(t, linux)
+	args := []string{"--installed", bin, "--checksums", r.path("checksums.txt")}
+	for range 20 {
+		stdout, _ := wantRun(t, args, exitOK, []string{": OK: byte for byte stitchslop-bridge_1.2.3_linux_amd64, release 1.2.3, linux/amd64\n"}, nil)
+		if strings.Contains(stdout, "darwin") || strings.Contains(stdout, "windows") {
+			t.Fatalf("stdout = %q, names a target the header does not", stdout)
+		}
+	}
+
+	r = withChecksums(t, sumLine(linux, "stitchslop-bridge_1.2.3_darwin_arm64"))
+	args = []string{"--installed", bin, "--checksums", r.path("checksums.txt")}
+	wantRun(t, args, exitChecksumMismatch, []string{"NOT A RELEASE BINARY"},
+		[]string{"only as stitchslop-bridge_1.2.3_darwin_arm64, but its header says linux/amd64"})
+
+	// Without an executable header, no line's target can be the file's.
+	plain := []byte("no header at all\n")
+	r = withChecksums(t, sumLine(plain, "stitchslop-bridge_1.2.3_linux_amd64"))
+	bin = installBinary(t, plain)
+	args = []string{"--installed", bin, "--checksums", r.path("checksums.txt")}
+	wantRun(t, args, exitChecksumMismatch, []string{"NOT A RELEASE BINARY"},
+		[]string{"but it has no ELF, Mach-O or PE executable header"})
+}
+
+// TestInstalledTargetSameTwice: two lines of the binary's own target are
+// taken in sorted order; the first is the verdict, the other is named.
+func TestInstalledTargetSameTwice(t *testing.T) {
+	darwin := fakeExecutable(t, "darwin", "arm64", "pretend darwin binary\n")
+	r := withChecksums(t,
+		sumLine(darwin, "stitchslop-bridge_1.2.4_darwin_arm64"),
+		sumLine(darwin, "stitchslop-bridge_1.2.3_darwin_arm64"),
+	)
+	bin := installBinary(t, darwin)
+	args := []string{"--installed", bin, "--checksums", r.path("checksums.txt")}
+	for range 20 {
+		wantRun(t, args, exitOK, []string{
+			": OK: byte for byte stitchslop-bridge_1.2.3_darwin_arm64, release 1.2.3, darwin/arm64\n",
+			": also listed as stitchslop-bridge_1.2.4_darwin_arm64\n",
+		}, nil)
+	}
+}
+
+// TestInstalledNameEscaped: a signed name's bidi override reaches the
+// terminal as an escape, never as itself.
+func TestInstalledNameEscaped(t *testing.T) {
+	darwin := fakeExecutable(t, "darwin", "arm64", "pretend darwin binary\n")
+	r := withChecksums(t, sumLine(darwin, "stitchslop-bridge_1.2.3\u202egnp.exe_darwin_arm64"))
+	bin := installBinary(t, darwin)
+	args := []string{"--installed", bin, "--checksums", r.path("checksums.txt")}
+	stdout, stderr := wantRun(t, args, exitOK, []string{`byte for byte stitchslop-bridge_1.2.3\u202egnp.exe_darwin_arm64, release 1.2.3\u202egnp.exe, darwin/arm64`}, nil)
+	if strings.ContainsRune(stdout+stderr, '\u202e') {
+		t.Fatalf("output holds U+202E raw:\nstdout: %q\nstderr: %q", stdout, stderr)
 	}
 }
