@@ -14,8 +14,9 @@ import (
 // a shell verb is usually an agent too, and what a page put in a reply (or
 // in a status, through the bridge) would land in its context as surely as
 // over MCP. Every document a verb prints goes through here; listen's lines
-// too, each encoded by listen within bounds of its own. Whitespace is kept as it came, and a document with nothing to clean
-// and nothing over the limits is printed byte for byte.
+// too, each encoded by listen within bounds of its own. Whitespace is kept
+// as it came, and a document with nothing to clean and nothing over the
+// limits is printed byte for byte.
 //
 // With --raw nothing is cut, but invisible characters still go. The
 // bridge's /call stays verbatim (protocol.md §4.2); the gate is the
