@@ -29,6 +29,30 @@ func (d *demoProc) kill(t *testing.T) {
 	<-d.done
 }
 
+// pairWithDemo pairs a tab of the demo's site with the token its page
+// serves, and returns the secret the hello gives the tab.
+func pairWithDemo(t *testing.T, d *demoProc) string {
+	t.Helper()
+	resp, err := http.Get(d.pageURL + "demo/token")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tok struct{ Token string }
+	err = json.NewDecoder(resp.Body).Decode(&tok)
+	resp.Body.Close()
+	if err != nil || tok.Token == "" {
+		t.Fatalf("the demo's token: %v %+v", err, tok)
+	}
+	p := openPageFrom(t, d.port, d.site(), false)
+	hello := p.handshake(map[string]any{"token": tok.Token})
+	wantHello(t, hello, d.port)
+	secret := hello.str("pairingSecret")
+	if secret == "" {
+		t.Fatalf("hello %s: no pairing secret", hello.raw)
+	}
+	return secret
+}
+
 func TestT17_StaleDemoPairingNotAdmitted(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "cfg")
 	// The page on a port of the test's own instead of 8780 (which a demo
@@ -41,23 +65,7 @@ func TestT17_StaleDemoPairingNotAdmitted(t *testing.T) {
 	if site != "http://127.0.0.1:"+pagePort {
 		t.Fatalf("the demo's page is at %s, want port %s", site, pagePort)
 	}
-	resp, err := http.Get(d.pageURL + "demo/token")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var tok struct{ Token string }
-	err = json.NewDecoder(resp.Body).Decode(&tok)
-	resp.Body.Close()
-	if err != nil || tok.Token == "" {
-		t.Fatalf("the demo's token: %v %+v", err, tok)
-	}
-	p := openPageFrom(t, d.port, site, false)
-	hello := p.handshake(map[string]any{"token": tok.Token})
-	wantHello(t, hello, d.port)
-	secret := hello.str("pairingSecret")
-	if secret == "" {
-		t.Fatalf("hello %s: no pairing secret", hello.raw)
-	}
+	pairWithDemo(t, d)
 	d.kill(t)
 	if e := readPairing(t, dir, site); len(e.DemoSecrets) == 0 {
 		t.Fatalf("pairing.json after SIGKILL holds no demo secret for %s: the test proves nothing", site)
@@ -97,22 +105,7 @@ func demoPairedThenKilled(t *testing.T, dir string) (site, secret string) {
 	t.Helper()
 	d := startDemo(t, freePort(t), dir)
 	site = d.site()
-	resp, err := http.Get(d.pageURL + "demo/token")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var tok struct{ Token string }
-	err = json.NewDecoder(resp.Body).Decode(&tok)
-	resp.Body.Close()
-	if err != nil || tok.Token == "" {
-		t.Fatalf("the demo's token: %v %+v", err, tok)
-	}
-	p := openPageFrom(t, d.port, site, false)
-	hello := p.handshake(map[string]any{"token": tok.Token})
-	wantHello(t, hello, d.port)
-	if secret = hello.str("pairingSecret"); secret == "" {
-		t.Fatalf("hello %s: no pairing secret", hello.raw)
-	}
+	secret = pairWithDemo(t, d)
 	d.kill(t)
 	return site, secret
 }
