@@ -4,9 +4,7 @@ package e2e
 // it says it was interrupted, not that no bridge runs, and exits 130.
 
 import (
-	"net"
 	"net/http"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -64,30 +62,16 @@ func TestCLI_CtrlCDuringCallSaysInterrupted(t *testing.T) {
 func TestCLI_CtrlCDuringWaitSaysInterrupted(t *testing.T) {
 	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "cfg")
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
 	key := randHex(32)
 	arrived := make(chan struct{}, 1)
-	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	port := serveAsBridge(t, dir, key, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Header.Get("x-stitchslop-key") != key || r.URL.Path != "/wait" {
 			w.WriteHeader(http.StatusNotFound)
 			return
 		}
 		arrived <- struct{}{}
 		<-r.Context().Done() // answers only when the shell has gone
-	})}
-	go srv.Serve(ln)
-	t.Cleanup(func() { srv.Close() })
-	port := ln.Addr().(*net.TCPAddr).Port
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	sess := mustJSON(sessionFile{Port: port, Key: key, Origin: testOrigin, PID: os.Getpid(), Protocol: 1, StartedAt: "2026-01-01T00:00:00.000Z"})
-	if err := os.WriteFile(sessionPath(dir, port), sess, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	}))
 	c := startCLI(t, "--config-dir", dir, "--port", strconv.Itoa(port), "wait", "60")
 	select {
 	case <-arrived:

@@ -33,12 +33,8 @@ type fakeLeader struct {
 // in dir, and returns the port.
 func (fl *fakeLeader) start(t *testing.T, dir string) int {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
 	key := randHex(32)
-	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	return serveAsBridge(t, dir, key, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Header.Get("x-stitchslop-key") != key {
 			w.WriteHeader(http.StatusUnauthorized)
 			return
@@ -65,7 +61,19 @@ func (fl *fakeLeader) start(t *testing.T, dir string) int {
 		default:
 			w.WriteHeader(http.StatusUpgradeRequired)
 		}
-	})}
+	}))
+}
+
+// serveAsBridge serves h on a free loopback port as a bridge would be
+// found there: a session file in dir names the port, the key and this
+// process's pid. It returns the port.
+func serveAsBridge(t *testing.T, dir, key string, h http.Handler) int {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &http.Server{Handler: h}
 	go srv.Serve(ln)
 	t.Cleanup(func() { srv.Close() })
 	port := ln.Addr().(*net.TCPAddr).Port
