@@ -138,15 +138,19 @@ func (h *hasher) result(wait time.Duration) (string, string) {
 // self hashes this process's executable.
 var self = newHasher()
 
-// executable is the file Self hashes; a test hook. Where /proc is mounted
-// (Linux) it is /proc/self/exe, which opens the very file this process
+// executable is the file Self hashes; a test hook. On Linux, where /proc
+// is mounted, it is /proc/self/exe, which opens the very file this process
 // runs from even after that was renamed, replaced or deleted on disk:
 // os.Executable reads the link as a path, which by then may name another
-// file (and trims a name that ends " (deleted)").
+// file (and trims a name that ends " (deleted)"). Only on Linux: elsewhere
+// "/proc/self/exe" is an ordinary path that anyone may create (on Windows,
+// \proc\self\exe on the current drive; under Wine, the host's Wine loader).
 var executable = func() (string, error) {
 	const self = "/proc/self/exe"
-	if _, err := os.Stat(self); err == nil {
-		return self, nil
+	if runtime.GOOS == "linux" {
+		if _, err := os.Stat(self); err == nil {
+			return self, nil
+		}
 	}
 	return os.Executable()
 }
