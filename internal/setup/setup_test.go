@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -545,7 +546,9 @@ func TestClaudeDesktopBundleFirst(t *testing.T) {
 // binary gets no build and no note.
 func TestGoRunBinaryReplaced(t *testing.T) {
 	t.Setenv("GOCACHE", "")
-	t.Setenv("GOBIN", "/home/u/gobin")
+	gobin := filepath.Join(t.TempDir(), "gobin") // absolute on every system
+	t.Setenv("GOBIN", gobin)
+	installed, _ := json.Marshal(filepath.Join(gobin, "stitchslop-bridge"))
 	for _, tmp := range []string{"/tmp/go-build4279710946/b001/exe/stitchslop-bridge", "/home/u/.cache/go-build/ab/abcdef-d/stitchslop-bridge"} {
 		for _, p := range build(t, Options{Binary: tmp, GOOS: "linux", Dir: t.TempDir()}) {
 			if p.Unsupported != "" {
@@ -558,7 +561,7 @@ func TestGoRunBinaryReplaced(t *testing.T) {
 			if strings.Contains(string(doc), "go-build") {
 				t.Errorf("%s: the plan names the go run binary: %s", p.Client, doc)
 			}
-			if p.Client != "claude-desktop" && !strings.Contains(string(doc), "/home/u/gobin/stitchslop-bridge") {
+			if p.Client != "claude-desktop" && !strings.Contains(string(doc), strings.Trim(string(installed), `"`)) {
 				t.Errorf("%s: the plan does not name the binary go install writes: %s", p.Client, doc)
 			}
 		}
