@@ -87,14 +87,7 @@ func writeZip(t *testing.T, path string, names []string, files map[string][]byte
 func TestCheckArchiveBinaryIsTheRawBinary(t *testing.T) {
 	root, docs := fakeRoot(t)
 	raw := []byte("\x7fELF the released binary")
-	for _, tt := range []struct {
-		name    string
-		binary  []byte
-		wantErr string
-	}{
-		{"the raw binary", raw, ""},
-		{"one byte changed", append(append([]byte{}, raw[:len(raw)-1]...), 'X'), "want the released binary's " + sha(raw)},
-	} {
+	for _, tt := range rawBinaryCases(raw) {
 		t.Run(tt.name, func(t *testing.T) {
 			for _, goos := range []string{"linux", "windows"} {
 				files := map[string][]byte{}
@@ -138,14 +131,7 @@ func TestCheckBundleBinaryIsTheRawBinary(t *testing.T) {
 	}
 	raw := []byte("\x7fELF the released binary")
 	manifest := []byte(`{"version":"1.2.3","server":{"entry_point":"server/stitchslop-bridge"},"compatibility":{"platforms":["linux"]}}`)
-	for _, tt := range []struct {
-		name    string
-		binary  []byte
-		wantErr string
-	}{
-		{"the raw binary", raw, ""},
-		{"one byte changed", append(append([]byte{}, raw[:len(raw)-1]...), 'X'), "want the released binary's " + sha(raw)},
-	} {
+	for _, tt := range rawBinaryCases(raw) {
 		t.Run(tt.name, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "b.mcpb")
 			writeZip(t, path, []string{"LICENSE", "manifest.json", "server/stitchslop-bridge"},
@@ -158,5 +144,22 @@ func TestCheckBundleBinaryIsTheRawBinary(t *testing.T) {
 				t.Errorf("checkBundle = %v, want an error containing %q", err, tt.wantErr)
 			}
 		})
+	}
+}
+
+// rawBinaryCase is a binary a release file may hold, and the error its
+// check must give ("" for none).
+type rawBinaryCase struct {
+	name    string
+	binary  []byte
+	wantErr string
+}
+
+// rawBinaryCases are the raw binary itself, which passes, and the same
+// bytes with the last one changed, which fail naming raw's SHA-256.
+func rawBinaryCases(raw []byte) []rawBinaryCase {
+	return []rawBinaryCase{
+		{"the raw binary", raw, ""},
+		{"one byte changed", append(append([]byte{}, raw[:len(raw)-1]...), 'X'), "want the released binary's " + sha(raw)},
 	}
 }
