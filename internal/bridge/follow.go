@@ -2,7 +2,6 @@ package bridge
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -63,10 +62,14 @@ type leaderStatus struct {
 func (l *leader) status(ctx context.Context) (leaderStatus, error) {
 	var st leaderStatus
 	b, err := l.c.Do(ctx, client.Request{Method: "GET", Path: "/status", Timeout: probeTimeout})
-	if err == nil {
-		err = json.Unmarshal(b, &st)
+	if err != nil {
+		return st, err
 	}
-	return st, err
+	answer, err := envelope.Decode(b) // the door, as for a tab's frame
+	if err != nil {
+		return st, fmt.Errorf("its /status answer is %w", err)
+	}
+	return st, answer.Into(&st)
 }
 
 // hostStatus is the MCP face's view of the leader (mcp.Server.Host), read
@@ -216,7 +219,11 @@ func (l *leader) wait(ctx context.Context) (leaderStatus, error) {
 		Error string   `json:"error"`
 		Tools []string `json:"tools"`
 	}
-	if err := json.Unmarshal(b, &w); err != nil {
+	answer, err := envelope.Decode(b) // the door, as for a tab's frame
+	if err != nil {
+		return leaderStatus{}, fmt.Errorf("its /wait answer is %w", err)
+	}
+	if err := answer.Into(&w); err != nil {
 		return leaderStatus{}, err
 	}
 	if !w.OK && w.Error != "timeout" {
@@ -232,11 +239,12 @@ func (b *bridge) mirrorTools(conn *leaderConn) error {
 	if err != nil {
 		return err
 	}
-	if _, valid := rawjson.Check(body); !valid {
+	answer, err := envelope.Decode(body) // the door, as for a tab's frame
+	if err != nil {
 		b.log.Warn(fmt.Sprintf("ignored the tool list of the bridge followed on port %d: it is not a valid JSON object", conn.l.sess.Port))
 		return errors.New("the leader's tool list is not a valid JSON object")
 	}
-	list, dropped := toollist.Sanitize(rawjson.Get(body, "tools"), mcp.ReservedTools)
+	list, dropped := toollist.Sanitize(answer.Get("tools"), mcp.ReservedTools)
 	b.hub.SetTools(conn, list, dropped)
 	return nil
 }
@@ -299,28 +307,30 @@ func (c *leaderConn) Send(frame []byte) error {
 		// a panic on its bytes is a bad_reply, not the bridge's end.
 		defer func() {
 			if recover() != nil {
-				c.b.hub.Deliver(c, id, rawjson.MustCheck(envelope.Bridge(codeBadReply, fmt.Sprintf("The bridge could not read the answer of the bridge on port %d that serves the tab, so it was not passed on.", c.l.sess.Port))))
+				c.b.hub.Deliver(c, id, envelope.Own(codeBadReply, fmt.Sprintf("The bridge could not read the answer of the bridge on port %d that serves the tab, so it was not passed on.", c.l.sess.Port)))
 			}
 		}()
 		body, err := c.l.c.Do(c.l.ctx, client.Request{Method: "POST", Path: "/call", Body: body, Timeout: leaderCallTimeout + probeTimeout})
-		env, valid := rawjson.Check(body)
-		switch {
-		case err != nil:
-			env = rawjson.MustCheck(envelope.Bridge(hub.CodeDisconnected, fmt.Sprintf("The bridge on port %d that serves the tab did not answer: %v", c.l.sess.Port, err)))
-		case !valid:
-			c.b.log.Warn(fmt.Sprintf("refused a reply from the bridge followed on port %d: it is not a valid JSON object", c.l.sess.Port))
-			env = rawjson.MustCheck(envelope.Bridge(codeBadReply, fmt.Sprintf("The bridge on port %d that serves the tab answered with something that is not a valid JSON object (a raw control character in a string, or not JSON at all), so it was not passed on.", c.l.sess.Port)))
+		var env envelope.Reply
+		if err == nil {
+			env, err = envelope.Decode(body) // the door, as for a tab's frame
+			if err != nil {
+				c.b.log.Warn(fmt.Sprintf("refused a reply from the bridge followed on port %d: it is not a valid JSON object", c.l.sess.Port))
+				env = envelope.Own(codeBadReply, fmt.Sprintf("The bridge on port %d that serves the tab answered with something that is not a valid JSON object with each member named once (a raw control character in a string, a name given twice, or not JSON at all), so it was not passed on.", c.l.sess.Port))
+			}
+		} else {
+			env = envelope.Own(hub.CodeDisconnected, fmt.Sprintf("The bridge on port %d that serves the tab did not answer: %v", c.l.sess.Port, err))
 		}
 		c.b.hub.Deliver(c, id, env)
 	}()
 	return nil
 }
 
-// codeBadReply is the error of a call whose reply from the leader failed
-// rawjson.Check, the one validation a frame from the tab passes too: the
-// leader is another process. What reaches MCP's stdout of a checked reply
-// is encoded by the MCP face, but for an image's base64, which it copies
-// only when the whole of it is canonical (mcp.canonicalBase64).
+// codeBadReply is the error of a call whose reply from the leader the door
+// (envelope.Decode) refused, as it refuses a tab's frame: the leader is
+// another process. What reaches MCP's stdout of a decoded reply is encoded
+// by the MCP face, but for an image's base64, which it copies only as the
+// door's envelope.Image.
 const codeBadReply = "bad_reply"
 
 // Close does nothing: no tab can displace the leader's here, since a

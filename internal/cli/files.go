@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/stitchslop/stitchslop-bridge/internal/client"
+	"github.com/stitchslop/stitchslop-bridge/internal/envelope"
 	"github.com/stitchslop/stitchslop-bridge/internal/exitcode"
 	"github.com/stitchslop/stitchslop-bridge/internal/replyfiles"
 	"github.com/stitchslop/stitchslop-bridge/security/files"
@@ -183,7 +184,7 @@ func failure(code, msg, hint string) *client.Error {
 // the envelope is printed all the same, each refused part saying why in an
 // error member, and the exit is 1.
 type notSaved struct {
-	env            []byte
+	env            envelope.Reply
 	refused, tried int
 }
 
@@ -198,12 +199,11 @@ func (e *notSaved) Error() string {
 // savedTo, and no file of the reply is saved under its name in dir. Each
 // part saved or refused gets a line on stderr. ns is nil when nothing was
 // refused.
-func saveFiles(env []byte, dir, textFile string, overwrite bool, outFile string, log *slog.Logger) (out []byte, ns *notSaved) {
-	r, err := replyfiles.Save(env, replyfiles.Options{Dir: dir, TextFile: textFile, Overwrite: overwrite,
+func saveFiles(env envelope.Reply, dir, textFile string, overwrite bool, outFile string, log *slog.Logger) (out envelope.Reply, ns *notSaved) {
+	r := replyfiles.Save(env, replyfiles.Options{Dir: dir, TextFile: textFile, Overwrite: overwrite,
 		KeepTopSaved: outFile != "", Out: outFile, OverwriteFlag: "--overwrite"})
-	if err != nil {
-		log.Warn("--save: " + err.Error() + "; nothing was written")
-		return env, nil
+	if r.Env.Bytes() == nil { // the door refused the rewrite (replyfiles.Result)
+		r.Env = envelope.Own("bad_reply", "--save: the reply, with what became of its files, has more members than the shell prints; stderr says what was saved")
 	}
 	for _, p := range r.Saved {
 		if p.Where == "text" {

@@ -30,7 +30,7 @@ func FuzzStreamEnvelope(f *testing.F) {
 	f.Fuzz(func(t *testing.T, reply []byte) {
 		dir := t.TempDir()
 		path := filepath.Join(dir, "out.png")
-		out, err := saveImage(reply, path, false, slog.New(slog.DiscardHandler))
+		out, err := saveImageBytes(reply, path, false, slog.New(slog.DiscardHandler))
 		names := listDir(t, dir)
 		if err != nil {
 			if len(names) != 0 {
@@ -44,9 +44,9 @@ func FuzzStreamEnvelope(f *testing.F) {
 		if err := json.Unmarshal(reply, &members); err != nil || members == nil {
 			t.Fatalf("saveImage(%q) accepted what encoding/json refuses: %v", reply, err)
 		}
-		o, err := envelope.Parse(reply)
+		o, err := parseObject(reply)
 		if err != nil {
-			t.Fatalf("saveImage(%q) accepted what envelope.Parse refuses: %v", reply, err)
+			t.Fatalf("saveImage(%q) accepted what the door refuses: %v", reply, err)
 		}
 		// A page's own savedTo, savedBytes and savedType never pass: they
 		// would say a file was saved.
@@ -119,7 +119,7 @@ func FuzzSaveFiles(f *testing.F) {
 		if err := os.Mkdir(dir, 0o755); err != nil {
 			t.Fatal(err)
 		}
-		out, ns := saveFiles(reply, dir, textFile, overwrite, "", slog.New(slog.DiscardHandler))
+		out, ns := saveFilesBytes(reply, dir, textFile, overwrite, "", slog.New(slog.DiscardHandler))
 		if !json.Valid(out) && json.Valid(reply) {
 			t.Fatalf("saveFiles(%q) printed %q, not JSON", reply, out)
 		}
@@ -153,7 +153,7 @@ func FuzzSaveFiles(f *testing.F) {
 			return
 		}
 		// What was written is what the printed reply says was.
-		o, err := envelope.Parse(out)
+		o, err := parseObject(out)
 		if err != nil {
 			t.Fatalf("saveFiles(%q) wrote %q but printed %q, not an object", reply, written, out)
 		}

@@ -164,16 +164,33 @@ type selectedShape struct {
 	Name string `json:"name"`
 }
 
-// voiceReply is what listen reads of a voice.listen envelope.
+// voiceReply is what listen reads of a voice.listen envelope, from the
+// members the door (envelope.Decode) found: a member of another type counts
+// as absent.
 type voiceReply struct {
-	OK           bool            `json:"ok"`
-	Error        string          `json:"error"`
-	Message      string          `json:"message"`
-	Heard        json.RawMessage `json:"heard"` // a list of {text, atMs}
-	Selection    json.RawMessage `json:"selection"`
-	Say          string          `json:"say"`
-	VoiceOn      *bool           `json:"voiceOn"`
-	VoiceSupport any             `json:"voiceSupport"`
+	OK           bool
+	Error        string
+	Message      string
+	Heard        json.RawMessage // a list of {text, atMs}
+	Selection    json.RawMessage
+	Say          string
+	VoiceOn      *bool
+	VoiceSupport json.RawMessage // nil when absent or null
+}
+
+// readVoice reads env, a voice.listen answer.
+func readVoice(env envelope.Reply) voiceReply {
+	r := voiceReply{OK: env.OK(), Heard: env.Get("heard"), Selection: env.Get("selection")}
+	r.Error, _ = env.String("error")
+	r.Message, _ = env.String("message")
+	r.Say, _ = env.String("say")
+	if on, isBool := map[string]bool{"true": true, "false": false}[string(env.Get("voiceOn"))]; isBool {
+		r.VoiceOn = &on
+	}
+	if v := env.Get("voiceSupport"); !rawjson.IsNull(v) {
+		r.VoiceSupport = v
+	}
+	return r
 }
 
 // heardLines are the lines of an answer: one per utterance with text among
@@ -189,22 +206,20 @@ func heardLines(r voiceReply) (lines []any, dropped int) {
 			dropped++
 			return true
 		}
-		var u struct {
-			Text string          `json:"text"`
-			AtMs json.RawMessage `json:"atMs"`
-		}
-		if json.Unmarshal(raw, &u) != nil || u.Text == "" {
+		u, _ := envelope.ObjectOf(raw)
+		text, _ := u.String("text")
+		if text == "" {
 			return true
 		}
 		var at *float64
-		if f := 0.0; !rawjson.IsNull(u.AtMs) && json.Unmarshal(u.AtMs, &f) == nil {
+		if f, err := strconv.ParseFloat(string(u.Get("atMs")), 64); err == nil {
 			at = &f
 		}
 		if len(lines) == 0 {
 			sel, more := selection(r.Selection)
-			lines = append(lines, heardLine{Heard: clip(u.Text, maxText), AtMs: at, Selection: sel, SelectionMore: more})
+			lines = append(lines, heardLine{Heard: clip(text, maxText), AtMs: at, Selection: sel, SelectionMore: more})
 		} else {
-			lines = append(lines, laterLine{Heard: clip(u.Text, maxText), AtMs: at})
+			lines = append(lines, laterLine{Heard: clip(text, maxText), AtMs: at})
 		}
 		return true
 	})
@@ -221,16 +236,15 @@ func selection(raw json.RawMessage) (sel []selectedShape, more int) {
 	sel = []selectedShape{}
 	size := 2 // []
 	if !rawjson.Items(raw, func(e []byte) bool {
-		var o map[string]json.RawMessage
-		json.Unmarshal(e, &o)
-		id, ok := rawjson.String(o["id"])
-		if v := o["id"]; !ok && len(v) > 0 && (v[0] == '-' || '0' <= v[0] && v[0] <= '9') {
+		o, _ := envelope.ObjectOf(e)
+		id, ok := o.String("id")
+		if v := o.Get("id"); !ok && len(v) > 0 && (v[0] == '-' || '0' <= v[0] && v[0] <= '9') {
 			id = string(v)
 		}
 		if id == "" {
 			return true
 		}
-		name, _ := rawjson.String(o["name"])
+		name, _ := o.String("name")
 		s := selectedShape{ID: clip(id, maxSelectionField), Name: clip(name, maxSelectionField)}
 		n := len(`{"id":"","name":""},`) + printedLen(s.ID) + printedLen(s.Name)
 		if len(sel) == maxSelection || size+n > maxSelectionBytes {
@@ -399,8 +413,8 @@ func runListen(ctx context.Context, c *command, a args, dir string, stdout io.Wr
 	if errors.As(err, &ce) && ce.Exit == exitcode.NoBridge {
 		return quiet(log, err).Exit
 	}
-	if _, ok := rawjson.Check(b); err == nil && ok {
-		l.connected(string(rawjson.Get(b, "connected")) == "true")
+	if st, err2 := door(b, err); err2 == nil {
+		l.connected(string(st.Get("connected")) == "true")
 	}
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
@@ -453,10 +467,11 @@ func (l *listener) ask(ctx context.Context, call client.Request) (code int, end 
 		return 0, false, err
 	}
 	l.lost = time.Time{}
-	var r voiceReply
-	if err := json.Unmarshal(env, &r); err != nil {
+	answer, err := door(env, nil)
+	if err != nil {
 		return 0, false, errors.New("the bridge answered voice.listen with something that is not an envelope")
 	}
+	r := readVoice(answer)
 	switch {
 	case r.OK:
 		l.connected(true)
@@ -481,7 +496,7 @@ func (l *listener) ask(ctx context.Context, call client.Request) (code int, end 
 			return 0, false, err
 		}
 		l.lost = time.Time{}
-		if o, err := envelope.Parse(b); err == nil && o.OK() {
+		if o, err := door(b, nil); err == nil && o.OK() {
 			l.connected(true)
 		}
 	case voiceRefusals[r.Error]:
@@ -579,12 +594,13 @@ func (l *listener) setVoice(r voiceReply) {
 	}
 }
 
-// boundSupport is voiceSupport, decoded, as listen prints it: a string
+// boundSupport is voiceSupport as listen prints it: a string decoded and
 // clipped at maxVoiceSupport, other values while they encode to at most
-// maxVoiceSupport bytes, else a note. The gate cleans their strings and
-// member names as the line is printed (emit).
-func boundSupport(v any) any {
-	if s, ok := v.(string); ok {
+// maxVoiceSupport bytes, else a note. The line's encoder compacts it, and
+// the gate cleans its strings and member names as the line is printed
+// (emit).
+func boundSupport(v json.RawMessage) any {
+	if s, ok := rawjson.String(v); ok {
 		return clip(s, maxVoiceSupport)
 	}
 	if len(encodeLine(v)) > maxVoiceSupport {

@@ -288,9 +288,9 @@ func TestListenVoiceEvents(t *testing.T) {
 		{"first off", []voiceReply{{VoiceOn: &off}}, ``},
 		{"no switch", []voiceReply{{}, {}}, ``},
 		{"off, on, on, off", []voiceReply{{VoiceOn: &off}, {VoiceOn: &on}, {VoiceOn: &on}, {VoiceOn: &off}}, `{"event":"voice-on"} {"event":"voice-off"}`},
-		{"unsupported twice", []voiceReply{{VoiceOn: &off, VoiceSupport: "none", Say: "No voice here."}, {VoiceOn: &off, VoiceSupport: "none"}},
+		{"unsupported twice", []voiceReply{{VoiceOn: &off, VoiceSupport: json.RawMessage(`"none"`), Say: "No voice here."}, {VoiceOn: &off, VoiceSupport: json.RawMessage(`"none"`)}},
 			`{"event":"voice-off","voiceSupport":"none","message":"No voice here."}`},
-		{"off, then unsupported", []voiceReply{{VoiceOn: &off}, {VoiceOn: &off, VoiceSupport: map[string]any{"speech": false}}},
+		{"off, then unsupported", []voiceReply{{VoiceOn: &off}, {VoiceOn: &off, VoiceSupport: json.RawMessage(`{"speech":false}`)}},
 			`{"event":"voice-off","voiceSupport":{"speech":false},"message":"Voice input does not work in this browser."}`},
 	}
 	for _, tt := range tests {

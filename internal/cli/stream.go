@@ -12,7 +12,6 @@ import (
 
 	"github.com/stitchslop/stitchslop-bridge/internal/client"
 	"github.com/stitchslop/stitchslop-bridge/internal/envelope"
-	"github.com/stitchslop/stitchslop-bridge/internal/replyfiles"
 	"github.com/stitchslop/stitchslop-bridge/security/files"
 	"github.com/stitchslop/stitchslop-bridge/security/rawjson"
 )
@@ -24,8 +23,8 @@ var outMembers = []string{"savedTo", "savedBytes", "savedType"}
 
 // saveImage is call --out FILE (§4.4). env is the bridge's reply to the
 // call, as internal/client.Do read it: whole, up to limits.ControlAnswer,
-// in one buffer of its length. It is validated once, by rawjson.Check, as every reply from
-// a page or a leader is. A top-level dataUrl holding a base64 data URL is
+// in one buffer of its length, through the shell's door (envelope.Decode),
+// as every reply from a page or a leader is. A top-level dataUrl holding a base64 data URL is
 // decoded from the reply's own bytes, a chunk at a time, into a temp file
 // beside file, and put in place once whole; in the envelope returned,
 // savedTo, savedBytes and savedType take its place. Held in memory is the
@@ -38,16 +37,8 @@ var outMembers = []string{"savedTo", "savedBytes", "savedType"}
 // it must not exist and is not replaced if it has appeared since
 // (file_exists); bytes that are not the image its name or the data URL
 // says are not put in place (not_an_image).
-func saveImage(env []byte, file string, overwrite bool, log *slog.Logger) ([]byte, error) {
-	if _, ok := rawjson.Check(env); !ok {
-		return nil, outErr("bad_reply", "the bridge's reply is not a valid JSON object ("+badJSON(env)+")")
-	}
-	var o envelope.Object
-	rawjson.Each(env, func(k, v []byte) bool {
-		key, _ := rawjson.String(k)
-		o = append(o, envelope.Member{Key: key, Value: v})
-		return true
-	})
+func saveImage(env envelope.Reply, file string, overwrite bool, log *slog.Logger) (envelope.Reply, error) {
+	o := env.Members()
 	url := o.Get("dataUrl")
 	mime, payload, ok := imageOf(url)
 	if !ok {
@@ -56,11 +47,11 @@ func saveImage(env []byte, file string, overwrite bool, log *slog.Logger) ([]byt
 			why = "its dataUrl is not a base64 data URL"
 		}
 		log.Warn("the reply carries no image ("+why+"); nothing was written", "out", file)
-		return json.Marshal(o.Without(outMembers...))
+		return rewrite(o.Without(outMembers...))
 	}
 	abs, n, err := writeImage(file, mime, payload, overwrite)
 	if err != nil {
-		return nil, err
+		return envelope.Reply{}, err
 	}
 	log.Info(fmt.Sprintf("saved %d bytes of %s to %s", n, mime, abs)) // the logger escapes what is not printable
 	o = o.Set("dataUrl", nil)
@@ -68,7 +59,18 @@ func saveImage(env []byte, file string, overwrite bool, log *slog.Logger) ([]byt
 		b, _ := json.Marshal(v)
 		o = o.Set(outMembers[i], b) // no duplicate from the page left to shadow it
 	}
-	return json.Marshal(o)
+	return rewrite(o)
+}
+
+// rewrite is the reply o, the members of one the door decoded with the
+// shell's changes, through the door again: a page shaped it.
+func rewrite(o envelope.Object) (envelope.Reply, error) {
+	b, _ := json.Marshal(o) // every value is a piece of valid JSON, or the shell's
+	r, err := envelope.Decode(b)
+	if err != nil {
+		return envelope.Reply{}, failure("bad_reply", "the reply, with what the shell wrote of it, has more members than the shell prints", "")
+	}
+	return r, nil
 }
 
 // outErr is --out failing with nothing written.
@@ -76,7 +78,7 @@ func outErr(code, msg string) *client.Error {
 	return failure(code, "--out: "+msg+"; nothing was written", "")
 }
 
-// badJSON says where and how env, which rawjson.Check refused, is not a
+// badJSON says where and how env, which the door refused, is not a
 // JSON object; it gives the offset, never the bytes found there.
 func badJSON(env []byte) string {
 	var se *json.SyntaxError
@@ -104,11 +106,11 @@ func badJSON(env []byte) string {
 }
 
 // imageOf reads v, the raw value of the reply's dataUrl, in place
-// (replyfiles.DataURL): the MIME type of a base64 data URL and its payload
+// (envelope.DataURL): the MIME type of a base64 data URL and its payload
 // to decode, padded to whole groups of four besides line breaks (which the
 // decoder skips): some encoders drop the padding, and StdEncoding wants it.
 func imageOf(v []byte) (mime string, payload io.Reader, ok bool) {
-	mime, p, ok := replyfiles.DataURL(v)
+	mime, p, ok := envelope.DataURL(v)
 	n := len(p) - bytes.Count(p, []byte("\r")) - bytes.Count(p, []byte("\n"))
 	return mime, io.MultiReader(bytes.NewReader(p), strings.NewReader(strings.Repeat("=", (4-n%4)%4))), ok
 }

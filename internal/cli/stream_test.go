@@ -24,7 +24,7 @@ func save(t *testing.T, reply []byte) (dir string, out []byte, stderr string, er
 	t.Helper()
 	dir = t.TempDir()
 	var se bytes.Buffer
-	out, err = saveImage(reply, filepath.Join(dir, "out.png"), false, ui.NewLogger(&se))
+	out, err = saveImageBytes(reply, filepath.Join(dir, "out.png"), false, ui.NewLogger(&se))
 	return dir, out, se.String(), err
 }
 
@@ -189,7 +189,7 @@ func TestSaveImageKeepsEarlierFile(t *testing.T) {
 	if err := os.WriteFile(path, []byte("earlier"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_, err := saveImage([]byte(`{"dataUrl":"data:image/png;base64,AAAA!!!!"}`), path, true, slog.New(slog.DiscardHandler))
+	_, err := saveImageBytes([]byte(`{"dataUrl":"data:image/png;base64,AAAA!!!!"}`), path, true, slog.New(slog.DiscardHandler))
 	if err == nil {
 		t.Fatal("saveImage of invalid base64 = nil error")
 	}
@@ -214,7 +214,7 @@ func TestSaveImageRefusesSymlink(t *testing.T) {
 	// With overwrite the link is replaced, as --save replaces one: never
 	// written through.
 	png := base64.StdEncoding.EncodeToString([]byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR"))
-	if _, err := saveImage([]byte(`{"dataUrl":"data:image/png;base64,`+png+`"}`), link, true, slog.New(slog.DiscardHandler)); err != nil {
+	if _, err := saveImageBytes([]byte(`{"dataUrl":"data:image/png;base64,`+png+`"}`), link, true, slog.New(slog.DiscardHandler)); err != nil {
 		t.Fatalf("saveImage over a symlink = %v, want it replaced", err)
 	}
 	if fi, err := os.Lstat(link); err != nil || !fi.Mode().IsRegular() {

@@ -16,7 +16,6 @@ import (
 	"github.com/stitchslop/stitchslop-bridge/internal/envelope"
 	"github.com/stitchslop/stitchslop-bridge/internal/exitcode"
 	"github.com/stitchslop/stitchslop-bridge/internal/ui"
-	"github.com/stitchslop/stitchslop-bridge/security/rawjson"
 )
 
 // runVerb runs one shell verb. Whatever happens, stdout gets exactly one
@@ -32,18 +31,17 @@ func runVerb(ctx context.Context, c *command, a args, dir string, stdin io.Reade
 		// The reply is printed all the same: it says what was saved, and
 		// why the rest was not.
 		log.Error(ns.Error())
-		emit(stdout, ns.env, a)
+		emit(stdout, ns.env.Bytes(), a)
 		return exitcode.Failed
 	}
 	if err != nil {
 		return fail(log, stdout, c, a, err)
 	}
-	emit(stdout, out, a)
-	o, perr := envelope.Parse(out)
-	if perr == nil && o.OK() {
+	emit(stdout, out.Bytes(), a)
+	if out.OK() {
 		return exitcode.OK
 	}
-	if msg, ok := o.String("message"); ok && msg != "" {
+	if msg, ok := out.String("message"); ok && msg != "" {
 		log.Warn(msg)
 	}
 	return exitcode.Failed
@@ -125,34 +123,34 @@ type callBody struct {
 	TimeoutMs int64           `json:"timeoutMs,omitempty"`
 }
 
-func verb(ctx context.Context, a args, dir string, stdin io.Reader, log *slog.Logger) ([]byte, error) {
+func verb(ctx context.Context, a args, dir string, stdin io.Reader, log *slog.Logger) (envelope.Reply, error) {
 	if a.pos[0] == "unpair" {
-		return unpair(a, dir, log) // works on the files; no bridge needed
+		return door(unpair(a, dir, log)) // works on the files; no bridge needed
 	}
 	req, err := request(a)
 	if a.pos[0] == "pair" {
 		req, err = pairRequest(a, stdin)
 	}
 	if err != nil {
-		return nil, err
+		return envelope.Reply{}, err
 	}
 	// Everything that can be refused here is refused before the bridge is
 	// asked anything: a file that may not be sent, an --out that exists.
 	if a.pos[0] == "call" {
 		if req, err = attachFiles(req, a.list, log); err != nil {
-			return nil, err
+			return envelope.Reply{}, err
 		}
 		if err := checkTargets(a); err != nil {
-			return nil, err
+			return envelope.Reply{}, err
 		}
 	}
 	port, err := portFlag(a)
 	if err != nil {
-		return nil, usageErr("%v", err)
+		return envelope.Reply{}, usageErr("%v", err)
 	}
 	s, err := client.Find(dir, port)
 	if err != nil {
-		return nil, err
+		return envelope.Reply{}, err
 	}
 	c := client.New(s)
 	defer showProgress(ctx, a)() // on a terminal, stderr counts the seconds of a wait or a call (progress.go)
@@ -163,7 +161,7 @@ func verb(ctx context.Context, a args, dir string, stdin io.Reader, log *slog.Lo
 	file, out := a.flags["out"]
 	if out {
 		if env, err = saveImage(env, file, a.has("overwrite"), log); err != nil {
-			return nil, err
+			return envelope.Reply{}, err
 		}
 	}
 	var ns *notSaved
@@ -172,24 +170,25 @@ func verb(ctx context.Context, a args, dir string, stdin io.Reader, log *slog.Lo
 	}
 	if ns != nil {
 		ns.env = env
-		return nil, ns
+		return envelope.Reply{}, ns
 	}
 	return env, nil
 }
 
 // door is the shell's one reading of what a bridge answers, whatever the
-// verb: the check a tab's frame and a leader's answer pass in the bridge
-// (rawjson.Check: one JSON object, no raw control character in a string,
+// verb: the door a tab's frame and a leader's answer pass in the bridge
+// (envelope.Decode: one JSON object, no raw control character in a string,
 // no name given twice at any depth), or a bad_reply failure. What passes
 // is printed by emit, guarded; what does not is never printed.
-func door(env []byte, err error) ([]byte, error) {
+func door(env []byte, err error) (envelope.Reply, error) {
 	if err != nil {
-		return nil, err
+		return envelope.Reply{}, err
 	}
-	if _, ok := rawjson.Check(env); !ok {
-		return nil, failure("bad_reply", "the bridge's answer is not a valid JSON object ("+badJSON(env)+"), so it is not printed", "")
+	r, err := envelope.Decode(env)
+	if err != nil {
+		return envelope.Reply{}, failure("bad_reply", "the bridge's answer is not a valid JSON object ("+badJSON(env)+"); it is not printed, and nothing was written", "")
 	}
-	return env, nil
+	return r, nil
 }
 
 // request checks a verb's arguments and builds its request to the bridge,

@@ -18,6 +18,7 @@ import (
 
 	"github.com/stitchslop/stitchslop-bridge/internal/attempts"
 	"github.com/stitchslop/stitchslop-bridge/internal/client"
+	"github.com/stitchslop/stitchslop-bridge/internal/envelope"
 	"github.com/stitchslop/stitchslop-bridge/internal/pairing"
 	"github.com/stitchslop/stitchslop-bridge/internal/session"
 	"github.com/stitchslop/stitchslop-bridge/internal/setup"
@@ -220,8 +221,12 @@ func (d *doctor) status(ctx context.Context, f session.File) (bridgeStatus, erro
 	if err != nil {
 		return st, err
 	}
-	if err := json.Unmarshal(b, &st); err != nil {
-		return st, errors.New("its answer is not valid JSON")
+	answer, err := envelope.Decode(b) // the bridge's door, as for a tab's frame
+	if err != nil {
+		return st, errors.New("its answer is not valid JSON, or names a member twice")
+	}
+	if err := answer.Into(&st); err != nil {
+		return st, errors.New("its answer is not a status")
 	}
 	return st, nil
 }

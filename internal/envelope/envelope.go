@@ -1,12 +1,20 @@
-// Package envelope handles the page's reply envelopes (protocol.md §2.5):
-// JSON objects whose member order is kept, so what the model and the shell
-// see reads as the page wrote it.
+// Package envelope is the door for what a tab or a leader bridge answers
+// (protocol.md §2.5, §4.2; THREAT_MODEL.md T8, T9). Decode reads each
+// answer once, where it enters the bridge (the tab's frame reader, the
+// follower's call to its leader, the shell's client), into a Reply: the
+// one validation (rawjson.Check), the top-level members in order, and the
+// image checked whole. The hub, the MCP face, the control plane, the
+// follower, replyfiles and the shell take a Reply, never the bytes.
+//
+// Members keep their order, so what the model and the shell see reads as
+// the page wrote it. Values stay raw JSON, pieces of the answer's bytes:
+// each exit encodes what it writes of them itself (security/gate for the
+// model and the terminal), and an image of megabytes is never copied.
 package envelope
 
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"slices"
 
 	"github.com/stitchslop/stitchslop-bridge/security/rawjson"
@@ -21,19 +29,17 @@ type Member struct {
 // Object is a JSON object with its member order kept.
 type Object []Member
 
-// Parse reads a JSON object. Duplicate keys are kept as they come (a
-// page's reply has none: rawjson.Check refuses them); the values are
-// pieces of b, which must not change after.
-func Parse(b []byte) (Object, error) {
+// ObjectOf returns the members of v, a value inside a Reply (an entry of
+// its files list), in order, or false when v is not an object. The values
+// are pieces of v.
+func ObjectOf(v json.RawMessage) (Object, bool) {
 	var o Object
-	if !rawjson.Valid(b) || !rawjson.Each(b, func(k, v []byte) bool {
+	ok := rawjson.Each(v, func(k, val []byte) bool {
 		name, _ := rawjson.String(k)
-		o = append(o, Member{name, v})
+		o = append(o, Member{name, val})
 		return true
-	}) {
-		return nil, errors.New("not a valid JSON object")
-	}
-	return o, nil
+	})
+	return o, ok
 }
 
 // Get returns the value of key, or nil.
@@ -78,13 +84,6 @@ func (o Object) MarshalJSON() ([]byte, error) {
 
 // OK reports whether the envelope says ok:true.
 func (o Object) OK() bool { return bytes.Equal(bytes.TrimSpace(o.Get("ok")), []byte("true")) }
-
-// Bridge builds an envelope the bridge itself answers with, for a call the
-// page did not answer: {"ok":false,"error":code,"message":msg}.
-func Bridge(code, msg string) []byte {
-	b, _ := Object{}.With("ok", false).With("error", code).With("message", msg).MarshalJSON()
-	return b
-}
 
 // Without returns o without any member called one of names.
 func (o Object) Without(names ...string) Object {

@@ -2,15 +2,17 @@ package envelope
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 )
 
 func TestObjectKeepsOrder(t *testing.T) {
 	in := `{"id":7,"ok":true,"say":"Hi.","z":1,"a":{"b":[1,2]},"dataUrl":"data:image/png;base64,AAAA"}`
-	o, err := Parse([]byte(in))
+	r, err := Decode([]byte(in))
 	if err != nil {
 		t.Fatal(err)
 	}
+	o := r.Members()
 	b, _ := json.Marshal(o.With("savedBytes", 3).With("ok", false))
 	if want := `{"id":7,"ok":false,"say":"Hi.","z":1,"a":{"b":[1,2]},"dataUrl":"data:image/png;base64,AAAA","savedBytes":3}`; string(b) != want {
 		t.Fatalf("With = %s, want %s", b, want)
@@ -20,18 +22,70 @@ func TestObjectKeepsOrder(t *testing.T) {
 	}
 }
 
-func TestParseRejects(t *testing.T) {
-	for _, in := range []string{``, `[]`, `"x"`, `{"a":1} {}`, `{"a":}`} {
-		if _, err := Parse([]byte(in)); err == nil {
-			t.Errorf("Parse(%q) = nil error, want error", in)
+func TestDecodeRefuses(t *testing.T) {
+	for _, tt := range []struct {
+		in   string
+		want error
+	}{
+		{``, ErrNotObject}, {`[]`, ErrNotObject}, {`"x"`, ErrNotObject}, {`{"a":1} {}`, ErrNotObject}, {`{"a":}`, ErrNotObject},
+		{"{\"a\":\"\n\"}", ErrNotObject},
+		{`{"a":1,"a":2}`, ErrNamedTwice}, {`{"a":[{"b":1,"\u0062":2}]}`, ErrNamedTwice},
+	} {
+		if r, err := Decode([]byte(tt.in)); err != tt.want || r.Bytes() != nil || r.Members() != nil {
+			t.Errorf("Decode(%q) = %q, %v; want %v and nothing", tt.in, r.Bytes(), err, tt.want)
 		}
 	}
 }
 
+// The door finds the members once, in order, and the image when the
+// whole of its payload may pass as an image block.
+func TestDecodeReadsOnce(t *testing.T) {
+	const png = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
+	for _, tt := range []struct {
+		in        string
+		keys      string
+		mime, b64 string
+	}{
+		{`{"id":3,"ok":true,"say":"Hi","dataUrl":"data:image/png;base64,` + png + `"}`, "id ok say dataUrl", "image/png", png},
+		{`{"ok":true,"dataUrl":"data:image/png;base64,` + png + `\"}"}`, "ok dataUrl", "", ""},           // not base64 to its end
+		{`{"ok":true,"dataUrl":"data:image/jpeg;base64,` + png + `"}`, "ok dataUrl", "", ""},             // not the type it claims
+		{`{"ok":true,"dataUrl":"data:image/png;base64,` + png[:len(png)-2] + `"}`, "ok dataUrl", "", ""}, // not whole quanta
+		{`{"\u0073ay":"x","files":[{"dataUrl":"data:image/png;base64,` + png + `"}]}`, "say files", "", ""},
+	} {
+		r, err := Decode([]byte(tt.in))
+		if err != nil {
+			t.Fatalf("Decode(%.60q): %v", tt.in, err)
+		}
+		var keys []string
+		for _, m := range r.Members() {
+			keys = append(keys, m.Key)
+		}
+		img, ok := r.Image()
+		if strings.Join(keys, " ") != tt.keys || ok != (tt.mime != "") || img.MIME() != tt.mime || string(img.Base64()) != tt.b64 {
+			t.Errorf("Decode(%.60q) = members %q, image %v %q %.20q; want %q, %q %.20q", tt.in, keys, ok, img.MIME(), img.Base64(), tt.keys, tt.mime, tt.b64)
+		}
+	}
+}
+
+// The bridge's own envelope is what it says, and reads as a reply does.
+func TestOwn(t *testing.T) {
+	r := Own("timeout", `The "tab" did not answer.`)
+	if want := `{"ok":false,"error":"timeout","message":"The \"tab\" did not answer."}`; string(r.Bytes()) != want {
+		t.Fatalf("Own = %s, want %s", r.Bytes(), want)
+	}
+	d, err := Decode(r.Bytes())
+	if err != nil || r.OK() || d.OK() {
+		t.Fatalf("Own does not read as a reply that failed: %v", err)
+	}
+	if code, _ := r.String("error"); code != "timeout" {
+		t.Errorf("Own's error = %q", code)
+	}
+}
+
 func TestSetAndWithout(t *testing.T) {
-	o, err := Parse([]byte(`{"a":1,"savedTo":"x","b":2,"savedTo":"y"}`))
-	if err != nil {
-		t.Fatal(err)
+	o, ok := ObjectOf([]byte(`{"a":1,"savedTo":"x","b":2,"savedTo":"y"}`))
+	if !ok {
+		t.Fatal("ObjectOf refused an object")
 	}
 	for _, tt := range []struct {
 		name string

@@ -88,7 +88,7 @@ type Hub struct {
 type pending struct {
 	conn    Conn
 	command string
-	done    func(reply rawjson.Checked)
+	done    func(reply envelope.Reply)
 	timer   *time.Timer
 }
 
@@ -246,7 +246,7 @@ func (h *Hub) SetTools(c Conn, tools []toollist.Tool, dropped []toollist.Dropped
 // Deliver hands c's reply to the call waiting for id, on the caller's
 // goroutine. A reply nobody waits for (late, cancelled, or never asked) is
 // dropped; it reports false then.
-func (h *Hub) Deliver(c Conn, id int64, reply rawjson.Checked) bool {
+func (h *Hub) Deliver(c Conn, id int64, reply envelope.Reply) bool {
 	h.mu.Lock()
 	p, ok := h.pending[id]
 	if !ok || p.conn != c {
@@ -382,7 +382,7 @@ func (h *Hub) Attached() <-chan struct{} {
 //
 // args must be a JSON object (or empty, for {}); it goes to the page as the
 // bytes it came as.
-func (h *Hub) Start(command string, args json.RawMessage, timeout time.Duration, done func(reply rawjson.Checked)) (cancel func() bool) {
+func (h *Hub) Start(command string, args json.RawMessage, timeout time.Duration, done func(reply envelope.Reply)) (cancel func() bool) {
 	if rawjson.IsNull(args) {
 		args = json.RawMessage(`{}`)
 	}
@@ -443,9 +443,9 @@ func requestFrame(id int64, command string, args []byte) []byte {
 
 // Call is Start for a caller that waits: it returns the reply envelope, or
 // the bridge's own "cancelled" envelope when ctx ends first.
-func (h *Hub) Call(ctx context.Context, command string, args json.RawMessage, timeout time.Duration) rawjson.Checked {
-	ch := make(chan rawjson.Checked, 1)
-	cancel := h.Start(command, args, timeout, func(r rawjson.Checked) { ch <- r })
+func (h *Hub) Call(ctx context.Context, command string, args json.RawMessage, timeout time.Duration) envelope.Reply {
+	ch := make(chan envelope.Reply, 1)
+	cancel := h.Start(command, args, timeout, func(r envelope.Reply) { ch <- r })
 	select {
 	case r := <-ch:
 		return r
@@ -458,7 +458,5 @@ func (h *Hub) Call(ctx context.Context, command string, args json.RawMessage, ti
 }
 
 // bridgeEnv is an envelope of the bridge's own, {"ok":false,"error":code,
-// "message":msg}, as the checked reply a call gets.
-func bridgeEnv(code, msg string) rawjson.Checked {
-	return rawjson.MustCheck(envelope.Bridge(code, msg))
-}
+// "message":msg}, as the reply a call gets.
+func bridgeEnv(code, msg string) envelope.Reply { return envelope.Own(code, msg) }

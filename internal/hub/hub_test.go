@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/stitchslop/stitchslop-bridge/security/rawjson"
+	"github.com/stitchslop/stitchslop-bridge/internal/envelope"
 )
 
 // fakeConn records frames and answers through the hub when told to.
@@ -89,7 +89,7 @@ func TestCallsMatchedByIDInAnyOrder(t *testing.T) {
 	// Answer in reverse order.
 	for i := 1; i >= 0; i-- {
 		reply, _ := json.Marshal(map[string]any{"id": reqs[i].ID, "ok": true, "cmd": reqs[i].Command})
-		if !h.Deliver(c, reqs[i].ID, rawjson.MustCheck(reply)) {
+		if !h.Deliver(c, reqs[i].ID, mustReply(reply)) {
 			t.Fatalf("Deliver(%d) = false, want true", reqs[i].ID)
 		}
 	}
@@ -181,13 +181,13 @@ func TestCancelDropsTheLateReply(t *testing.T) {
 	c := newFake(true)
 	attach(t, h, c)
 	called := make(chan []byte, 1)
-	cancel := h.Start("slow", nil, 0, func(r rawjson.Checked) { called <- r.Bytes() })
+	cancel := h.Start("slow", nil, 0, func(r envelope.Reply) { called <- r.Bytes() })
 	var req request
 	json.Unmarshal(<-c.sent, &req)
 	if !cancel() {
 		t.Fatal("cancel of a pending call = false, want true")
 	}
-	if h.Deliver(c, req.ID, rawjson.MustCheck([]byte(`{"id":1,"ok":true}`))) {
+	if h.Deliver(c, req.ID, mustReply([]byte(`{"id":1,"ok":true}`))) {
 		t.Fatal("Deliver of a cancelled call's reply = true, want it dropped")
 	}
 	select {
@@ -314,8 +314,8 @@ func TestNextWakesOnAttachAndDetach(t *testing.T) {
 func TestDisplacedTabsCallsFail(t *testing.T) {
 	h := New(time.Minute)
 	attach(t, h, newFake(true))
-	got := make(chan rawjson.Checked, 1)
-	h.Start("scene.describe", nil, 0, func(r rawjson.Checked) { got <- r })
+	got := make(chan envelope.Reply, 1)
+	h.Start("scene.describe", nil, 0, func(r envelope.Reply) { got <- r })
 	if _, err := h.Reserve(newFake(true), true); err != nil {
 		t.Fatalf("Reserve with takeover = %v, want nil", err)
 	}

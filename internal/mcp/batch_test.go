@@ -69,7 +69,7 @@ func TestBatchWaitsForItsPageCall(t *testing.T) {
 		t.Fatalf("before the page answered: got %q, want nothing (the batch waits for its call)", lines)
 	}
 	id, _ := rawjson.Int(rawjson.Get(frame, "id"))
-	if !s.srv.Hub.Deliver(page, id, rawjson.MustCheck([]byte(`{"id":`+string(rawjson.Get(frame, "id"))+`,"ok":true,"n":1}`))) {
+	if !s.srv.Hub.Deliver(page, id, mustReply([]byte(`{"id":`+string(rawjson.Get(frame, "id"))+`,"ok":true,"n":1}`))) {
 		t.Fatal("the page's reply found nobody waiting")
 	}
 	lines := out.lines()

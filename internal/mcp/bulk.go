@@ -6,8 +6,8 @@ import "github.com/stitchslop/stitchslop-bridge/security/gate"
 // (security/gate; THREAT_MODEL.md T8, T9): toolResponse passes each member
 // of the envelope through it, and the say line that leads the text. The
 // top-level image never goes through it: it leaves as an image block,
-// copied from the reply's own bytes once the whole of it is canonical
-// base64 (canonicalBase64).
+// copied from the reply's own bytes as the door's envelope.Image, the
+// whole of it canonical base64.
 var modelGuard = gate.Guard{Compact: true, Remedy: modelRemedy}
 
 // modelRemedy tells the model how to get a string the guard left out: by

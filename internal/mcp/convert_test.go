@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
-
-	"github.com/stitchslop/stitchslop-bridge/security/rawjson"
 )
 
 // decodeResult parses a tools/call response message.
@@ -82,7 +80,7 @@ func TestToolResponse(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			for _, modern := range []bool{false, true} {
-				texts, image, isError, rt := decodeResult(t, toolResponse([]byte("7"), rawjson.MustCheck([]byte(tt.env)), "", false, modern))
+				texts, image, isError, rt := decodeResult(t, toolResponse([]byte("7"), mustReply([]byte(tt.env)), "", false, modern))
 				gt, _ := json.Marshal(texts)
 				wt, _ := json.Marshal(tt.texts)
 				if string(gt) != string(wt) || image != tt.image || isError != tt.isError {
@@ -101,7 +99,7 @@ func TestToolResponse(t *testing.T) {
 func TestToolResponseSplicesTheImage(t *testing.T) {
 	payload := pngHead + strings.Repeat("QUJD", 1<<18) // 1 MiB of base64
 	env := []byte(`{"id":9,"ok":true,"dataUrl":"data:image/png;base64,` + payload + `"}`)
-	m := toolResponse([]byte("9"), rawjson.MustCheck(env), "", false, false)
+	m := toolResponse([]byte("9"), mustReply(env), "", false, false)
 	if len(m) != 3 {
 		t.Fatalf("image response has %d pieces, want 3 (head, payload, tail)", len(m))
 	}
@@ -119,7 +117,7 @@ func BenchmarkToolResponseText(b *testing.B) {
 	env := []byte(`{"id":12,"ok":true,"say":"Moved the star.","echo":"` + strings.Repeat("x", 200) + `","count":3}`)
 	b.ReportAllocs()
 	for b.Loop() {
-		toolResponse([]byte("12"), rawjson.MustCheck(env), "", false, false)
+		toolResponse([]byte("12"), mustReply(env), "", false, false)
 	}
 }
 
@@ -128,7 +126,7 @@ func BenchmarkToolResponseImage8MiB(b *testing.B) {
 	b.SetBytes(int64(len(env)))
 	b.ReportAllocs()
 	for b.Loop() {
-		toolResponse([]byte("12"), rawjson.MustCheck(env), "", false, false)
+		toolResponse([]byte("12"), mustReply(env), "", false, false)
 	}
 }
 

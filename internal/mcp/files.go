@@ -11,8 +11,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/stitchslop/stitchslop-bridge/internal/envelope"
 	"github.com/stitchslop/stitchslop-bridge/internal/replyfiles"
-	"github.com/stitchslop/stitchslop-bridge/security/rawjson"
 )
 
 // The file tools (protocol.md §7.15): the agent
@@ -141,11 +141,11 @@ func (s *Session) callWithFile(ctx context.Context, id, raw []byte, timeout time
 		release()
 		return fail("call_with_file: " + err.Error() + ". Nothing was sent to the tab.")
 	}
-	ch := make(chan rawjson.Checked, 1)
+	ch := make(chan envelope.Reply, 1)
 	// args is dead past here (and so not kept while the tab works on it).
-	cancel := s.srv.Hub.Start(a.Command, args, timeout, func(r rawjson.Checked) { ch <- r })
+	cancel := s.srv.Hub.Start(a.Command, args, timeout, func(r envelope.Reply) { ch <- r })
 	release() // the frame is queued for the tab, or refused
-	var env rawjson.Checked
+	var env envelope.Reply
 	select {
 	case env = <-ch:
 	case <-ctx.Done():
@@ -189,8 +189,8 @@ func (s *Session) callToFiles(ctx context.Context, id, raw []byte, timeout time.
 		return fail("call_to_files: cancelled before the files were saved.")
 	}
 	defer release()
-	r, err := replyfiles.Save(env.Bytes(), o)
-	if err != nil || (r.Tried() == 0 && string(rawjson.Get(env.Bytes(), "ok")) != "true") {
+	r := replyfiles.Save(env, o)
+	if r.Tried() == 0 && !env.OK() {
 		return toolResponse(id, env, "", false, modern) // a refusal, or nothing to save: the reply as it came
 	}
 	var saved, refused []string
@@ -207,11 +207,8 @@ func (s *Session) callToFiles(ctx context.Context, id, raw []byte, timeout time.
 	if refused != nil {
 		intro += " Not saved (nothing was written for these): " + strings.Join(refused, "; ") + "."
 	}
-	// The rewrite is the bridge's JSON, shaped by the page: a reply at
-	// rawjson.MaxMembers that gains an error member is over it.
-	shown, ok := rawjson.Check(r.Env)
-	if !ok {
+	if r.Env.Bytes() == nil { // the door refused the rewrite (replyfiles.Result)
 		return fail(intro + " The tab's reply, with what became of its files, has more members than the bridge passes on, so it is not shown.")
 	}
-	return toolResponse(id, shown, intro+" The tab answered:\n\n", len(r.Refused) > 0, modern)
+	return toolResponse(id, r.Env, intro+" The tab answered:\n\n", len(r.Refused) > 0, modern)
 }

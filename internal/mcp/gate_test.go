@@ -4,6 +4,7 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"go/types"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -42,8 +43,9 @@ func TestGateIsTheOnlyWayToTheModel(t *testing.T) {
 
 // TestOnlyTheImageIsCopied holds that every Message is one piece this
 // package encoded, but toolResponse's: its three pieces are the encoded
-// head, the image's base64 (which dataURL gives only when the whole of it
-// is canonical base64) and the encoded tail. No other code puts bytes it
+// head, the image's base64 (img.Base64(), of the envelope.Image that only
+// the door makes, once the whole of it is canonical base64) and the
+// encoded tail. No other code puts bytes it
 // did not encode between its own (issue 27).
 func TestOnlyTheImageIsCopied(t *testing.T) {
 	fset, found := token.NewFileSet(), 0
@@ -57,8 +59,8 @@ func TestOnlyTheImageIsCopied(t *testing.T) {
 		}
 		if fn == nil || fn.Name.Name != "toolResponse" || len(lit.Elts) != 3 {
 			t.Errorf("%s: a Message of %d pieces outside toolResponse: only an image's checked base64 may be written between pieces this package encoded", fset.Position(lit.Pos()), len(lit.Elts))
-		} else if img, isIdent := lit.Elts[1].(*ast.Ident); !isIdent || img.Name != "img" {
-			t.Errorf("%s: toolResponse's middle piece is not img, the base64 dataURL checked", fset.Position(lit.Pos()))
+		} else if call, isCall := lit.Elts[1].(*ast.CallExpr); !isCall || types.ExprString(call) != "img.Base64()" {
+			t.Errorf("%s: toolResponse's middle piece is not img.Base64(), the door's checked image", fset.Position(lit.Pos()))
 		}
 		found++
 		return true

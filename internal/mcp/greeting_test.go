@@ -58,7 +58,7 @@ type describePage struct {
 
 func (p *describePage) Send(b []byte) error {
 	id, _ := rawjson.Int(rawjson.Get(b, "id"))
-	go p.srv.Hub.Deliver(p, id, rawjson.MustCheck([]byte(`{"id":`+strconv.FormatInt(id, 10)+`,`+p.reply+`}`)))
+	go p.srv.Hub.Deliver(p, id, mustReply([]byte(`{"id":`+strconv.FormatInt(id, 10)+`,`+p.reply+`}`)))
 	return nil
 }
 func (p *describePage) Close()          {}

@@ -133,7 +133,8 @@ type Server struct {
 // the last ending in a newline. Every piece is bytes this package encoded,
 // but for one: an image block's base64 (toolResponse), which may alias a
 // page reply, so that it is written from the bytes it arrived in, and is
-// only ever canonical base64 (canonicalBase64), which cannot end a string.
+// only ever the door's envelope.Image: canonical base64, which cannot end
+// a string.
 type Message [][]byte
 
 // Output is where a session's messages go; a transport implements it.

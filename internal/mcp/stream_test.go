@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stitchslop/stitchslop-bridge/internal/envelope"
 	"github.com/stitchslop/stitchslop-bridge/internal/hub"
 	"github.com/stitchslop/stitchslop-bridge/security/fuzzseed"
 	"github.com/stitchslop/stitchslop-bridge/security/rawjson"
@@ -36,7 +37,7 @@ const (
 )
 
 // scriptedTab answers each command frame with reply, through the door a
-// tab's frame and a leader's /call answer both pass (rawjson.Check, and
+// tab's frame and a leader's /call answer both pass (envelope.Decode, and
 // the bridge's own bad_reply envelope when it refuses), from a goroutine
 // of its own as a page's reader or a follower's request would.
 type scriptedTab struct {
@@ -50,9 +51,9 @@ func (p *scriptedTab) Send(frame []byte) error {
 	p.wg.Add(1)
 	go func() {
 		defer p.wg.Done()
-		env, ok := rawjson.Check(p.reply)
-		if !ok {
-			env = rawjson.MustCheck([]byte(`{"ok":false,"error":"bad_reply","message":"refused"}`))
+		env, err := envelope.Decode(p.reply) // the door, as the page's reader and a follower use it
+		if err != nil {
+			env = envelope.Own("bad_reply", "refused")
 		}
 		p.h.Deliver(p, id, env)
 	}()

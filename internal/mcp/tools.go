@@ -13,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/stitchslop/stitchslop-bridge/internal/attempts"
+	"github.com/stitchslop/stitchslop-bridge/internal/envelope"
 	"github.com/stitchslop/stitchslop-bridge/internal/hub"
 	"github.com/stitchslop/stitchslop-bridge/internal/sites"
 	"github.com/stitchslop/stitchslop-bridge/internal/version"
@@ -267,7 +268,7 @@ func (s *Session) toolsCall(r request, meta []byte, modern bool) {
 		return
 	}
 	id := r.id
-	cancel := s.srv.Hub.Start(tool, args, timeout, func(env rawjson.Checked) {
+	cancel := s.srv.Hub.Start(tool, args, timeout, func(env envelope.Reply) {
 		s.finish(id, f, func() Message { return toolResponse(id, env, "", false, modern) })
 	})
 	s.setCancel(f, cancel)
@@ -641,12 +642,12 @@ func (s *Session) canvas(ctx context.Context, st hub.Snapshot, timeout time.Dura
 	if _, ok := s.srv.Hub.ArgNames("scene.describe"); st.Listed && !ok {
 		return "The tab does not list scene.describe, so the canvas is not described here."
 	}
-	env := s.srv.Hub.Call(ctx, "scene.describe", DescribeArgs, timeout).Bytes()
+	env := s.srv.Hub.Call(ctx, "scene.describe", DescribeArgs, timeout)
 	// Read member by member, each leniently: a member of another type is
 	// left out, never a failed greeting.
-	say, _ := rawjson.String(rawjson.Get(env, "say"))
-	if string(rawjson.Get(env, "ok")) != "true" {
-		why, _ := rawjson.String(rawjson.Get(env, "message"))
+	say, _ := env.String("say")
+	if !env.OK() {
+		why, _ := env.String("message")
 		if why == "" {
 			why = say
 		}
@@ -658,7 +659,7 @@ func (s *Session) canvas(ctx context.Context, st hub.Snapshot, timeout time.Dura
 		b.WriteString(" " + clip(say, 4*greetLabel))
 	}
 	shown, more := 0, 0
-	rawjson.Items(rawjson.Get(env, "items"), func(item []byte) bool {
+	rawjson.Items(env.Get("items"), func(item []byte) bool {
 		if shown == greetItems {
 			more++
 			return true
@@ -682,7 +683,7 @@ func (s *Session) canvas(ctx context.Context, st hub.Snapshot, timeout time.Dura
 		}
 		return true
 	})
-	if n, ok := rawjson.Int(rawjson.Get(env, "omitted")); ok && n > 0 {
+	if n, ok := rawjson.Int(env.Get("omitted")); ok && n > 0 {
 		more += int(min(n, math.MaxInt32))
 	}
 	if more > 0 {

@@ -269,14 +269,14 @@ type Credentials struct {
 // ParseFirstFrame reads a handshake frame: a JSON object with a token, a
 // secret, or both. A member that is not a string counts as absent.
 func ParseFirstFrame(b []byte) (Credentials, error) {
-	// rawjson.Check first, for the one rule every frame follows: a name
-	// given twice is refused, not read first-wins here and last-wins there.
-	var raw map[string]any
-	if _, ok := rawjson.Check(b); !ok || json.Unmarshal(b, &raw) != nil {
+	// Through the door, as every frame: a name given twice is refused,
+	// not read first-wins here and last-wins there.
+	f, err := envelope.Decode(b)
+	if err != nil {
 		return Credentials{}, errors.New("the first frame is not a JSON object, or names a member twice")
 	}
-	tok, _ := raw["token"].(string)
-	sec, _ := raw["secret"].(string)
+	tok, _ := f.String("token")
+	sec, _ := f.String("secret")
 	return Credentials{Token: tok, Secret: sec}, nil
 }
 
@@ -481,21 +481,21 @@ func (s *Server) serve(c *conn) {
 			return
 		}
 		c.heard()
-		// The one validation of what the tab sends (rawjson.Check): what
-		// the hub delivers, and the MCP face answers from, is only ever a
-		// checked object.
-		frame, valid := rawjson.Check(msg)
-		if !valid && rawjson.Valid(msg) && s.answerBadReply(c, msg) {
+		// The door (envelope.Decode): each frame is read once, here, and
+		// what the hub delivers, and the MCP face answers from, is only
+		// ever the Reply it made.
+		frame, err := envelope.Decode(msg)
+		if errors.Is(err, envelope.ErrNamedTwice) && s.answerBadReply(c, msg) {
 			s.Log.Warn("refused a reply from the tab that names a member twice or has too many members")
 			continue
 		}
-		if !valid {
+		if err != nil {
 			s.Log.Warn("ignored a frame from the tab that is not a JSON object with each member named once")
 			continue
 		}
-		id, tools, _ := classify(msg)
+		id, tools := frame.Get("id"), frame.Get("tools")
 		switch {
-		case id != nil:
+		case !rawjson.IsNull(id):
 			n, isInt := rawjson.Int(id)
 			if !isInt || !s.Hub.Deliver(c, n, frame) {
 				s.Log.Warn("ignored a reply nobody is waiting for (late, cancelled or unknown id)")
@@ -518,35 +518,27 @@ func (s *Server) serve(c *conn) {
 }
 
 // CodeBadReply is the error of the envelope that answers a call whose
-// reply is valid JSON that rawjson.Check refuses: a member named twice
+// reply is valid JSON that the door refuses: a member named twice
 // (which of the two a reader takes differs from reader to reader, so none
 // is taken), or more than rawjson.MaxMembers of them.
 const CodeBadReply = "bad_reply"
 
 // answerBadReply answers, in the tab's place, the call that msg (valid
-// JSON that failed rawjson.Check) replies to, if one is waiting, rather
-// than leave it to time out.
+// JSON that the door refused) replies to, if one is waiting, rather than
+// leave it to time out. The id is the only member read from it, and only
+// to find the call: the first id a top-level walk meets.
 func (s *Server) answerBadReply(c *conn, msg []byte) bool {
-	id, _, _ := classify(msg)
-	n, isInt := rawjson.Int(id)
-	return isInt && s.Hub.Deliver(c, n, rawjson.MustCheck(envelope.Bridge(CodeBadReply,
-		"The Stitch Slop tab's reply named a member twice, or had too many, so the bridge did not read it. This is a fault in the page; try again, or reload the tab.")))
-}
-
-// classify finds the members that say what a page frame is: a non-null id
-// (a reply, §2.5) or a tools member (the tool list). msg must be valid JSON;
-// ok is false when it is not an object.
-func classify(msg []byte) (id, tools []byte, ok bool) {
-	ok = rawjson.Each(msg, func(k, v []byte) bool {
-		switch {
-		case id == nil && rawjson.KeyIs(k, "id") && !rawjson.IsNull(v):
-			id = v
-		case tools == nil && rawjson.KeyIs(k, "tools"):
-			tools = v
+	var n int64
+	var isInt bool
+	rawjson.Each(msg, func(k, v []byte) bool {
+		if rawjson.KeyIs(k, "id") {
+			n, isInt = rawjson.Int(v)
+			return false
 		}
 		return true
 	})
-	return id, tools, ok
+	return isInt && s.Hub.Deliver(c, n, envelope.Own(CodeBadReply,
+		"The Stitch Slop tab's reply named a member twice, or had too many, so the bridge did not read it. This is a fault in the page; try again, or reload the tab."))
 }
 
 // readChunk is the size of the reusable buffer a frame is read into first.

@@ -38,7 +38,6 @@
 package replyfiles
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -84,7 +83,12 @@ type Part struct {
 
 // Result is what Save did.
 type Result struct {
-	Env     []byte // the reply to show, saying what was saved
+	// Env is the reply to show, saying what was saved: the reply itself
+	// when nothing changed, else the rewrite, through the door again
+	// (envelope.Decode), since a page shaped it. The zero Reply when the
+	// door refused the rewrite (a reply at rawjson.MaxMembers that gains a
+	// member is over it): what was saved is in Saved all the same.
+	Env     envelope.Reply
 	Saved   []Part
 	Refused []Part
 	HasText bool // the reply has a text string
@@ -93,9 +97,6 @@ type Result struct {
 // Tried is how many files, top-level image and text were to be saved:
 // each of them is saved or refused.
 func (r Result) Tried() int { return len(r.Saved) + len(r.Refused) }
-
-// ErrNotObject is a reply that is not a JSON object: nothing was saved.
-var ErrNotObject = errors.New("the reply is not a JSON object")
 
 // Members the bridge writes into a rewritten reply.
 var (
@@ -149,11 +150,8 @@ func CheckNames(o Options) error {
 }
 
 // Save saves the files of env, a page's reply, as the package doc says.
-func Save(env []byte, o Options) (Result, error) {
-	obj, err := envelope.Parse(env)
-	if err != nil {
-		return Result{Env: env}, ErrNotObject
-	}
+func Save(env envelope.Reply, o Options) Result {
+	obj := env.Members()
 	r := Result{Env: env}
 	s := &saver{Batch: files.Batch{Dir: o.Dir, Overwrite: o.Overwrite, Out: o.Out}, o: o, r: &r}
 	top := textMembers
@@ -187,11 +185,10 @@ func Save(env []byte, o Options) (Result, error) {
 		changed = true
 	}
 	if changed {
-		if r.Env, err = json.Marshal(obj); err != nil { // every value is valid JSON
-			return Result{Env: env}, fmt.Errorf("rewriting the reply: %w", err)
-		}
+		b, _ := json.Marshal(obj) // every value is a piece of valid JSON, or the bridge's
+		r.Env, _ = envelope.Decode(b)
 	}
-	return r, nil
+	return r
 }
 
 // list saves each entry of the files list raw and returns the list to show
@@ -228,13 +225,13 @@ func (s *saver) list(raw []byte) ([]byte, bool) {
 // entry saves files[i] and returns the entry to show in its place.
 func (s *saver) entry(i int, raw []byte) []byte {
 	where := fmt.Sprintf("files[%d]", i)
-	e, err := envelope.Parse(raw) // nil, and so no member, when err
+	e, isObject := envelope.ObjectOf(raw) // nil, and so no member, when not
 	name, _ := e.String("name")
 	dataURL, isString := e.String("dataUrl")
 	present := e.Get("dataUrl") != nil
 	e = e.Without(entryMembers...)
 	switch {
-	case err != nil:
+	case !isObject:
 		e = s.refused(where, "it is not an object", nil)
 	case i >= files.MaxSaved:
 		e = s.refused(where, fmt.Sprintf("one reply may save at most %d files", files.MaxSaved), e)
@@ -279,27 +276,6 @@ func (s *saver) save(where, name string, by files.By, data []byte, err error) (p
 func (s *saver) refused(where, why string, obj envelope.Object) envelope.Object {
 	s.r.Refused = append(s.r.Refused, Part{Where: where, Why: why})
 	return obj.With("error", why)
-}
-
-// DataURL reads v, a raw JSON value of a reply (its top-level dataUrl),
-// for both faces: the MIME type of a base64 data URL (files.SplitDataURL)
-// and its payload, not decoded. A string without escapes, as pages write
-// them, is read in place: payload is a piece of v, never a copy.
-func DataURL(v []byte) (mime string, payload []byte, ok bool) {
-	s, plain := rawjson.Plain(v)
-	if !plain {
-		u, isString := rawjson.String(v)
-		if !isString {
-			return "", nil, false
-		}
-		s = []byte(u)
-	}
-	head, payload, found := bytes.Cut(s, []byte(","))
-	if !found {
-		return "", nil, false // and no copy of a string that is no data URL
-	}
-	mime, _, ok = files.SplitDataURL(string(head) + ",")
-	return mime, payload, ok
 }
 
 // reason is err worded for the reader: without the package's prefix, and

@@ -121,12 +121,13 @@ type Guard struct {
 }
 
 // AppendMember appends the member key:value of a top-level object to dst,
-// both guarded. key is the raw member name, quotes included, and value its
-// raw value, both valid JSON: the pieces rawjson.Each yields.
-func (g Guard) AppendMember(dst, key, value []byte) []byte {
-	dst = g.walk(dst, key, nil, true)
+// both guarded. key is the member's name, value its raw value, valid JSON:
+// a member of a decoded reply (envelope.Member).
+func (g Guard) AppendMember(dst []byte, key string, value []byte) []byte {
+	k := AppendString(make([]byte, 0, len(key)+2), key)
+	dst = g.walk(dst, k, nil, true)
 	dst = append(dst, ':')
-	return g.walk(dst, value, key, false)
+	return g.walk(dst, value, k, false)
 }
 
 // Apply returns doc, a JSON document, guarded, and whether anything was
@@ -145,9 +146,9 @@ func (g Guard) Apply(doc []byte) ([]byte, bool) {
 }
 
 // Note returns the note that replaces the raw JSON string v, the value of
-// the top-level member key (raw, quotes included), if v is over a limit.
-// The note is the string's value, not JSON.
-func (g Guard) Note(key, v []byte) (string, bool) {
+// the top-level member key, if v is over a limit. The note is the
+// string's value, not JSON.
+func (g Guard) Note(key string, v []byte) (string, bool) {
 	if len(v) < 2 || v[0] != '"' {
 		return "", false
 	}
@@ -155,7 +156,7 @@ func (g Guard) Note(key, v []byte) (string, bool) {
 	if !cut {
 		return "", false
 	}
-	return g.note(n, mime, Left{At: pathOf(key, nil), DataURL: dataURL}), true
+	return g.note(n, mime, Left{At: pathOf(AppendString(nil, key), nil), DataURL: dataURL}), true
 }
 
 // frame is an open object or array while walking a value.
@@ -467,9 +468,25 @@ func thousands(n int) string {
 // (stdout and HTTP bodies of type application/json). Invalid UTF-8 becomes
 // U+FFFD; U+2028 and U+2029, which end lines in JavaScript, are escaped.
 func AppendString(dst []byte, s string) []byte {
+	if plainASCII(s) { // a name or a word: as it is, between quotes
+		dst = append(dst, '"')
+		dst = append(dst, s...)
+		return append(dst, '"')
+	}
 	b := bytes.NewBuffer(dst)
 	e := json.NewEncoder(b)
 	e.SetEscapeHTML(false)
 	e.Encode(s) // a string always encodes, and is followed by a newline
 	return b.Bytes()[:b.Len()-1]
+}
+
+// plainASCII reports whether s is printable ASCII without a quote or a
+// backslash: a JSON string of it is s between quotes.
+func plainASCII(s string) bool {
+	for i := range len(s) {
+		if c := s[i]; c < 0x20 || c >= 0x7F || c == '"' || c == '\\' {
+			return false
+		}
+	}
+	return true
 }

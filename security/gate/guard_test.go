@@ -228,24 +228,24 @@ func TestCompactIsJSONCompact(t *testing.T) {
 }
 
 func TestAppendMember(t *testing.T) {
-	got := string(testGuard.AppendMember([]byte("{"), []byte(`"text"`), []byte(`{ "a" : "`+big+`" }`)))
+	got := string(testGuard.AppendMember([]byte("{"), "text", []byte(`{ "a" : "`+big+`" }`)))
 	want := `{"text":{"a":` + note("3,145,728", "string", "at text.a") + `}`
 	if got != want {
 		t.Errorf("AppendMember = %.200s, want %.200s", got, want)
 	}
-	got = string(testGuard.AppendMember(nil, []byte(`"`+overBy1+`"`), []byte(`1`)))
+	got = string(testGuard.AppendMember(nil, overBy1, []byte(`1`)))
 	if want := note("100,001", "member name", "at the top level") + `:1`; got != want {
 		t.Errorf("AppendMember(long name) = %.200s, want %.200s", got, want)
 	}
 }
 
 func TestNote(t *testing.T) {
-	n, cut := testGuard.Note([]byte(`"say"`), []byte(`"`+big+`"`))
+	n, cut := testGuard.Note("say", []byte(`"`+big+`"`))
 	if want := "[bridge: a 3,145,728-character string was left out here (at say); " + remedy + "]"; !cut || n != want {
 		t.Errorf("Note(say, 3 MB) = %q, %v; want %q, true", n, cut, want)
 	}
 	for _, v := range []string{`"Done."`, `"` + under + `"`, `12`, `"`} {
-		if n, cut := testGuard.Note([]byte(`"say"`), []byte(v)); cut || n != "" {
+		if n, cut := testGuard.Note("say", []byte(v)); cut || n != "" {
 			t.Errorf("Note(say, %.40s) = %q, %v; want nothing", v, n, cut)
 		}
 	}

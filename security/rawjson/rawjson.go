@@ -1,24 +1,24 @@
-// Package rawjson is the control for which JSON is trusted (THREAT_MODEL.md
-// T8 site-inject, T9 input-dos): one validation, Check, that every frame
-// from a tab, every answer from a leader bridge and every envelope the
-// bridge makes passes, into the type Checked that only it can produce; and
-// readers that take the members of a checked object in place, without
-// decoding it. The relay only needs a few top-level members of each message
-// (a reply's id, a request's method and params) and passes the rest on as
-// the bytes it came as, so an image of megabytes is never copied.
+// Package rawjson is the JSON lexer of what the bridge does not trust
+// (THREAT_MODEL.md T8 site-inject, T9 input-dos): Check, the validation of
+// the door (internal/envelope.Decode), which every frame from a tab and
+// every answer from a leader bridge passes where it enters; Valid; and
+// readers that take the members of an object in place, without decoding
+// it. The relay only needs a few members of each message (a reply's id, a
+// request's method and params) and passes the rest on as the bytes it came
+// as, so an image of megabytes is never copied.
 //
-// Valid and Check validate, and every reader here, security/gate,
-// security/toollist and internal/envelope find the end of a string or a
-// value, and decode a string, with the same few functions (valid.go).
-// encoding/json reads MCP requests, the bridge's own files and the
-// control plane's small answers (a leader's /status); a page's frame and
-// a leader's /call answer are read by Check before anything else reads
-// them.
+// Every function here, security/gate, security/toollist and
+// internal/envelope find the end of a string or a value, and decode a
+// string, by the same few functions (valid.go), on one path: a walk
+// validates as it goes. encoding/json reads MCP requests, the bridge's own
+// files and the control plane's answers to the shell and to followers
+// (/status, /wait, /tools' other members); a tab's frame and a leader's
+// /call answer are read by the door before anything else reads them.
 //
-// What it does not cover: what a valid object says. A checked object's
-// strings reach the model only through security/gate. The readers expect
-// input that Valid has accepted; on other input they return false or nil
-// rather than panic, but what they find then is unspecified.
+// What it does not cover: what a valid object says. A decoded reply's
+// strings reach the model and the terminal only through security/gate.
+// The readers return false or nil on input that is not valid JSON rather
+// than panic, but what they find before the fault is unspecified.
 package rawjson
 
 import (
@@ -34,7 +34,7 @@ import (
 // stops when f returns false. It reports false if b is not an object.
 func Each(b []byte, f func(key, value []byte) bool) bool {
 	i := skipSpace(b, 0)
-	return i < len(b) && b[i] == '{' && value(b, i, 0, false, f, nil) >= 0
+	return i < len(b) && b[i] == '{' && value(b, i, 0, f, nil) >= 0
 }
 
 // Items calls f with each raw element of the JSON array b, in order, until
@@ -43,7 +43,7 @@ func Each(b []byte, f func(key, value []byte) bool) bool {
 // elements costs one pass and no memory.
 func Items(b []byte, f func(v []byte) bool) bool {
 	i := skipSpace(b, 0)
-	return i < len(b) && b[i] == '[' && value(b, i, 0, false, func(_, v []byte) bool { return f(v) }, nil) >= 0
+	return i < len(b) && b[i] == '[' && value(b, i, 0, func(_, v []byte) bool { return f(v) }, nil) >= 0
 }
 
 // Get returns the raw value of the first member named name, or nil.

@@ -137,10 +137,10 @@ func TestCheckMaxMembers(t *testing.T) {
 		}
 		return append(b[:len(b)-1], '}')
 	}
-	if _, ok := Check(obj(MaxMembers)); !ok {
+	if ok := Check(obj(MaxMembers)); !ok {
 		t.Errorf("Check(%d members) = false, want true", MaxMembers)
 	}
-	if _, ok := Check(obj(MaxMembers + 1)); ok {
+	if ok := Check(obj(MaxMembers + 1)); ok {
 		t.Errorf("Check(%d members) = true, want false", MaxMembers+1)
 	}
 }
@@ -230,16 +230,10 @@ func TestCheck(t *testing.T) {
 		{"{\"a\":{\"\xff\":1,\"\xfe\":2}}", false}, {`{"a":[[{"x":1,"y":2,"x":3}]]}`, false},
 		{`{"a":1,"A":2,"a ":3}`, true},
 	} {
-		if c, ok := Check([]byte(tc.in)); ok != tc.ok || (ok && string(c.Bytes()) != tc.in) {
-			t.Errorf("Check(%q) = %q, %v; want ok %v", tc.in, c.Bytes(), ok, tc.ok)
+		if ok := Check([]byte(tc.in)); ok != tc.ok {
+			t.Errorf("Check(%q) = %v; want %v", tc.in, ok, tc.ok)
 		}
 	}
-	defer func() {
-		if recover() == nil {
-			t.Error("MustCheck of invalid JSON did not panic")
-		}
-	}()
-	MustCheck([]byte(`{`))
 }
 
 // A reply of millions of tiny entries (issue 19: 28 million zeros), which
@@ -276,7 +270,7 @@ func TestCheckNamesInLargeObjects(t *testing.T) {
 		{`{"a":[` + obj(17, false) + `,` + obj(16, false) + `]}`, true},
 		{`{"a":[` + obj(3, true) + `]}`, false},
 	} {
-		if _, ok := Check([]byte(tc.in)); ok != tc.ok {
+		if ok := Check([]byte(tc.in)); ok != tc.ok {
 			t.Errorf("Check(%.80q…) = %v, want %v", tc.in, ok, tc.ok)
 		}
 	}
@@ -293,13 +287,13 @@ func TestCheckNamesHeldAreBounded(t *testing.T) {
 		}
 		return string(append(b, `"in":`+inner+`}`...))
 	}
-	if _, ok := Check([]byte(obj(MaxMembers/2-1, obj(MaxMembers/2-1, "0")))); !ok {
+	if ok := Check([]byte(obj(MaxMembers/2-1, obj(MaxMembers/2-1, "0")))); !ok {
 		t.Error("two nested objects of MaxMembers names in all: refused")
 	}
-	if _, ok := Check([]byte(obj(MaxMembers/2, obj(MaxMembers/2-1, "0")))); ok {
+	if ok := Check([]byte(obj(MaxMembers/2, obj(MaxMembers/2-1, "0")))); ok {
 		t.Error("two nested objects of MaxMembers+1 names in all: accepted")
 	}
-	if _, ok := Check([]byte(`{"a":` + obj(MaxMembers-1, "0") + `,"b":` + obj(MaxMembers-1, "0") + `}`)); !ok {
+	if ok := Check([]byte(`{"a":` + obj(MaxMembers-1, "0") + `,"b":` + obj(MaxMembers-1, "0") + `}`)); !ok {
 		t.Error("two sibling objects of MaxMembers names each: refused")
 	}
 }

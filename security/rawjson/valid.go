@@ -24,14 +24,14 @@ const MaxMembers = 10_000
 // bytes at a time. Page replies carry images as strings of many megabytes,
 // and this check runs on every one.
 func Valid(b []byte) bool {
-	i := value(b, skipSpace(b, 0), 0, true, nil, nil)
+	i := value(b, skipSpace(b, 0), 0, nil, nil)
 	return i >= 0 && skipSpace(b, i) == len(b)
 }
 
 // The lexer: every function of this package, and security/gate, finds the
-// end of a string and of a value here. With check, value and stringEnd
-// accept exactly the grammar json.Valid accepts; without, they trust that
-// b was checked and only skip, as fast as they can.
+// end of a string and of a value here, by one path: value and stringEnd
+// accept exactly the grammar json.Valid accepts, whether they validate a
+// frame at the door or walk a value of one already decoded.
 
 func skipSpace(b []byte, i int) int {
 	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
@@ -45,13 +45,13 @@ func skipSpace(b []byte, i int) int {
 // with each member's raw key (quotes included; nil for an array's
 // element) and raw value, in order, until it returns false; value then
 // returns a non-negative index without looking further.
-func value(b []byte, i, depth int, check bool, f func(k, v []byte) bool, n *names) int {
+func value(b []byte, i, depth int, f func(k, v []byte) bool, n *names) int {
 	if i >= len(b) {
 		return -1
 	}
 	switch c := b[i]; c {
 	case '"':
-		return stringEnd(b, i, check)
+		return stringEnd(b, i)
 	case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
 		return number(b, i)
 	case '{', '[':
@@ -73,7 +73,7 @@ func value(b []byte, i, depth int, check bool, f func(k, v []byte) bool, n *name
 				if i >= len(b) || b[i] != '"' {
 					return -1
 				}
-				if i = stringEnd(b, i, check); i < 0 {
+				if i = stringEnd(b, i); i < 0 {
 					return -1
 				}
 				key = b[ks:i]
@@ -86,7 +86,7 @@ func value(b []byte, i, depth int, check bool, f func(k, v []byte) bool, n *name
 				i = skipSpace(b, i+1)
 			}
 			vs := i
-			if i = value(b, i, depth+1, check, nil, n); i < 0 {
+			if i = value(b, i, depth+1, nil, n); i < 0 {
 				return -1
 			}
 			if f != nil && !f(key, b[vs:i]) {
@@ -110,20 +110,20 @@ func value(b []byte, i, depth int, check bool, f func(k, v []byte) bool, n *name
 }
 
 // Walk calls f with each member of the object, or each element of the
-// array, that starts at b[i] in JSON that was checked, as Each and Items
-// do, and returns the index just past it (or -1, or where f stopped).
-func Walk(b []byte, i int, f func(key, value []byte) bool) int { return value(b, i, 0, false, f, nil) }
+// array, that starts at b[i], as Each and Items do, and returns the index
+// just past it (or -1, or where f stopped).
+func Walk(b []byte, i int, f func(key, value []byte) bool) int { return value(b, i, 0, f, nil) }
 
 // StringEnd returns the index just past the JSON string that starts at
-// b[i], in JSON that was checked, or -1.
-func StringEnd(b []byte, i int) int { return stringEnd(b, i, false) }
+// b[i], or -1.
+func StringEnd(b []byte, i int) int { return stringEnd(b, i) }
 
 // stringEnd returns the index just past the string that starts at b[i], or
 // -1. It finds the next quote with bytes.IndexByte, many times faster than
 // a scan for either of two bytes, and searches again only when an escape
 // turns out to have swallowed that quote: a string full of escapes costs
 // time in proportion to its length, never to its length squared.
-func stringEnd(b []byte, i int, check bool) int {
+func stringEnd(b []byte, i int) int {
 	i++
 	q := -1 // index of the next quote at or after i, once found
 	for {
@@ -138,18 +138,15 @@ func stringEnd(b []byte, i int, check bool) int {
 		if e < 0 {
 			e = q - i
 		}
-		if check && hasControl(b[i:i+e]) {
+		if hasControl(b[i : i+e]) {
 			return -1
 		}
 		if i += e; i == q {
 			return q + 1
 		}
-		size := 2 // a backslash and the byte it escapes
-		if check {
-			var r rune
-			if r, size = Rune(b[i:]); r < 0 {
-				return -1
-			}
+		r, size := Rune(b[i:])
+		if r < 0 {
+			return -1
 		}
 		i += size
 	}
@@ -208,32 +205,23 @@ func number(b []byte, i int) int {
 	return i
 }
 
-// Checked is a JSON object that Check found valid: one value by Valid (no
-// raw control character in a string, nothing after it), an object, and no
-// object in it, at any depth, that names a member twice or has over
-// MaxMembers of them. It is the only way to make one, so code that takes a
-// Checked (the hub's replies, the MCP face's answer built from a reply)
-// takes only bytes that passed the one validation, whether they came from
-// the tab, from a leader bridge, or from the bridge itself.
+// Check validates b as one JSON object, by Valid's grammar (no raw control
+// character in a string, nothing after it), in which no object, at any
+// depth, names a member twice or has over MaxMembers of them. Names are
+// compared as they decode: "a" and "\u0061" are one name. The names are
+// tracked in the validating pass itself. It is the check of the door
+// (internal/envelope.Decode), which every frame from a tab and every
+// answer from a leader bridge passes where it enters.
 //
 // The one rule for duplicate names: there are none to disagree about.
 // This package's readers take a name's first member and encoding/json its
 // last; an object that gives a name twice (a reply saying "say":"a" and
 // "say":"b", or a file entry with two names) is refused, so every reader
 // of a checked object reads the same members.
-type Checked struct{ b []byte }
-
-// Check validates b as one JSON object in which no object, at any depth,
-// names a member twice or has over MaxMembers of them. Names are compared
-// as they decode: "a" and "\u0061" are one name. The names are tracked in
-// the validating pass itself.
-func Check(b []byte) (Checked, bool) {
+func Check(b []byte) bool {
 	start := skipSpace(b, 0)
-	end := value(b, start, 0, true, nil, &names{})
-	if end < 0 || b[start] != '{' || skipSpace(b, end) != len(b) {
-		return Checked{}, false
-	}
-	return Checked{b}, true
+	end := value(b, start, 0, nil, &names{})
+	return end >= 0 && b[start] == '{' && skipSpace(b, end) == len(b)
 }
 
 // names finds, in the validating pass, a name given twice in an object.
@@ -305,19 +293,3 @@ func (n *names) done(o *object) {
 		n.inSets -= o.count
 	}
 }
-
-// MustCheck is Check for an envelope the bridge made itself by encoding
-// a few members of its own (envelope.Bridge), which Check always accepts:
-// it panics otherwise. It never sees bytes a page shaped; the bridge's
-// rewrite of a page's reply (replyfiles.Save) is Checked like the reply,
-// and refused in words when it fails.
-func MustCheck(b []byte) Checked {
-	c, ok := Check(b)
-	if !ok {
-		panic("rawjson: the bridge made invalid JSON: " + string(b))
-	}
-	return c
-}
-
-// Bytes returns the checked object's bytes; they must not be changed.
-func (c Checked) Bytes() []byte { return c.b }

@@ -1,0 +1,97 @@
+package envelope
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+
+	"github.com/stitchslop/stitchslop-bridge/security/rawjson"
+)
+
+// Reply is an answer from a tab or a leader bridge as the door (Decode)
+// read it: its top-level members in order, each value a raw piece of the
+// answer's bytes that rawjson.Check has validated, and its image when it
+// carries one fit to pass as an image block. Decode is the only way to
+// make a Reply from bytes; Own makes the bridge's own. Whoever holds one
+// holds bytes that passed the one validation, already split into members:
+// nothing past the door lexes the answer again to find them.
+type Reply struct {
+	raw     []byte
+	members Object
+	image   Image
+}
+
+// The door's refusals. ErrNotObject is anything that is not one valid JSON
+// object; ErrNamedTwice is valid JSON that rawjson.Check refuses all the
+// same: an object, at some depth, that names a member twice or has over
+// rawjson.MaxMembers of them.
+var (
+	ErrNotObject  = errors.New("not one valid JSON object")
+	ErrNamedTwice = errors.New("a valid JSON object, but one that names a member twice or has too many members")
+)
+
+// Decode is the door: it reads b, a frame from a tab, an answer from a
+// leader bridge or a reply the shell's client received, once, where it
+// enters. b is kept, not copied; it must not change after.
+func Decode(b []byte) (Reply, error) {
+	if !rawjson.Check(b) {
+		if rawjson.Valid(b) && bytes.HasPrefix(bytes.TrimLeft(b, " \t\r\n"), []byte("{")) {
+			return Reply{}, ErrNamedTwice
+		}
+		return Reply{}, ErrNotObject
+	}
+	r := Reply{raw: b}
+	rawjson.Each(b, func(k, v []byte) bool {
+		name, _ := rawjson.String(k)
+		r.members = append(r.members, Member{name, v})
+		if name == "dataUrl" && r.image.data == nil {
+			r.image = imageOf(v)
+		}
+		return true
+	})
+	return r, nil
+}
+
+// Own is the envelope the bridge answers with itself, for a call the page
+// did not answer: {"ok":false,"error":code,"message":msg}.
+func Own(code, msg string) Reply {
+	o := Object{}.With("ok", false).With("error", code).With("message", msg)
+	b, _ := json.Marshal(o) // members of plain values: it cannot fail
+	return Reply{raw: b, members: o}
+}
+
+// Bridge is Own's bytes, for the faces that write an envelope of the
+// bridge's own straight out (the control plane, the shell).
+func Bridge(code, msg string) []byte { return Own(code, msg).raw }
+
+// Bytes returns the reply as it came, for what passes it on verbatim (a
+// leader's /call, protocol.md §4.2; the shell's --raw); it must not be
+// changed. The zero Reply, which no door made, has none.
+func (r Reply) Bytes() []byte { return r.raw }
+
+// Members returns the reply's top-level members, in order. The slice is
+// the reply's own: change a clone (Object's methods return new ones).
+func (r Reply) Members() Object { return r.members }
+
+// Get returns the raw value of the member called name, or nil.
+func (r Reply) Get(name string) json.RawMessage { return r.members.Get(name) }
+
+// String returns the value of the member called name if it is a string.
+func (r Reply) String(name string) (string, bool) { return r.members.String(name) }
+
+// OK reports whether the reply says ok:true.
+func (r Reply) OK() bool { return r.members.OK() }
+
+// ID returns the reply's id when it is an integer: the call it answers.
+func (r Reply) ID() (int64, bool) { return rawjson.Int(r.Get("id")) }
+
+// Image returns the image the reply's dataUrl carries, if it is one that
+// may pass as an image block (see Image).
+func (r Reply) Image() (Image, bool) { return r.image, r.image.data != nil }
+
+// Into decodes the reply into v, a struct of the fields a reader wants
+// (a leader's /status, say), with encoding/json: the typed decode on top of
+// the door's check. Since no object in the reply names a member twice,
+// encoding/json, which takes a name's last member, reads what every other
+// reader of the reply reads.
+func (r Reply) Into(v any) error { return json.Unmarshal(r.raw, v) }
