@@ -139,10 +139,11 @@ func TestFuzzListenReplySeeds(t *testing.T) { fuzzseed.Require(t, "FuzzListenRep
 // its bounds; a voiceSupport it passes on fits maxVoiceSupport.
 func FuzzListenReply(f *testing.F) {
 	f.Fuzz(func(t *testing.T, reply []byte) {
-		var r voiceReply
-		if json.Unmarshal(reply, &r) != nil {
+		answer, err := door(reply, nil)
+		if err != nil {
 			return
 		}
+		r := readVoice(answer)
 		lines, dropped := heardLines(r)
 		if len(lines) > maxUtterances || dropped < 0 {
 			t.Fatalf("heardLines(%q) = %d lines, %d dropped; want at most %d", reply, len(lines), dropped, maxUtterances)
