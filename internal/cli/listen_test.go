@@ -200,11 +200,11 @@ func TestListenLinesBoundedWhateverTheTabSends(t *testing.T) {
 		sel = append(sel, map[string]any{"id": strconv.Itoa(i) + wide, "name": wide})
 	}
 	reply, _ := json.Marshal(map[string]any{"ok": true, "heard": heard, "selection": sel})
-	var r voiceReply
-	if err := json.Unmarshal(reply, &r); err != nil {
+	answer, err := door(reply, nil)
+	if err != nil {
 		t.Fatal(err)
 	}
-	lines, dropped := heardLines(r)
+	lines, dropped := heardLines(readVoice(answer))
 	if len(lines) != maxUtterances || dropped != 10 {
 		t.Errorf("heardLines = %d lines, %d dropped; want %d, 10", len(lines), dropped, maxUtterances)
 	}
