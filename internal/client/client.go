@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/stitchslop/stitchslop-bridge/internal/control"
+	"github.com/stitchslop/stitchslop-bridge/internal/envelope"
 	"github.com/stitchslop/stitchslop-bridge/internal/exitcode"
 	"github.com/stitchslop/stitchslop-bridge/internal/session"
 	"github.com/stitchslop/stitchslop-bridge/security/limits"
@@ -331,20 +332,19 @@ func seconds(d time.Duration) string {
 // else the body; cut short, and quoted unless it is plain printable text
 // (whatever holds the port may have sent it).
 func refusal(b []byte, status int) (code, text string) {
-	var env struct {
-		Error   string `json:"error"`
-		Message string `json:"message"`
-	}
-	// A field of the wrong type is left empty and the other still read;
-	// a body that is no JSON object leaves both empty.
-	json.Unmarshal(b, &env)
+	// Through the door, as every answer: a member of the wrong type is
+	// left empty and the other still read; a body the door refuses (no
+	// JSON object, or one that names a member twice) leaves both empty.
+	env, _ := envelope.Decode(b)
+	errCode, _ := env.String("error")
+	message, _ := env.String("message")
 	code = "http_" + strconv.Itoa(status)
-	if len(env.Error) > 0 && len(env.Error) <= 40 && strings.Trim(env.Error, "abcdefghijklmnopqrstuvwxyz_") == "" {
-		code = env.Error
+	if len(errCode) > 0 && len(errCode) <= 40 && strings.Trim(errCode, "abcdefghijklmnopqrstuvwxyz_") == "" {
+		code = errCode
 	}
 	s := strings.TrimSpace(string(b))
-	if env.Message != "" {
-		s = env.Message
+	if message != "" {
+		s = message
 	}
 	if len(s) > maxErrorText {
 		s = strings.ToValidUTF8(s[:maxErrorText], "") + "..."

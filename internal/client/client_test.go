@@ -275,6 +275,9 @@ func TestRefusalText(t *testing.T) {
 		{"\x1b[2Jwiped", "http_403", `"\x1b[2Jwiped"`},
 		{`{"message":"fill\u3164er"}`, "http_403", `"fill\u3164er"`},
 		{`{"message":"pua\ue000 vs\ufe0f"}`, "http_403", `"pua\ue000 vs\ufe0f"`},
+		// Through the door: a name given twice is read neither way.
+		{`{"error":"forbidden","error":"unauthorized","message":"a","message":"b"}`, "http_403", `{"error":"forbidden","error":"unauthorized","message":"a","message":"b"}`},
+		{`{"error":7,"message":"typed wrong"}`, "http_403", "typed wrong"},
 	} {
 		code, text := refusal([]byte(tc.body), 403)
 		if code != tc.code || text != tc.text {

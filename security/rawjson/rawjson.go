@@ -10,10 +10,12 @@
 // Every function here, security/gate, security/toollist and
 // internal/envelope find the end of a string or a value, and decode a
 // string, by the same few functions (valid.go), on one path: a walk
-// validates as it goes. encoding/json reads MCP requests, the bridge's own
-// files and the control plane's answers to the shell and to followers
-// (/status, /wait, /tools' other members); a tab's frame and a leader's
-// /call answer are read by the door before anything else reads them.
+// validates as it goes. Every answer from a tab, a leader bridge or
+// whatever holds the port the shell dials passes the door before anything
+// else reads it; encoding/json then reads only MCP requests, the bridge's
+// own files and control-plane requests, and, on top of the door's check, a
+// tool's schema (security/toollist) and the struct a reader wants of a
+// leader's /status or /wait (internal/envelope.Reply.Into).
 //
 // What it does not cover: what a valid object says. A decoded reply's
 // strings reach the model and the terminal only through security/gate.
