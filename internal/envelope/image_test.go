@@ -2,6 +2,7 @@ package envelope
 
 import (
 	"encoding/base64"
+	"strings"
 	"testing"
 
 	"github.com/stitchslop/stitchslop-bridge/security/fuzzseed"
@@ -23,3 +24,20 @@ func FuzzCanonicalBase64(f *testing.F) {
 }
 
 func TestFuzzCanonicalBase64Seeds(t *testing.T) { fuzzseed.Require(t, "FuzzCanonicalBase64") }
+
+// BenchmarkDecodeImage is the door's cost on an 8 MiB render's reply:
+// the check, the members and the image's check, in one call.
+func BenchmarkDecodeImage(b *testing.B) {
+	const png = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk"
+	data := png + strings.Repeat("QUJD", (11<<20-len(png))/4)
+	env := []byte(`{"id":12,"ok":true,"say":"Here.","dataUrl":"data:image/png;base64,` + data + `"}`)
+	b.SetBytes(int64(len(env)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if r, err := Decode(env); err != nil {
+			b.Fatal(err)
+		} else if _, ok := r.Image(); !ok {
+			b.Fatal("no image")
+		}
+	}
+}

@@ -34,21 +34,23 @@ var (
 // leader bridge or a reply the shell's client received, once, where it
 // enters. b is kept, not copied; it must not change after.
 func Decode(b []byte) (Reply, error) {
-	if !rawjson.Check(b) {
+	r := Reply{raw: b, members: make(Object, 0, 8)} // a reply has a few
+	var dataURL []byte
+	if !rawjson.Check(b, func(k, v []byte) {
+		name, _ := rawjson.String(k)
+		r.members = append(r.members, Member{name, v})
+		if name == "dataUrl" {
+			dataURL = v // one at most: Check refuses a name given twice
+		}
+	}) {
 		if rawjson.Valid(b) && bytes.HasPrefix(bytes.TrimLeft(b, " \t\r\n"), []byte("{")) {
 			return Reply{}, ErrNamedTwice
 		}
 		return Reply{}, ErrNotObject
 	}
-	r := Reply{raw: b}
-	rawjson.Each(b, func(k, v []byte) bool {
-		name, _ := rawjson.String(k)
-		r.members = append(r.members, Member{name, v})
-		if name == "dataUrl" && r.image.data == nil {
-			r.image = imageOf(v)
-		}
-		return true
-	})
+	if dataURL != nil {
+		r.image = imageOf(dataURL)
+	}
 	return r, nil
 }
 

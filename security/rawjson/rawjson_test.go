@@ -137,10 +137,10 @@ func TestCheckMaxMembers(t *testing.T) {
 		}
 		return append(b[:len(b)-1], '}')
 	}
-	if ok := Check(obj(MaxMembers)); !ok {
+	if ok := Check(obj(MaxMembers), nil); !ok {
 		t.Errorf("Check(%d members) = false, want true", MaxMembers)
 	}
-	if ok := Check(obj(MaxMembers + 1)); ok {
+	if ok := Check(obj(MaxMembers + 1), nil); ok {
 		t.Errorf("Check(%d members) = true, want false", MaxMembers+1)
 	}
 }
@@ -149,7 +149,7 @@ func BenchmarkCheckImage(b *testing.B) {
 	env := []byte(`{"id":12,"ok":true,"say":"Here.","dataUrl":"data:image/png;base64,` + strings.Repeat("QUJD", 11<<20/4) + `"}`)
 	b.SetBytes(int64(len(env)))
 	for b.Loop() {
-		Check(env)
+		Check(env, nil)
 	}
 }
 
@@ -230,7 +230,7 @@ func TestCheck(t *testing.T) {
 		{"{\"a\":{\"\xff\":1,\"\xfe\":2}}", false}, {`{"a":[[{"x":1,"y":2,"x":3}]]}`, false},
 		{`{"a":1,"A":2,"a ":3}`, true},
 	} {
-		if ok := Check([]byte(tc.in)); ok != tc.ok {
+		if ok := Check([]byte(tc.in), nil); ok != tc.ok {
 			t.Errorf("Check(%q) = %v; want %v", tc.in, ok, tc.ok)
 		}
 	}
@@ -242,7 +242,7 @@ func BenchmarkCheckNumbers(b *testing.B) {
 	env := []byte(`{"ok":true,"files":[0` + strings.Repeat(",0", 4<<20) + `]}`)
 	b.SetBytes(int64(len(env)))
 	for b.Loop() {
-		Check(env)
+		Check(env, nil)
 	}
 }
 
@@ -270,7 +270,7 @@ func TestCheckNamesInLargeObjects(t *testing.T) {
 		{`{"a":[` + obj(17, false) + `,` + obj(16, false) + `]}`, true},
 		{`{"a":[` + obj(3, true) + `]}`, false},
 	} {
-		if ok := Check([]byte(tc.in)); ok != tc.ok {
+		if ok := Check([]byte(tc.in), nil); ok != tc.ok {
 			t.Errorf("Check(%.80q…) = %v, want %v", tc.in, ok, tc.ok)
 		}
 	}
@@ -287,13 +287,13 @@ func TestCheckNamesHeldAreBounded(t *testing.T) {
 		}
 		return string(append(b, `"in":`+inner+`}`...))
 	}
-	if ok := Check([]byte(obj(MaxMembers/2-1, obj(MaxMembers/2-1, "0")))); !ok {
+	if ok := Check([]byte(obj(MaxMembers/2-1, obj(MaxMembers/2-1, "0"))), nil); !ok {
 		t.Error("two nested objects of MaxMembers names in all: refused")
 	}
-	if ok := Check([]byte(obj(MaxMembers/2, obj(MaxMembers/2-1, "0")))); ok {
+	if ok := Check([]byte(obj(MaxMembers/2, obj(MaxMembers/2-1, "0"))), nil); ok {
 		t.Error("two nested objects of MaxMembers+1 names in all: accepted")
 	}
-	if ok := Check([]byte(`{"a":` + obj(MaxMembers-1, "0") + `,"b":` + obj(MaxMembers-1, "0") + `}`)); !ok {
+	if ok := Check([]byte(`{"a":` + obj(MaxMembers-1, "0") + `,"b":` + obj(MaxMembers-1, "0") + `}`), nil); !ok {
 		t.Error("two sibling objects of MaxMembers names each: refused")
 	}
 }

@@ -218,10 +218,22 @@ func number(b []byte, i int) int {
 // last; an object that gives a name twice (a reply saying "say":"a" and
 // "say":"b", or a file entry with two names) is refused, so every reader
 // of a checked object reads the same members.
-func Check(b []byte) bool {
+//
+// member, if not nil, is called with each top-level member's raw key and
+// value as the pass reaches it, so that the door splits an answer into its
+// members in the pass that validates it. When Check returns false, what
+// member was given must be thrown away.
+func Check(b []byte, member func(key, value []byte)) bool {
 	start := skipSpace(b, 0)
-	end := value(b, start, 0, nil, &names{})
-	return end >= 0 && b[start] == '{' && skipSpace(b, end) == len(b)
+	if start >= len(b) || b[start] != '{' {
+		return false
+	}
+	var f func(k, v []byte) bool
+	if member != nil {
+		f = func(k, v []byte) bool { member(k, v); return true }
+	}
+	end := value(b, start, 0, f, &names{})
+	return end >= 0 && skipSpace(b, end) == len(b)
 }
 
 // names finds, in the validating pass, a name given twice in an object.
