@@ -140,7 +140,7 @@ func TestCheckMaxMembers(t *testing.T) {
 	if ok := Check(obj(MaxMembers), nil); !ok {
 		t.Errorf("Check(%d members) = false, want true", MaxMembers)
 	}
-	if ok := Check(obj(MaxMembers + 1), nil); ok {
+	if ok := Check(obj(MaxMembers+1), nil); ok {
 		t.Errorf("Check(%d members) = true, want false", MaxMembers+1)
 	}
 }
@@ -293,7 +293,7 @@ func TestCheckNamesHeldAreBounded(t *testing.T) {
 	if ok := Check([]byte(obj(MaxMembers/2, obj(MaxMembers/2-1, "0"))), nil); ok {
 		t.Error("two nested objects of MaxMembers+1 names in all: accepted")
 	}
-	if ok := Check([]byte(`{"a":` + obj(MaxMembers-1, "0") + `,"b":` + obj(MaxMembers-1, "0") + `}`), nil); !ok {
+	if ok := Check([]byte(`{"a":`+obj(MaxMembers-1, "0")+`,"b":`+obj(MaxMembers-1, "0")+`}`), nil); !ok {
 		t.Error("two sibling objects of MaxMembers names each: refused")
 	}
 }
