@@ -42,3 +42,33 @@ func TestSec_RepeatedMemberReplyIsRefused(t *testing.T) {
 		})
 	}
 }
+
+// A reply the door refuses for any other reason (not one valid JSON
+// object) is answered bad_reply at once too, found by the id it leads with,
+// rather than left to the call's deadline; a frame with no id to find is
+// still only logged.
+func TestSec_BrokenReplyIsBadReply(t *testing.T) {
+	t.Parallel()
+	for name, tail := range map[string]string{
+		"raw newline in a string": `"ok":true,"say":"a` + "\n" + `b"}`,
+		"nested past the lexer":   `"ok":true,"deep":` + strings.Repeat("[", 10001) + strings.Repeat("]", 10001) + `}`,
+		"data after the object":   `"ok":true} {"id":1}`,
+		"cut short":               `"ok":true,"say":"a`,
+		"bad escape":              `"ok":true,"say":"\x"}`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			b, p := mcpTab(t, "call=60s")
+			p.serve(func(string, map[string]any) map[string]any { return nil })
+			id := b.rpc.request("tools/call", map[string]any{"name": "scene.describe", "arguments": map[string]any{}})
+			f, _ := p.command(0)
+			p.sendText(`{"id":` + string(f.id) + `,` + tail)
+			var r toolResult
+			b.rpc.result(b.rpc.responseWithin(id, 5*time.Second), &r)
+			_, env := r.envelope(t)
+			if !r.IsError || env["ok"] != false || env["error"] != "bad_reply" {
+				t.Errorf("%s: got isError %v env %v, want isError and {ok:false,error:bad_reply}", name, r.IsError, env)
+			}
+		})
+	}
+}

@@ -485,12 +485,12 @@ func (s *Server) serve(c *conn) {
 		// what the hub delivers, and the MCP face answers from, is only
 		// ever the Reply it made.
 		frame, err := envelope.Decode(msg)
-		if errors.Is(err, envelope.ErrNamedTwice) && s.answerBadReply(c, msg) {
-			s.Log.Warn("refused a reply from the tab that names a member twice or has too many members")
+		if err != nil && s.answerBadReply(c, msg, err) {
+			s.Log.Warn("refused a reply from the tab: " + err.Error())
 			continue
 		}
 		if err != nil {
-			s.Log.Warn("ignored a frame from the tab that is not a JSON object with each member named once")
+			s.Log.Warn("ignored a frame from the tab: " + err.Error())
 			continue
 		}
 		id, tools := frame.Get("id"), frame.Get("tools")
@@ -518,16 +518,19 @@ func (s *Server) serve(c *conn) {
 }
 
 // CodeBadReply is the error of the envelope that answers a call whose
-// reply is valid JSON that the door refuses: a member named twice
-// (which of the two a reader takes differs from reader to reader, so none
-// is taken), or more than rawjson.MaxMembers of them.
+// reply the door refuses: not one valid JSON object (a raw control
+// character in a string, nesting past the lexer's depth), a member named
+// twice (which of the two a reader takes differs from reader to reader, so
+// none is taken), or more than rawjson.MaxMembers of them.
 const CodeBadReply = "bad_reply"
 
-// answerBadReply answers, in the tab's place, the call that msg (valid
-// JSON that the door refused) replies to, if one is waiting, rather than
+// answerBadReply answers, in the tab's place, the call that msg (a frame
+// the door refused for why) replies to, if one is waiting, rather than
 // leave it to time out. The id is the only member read from it, and only
-// to find the call: the first id a top-level walk meets.
-func (s *Server) answerBadReply(c *conn, msg []byte) bool {
+// to find the call: the first id a top-level walk meets before the fault,
+// as pages write it first. The tab is authenticated and may answer any
+// call it was sent; all it can choose here is which one fails now.
+func (s *Server) answerBadReply(c *conn, msg []byte, why error) bool {
 	var n int64
 	var isInt bool
 	rawjson.Each(msg, func(k, v []byte) bool {
@@ -537,8 +540,12 @@ func (s *Server) answerBadReply(c *conn, msg []byte) bool {
 		}
 		return true
 	})
+	what := "named a member twice, or had too many"
+	if !errors.Is(why, envelope.ErrNamedTwice) {
+		what = "was not one valid JSON object"
+	}
 	return isInt && s.Hub.Deliver(c, n, envelope.Own(CodeBadReply,
-		"The Stitch Slop tab's reply named a member twice, or had too many, so the bridge did not read it. This is a fault in the page; try again, or reload the tab."))
+		"The Stitch Slop tab's reply "+what+", so the bridge did not read it. This is a fault in the page; try again, or reload the tab."))
 }
 
 // readChunk is the size of the reusable buffer a frame is read into first.
