@@ -39,6 +39,7 @@ func TestShort(t *testing.T) {
 		"sequential calls/s",
 		"concurrent calls/s, 64 in flight",
 		"CPU per call, sequential",
+		"CPU per call, 64 in flight",
 		"context switches per call, sequential",
 		"image reply 1 MiB",
 		"peak RSS, 1 MiB image",
