@@ -1,0 +1,111 @@
+package envelope
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"io"
+	"reflect"
+	"testing"
+
+	"github.com/stitchslop/stitchslop-bridge/security/files"
+	"github.com/stitchslop/stitchslop-bridge/security/fuzzseed"
+	"github.com/stitchslop/stitchslop-bridge/security/rawjson"
+)
+
+func TestFuzzDecodeSeeds(t *testing.T) { fuzzseed.Require(t, "FuzzDecode") }
+
+// FuzzDecode holds the door to what encoding/json, an independent reader,
+// makes of the same bytes: Decode accepts exactly the JSON objects in
+// which no object names a member twice (and refuses such a one that is
+// over its member bounds as ErrNamedTwice); what it accepts reads, member
+// by member, as encoding/json reads it; and an Image is only ever a
+// top-level dataUrl whose whole payload is canonical base64 of the image
+// type it names.
+func FuzzDecode(f *testing.F) {
+	f.Fuzz(func(t *testing.T, b []byte) {
+		r, err := Decode(b)
+		valid := json.Valid(b) && bytes.HasPrefix(bytes.TrimLeft(b, " \t\r\n"), []byte("{"))
+		dup, members := namesOf(b)
+		switch {
+		case err == nil && (!valid || dup):
+			t.Fatalf("Decode(%q) accepted it; valid object %v, a name given twice %v", b, valid, dup)
+		case errors.Is(err, ErrNamedTwice) && (!valid || !dup && members <= rawjson.MaxMembers):
+			t.Fatalf("Decode(%q) = %v; valid object %v, a name given twice %v, %d members", b, err, valid, dup, members)
+		case errors.Is(err, ErrNotObject) && valid:
+			t.Fatalf("Decode(%q) = %v for a valid object", b, err)
+		case err != nil:
+			if r.Bytes() != nil || r.Members() != nil {
+				t.Fatalf("Decode(%q) refused it but kept %q", b, r.Bytes())
+			}
+			return
+		}
+		var want map[string]json.RawMessage
+		if json.Unmarshal(b, &want) != nil || len(want) != len(r.Members()) {
+			t.Fatalf("Decode(%q) = %d members; encoding/json reads %d", b, len(r.Members()), len(want))
+		}
+		for _, m := range r.Members() {
+			var got, exp any
+			if json.Unmarshal(m.Value, &got) != nil || json.Unmarshal(want[m.Key], &exp) != nil || !reflect.DeepEqual(got, exp) {
+				t.Fatalf("Decode(%q): member %q is %s; encoding/json reads %s", b, m.Key, m.Value, want[m.Key])
+			}
+		}
+		img, ok := r.Image()
+		if !ok {
+			return
+		}
+		var url string
+		json.Unmarshal(want["dataUrl"], &url)
+		mime, payload, isURL := files.SplitDataURL(url)
+		data, derr := base64.StdEncoding.Strict().DecodeString(payload)
+		if !isURL || mime != img.MIME() || payload != string(img.Base64()) || derr != nil ||
+			base64.StdEncoding.EncodeToString(data) != payload || !files.ImageOK(mime, data[:min(18, len(data))]) {
+			t.Fatalf("Decode(%q) gave the image %s %q: not the dataUrl's canonical base64 of its type", b, img.MIME(), img.Base64())
+		}
+	})
+}
+
+// namesOf reads b with encoding/json's tokenizer: whether an object in it
+// names a member twice, and how many members it has in all.
+func namesOf(b []byte) (dup bool, members int) {
+	type frame struct {
+		object, wantKey bool
+		keys            map[string]bool
+	}
+	var stack []*frame
+	d := json.NewDecoder(bytes.NewReader(b))
+	for {
+		tok, err := d.Token()
+		if err == io.EOF || err != nil {
+			return dup, members
+		}
+		var top *frame
+		if len(stack) > 0 {
+			top = stack[len(stack)-1]
+		}
+		switch tok {
+		case json.Delim('{'), json.Delim('['):
+			if top != nil && top.object {
+				top.wantKey = true
+			}
+			stack = append(stack, &frame{object: tok == json.Delim('{'), wantKey: true, keys: map[string]bool{}})
+			continue
+		case json.Delim('}'), json.Delim(']'):
+			stack = stack[:len(stack)-1]
+			continue
+		}
+		if top == nil || !top.object {
+			continue
+		}
+		if !top.wantKey {
+			top.wantKey = true
+			continue
+		}
+		k := tok.(string)
+		members++
+		dup = dup || top.keys[k]
+		top.keys[k] = true
+		top.wantKey = false
+	}
+}
