@@ -91,7 +91,7 @@ func TestRequest(t *testing.T) {
 
 // fakeBridge serves h on loopback and writes a session file for it in a
 // fresh config dir, which it returns.
-func fakeBridge(t *testing.T, h http.HandlerFunc) string {
+func fakeBridge(t testing.TB, h http.HandlerFunc) string {
 	t.Helper()
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
