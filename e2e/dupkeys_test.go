@@ -24,18 +24,7 @@ func TestSec_RepeatedMemberReplyIsRefused(t *testing.T) {
 	} {
 		t.Run(reply, func(t *testing.T) {
 			t.Parallel()
-			b, p := mcpTab(t, "call=60s")
-			p.serve(func(string, map[string]any) map[string]any { return nil })
-			id := b.rpc.request("tools/call", map[string]any{"name": "scene.describe", "arguments": map[string]any{}})
-			f, _ := p.command(0)
-			p.sendText(`{"id":` + string(f.id) + `,` + reply + `}`)
-			// Answered at once by the bridge, not left to the 60 s deadline.
-			var r toolResult
-			b.rpc.result(b.rpc.responseWithin(id, 5*time.Second), &r)
-			_, env := r.envelope(t)
-			if !r.IsError || env["ok"] != false || env["error"] != "bad_reply" {
-				t.Errorf("reply {%s}: got isError %v env %v, want isError and {ok:false,error:bad_reply}", reply, r.IsError, env)
-			}
+			r := badReplyAtOnce(t, reply+"}")
 			if strings.Contains(r.text(), `"say"`) || strings.Contains(r.text(), "a\n") {
 				t.Errorf("reply {%s}: result %q repeats what the tab said", reply, r.text())
 			}
@@ -58,17 +47,25 @@ func TestSec_BrokenReplyIsBadReply(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			b, p := mcpTab(t, "call=60s")
-			p.serve(func(string, map[string]any) map[string]any { return nil })
-			id := b.rpc.request("tools/call", map[string]any{"name": "scene.describe", "arguments": map[string]any{}})
-			f, _ := p.command(0)
-			p.sendText(`{"id":` + string(f.id) + `,` + tail)
-			var r toolResult
-			b.rpc.result(b.rpc.responseWithin(id, 5*time.Second), &r)
-			_, env := r.envelope(t)
-			if !r.IsError || env["ok"] != false || env["error"] != "bad_reply" {
-				t.Errorf("%s: got isError %v env %v, want isError and {ok:false,error:bad_reply}", name, r.IsError, env)
-			}
+			badReplyAtOnce(t, tail)
 		})
 	}
+}
+
+// badReplyAtOnce has the tab answer a call with {"id":N, then tail, and
+// requires the call's result to be the bridge's bad_reply, at once rather
+// than at the call's 60 s deadline.
+func badReplyAtOnce(t *testing.T, tail string) toolResult {
+	t.Helper()
+	b, p := mcpTab(t, "call=60s")
+	p.serve(func(string, map[string]any) map[string]any { return nil })
+	id := b.rpc.request("tools/call", map[string]any{"name": "scene.describe", "arguments": map[string]any{}})
+	f, _ := p.command(0)
+	p.sendText(`{"id":` + string(f.id) + `,` + tail)
+	var r toolResult
+	b.rpc.result(b.rpc.responseWithin(id, 5*time.Second), &r)
+	if _, env := r.envelope(t); !r.IsError || env["ok"] != false || env["error"] != "bad_reply" {
+		t.Errorf("reply {%s: got isError %v env %v, want isError and {ok:false,error:bad_reply}", tail, r.IsError, env)
+	}
+	return r
 }
