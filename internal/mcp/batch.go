@@ -37,9 +37,9 @@ type batch struct {
 }
 
 var (
-	batchOpen  = []byte("[")
-	batchComma = []byte(",")
-	batchClose = []byte("]\n")
+	batchOpen  = Piece{Encoded: []byte("[")}
+	batchComma = Piece{Encoded: []byte(",")}
+	batchClose = Piece{Encoded: []byte("]\n")}
 )
 
 // hold records a held request of the batch.
@@ -62,9 +62,10 @@ func (b *batch) add(m Message) {
 	} else {
 		b.parts = append(b.parts, batchComma)
 	}
-	last := len(m) - 1
-	b.parts = append(b.parts, m[:last]...)
-	b.parts = append(b.parts, bytes.TrimSuffix(m[last], []byte("\n")))
+	last := m[len(m)-1] // its newline is the line's end, which the array's is
+	last.Encoded = bytes.TrimSuffix(last.Encoded, []byte("\n"))
+	b.parts = append(b.parts, m[:len(m)-1]...)
+	b.parts = append(b.parts, last)
 }
 
 // settle marks one thing the batch waited for as done and, when it was the

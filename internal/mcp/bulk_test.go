@@ -50,7 +50,7 @@ func TestToolResponseBulkGuardSparesTheImage(t *testing.T) {
 	nested := "data:image/png;base64," + strings.Repeat("A", 3000-22)
 	env := []byte(`{"id":9,"ok":true,"dataUrl":"data:image/png;base64,` + payload + `","thumbs":[{"dataUrl":"` + nested + `"}]}`)
 	m := toolResponse([]byte("9"), mustReply(env), "", false, false)
-	if len(m) != 3 || &m[1][0] != &env[bytes.Index(env, []byte(payload))] {
+	if len(m) != 2 || &m[0].Image.Base64()[0] != &env[bytes.Index(env, []byte(payload))] {
 		t.Fatal("the 3 MB image is not spliced from the envelope's own bytes")
 	}
 	texts, image, isError, _ := decodeResult(t, m)

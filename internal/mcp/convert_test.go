@@ -10,7 +10,7 @@ import (
 // decodeResult parses a tools/call response message.
 func decodeResult(t *testing.T, m Message) (texts []string, image string, isError bool, resultType string) {
 	t.Helper()
-	line := bytes.Join(m, nil)
+	line := m.join()
 	if !bytes.HasSuffix(line, []byte("\n")) || bytes.Count(line, []byte("\n")) != 1 {
 		t.Fatalf("message %q is not one line", line)
 	}
@@ -100,11 +100,11 @@ func TestToolResponseSplicesTheImage(t *testing.T) {
 	payload := pngHead + strings.Repeat("QUJD", 1<<18) // 1 MiB of base64
 	env := []byte(`{"id":9,"ok":true,"dataUrl":"data:image/png;base64,` + payload + `"}`)
 	m := toolResponse([]byte("9"), mustReply(env), "", false, false)
-	if len(m) != 3 {
-		t.Fatalf("image response has %d pieces, want 3 (head, payload, tail)", len(m))
+	if len(m) != 2 {
+		t.Fatalf("image response has %d pieces, want 2 (head and payload, tail)", len(m))
 	}
-	start := bytes.Index(env, []byte(payload))
-	if &m[1][0] != &env[start] || len(m[1]) != len(payload) {
+	start, img := bytes.Index(env, []byte(payload)), m[0].Image.Base64()
+	if &img[0] != &env[start] || len(img) != len(payload) {
 		t.Fatal("the image piece is not the envelope's own payload bytes")
 	}
 	_, image, _, _ := decodeResult(t, m)

@@ -162,10 +162,10 @@ func (s *Session) modern(r request, meta []byte) {
 		// supported names what a request with _meta can use, as
 		// server/discover does; the 2025 revisions are reached another
 		// way, which the message says.
-		s.send(Message{errorResponse(r.id, codeUnsupportedVersion, unsupportedMessage, map[string]any{
+		s.send(one(errorResponse(r.id, codeUnsupportedVersion, unsupportedMessage, map[string]any{
 			"supported": modernVersions,
 			"requested": v,
-		})})
+		})))
 		return
 	}
 	if caps := rawjson.Get(meta, metaClientCaps); len(caps) == 0 || caps[0] != '{' {
@@ -257,7 +257,7 @@ func (s *Session) listen(r request) {
 		honoured = []byte(`{"toolsListChanged":true}`)
 	}
 	ack := subNotification("notifications/subscriptions/acknowledged", r.id, honoured)
-	s.out.SendHeld(Message{ack}, func() {
+	s.out.SendHeld(one(ack), func() {
 		s.mu.Lock()
 		sub.acked = true
 		missed := sub.missed
@@ -304,7 +304,7 @@ func (s *Session) ListChanged() []Message {
 	}
 	var out []Message
 	if s.era == eraLegacy && s.ready {
-		out = append(out, Message{legacyListChanged})
+		out = append(out, one(legacyListChanged))
 	}
 	for _, sub := range s.subs {
 		switch {
@@ -312,7 +312,7 @@ func (s *Session) ListChanged() []Message {
 		case !sub.acked:
 			sub.missed = true
 		default:
-			out = append(out, Message{subNotification("notifications/tools/list_changed", sub.id, nil)})
+			out = append(out, one(subNotification("notifications/tools/list_changed", sub.id, nil)))
 		}
 	}
 	return out
@@ -328,6 +328,6 @@ func (s *Session) EndSubscriptions() {
 	for _, sub := range subs {
 		obj := []byte(`{"resultType":"complete","_meta":{"` + metaServerInfo + `":` + string(serverInfo) +
 			`,"` + metaSubscriptionID + `":` + string(sub.id) + `}}`)
-		s.out.SendHeld(Message{response(sub.id, obj)}, nil)
+		s.out.SendHeld(one(response(sub.id, obj)), nil)
 	}
 }

@@ -117,7 +117,7 @@ func (s *Server) fileSlot(ctx context.Context) (release func(), ok bool) {
 }
 
 func (s *Session) callWithFile(ctx context.Context, id, raw []byte, timeout time.Duration, modern bool) Message {
-	fail := func(msg string) Message { return Message{response(id, toolError(msg, modern))} }
+	fail := func(msg string) Message { return one(response(id, toolError(msg, modern))) }
 	var a withFileArgs
 	if msg := decodeStrict("call_with_file", raw, &a, &a.callArgs); msg != "" {
 		return fail(msg)
@@ -160,7 +160,7 @@ func (s *Session) callWithFile(ctx context.Context, id, raw []byte, timeout time
 }
 
 func (s *Session) callToFiles(ctx context.Context, id, raw []byte, timeout time.Duration, modern bool) Message {
-	fail := func(msg string) Message { return Message{response(id, toolError(msg, modern))} }
+	fail := func(msg string) Message { return one(response(id, toolError(msg, modern))) }
 	var a toFilesArgs
 	if msg := decodeStrict("call_to_files", raw, &a, &a.callArgs); msg != "" {
 		return fail(msg)

@@ -32,9 +32,7 @@ func newCapture() *capture { return &capture{sent: make(chan struct{}, 1024)} }
 
 func (c *capture) Send(m Message) {
 	c.mu.Lock()
-	for _, p := range m {
-		c.buf.Write(p)
-	}
+	c.buf.Write(m.join())
 	c.mu.Unlock()
 	c.sent <- struct{}{}
 }

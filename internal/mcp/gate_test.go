@@ -4,7 +4,6 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
-	"go/types"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -38,35 +37,6 @@ func TestGateIsTheOnlyWayToTheModel(t *testing.T) {
 	})
 	if found == 0 {
 		t.Fatal("found no content list at all: the test no longer sees resultHead")
-	}
-}
-
-// TestOnlyTheImageIsCopied holds that every Message is one piece this
-// package encoded, but toolResponse's: its three pieces are the encoded
-// head, the image's base64 (img.Base64(), of the envelope.Image that only
-// the door makes, once the whole of it is canonical base64) and the
-// encoded tail. No other code puts bytes it
-// did not encode between its own (issue 27).
-func TestOnlyTheImageIsCopied(t *testing.T) {
-	fset, found := token.NewFileSet(), 0
-	eachNode(t, fset, func(fn *ast.FuncDecl, n ast.Node) bool {
-		lit, ok := n.(*ast.CompositeLit)
-		if !ok {
-			return true
-		}
-		if id, isIdent := lit.Type.(*ast.Ident); !isIdent || id.Name != "Message" || len(lit.Elts) < 2 {
-			return true
-		}
-		if fn == nil || fn.Name.Name != "toolResponse" || len(lit.Elts) != 3 {
-			t.Errorf("%s: a Message of %d pieces outside toolResponse: only an image's checked base64 may be written between pieces this package encoded", fset.Position(lit.Pos()), len(lit.Elts))
-		} else if call, isCall := lit.Elts[1].(*ast.CallExpr); !isCall || types.ExprString(call) != "img.Base64()" {
-			t.Errorf("%s: toolResponse's middle piece is not img.Base64(), the door's checked image", fset.Position(lit.Pos()))
-		}
-		found++
-		return true
-	})
-	if found != 1 {
-		t.Fatalf("found %d Messages of several pieces, want toolResponse's one", found)
 	}
 }
 

@@ -35,6 +35,7 @@ import (
 	"time"
 
 	"github.com/stitchslop/stitchslop-bridge/internal/attempts"
+	"github.com/stitchslop/stitchslop-bridge/internal/envelope"
 	"github.com/stitchslop/stitchslop-bridge/internal/hub"
 	"github.com/stitchslop/stitchslop-bridge/internal/sites"
 	"github.com/stitchslop/stitchslop-bridge/security/rawjson"
@@ -131,11 +132,23 @@ type Server struct {
 
 // Message is one outgoing JSON-RPC message as the pieces to write in order,
 // the last ending in a newline. Every piece is bytes this package encoded,
-// but for one: an image block's base64 (toolResponse), which may alias a
-// page reply, so that it is written from the bytes it arrived in, and is
-// only ever the door's envelope.Image: canonical base64, which cannot end
-// a string.
-type Message [][]byte
+// then an image's base64 when the piece ends an image block's "data":"
+// (toolResponse). That base64 is an envelope.Image, which only the door
+// makes, and only of canonical base64, which cannot end a string: the type
+// leaves no other way to write bytes this package did not encode. It
+// aliases the page's reply, so that an image is written from the bytes it
+// arrived in.
+type Message []Piece
+
+// Piece is bytes this package encoded, then an image's base64 (none but in
+// an image block).
+type Piece struct {
+	Encoded []byte
+	Image   envelope.Image
+}
+
+// one is a Message of one piece, all encoded here.
+func one(b []byte) Message { return Message{{Encoded: b}} }
 
 // Output is where a session's messages go; a transport implements it.
 type Output interface {
@@ -478,7 +491,7 @@ func (s *Session) guarded(id []byte, build func() Message) (m Message) {
 	defer func() {
 		if recover() != nil {
 			s.srv.Log.Error("could not build the answer to a call from the tab's reply; the call was answered with an internal error")
-			m = Message{errorResponse(id, codeInternal, "internal error: the bridge could not build the answer from the tab's reply, so nothing of it was passed on; try again", nil)}
+			m = one(errorResponse(id, codeInternal, "internal error: the bridge could not build the answer from the tab's reply, so nothing of it was passed on; try again", nil))
 		}
 	}()
 	return build()
@@ -501,10 +514,10 @@ func (s *Session) send(m Message) {
 	s.out.Send(m)
 }
 
-func (s *Session) reply(id, result []byte) { s.send(Message{response(id, result)}) }
+func (s *Session) reply(id, result []byte) { s.send(one(response(id, result))) }
 
 func (s *Session) fail(id []byte, code int, msg string) {
-	s.send(Message{errorResponse(id, code, msg, nil)})
+	s.send(one(errorResponse(id, code, msg, nil)))
 }
 
 // response is {"jsonrpc":"2.0","id":ID,"result":RESULT} and a newline.

@@ -10,3 +10,12 @@ func mustReply(b []byte) envelope.Reply {
 	}
 	return r
 }
+
+// join is m's bytes, as a transport writes them.
+func (m Message) join() []byte {
+	var b []byte
+	for _, p := range m {
+		b = append(append(b, p.Encoded...), p.Image.Base64()...)
+	}
+	return b
+}

@@ -57,10 +57,10 @@ func toolResponse(id []byte, env envelope.Reply, intro string, refused, modern b
 	head = append(head, `,"result":`...)
 	head = resultHead(head, string(text), modern)
 	if !hasImage {
-		return Message{append(resultTail(head, "", failed), "}\n"...)}
+		return one(append(resultTail(head, "", failed), "}\n"...))
 	}
 	head = append(head, `,{"type":"image","data":"`...)
-	return Message{head, img.Base64(), append(resultTail(make([]byte, 0, len(img.MIME())+48), img.MIME(), failed), "}\n"...)}
+	return Message{{Encoded: head, Image: img}, {Encoded: append(resultTail(make([]byte, 0, len(img.MIME())+48), img.MIME(), failed), "}\n"...)}}
 }
 
 // textResult is a tools/call result of one text block, in the era's shape.

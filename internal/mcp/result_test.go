@@ -19,7 +19,7 @@ func TestGuardedAnswersAPanicWithAnError(t *testing.T) {
 			Message string `json:"message"`
 		} `json:"error"`
 	}
-	if len(m) != 1 || json.Unmarshal(m[0], &got) != nil || got.ID != 7 || got.Error.Code != codeInternal {
+	if len(m) != 1 || json.Unmarshal(m.join(), &got) != nil || got.ID != 7 || got.Error.Code != codeInternal {
 		t.Fatalf("guarded(a panic) = %q, want an internal error for id 7", m)
 	}
 	if strings.Contains(got.Error.Message, "reply was") {

@@ -108,7 +108,7 @@ func TestListChangedByEra(t *testing.T) {
 	}
 	s.Handle([]byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}`))
 	got := s.ListChanged()
-	if len(got) != 1 || string(got[0][0]) != string(legacyListChanged) {
+	if len(got) != 1 || string(got[0].join()) != string(legacyListChanged) {
 		t.Fatalf("legacy list change: got %q", got)
 	}
 
@@ -133,9 +133,9 @@ func TestListChangedByEra(t *testing.T) {
 			Meta map[string]json.RawMessage `json:"_meta"`
 		}
 	}
-	json.Unmarshal(got[0][0], &n)
+	json.Unmarshal(got[0].join(), &n)
 	if n.Method != "notifications/tools/list_changed" || string(n.Params.Meta["io.modelcontextprotocol/subscriptionId"]) != `"s1"` {
-		t.Fatalf("modern list change %s: want list_changed on subscription \"s1\"", got[0][0])
+		t.Fatalf("modern list change %s: want list_changed on subscription \"s1\"", got[0].join())
 	}
 }
 

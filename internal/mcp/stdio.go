@@ -90,7 +90,7 @@ func (srv *Server) Serve(ctx context.Context, in io.Reader, out io.Writer) (open
 			line, tooLong, err := readLine(r)
 			switch {
 			case tooLong:
-				t.Send(Message{errorResponse(null, codeInvalidRequest, fmt.Sprintf("message over %d bytes", MaxLine), nil)})
+				t.Send(one(errorResponse(null, codeInvalidRequest, fmt.Sprintf("message over %d bytes", MaxLine), nil)))
 			case len(bytes.TrimSpace(line)) > 0:
 				s.Handle(line)
 			}
@@ -162,12 +162,14 @@ func (t *stdio) write(out io.Writer, s *Session, changed <-chan struct{}, srv *S
 	failed := false
 	put := func(m Message) {
 		for _, p := range m {
-			if failed {
-				return
-			}
-			if _, err := w.Write(p); err != nil {
-				failed = true
-				srv.Log.Warn("could not write to stdout; the MCP client has gone", "err", err.Error())
+			for _, b := range [2][]byte{p.Encoded, p.Image.Base64()} {
+				if failed {
+					return
+				}
+				if _, err := w.Write(b); err != nil {
+					failed = true
+					srv.Log.Warn("could not write to stdout; the MCP client has gone", "err", err.Error())
+				}
 			}
 		}
 	}

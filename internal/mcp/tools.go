@@ -489,17 +489,17 @@ func (s *Session) waitForConnection(ctx context.Context, id []byte, tool string,
 			if errors.Is(err, sites.ErrNotAllowed) {
 				code = "origin_not_allowed"
 			}
-			return Message{response(id, toolError("pair: "+code+": "+err.Error()+". Nothing was done.", modern))}
+			return one(response(id, toolError("pair: "+code+": "+err.Error()+". Nothing was done.", modern)))
 		}
 		w.site = paired.Site
 	}
 	port, err := s.srv.Open(ctx, w.own, named)
 	if err != nil {
-		return Message{response(id, toolError("The bridge cannot listen for the Stitch Slop tab: "+err.Error(), modern))}
+		return one(response(id, toolError("The bridge cannot listen for the Stitch Slop tab: "+err.Error(), modern)))
 	}
 	if paired.Armed && s.srv.Relay != nil {
 		if err := s.srv.Relay(ctx, paired.Token, paired.Site); err != nil {
-			return Message{response(id, toolError(fmt.Sprintf("pair: the bridge on port %d, which this one follows and whose port the tab dials, did not take the token: %v", port, err), modern))}
+			return one(response(id, toolError(fmt.Sprintf("pair: the bridge on port %d, which this one follows and whose port the tab dials, did not take the token: %v", port, err), modern)))
 		}
 	}
 	site := w.site
@@ -519,9 +519,9 @@ func (s *Session) waitForConnection(ctx context.Context, id []byte, tool string,
 	wctx, cancel := context.WithTimeout(ctx, time.Duration(w.secs*float64(time.Second)))
 	defer cancel()
 	if !s.attachedTo(wctx, w.site) {
-		return Message{response(id, textResult(s.stillWaiting(ctx, tool, site, port, mode, w.secs, paired, before), false, modern))}
+		return one(response(id, textResult(s.stillWaiting(ctx, tool, site, port, mode, w.secs, paired, before), false, modern)))
 	}
-	return Message{response(id, textResult(s.greeting(ctx, tool, port, mode, already, paired, timeout), false, modern))}
+	return one(response(id, textResult(s.greeting(ctx, tool, port, mode, already, paired, timeout), false, modern)))
 }
 
 // stillWaiting is a timed-out wait's result: a normal result, then what
