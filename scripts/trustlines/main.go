@@ -1,6 +1,8 @@
 // Command trustlines counts the code lines of the release binary that sit
 // at a trust boundary, layer by layer, in the order data crosses them: the
-// figures docs/reviewing.md quotes, so that they are measured, not typed.
+// figures docs/reviewing.md quotes, so that they are measured, not typed;
+// and, under the total, the part of them in the files that read a page's
+// or a leader's JSON (door).
 //
 //	go run ./scripts/trustlines            # a Markdown table
 //	go run ./scripts/trustlines -check docs/reviewing.md
@@ -133,28 +135,35 @@ func replaceMarked(file, table string) error {
 // render measures every layer and returns the table: every file a layer
 // names, and in a last row every other file the rule counts (countedFiles).
 func render() (string, error) {
-	counted, err := countedFiles()
+	counted, jsonReaders, err := countedFiles()
 	if err != nil {
 		return "", err
 	}
 	var b strings.Builder
 	b.WriteString("| layer | code lines | in the linux binary | darwin | windows | files |\n|---|---:|---:|---:|---:|---|\n")
 	total := make([]int, 1+len(targets))
-	row := func(name string, files []string, label string) error {
+	measure := func(files []string) ([]int, error) {
 		n := make([]int, 1+len(targets))
 		for _, f := range files {
 			c, err := codeLines(f)
 			if err != nil {
-				return err
+				return nil, err
 			}
 			n[0] += c
 			for i, ctx := range targets {
 				if ok, err := ctx.MatchFile(filepath.Dir(f), filepath.Base(f)); err != nil {
-					return err
+					return nil, err
 				} else if ok {
 					n[1+i] += c
 				}
 			}
+		}
+		return n, nil
+	}
+	row := func(name string, files []string, label string) error {
+		n, err := measure(files)
+		if err != nil {
+			return err
 		}
 		for i := range n {
 			total[i] += n[i]
@@ -187,15 +196,35 @@ func render() (string, error) {
 		return "", err
 	}
 	fmt.Fprintf(&b, "| **all trust-boundary code** | **%d** | **%d** | **%d** | **%d** | |\n", total[0], total[1], total[2], total[3])
+	readers := make([]string, 0, len(jsonReaders))
+	for f := range jsonReaders {
+		readers = append(readers, f)
+	}
+	sort.Strings(readers)
+	n, err := measure(readers)
+	if err != nil {
+		return "", err
+	}
+	fmt.Fprintf(&b, "| of which, the files that read a page's or a leader's JSON: the door and its lexer, and every file that imports either | %d | %d | %d | %d | `%s`, `%s` and their importers |\n",
+		n[0], n[1], n[2], n[3], door[0], door[1])
 	return b.String(), nil
 }
 
+// door is the package that reads every answer a tab or a leader sends
+// where it enters, and the lexer it reads with: a file that imports either
+// can hold a page's JSON.
+var door = []string{"internal/envelope", "security/rawjson"}
+
 // countedFiles applies the rule (carriers) to every non-test file of this
 // module's packages in the bridge's release binary, on any of its systems,
-// by path from the module root.
-func countedFiles() (map[string]bool, error) {
-	counted := map[string]bool{}
-	carrier, exit := map[string]bool{}, map[string]bool{}
+// by path from the module root; and the narrower rule (door) too, for the
+// files that read a page's or a leader's JSON.
+func countedFiles() (counted, jsonReaders map[string]bool, err error) {
+	counted, jsonReaders = map[string]bool{}, map[string]bool{}
+	carrier, exit, isDoor := map[string]bool{}, map[string]bool{}, map[string]bool{}
+	for _, d := range door {
+		isDoor[module+"/"+d] = true
+	}
 	for _, c := range carriers {
 		carrier[module+"/"+c] = true
 	}
@@ -208,7 +237,7 @@ func countedFiles() (map[string]bool, error) {
 		cmd.Env = append(os.Environ(), "GOOS="+ctx.GOOS, "GOARCH="+ctx.GOARCH, "CGO_ENABLED=0")
 		out, err := cmd.Output()
 		if err != nil {
-			return nil, fmt.Errorf("go list for %s: %w", ctx.GOOS, err)
+			return nil, nil, fmt.Errorf("go list for %s: %w", ctx.GOOS, err)
 		}
 		for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
 			path, _, _ := strings.Cut(line, " ")
@@ -219,28 +248,30 @@ func countedFiles() (map[string]bool, error) {
 			seen[rel] = true
 			files, err := goFiles([]string{rel})
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			whole := carrier[path] || exit[path] || strings.HasPrefix(rel, "security/")
 			for _, f := range files {
-				if whole {
-					counted[f] = true
-					continue
-				}
 				imports, err := importsOf(f)
 				if err != nil {
-					return nil, err
+					return nil, nil, err
 				}
+				counted[f] = counted[f] || whole
+				jsonReaders[f] = jsonReaders[f] || isDoor[path]
 				for _, im := range imports {
-					if carrier[im] {
-						counted[f] = true
-						break
-					}
+					counted[f] = counted[f] || carrier[im]
+					jsonReaders[f] = jsonReaders[f] || isDoor[im]
+				}
+				if !counted[f] {
+					delete(counted, f)
+				}
+				if !jsonReaders[f] {
+					delete(jsonReaders, f)
 				}
 			}
 		}
 	}
-	return counted, nil
+	return counted, jsonReaders, nil
 }
 
 // importsOf lists the import paths of a Go file.

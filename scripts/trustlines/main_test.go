@@ -79,3 +79,23 @@ func TestEveryRawJSONUserIsCounted(t *testing.T) {
 		t.Fatal("no package imports security/rawjson; the check proves nothing")
 	}
 }
+
+// TestJSONReadersAreCounted: the narrower figure is a part of the whole
+// one, and finds the places a page's frame is read.
+func TestJSONReadersAreCounted(t *testing.T) {
+	t.Chdir("../..")
+	counted, readers, err := countedFiles()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for f := range readers {
+		if !counted[f] {
+			t.Errorf("%s reads a page's JSON but is not counted", f)
+		}
+	}
+	for _, f := range []string{"internal/page/page.go", "internal/envelope/reply.go", "internal/bridge/follow.go", "internal/cli/verbs.go"} {
+		if !readers[f] {
+			t.Errorf("%s reads a page's or a leader's JSON, but is not among the readers", f)
+		}
+	}
+}
