@@ -5,7 +5,8 @@ package e2e
 // readers take a name's first member and encoding/json its last, and two
 // readers that disagree are where a check is walked around. The rule holds
 // at every depth (issue 27): a file entry's name or dataUrl given twice is
-// as ambiguous as a top-level say.
+// as ambiguous as a top-level say; and names are one when they print alike,
+// since the exits strip invisible characters ("o\u200bk" prints as "ok").
 
 import (
 	"strings"
@@ -21,6 +22,9 @@ func TestSec_RepeatedMemberReplyIsRefused(t *testing.T) {
 		`"ok":false,"ok":true,"say":"a"`,
 		`"ok":true,"files":[{"name":"a.png","n\u0061me":"b.sh"}]`, // nested, escaped
 		`"ok":true,"shapes":{"say":"a","say":"b"}`,
+		// Names that print alike (the exits strip invisible characters).
+		`"ok":true,"o\u200bk":false`,
+		`"ok":true,"files":[{"name":"a.png","dataUrl":"data:,","saved\u200bTo":"/x","savedTo":"/y"}]`,
 	} {
 		t.Run(reply, func(t *testing.T) {
 			t.Parallel()

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/binary"
 	"hash/maphash"
+
+	"github.com/stitchslop/stitchslop-bridge/security/unprintable"
 )
 
 // maxDepth is encoding/json's own nesting limit, so that Valid and
@@ -208,7 +210,8 @@ func number(b []byte, i int) int {
 // Check validates b as one JSON object, by Valid's grammar (no raw control
 // character in a string, nothing after it), in which no object, at any
 // depth, names a member twice or has over MaxMembers of them. Names are
-// compared as they decode: "a" and "\u0061" are one name. The names are
+// compared as they decode and as they print: "a", "\u0061" and "a\u200b"
+// are one name (names). The names are
 // tracked in the validating pass itself. It is the check of the door
 // (internal/envelope.Decode), which every frame from a tab and every
 // answer from a leader bridge passes where it enters.
@@ -236,7 +239,10 @@ func Check(b []byte, member func(key, value []byte)) bool {
 	return end >= 0 && skipSpace(b, end) == len(b)
 }
 
-// names finds, in the validating pass, a name given twice in an object.
+// names finds, in the validating pass, a name given twice in an object:
+// two names are one when they decode alike ("a" and "\u0061") or print
+// alike, without the characters security/unprintable names ("ok" and
+// "o\u200bk"), since every exit to a reader (security/gate) strips those.
 // Its list is reused from object to object, so a list of a million small
 // objects costs no allocation per object.
 type names struct {
@@ -265,9 +271,9 @@ func (n *names) add(o *object, k []byte) bool {
 		return false
 	}
 	name := k[1 : len(k)-1]
-	if !plain(name) {
+	if !plain(name) || !unprintable.PlainText(name) {
 		u, _ := String(k)
-		name = []byte(u)
+		name = []byte(unprintable.Strip(u))
 	}
 	if o.set == nil && o.count > smallObject {
 		if !n.seeded {
