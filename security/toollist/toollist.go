@@ -40,6 +40,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"strings"
@@ -269,16 +270,23 @@ func clean(v any, depth int) (any, bool) {
 			}
 		}
 	case map[string]any:
+		// Keys in order, each decided on as it reads once cleaned, so that
+		// "$re\u200bf" is a $ref, and two keys that clean alike (which the
+		// door refuses in a page's frame) keep the same one every time.
 		out := make(map[string]any, len(x))
-		for k, e := range x {
-			c, ok := clean(e, depth-1)
+		for _, k := range slices.Sorted(maps.Keys(x)) {
+			c, ok := clean(x[k], depth-1)
 			if !ok {
 				return nil, false
 			}
-			if ref, _ := e.(string); (k == "$ref" || k == "$dynamicRef") && !strings.HasPrefix(ref, "#") {
+			name := gate.Clean(k)
+			if _, taken := out[name]; taken {
 				continue
 			}
-			out[gate.Clean(k)] = c
+			if ref, _ := c.(string); (name == "$ref" || name == "$dynamicRef") && !strings.HasPrefix(ref, "#") {
+				continue
+			}
+			out[name] = c
 		}
 		return out, true
 	}

@@ -161,6 +161,9 @@ func TestSanitizeSchema(t *testing.T) {
 		{"wrong type", `{"type":"string"}`, `{"type":"object"}`},
 		{"remote ref dropped", `{"type":"object","properties":{"a":{"$ref":"https://evil.test/s.json"}}}`, `{"properties":{"a":{}},"type":"object"}`},
 		{"local ref kept", `{"type":"object","properties":{"a":{"$ref":"#/$defs/a"}}}`, `{"properties":{"a":{"$ref":"#/$defs/a"}},"type":"object"}`},
+		// Decided on the key as it reads once cleaned (an outside attack).
+		{"remote ref behind an invisible character dropped", `{"type":"object","properties":{"a":{"$re\u200bf":"https://evil.test/s.json","$dynamic\u2060Ref":"https://evil.test/d.json"}}}`, `{"properties":{"a":{}},"type":"object"}`},
+		{"keys that clean alike: one, the same each time", `{"type":"object","properties":{"a":{"x":1,"x\u200b":2}}}`, `{"properties":{"a":{"x":1}},"type":"object"}`},
 		{"invisible text removed", `{"type":"object","description":"ok\u200b\u202e\udb40\udc41"}`, `{"description":"ok","type":"object"}`},
 	}
 	for _, tt := range tests {
