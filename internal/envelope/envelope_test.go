@@ -51,6 +51,9 @@ func TestDecodeReadsOnce(t *testing.T) {
 		{`{"ok":true,"dataUrl":"data:image/jpeg;base64,` + png + `"}`, "ok dataUrl", "", ""},             // not the type it claims
 		{`{"ok":true,"dataUrl":"data:image/png;base64,` + png[:len(png)-2] + `"}`, "ok dataUrl", "", ""}, // not whole quanta
 		{`{"\u0073ay":"x","files":[{"dataUrl":"data:image/png;base64,` + png + `"}]}`, "say files", "", ""},
+		// The block's type is the bridge's word for it, not the page's
+		// spelling (an outside attack sent a vertical tab).
+		{`{"dataUrl":"data:\u000bIMAGE/PNG;base64,` + png + `"}`, "dataUrl", "image/png", png},
 	} {
 		r, err := Decode([]byte(tt.in))
 		if err != nil {

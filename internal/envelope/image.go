@@ -11,7 +11,7 @@ import (
 // Image is the image a reply's top-level dataUrl carries, as the door
 // found it: the whole payload canonical standard base64 (canonicalBase64),
 // so that no byte of it can end the JSON string it is copied into, and
-// decoding to the image type it claims (files.ImageOK). Only the door
+// decoding to the image type it claims (files.ImageType). Only the door
 // makes one. Its base64 is a piece of the reply's bytes when the page
 // wrote the string without escapes, as pages do: never copied, never
 // decoded.
@@ -20,7 +20,9 @@ type Image struct {
 	data []byte
 }
 
-// MIME returns the image's type, as the data URL gives it.
+// MIME returns the image's type as its bytes say it (files.ImageType),
+// which is the type the data URL claims: image/png, image/jpeg, image/gif
+// or image/webp, never the page's spelling of it.
 func (im Image) MIME() string { return im.mime }
 
 // Base64 returns the image's payload: canonical standard base64, which an
@@ -36,10 +38,11 @@ func imageOf(v []byte) Image {
 	}
 	head := make([]byte, 18)
 	n, _ := base64.StdEncoding.Decode(head, data[:min(24, len(data))])
-	if !files.ImageOK(mime, head[:n]) {
+	typ := files.ImageType(mime, head[:n])
+	if typ == "" {
 		return Image{}
 	}
-	return Image{mime, data}
+	return Image{typ, data}
 }
 
 // DataURL reads v, a raw JSON value of a reply (its top-level dataUrl),

@@ -25,12 +25,16 @@ func sniff(b []byte) string {
 	return ""
 }
 
-// ImageOK reports whether data that a page calls an image of type mime is
-// one, by its leading bytes: true only for a PNG, JPEG, GIF or WebP image
-// of that very type. It decides what becomes an MCP image block.
-func ImageOK(mime string, head []byte) bool {
-	got := sniff(head)
-	return got != "" && got == rasterType(mime)
+// ImageType returns the type of data that a page calls an image of type
+// mime, by its leading bytes, when it is one: image/png, image/jpeg,
+// image/gif or image/webp, and that very type; "" otherwise. It decides
+// what becomes an MCP image block, and gives the type the block names, in
+// the bridge's words rather than the page's spelling of it.
+func ImageType(mime string, head []byte) string {
+	if got := sniff(head); got != "" && got == rasterType(mime) {
+		return got
+	}
+	return ""
 }
 
 // rasterType is mime, lower case and without parameters, if it is one of

@@ -20,8 +20,8 @@ func TestImageChecks(t *testing.T) {
 		{"image/jpeg", png, false}, {"image/png", html, false}, {"text/html", html, false},
 		{"image/svg+xml", []byte("<svg>"), false}, {"image/png", nil, false},
 	} {
-		if got := ImageOK(tc.mime, tc.head); got != tc.ok {
-			t.Errorf("ImageOK(%q, %q) = %v, want %v", tc.mime, tc.head, got, tc.ok)
+		if got := ImageType(tc.mime, tc.head); (got != "") != tc.ok || got != "" && got != sniff(tc.head) {
+			t.Errorf("ImageType(%q, %q) = %q, want ok %v", tc.mime, tc.head, got, tc.ok)
 		}
 	}
 	for _, tc := range []struct {

@@ -38,7 +38,7 @@
 //
 // What it does not cover: the top-level image of an MCP reply, which the
 // MCP face turns into an image block (its bytes checked against its type by
-// security/files.ImageOK) before the guard sees the rest; and the words
+// security/files.ImageType) before the guard sees the rest; and the words
 // themselves, which reach the model as the page wrote them, visible (T8:
 // the model must treat a page's reply as data). It expects valid JSON,
 // which the bridge checks when a frame arrives; on other input it neither
