@@ -49,12 +49,23 @@ func saveImage(env envelope.Reply, file string, overwrite bool, log *slog.Logger
 		log.Warn("the reply carries no image ("+why+"); nothing was written", "out", file)
 		return rewrite(o.Without(outMembers...))
 	}
+	o = o.Set("dataUrl", nil)
+	// What stdout will say is decided before the file is written: a reply
+	// whose rewrite the door would refuse (one at rawjson.MaxMembers that
+	// gains two) is refused with nothing written, not saved and then
+	// reported as a failure. The values do not change the door's verdict.
+	planned := o
+	for _, name := range outMembers {
+		planned = planned.Set(name, json.RawMessage(`0`))
+	}
+	if _, err := rewrite(planned); err != nil {
+		return envelope.Reply{}, outErr("bad_reply", "the reply, with what --out would add to it, has more members than the shell prints")
+	}
 	abs, n, err := writeImage(file, mime, payload, overwrite)
 	if err != nil {
 		return envelope.Reply{}, err
 	}
 	log.Info(fmt.Sprintf("saved %d bytes of %s to %s", n, mime, abs)) // the logger escapes what is not printable
-	o = o.Set("dataUrl", nil)
 	for i, v := range []any{abs, n, mime} {
 		b, _ := json.Marshal(v)
 		o = o.Set(outMembers[i], b) // no duplicate from the page left to shadow it

@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"log/slog"
 	"math/rand/v2"
 	"os"
@@ -16,6 +17,7 @@ import (
 	"github.com/stitchslop/stitchslop-bridge/internal/client"
 	"github.com/stitchslop/stitchslop-bridge/internal/exitcode"
 	"github.com/stitchslop/stitchslop-bridge/internal/ui"
+	"github.com/stitchslop/stitchslop-bridge/security/rawjson"
 )
 
 // save runs saveImage on reply with FILE out.png in a fresh directory, and
@@ -198,6 +200,24 @@ func TestSaveImageKeepsEarlierFile(t *testing.T) {
 	}
 	if names := listDir(t, dir); len(names) != 1 {
 		t.Errorf("failed save left %q, want out.png alone", names)
+	}
+}
+
+// A reply that --out's three members would take over the door's bound is
+// refused before the image is written, not written and then reported as a
+// failure (an outside attack: the agent's retry met file_exists).
+func TestSaveImageDecidesTheReportFirst(t *testing.T) {
+	reply := []byte(`{"dataUrl":"data:image/png;base64,` + pngB64 + `"`)
+	for i := range rawjson.MaxMembers - 1 {
+		reply = fmt.Appendf(reply, `,"k%d":0`, i)
+	}
+	dir, out, _, err := save(t, append(reply, '}'))
+	var ce *client.Error
+	if !errors.As(err, &ce) || ce.Code != "bad_reply" || !strings.HasSuffix(ce.Msg, "nothing was written") {
+		t.Fatalf("saveImage(%d members) = %.80q, %v; want bad_reply, nothing written", rawjson.MaxMembers, out, err)
+	}
+	if names := listDir(t, dir); len(names) != 0 {
+		t.Errorf("saveImage(%d members) left %q, want nothing written", rawjson.MaxMembers, names)
 	}
 }
 
