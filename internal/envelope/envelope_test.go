@@ -106,3 +106,27 @@ func TestSetAndWithout(t *testing.T) {
 		}
 	}
 }
+
+// Into refuses what encoding/json would read otherwise than the door: two
+// names alike but for case, at any depth (an outside attack's /status
+// named both origin and Origin).
+func TestIntoRefusesNamesAlikeButForCase(t *testing.T) {
+	var st struct {
+		Origin string `json:"origin"`
+	}
+	for in, want := range map[string]error{
+		`{"origin":"https://a","Origin":"https://b"}`:         ErrNamedTwice,
+		`{"x":[{"ſ":1,"S":2}]}`:                               ErrNamedTwice, // U+017F folds to s and S
+		`{"x":{"k":1,"\u212a":2}}`:                            ErrNamedTwice, // the Kelvin sign folds to k
+		`{"origin":"https://a","x":{"origin":"https://b"}}`:   nil,
+		`{"origin":"https://a","x":[{"Origin":"https://b"}]}`: nil,
+	} {
+		r, err := Decode([]byte(in))
+		if err != nil {
+			t.Fatalf("Decode(%s): %v", in, err)
+		}
+		if err := r.Into(&st); err != want {
+			t.Errorf("Into(%s) = %v, want %v", in, err, want)
+		}
+	}
+}

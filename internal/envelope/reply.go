@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"strings"
+	"unicode"
 
 	"github.com/stitchslop/stitchslop-bridge/security/rawjson"
 )
@@ -93,7 +95,47 @@ func (r Reply) Image() (Image, bool) { return r.image, r.image.data != nil }
 
 // Into decodes the reply into v, a struct of the fields a reader wants
 // (a leader's /status, say), with encoding/json: the typed decode on top of
-// the door's check. Since no object in the reply names a member twice,
-// encoding/json, which takes a name's last member, reads what every other
-// reader of the reply reads.
-func (r Reply) Into(v any) error { return json.Unmarshal(r.raw, v) }
+// the door's check. encoding/json takes a name's last member, and matches a
+// field's name without regard to case; so that it reads what every other
+// reader of the reply reads, a reply in which an object names two members
+// alike but for case ("origin" and "Origin"), which the door holds apart,
+// is refused here, as ErrNamedTwice.
+func (r Reply) Into(v any) error {
+	if foldedTwice(r.raw) {
+		return ErrNamedTwice
+	}
+	return json.Unmarshal(r.raw, v)
+}
+
+// foldedTwice reports whether an object in v, a value the door checked,
+// names two members that are one under Unicode case folding, as
+// encoding/json compares a name with a field's.
+func foldedTwice(v []byte) bool {
+	twice := false
+	seen := map[string]bool{}
+	rawjson.Each(v, func(k, val []byte) bool {
+		name, _ := rawjson.String(k)
+		f := fold(name)
+		twice = seen[f] || foldedTwice(val)
+		seen[f] = true
+		return !twice
+	})
+	rawjson.Items(v, func(val []byte) bool {
+		twice = foldedTwice(val)
+		return !twice
+	})
+	return twice
+}
+
+// fold maps each character of s to the least of those it is equal to under
+// simple case folding: two strings are equal under strings.EqualFold when
+// they fold alike.
+func fold(s string) string {
+	return strings.Map(func(r rune) rune {
+		least := r
+		for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
+			least = min(least, f)
+		}
+		return least
+	}, s)
+}
