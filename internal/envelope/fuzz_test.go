@@ -29,12 +29,14 @@ func FuzzDecode(f *testing.F) {
 	f.Fuzz(func(t *testing.T, b []byte) {
 		r, err := Decode(b)
 		valid := json.Valid(b) && bytes.HasPrefix(bytes.TrimLeft(b, " \t\r\n"), []byte("{"))
-		dup, members := namesOf(b)
+		dup, members, longest := namesOf(b)
+		// A name's raw form is at most 6 bytes a byte of its value (\u0000),
+		// and its value at most 3 bytes a raw byte (an invalid byte is U+FFFD).
 		switch {
-		case err == nil && (!valid || dup):
-			t.Fatalf("Decode(%q) accepted it; valid object %v, a name given twice %v", b, valid, dup)
-		case errors.Is(err, ErrNamedTwice) && (!valid || !dup && members <= rawjson.MaxMembers):
-			t.Fatalf("Decode(%q) = %v; valid object %v, a name given twice %v, %d members", b, err, valid, dup, members)
+		case err == nil && (!valid || dup || longest > 3*rawjson.MaxName):
+			t.Fatalf("Decode(%q) accepted it; valid object %v, a name given twice %v, a name of %d bytes", b, valid, dup, longest)
+		case errors.Is(err, ErrNamedTwice) && (!valid || !dup && members <= rawjson.MaxMembers && 6*longest <= rawjson.MaxName):
+			t.Fatalf("Decode(%q) = %v; valid object %v, a name given twice %v, %d members, a name of %d bytes", b, err, valid, dup, members, longest)
 		case errors.Is(err, ErrNotObject) && valid:
 			t.Fatalf("Decode(%q) = %v for a valid object", b, err)
 		case err != nil:
@@ -70,8 +72,9 @@ func FuzzDecode(f *testing.F) {
 
 // namesOf reads b with encoding/json's tokenizer: whether an object in it
 // names a member twice (as the names print, security/unprintable's
-// characters stripped), and how many members it has in all.
-func namesOf(b []byte) (dup bool, members int) {
+// characters stripped), how many members it has in all, and the length of
+// its longest name.
+func namesOf(b []byte) (dup bool, members, longest int) {
 	type frame struct {
 		object, wantKey bool
 		keys            map[string]bool
@@ -81,7 +84,7 @@ func namesOf(b []byte) (dup bool, members int) {
 	for {
 		tok, err := d.Token()
 		if err == io.EOF || err != nil {
-			return dup, members
+			return dup, members, longest
 		}
 		var top *frame
 		if len(stack) > 0 {
@@ -105,6 +108,7 @@ func namesOf(b []byte) (dup bool, members int) {
 			top.wantKey = true
 			continue
 		}
+		longest = max(longest, len(tok.(string)))
 		k := unprintable.Strip(tok.(string)) // names print alike: one name
 		members++
 		dup = dup || top.keys[k]

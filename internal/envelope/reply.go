@@ -25,11 +25,11 @@ type Reply struct {
 
 // The door's refusals. ErrNotObject is anything that is not one valid JSON
 // object; ErrNamedTwice is valid JSON that rawjson.Check refuses all the
-// same: an object, at some depth, that names a member twice or has over
-// rawjson.MaxMembers of them.
+// same: an object, at some depth, that names a member twice, or has over
+// rawjson.MaxMembers of them, or a name over rawjson.MaxName bytes.
 var (
 	ErrNotObject  = errors.New("not one valid JSON object")
-	ErrNamedTwice = errors.New("a valid JSON object, but one that names a member twice or has too many members")
+	ErrNamedTwice = errors.New("a valid JSON object, but one that names a member twice, or has too many members or too long a name")
 )
 
 // Decode is the door: it reads b, a frame from a tab, an answer from a

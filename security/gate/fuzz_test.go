@@ -21,8 +21,10 @@ const (
 // FuzzGuard: on any input, the guard neither panics nor hangs. On valid
 // JSON its output is valid JSON with the same tokens in the same order,
 // except each string over a limit (as encoding/json decodes and counts it),
-// which is a note giving its length; when nothing is over, the compact
-// output is json.Compact's and Apply returns the document untouched.
+// which is a note giving its length, and each member whose name, cleaned,
+// is Reserved, which is left out; when nothing is over or left out, the
+// compact output is json.Compact's and Apply returns the document
+// untouched.
 func FuzzGuard(f *testing.F) {
 	old := limits
 	limits.dataURL, limits.str = fuzzDataURL, fuzzString
@@ -30,9 +32,10 @@ func FuzzGuard(f *testing.F) {
 	f.Add([]byte(`{"id":1,"ok":true,"say":"Done.","members":[{"text":"0123456789012345678901234567890123456789"}]}`))
 	f.Add([]byte(`{"files":[{"name":"a.png","dataUrl":"data:image/png;base64,iVBORw0KGgo="}],"n":-1.5e3}`))
 	f.Add([]byte(`{"0123456789012345678901234567890123456789":"data\u003a,x\ud83d\ude00\ud800\u00e9é\"\\"}`))
+	f.Add([]byte(`{"[bridge]":1,"a":{"b":0,"\u005bbridge]":[1,{"b":2}],"c":3},"\u200b[bridge: x]":{}}`))
 	f.Fuzz(func(t *testing.T, doc []byte) {
 		g := Guard{Compact: true, Remedy: func(Left) string { return "R" }}
-		out := g.walk(nil, doc, nil, false)
+		out := g.walk(nil, doc, nil, false, 0)
 		applied, changed := Guard{}.Apply(doc)
 		if !json.Valid(doc) {
 			return
@@ -44,6 +47,7 @@ func FuzzGuard(f *testing.F) {
 		if err != nil {
 			t.Skip("encoding/json's decoder refuses what json.Valid accepts (depth)")
 		}
+		in, dropped := withoutReserved(in)
 		got, err := tokens(out)
 		if err != nil || len(got) != len(in) {
 			t.Fatalf("guard(%q) = %q: %d tokens (%v), want %d", doc, out, len(got), err, len(in))
@@ -52,7 +56,7 @@ func FuzzGuard(f *testing.F) {
 		// as U+FFFD: a change; so does an escaped lone surrogate (outside
 		// strings valid JSON has no backslash, so the whole document is
 		// looked at).
-		anyOver := !utf8.Valid(doc) || loneSurrogate(doc)
+		anyOver := !utf8.Valid(doc) || loneSurrogate(doc) || dropped
 		for i, tok := range in {
 			s, isString := tok.(string)
 			if isString && !overLimit(s) {
@@ -127,3 +131,58 @@ func tokens(doc []byte) ([]json.Token, error) {
 // invisible is what Clean removes: the one rule's characters but the
 // layout of running text.
 func invisible(r rune) bool { return r != '\t' && r != '\n' && unprintable.Is(r) }
+
+// withoutReserved is toks without the members whose names, cleaned, are
+// Reserved (name and value, however deep the value), and whether there
+// were any: the rule, written apart from the code.
+func withoutReserved(toks []json.Token) (out []json.Token, dropped bool) {
+	type level struct{ obj, wantKey bool }
+	var stack []level
+	skip := 0 // > 0 while inside a value being left out: its nesting
+	for i := 0; i < len(toks); i++ {
+		tok := toks[i]
+		d, isDelim := tok.(json.Delim)
+		if skip > 0 {
+			switch d {
+			case '{', '[':
+				skip++
+			case '}', ']':
+				skip--
+			}
+			if skip == 1 && (!isDelim || d == '}' || d == ']') {
+				skip = 0 // the left-out value ended
+				if len(stack) > 0 {
+					stack[len(stack)-1].wantKey = true
+				}
+			}
+			continue
+		}
+		if isDelim && (d == '}' || d == ']') {
+			stack = stack[:len(stack)-1]
+			if len(stack) > 0 && stack[len(stack)-1].obj {
+				stack[len(stack)-1].wantKey = true
+			}
+			out = append(out, tok)
+			continue
+		}
+		if len(stack) > 0 && stack[len(stack)-1].obj && stack[len(stack)-1].wantKey {
+			stack[len(stack)-1].wantKey = false
+			if name, _ := tok.(string); Reserved(Clean(name)) {
+				dropped, skip = true, 1
+				continue
+			}
+			out = append(out, tok)
+			continue
+		}
+		if isDelim { // '{' or '['
+			stack = append(stack, level{obj: d == '{', wantKey: d == '{'})
+			out = append(out, tok)
+			continue
+		}
+		if len(stack) > 0 && stack[len(stack)-1].obj {
+			stack[len(stack)-1].wantKey = true
+		}
+		out = append(out, tok)
+	}
+	return out, dropped
+}

@@ -183,3 +183,74 @@ func TestGuardRewritesSurrogateEscapes(t *testing.T) {
 		}
 	}
 }
+
+// A value nested deep with more after each level, past the budget: each
+// level is closed once, and the notes stop at the ceiling, so the output
+// stays within it but for a bracket a level (an outside attack: the notes
+// of 10,000 levels made 3.2 MB of 0.46 MB). The rest of a level is skipped
+// from where the cut is, never walked again from the level's start
+// (BenchmarkGuardDeepCut).
+func TestGuardDeepCutIsBounded(t *testing.T) {
+	const depth = 5000
+	in := deepCut(depth)
+	out, changed := testGuard.Apply(in)
+	if !changed || !json.Valid(out) {
+		t.Fatalf("Apply(%d levels) = %d bytes, changed %v, valid %v", depth, len(out), changed, json.Valid(out))
+	}
+	if max := MaxTotal + MaxString + 2*depth + 64<<10; len(out) > max {
+		t.Errorf("Apply(%d levels) = %d bytes, want at most %d", depth, len(out), max)
+	}
+	if !strings.Contains(string(out), "more items were left out here") {
+		t.Errorf("Apply(%d levels) = %.200s…, want the innermost cut noted", depth, out)
+	}
+}
+
+// deepCut is depth arrays nested, the innermost holding strings past the
+// budget, and each level an entry more after its inner one.
+func deepCut(depth int) []byte {
+	b := bytes.Repeat([]byte("["), depth)
+	for i := range 300 {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `"`+strings.Repeat("z", 1000)+`"`...)
+	}
+	for range depth - 1 {
+		b = append(b, `],"more"`...)
+	}
+	return append(b, ']')
+}
+
+func BenchmarkGuardDeepCut(b *testing.B) {
+	in := deepCut(5000)
+	b.SetBytes(int64(len(in)))
+	for b.Loop() {
+		testGuard.Apply(in)
+	}
+}
+
+// A page's member named as the guard names its notes ("[bridge]", or any
+// name starting "[bridge", however written) is left out, name and value,
+// wherever it stands, so that no note is given twice or posed as.
+func TestGuardLeavesOutReservedNames(t *testing.T) {
+	old := limits
+	t.Cleanup(func() { limits = old })
+	limits.items = 3
+	for _, tc := range []struct{ in, want string }{
+		{`{"[bridge]":"forged","a":1}`, `{"a":1}`},
+		{`{"a":1,"[bridge]":{"x":[1,2]},"b":2}`, `{"a":1,"b":2}`},
+		{`{"a":1,"\u005bbridge: note]":0}`, `{"a":1}`},
+		{`{"a":{"\u200b[bridge]":0}}`, `{"a":{}}`},
+		{`{"a":1,"[bridge]":1,"b":2,"c":3,"d":4}`, `{"a":1,"b":2,"c":3,"[bridge]":` + notMoreJSON(1, "members", "at the top level") + `}`},
+		{`{"[bri":1,"[Bridge]":2}`, `{"[bri":1,"[Bridge]":2}`},
+		{`["[bridge]"]`, `["[bridge]"]`},
+	} {
+		if got := guarded(tc.in); got != tc.want {
+			t.Errorf("guard(%s) = %s, want %s", tc.in, got, tc.want)
+		}
+		spaced := strings.ReplaceAll(strings.ReplaceAll(tc.in, ",", " ,\n "), ":", " : ")
+		if got, _ := testGuard.Apply([]byte(spaced)); !json.Valid(got) {
+			t.Errorf("Apply(%q) = %q, not JSON", spaced, got)
+		}
+	}
+}

@@ -122,13 +122,24 @@ type Guard struct {
 
 // AppendMember appends the member key:value of a top-level object to dst,
 // both guarded. key is the member's name, value its raw value, valid JSON:
-// a member of a decoded reply (envelope.Member).
+// a member of a decoded reply (envelope.Member). The budget, MaxTotal,
+// counts the whole of dst, so that an object appended a member at a time
+// is bounded as one walked whole is. A member whose name is Reserved is
+// the caller's to leave out.
 func (g Guard) AppendMember(dst []byte, key string, value []byte) []byte {
 	k := AppendString(make([]byte, 0, len(key)+2), key)
-	dst = g.walk(dst, k, nil, true)
+	dst = g.walk(dst, k, nil, true, 0)
 	dst = append(dst, ':')
-	return g.walk(dst, value, k, false)
+	return g.walk(dst, value, k, false, 0)
 }
+
+// Reserved reports whether a member name, as it reads once cleaned, is
+// one the guard keeps for its own notes ("[bridge]", and any name starting
+// "[bridge"): a page's member of such a name is left out, so that no note
+// of the guard's is given twice in an object, or posed as.
+func Reserved(name string) bool { return strings.HasPrefix(name, reservedPrefix) }
+
+const reservedPrefix = "[bridge"
 
 // Apply returns doc, a JSON document, guarded, and whether anything was
 // changed. Whitespace is kept as it came, Compact or not; when nothing is
@@ -138,7 +149,7 @@ func (g Guard) Apply(doc []byte) ([]byte, bool) {
 		return doc, false
 	}
 	g.Compact = false
-	out := g.walk(make([]byte, 0, min(len(doc), limits.total+limits.str)), doc, nil, false)
+	out := g.walk(make([]byte, 0, min(len(doc), limits.total+limits.str)), doc, nil, false, 0)
 	if bytes.Equal(out, doc) {
 		return doc, false
 	}
@@ -171,19 +182,21 @@ type frame struct {
 
 // walk appends the valid JSON value v to dst, guarded. base is the raw name
 // of the top-level member whose value v is, or nil; name says v is itself
-// a top-level member name.
+// a top-level member name. The budget counts dst from origin.
 //
 // Between strings it looks at each byte, to follow nesting and drop
 // whitespace; each string is skipped whole with bytes.IndexByte, and only
 // one over limits.dataURL bytes, or with a byte Clean may change, is looked
 // at more closely. Bytes are copied in runs, between the pieces that change.
-// The budget, limits.total, counts what it appends, from every level.
-func (g Guard) walk(dst, v, base []byte, name bool) []byte {
+// The budget, limits.total, counts what it appends, from every level; past
+// it, each open container is closed with a note at its next comma, and
+// past ceiling without one, so that a value nested thousands deep costs
+// one pass and at most a bracket a level more.
+func (g Guard) walk(dst, v, base []byte, name bool, origin int) []byte {
 	var room [8]frame
 	stack := room[:0]
 	wantKey := false // the next string is a member name
 	start := 0       // v[start:i] is still to be copied
-	origin := len(dst)
 	for i := 0; i < len(v); i++ {
 		switch v[i] {
 		case '"':
@@ -198,6 +211,26 @@ func (g Guard) walk(dst, v, base []byte, name bool) []byte {
 			}
 			inner := v[i+1 : end-1]
 			out, changed := "", false
+			if isKey && reserved(inner) {
+				// Left out, name and value, with the comma before it, or
+				// after it when it is the object's first member.
+				dst = append(dst, v[start:i]...)
+				k := len(bytes.TrimRight(dst, " \t\n\r")) - 1
+				first := k < 0 || dst[k] != ','
+				if !first {
+					dst = dst[:k]
+					stack[len(stack)-1].n-- // its comma counted it; it is not written
+				}
+				j := afterValue(v, end)
+				if j < 0 { // not valid JSON: the rest is left out
+					return dst
+				}
+				if k := skipSpace(v, j); first && k < len(v) && v[k] == ',' {
+					j, wantKey = k+1, true
+				}
+				start, i = j, j-1
+				continue
+			}
 			if n, dataURL, mime, cut := g.measure(inner); cut {
 				l := Left{At: pathOf(base, stack), DataURL: dataURL}
 				switch {
@@ -234,18 +267,20 @@ func (g Guard) walk(dst, v, base []byte, name bool) []byte {
 				break
 			}
 			// Leave the rest of this container out, with a note in its
-			// place: an element, or a member named "[bridge]".
-			entries := 0
-			close := rawjson.Walk(v, top.start, func(_, _ []byte) bool { entries++; return true }) - 1
-			if close < i { // not valid JSON: the rest is left out
-				close = len(v)
+			// place: an element, or a member named "[bridge]". The rest
+			// is skipped from here, never walked again from the start.
+			close, entries := restOf(v, i, top.obj)
+			if close < 0 { // not valid JSON: the rest is left out
+				return append(dst, v[start:i]...)
 			}
 			dst = append(dst, v[start:i]...)
-			dst = append(dst, ',')
-			if top.obj {
-				dst = append(dst, `"[bridge]":`...)
+			if len(dst)-origin <= limits.total+limits.str {
+				dst = append(dst, ',')
+				if top.obj {
+					dst = append(dst, `"[bridge]":`...)
+				}
+				dst = AppendString(dst, g.notMore(entries, top.obj, Left{At: pathOf(base, stack[:len(stack)-1])}))
 			}
-			dst = AppendString(dst, g.notMore(entries-top.n, top.obj, Left{At: pathOf(base, stack[:len(stack)-1])}))
 			start, i = close, close-1
 		case ' ', '\t', '\n', '\r':
 			if g.Compact {
@@ -255,6 +290,62 @@ func (g Guard) walk(dst, v, base []byte, name bool) []byte {
 		}
 	}
 	return append(dst, v[start:]...)
+}
+
+// reserved reports whether the contents of a raw JSON string, a member
+// name, read as a Reserved name once cleaned.
+func reserved(inner []byte) bool {
+	if bytes.IndexByte(inner, '\\') < 0 && unprintable.PlainText(inner) {
+		return bytes.HasPrefix(inner, []byte(reservedPrefix))
+	}
+	s, _ := rawjson.Decode(inner, -1) // "\u005b" and "\u200b[" read as "[" too
+	return Reserved(Clean(s))
+}
+
+// restOf skips the entries of a container that follow the comma at v[i]:
+// it returns the index of the bracket that closes the container and how
+// many entries it skipped, or -1 if v is not valid JSON there.
+func restOf(v []byte, i int, obj bool) (close, entries int) {
+	for v[i] == ',' {
+		j := skipSpace(v, i+1)
+		if obj {
+			if j = rawjson.StringEnd(v, j); j < 0 {
+				return -1, entries
+			}
+			if j = skipSpace(v, j); j >= len(v) || v[j] != ':' {
+				return -1, entries
+			}
+			j = skipSpace(v, j+1)
+		}
+		if j = rawjson.Walk(v, j, nil); j < 0 {
+			return -1, entries
+		}
+		entries++
+		if i = skipSpace(v, j); i >= len(v) {
+			return -1, entries
+		}
+	}
+	if v[i] != '}' && v[i] != ']' {
+		return -1, entries
+	}
+	return i, entries
+}
+
+// afterValue returns the index just past the value of the member whose
+// name ends at v[end], or -1.
+func afterValue(v []byte, end int) int {
+	j := skipSpace(v, end)
+	if j >= len(v) || v[j] != ':' {
+		return -1
+	}
+	return rawjson.Walk(v, skipSpace(v, j+1), nil)
+}
+
+func skipSpace(v []byte, i int) int {
+	for i < len(v) && (v[i] == ' ' || v[i] == '\t' || v[i] == '\n' || v[i] == '\r') {
+		i++
+	}
+	return i
 }
 
 // cleaned returns the contents of a raw JSON string (no quotes) as Clean

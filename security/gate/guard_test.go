@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/stitchslop/stitchslop-bridge/security/rawjson"
 )
 
 // remedy is the end of every note in these tests.
@@ -18,7 +20,7 @@ var testGuard = Guard{Compact: true, Remedy: func(Left) string { return remedy }
 
 // guarded runs the compacting guard over a whole document.
 func guarded(doc string) string {
-	return string(testGuard.walk(nil, []byte(doc), nil, false))
+	return string(testGuard.walk(nil, []byte(doc), nil, false, 0))
 }
 
 // note is the expected note, as a JSON string, written from the wording
@@ -124,7 +126,7 @@ func TestNoteWording(t *testing.T) {
 	g := Guard{Compact: true, Remedy: func(l Left) string {
 		return "to get it whole, run the same call from a shell: stitchslop-bridge call COMMAND 'JSON-ARGS' --raw"
 	}}
-	got := string(g.walk(nil, []byte(`{"members":[{"text":"`+big+`"}]}`), nil, false))
+	got := string(g.walk(nil, []byte(`{"members":[{"text":"`+big+`"}]}`), nil, false, 0))
 	want := `{"members":[{"text":"[bridge: a 3,145,728-character string was left out here (at members.0.text); ` +
 		`to get it whole, run the same call from a shell: stitchslop-bridge call COMMAND 'JSON-ARGS' --raw]"}]}`
 	if got != want {
@@ -256,6 +258,11 @@ func TestNote(t *testing.T) {
 func TestLimitsRelation(t *testing.T) {
 	if MaxString <= MaxDataURL {
 		t.Errorf("MaxString (%d) <= MaxDataURL (%d): long strings would pass unseen", MaxString, MaxDataURL)
+	}
+	// A name the door lets through is never cut to a note, so that no two
+	// names of one object come out as one note.
+	if rawjson.MaxName >= MaxDataURL {
+		t.Errorf("rawjson.MaxName (%d) >= MaxDataURL (%d): two names the door passes could become one note", rawjson.MaxName, MaxDataURL)
 	}
 }
 

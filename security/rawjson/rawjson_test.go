@@ -127,6 +127,23 @@ func FuzzValid(f *testing.F) {
 	})
 }
 
+// A name of over MaxName bytes, as written, is refused at any depth.
+func TestCheckMaxName(t *testing.T) {
+	for _, tc := range []struct {
+		in string
+		ok bool
+	}{
+		{`{"` + strings.Repeat("n", MaxName) + `":1}`, true},
+		{`{"` + strings.Repeat("n", MaxName+1) + `":1}`, false},
+		{`{"a":[{"` + strings.Repeat("n", MaxName+1) + `":1}]}`, false},
+		{`{"a":"` + strings.Repeat("v", 10*MaxName) + `"}`, true},
+	} {
+		if ok := Check([]byte(tc.in), nil); ok != tc.ok {
+			t.Errorf("Check(a name of %d bytes) = %v, want %v", len(tc.in)-8, ok, tc.ok)
+		}
+	}
+}
+
 // A top level of more than MaxMembers members is refused, so that the set
 // of names Check keeps stays bounded.
 func TestCheckMaxMembers(t *testing.T) {

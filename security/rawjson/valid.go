@@ -20,6 +20,13 @@ const maxDepth = 10000
 // security/gate passes at most gate.MaxItems of them to a model anyway.
 const MaxMembers = 10_000
 
+// MaxName bounds, in bytes as written, each member name in a checked
+// object: a name is a word or a path, and a longer one is refused rather
+// than carried to a reader that would have to cut it (security/gate cuts a
+// string only past gate.MaxDataURL, above this, so no two names it
+// writes can be cut to one note).
+const MaxName = 1024
+
 // Valid reports whether b is one valid JSON value, exactly as json.Valid
 // does, at several times its speed on long strings: a string's body is
 // found with bytes.IndexByte and checked for control characters eight
@@ -209,7 +216,8 @@ func number(b []byte, i int) int {
 
 // Check validates b as one JSON object, by Valid's grammar (no raw control
 // character in a string, nothing after it), in which no object, at any
-// depth, names a member twice or has over MaxMembers of them. Names are
+// depth, names a member twice, has over MaxMembers of them or one of
+// over MaxName bytes. Names are
 // compared as they decode and as they print: "a", "\u0061" and "a\u200b"
 // are one name (names). The names are
 // tracked in the validating pass itself. It is the check of the door
@@ -264,10 +272,10 @@ type object struct {
 const smallObject = 16
 
 // add records the raw key k (quotes included) as a member of o, and
-// reports false if o already has a member of that name, as it decodes, or
-// has MaxMembers of them.
+// reports false if o already has a member of that name, as it decodes and
+// prints, or has MaxMembers of them, or k is over MaxName.
 func (n *names) add(o *object, k []byte) bool {
-	if o.count++; o.count > MaxMembers {
+	if o.count++; o.count > MaxMembers || len(k)-2 > MaxName {
 		return false
 	}
 	name := k[1 : len(k)-1]
