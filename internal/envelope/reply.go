@@ -39,7 +39,7 @@ func Decode(b []byte) (Reply, error) {
 	r := Reply{raw: b, members: make(Object, 0, 8)} // a reply has a few
 	var dataURL []byte
 	if !rawjson.Check(b, func(k, v []byte) {
-		name, _ := rawjson.String(k)
+		name := keyOf(k)
 		r.members = append(r.members, Member{name, v})
 		if name == "dataUrl" {
 			dataURL = v // one at most: Check refuses a name given twice
@@ -54,6 +54,27 @@ func Decode(b []byte) (Reply, error) {
 		r.image = imageOf(dataURL)
 	}
 	return r, nil
+}
+
+// keyOf is the raw member name k decoded; the envelope's own names, which
+// every reply has, without a copy.
+func keyOf(k []byte) string {
+	switch string(k) {
+	case `"id"`:
+		return "id"
+	case `"ok"`:
+		return "ok"
+	case `"say"`:
+		return "say"
+	case `"error"`:
+		return "error"
+	case `"message"`:
+		return "message"
+	case `"dataUrl"`:
+		return "dataUrl"
+	}
+	name, _ := rawjson.String(k)
+	return name
 }
 
 // Own is the envelope the bridge answers with itself, for a call the page

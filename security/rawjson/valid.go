@@ -243,7 +243,8 @@ func Check(b []byte, member func(key, value []byte)) bool {
 	if member != nil {
 		f = func(k, v []byte) bool { member(k, v); return true }
 	}
-	end := value(b, start, 0, f, &names{})
+	n := names{list: make([][]byte, 0, smallObject)} // a reply's top level, in one allocation
+	end := value(b, start, 0, f, &n)
 	return end >= 0 && skipSpace(b, end) == len(b)
 }
 
