@@ -5,8 +5,9 @@ package e2e
 // readers take a name's first member and encoding/json its last, and two
 // readers that disagree are where a check is walked around. The rule holds
 // at every depth (issue 27): a file entry's name or dataUrl given twice is
-// as ambiguous as a top-level say; and names are one when they print alike,
-// since the exits strip invisible characters ("o\u200bk" prints as "ok").
+// as ambiguous as a top-level say; and a name that does not print as it
+// decodes is refused too, since the exits strip invisible characters
+// ("o\u200bk" would print as "ok" and read as something else).
 
 import (
 	"strings"
@@ -22,9 +23,12 @@ func TestSec_RepeatedMemberReplyIsRefused(t *testing.T) {
 		`"ok":false,"ok":true,"say":"a"`,
 		`"ok":true,"files":[{"name":"a.png","n\u0061me":"b.sh"}]`, // nested, escaped
 		`"ok":true,"shapes":{"say":"a","say":"b"}`,
-		// Names that print alike (the exits strip invisible characters).
+		// Names that do not print as they decode (the exits strip invisible
+		// characters, so each would read as a name it is not).
 		`"ok":true,"o\u200bk":false`,
-		`"ok":true,"files":[{"name":"a.png","dataUrl":"data:,","saved\u200bTo":"/x","savedTo":"/y"}]`,
+		`"o\u200bk":true,"say":"Done."`,
+		`"ok":true,"files":[{"name":"a.png","dataUrl":"data:,","saved\u200bTo":"/x"}]`,
+		`"ok":true,"saved\u00adTo":"/x/preview.png"`,
 	} {
 		t.Run(reply, func(t *testing.T) {
 			t.Parallel()

@@ -200,9 +200,13 @@ func (e *notSaved) Error() string {
 // part saved or refused gets a line on stderr. ns is nil when nothing was
 // refused.
 func saveFiles(env envelope.Reply, dir, textFile string, overwrite bool, outFile string, log *slog.Logger) (out envelope.Reply, ns *notSaved) {
-	r := replyfiles.Save(env, replyfiles.Options{Dir: dir, TextFile: textFile, Overwrite: overwrite,
+	r, err := replyfiles.Save(env, replyfiles.Options{Dir: dir, TextFile: textFile, Overwrite: overwrite,
 		KeepTopSaved: outFile != "", Out: outFile, OverwriteFlag: "--overwrite"})
-	if r.Env.Bytes() == nil { // the door refused the rewrite (replyfiles.Result)
+	if err != nil {
+		log.Error("--save: " + err.Error() + "; nothing was written")
+		return envelope.Own("bad_reply", "--save: "+err.Error()+"; nothing was written"), nil
+	}
+	if r.Env.Bytes() == nil { // cannot happen: the plan had room (replyfiles.Save)
 		r.Env = envelope.Own("bad_reply", "--save: the reply, with what became of its files, has more members than the shell prints; stderr says what was saved")
 	}
 	for _, p := range r.Saved {

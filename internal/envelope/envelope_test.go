@@ -29,7 +29,7 @@ func TestDecodeRefuses(t *testing.T) {
 	}{
 		{``, ErrNotObject}, {`[]`, ErrNotObject}, {`"x"`, ErrNotObject}, {`{"a":1} {}`, ErrNotObject}, {`{"a":}`, ErrNotObject},
 		{"{\"a\":\"\n\"}", ErrNotObject},
-		{`{"a":1,"a":2}`, ErrNamedTwice}, {`{"a":[{"b":1,"\u0062":2}]}`, ErrNamedTwice},
+		{`{"a":1,"a":2}`, ErrBadNames}, {`{"a":[{"b":1,"\u0062":2}]}`, ErrBadNames},
 	} {
 		if r, err := Decode([]byte(tt.in)); err != tt.want || r.Bytes() != nil || r.Members() != nil {
 			t.Errorf("Decode(%q) = %q, %v; want %v and nothing", tt.in, r.Bytes(), err, tt.want)
@@ -115,9 +115,9 @@ func TestIntoRefusesNamesAlikeButForCase(t *testing.T) {
 		Origin string `json:"origin"`
 	}
 	for in, want := range map[string]error{
-		`{"origin":"https://a","Origin":"https://b"}`:         ErrNamedTwice,
-		`{"x":[{"ſ":1,"S":2}]}`:                               ErrNamedTwice, // U+017F folds to s and S
-		`{"x":{"k":1,"\u212a":2}}`:                            ErrNamedTwice, // the Kelvin sign folds to k
+		`{"origin":"https://a","Origin":"https://b"}`:         ErrBadNames,
+		`{"x":[{"ſ":1,"S":2}]}`:                               ErrBadNames, // U+017F folds to s and S
+		`{"x":{"k":1,"\u212a":2}}`:                            ErrBadNames, // the Kelvin sign folds to k
 		`{"origin":"https://a","x":{"origin":"https://b"}}`:   nil,
 		`{"origin":"https://a","x":[{"Origin":"https://b"}]}`: nil,
 	} {

@@ -18,10 +18,12 @@ import (
 
 func TestFuzzDecodeSeeds(t *testing.T) { fuzzseed.Require(t, "FuzzDecode") }
 
+var strip = unprintable.Strip
+
 // FuzzDecode holds the door to what encoding/json, an independent reader,
 // makes of the same bytes: Decode accepts exactly the JSON objects in
 // which no object names a member twice (and refuses such a one that is
-// over its member bounds as ErrNamedTwice); what it accepts reads, member
+// over its member bounds as ErrBadNames); what it accepts reads, member
 // by member, as encoding/json reads it; and an Image is only ever a
 // top-level dataUrl whose whole payload is canonical base64 of the image
 // type it names.
@@ -29,13 +31,13 @@ func FuzzDecode(f *testing.F) {
 	f.Fuzz(func(t *testing.T, b []byte) {
 		r, err := Decode(b)
 		valid := json.Valid(b) && bytes.HasPrefix(bytes.TrimLeft(b, " \t\r\n"), []byte("{"))
-		dup, members, longest := namesOf(b)
+		dup, members, longest, unprintable := namesOf(b)
 		// A name's raw form is at most 6 bytes a byte of its value (\u0000),
 		// and its value at most 3 bytes a raw byte (an invalid byte is U+FFFD).
 		switch {
-		case err == nil && (!valid || dup || longest > 3*rawjson.MaxName):
-			t.Fatalf("Decode(%q) accepted it; valid object %v, a name given twice %v, a name of %d bytes", b, valid, dup, longest)
-		case errors.Is(err, ErrNamedTwice) && (!valid || !dup && members <= rawjson.MaxMembers && 6*longest <= rawjson.MaxName):
+		case err == nil && (!valid || dup || longest > 3*rawjson.MaxName || unprintable):
+			t.Fatalf("Decode(%q) accepted it; valid object %v, a name given twice %v, a name of %d bytes, one that does not print as it decodes %v", b, valid, dup, longest, unprintable)
+		case errors.Is(err, ErrBadNames) && (!valid || !dup && !unprintable && members <= rawjson.MaxMembers && 6*longest <= rawjson.MaxName):
 			t.Fatalf("Decode(%q) = %v; valid object %v, a name given twice %v, %d members, a name of %d bytes", b, err, valid, dup, members, longest)
 		case errors.Is(err, ErrNotObject) && valid:
 			t.Fatalf("Decode(%q) = %v for a valid object", b, err)
@@ -71,10 +73,10 @@ func FuzzDecode(f *testing.F) {
 }
 
 // namesOf reads b with encoding/json's tokenizer: whether an object in it
-// names a member twice (as the names print, security/unprintable's
-// characters stripped), how many members it has in all, and the length of
-// its longest name.
-func namesOf(b []byte) (dup bool, members, longest int) {
+// names a member twice, how many members it has in all, the length of its
+// longest name, and whether a name does not print as it decodes (it holds
+// a character security/unprintable strips).
+func namesOf(b []byte) (dup bool, members, longest int, unprintable bool) {
 	type frame struct {
 		object, wantKey bool
 		keys            map[string]bool
@@ -84,7 +86,7 @@ func namesOf(b []byte) (dup bool, members, longest int) {
 	for {
 		tok, err := d.Token()
 		if err == io.EOF || err != nil {
-			return dup, members, longest
+			return dup, members, longest, unprintable
 		}
 		var top *frame
 		if len(stack) > 0 {
@@ -108,8 +110,9 @@ func namesOf(b []byte) (dup bool, members, longest int) {
 			top.wantKey = true
 			continue
 		}
-		longest = max(longest, len(tok.(string)))
-		k := unprintable.Strip(tok.(string)) // names print alike: one name
+		k := tok.(string)
+		longest = max(longest, len(k))
+		unprintable = unprintable || strip(k) != k
 		members++
 		dup = dup || top.keys[k]
 		top.keys[k] = true

@@ -24,12 +24,13 @@ type Reply struct {
 }
 
 // The door's refusals. ErrNotObject is anything that is not one valid JSON
-// object; ErrNamedTwice is valid JSON that rawjson.Check refuses all the
-// same: an object, at some depth, that names a member twice, or has over
-// rawjson.MaxMembers of them, or a name over rawjson.MaxName bytes.
+// object; ErrBadNames is a valid JSON object that rawjson.Check refuses all
+// the same, for its member names: an object, at some depth, that names a
+// member twice, or has over rawjson.MaxMembers of them, or a name over
+// rawjson.MaxName bytes or one that does not print as it decodes.
 var (
-	ErrNotObject  = errors.New("not one valid JSON object")
-	ErrNamedTwice = errors.New("a valid JSON object, but one that names a member twice, or has too many members or too long a name")
+	ErrNotObject = errors.New("not one valid JSON object")
+	ErrBadNames  = errors.New("a valid JSON object, but one whose member names are refused: one given twice, too long, or holding a character that does not print, or too many of them")
 )
 
 // Decode is the door: it reads b, a frame from a tab, an answer from a
@@ -46,7 +47,7 @@ func Decode(b []byte) (Reply, error) {
 		}
 	}) {
 		if rawjson.Valid(b) && bytes.HasPrefix(bytes.TrimLeft(b, " \t\r\n"), []byte("{")) {
-			return Reply{}, ErrNamedTwice
+			return Reply{}, ErrBadNames
 		}
 		return Reply{}, ErrNotObject
 	}
@@ -120,32 +121,58 @@ func (r Reply) Image() (Image, bool) { return r.image, r.image.data != nil }
 // field's name without regard to case; so that it reads what every other
 // reader of the reply reads, a reply in which an object names two members
 // alike but for case ("origin" and "Origin"), which the door holds apart,
-// is refused here, as ErrNamedTwice.
+// is refused here, as ErrBadNames.
 func (r Reply) Into(v any) error {
 	if foldedTwice(r.raw) {
-		return ErrNamedTwice
+		return ErrBadNames
 	}
 	return json.Unmarshal(r.raw, v)
 }
 
 // foldedTwice reports whether an object in v, a value the door checked,
 // names two members that are one under Unicode case folding, as
-// encoding/json compares a name with a field's.
+// encoding/json compares a name with a field's. One pass over v's tokens,
+// however deep it nests.
 func foldedTwice(v []byte) bool {
-	twice := false
-	seen := map[string]bool{}
-	rawjson.Each(v, func(k, val []byte) bool {
-		name, _ := rawjson.String(k)
-		f := fold(name)
-		twice = seen[f] || foldedTwice(val)
-		seen[f] = true
-		return !twice
-	})
-	rawjson.Items(v, func(val []byte) bool {
-		twice = foldedTwice(val)
-		return !twice
-	})
-	return twice
+	type level struct {
+		obj, wantKey bool
+		seen         map[string]bool
+	}
+	var stack []*level
+	d := json.NewDecoder(bytes.NewReader(v))
+	for {
+		tok, err := d.Token()
+		if err != nil {
+			return false // the end: the door has checked the rest
+		}
+		var top *level
+		if len(stack) > 0 {
+			top = stack[len(stack)-1]
+		}
+		switch tok {
+		case json.Delim('{'), json.Delim('['):
+			stack = append(stack, &level{obj: tok == json.Delim('{'), wantKey: true, seen: map[string]bool{}})
+			continue
+		case json.Delim('}'), json.Delim(']'):
+			stack = stack[:len(stack)-1]
+			if len(stack) > 0 {
+				stack[len(stack)-1].wantKey = true
+			}
+			continue
+		}
+		if top == nil || !top.obj {
+			continue
+		}
+		if !top.wantKey { // a member's value
+			top.wantKey = true
+			continue
+		}
+		name := fold(tok.(string))
+		if top.seen[name] {
+			return true
+		}
+		top.seen[name], top.wantKey = true, false
+	}
 }
 
 // fold maps each character of s to the least of those it is equal to under

@@ -189,7 +189,10 @@ func (s *Session) callToFiles(ctx context.Context, id, raw []byte, timeout time.
 		return fail("call_to_files: cancelled before the files were saved.")
 	}
 	defer release()
-	r := replyfiles.Save(env, o)
+	r, err := replyfiles.Save(env, o)
+	if err != nil {
+		return fail("call_to_files: " + err.Error() + ", so nothing was saved.")
+	}
 	if r.Tried() == 0 && !env.OK() {
 		return toolResponse(id, env, "", false, modern) // a refusal, or nothing to save: the reply as it came
 	}

@@ -39,7 +39,7 @@ func toolResponse(id []byte, env envelope.Reply, intro string, refused, modern b
 	}
 	text = append(text, '{')
 	for _, m := range env.Members() {
-		if m.Key == "id" || (hasImage && m.Key == "dataUrl") || gate.Reserved(gate.Clean(m.Key)) {
+		if m.Key == "id" || (hasImage && m.Key == "dataUrl") || gate.Reserved(m.Key) {
 			continue
 		}
 		if text[len(text)-1] != '{' { // no member's value ends with {

@@ -519,9 +519,10 @@ func (s *Server) serve(c *conn) {
 
 // CodeBadReply is the error of the envelope that answers a call whose
 // reply the door refuses: not one valid JSON object (a raw control
-// character in a string, nesting past the lexer's depth), a member named
-// twice (which of the two a reader takes differs from reader to reader, so
-// none is taken), or more than rawjson.MaxMembers of them.
+// character in a string, nesting past the lexer's depth), or one whose
+// member names are refused (a name given twice, which of the two a reader
+// takes differs from reader to reader, so none is taken; a name that does
+// not print as it decodes; too long a name, or too many).
 const CodeBadReply = "bad_reply"
 
 // answerBadReply answers, in the tab's place, the call that msg (a frame
@@ -540,8 +541,8 @@ func (s *Server) answerBadReply(c *conn, msg []byte, why error) bool {
 		}
 		return true
 	})
-	what := "named a member twice, or had too many"
-	if !errors.Is(why, envelope.ErrNamedTwice) {
+	what := "had member names the bridge does not read (one given twice, too long, or holding an invisible character), or too many"
+	if !errors.Is(why, envelope.ErrBadNames) {
 		what = "was not one valid JSON object"
 	}
 	return isInt && s.Hub.Deliver(c, n, envelope.Own(CodeBadReply,

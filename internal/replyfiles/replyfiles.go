@@ -108,7 +108,15 @@ type saver struct {
 	files.Batch // each name once: a reply cannot write one file twice
 	o           Options
 	r           *Result
+	// plan writes nothing: each file reads as saved and the text as
+	// refused, the outcomes that leave the most members in the rewrite.
+	plan bool
 }
+
+// ErrNoRoom is Save's refusal before it writes anything: the reply, with
+// what saving its files would add to it, is more than the door passes on
+// (a reply at rawjson.MaxMembers gains a member or two).
+var ErrNoRoom = errors.New("the reply, with what saving its files would add to it, has more members than the bridge passes on")
 
 // NotReady is Ready's refusal: Field is the option refused ("dir",
 // "fileName" or "textFile"; "" for the two names together), Why says why
@@ -150,10 +158,31 @@ func CheckNames(o Options) error {
 }
 
 // Save saves the files of env, a page's reply, as the package doc says.
-func Save(env envelope.Reply, o Options) Result {
-	obj := env.Members()
+// What the rewrite will be is decided first, with nothing written: a
+// reply whose rewrite the door would refuse is refused whole (ErrNoRoom),
+// never saved and then reported as a failure. The real rewrite has no
+// more members than the planned one, so the door takes it.
+func Save(env envelope.Reply, o Options) (Result, error) {
+	plan := &saver{o: o, r: &Result{}, plan: true}
+	if obj, changed := plan.rewrite(env.Members()); changed {
+		b, _ := json.Marshal(obj)
+		if _, err := envelope.Decode(b); err != nil {
+			return Result{Env: env}, ErrNoRoom
+		}
+	}
 	r := Result{Env: env}
 	s := &saver{Batch: files.Batch{Dir: o.Dir, Overwrite: o.Overwrite, Out: o.Out}, o: o, r: &r}
+	if obj, changed := s.rewrite(env.Members()); changed {
+		b, _ := json.Marshal(obj) // every value is a piece of valid JSON, or the bridge's
+		r.Env, _ = envelope.Decode(b)
+	}
+	return r, nil
+}
+
+// rewrite saves (or plans) what obj carries and returns obj saying what
+// became of it, and whether that differs from obj.
+func (s *saver) rewrite(obj envelope.Object) (envelope.Object, bool) {
+	o := s.o
 	top := textMembers
 	if !o.KeepTopSaved {
 		top = append(top[:len(top):len(top)], "savedTo", "savedBytes")
@@ -175,7 +204,7 @@ func Save(env envelope.Reply, o Options) Result {
 		obj, changed = s.dataURL("dataUrl", o.FileName, files.ByAgent, v, obj.Set("dataUrl", nil)), true
 	}
 	text, hasText := obj.String("text")
-	r.HasText = hasText
+	s.r.HasText = hasText
 	if o.TextFile != "" && hasText {
 		if path, why := s.save("text", o.TextFile, files.ByAgent, []byte(text), nil); why != "" {
 			obj = obj.With("textError", why)
@@ -184,11 +213,7 @@ func Save(env envelope.Reply, o Options) Result {
 		}
 		changed = true
 	}
-	if changed {
-		b, _ := json.Marshal(obj) // every value is a piece of valid JSON, or the bridge's
-		r.Env, _ = envelope.Decode(b)
-	}
-	return r
+	return obj, changed
 }
 
 // list saves each entry of the files list raw and returns the list to show
@@ -249,6 +274,9 @@ func (s *saver) entry(i int, raw []byte) []byte {
 // dataURL decodes and saves one data URL as name, chosen by by, recorded
 // under where, and returns obj saying what became of it.
 func (s *saver) dataURL(where, name string, by files.By, v string, obj envelope.Object) envelope.Object {
+	if s.plan {
+		return obj.With("savedTo", "").With("savedBytes", 0)
+	}
 	_, data, err := files.DecodeDataURL(v)
 	path, why := s.save(where, name, by, data, err)
 	if why != "" {
@@ -260,6 +288,9 @@ func (s *saver) dataURL(where, name string, by files.By, v string, obj envelope.
 // save saves data as name, chosen by by, unless err already refuses it,
 // records which under where, and returns the path written or why not.
 func (s *saver) save(where, name string, by files.By, data []byte, err error) (path, why string) {
+	if s.plan {
+		return "", "planned" // refused: the text stays, beside textError
+	}
 	if err == nil {
 		path, err = s.Save(name, by, data)
 	}

@@ -246,11 +246,14 @@ func TestCheck(t *testing.T) {
 		{`{"c":[{"d":1},{"d":2}],"d":{"d":{"d":3}}}`, true}, {`{"a":{"\u0062":1,"b":2}}`, false},
 		{"{\"a\":{\"\xff\":1,\"\xfe\":2}}", false}, {`{"a":[[{"x":1,"y":2,"x":3}]]}`, false},
 		{`{"a":1,"A":2,"a ":3}`, true},
-		// Names that print alike are one: every exit strips what
-		// security/unprintable names, so "o\u200bk" would print as "ok".
+		// A name that does not print as it decodes is refused: every exit
+		// strips what security/unprintable names, so "o\u200bk" would
+		// print as "ok", and a reader that compares names exactly would
+		// not take it for one.
 		{`{"ok":true,"o\u200bk":false}`, false}, {"{\"ok\":true,\"o\u200bk\":false}", false},
 		{`{"a":{"savedTo":"x","saved\u202eTo":"y"}}`, false}, {`{"a\u0000":1,"a":2}`, false},
-		{`{"a\t":1,"a":2}`, true},
+		{`{"a\t":1,"a":2}`, true}, {`{"o\u200bk":true}`, false}, {`{"x":[{"ok\u00ad":1}]}`, false},
+		{`{"\u00e9t\u00e9":1,"\uffff":2}`, false}, {`{"\u00e9t\u00e9":1,"日本":2,"a\nb":3}`, true},
 	} {
 		if ok := Check([]byte(tc.in), nil); ok != tc.ok {
 			t.Errorf("Check(%q) = %v; want %v", tc.in, ok, tc.ok)

@@ -216,11 +216,14 @@ func number(b []byte, i int) int {
 
 // Check validates b as one JSON object, by Valid's grammar (no raw control
 // character in a string, nothing after it), in which no object, at any
-// depth, names a member twice, has over MaxMembers of them or one of
-// over MaxName bytes. Names are
-// compared as they decode and as they print: "a", "\u0061" and "a\u200b"
-// are one name (names). The names are
-// tracked in the validating pass itself. It is the check of the door
+// depth, names a member twice, has over MaxMembers of them, or has a
+// name of over MaxName bytes or one that does not print as it decodes.
+// Names are compared as they decode: "a" and "\u0061" are one name. A
+// name holding a character security/unprintable names (but a tab or a
+// newline) is refused: every exit to a reader (security/gate) strips
+// those, and "o\u200bk" would print as "ok" beside the real one, or be
+// read by one reader as ok and by another as not. The names are tracked
+// in the validating pass itself. It is the check of the door
 // (internal/envelope.Decode), which every frame from a tab and every
 // answer from a leader bridge passes where it enters.
 //
@@ -248,10 +251,9 @@ func Check(b []byte, member func(key, value []byte)) bool {
 	return end >= 0 && skipSpace(b, end) == len(b)
 }
 
-// names finds, in the validating pass, a name given twice in an object:
-// two names are one when they decode alike ("a" and "\u0061") or print
-// alike, without the characters security/unprintable names ("ok" and
-// "o\u200bk"), since every exit to a reader (security/gate) strips those.
+// names finds, in the validating pass, a name given twice in an object
+// (two names are one when they decode alike: "a" and "\u0061"), and a
+// name that does not print as it decodes.
 // Its list is reused from object to object, so a list of a million small
 // objects costs no allocation per object.
 type names struct {
@@ -273,8 +275,9 @@ type object struct {
 const smallObject = 16
 
 // add records the raw key k (quotes included) as a member of o, and
-// reports false if o already has a member of that name, as it decodes and
-// prints, or has MaxMembers of them, or k is over MaxName.
+// reports false if o already has a member of that name, as it decodes, or
+// has MaxMembers of them, or k is over MaxName or does not print as it
+// decodes.
 func (n *names) add(o *object, k []byte) bool {
 	if o.count++; o.count > MaxMembers || len(k)-2 > MaxName {
 		return false
@@ -282,7 +285,10 @@ func (n *names) add(o *object, k []byte) bool {
 	name := k[1 : len(k)-1]
 	if !plain(name) || !unprintable.PlainText(name) {
 		u, _ := String(k)
-		name = []byte(unprintable.Strip(u))
+		if unprintable.Strip(u) != u {
+			return false
+		}
+		name = []byte(u)
 	}
 	if o.set == nil && o.count > smallObject {
 		if !n.seeded {
