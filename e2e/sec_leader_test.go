@@ -168,7 +168,13 @@ func TestSec_FollowerRefusesHugeLeaderStatus(t *testing.T) {
 	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "cfg")
 	(&fakeLeader{status: hugeStatus, call: func(string) []byte { return describeAnswer }}).start(t, dir)
-	b, _ := follower(t, dir)
+	b := startBridge(t, bridgeOpts{configDir: dir, port: -1, mcp: true, expectExit: true,
+		args: []string{"--lazy", "--port", strconv.Itoa(freePort(t))}})
+	b.rpc.initialize()
+	// The guard is the harness's, tripled: the follower reads 64 MiB of the
+	// answer before it stops, which under the race detector on two busy
+	// cores has taken 7 to 11 s. It bounds a hang; nothing waits on it.
+	b.rpc.toolCallWithin("wait_for_connection", map[string]any{"timeoutSeconds": 2}, 3*guard)
 	b.awaitListening()
 	if strings.Contains(b.stderr.String(), "following the bridge on port") {
 		t.Errorf("the bridge followed a leader whose /status is 65 MiB; stderr:\n%s", b.stderr)
