@@ -85,9 +85,9 @@ type Part struct {
 type Result struct {
 	// Env is the reply to show, saying what was saved: the reply itself
 	// when nothing changed, else the rewrite, through the door again
-	// (envelope.Decode), since a page shaped it. The zero Reply when the
-	// door refused the rewrite (a reply at rawjson.MaxMembers that gains a
-	// member is over it): what was saved is in Saved all the same.
+	// (envelope.Decode), since a page shaped it. Save planned the rewrite
+	// first (ErrNoRoom), so the door takes it; were it ever refused, Env is
+	// the zero Reply and what was saved is in Saved all the same.
 	Env     envelope.Reply
 	Saved   []Part
 	Refused []Part
