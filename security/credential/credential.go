@@ -5,9 +5,11 @@
 // either outright or byte by byte from response timing.
 //
 //   - Equal and EqualAny hash both sides with SHA-256 and compare the two
-//     fixed-width digests with crypto/subtle, so the time taken depends
-//     neither on where the inputs differ nor on their lengths, and unequal
-//     lengths can never make the comparison fail early or panic.
+//     fixed-width digests with crypto/subtle, so the time taken does not
+//     depend on where the inputs differ, and unequal lengths can never make
+//     the comparison fail early. Hashing takes time in proportion to each
+//     input's length, so the time can tell a secret's length (New's are
+//     all one length), never its bytes.
 //   - New draws SecretBytes (32) bytes from crypto/rand and encodes them
 //     base64url without padding (URL-safe, protocol.md §2.4 and §4.1).
 //   - Fingerprint is the one-way form in which a spent token is remembered

@@ -1,10 +1,12 @@
-// Package envtoken is the only way a bootstrap token enters the bridge. It
+// Package envtoken reads the bootstrap token a starting bridge is given. It
 // mitigates THREAT_MODEL.md T7 (secret-leak) for the token:
 //
-//   - The token comes only from the environment variable Var, never from
-//     argv, where every process on the machine, of every user, can read it
-//     through ps (protocol.md §1). CheckArgs refuses a --token flag in any
-//     spelling, without echoing its value.
+//   - A starting bridge takes the token from the environment variable Var,
+//     never from argv, where every process on the machine, of every user,
+//     can read it through ps (protocol.md §1). CheckArgs refuses a --token
+//     flag in any spelling, without echoing its value. A running bridge
+//     takes one through the control plane's /pair instead (the `pair` verb
+//     reads it from Var or stdin, an agent passes it to the MCP `pair` tool).
 //   - Take removes the variable from the process environment once read, so
 //     nothing the bridge or the Go runtime starts later inherits it.
 //

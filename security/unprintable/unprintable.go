@@ -1,16 +1,10 @@
 // Package unprintable is the bridge's one rule for characters that must not
 // be shown as themselves to a person or a model (THREAT_MODEL.md T8, T13,
 // T16). A page or a file can put any character into a string; the ones
-// this package names either display as nothing, display as something other
-// than what a reader takes them for, or move the text around them. Every
-// place that shows or stores such a string asks Is, and only Is:
-//
-//   - security/gate removes them from what the model reads (Strip);
-//   - security/files refuses a name that holds one (Describe words why);
-//   - internal/ui, internal/client and internal/setup escape them before a
-//     terminal sees them (Escape);
-//   - security/toollist and internal/mcp quote or strip page names with the
-//     gate, which is this rule.
+// Is names either display as nothing, display as something other than what
+// a reader takes them for, or move the text around them. Is is the rule;
+// the rest apply it: Strip for text a model reads, Escape and Quote for a
+// terminal, Describe to word a refusal.
 //
 // What it does not cover: characters that are printable but look like
 // others (confusables such as Cyrillic а for Latin a), and combining marks
