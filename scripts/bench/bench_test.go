@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -14,9 +15,9 @@ func TestShort(t *testing.T) {
 	if _, err := exec.LookPath("go"); err != nil {
 		t.Skip("go is not on PATH: the bench builds the bridge and its echo program with it")
 	}
-	// The reference bridge is this module's bridge too: what is checked is
-	// that a second bridge command runs through every figure and gets its
-	// table.
+	// The reference bridge and the earlier build are this module's bridge
+	// too: what is checked is that a second bridge command and a second
+	// binary run through every figure and get their tables.
 	bin := filepath.Join(t.TempDir(), "stitchslop-bridge")
 	root, err := moduleRoot()
 	if err != nil {
@@ -26,12 +27,16 @@ func TestShort(t *testing.T) {
 		t.Fatal(err)
 	}
 	var stdout, stderr bytes.Buffer
-	if err := run([]string{"-short", "-bin", bin, "-ref", bin}, &stdout, &stderr); err != nil {
+	if err := run([]string{"-short", "-bin", bin, "-pre", bin, "-ref", bin}, &stdout, &stderr); err != nil {
 		t.Fatalf("bench -short: %v\nstderr:\n%s", err, stderr.String())
 	}
 	out, ref, ok := strings.Cut(stdout.String(), "## Against the reference bridge")
 	if !ok {
 		t.Fatalf("bench -short -ref printed no reference table; stdout:\n%s", stdout.String())
+	}
+	ref, must, ok := strings.Cut(ref, "## Issue 34: must hold")
+	if !ok {
+		t.Fatalf("bench -short printed no table of issue 34's targets; stdout:\n%s", stdout.String())
 	}
 	for _, label := range []string{
 		"relay round trip p50",
@@ -68,6 +73,25 @@ func TestShort(t *testing.T) {
 		line, _, _ := strings.Cut(out[i+1:], "\n")
 		if cells := strings.Split(line, " | "); len(cells) < 2 || cells[1] == notAvailable {
 			t.Errorf("row %q: want the bridge's figure; got %q", label, line)
+		}
+	}
+	// Issue 34's figures have the earlier build's and the reference's value
+	// beside the bridge's; its targets all have a row, and those -short can
+	// measure a verdict.
+	line, _, _ := strings.Cut(must[strings.Index(must, "\n| relay round trip p50 | ")+1:], "\n")
+	if cells := strings.Split(line, " | "); len(cells) != 6 || slices.Contains(cells[1:5], notAvailable) {
+		t.Errorf("issue 34's p50 row: want the bridge's, the earlier build's, the reference's and the minimal relay's figure; got %q", line)
+	}
+	for _, h := range issue34 {
+		i := strings.Index(must, "\n| "+h.label+" | ")
+		if i < 0 {
+			t.Errorf("no row for issue 34's target %q; stdout:\n%s", h.label, must)
+			continue
+		}
+		line, _, _ := strings.Cut(must[i+1:], "\n")
+		measurable := !strings.HasPrefix(h.key, "image_8MiB") && !strings.HasPrefix(h.key, "conc_cpu")
+		if measurable && !strings.HasSuffix(line, " | yes |") && !strings.HasSuffix(line, " | no |") {
+			t.Errorf("issue 34's target %q: want a verdict; got %q", h.label, line)
 		}
 	}
 	t.Logf("\n%s", stdout.String())

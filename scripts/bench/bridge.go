@@ -36,6 +36,7 @@ const (
 type env struct {
 	bin         string   // the bridge binary
 	ref         []string // the reference bridge's command and leading arguments; empty when not measured
+	pre         string   // an earlier build of the bridge (-pre); empty when not measured
 	echoBin     string   // the stdio floor program
 	minRelayBin string   // the minimal relay (scripts/bench/internal/minrelay)
 	maxRSSBin   string   // runs a command and writes its peak RSS (scripts/bench/internal/maxrss)
@@ -102,7 +103,7 @@ func freePort() (int, error) {
 // take a page on a loopback port.
 
 type bridge struct {
-	name      string // "bridge", "reference bridge" or "minimal relay", for messages
+	name      string // "bridge", "reference bridge", "earlier build" or "minimal relay", for messages
 	e         *env
 	argv      []string // the command and leading arguments it was started with
 	cmd       *exec.Cmd
@@ -128,7 +129,8 @@ type startTimes struct {
 // ws://127.0.0.1:PORT" (the Stitch Slop team's).
 var listeningRE = regexp.MustCompile(`listening on (?:ws://)?127\.0\.0\.1:(\d+)`)
 
-// subject is a bridge the bench measures: ours, or the reference bridge.
+// subject is a bridge the bench measures: ours, the reference bridge, or an
+// earlier build of ours.
 type subject struct {
 	name   string   // for messages
 	argv   []string // the command and leading arguments; the bench adds the rest
@@ -139,6 +141,9 @@ func (e *env) subjects() []subject {
 	s := []subject{{name: "bridge", argv: []string{e.bin}}}
 	if len(e.ref) > 0 {
 		s = append(s, subject{name: "reference bridge", argv: e.ref, prefix: "ref_"})
+	}
+	if e.pre != "" {
+		s = append(s, subject{name: "earlier build", argv: []string{e.pre}, prefix: "pre_"})
 	}
 	return s
 }

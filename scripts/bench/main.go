@@ -12,6 +12,7 @@
 //	go run ./scripts/bench -rounds 5 -json bench.json
 //	go run ./scripts/bench -bin ./stitchslop-bridge   # measure a given binary
 //	go run ./scripts/bench -ref "node stitchslop-bridge.mjs"  # and another bridge beside it
+//	go run ./scripts/bench -rounds 3 -bin NEW -pre OLD -ref "node stitchslop-bridge.mjs"  # issue 34's run
 //
 // The figures:
 //   - relay round trip p50 / p99: one tools/call at a time, from just before
@@ -82,6 +83,15 @@
 //     targets are ratios to), in a second table with the bridge's ratio to
 //     it and the minimal relay's. The ratios are taken in each round, then
 //     their median reported.
+//   - with -pre PATH: every figure but the floors for another build of this
+//     bridge (issue 34 compares with 7b0eac2, the commit before the door,
+//     built the same way), in the same rounds, and the bridge's ratio to it
+//     in each round.
+//   - issue 34's targets: a last table sets the figures issue 34 states
+//     targets for side by side (bridge, -pre build, -ref bridge, minimal
+//     relay, floor), then each target as the median of its per-round ratio
+//     and whether it holds; n/a where a run lacks what a target compares
+//     with (-short has no 8 MiB image).
 //
 // Durations are medians over the timed iterations unless marked p99; with
 // -rounds R the whole suite runs R times and every figure is the median of
@@ -153,11 +163,12 @@ func run(args []string, stdout, stderr io.Writer) error {
 	bin := fs.String("bin", "", "measure this binary instead of building ./cmd/stitchslop-bridge")
 	jsonPath := fs.String("json", "", "also write every round's figures to this file as JSON")
 	ref := fs.String("ref", "", "also measure this bridge command in every round, words split at spaces (e.g. \"node /path/to/stitchslop-bridge.mjs\"), and compare")
+	pre := fs.String("pre", "", "also measure this earlier build of the bridge in every round (issue 34: the commit before the door), and compare")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 || *n < 0 || *rounds < 1 {
-		return errors.New("usage: bench [-short] [-n N] [-rounds R] [-bin PATH] [-ref COMMAND] [-json FILE]")
+		return errors.New("usage: bench [-short] [-n N] [-rounds R] [-bin PATH] [-pre PATH] [-ref COMMAND] [-json FILE]")
 	}
 	p := newPlan(*short, *n)
 
@@ -185,6 +196,11 @@ func run(args []string, stdout, stderr io.Writer) error {
 	e.minRelayBin = filepath.Join(tmp, "minrelay")
 	if err := goBuild(root, e.minRelayBin, "./scripts/bench/internal/minrelay"); err != nil {
 		return err
+	}
+	if *pre != "" {
+		if e.pre, err = filepath.Abs(*pre); err != nil {
+			return err
+		}
 	}
 	e.bin = *bin
 	if e.bin == "" {
@@ -215,8 +231,9 @@ func run(args []string, stdout, stderr io.Writer) error {
 	if len(e.ref) > 0 {
 		writeRefTable(stdout, p, *ref, med)
 	}
+	writeMustHold(stdout, *pre, *ref, med)
 	if *jsonPath != "" {
-		return writeJSON(*jsonPath, p, binLabel, *ref, all, med)
+		return writeJSON(*jsonPath, p, binLabel, *pre, *ref, all, med)
 	}
 	return nil
 }
@@ -250,10 +267,10 @@ func runRound(e *env, p plan, log io.Writer) (figures, error) {
 	if err := relayRound(e, p, f); err != nil {
 		return nil, err
 	}
-	if len(e.ref) > 0 {
-		fmt.Fprintln(log, "bench: the reference bridge's relay, start, idle RSS, shell call")
-		if _, _, err := subjectRound(e, e.subjects()[1], p, f); err != nil {
-			return nil, fmt.Errorf("reference bridge: %w", err)
+	for _, s := range e.subjects()[1:] {
+		fmt.Fprintf(log, "bench: the %s's relay, start, idle RSS, shell call\n", s.name)
+		if _, _, err := subjectRound(e, s, p, f); err != nil {
+			return nil, fmt.Errorf("%s: %w", s.name, err)
 		}
 	}
 	for _, mib := range p.imageMiB {
@@ -262,17 +279,24 @@ func runRound(e *env, p plan, log io.Writer) (figures, error) {
 			return nil, fmt.Errorf("image %d MiB: %w", mib, err)
 		}
 	}
-	// The bridge's ratio to the reference bridge, in this round, of every
-	// figure both have.
+	// The bridge's ratio to the reference bridge, and to the earlier build,
+	// in this round, of every figure both have; the minimal relay's and the
+	// earlier build's to the reference too.
 	ratios := figures{}
 	for k, r := range f {
-		k, ok := strings.CutPrefix(k, "ref_")
-		if !ok || r == 0 {
+		if r == 0 {
 			continue
 		}
-		for _, of := range []string{k, "min_" + k} {
-			if v, ok := f[of]; ok {
-				ratios[of+"_vs_ref_x"] = v / r
+		if k, ok := strings.CutPrefix(k, "ref_"); ok {
+			for _, of := range []string{k, "min_" + k, "pre_" + k} {
+				if v, ok := f[of]; ok {
+					ratios[of+"_vs_ref_x"] = v / r
+				}
+			}
+		}
+		if k, ok := strings.CutPrefix(k, "pre_"); ok {
+			if v, ok := f[k]; ok {
+				ratios[k+"_vs_pre_x"] = v / r
 			}
 		}
 	}
@@ -793,6 +817,80 @@ func writeRefTable(w io.Writer, p plan, ref string, f figures) {
 		"what a relay that checks nothing reaches on this machine.\n")
 }
 
+// mustHold is one of issue 34's targets: a bound on the median of a
+// per-round ratio (or on a figure), and whether a value meets it.
+type mustHold struct {
+	label, key string
+	format     func(figures, string) string
+	bound      string
+	holds      func(v float64) bool
+}
+
+// issue34 are the targets of issue 34's "Must hold", in its order. 40 MB is
+// 40e6 bytes.
+var issue34 = []mustHold{
+	{"relay p99 ÷ earlier build", "relay_p99_us_vs_pre_x", ratio2, "≤ 1.20×", func(v float64) bool { return v <= 1.2 }},
+	{"relay p99 ÷ reference", "relay_p99_us_vs_ref_x", ratio2, "< 1.00×", func(v float64) bool { return v < 1 }},
+	{"relay p50 ÷ reference", "relay_p50_us_vs_ref_x", ratio2, "< 1.00×", func(v float64) bool { return v < 1 }},
+	{"relay p50 ÷ minimal relay", "relay_p50_vs_min_x", ratio2, "≤ 1.20×", func(v float64) bool { return v <= 1.2 }},
+	{"sequential calls/s ÷ reference", "seq_calls_per_s_vs_ref_x", ratio2, "≥ 1.30×", func(v float64) bool { return v >= 1.3 }},
+	{"CPU per call, 64 in flight ÷ reference", "conc_cpu_per_call_us_vs_ref_x", ratio2, "≤ 0.77×", func(v float64) bool { return v <= 0.77 }},
+	{"CPU per call, 64 in flight ÷ earlier build", "conc_cpu_per_call_us_vs_pre_x", ratio2, "≤ 1.10×", func(v float64) bool { return v <= 1.1 }},
+	{"image reply 8 MiB − its floor", "image_8MiB_over_us", dur, "≤ 20 ms", func(v float64) bool { return v <= 20e3 }},
+	{"peak RSS, 8 MiB image", "image_8MiB_peak_rss_MiB", func(f figures, k string) string { return num(f, k, "%.1f MiB") },
+		"< 40 MB (38.1 MiB)", func(v float64) bool { return v*(1<<20) < 40e6 }},
+}
+
+// writeMustHold prints the figures issue 34 sets targets for, the bridge
+// beside the earlier build (-pre), the reference (-ref), the minimal relay
+// and the floor, then each target and whether it holds.
+func writeMustHold(w io.Writer, pre, ref string, f figures) {
+	orNone := func(s string) string {
+		if s == "" {
+			return "not measured"
+		}
+		return "`" + s + "`"
+	}
+	fmt.Fprintf(w, "\n## Issue 34: must hold\n\nEarlier build (-pre): %s. Reference (-ref): %s. "+
+		"All measured in the same rounds by the same MCP client and page.\n\n", orNone(pre), orNone(ref))
+	fmt.Fprintf(w, "| figure | bridge | earlier build | reference | minimal relay | floor |\n|---|--:|--:|--:|--:|--:|\n")
+	rate := func(f figures, key string) string { return num(f, key, "%.0f /s") }
+	mib := func(f figures, key string) string { return num(f, key, "%.1f MiB") }
+	side := func(label, key string, format func(figures, string) string, floorKey string) {
+		floor := noFloor
+		if floorKey != "" {
+			floor = format(f, floorKey)
+		}
+		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s |\n", label, format(f, key), format(f, "pre_"+key),
+			format(f, "ref_"+key), format(f, "min_"+key), floor)
+	}
+	side(rowRelayP50, "relay_p50_us", dur, "relay_floor_p50_us")
+	side(rowRelayP99, "relay_p99_us", dur, "relay_floor_p99_us")
+	side(rowSeq, "seq_calls_per_s", rate, "seq_floor_calls_per_s")
+	side(rowConc, "conc_calls_per_s", rate, "conc_floor_calls_per_s")
+	side(rowCPU, "cpu_per_call_us", dur, "")
+	side(rowConcCPU, "conc_cpu_per_call_us", dur, "")
+	side(fmt.Sprintf(rowImage, 8), "image_8MiB_us", dur, "image_8MiB_floor_us")
+	side(fmt.Sprintf(rowImageRSS, 8), "image_8MiB_peak_rss_MiB", mib, "")
+
+	fmt.Fprintf(w, "\n| target | measured | bound | holds |\n|---|--:|--:|---|\n")
+	held, measured := 0, 0
+	for _, t := range issue34 {
+		verdict := notAvailable
+		if v, ok := f[t.key]; ok {
+			measured++
+			verdict = "no"
+			if t.holds(v) {
+				verdict = "yes"
+				held++
+			}
+		}
+		fmt.Fprintf(w, "| %s | %s | %s | %s |\n", t.label, t.format(f, t.key), t.bound, verdict)
+	}
+	fmt.Fprintf(w, "\n%d of %d targets hold, %d not measured. A ratio is the median of the rounds' ratios, "+
+		"so it need not be the ratio of the medians above.\n", held, measured, len(issue34)-measured)
+}
+
 // dur formats a figure in microseconds with a unit that suits it.
 func dur(f figures, key string) string {
 	v, ok := f[key]
@@ -825,9 +923,9 @@ func floorCell(f figures, sum, ws, pipe string) string {
 	return fmt.Sprintf("%s (%s + %s)", dur(f, sum), dur(f, ws), dur(f, pipe))
 }
 
-func writeJSON(path string, p plan, binLabel, ref string, rounds []figures, med figures) error {
+func writeJSON(path string, p plan, binLabel, pre, ref string, rounds []figures, med figures) error {
 	doc := map[string]any{
-		"binary": binLabel, "reference": ref, "go": runtime.Version(), "goos": runtime.GOOS, "goarch": runtime.GOARCH,
+		"binary": binLabel, "earlier": pre, "reference": ref, "go": runtime.Version(), "goos": runtime.GOOS, "goarch": runtime.GOARCH,
 		"cpus": runtime.NumCPU(), "short": p.short, "n": p.n, "warm": p.warm,
 		"concurrent": p.concurrent, "inFlight": p.inFlight, "shellRuns": p.shellRuns,
 		"imageReps": p.imageReps, "imageMiB": p.imageMiB, "padBytes": p.padBytes,
