@@ -89,9 +89,9 @@
 //     in each round.
 //   - issue 34's targets: a last table sets the figures issue 34 states
 //     targets for side by side (bridge, -pre build, -ref bridge, minimal
-//     relay, floor), then each target as the median of its per-round ratio
-//     and whether it holds; n/a where a run lacks what a target compares
-//     with (-short has no 8 MiB image).
+//     relay, floor), then each target as the median of its per-round ratio,
+//     whether it holds, and the earlier build's own figure for it; n/a where
+//     a run lacks what a target compares with (-short has no 8 MiB image).
 //
 // Durations are medians over the timed iterations unless marked p99; with
 // -rounds R the whole suite runs R times and every figure is the median of
