@@ -73,7 +73,7 @@ func isLowerHex(s string) bool {
 // checkArtifacts compares each artifact, by its base name, with the verified
 // checksums. It checks all of them, prints one line per artifact on stdout,
 // and returns the first failure (with a count of the others).
-func checkArtifacts(ctx context.Context, sums map[string]string, checksumsPath string, artifacts []string, stdout io.Writer) error {
+func checkArtifacts(ctx context.Context, sums map[string]string, checksumsPath string, artifacts []string, in inputs, stdout io.Writer) error {
 	var first *verifyError
 	failed := 0
 	for _, path := range artifacts {
@@ -81,7 +81,7 @@ func checkArtifacts(ctx context.Context, sums map[string]string, checksumsPath s
 			return err
 		}
 		name := filepath.Base(path)
-		err := checkArtifact(sums, checksumsPath, path, name)
+		err := checkArtifact(ctx, sums, checksumsPath, path, in.file(path), name)
 		if err == nil {
 			fmt.Fprintf(stdout, "%s: OK\n", name)
 			continue
@@ -101,13 +101,13 @@ func checkArtifacts(ctx context.Context, sums map[string]string, checksumsPath s
 	return first
 }
 
-func checkArtifact(sums map[string]string, checksumsPath, path, name string) *verifyError {
+func checkArtifact(ctx context.Context, sums map[string]string, checksumsPath, path string, f *os.File, name string) *verifyError {
 	want, ok := sums[name]
 	if !ok {
 		return newError(exitNotListed, []string{"keep the file name exactly as downloaded; only release archives, binaries, SBOMs and MCP Bundles (.mcpb) are listed"},
 			"%s is not listed in %s", name, filepath.Base(checksumsPath))
 	}
-	got, err := sha256File(path)
+	got, err := sha256Of(ctx, f)
 	if err != nil {
 		return newError(exitMissingFile, nil, "%s: %v", path, err)
 	}
@@ -118,20 +118,16 @@ func checkArtifact(sums map[string]string, checksumsPath, path, name string) *ve
 	return nil
 }
 
-func sha256File(path string) (string, error) {
-	f, err := openRegular(path)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	return sha256Of(f)
-}
+// errNotRegular is openRegular's refusal of anything but a regular file.
+var errNotRegular = errors.New("not a regular file")
 
 // openRegular opens path once and checks that what it opened is a regular
-// file: the earlier Stat (checkFilesExist) looked at a path that may have
-// been swapped since, for a FIFO that would hang the read, or a device. The
-// open does not block on a FIFO (O_NONBLOCK); the Fstat refuses it. Whatever
-// is checked or hashed after this reads from the handle, never the path.
+// file; every file the verifier
+// reads comes from here (openInputs). The open does not block on a FIFO
+// swapped in for the file (O_NONBLOCK; on Windows the flag is ignored and
+// a pipe is no file path), and the Fstat of what was opened refuses it, a
+// device or a directory. Whatever is checked or hashed after this reads
+// from the handle, never the path.
 func openRegular(path string) (*os.File, error) {
 	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
@@ -144,16 +140,29 @@ func openRegular(path string) (*os.File, error) {
 	}
 	if !fi.Mode().IsRegular() {
 		f.Close()
-		return nil, errors.New("not a regular file")
+		return nil, errNotRegular
 	}
 	return f, nil
 }
 
-// sha256Of hashes f from its start.
-func sha256Of(f *os.File) (string, error) {
+// sha256Of hashes f from its start. It stops when ctx ends, between
+// chunks, so a large file does not outlast Ctrl-C.
+func sha256Of(ctx context.Context, f *os.File) (string, error) {
 	h := sha256.New()
-	if _, err := io.Copy(h, io.NewSectionReader(f, 0, 1<<62)); err != nil {
-		return "", err
+	r := io.NewSectionReader(f, 0, 1<<62)
+	buf := make([]byte, 1<<20)
+	for {
+		if err := ctx.Err(); err != nil {
+			return "", err
+		}
+		n, err := r.Read(buf)
+		h.Write(buf[:n])
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return "", err
+		}
 	}
 	return hex.EncodeToString(h.Sum(nil)), nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -28,18 +29,13 @@ var findInstalled = func() (string, error) { return exec.LookPath("stitchslop-br
 // sorted order, so one checksums.txt always gives one verdict. Names from
 // checksums.txt are signed but still outside bytes: they reach the terminal
 // through unprintable.Escape.
-func checkInstalled(ctx context.Context, sums map[string]string, checksumsPath, path string, stdout io.Writer) error {
+func checkInstalled(ctx context.Context, sums map[string]string, checksumsPath, path string, f *os.File, stdout io.Writer) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
 	shown := unprintable.Escape(path)
-	f, err := openRegular(path)
-	if err != nil {
-		return newError(exitMissingFile, nil, "%s: %v", shown, err)
-	}
-	defer f.Close()
 	goos, goarch, targetErr := binaryTarget(f)
-	got, err := sha256Of(f)
+	got, err := sha256Of(ctx, f)
 	if err != nil {
 		return newError(exitMissingFile, nil, "%s: %v", shown, err)
 	}

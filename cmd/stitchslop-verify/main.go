@@ -32,7 +32,17 @@ import (
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	done := make(chan error, 1)
+	go func() { done <- run(ctx, os.Args[1:], os.Stdout, os.Stderr) }()
+	var err error
+	select {
+	case err = <-done:
+	case <-ctx.Done():
+		// Ctrl-C ends the run at once, whatever step it is in (a
+		// signature check does not look at ctx). The verifier writes
+		// nothing but its verdict lines, so there is nothing to undo.
+		err = ctx.Err()
+	}
 	stop()
 	os.Exit(report(os.Stderr, err))
 }

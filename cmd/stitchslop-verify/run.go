@@ -15,6 +15,7 @@ import (
 
 	"github.com/stitchslop/stitchslop-bridge/internal/releaseid"
 	"github.com/stitchslop/stitchslop-bridge/internal/version"
+	"github.com/stitchslop/stitchslop-bridge/security/unprintable"
 )
 
 var usageText = `usage: stitchslop-verify [flags] <artifact>...
@@ -96,17 +97,19 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 
-	if err := checkFilesExist(opts); err != nil {
+	in, err := openInputs(opts)
+	if err != nil {
 		return err
 	}
+	defer in.close()
 
-	ver, err := newVerifier(opts)
+	ver, err := newVerifier(opts, in)
 	if err != nil {
 		return err
 	}
 
 	if opts.manifest != "" {
-		_, signer, err := ver.verifyBlob(opts.manifest, opts.manifest+".sigstore.json", maxManifestBytes)
+		_, signer, err := ver.verifyBlob(in, opts.manifest, opts.manifest+".sigstore.json", maxManifestBytes)
 		if err != nil {
 			return err
 		}
@@ -116,16 +119,16 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		}
 	}
 
-	sums, signer, err := ver.verifyChecksums(opts.checksums, opts.bundle)
+	sums, signer, err := ver.verifyChecksums(in, opts.checksums, opts.bundle)
 	if err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "%s: signature OK (%s)\n", filepath.Base(opts.checksums), signer)
 
 	if opts.installed {
-		return checkInstalled(ctx, sums, opts.checksums, opts.artifacts[0], stdout)
+		return checkInstalled(ctx, sums, opts.checksums, opts.artifacts[0], in.file(opts.artifacts[0]), stdout)
 	}
-	return checkArtifacts(ctx, sums, opts.checksums, opts.artifacts, stdout)
+	return checkArtifacts(ctx, sums, opts.checksums, opts.artifacts, in, stdout)
 }
 
 // parseArgs accepts flags before, between and after the artifacts, and "--"
@@ -215,9 +218,25 @@ func parseArgs(args []string) (*options, error) {
 	return &opts, nil
 }
 
-// checkFilesExist reports every missing input at once, so a person who
-// forgot to download the bundle and one archive learns both in one go.
-func checkFilesExist(opts *options) error {
+// inputs are the files a run reads, each opened once by openInputs and
+// read only through its handle afterwards (never by path again), so what
+// was checked is what is read.
+type inputs map[string]*os.File
+
+// file is the handle of path, which openInputs opened.
+func (in inputs) file(path string) *os.File { return in[path] }
+
+func (in inputs) close() {
+	for _, f := range in {
+		f.Close()
+	}
+}
+
+// openInputs opens every file the run will read, the careful way
+// (openRegular), and reports every one that cannot be read at once, so a
+// person who forgot to download the bundle and one archive learns both in
+// one go.
+func openInputs(opts *options) (inputs, error) {
 	var paths []string
 	if opts.manifest != "" {
 		paths = append(paths, opts.manifest, opts.manifest+".sigstore.json")
@@ -233,19 +252,26 @@ func checkFilesExist(opts *options) error {
 	}
 	paths = append(paths, opts.artifacts...)
 
+	in := inputs{}
 	var missing []string
 	for _, p := range paths {
-		fi, err := os.Stat(p)
+		if _, done := in[p]; done {
+			continue
+		}
+		f, err := openRegular(p)
 		switch {
+		case errors.Is(err, errNotRegular):
+			missing = append(missing, unprintable.Escape(p)+" (not a regular file)")
 		case err != nil:
-			missing = append(missing, p)
-		case !fi.Mode().IsRegular():
-			missing = append(missing, p+" (not a regular file)")
+			missing = append(missing, unprintable.Escape(p))
+		default:
+			in[p] = f
 		}
 	}
 	if len(missing) == 0 {
-		return nil
+		return in, nil
 	}
+	in.close()
 	var hints []string
 	for _, m := range missing {
 		if strings.HasSuffix(m, ".sigstore.json") || strings.HasSuffix(m, "checksums.txt") {
@@ -253,7 +279,7 @@ func checkFilesExist(opts *options) error {
 			break
 		}
 	}
-	return newError(exitMissingFile, hints, "missing file: %s", strings.Join(missing, ", "))
+	return nil, newError(exitMissingFile, hints, "missing file: %s", strings.Join(missing, ", "))
 }
 
 // versionText is what --version prints: the verifier's own version, and the

@@ -83,16 +83,16 @@ type verifier struct {
 	keyed  bool
 }
 
-func newVerifier(opts *options) (*verifier, error) {
+func newVerifier(opts *options, in inputs) (*verifier, error) {
 	if opts.key != "" {
-		return newKeyVerifier(opts.key)
+		return newKeyVerifier(opts.key, in.file(opts.key))
 	}
 
 	var tm root.TrustedMaterial
 	var err error
 	if opts.trustedRoot != "" {
 		var data []byte
-		data, err = readLimited(opts.trustedRoot, maxTrustedRootBytes)
+		data, err = readLimited(in.file(opts.trustedRoot), maxTrustedRootBytes)
 		if err != nil {
 			return nil, newError(exitMissingFile, nil, "trusted root %s: %v", opts.trustedRoot, err)
 		}
@@ -132,8 +132,8 @@ func newVerifier(opts *options) (*verifier, error) {
 // newKeyVerifier trusts exactly one public key (cosign.pub) and, like
 // `cosign verify-blob --key --insecure-ignore-tlog`, does not require a log
 // entry: it serves self-signed and local test builds, not official releases.
-func newKeyVerifier(path string) (*verifier, error) {
-	data, err := readLimited(path, maxPublicKeyBytes)
+func newKeyVerifier(path string, f *os.File) (*verifier, error) {
+	data, err := readLimited(f, maxPublicKeyBytes)
 	if err != nil {
 		return nil, newError(exitMissingFile, nil, "key %s: %v", path, err)
 	}
@@ -160,8 +160,8 @@ func newKeyVerifier(path string) (*verifier, error) {
 
 // verifyChecksums checks the bundle over the checksums file and returns the
 // parsed, now authentic, checksums and a description of the signer.
-func (ver *verifier) verifyChecksums(checksumsPath, bundlePath string) (map[string]string, string, error) {
-	sumsData, signer, err := ver.verifyBlob(checksumsPath, bundlePath, maxChecksumsBytes)
+func (ver *verifier) verifyChecksums(in inputs, checksumsPath, bundlePath string) (map[string]string, string, error) {
+	sumsData, signer, err := ver.verifyBlob(in, checksumsPath, bundlePath, maxChecksumsBytes)
 	if err != nil {
 		return nil, "", err
 	}
@@ -173,15 +173,15 @@ func (ver *verifier) verifyChecksums(checksumsPath, bundlePath string) (map[stri
 }
 
 // verifyBlob checks the Sigstore bundle at bundlePath over the file at path
-// (read whole, at most limit bytes) and returns the file's now authentic
+// (both opened by openInputs; read whole, at most limit bytes) and returns the file's now authentic
 // bytes and a description of the signer.
-func (ver *verifier) verifyBlob(path, bundlePath string, limit int64) ([]byte, string, error) {
+func (ver *verifier) verifyBlob(in inputs, path, bundlePath string, limit int64) ([]byte, string, error) {
 	name := filepath.Base(path)
-	data, err := readLimited(path, limit)
+	data, err := readLimited(in.file(path), limit)
 	if err != nil {
 		return nil, "", newError(exitMissingFile, nil, "%s: %v", path, err)
 	}
-	bundleData, err := readLimited(bundlePath, maxBundleBytes)
+	bundleData, err := readLimited(in.file(bundlePath), maxBundleBytes)
 	if err != nil {
 		return nil, "", newError(exitMissingFile, nil, "%s: %v", bundlePath, err)
 	}
@@ -242,14 +242,18 @@ func describeSigner(b *bundle.Bundle) string {
 	return fmt.Sprintf("%q (issuer %q)", s.SubjectAlternativeName, s.Issuer)
 }
 
-// readLimited reads a whole small file, refusing anything over limit bytes.
-func readLimited(path string, limit int64) ([]byte, error) {
-	f, err := os.Open(path)
+// readLimited reads a whole small file, opened by openInputs, refusing
+// anything over limit bytes: by its size before reading, and by what it
+// reads (a file may grow after the Fstat).
+func readLimited(f *os.File, limit int64) ([]byte, error) {
+	fi, err := f.Stat()
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if fi.Size() > limit {
+		return nil, fmt.Errorf("larger than %d bytes", limit)
+	}
+	data, err := io.ReadAll(io.NewSectionReader(f, 0, limit+1))
 	if err != nil {
 		return nil, err
 	}
