@@ -48,7 +48,7 @@ func (e *ExitError) Unwrap() error { return e.Err }
 type Config struct {
 	Origin    string        // normalised
 	Ports     []int         // tried in order; nil: DefaultPorts
-	ConfigDir string        // where pairing.json and session files live
+	ConfigDir string        // where session files live, and pairing.json unless PairingDir is set
 	Idle      time.Duration // no tab ever attached and no MCP client for this long: exit (§2.7); 0 never
 	AgentIdle time.Duration // standalone exit after this long without an agent; 0 never
 	Takeover  bool          // a new tab displaces a live one instead of being refused busy
@@ -56,6 +56,10 @@ type Config struct {
 	// Demo is the demo's bridge: its pairings are the demo's alone
 	// (pairing.Store.Demo; THREAT_MODEL.md T17).
 	Demo bool
+	// PairingDir, when set, is where pairing.json, its lock and the
+	// spent-token ledger live instead of ConfigDir: the demo's bridge keeps
+	// its pairings in a throwaway folder that nothing else reads (T17).
+	PairingDir string
 	// Listening, when set, is called with the port each time the bridge
 	// starts listening (the demo prints what to try).
 	Listening func(port int)
@@ -104,7 +108,14 @@ func Run(ctx context.Context, cfg Config) error {
 	if err := fileperm.EnsureDir(cfg.ConfigDir, warn); err != nil {
 		return &ExitError{Code: exitcode.NoCredential, Err: err}
 	}
-	store := pairing.New(cfg.ConfigDir, log)
+	pairingDir := cfg.ConfigDir
+	if cfg.PairingDir != "" {
+		pairingDir = cfg.PairingDir
+		if err := fileperm.EnsureDir(pairingDir, warn); err != nil {
+			return &ExitError{Code: exitcode.NoCredential, Err: err}
+		}
+	}
+	store := pairing.New(pairingDir, log)
 	store.Demo = cfg.Demo
 	if err := fileperm.CheckFile(store.Path(), warn); err != nil {
 		return &ExitError{Code: exitcode.NoCredential, Err: err}

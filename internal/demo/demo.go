@@ -3,15 +3,18 @@
 // HTML, JS and CSS) whose origin only this bridge admits. The tab dials
 // the bridge's port first, then the rest of the bridge's list (8787..8790
 // unless --port says otherwise), and pairs like the real app, with a
-// one-time token the demo makes and hands to the page over a same-origin
-// request (/demo/token, answered once the bridge listens), never in a URL
-// or on a command line. The page's Content-Security-Policy lets it open
-// WebSockets to exactly those ports. The page server listens through
-// peercred.Listen, as the bridge does, so another user's process cannot
-// fetch the token. Stopping the demo stops both and removes the demo's
-// pairing; so does starting it, for a pairing of its origin that a demo
-// killed before its exit left behind. The spent token's fingerprint stays
-// spent, as every spent token does.
+// one-time token the demo makes for each load of the page and hands to it
+// over a same-origin request (/demo/token, answered once the bridge
+// listens), never in a URL or on a command line: any browser the person
+// opens the page in attaches while the demo runs. The page's
+// Content-Security-Policy lets it open WebSockets to exactly those ports.
+// The page server listens through peercred.Listen, as the bridge does, so
+// another user's process cannot fetch a token. The demo's bridge keeps its
+// pairings in a throwaway folder that nothing else reads and that goes
+// with the demo: the config dir's pairing.json is never written or
+// trimmed, whether the demo stops cleanly or is killed (THREAT_MODEL.md
+// T17). Its session file is in the config dir, as every bridge's is, so
+// the shell verbs and an agent's --lazy bridge find it.
 package demo
 
 import (
@@ -28,14 +31,16 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/stitchslop/stitchslop-bridge/internal/bridge"
-	"github.com/stitchslop/stitchslop-bridge/internal/pairing"
+	"github.com/stitchslop/stitchslop-bridge/internal/client"
+	"github.com/stitchslop/stitchslop-bridge/internal/control"
+	"github.com/stitchslop/stitchslop-bridge/internal/session"
 	"github.com/stitchslop/stitchslop-bridge/internal/setup"
 	"github.com/stitchslop/stitchslop-bridge/internal/ui"
 	"github.com/stitchslop/stitchslop-bridge/security/limits"
@@ -95,6 +100,18 @@ func Run(ctx context.Context, o Options) error {
 	// A config dir the demo creates is the demo's to remove again.
 	_, err := os.Lstat(o.ConfigDir)
 	fresh := errors.Is(err, fs.ErrNotExist)
+	// The demo's pairings, apart from every other bridge's: a folder of
+	// its own, 0700, removed when the demo stops. A demo killed with
+	// SIGKILL leaves it in the temporary directory, where no bridge looks.
+	pairDir, err := os.MkdirTemp("", "stitchslop-demo-")
+	if err != nil {
+		return fmt.Errorf("demo: cannot make a folder for its pairing: %w", err)
+	}
+	defer func() {
+		if err := os.RemoveAll(pairDir); err != nil {
+			log.Warn("could not remove the demo's pairing folder " + pairDir + ": " + err.Error())
+		}
+	}()
 	// The page server is peer-checked like the bridge (T17): another
 	// user's process that asks for /demo/token is closed out unread.
 	want := PagePort
@@ -113,10 +130,10 @@ func Run(ctx context.Context, o Options) error {
 	}
 	pagePort := ln.Addr().(*net.TCPAddr).Port
 	site := "http://127.0.0.1:" + strconv.Itoa(pagePort)
-	if !fresh {
-		unpairStale(o.ConfigDir, site, log)
-	}
-	token, err := newToken()
+	// The bridge starts with one token armed (it needs a way in for a
+	// tab); the first load of the page gets it, and each later load one
+	// the demo arms then (tokens).
+	first, err := newToken()
 	if err != nil {
 		ln.Close()
 		return err
@@ -126,7 +143,7 @@ func Run(ctx context.Context, o Options) error {
 	if len(ports) == 0 {
 		ports = bridge.DefaultPorts
 	}
-	st := &state{files: files, pagePort: pagePort, token: token, ports: ports}
+	st := &state{files: files, pagePort: pagePort, ports: ports, tokens: &tokens{first: first}}
 	srv := &http.Server{
 		Handler:           st.guarded(),
 		ReadHeaderTimeout: limits.HTTPReadHeaderTimeout,
@@ -145,9 +162,12 @@ func Run(ctx context.Context, o Options) error {
 	context.AfterFunc(ctx, func() { noAgent.Close() })
 	go func() {
 		bridgeDone <- bridge.Run(ctx, bridge.Config{
-			Origin: site, Ports: o.Ports, ConfigDir: o.ConfigDir, Token: token, Demo: true,
+			Origin: site, Ports: o.Ports, ConfigDir: o.ConfigDir, PairingDir: pairDir, Token: first, Demo: true,
 			Stdin: stdin, Stdout: io.Discard, Log: log,
 			Listening: func(port int) {
+				if err := st.tokens.connect(o.ConfigDir, port, site); err != nil {
+					log.Warn("the demo cannot arm a token for each load of its page (only the first load attaches): " + err.Error())
+				}
 				st.listening(port)
 				tell(log, site, port, o)
 				ready(o, site, port)
@@ -160,66 +180,21 @@ func Run(ctx context.Context, o Options) error {
 	case <-ctx.Done():
 		runErr = <-bridgeDone
 	}
-	// What the demo wrote: the session file (the bridge removed it) and
-	// the pairing of the demo's page.
-	if _, err := pairing.New(o.ConfigDir, log).Unpair(site); err != nil {
-		log.Warn("could not remove the demo's pairing", "err", err.Error())
-	}
+	// The bridge removed its session file; the pairing folder goes in the
+	// deferred RemoveAll.
 	if fresh {
 		removeDir(o.ConfigDir, log)
 	}
 	return runErr
 }
 
-// unpairStale removes a pairing of site left by an earlier demo that did
-// not get to remove it at its exit (killed with SIGKILL, a crash). Its
-// secret may still sit in a browser's storage for a loopback origin whose
-// port any local user can bind once the demo is gone. No production bridge
-// admits a tab by it (the demo's pairings are stored apart: pairing.Store's
-// Demo), but another demo would (T17), and one an older version of the
-// demo stored as an ordinary pairing any bridge would. This demo pairs
-// afresh with its own token. The port is ours now, so no other live demo
-// serves site.
-func unpairStale(dir, site string, log *slog.Logger) {
-	store := pairing.New(dir, log)
-	if paired, err := store.Paired(site); (err != nil || !paired) && !store.DemoPaired(site) {
-		return
-	}
-	if _, err := store.Unpair(site); err != nil {
-		log.Warn("could not remove the pairing an earlier demo left for "+site, "err", err.Error())
-		return
-	}
-	log.Info("removed the pairing an earlier demo left for " + site + " (it did not stop cleanly)")
-}
-
-// removeDir removes the config dir the demo created, when it holds
-// nothing but what a bridge leaves once its session file is gone (the
-// pairing store, its lock and the spent-token ledger) and no site is
-// paired in it: another bridge may have started on it since (an agent
+// removeDir removes the config dir the demo created, when the bridge has
+// left it empty: another bridge may have started on it since (an agent
 // registered with the demo's line), and what is not the demo's is never
 // removed.
 func removeDir(dir string, log *slog.Logger) {
-	store := pairing.New(dir, log)
-	ours := []string{store.Path(), store.Path() + ".lock", store.LedgerPath()}
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		return
-	}
-	for _, e := range entries {
-		if !slices.Contains(ours, filepath.Join(dir, e.Name())) || !e.Type().IsRegular() {
-			log.Info("the demo created " + dir + "; it now holds more than the demo wrote, so it is kept")
-			return
-		}
-	}
-	if sites, err := store.PairedOrigins(); err != nil || len(sites) > 0 {
-		log.Info("the demo created " + dir + "; a site is paired in it now, so it is kept")
-		return
-	}
-	for _, e := range entries {
-		os.Remove(filepath.Join(dir, e.Name()))
-	}
-	if err := os.Remove(dir); err != nil {
-		log.Warn("could not remove " + dir + ", which the demo created: " + err.Error())
+	if err := os.Remove(dir); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		log.Info("the demo created " + dir + "; it now holds more than the demo wrote, so it is kept")
 	}
 }
 
@@ -263,15 +238,76 @@ func tell(log *slog.Logger, site string, port int, o Options) {
 		}
 	}
 	ui.Hint(log, "or from an agent, in a new session: claude mcp add stitchslop-demo -- "+agentBin+" --lazy --origin "+site+dir)
-	ui.Hint(log, "Ctrl-C stops the demo and removes its pairing")
+	ui.Hint(log, "the page attaches from any browser you open it in while the demo runs (each load pairs with a token of its own)")
+	ui.Hint(log, "Ctrl-C stops the demo; its pairings were kept in a folder of their own, which goes with it")
 }
 
-// state is the page server: its files, the demo's token, and the port
-// the bridge listens on once it does.
+// armTimeout bounds arming one load's token at the demo's own bridge,
+// which answers POST /pair from memory.
+const armTimeout = 5 * time.Second
+
+// tokens hands each load of the page a one-time token of its own, so that
+// whichever browser loaded the page first (a link preview, a headless
+// screenshot) locks no other out: the first load gets the token the bridge
+// started with, each later one a fresh token armed then through the
+// bridge's control plane (POST /pair), the way a shell arms one. A site
+// keeps its newest sites.MaxTokens armed; a load whose token was pushed out
+// before it was redeemed is refused once and asks again (app.js).
+type tokens struct {
+	mu    sync.Mutex
+	first string                                        // "" once handed out
+	arm   func(ctx context.Context, token string) error // nil until connect
+}
+
+// connect finds the demo's bridge on port by its session file in dir, as
+// the shell verbs do, and arms later loads' tokens there for site.
+func (t *tokens) connect(dir string, port int, site string) error {
+	sess, err := session.Read(session.Path(dir, port))
+	if err != nil {
+		return err
+	}
+	if sess.PID != os.Getpid() {
+		return fmt.Errorf("the session file for port %d is another process's", port)
+	}
+	c := client.New(sess)
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.arm = func(ctx context.Context, token string) error {
+		_, err := c.Do(ctx, client.Request{Method: http.MethodPost, Path: "/pair",
+			Body: control.PairRequest{Token: token, Origin: site}, Timeout: armTimeout})
+		return err
+	}
+	return nil
+}
+
+// next is the token for one load of the page.
+func (t *tokens) next(ctx context.Context) (string, error) {
+	t.mu.Lock()
+	tok, arm := t.first, t.arm
+	t.first = ""
+	t.mu.Unlock()
+	if tok != "" {
+		return tok, nil
+	}
+	if arm == nil {
+		return "", errors.New("the demo cannot arm another token")
+	}
+	tok, err := newToken()
+	if err != nil {
+		return "", err
+	}
+	if err := arm(ctx, tok); err != nil {
+		return "", err
+	}
+	return tok, nil
+}
+
+// state is the page server: its files, the tokens it hands each load, and
+// the port the bridge listens on once it does.
 type state struct {
 	files      fs.FS
 	pagePort   int
-	token      string
+	tokens     *tokens
 	ports      []int        // the bridge's port list, which the page may dial
 	bridgePort atomic.Int64 // 0 until the bridge listens
 }
@@ -320,11 +356,12 @@ func (s *state) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// serveToken answers the page's own scripts with the one-time token and
-// the ports to dial, once the bridge listens. A fetch from another site
-// says so in Sec-Fetch-Site and is refused (CORS would keep the answer
-// from it anyway); a shell sends no Sec-Fetch-Site and may read it, as it
-// may read the token's fingerprint in pairing.json.
+// serveToken answers the page's own scripts with a one-time token of this
+// load's own (tokens) and the ports to dial, once the bridge listens. A
+// fetch from another site says so in Sec-Fetch-Site and is refused before
+// a token is made (CORS would keep the answer from it anyway); a program
+// of the same user sends no Sec-Fetch-Site and may get one, as it may
+// drive the bridge through its session file (THREAT_MODEL.md T17).
 func (s *state) serveToken(w http.ResponseWriter, r *http.Request) {
 	h := w.Header()
 	if v := r.Header.Get("Sec-Fetch-Site"); v != "" && v != "same-origin" {
@@ -339,14 +376,21 @@ func (s *state) serveToken(w http.ResponseWriter, r *http.Request) {
 		json.NewEncoder(w).Encode(map[string]string{"error": "starting", "message": "the demo's bridge is not listening yet"})
 		return
 	}
+	tok, err := s.tokens.next(r.Context())
+	if err != nil {
+		w.WriteHeader(http.StatusServiceUnavailable)
+		json.NewEncoder(w).Encode(map[string]string{"error": "no_token", "message": "the demo could not arm a token for this page; see the demo's terminal"})
+		return
+	}
+	h.Set("Cache-Control", "no-store")
 	json.NewEncoder(w).Encode(struct {
 		Token string `json:"token"`
 		Port  int    `json:"port"`
 		Ports []int  `json:"ports"`
-	}{s.token, port, s.dialOrder(port)})
+	}{tok, port, s.dialOrder(port)})
 }
 
-// newToken makes the demo's one-time token.
+// newToken makes a one-time token for the demo's page.
 func newToken() (string, error) {
 	b := make([]byte, 16)
 	if _, err := rand.Read(b); err != nil {

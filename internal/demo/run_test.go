@@ -1,6 +1,7 @@
 package demo
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -32,32 +33,50 @@ func freePort(t *testing.T) int {
 	return ln.Addr().(*net.TCPAddr).Port
 }
 
-// runAndPair runs the demo on dir, plays its page until the bridge has
-// paired it, then stops the demo and returns what Run returned.
-func runAndPair(t *testing.T, dir string) error {
+// demoRun is a demo.Run in progress.
+type demoRun struct {
+	page   string // the page's URL
+	site   string
+	port   int // the bridge's
+	cancel context.CancelFunc
+	done   chan error
+}
+
+// startRun runs the demo on dir until the test stops it, and returns once
+// its bridge listens.
+func startRun(t *testing.T, dir string) *demoRun {
 	t.Helper()
-	old := PagePort
-	PagePort = 0
-	t.Cleanup(func() { PagePort = old })
 	type where struct {
 		page string
 		port int
 	}
 	ready := make(chan where, 1)
 	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
+	t.Cleanup(cancel)
 	done := make(chan error, 1)
 	go func() {
 		done <- Run(ctx, Options{ConfigDir: dir, Ports: []int{freePort(t)}, Log: ui.NewLogger(&strings.Builder{}),
 			Ready: func(page string, port int) { ready <- where{page, port} }})
 	}()
-	var w where
 	select {
-	case w = <-ready:
+	case w := <-ready:
+		return &demoRun{page: w.page, site: strings.TrimSuffix(w.page, "/"), port: w.port, cancel: cancel, done: done}
 	case err := <-done:
 		t.Fatalf("demo.Run ended before it listened: %v", err)
+		return nil
 	}
-	resp, err := http.Get(w.page + "demo/token")
+}
+
+// stop stops the demo as Ctrl-C does and returns what Run returned.
+func (d *demoRun) stop() error {
+	d.cancel()
+	return <-d.done
+}
+
+// load is one load of the page: the token /demo/token hands it.
+func (d *demoRun) load(t *testing.T) string {
+	t.Helper()
+	resp, err := http.Get(d.page + "demo/token")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,26 +86,39 @@ func runAndPair(t *testing.T, dir string) error {
 	if err != nil || tok.Token == "" {
 		t.Fatalf("GET /demo/token: %v %q", err, tok.Token)
 	}
-	site := strings.TrimSuffix(w.page, "/")
-	c, _, err := websocket.DefaultDialer.Dial("ws://127.0.0.1:"+strconv.Itoa(w.port), http.Header{"Origin": {site}})
+	return tok.Token
+}
+
+// attach plays a browser's tab with token and no stored secret, and
+// returns its socket once the bridge has said hello with a pairing secret.
+func (d *demoRun) attach(t *testing.T, token string) *websocket.Conn {
+	t.Helper()
+	c, _, err := websocket.DefaultDialer.Dial("ws://127.0.0.1:"+strconv.Itoa(d.port), http.Header{"Origin": {d.site}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer c.Close()
 	c.SetReadDeadline(time.Now().Add(10 * time.Second))
-	if err := c.WriteJSON(map[string]string{"token": tok.Token}); err != nil {
+	if err := c.WriteJSON(map[string]string{"token": token}); err != nil {
 		t.Fatal(err)
 	}
-	var hello struct{ Hello, PairingSecret string }
+	var hello struct{ Hello, PairingSecret, Error string }
 	if err := c.ReadJSON(&hello); err != nil || hello.PairingSecret == "" {
-		t.Fatalf("handshake with the demo's token: %+v, %v; want a hello with a pairing secret", hello, err)
+		c.Close()
+		t.Fatalf("handshake with a load's token: %+v, %v; want a hello with a pairing secret", hello, err)
 	}
-	store := pairing.New(dir, ui.NewLogger(io.Discard))
-	if paired, err := store.Paired(site); err != nil || paired || !store.DemoPaired(site) {
-		t.Fatalf("after the hello, %s paired = %v, %v, demo-paired %v; want the demo's pairing alone", site, paired, err, store.DemoPaired(site))
-	}
-	cancel()
-	return <-done
+	return c
+}
+
+// runAndPair runs the demo on dir, plays its page until the bridge has
+// paired it, then stops the demo and returns what Run returned.
+func runAndPair(t *testing.T, dir string) error {
+	t.Helper()
+	old := PagePort
+	PagePort = 0
+	t.Cleanup(func() { PagePort = old })
+	d := startRun(t, dir)
+	d.attach(t, d.load(t)).Close()
+	return d.stop()
 }
 
 // A config dir the demo created is gone when it stops: nothing is left of
@@ -102,8 +134,8 @@ func TestRunRemovesTheDirItCreated(t *testing.T) {
 	}
 }
 
-// A config dir that was there before keeps everything but the demo's
-// pairing: another site's stays, and so do files the demo did not write.
+// A config dir that was there before keeps everything, and gets no
+// pairing: the demo's are kept in a folder of their own.
 func TestRunKeepsADirThatWasThere(t *testing.T) {
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("mine"), 0o600); err != nil {
@@ -115,54 +147,84 @@ func TestRunKeepsADirThatWasThere(t *testing.T) {
 	if b, err := os.ReadFile(filepath.Join(dir, "notes.txt")); err != nil || string(b) != "mine" {
 		t.Errorf("notes.txt = %q, %v; want it untouched", b, err)
 	}
-	sites, err := pairing.New(dir, ui.NewLogger(io.Discard)).PairedOrigins()
-	if err != nil || len(sites) != 0 {
-		t.Errorf("paired sites after the demo = %q, %v; want none", sites, err)
+	if _, err := os.Lstat(filepath.Join(dir, "pairing.json")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("pairing.json after the demo: %v; want none written", err)
 	}
 }
 
-// A pairing of the demo's origin that an earlier demo left (killed before
-// its exit) is gone before the bridge listens; another site's stays.
-func TestRunRemovesAStalePairingAtStart(t *testing.T) {
+// THREAT_MODEL T17: a pairing of the demo's own origin in the config dir
+// (a local dev server's on 8780, say) is not the demo's: the demo runs,
+// pairs its page and stops, and pairing.json is as it was, byte for byte.
+// The old demo removed it at its start and again at its exit.
+func TestRunLeavesTheConfigDirsPairingsAlone(t *testing.T) {
 	dir := t.TempDir()
 	old := PagePort
 	PagePort = freePort(t)
 	t.Cleanup(func() { PagePort = old })
 	site := "http://127.0.0.1:" + strconv.Itoa(PagePort)
-	const other = "https://www.stitchslop.com"
 	entry := func() map[string]any {
 		return map[string]any{"secret": "c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0MDA", "secrets": []string{"c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0MDA"},
 			"createdAt": "2026-11-02T09:14:55.120Z", "protocol": 1, "usedTokens": []string{}}
 	}
-	b, _ := json.Marshal(map[string]any{site: entry(), other: entry()})
-	if err := os.WriteFile(filepath.Join(dir, "pairing.json"), b, 0o600); err != nil {
+	seeded, _ := json.Marshal(map[string]any{site: entry(), "https://www.stitchslop.com": entry()})
+	path := filepath.Join(dir, "pairing.json")
+	if err := os.WriteFile(path, seeded, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	store := pairing.New(dir, ui.NewLogger(io.Discard))
-	if paired, err := store.Paired(site); err != nil || !paired {
+	if paired, err := pairing.New(dir, ui.NewLogger(io.Discard)).Paired(site); err != nil || !paired {
 		t.Fatalf("seeded pairing of %s: paired = %v, %v", site, paired, err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	ready := make(chan struct{})
-	done := make(chan error, 1)
-	go func() {
-		done <- Run(ctx, Options{ConfigDir: dir, Ports: []int{freePort(t)}, Log: ui.NewLogger(io.Discard),
-			Ready: func(string, int) { close(ready) }})
-	}()
-	select {
-	case <-ready:
-	case err := <-done:
-		t.Fatalf("demo.Run ended before it listened: %v", err)
+	d := startRun(t, dir)
+	if d.site != site {
+		t.Fatalf("the demo's page is at %s, want %s", d.site, site)
 	}
-	if paired, err := store.Paired(site); err != nil || paired {
-		t.Errorf("once the demo listens, %s paired = %v, %v; want false", site, paired, err)
+	d.attach(t, d.load(t)).Close()
+	if b, err := os.ReadFile(path); err != nil || !bytes.Equal(b, seeded) {
+		t.Errorf("pairing.json while the demo runs = %s, %v; want it as seeded", b, err)
 	}
-	if paired, err := store.Paired(other); err != nil || !paired {
-		t.Errorf("once the demo listens, %s paired = %v, %v; want true (not the demo's)", other, paired, err)
+	if err := d.stop(); err != nil {
+		t.Errorf("demo.Run = %v, want nil", err)
 	}
-	cancel()
-	if err := <-done; err != nil {
+	if b, err := os.ReadFile(path); err != nil || !bytes.Equal(b, seeded) {
+		t.Errorf("pairing.json after the demo = %s, %v; want it as seeded", b, err)
+	}
+}
+
+// Issue 36: the first load's token redeemed by one browser (a link
+// preview, a headless screenshot) locks no other out: each load gets a
+// token of its own, and a second browser, with no secret of the first's,
+// attaches once the first has gone. The old demo handed every load the one
+// token, spent by then.
+func TestRunEveryLoadAttaches(t *testing.T) {
+	old := PagePort
+	PagePort = 0
+	t.Cleanup(func() { PagePort = old })
+	d := startRun(t, t.TempDir())
+	first, second := d.load(t), d.load(t)
+	if first == second {
+		t.Fatalf("two loads of the page got the same token")
+	}
+	d.attach(t, first).Close()
+	// The bridge frees its slot when it has read the close; a tab that
+	// comes sooner is told busy and tries again, as app.js does.
+	for deadline := time.Now().Add(10 * time.Second); ; {
+		c, _, err := websocket.DefaultDialer.Dial("ws://127.0.0.1:"+strconv.Itoa(d.port), http.Header{"Origin": {d.site}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.SetReadDeadline(time.Now().Add(10 * time.Second))
+		c.WriteJSON(map[string]string{"token": second})
+		var hello struct{ Hello, PairingSecret, Error string }
+		err = c.ReadJSON(&hello)
+		c.Close()
+		if err == nil && hello.PairingSecret != "" {
+			break
+		}
+		if hello.Error != "busy" || time.Now().After(deadline) {
+			t.Fatalf("the second browser's handshake: %+v, %v; want a hello with a pairing secret", hello, err)
+		}
+	}
+	if err := d.stop(); err != nil {
 		t.Errorf("demo.Run = %v, want nil", err)
 	}
 }

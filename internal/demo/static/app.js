@@ -2,7 +2,8 @@
 //
 // It plays the page side of the bridge protocol (protocol.md §2) the way
 // the real app does: it dials the bridge's ports in order, sends its stored
-// pairing secret and the one-time token the demo armed, keeps the secret it
+// pairing secret and the one-time token the demo armed for this load of the
+// page (each load gets its own, so any browser attaches), keeps the secret it
 // is given, reconnects with backoff, treats `busy` as "try the next port,
 // keep polling" and `displaced` as terminal until the person presses
 // Reconnect. Its tools work on a small design drawn on a canvas.
@@ -501,8 +502,8 @@
     }
   }
 
-  // fetchToken asks the demo for its one-time token and the ports to dial,
-  // retrying until the demo's bridge listens.
+  // fetchToken asks the demo for a one-time token of this load's own and the
+  // ports to dial, retrying until the demo's bridge listens.
   async function fetchToken() {
     for (;;) {
       try {
@@ -540,8 +541,16 @@
       else if (r.error) refusal = r.error;
     }
     if (stopped) return;
+    if (refusal === "bad_credential") {
+      // This load's token was pushed out by later loads (the bridge keeps a
+      // few armed) or spent: ask the demo for another before trying again.
+      show("refused", "refused", "the bridge did not take this page's token; asking the demo for a fresh one.");
+      timer = setTimeout(() => fetchToken().then(dial), backoff);
+      backoff = Math.min(backoff * 2, backoffMaxMs);
+      return;
+    }
     if (sawBusy) {
-      show("busy", "busy", "the bridge is already serving another Stitch Slop tab; close that tab or start another bridge. Trying again on its own.");
+      show("busy", "busy", "the demo's bridge is serving this page in another tab or browser; close that one and this page attaches on its own. Trying again on its own.");
     } else if (refusal) {
       show("refused", "refused", "the bridge refused this tab (" + refusal + "). Trying again on its own.");
     } else {
