@@ -1,17 +1,22 @@
 package e2e
 
-// THREAT_MODEL T17: a demo killed before its exit leaves its pairing, whose
-// secret a browser keeps for a loopback origin that any local user can
-// serve once the demo is gone. The next demo removes it at its start, so a
-// production bridge on the same config dir no longer admits that origin.
+// THREAT_MODEL T17: the demo's pairings are the demo's. Its bridge keeps
+// them in a throwaway folder of its own, so the config dir's pairing.json,
+// which may hold a pairing of the demo's own origin that is not the demo's
+// (a local dev server on 8780), is never written or trimmed, whether the
+// demo exits cleanly or is killed. A pairing an older demo stored there
+// (demoSecrets) is still refused by every production bridge.
 
 import (
+	"bytes"
 	"encoding/json"
 	"net/http"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 // awaitLine waits for a stderr line of b holding text.
@@ -29,9 +34,8 @@ func (d *demoProc) kill(t *testing.T) {
 	<-d.done
 }
 
-// pairWithDemo pairs a tab of the demo's site with the token its page
-// serves, and returns the secret the hello gives the tab.
-func pairWithDemo(t *testing.T, d *demoProc) string {
+// demoToken is one load of the demo's page: the token /demo/token hands it.
+func demoToken(t *testing.T, d *demoProc) string {
 	t.Helper()
 	resp, err := http.Get(d.pageURL + "demo/token")
 	if err != nil {
@@ -43,51 +47,136 @@ func pairWithDemo(t *testing.T, d *demoProc) string {
 	if err != nil || tok.Token == "" {
 		t.Fatalf("the demo's token: %v %+v", err, tok)
 	}
+	return tok.Token
+}
+
+// pairWithDemo plays one load of the demo's page in a browser with nothing
+// stored: it pairs with its load's token, and returns the page and the
+// secret the hello gives it.
+func pairWithDemo(t *testing.T, d *demoProc) (*page, string) {
+	t.Helper()
+	tok := demoToken(t, d)
 	p := openPageFrom(t, d.port, d.site(), false)
-	hello := p.handshake(map[string]any{"token": tok.Token})
+	hello := p.handshake(map[string]any{"token": tok})
 	wantHello(t, hello, d.port)
 	secret := hello.str("pairingSecret")
 	if secret == "" {
 		t.Fatalf("hello %s: no pairing secret", hello.raw)
 	}
-	return secret
+	return p, secret
 }
 
+// TestT17_DemoLeavesPairingJSONByteForByte: with a production pairing of
+// the demo's own origin in ~/.stitchslop/pairing.json, the demo runs, a
+// tab pairs with it, the shell verbs drive it through that config dir, and
+// it stops (Ctrl-C), or is killed and started and killed again: the file
+// is the same, byte for byte, throughout. The old demo removed that
+// pairing at its start and at its exit.
+func TestT17_DemoLeavesPairingJSONByteForByte(t *testing.T) {
+	for _, stop := range []string{"ctrl-c", "sigkill"} {
+		t.Run(stop, func(t *testing.T) {
+			home := t.TempDir()
+			tmp := t.TempDir()
+			dir := filepath.Join(home, ".stitchslop")
+			pagePort := strconv.Itoa(freePort(t))
+			site := "http://127.0.0.1:" + pagePort
+			seedPairing(t, dir, map[string]any{site: pairingFor(newSecret()), testOrigin: pairingFor(newSecret())})
+			path := filepath.Join(dir, "pairing.json")
+			seeded, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			same := func(when string) {
+				t.Helper()
+				if b, err := os.ReadFile(path); err != nil || !bytes.Equal(b, seeded) {
+					t.Errorf("%s: pairing.json = %s, %v; want it byte for byte as it was:\n%s", when, b, err, seeded)
+				}
+			}
+			env := []string{"HOME=" + home, "TMPDIR=" + tmp, "STITCHSLOP_TEST_DEMO_PAGE_PORT=" + pagePort}
+			d := startDemo(t, freePort(t), dir, env...)
+			if d.site() != site {
+				t.Fatalf("the demo's page is at %s, want %s", d.site(), site)
+			}
+			pairWithDemo(t, d)
+			if st := d.cli(t, cliInput{}, "status").doc(t); st["connected"] != true || st["origin"] != site {
+				t.Errorf("status through %s: %v, want the demo's bridge, connected to %s", dir, st, site)
+			}
+			same("while the demo runs")
+			if stop == "ctrl-c" {
+				if code := d.stop(t); code != 0 {
+					t.Errorf("demo exit after Ctrl-C: %d, want 0; stderr:\n%s", code, d.stderr)
+				}
+				same("after Ctrl-C")
+				if left, _ := filepath.Glob(filepath.Join(tmp, "stitchslop-demo-*")); len(left) > 0 {
+					t.Errorf("the demo's pairing folder is left after Ctrl-C: %v", left)
+				}
+				return
+			}
+			d.kill(t)
+			same("after SIGKILL")
+			d2 := startDemo(t, freePort(t), dir, env...)
+			if d2.site() != site {
+				t.Fatalf("the restarted demo's page is at %s, want %s", d2.site(), site)
+			}
+			same("once a demo started again after SIGKILL")
+			d2.kill(t)
+			same("after a second SIGKILL")
+		})
+	}
+}
+
+// Issue 36: the first load's token redeemed by one browser (a link
+// preview, a headless screenshot) locks no other browser out. Each load of
+// the page gets a token of its own; a browser with nothing stored attaches
+// once the first has gone, and `status` shows it. The old demo handed
+// every load its one token, spent by then, and refused every other
+// browser for as long as it ran.
+func TestDemo_EveryBrowserAttaches(t *testing.T) {
+	d := startDemo(t, freePort(t), filepath.Join(t.TempDir(), "cfg"))
+	preview, _ := pairWithDemo(t, d)
+	preview.conn.Close()
+	tok := demoToken(t, d)
+	// The bridge frees its slot once it has read the preview's close; a
+	// tab that comes sooner is told busy and tries again, as the page does.
+	deadline := time.Now().Add(guard)
+	for {
+		p := openPageFrom(t, d.port, d.site(), false)
+		f := p.handshake(map[string]any{"token": tok})
+		if f.str("hello") != "" {
+			wantHello(t, f, d.port)
+			if f.str("pairingSecret") == "" {
+				t.Errorf("hello %s: no pairing secret for the second browser", f.raw)
+			}
+			break
+		}
+		p.conn.Close()
+		if f.str("error") != "busy" || time.Now().After(deadline) {
+			t.Fatalf("the second browser's handshake: %s; want a hello (the preview spent only its own token)", f.raw)
+		}
+	}
+	if st := d.cli(t, cliInput{}, "status").doc(t); st["connected"] != true {
+		t.Errorf("status after the second browser attached: %v, want connected", st)
+	}
+}
+
+// THREAT_MODEL T17: a demo killed with SIGKILL leaves no pairing in the
+// config dir, so a production bridge on it refuses a tab of the demo's
+// origin that presents the secret the demo gave it, at the upgrade.
 func TestT17_StaleDemoPairingNotAdmitted(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "cfg")
-	// The page on a port of the test's own instead of 8780 (which a demo
-	// on this machine may hold), the same for both runs, so the restarted
-	// demo has the same origin.
-	pagePort := strconv.Itoa(freePort(t))
-	pageEnv := "STITCHSLOP_TEST_DEMO_PAGE_PORT=" + pagePort
-	d := startDemo(t, freePort(t), dir, pageEnv)
+	d := startDemo(t, freePort(t), dir)
 	site := d.site()
-	if site != "http://127.0.0.1:"+pagePort {
-		t.Fatalf("the demo's page is at %s, want port %s", site, pagePort)
-	}
-	pairWithDemo(t, d)
+	_, secret := pairWithDemo(t, d)
 	d.kill(t)
-	if e := readPairing(t, dir, site); len(e.DemoSecrets) == 0 {
-		t.Fatalf("pairing.json after SIGKILL holds no demo secret for %s: the test proves nothing", site)
+	if raw, err := os.ReadFile(filepath.Join(dir, "pairing.json")); err == nil && bytes.Contains(raw, []byte(secret)) {
+		t.Errorf("pairing.json after SIGKILL holds the demo tab's secret: %s", raw)
 	}
 
-	// Restarted, and killed again: only its start can have removed it.
-	d2 := startDemo(t, freePort(t), dir, pageEnv)
-	if d2.site() != site {
-		t.Fatalf("the restarted demo's page is at %s, not %s", d2.site(), site)
-	}
-	d2.kill(t)
-	if e := readPairing(t, dir, site); e.Secret != "" || len(e.Secrets) > 0 || len(e.DemoSecrets) > 0 {
-		t.Errorf("pairing.json after a restart still holds a secret for %s", site)
-	}
-
-	// A production bridge on the same config dir, and a tab of the demo's
-	// origin with the old secret: refused at the upgrade.
 	b := startBridge(t, bridgeOpts{origin: testOrigin, configDir: dir, token: newToken()})
 	conn, resp, err := dialWS(b.port, originHeader(site))
 	if err == nil {
 		conn.Close()
-		t.Fatalf("a tab of %s was let in to a bridge for %s after the demo restarted", site, testOrigin)
+		t.Fatalf("a tab of %s was let in to a bridge for %s after the demo was killed", site, testOrigin)
 	}
 	if resp == nil || resp.StatusCode != http.StatusForbidden {
 		t.Errorf("a tab of %s: got %v, want HTTP 403 at the upgrade", site, err)
@@ -98,32 +187,18 @@ func TestT17_StaleDemoPairingNotAdmitted(t *testing.T) {
 	}
 }
 
-// demoPairedThenKilled runs the demo on dir, pairs its page with the
-// demo's token, and kills the demo with SIGKILL, so that it cannot clean
-// up. It returns the demo's site and the secret its tab keeps.
-func demoPairedThenKilled(t *testing.T, dir string) (site, secret string) {
-	t.Helper()
-	d := startDemo(t, freePort(t), dir)
-	site = d.site()
-	secret = pairWithDemo(t, d)
-	d.kill(t)
-	return site, secret
-}
-
-// Issue 28: a pairing the demo made is the demo's. After the demo is
-// killed with SIGKILL, and without a demo started again, a production
-// bridge on the same config dir refuses a tab of the demo's origin that
-// presents the demo's secret, and tells the agent why without the secret:
-// at the upgrade when it serves another site (reported by
+// Issue 28: a pairing an older demo stored in the config dir's
+// pairing.json (demoSecrets, which this demo no longer writes there) is
+// the demo's. A production bridge on that config dir refuses a tab of the
+// demo's origin that presents it, and tells the agent why without the
+// secret: at the upgrade when it serves another site (reported by
 // connection_status and status), at the handshake when it was started for
-// the demo's origin itself. pairing.json keeps the demo's secret where the
-// Stitch Slop team's bridge, which reads secret, does not take it.
+// the demo's origin itself.
 func TestT17_DemoPairingIsTheDemos(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "cfg")
-	site, secret := demoPairedThenKilled(t, dir)
-	if e := readPairing(t, dir, site); e.Secret != "" || len(e.Secrets) > 0 || len(e.DemoSecrets) == 0 {
-		t.Errorf("pairing.json for %s: %+v; want the demo's secret in demoSecrets alone", site, e)
-	}
+	site := "http://127.0.0.1:" + strconv.Itoa(freePort(t))
+	secret := newSecret()
+	seedPairing(t, dir, map[string]any{site: map[string]any{"demoSecrets": []string{secret}, "createdAt": "2026-11-02T09:14:55.120Z", "protocol": 1, "usedTokens": []string{}}})
 
 	t.Run("another site served", func(t *testing.T) {
 		b := startBridge(t, bridgeOpts{configDir: dir, mcp: true, token: newToken()})
