@@ -447,7 +447,7 @@ func TestNewcomer_DemoInRealBrowser(t *testing.T) {
 		}
 	}
 
-	// Ctrl-C: the demo exits 0 and removes its pairing.
+	// Ctrl-C: the demo exits 0, and the config dir holds none of its pairing.
 	f.cs.Close()
 	if code := d.stop(t); code != 0 {
 		t.Errorf("demo exit after Ctrl-C: %d, want 0; stderr:\n%s", code, d.stderr)
