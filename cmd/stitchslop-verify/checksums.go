@@ -122,10 +122,10 @@ func checkArtifact(ctx context.Context, sums map[string]string, checksumsPath, p
 var errNotRegular = errors.New("not a regular file")
 
 // openRegular opens path once and checks that what it opened is a regular
-// file; every file the verifier
-// reads comes from here (openInputs). The open does not block on a FIFO
-// swapped in for the file (O_NONBLOCK; on Windows the flag is ignored and
-// a pipe is no file path), and the Fstat of what was opened refuses it, a
+// file; every file the verifier reads comes from here (openInputs). On
+// unix the open does not block on a FIFO swapped in for the file
+// (O_NONBLOCK; Windows ignores the flag, and opening a pipe there does not
+// wait for a writer), and the Fstat of what was opened refuses it, a
 // device or a directory. Whatever is checked or hashed after this reads
 // from the handle, never the path.
 func openRegular(path string) (*os.File, error) {
