@@ -96,21 +96,21 @@ func TestCallFileFlags(t *testing.T) {
 		{"empty out", []string{"call", "x", "--out", ""}, "--out is empty"},
 		{"empty save", []string{"call", "x", "--save="}, "--save is empty"},
 		{"empty text", []string{"call", "x", "--save", "d", "--text-file", ""}, "--text-file is empty"},
-		{"text as a path", []string{"call", "x", "--save", "d", "--text-file", "../notes.txt"}, ""}, // the name is built (issue 35)
-		{"text in a folder", []string{"call", "x", "--save", "d", "--text-file", "a/notes.txt"}, ""}, // the name is built (issue 35)
+		{"text as a path", []string{"call", "x", "--save", "d", "--text-file", "../notes.txt"}, ""},       // the name is built (issue 35)
+		{"text in a folder", []string{"call", "x", "--save", "d", "--text-file", "a/notes.txt"}, ""},      // the name is built (issue 35)
 		{"text with a backslash", []string{"call", "x", "--save", "d", "--text-file", `a\notes.txt`}, ""}, // the name is built (issue 35)
-		{"text hidden", []string{"call", "x", "--save", "d", "--text-file", ".bashrc"}, ""}, // the name is built (issue 35)
-		{"text dot dot", []string{"call", "x", "--save", "d", "--text-file", ".."}, ""}, // the name is built (issue 35)
+		{"text hidden", []string{"call", "x", "--save", "d", "--text-file", ".bashrc"}, ""},               // the name is built (issue 35)
+		{"text dot dot", []string{"call", "x", "--save", "d", "--text-file", ".."}, ""},                   // the name is built (issue 35)
 		{"text of a kind not saved", []string{"call", "x", "--save", "d", "--text-file", "notes.sh"}, ""}, // the name is built (issue 35)
-		{"text without a kind", []string{"call", "x", "--save", "d", "--text-file", "notes"}, ""}, // the name is built (issue 35)
-		{"text with RLO", []string{"call", "x", "--save", "d", "--text-file", "notes\u202Etxt.md"}, ""}, // the name is built (issue 35)
-		{"text with C1", []string{"call", "x", "--save", "d", "--text-file", "notes\u0085.txt"}, ""}, // the name is built (issue 35)
-		{"text with ZWSP", []string{"call", "x", "--save", "d", "--text-file", "no\u200btes.txt"}, ""}, // the name is built (issue 35)
-		{"text with a colon", []string{"call", "x", "--save", "d", "--text-file", "notes.txt:x"}, ""}, // the name is built (issue 35)
-		{"text a device", []string{"call", "x", "--save", "d", "--text-file", "CON.txt"}, ""}, // the name is built (issue 35)
-		{"text trailing dot", []string{"call", "x", "--save", "d", "--text-file", "notes.txt."}, ""}, // the name is built (issue 35)
-		{"text leading space", []string{"call", "x", "--save", "d", "--text-file", " notes.txt"}, ""}, // the name is built (issue 35)
-		{"text not UTF-8", []string{"call", "x", "--save", "d", "--text-file", "n\xffotes.txt"}, ""}, // the name is built (issue 35)
+		{"text without a kind", []string{"call", "x", "--save", "d", "--text-file", "notes"}, ""},         // the name is built (issue 35)
+		{"text with RLO", []string{"call", "x", "--save", "d", "--text-file", "notes\u202Etxt.md"}, ""},   // the name is built (issue 35)
+		{"text with C1", []string{"call", "x", "--save", "d", "--text-file", "notes\u0085.txt"}, ""},      // the name is built (issue 35)
+		{"text with ZWSP", []string{"call", "x", "--save", "d", "--text-file", "no\u200btes.txt"}, ""},    // the name is built (issue 35)
+		{"text with a colon", []string{"call", "x", "--save", "d", "--text-file", "notes.txt:x"}, ""},     // the name is built (issue 35)
+		{"text a device", []string{"call", "x", "--save", "d", "--text-file", "CON.txt"}, ""},             // the name is built (issue 35)
+		{"text trailing dot", []string{"call", "x", "--save", "d", "--text-file", "notes.txt."}, ""},      // the name is built (issue 35)
+		{"text leading space", []string{"call", "x", "--save", "d", "--text-file", " notes.txt"}, ""},     // the name is built (issue 35)
+		{"text not UTF-8", []string{"call", "x", "--save", "d", "--text-file", "n\xffotes.txt"}, ""},      // the name is built (issue 35)
 		{"text, a design name", []string{"call", "x", "--save", "d", "--text-file", "\u00fcber.svg"}, ""},
 		{"no equals", []string{"call", "x", "--file", "design"}, `--file "design": want KEY=PATH, such as --file design=rose.dst`},
 		{"no equals, text", []string{"call", "x", "--file-text", "c.svg"}, `--file-text "c.svg": want KEY=PATH, such as --file-text design=rose.dst`},

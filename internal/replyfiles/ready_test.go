@@ -13,9 +13,9 @@ func TestReady(t *testing.T) {
 	dir := t.TempDir()
 	hidden := filepath.Join(dir, ".hid")
 	for _, tt := range []struct {
-		name  string
-		o     Options
-		ok    bool
+		name string
+		o    Options
+		ok   bool
 	}{
 		{"fine", Options{Dir: filepath.Join(dir, "new", "deeper"), FileName: "preview.png", TextFile: "notes.md"}, true},
 		{"cannot be made", Options{Dir: "/proc/nope/out"}, false},

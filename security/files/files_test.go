@@ -477,7 +477,6 @@ func TestCheckName(t *testing.T) {
 	}
 }
 
-
 // printableASCII returns why s is not printable ASCII, or "".
 func printableASCII(s string) string {
 	for i, r := range s {
@@ -487,8 +486,6 @@ func printableASCII(s string) string {
 	}
 	return ""
 }
-
-
 
 func TestSave(t *testing.T) {
 	long := strings.Repeat("a", 251) + ".dst"
