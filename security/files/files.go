@@ -1,7 +1,7 @@
 // Package files stands between the agent's file tools and the disk: it reads
 // a file the agent sends to the tab (Read), writes a file the tab sends
-// back (Save for a reply's files, Out for call --out, one decision for
-// both), and is the one writer that replaces a file (Pending), for those
+// back (Batch for a reply's files, Out for call --out, one walk and one
+// writer for both), and is the one writer that replaces a file (Pending), for those
 // and, through security/fileperm, the pairing and session files. It
 // mitigates THREAT_MODEL.md T16 (file-tools): a page, which
 // may be a hostile or compromised site, talks the agent into
@@ -39,55 +39,38 @@
 //   - Only a regular file of at most MaxIn bytes is read, and never more
 //     than MaxIn+1 bytes whatever Stat said; text mode needs valid UTF-8.
 //
-// Save and Out mitigate (b), by the same rules; what needs no reply is
-// asked before the call (Prepare for Save's folder, CheckOut for Out),
-// down to proving the folder takes a new file (probe: a temporary file
-// created exclusively in the folder the walk opened, as the write will
-// make its own, and removed), so /proc/self or a read-only folder is
-// refused before the tab runs anything:
+// Batch (a reply's files) and Out (call --out) mitigate (b), by the same
+// walk and writer; what needs no reply is asked before the call (Prepare
+// for a Batch's folder, CheckOut for Out), down to proving the folder
+// takes a new file (probe: a temporary file created exclusively in the
+// folder the walk opened, as the write will make its own, and removed),
+// so /proc/self or a read-only folder is refused before the tab runs
+// anything:
 //
-//   - The name (CheckName) must be a bare name: no separator, not "." or
-//     "..", not hidden, none of the characters Windows refuses (so no ':'
-//     and no alternate data stream), no leading space, no trailing dot or
-//     space, no reserved device name (CON, NUL.png, COM1.txt), valid
-//     UTF-8. It cannot leave dir or become a dotfile.
-//   - Nor may it hold a character that makes a name show as something it
-//     is not (checkCharacters, by security/unprintable's one rule):
-//     control characters (C0, DEL, C1), format characters such as U+202E
-//     RIGHT-TO-LEFT OVERRIDE (evil\u202Egnp.exe shows as evilexe.png), the
-//     default-ignorable ones (U+FE0F, U+17B4), line and paragraph
-//     separators, private-use characters and unassigned code points; nor
-//     any space but U+0020 (spaceLike: U+00A0, U+2000-U+200A, U+3000 and
-//     the other Unicode space separators, U+2800 BRAILLE PATTERN BLANK,
-//     U+FFFC), which make package\u200A.json read as package.json. Such a
-//     name is refused, never cleaned. The reasons name such a character by
-//     its code point, never the name.
-//   - Nor may it be the name of a build or package manifest, of a coding
-//     agent's instruction file, or of a tool's or an agent's JSON
-//     configuration (manifest: package.json, angular.json,
-//     dev-requirements.txt, CLAUDE.md, AGENT.md, IFLOW.md, opencode.json,
-//     nodemon.json, claude_desktop_config.json, settings.json,
-//     tauri.conf.json ..., and autorun.inf, refused as classes, judged by
-//     NameKey), which another program runs code from, or obeys, just
-//     because it is in the folder. A page's .json name is held to the
-//     app's kind this way, by refusing the shapes and names tools look
-//     for, not by requiring a shape of the app's own: no document of the
-//     app (protocol.md, the Stitch Slop team's bridge) gives its JSON
-//     exports one, a design's export is named after the design, and a
-//     shape we made up would refuse the app's own files. What this leaves
-//     is a tool configuration under a name and shape not on the lists.
-//   - Its kind depends on who chose it (By): a page's name has one of the
-//     app's kinds (images, machine and colour files, .svg, .dxf,
-//     .stitchslop, .json), an agent's may also be .txt or .md, and --out's
-//     is an image or design name. An image name must hold that image's
-//     bytes (Pending.Commit checks): no script, no executable, no name
-//     without an extension. Files are created 0666 less the umask, never
-//     executable.
-//   - NameKey says when two names are one file on some disk (case, as
-//     NTFS upper-cases it too, and Unicode normal form on macOS); a Batch
-//     refuses a reply's second file under one key, and a file under the
-//     key of the reply's --out file in that file's folder (Batch.Out), so
-//     no file of a reply replaces another.
+//   - Every name a Batch saves under is built, never taken (Name,
+//     docs/protocol.md §7.15): a stem of at most 32 of a-z, 0-9, - and _
+//     kept from the name given (a page's, or the agent's fileName or
+//     textFile: one rule whoever chose it), and an extension chosen by
+//     the content's kind from one list of the app's kinds: an image's by
+//     its bytes, else the design kind the name claims, else .txt for
+//     UTF-8 text; other bytes are refused. .json, .txt, .md and .inf, the
+//     kinds tools, agents and Windows read by name (package.json,
+//     CLAUDE.md, requirements.txt, autorun.inf), get .stitchslop before
+//     their extension: cdk.json is saved as cdk.stitchslop.json. So no
+//     byte of the name given decides the name on its own, no list of
+//     forbidden names is kept, and no saved name is a path, hidden, holds
+//     a character that shows as something else, or ends as a script, an
+//     executable or a tool's configuration does. A stem taken in the
+//     Batch (in any case, and --out's file when it is in the folder) or a
+//     Windows device name (CON, NUL.png) gets -2, -3 ..., so no file of a
+//     reply replaces another.
+//   - --out is the one name not built: an exact path a person typed, held
+//     by checkName to a bare, visible name valid on every OS (none of the
+//     characters Windows refuses, no device name, no trailing dot or
+//     space, no character of security/unprintable's rule) of an image or
+//     design kind; an image name must hold that image's bytes
+//     (Pending.Commit checks). Files are created 0666 less the umask,
+//     never executable.
 //   - dir may have no hidden component (no ~/.config, no .git), reached
 //     through symlinks or not: it is walked and opened race-free as Read
 //     walks, and its missing folders are created by the same walk, as
@@ -106,8 +89,10 @@
 // Not covered: a file of an allowed kind and name is sent, or saved, whatever
 // its content (a secret kept in ~/Documents/notes.json goes; an .svg saved
 // may hold script, and .inf is also a Windows setup file, which runs only
-// when the user installs it; autorun.inf, which Windows obeys by itself
-// on a drive, is refused). The agent chooses
+// when the user installs it). A tool that reads every file of a kind, or
+// a name by a word anywhere in it (*requirements*.txt), may read a saved
+// file: the stem is the page's word. --out takes the exact name the
+// person typed. The agent chooses
 // the path to read and the directory to write; a page that talks it into
 // choosing a non-hidden secret or a sensitive non-hidden directory is not
 // stopped here. Hidden means a leading "." only: the Windows hidden attribute
@@ -119,11 +104,11 @@
 // protected_hardlinks refuses others). Every folder on the path must be
 // readable as well as searchable, since the walk opens each one: a path
 // through a search-only (--x) folder is refused. Another process of the
-// same user (T11) can do anything the user can and is not stopped. Save
+// same user (T11) can do anything the user can and is not stopped. Batch.Save
 // does not bound the size of what it writes.
-// Names that only look alike are not refused: "pay.png" in Cyrillic
-// letters, "a∕b.png" with a DIVISION SLASH; nor is a Windows 8.3 short
-// name (DESIGN~1.DST) that may alias an existing long one.
+// An --out name that only looks like another is not refused ("pay.png" in
+// Cyrillic letters, "a∕b.png" with a DIVISION SLASH); nor is a Windows 8.3
+// short name (DESIGN~1.DST) that may alias an existing long one.
 package files
 
 import (
@@ -159,7 +144,7 @@ const (
 // of them synced to disk. The callers refuse each entry past it, saying so.
 const MaxSaved = 32
 
-// maxName is the longest file name Save writes, in bytes: the limit of
+// maxName is the longest file name save writes, in bytes: the limit of
 // ext4, APFS and NTFS (which counts UTF-16 units, so this is no looser).
 const maxName = 255
 
@@ -269,9 +254,9 @@ func hidden(p string) string {
 }
 
 // Prepare makes dir ready to save into, before the call whose reply is to
-// be saved there: it is walked as Save walks it (no hidden component,
+// be saved there: it is walked as a Batch walks it (no hidden component,
 // links walked), its missing folders are made, and it is proved to take a
-// new file (probe). Save walks it again when it writes; Prepare only lets
+// new file (probe). Batch.Save walks it again when it writes; Prepare only lets
 // a caller refuse before anything is sent to the tab.
 func Prepare(dir string) error {
 	w, _, err := walk(dir, false, true)
@@ -408,9 +393,9 @@ func CheckOut(path string, overwrite bool) error {
 }
 
 // Out starts writing path, the file the user named for the image or design
-// of a reply (call --out), by the rules Save writes by: the name is a bare
-// name of the app's kinds (an image or a design; CheckName's other rules
-// too), its folder, which must exist, is walked as Save walks (no hidden
+// of a reply (call --out), by the rules a Batch writes by, but for its name: a bare
+// name of the app's kinds (an image or a design; checkName's other rules
+// too), its folder, which must exist, is walked as a Batch walks (no hidden
 // component, links walked), and the Pending is made in the folder opened.
 // The bytes must sniff as the image its extension names, or else as the
 // image mime (the data URL's type) claims, if it claims one; Commit
