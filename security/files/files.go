@@ -591,7 +591,7 @@ func (b *Batch) Save(given string, data []byte) (string, error) {
 // so dotless ı is I). b is a name Name built, ASCII, so no Unicode normal
 // form can make them one.
 func sameName(a, b string) bool {
-	return strings.EqualFold(a, b) || strings.ToUpper(a) == strings.ToUpper(b)
+	return strings.EqualFold(a, b) || strings.EqualFold(strings.ToUpper(a), b)
 }
 
 // sameFolder reports whether a and b name one folder: the same one once

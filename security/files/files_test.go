@@ -859,6 +859,11 @@ func TestBatchTakesItsOutName(t *testing.T) {
 	if b, _ := os.ReadFile(out); !bytes.Equal(b, pngBytes) {
 		t.Errorf("--out's file holds %q, want it untouched", b)
 	}
+	// NTFS upper-cases a dotless ı to I: R\u0131SE.png is rise.png there.
+	b := Batch{Dir: dir, Out: filepath.Join(dir, "R\u0131SE.png")}
+	if path, err := b.Save("rise.png", pngBytes); err != nil || filepath.Base(path) != "rise-2.png" {
+		t.Errorf("Batch{Out: R\u0131SE.png}.Save(rise.png) = %q, %v; want rise-2.png", path, err)
+	}
 	other := t.TempDir()
 	if path, err := (&Batch{Dir: other, Out: out}).Save("o.png", pngBytes); err != nil || filepath.Base(path) != "o.png" {
 		t.Errorf("Batch{Dir: other, Out: %q}.Save(o.png) = %q, %v; want o.png", out, path, err)
