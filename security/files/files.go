@@ -144,8 +144,9 @@ const (
 // of them synced to disk. The callers refuse each entry past it, saying so.
 const MaxSaved = 32
 
-// maxName is the longest file name save writes, in bytes: the limit of
-// ext4, APFS and NTFS (which counts UTF-16 units, so this is no looser).
+// maxName is the longest --out name checkName takes, in bytes: the limit
+// of ext4, APFS and NTFS (which counts UTF-16 units, so this is no looser).
+// A name Name builds is far shorter.
 const maxName = 255
 
 // images maps an image extension to the MIME type its bytes must sniff as.
