@@ -122,8 +122,11 @@ func TestRef_CallToFiles(t *testing.T) {
 			"fileName": "preview.png", "textFile": "notes.txt", "overwrite": overwrite})
 	}
 	r := call(false)
-	if got := dirNames(t, out); !slices.Equal(got, []string{"notes.txt", "ok.dst", "preview.png"}) {
-		t.Errorf("saved: %v, want notes.txt, ok.dst and preview.png only", got)
+	// Every name is built (issue 35): the script is text, the dotfile a
+	// visible file, the path its last part.
+	want := []string{"b.dst", "file.stitchslop.txt", "notes.stitchslop.txt", "ok.dst", "preview.png", "x.stitchslop.txt"}
+	if got := dirNames(t, out); !slices.Equal(got, want) {
+		t.Errorf("saved: %v, want %v", got, want)
 	}
 	if got := dirNames(t, root); !slices.Equal(got, []string{"a"}) {
 		t.Errorf("beside the folder: %v, want nothing new", got)
@@ -135,8 +138,8 @@ func TestRef_CallToFiles(t *testing.T) {
 		t.Errorf("ok.dst holds %q", b)
 	}
 	text := r.text()
-	if !r.IsError || strings.Contains(text, "base64,") || len(r.Content) != 1 ||
-		!strings.Contains(text, filepath.Join(out, "ok.dst")) || !strings.Contains(text, "Not saved") {
+	if r.IsError || strings.Contains(text, "base64,") || len(r.Content) != 1 ||
+		!strings.Contains(text, filepath.Join(out, "ok.dst")) || !strings.Contains(text, filepath.Join(out, "x.stitchslop.txt")) {
 		t.Errorf("call_to_files result (isError %v, %d blocks): %q", r.IsError, len(r.Content), text)
 	}
 
@@ -171,9 +174,10 @@ func toolReply(t *testing.T, text string) (intro string, reply map[string]any) {
 
 // A page's names that show as something they are not (U+202E shows
 // evil<RLO>gnp.exe as evilexe.png; C1 controls drive terminals) are not
-// written, and the agent is told why by code point, never shown the name
-// in the tool's own words. Entries that are not objects say so; names one
-// file on macOS (NFC, NFD, case) are saved once, even with overwrite.
+// used: each file is saved under a name the bridge builds, which holds
+// none of them. Entries that are not objects say so; names one file on
+// macOS (NFC, NFD, case) are saved under names of their own, even with
+// overwrite.
 func TestRef_CallToFilesRefusesNames(t *testing.T) {
 	t.Parallel()
 	b, p := mcpTab(t, "")
@@ -196,30 +200,24 @@ func TestRef_CallToFilesRefusesNames(t *testing.T) {
 	})
 	out := t.TempDir()
 	r := b.rpc.toolCall("call_to_files", map[string]any{"command": "design.export", "dir": out, "overwrite": true})
-	if got := dirNames(t, out); !slices.Equal(got, []string{"ok.dst", "\u00fcber.dst"}) {
-		t.Errorf("saved %q, want ok.dst and \u00fcber.dst alone", got)
+	built := []string{"evilgnp.stitchslop.txt", "reportfdp.dst", "x.dst", "x2j.dst", "ok.dst", "", "", "", "ber.dst", "uber.dst", "ber-2.dst"}
+	want := slices.DeleteFunc(slices.Clone(built), func(n string) bool { return n == "" })
+	if slices.Sort(want); !slices.Equal(dirNames(t, out), want) {
+		t.Errorf("saved %q, want %q", dirNames(t, out), want)
 	}
-	if b, _ := os.ReadFile(filepath.Join(out, "\u00fcber.dst")); string(b) != string(dstBytes) {
-		t.Errorf("\u00fcber.dst holds %q, want the first file's bytes", b)
+	if b, _ := os.ReadFile(filepath.Join(out, "ber.dst")); string(b) != string(dstBytes) {
+		t.Errorf("ber.dst holds %q, want the first file's bytes", b)
 	}
 	intro, reply := toolReply(t, r.text())
 	if !r.IsError {
-		t.Errorf("call_to_files with refused names: not isError: %q", r.text())
+		t.Errorf("call_to_files with entries that are not objects: not isError: %q", r.text())
 	}
-	for _, want := range []string{
-		"files[0]: a file name from the tab is refused: it holds U+202E, a bidirectional control",
-		"files[1]: a file name from the tab is refused: it holds U+202E, a bidirectional control",
-		"files[2]: a file name from the tab is refused: it holds the control character U+0085",
-		"files[3]: a file name from the tab is refused: it holds the control character U+009B",
-		"files[5]: it is not an object", "files[6]: it is not an object", "files[7]: it is not an object",
-		"files[9]: another file of this reply was saved under that name (or one that differs only in case or Unicode form)",
-		"files[10]: another file of this reply was saved under that name",
-	} {
+	for _, want := range []string{"files[5]: it is not an object", "files[6]: it is not an object", "files[7]: it is not an object"} {
 		if !strings.Contains(intro, want) {
 			t.Errorf("call_to_files said %q, want %q", intro, want)
 		}
 	}
-	if strings.ContainsAny(intro, "\u202e\u0085\u009b") || strings.Contains(intro, "gnp") || strings.Contains(intro, "base64") {
+	if strings.ContainsAny(intro, "\u202e\u0085\u009b") || strings.Contains(intro, "base64") {
 		t.Errorf("call_to_files said %q: a name from the tab, or its data", intro)
 	}
 	list, _ := reply["files"].([]any)
@@ -230,13 +228,11 @@ func TestRef_CallToFilesRefusesNames(t *testing.T) {
 		e, _ := e.(map[string]any)
 		why, _ := e["error"].(string)
 		switch {
-		case i == 4 || i == 8:
-			if e["savedTo"] == nil || why != "" {
-				t.Errorf("files[%d] = %v, want savedTo", i, e)
+		case built[i] != "":
+			if e["savedTo"] != filepath.Join(out, built[i]) || why != "" {
+				t.Errorf("files[%d] = %v, want savedTo %s", i, e, built[i])
 			}
-		case why == "" || e["savedTo"] != nil || e["dataUrl"] != nil:
-			t.Errorf("files[%d] = %v, want an error, no savedTo, no dataUrl", i, e)
-		case i >= 5 && i <= 7 && why != "it is not an object":
+		case why != "it is not an object" || e["savedTo"] != nil || e["dataUrl"] != nil:
 			t.Errorf("files[%d] = %v, want {\"error\": \"it is not an object\"}", i, e)
 		}
 	}
@@ -265,39 +261,6 @@ func TestRef_CallToFilesAtMost32(t *testing.T) {
 	}
 	if e := list[33].(map[string]any); e["error"] != "one reply may save at most 32 files" || e["name"] != "f33.dst" || e["dataUrl"] != nil {
 		t.Errorf("files[33] = %v, want refused, saying why", e)
-	}
-}
-
-// The agent's own fileName and textFile meet every name rule before the
-// call: a name that would be refused sends nothing to the tab.
-func TestRef_CallToFilesChecksNamesFirst(t *testing.T) {
-	t.Parallel()
-	b, p := mcpTab(t, "")
-	p.serve(defaultHandler)
-	out := t.TempDir()
-	from := p.frames.len()
-	for _, tt := range []struct {
-		fileName, textFile, want string
-	}{
-		{"", "notes\u202Etxt.md", "textFile \"notes\\u202etxt.md\": it holds U+202E, a bidirectional control"},
-		{"", "notes\u0085.txt", "it holds the control character U+0085"},
-		{"", "notes.sh", "its kind is not one of"},
-		{"", "../notes.txt", "it is a path, not a bare name"},
-		{"CON.png", "", "fileName \"CON.png\": it is a Windows device name"},
-		{"preview.png.", "", "it ends with a dot or a space"},
-		{"x.json", "X.JSON", "fileName and textFile name one file"},
-	} {
-		r := b.rpc.toolCall("call_to_files", map[string]any{"command": "design.export", "dir": out, "fileName": tt.fileName, "textFile": tt.textFile})
-		if !r.IsError || !strings.Contains(r.text(), tt.want) || !strings.HasSuffix(r.text(), "Nothing was sent to the tab.") {
-			t.Errorf("call_to_files(fileName %q, textFile %q) = %q, want isError saying %q and that nothing was sent", tt.fileName, tt.textFile, r.text(), tt.want)
-		}
-	}
-	b.rpc.toolCall("scene.describe", map[string]any{})
-	if f, _ := p.command(from); f.str("command") != "scene.describe" {
-		t.Errorf("after refused names the tab got %s, want nothing", f.raw)
-	}
-	if got := dirNames(t, out); len(got) != 0 {
-		t.Errorf("saved %q, want nothing", got)
 	}
 }
 

@@ -232,7 +232,7 @@ func TestSec_DoorPageReplyCannotPanicTheBridge(t *testing.T) {
 	b, p := mcpTab(t, "")
 	p.serve(silent)
 	out := t.TempDir()
-	if err := os.WriteFile(filepath.Join(out, "notes.txt"), []byte("mine"), 0o600); err != nil {
+	if err := os.WriteFile(filepath.Join(out, "notes.stitchslop.txt"), []byte("mine"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	at := len(p.frames.all())
@@ -256,8 +256,8 @@ func TestSec_DoorPageReplyCannotPanicTheBridge(t *testing.T) {
 	} else if m.errCode() == 0 {
 		t.Errorf("call_to_files answered %.300q, want a result or an error", m.raw)
 	}
-	if got, _ := os.ReadFile(filepath.Join(out, "notes.txt")); string(got) != "mine" {
-		t.Errorf("notes.txt holds %q, want it as it was", got)
+	if got, _ := os.ReadFile(filepath.Join(out, "notes.stitchslop.txt")); string(got) != "mine" {
+		t.Errorf("notes.stitchslop.txt, the name notes.txt is saved under, holds %q, want it as it was", got)
 	}
 	b.mustRun()
 	p.serve(defaultHandler)

@@ -43,11 +43,6 @@ func callFileFlags(a args) error {
 			return usageErr("--%s is empty", f)
 		}
 	}
-	// NAME's rules, before anything: call_to_files' check (replyfiles).
-	var nr *replyfiles.NotReady
-	if errors.As(replyfiles.CheckNames(replyfiles.Options{TextFile: a.flags["text-file"]}), &nr) {
-		return usageErr("--text-file %q: %s; want a bare file name such as notes.txt or notes.md", a.flags["text-file"], nr.Why)
-	}
 	_, err := fileSpecs(a.list)
 	return err
 }
@@ -132,9 +127,9 @@ func attachFiles(req client.Request, list []flagValue, log *slog.Logger) (client
 // when the reply is written, so that no call is made whose reply could not
 // be saved (issue 28): for --out, files.CheckOut (the name, the folder's
 // walk, a file already there); for --save and --text-file,
-// replyfiles.Ready, the check call_to_files makes too (the name, and the
-// folder walked and made if missing). Nothing here decides anything of
-// its own: it shows files' answer.
+// replyfiles.Ready, the check call_to_files makes too (the folder walked
+// and made if missing; every name of a reply is built, files.Name).
+// Nothing here decides anything of its own: it shows files' answer.
 func checkTargets(a args) error {
 	if file, ok := a.flags["out"]; ok {
 		if err := files.CheckOut(file, a.has("overwrite")); err != nil {
@@ -145,9 +140,8 @@ func checkTargets(a args) error {
 	if !ok {
 		return nil
 	}
-	// --text-file passed replyfiles.CheckNames in callFileFlags.
 	var nr *replyfiles.NotReady
-	if errors.As(replyfiles.Ready(replyfiles.Options{Dir: dir, TextFile: a.flags["text-file"]}), &nr) {
+	if errors.As(replyfiles.Ready(replyfiles.Options{Dir: dir}), &nr) {
 		return failure("bad_dir", fmt.Sprintf("--save %s: %s; nothing was sent to the tab", dir, nr.Why),
 			"--save writes into a folder that takes new files, creating it and its parents if missing, never a hidden one (such as ~/.config or .git); choose another")
 	}
@@ -215,6 +209,9 @@ func saveFiles(env envelope.Reply, dir, textFile string, overwrite bool, outFile
 		} else {
 			log.Info(fmt.Sprintf("saved %d bytes to %s (%s)", p.Bytes, p.Path, p.Where))
 		}
+	}
+	if r.Renamed() > 0 {
+		log.Info(fmt.Sprintf("--save: %d of the files saved are not under the name they were given: %s", r.Renamed(), replyfiles.RenamedWhy))
 	}
 	for _, p := range r.Refused {
 		log.Warn(fmt.Sprintf("--save: %s was not saved: %s", p.Where, p.Why))

@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -95,21 +96,21 @@ func TestCallFileFlags(t *testing.T) {
 		{"empty out", []string{"call", "x", "--out", ""}, "--out is empty"},
 		{"empty save", []string{"call", "x", "--save="}, "--save is empty"},
 		{"empty text", []string{"call", "x", "--save", "d", "--text-file", ""}, "--text-file is empty"},
-		{"text as a path", []string{"call", "x", "--save", "d", "--text-file", "../notes.txt"}, `--text-file "../notes.txt": it is a path, not a bare name; want a bare file name such as notes.txt`},
-		{"text in a folder", []string{"call", "x", "--save", "d", "--text-file", "a/notes.txt"}, "it is a path, not a bare name"},
-		{"text with a backslash", []string{"call", "x", "--save", "d", "--text-file", `a\notes.txt`}, "it is a path, not a bare name"},
-		{"text hidden", []string{"call", "x", "--save", "d", "--text-file", ".bashrc"}, "it is hidden (starts with a dot)"},
-		{"text dot dot", []string{"call", "x", "--save", "d", "--text-file", ".."}, "it is . or .., a folder, not a file name"},
-		{"text of a kind not saved", []string{"call", "x", "--save", "d", "--text-file", "notes.sh"}, "its kind is not one of"},
-		{"text without a kind", []string{"call", "x", "--save", "d", "--text-file", "notes"}, "its kind is not one of"},
-		{"text with RLO", []string{"call", "x", "--save", "d", "--text-file", "notes\u202Etxt.md"}, `--text-file "notes\u202etxt.md": it holds U+202E, a bidirectional control`},
-		{"text with C1", []string{"call", "x", "--save", "d", "--text-file", "notes\u0085.txt"}, "it holds the control character U+0085"},
-		{"text with ZWSP", []string{"call", "x", "--save", "d", "--text-file", "no\u200btes.txt"}, "it holds U+200B, an invisible formatting character"},
-		{"text with a colon", []string{"call", "x", "--save", "d", "--text-file", "notes.txt:x"}, `it holds one of : * ? " < > |`},
-		{"text a device", []string{"call", "x", "--save", "d", "--text-file", "CON.txt"}, "it is a Windows device name"},
-		{"text trailing dot", []string{"call", "x", "--save", "d", "--text-file", "notes.txt."}, "it ends with a dot or a space"},
-		{"text leading space", []string{"call", "x", "--save", "d", "--text-file", " notes.txt"}, "it starts with a space"},
-		{"text not UTF-8", []string{"call", "x", "--save", "d", "--text-file", "n\xffotes.txt"}, "it is not valid UTF-8"},
+		{"text as a path", []string{"call", "x", "--save", "d", "--text-file", "../notes.txt"}, ""},       // the name is built (issue 35)
+		{"text in a folder", []string{"call", "x", "--save", "d", "--text-file", "a/notes.txt"}, ""},      // the name is built (issue 35)
+		{"text with a backslash", []string{"call", "x", "--save", "d", "--text-file", `a\notes.txt`}, ""}, // the name is built (issue 35)
+		{"text hidden", []string{"call", "x", "--save", "d", "--text-file", ".bashrc"}, ""},               // the name is built (issue 35)
+		{"text dot dot", []string{"call", "x", "--save", "d", "--text-file", ".."}, ""},                   // the name is built (issue 35)
+		{"text of a kind not saved", []string{"call", "x", "--save", "d", "--text-file", "notes.sh"}, ""}, // the name is built (issue 35)
+		{"text without a kind", []string{"call", "x", "--save", "d", "--text-file", "notes"}, ""},         // the name is built (issue 35)
+		{"text with RLO", []string{"call", "x", "--save", "d", "--text-file", "notes\u202Etxt.md"}, ""},   // the name is built (issue 35)
+		{"text with C1", []string{"call", "x", "--save", "d", "--text-file", "notes\u0085.txt"}, ""},      // the name is built (issue 35)
+		{"text with ZWSP", []string{"call", "x", "--save", "d", "--text-file", "no\u200btes.txt"}, ""},    // the name is built (issue 35)
+		{"text with a colon", []string{"call", "x", "--save", "d", "--text-file", "notes.txt:x"}, ""},     // the name is built (issue 35)
+		{"text a device", []string{"call", "x", "--save", "d", "--text-file", "CON.txt"}, ""},             // the name is built (issue 35)
+		{"text trailing dot", []string{"call", "x", "--save", "d", "--text-file", "notes.txt."}, ""},      // the name is built (issue 35)
+		{"text leading space", []string{"call", "x", "--save", "d", "--text-file", " notes.txt"}, ""},     // the name is built (issue 35)
+		{"text not UTF-8", []string{"call", "x", "--save", "d", "--text-file", "n\xffotes.txt"}, ""},      // the name is built (issue 35)
 		{"text, a design name", []string{"call", "x", "--save", "d", "--text-file", "\u00fcber.svg"}, ""},
 		{"no equals", []string{"call", "x", "--file", "design"}, `--file "design": want KEY=PATH, such as --file design=rose.dst`},
 		{"no equals, text", []string{"call", "x", "--file-text", "c.svg"}, `--file-text "c.svg": want KEY=PATH, such as --file-text design=rose.dst`},
@@ -449,95 +450,92 @@ func entries(t *testing.T, out map[string]any) []map[string]any {
 }
 
 // Names a page may choose to escape the folder, hide a file, plant a
-// script or confuse another OS. None is written, each says why, and the
-// good one beside them is saved.
+// script or confuse another OS. Each file is saved in the folder under a
+// name the bridge built (issue 35), or refused by its bytes, and stderr
+// never repeats a name.
 func TestSaveFilesHostileNames(t *testing.T) {
 	hostile := []struct {
 		name string
 		data []byte
-		why  string
 	}{
-		{"../x.png", pngData, "it is a path, not a bare name"},
-		{"../../x.dst", dstData, "it is a path"},
-		{"..", dstData, "it is . or .., a folder, not a file name"},
-		{".", dstData, "it is . or .., a folder, not a file name"},
-		{".bashrc", []byte("evil"), "it is hidden"},
-		{".x.dst", dstData, "it is hidden"},
-		{"a/b.dst", dstData, "it is a path"},
-		{"/etc/x.png", pngData, "it is a path"},
-		{`C:\x.png`, pngData, "it is a path"},
-		{"C:x.dst", dstData, `it holds one of : * ? " < > |`},
-		{`..\x.dst`, dstData, "it is a path"},
-		{"x.dst:stream", dstData, "it holds one of"},
-		{"x\x00.dst", dstData, "it holds the control character U+0000"},
-		{"x\n.dst", dstData, "it holds the control character U+000A"},
-		{"x\x1b[2J.dst", dstData, "it holds the control character U+001B"},
-		{"x\u0085.dst", dstData, "it holds the control character U+0085"},
-		{"x\u009b2J.dst", dstData, "it holds the control character U+009B"},
-		{"evil\u202Egnp.exe", []byte("MZ"), "it holds U+202E, a bidirectional control"},
-		{"report\u202Efdp.dst", dstData, "it holds U+202E, a bidirectional control"},
-		{"a\u200bb.dst", dstData, "it holds U+200B, an invisible formatting character"},
-		{"\ufeffx.dst", dstData, "it holds U+FEFF, an invisible formatting character"},
-		{"x\u2028.dst", dstData, "it holds U+2028, a line or paragraph separator"},
-		{"x\uf022.dst", dstData, "it holds U+F022, a private-use character"},
-		{"x\u0378.dst", dstData, "it holds U+0378, a code point not assigned"},
-		{" x.dst", dstData, "it starts with a space"},
-		{"x.sh", []byte("rm -rf ~"), "its kind is not one of"},
-		{"x.exe", []byte("MZ"), "its kind is not one of"},
-		{"x.bat", []byte("del"), "its kind is not one of"},
-		{"x.ps1", []byte("rm"), "its kind is not one of"},
-		{"x.desktop", []byte("[Desktop Entry]"), "its kind is not one of"},
-		{"Makefile", []byte("all:"), "build or package manifest"},
-		{"x.png", []byte("#!/bin/sh"), "its bytes are not image/png"},
-		{"x.dst.", dstData, "it ends with a dot or a space"},
-		{"x.dst ", dstData, "it ends with a dot or a space"},
-		{"CON.dst", dstData, "Windows device name"},
-		{"nul.txt", []byte("x"), "Windows device name"},
-		{"", dstData, "it is empty"},
-		{strings.Repeat("a", 252) + ".dst", dstData, "over 255"},
+		{"../x.png", pngData},
+		{"../../x.dst", dstData},
+		{"..", dstData},
+		{".", dstData},
+		{".bashrc", []byte("evil")},
+		{".x.dst", dstData},
+		{"a/b.dst", dstData},
+		{"/etc/x.png", pngData},
+		{`C:\x.png`, pngData},
+		{"C:x.dst", dstData},
+		{`..\x.dst`, dstData},
+		{"x.dst:stream", dstData},
+		{"x\x00.dst", dstData},
+		{"x\n.dst", dstData},
+		{"x\x1b[2J.dst", dstData},
+		{"x\u0085.dst", dstData},
+		{"x\u009b2J.dst", dstData},
+		{"evil\u202Egnp.exe", []byte("MZ")},
+		{"report\u202Efdp.dst", dstData},
+		{"a\u200bb.dst", dstData},
+		{"\ufeffx.dst", dstData},
+		{"x\u2028.dst", dstData},
+		{"x\uf022.dst", dstData},
+		{"x\u0378.dst", dstData},
+		{" x.dst", dstData},
+		{"x.sh", []byte("rm -rf ~")},
+		{"x.exe", []byte("MZ")},
+		{"x.bat", []byte("del")},
+		{"x.ps1", []byte("rm")},
+		{"x.desktop", []byte("[Desktop Entry]")},
+		{"Makefile", []byte("all:")},
+		{"x.png", []byte("#!/bin/sh")},
+		{"x.dst.", dstData},
+		{"x.dst ", dstData},
+		{"CON.dst", dstData},
+		{"nul.txt", []byte("x")},
+		{"", dstData},
+		{strings.Repeat("a", 252) + ".dst", dstData},
 	}
+	built := regexp.MustCompile(`^[a-z0-9]([a-z0-9_-]*[a-z0-9])?(\.(png|dst)|\.stitchslop\.txt)$`)
 	// One reply saves at most files.MaxSaved files: the names go in replies
-	// of fewer, each with a good one last.
+	// of fewer.
 	for len(hostile) > 0 {
-		batch := hostile[:min(len(hostile), files.MaxSaved-1)]
+		batch := hostile[:min(len(hostile), files.MaxSaved)]
 		hostile = hostile[len(batch):]
 		var list []any
 		for _, h := range batch {
 			list = append(list, map[string]any{"name": h.name, "dataUrl": dataURL("application/octet-stream", h.data)})
 		}
-		list = append(list, map[string]any{"name": "ok.dst", "dataUrl": dataURL("application/octet-stream", dstData)})
 		reply, _ := json.Marshal(map[string]any{"ok": true, "files": list})
 		dir, out, raw, ns, stderr := saved(t, string(reply), "", false, nil)
-
-		if got := listDir(t, dir); !slices.Equal(got, []string{"ok.dst"}) {
-			t.Errorf("saveFiles wrote %q, want ok.dst alone", got)
-		}
-		if ns == nil || ns.refused != len(batch) || ns.tried != len(batch)+1 {
-			t.Fatalf("saveFiles = %+v, want %d of %d refused", ns, len(batch), len(batch)+1)
-		}
 		if strings.Contains(string(raw), "base64") {
 			t.Errorf("saveFiles printed base64: %.300s", raw)
 		}
-		es := entries(t, out)
-		for i, h := range batch {
-			e := es[i]
+		for i, e := range entries(t, out) {
 			why, _ := e["error"].(string)
-			if !strings.Contains(why, h.why) || e["savedTo"] != nil || e["dataUrl"] != nil {
-				t.Errorf("saveFiles entry %q = %v, want error %q and no savedTo or dataUrl", h.name, e, h.why)
-			}
-			if strings.HasPrefix(why, "files: ") {
-				t.Errorf("saveFiles entry %q error %q, want it without the package prefix", h.name, why)
+			to, _ := e["savedTo"].(string)
+			switch {
+			case why != "":
+				// Refused by its bytes: a PNG name on a script, or binary
+				// bytes under no kind of the app's.
+				if !strings.Contains(why, "its bytes are no") || to != "" {
+					t.Errorf("saveFiles entry %q = %v, want it refused by its bytes", batch[i].name, e)
+				}
+			case filepath.Dir(to) != dir || !built.MatchString(filepath.Base(to)):
+				t.Errorf("saveFiles entry %q = %v, want it saved in %s under a built name", batch[i].name, e, dir)
 			}
 		}
-		last := es[len(es)-1]
-		if last["savedTo"] != filepath.Join(dir, "ok.dst") || last["savedBytes"] != float64(len(dstData)) || last["error"] != nil {
-			t.Errorf("saveFiles good entry = %v, want savedTo and savedBytes", last)
+		for _, n := range listDir(t, dir) {
+			if !built.MatchString(n) {
+				t.Errorf("saveFiles wrote %q, a name the bridge does not build", n)
+			}
 		}
-		// stderr names each refused entry by its place, never by the name
-		// nor any of its characters.
-		if !strings.Contains(stderr, "warning: --save: files[0] was not saved: ") ||
-			strings.ContainsAny(stderr, "\x1b\u0085\u009b\u202e\u200b\ufeff\u2028\uf022") || strings.Contains(stderr, "bashrc") {
-			t.Errorf("saveFiles stderr %q, want each refusal by its place, no name from the tab", stderr)
+		if ns == nil || ns.refused == len(batch) {
+			t.Errorf("saveFiles = %+v, want some saved and some refused", ns)
+		}
+		if strings.ContainsAny(stderr, "\x1b\u0085\u009b\u202e\u200b\ufeff\u2028\uf022") || strings.Contains(stderr, "bashrc") {
+			t.Errorf("saveFiles stderr %q, want no name from the tab", stderr)
 		}
 	}
 }
@@ -572,61 +570,38 @@ func TestSaveFiles(t *testing.T) {
 		{
 			name:  "page's savedTo, savedBytes and error dropped",
 			reply: `{"files":[{"name":"a.dst","dataUrl":"` + dst + `","savedTo":"/etc/passwd","savedBytes":99,"error":"none"},{"name":"../b.dst","dataUrl":"` + dst + `","savedTo":"/etc/passwd","savedBytes":1}],"textSavedTo":"/etc/shadow","textError":"x"}`,
-			files: map[string]string{"a.dst": string(dstData)},
+			files: map[string]string{"a.dst": string(dstData), "b.dst": string(dstData)},
 			check: func(t *testing.T, out map[string]any, raw []byte) {
-				want := `{"files":[{"name":"a.dst","savedTo":"SAVED/a.dst","savedBytes":5},{"name":"../b.dst","error":"a file name from the tab is refused: it is a path, not a bare name"}]}`
+				want := `{"files":[{"name":"a.dst","savedTo":"SAVED/a.dst","savedBytes":5},{"name":"../b.dst","savedTo":"SAVED/b.dst","savedBytes":5}]}`
 				if string(raw) != want {
 					t.Errorf("saveFiles printed\n%s\nwant\n%s", raw, want)
 				}
 			},
-			refused: 1,
+			stderr: "--save: 1 of the files saved are not under the name they were given",
 		},
 		{
 			name:  "upper-case duplicate",
 			reply: `{"files":[` + entry("a.dst", dst) + `,` + entry("A.DST", dst) + `,` + entry("a.dst", dst) + `]}`,
-			files: map[string]string{"a.dst": string(dstData)},
-			check: func(t *testing.T, out map[string]any, raw []byte) {
-				for _, e := range entries(t, out)[1:] {
-					if !strings.Contains(e["error"].(string), "another file of this reply was saved under that name") {
-						t.Errorf("saveFiles duplicate = %v, want refused as a duplicate", e)
-					}
-				}
-			},
-			refused: 2,
+			files: map[string]string{"a.dst": string(dstData), "a-2.dst": string(dstData), "a-3.dst": string(dstData)},
 		},
 		{
 			name:      "upper-case duplicate, overwrite",
 			reply:     `{"files":[` + entry("a.dst", dst) + `,` + entry("A.dst", dataURL("x", []byte("second"))) + `]}`,
 			overwrite: true,
-			files:     map[string]string{"a.dst": string(dstData)},
-			refused:   1,
+			files:     map[string]string{"a.dst": string(dstData), "a-2.dst": "second"},
 		},
 		{
 			// macOS takes these as one file; Linux would write both.
 			name:      "Unicode-form and case duplicates, overwrite",
 			reply:     `{"files":[` + entry("\u00fcber.dst", dst) + `,` + entry("u\u0308ber.dst", dataURL("x", []byte("second"))) + `,` + entry("U\u0308BER.DST", dataURL("x", []byte("third"))) + `]}`,
 			overwrite: true,
-			files:     map[string]string{"\u00fcber.dst": string(dstData)},
-			check: func(t *testing.T, out map[string]any, raw []byte) {
-				for _, e := range entries(t, out)[1:] {
-					if !strings.Contains(e["error"].(string), "another file of this reply was saved under that name (or one that differs only in case or Unicode form)") {
-						t.Errorf("saveFiles duplicate = %v, want refused as a duplicate", e)
-					}
-				}
-			},
-			refused: 2,
+			files:     map[string]string{"ber.dst": string(dstData), "uber.dst": "second", "uber-2.dst": "third"},
 		},
 		{
 			name:     "text under a file's name in another Unicode form",
 			reply:    `{"text":"hello","files":[` + entry("\u00fcber.json", dataURL("x", []byte("file"))) + `]}`,
 			textFile: "U\u0308BER.json",
-			files:    map[string]string{"\u00fcber.json": "file"},
-			check: func(t *testing.T, out map[string]any, raw []byte) {
-				if why, _ := out["textError"].(string); !strings.Contains(why, "another file of this reply was saved under that name") || out["text"] != "hello" {
-					t.Errorf("saveFiles printed %s, want the text kept with textError for a duplicate", raw)
-				}
-			},
-			refused: 1,
+			files:    map[string]string{"ber.stitchslop.json": "file", "uber.stitchslop.json": "hello"},
 		},
 		{
 			name:    "exists",
@@ -660,7 +635,7 @@ func TestSaveFiles(t *testing.T) {
 			files: map[string]string{},
 			check: func(t *testing.T, out map[string]any, raw []byte) {
 				whys := []string{"it is not an object", "it is not an object", "it is not an object", "it carries no dataUrl",
-					"its dataUrl is not a string", "not a data URL", "bad base64", "is not ;base64,", "it is empty"}
+					"its dataUrl is not a string", "not a data URL", "bad base64", "is not ;base64,", "its bytes are no image"}
 				es := entries(t, out)
 				if len(es) != len(whys) {
 					t.Fatalf("saveFiles printed %d entries, want %d", len(es), len(whys))
@@ -714,21 +689,21 @@ func TestSaveFiles(t *testing.T) {
 			name:     "text",
 			reply:    `{"ok":true,"text":"Three colours.\n","files":[` + entry("a.dst", dst) + `]}`,
 			textFile: "notes.txt",
-			files:    map[string]string{"a.dst": string(dstData), "notes.txt": "Three colours.\n"},
+			files:    map[string]string{"a.dst": string(dstData), "notes.stitchslop.txt": "Three colours.\n"},
 			check: func(t *testing.T, out map[string]any, raw []byte) {
-				want := `{"ok":true,"files":[{"name":"a.dst","savedTo":"SAVED/a.dst","savedBytes":5}],"textSavedTo":"SAVED/notes.txt"}`
+				want := `{"ok":true,"files":[{"name":"a.dst","savedTo":"SAVED/a.dst","savedBytes":5}],"textSavedTo":"SAVED/notes.stitchslop.txt"}`
 				if string(raw) != want {
 					t.Errorf("saveFiles printed\n%s\nwant\n%s", raw, want)
 				}
 			},
-			stderr: "saved the text, 15 bytes, to SAVED/notes.txt",
+			stderr: "saved the text, 15 bytes, to SAVED/notes.stitchslop.txt",
 		},
 		{
 			name:     "text over a page's textSavedTo",
 			reply:    `{"text":"x","textSavedTo":"/etc/passwd","textError":"no"}`,
 			textFile: "notes.md",
-			files:    map[string]string{"notes.md": "x"},
-			check:    wantRaw(`{"textSavedTo":"SAVED/notes.md"}`),
+			files:    map[string]string{"notes.stitchslop.md": "x"},
+			check:    wantRaw(`{"textSavedTo":"SAVED/notes.stitchslop.md"}`),
 		},
 		{
 			name:     "text named as an image",
@@ -742,29 +717,26 @@ func TestSaveFiles(t *testing.T) {
 			name:     "text named as a script",
 			reply:    `{"text":"rm -rf ~"}`,
 			textFile: "notes.sh",
-			files:    map[string]string{},
-			refused:  1,
+			files:    map[string]string{"notes.stitchslop.txt": "rm -rf ~"},
 		},
 		{
 			name:     "text named as a device",
 			reply:    `{"text":"x"}`,
 			textFile: "aux.txt",
-			files:    map[string]string{},
-			refused:  1,
+			files:    map[string]string{"aux-2.stitchslop.txt": "x"},
 		},
 		{
 			name:     "text named as a file of the reply",
 			reply:    `{"text":"x","files":[{"name":"Notes.json","dataUrl":"` + dataURL("application/json", []byte("page")) + `"}]}`,
 			textFile: "notes.json",
-			files:    map[string]string{"Notes.json": "page"},
-			refused:  1,
+			files:    map[string]string{"notes.stitchslop.json": "page", "notes-2.stitchslop.json": "x"},
 		},
 		{
 			name:     "text exists",
 			reply:    `{"text":"new"}`,
 			textFile: "notes.txt",
-			prepare:  func(dir string) { os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("old"), 0o644) },
-			files:    map[string]string{"notes.txt": "old"},
+			prepare:  func(dir string) { os.WriteFile(filepath.Join(dir, "notes.stitchslop.txt"), []byte("old"), 0o644) },
+			files:    map[string]string{"notes.stitchslop.txt": "old"},
 			refused:  1,
 		},
 		{
@@ -850,18 +822,18 @@ func TestNotSaved(t *testing.T) {
 // call --save through Main: the reply is printed whole, refusals and all,
 // and the exit is 1 when anything was refused.
 func TestCallSave(t *testing.T) {
-	reply := `{"ok":true,"files":[{"name":"../x.png","dataUrl":"` + dataURL("image/png", pngData) + `"},{"name":"ok.dst","dataUrl":"` + dataURL("x", dstData) + `"}],"text":"hi"}`
+	reply := `{"ok":true,"files":[{"name":"x.png","dataUrl":"` + dataURL("image/png", []byte("#!/bin/sh")) + `"},{"name":"ok.dst","dataUrl":"` + dataURL("x", dstData) + `"}],"text":"hi"}`
 	dir := fakeBridge(t, func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, reply) })
 	out := t.TempDir()
 	code, doc, stderr := run(t, dir, "call", "design.export", "--save", out, "--text-file", "notes.txt")
 	if code != 1 || !strings.Contains(stderr, "error: --save: 1 of the reply's 3 files were not saved") {
-		t.Errorf("call --save with a hostile name = %d, %q; want 1 and why", code, stderr)
+		t.Errorf("call --save with a script named x.png = %d, %q; want 1 and why", code, stderr)
 	}
-	if doc["ok"] != true || doc["textSavedTo"] != filepath.Join(out, "notes.txt") || doc["text"] != nil {
+	if doc["ok"] != true || doc["textSavedTo"] != filepath.Join(out, "notes.stitchslop.txt") || doc["text"] != nil {
 		t.Errorf("call --save printed %v, want the reply with textSavedTo", doc)
 	}
-	if got := listDir(t, out); !slices.Equal(got, []string{"notes.txt", "ok.dst"}) {
-		t.Errorf("call --save wrote %q, want notes.txt and ok.dst", got)
+	if got := listDir(t, out); !slices.Equal(got, []string{"notes.stitchslop.txt", "ok.dst"}) {
+		t.Errorf("call --save wrote %q, want notes.stitchslop.txt and ok.dst", got)
 	}
 	// Nothing refused, but the tab says ok:false: exit 1 as without --save.
 	reply = `{"ok":false,"error":"busy","message":"Busy."}`

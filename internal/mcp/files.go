@@ -173,15 +173,7 @@ func (s *Session) callToFiles(ctx context.Context, id, raw []byte, timeout time.
 	o := replyfiles.Options{Dir: a.Dir, FileName: a.FileName, TextFile: a.TextFile, Overwrite: a.Overwrite, OverwriteFlag: "overwrite: true"}
 	var nr *replyfiles.NotReady
 	if errors.As(replyfiles.Ready(o), &nr) {
-		var what string
-		switch nr.Field {
-		case "dir":
-			what = fmt.Sprintf("dir %q: ", a.Dir)
-		case "fileName", "textFile":
-			given := map[string]string{"fileName": a.FileName, "textFile": a.TextFile}[nr.Field]
-			what, nr.Why = fmt.Sprintf("%s %q: ", nr.Field, given), nr.Why+"; give a bare file name such as preview.png or notes.txt"
-		}
-		return fail("call_to_files: " + what + nr.Why + ". Nothing was sent to the tab.")
+		return fail(fmt.Sprintf("call_to_files: dir %q: %s. Nothing was sent to the tab.", a.Dir, nr.Why))
 	}
 	env := s.srv.Hub.Call(ctx, a.Command, a.Args, timeout)
 	release, ok := s.srv.fileSlot(ctx)
@@ -206,6 +198,9 @@ func (s *Session) callToFiles(ctx context.Context, id, raw []byte, timeout time.
 	intro := "Nothing in the reply was saved (no files, and no fileName or textFile for what it carries)."
 	if saved != nil {
 		intro = "Saved " + strings.Join(saved, "; ") + "."
+	}
+	if n := r.Renamed(); n > 0 {
+		intro += fmt.Sprintf(" %d of them are not under the name they were given: %s.", n, replyfiles.RenamedWhy)
 	}
 	if refused != nil {
 		intro += " Not saved (nothing was written for these): " + strings.Join(refused, "; ") + "."

@@ -151,7 +151,7 @@ var toFilesTool = map[string]any{
 	"annotations": annotations(false, true, false, true),
 	"title":       "Call a Stitch Slop command and save what it returns",
 	"description": "Runs a command of the tab and saves the files it returns into a folder instead of passing them to you: each of its files " +
-		"(up to " + strconv.Itoa(files.MaxSaved) + ") under its own name, a top-level image under fileName, its text under textFile. You get where each was saved.",
+		"(up to " + strconv.Itoa(files.MaxSaved) + "), a top-level image when fileName is given, its text when textFile is. The bridge builds each name from the name given and the content's kind (rose.dst stays rose.dst; package.json becomes package.stitchslop.json, notes.md notes.stitchslop.md), so read where each was saved in the answer.",
 	"inputSchema": map[string]any{
 		"type": "object",
 		"properties": map[string]any{
@@ -159,7 +159,7 @@ var toFilesTool = map[string]any{
 			"args":      map[string]any{"type": "object", "description": "The command's arguments."},
 			"dir":       map[string]any{"type": "string", "description": "The absolute path of the folder to save into, not hidden; it is created, with any missing parents, if it does not exist."},
 			"fileName":  map[string]any{"type": "string", "description": "The name for a top-level image the reply carries."},
-			"textFile":  map[string]any{"type": "string", "description": "The name for the reply's text, if any (a .txt, .md or design name)."},
+			"textFile":  map[string]any{"type": "string", "description": "The name for the reply's text, if any (notes.md is saved as notes.stitchslop.md)."},
 			"overwrite": map[string]any{"type": "boolean", "description": "Replace files that exist (default: never)."},
 		},
 		"required":             []string{"command", "dir"},

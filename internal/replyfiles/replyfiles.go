@@ -9,9 +9,9 @@
 //
 // The rules, the same on both faces:
 //
-//   - each files[i], {name, dataUrl}, is saved under its name, a name the
-//     page chose, so of the app's kinds only (files.ByPage), and its
-//     dataUrl gives way to savedTo and savedBytes, or to error when it was
+//   - each files[i], {name, dataUrl}, is saved under a name the bridge
+//     builds from its name and its bytes (files.Name, the one rule for
+//     every name but --out's), and its dataUrl gives way to savedTo and savedBytes, or to error when it was
 //     refused; the base64 goes either way. An entry that is not an object
 //     becomes {"error": why}.
 //   - at most files.MaxSaved entries are saved; the next lookPast are
@@ -19,17 +19,17 @@
 //     not looked at: one entry says how many were left out. A reply of
 //     millions of entries costs one pass over its bytes, and as many log
 //     lines and report parts as a reply of MaxSaved+lookPast.
-//   - a top-level dataUrl is saved under Options.FileName when given;
-//     the reply's text (a string) under Options.TextFile (names the agent
-//     chose, so .txt and .md too: files.ByAgent), and gives way to
+//   - a top-level dataUrl is saved when Options.FileName is given, and
+//     the reply's text (a string) when Options.TextFile is, under names
+//     built from those by the same rule; the text gives way to
 //     textSavedTo, or stays, with textError, when refused.
 //   - members a page could use to claim a file was written (savedTo,
 //     savedBytes and error in an entry; textSavedTo, textError, savedTo
 //     and savedBytes at the top, unless Options.KeepTopSaved) are dropped.
 //   - what a reply carries is saved whether it says ok or not: a partial
 //     export's files are the user's all the same.
-//   - what can be decided before the call is (Ready): the agent's names
-//     and the folder, made if missing, so that a call is never made whose
+//   - what can be decided before the call is (Ready): the folder, made
+//     if missing, so that a call is never made whose
 //     files could not be saved.
 //
 // Reasons never quote a name from the page (security/files' errors do not);
@@ -41,6 +41,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strings"
 
 	"github.com/stitchslop/stitchslop-bridge/internal/envelope"
@@ -75,10 +76,11 @@ type Options struct {
 
 // Part is one file of the reply: saved (Why is "") or refused.
 type Part struct {
-	Where string // files[3], dataUrl, text, files
-	Path  string // where it was saved
-	Bytes int
-	Why   string // why it was refused
+	Where   string // files[3], dataUrl, text, files
+	Path    string // where it was saved
+	Bytes   int
+	Why     string // why it was refused
+	Renamed bool   // saved under a name other than the one given (files.Name)
 }
 
 // Result is what Save did.
@@ -92,6 +94,22 @@ type Result struct {
 	Saved   []Part
 	Refused []Part
 	HasText bool // the reply has a text string
+}
+
+// RenamedWhy says, to the agent and the person, why a file was saved under
+// a name other than the one it was given.
+const RenamedWhy = "the bridge builds every name it saves under from the name given (a short stem of letters, digits, - and _) and the content's kind, and puts .stitchslop before .json, .txt, .md and .inf, so that no saved file is one a tool or an agent reads by its name; the Stitch Slop team's bridge would have used the name as given (docs/protocol.md §7.15)"
+
+// Renamed is how many parts were saved under a name other than the one
+// given.
+func (r Result) Renamed() int {
+	n := 0
+	for _, p := range r.Saved {
+		if p.Renamed {
+			n++
+		}
+	}
+	return n
 }
 
 // Tried is how many files, top-level image and text were to be saved:
@@ -118,41 +136,23 @@ type saver struct {
 // (a reply at rawjson.MaxMembers gains a member or two).
 var ErrNoRoom = errors.New("the reply, with what saving its files would add to it, has more members than the bridge passes on")
 
-// NotReady is Ready's refusal: Field is the option refused ("dir",
-// "fileName" or "textFile"; "" for the two names together), Why says why
-// and quotes nothing.
+// NotReady is Ready's refusal of Options.Dir; Why says why and quotes
+// nothing.
 type NotReady struct {
-	Field, Why string
+	Why string
 }
 
 func (e *NotReady) Error() string { return e.Why }
 
 // Ready decides, before the call whose reply Save is to save by o,
 // everything that does not need the reply, so that a call is never made
-// whose files could not be saved (issue 28): the agent's names (FileName,
-// TextFile) meet every rule of a name and are not one file, and Dir is
-// made ready (files.Prepare: walked, no hidden component, its missing
-// folders made). The error is a *NotReady.
+// whose files could not be saved (issue 28): Dir is made ready
+// (files.Prepare: walked, no hidden component, its missing folders made,
+// proved to take a new file). Names need no check: every name is built
+// (files.Name). The error is a *NotReady.
 func Ready(o Options) error {
-	if err := CheckNames(o); err != nil {
-		return err
-	}
 	if err := files.Prepare(o.Dir); err != nil {
-		return &NotReady{Field: "dir", Why: strings.TrimPrefix(err.Error(), "files: ")}
-	}
-	return nil
-}
-
-// CheckNames is the part of Ready that touches no disk: the agent's names.
-func CheckNames(o Options) error {
-	for _, n := range []struct{ field, name string }{{"fileName", o.FileName}, {"textFile", o.TextFile}} {
-		var ne *files.NameError
-		if n.name != "" && errors.As(files.CheckName(n.name), &ne) {
-			return &NotReady{Field: n.field, Why: ne.Why}
-		}
-	}
-	if o.FileName != "" && files.NameKey(o.FileName) == files.NameKey(o.TextFile) {
-		return &NotReady{Why: "fileName and textFile name one file; give each its own name"}
+		return &NotReady{Why: strings.TrimPrefix(err.Error(), "files: ")}
 	}
 	return nil
 }
@@ -201,12 +201,12 @@ func (s *saver) rewrite(obj envelope.Object) (envelope.Object, bool) {
 	}
 	if o.FileName != "" && obj.Get("dataUrl") != nil {
 		v, _ := obj.String("dataUrl")
-		obj, changed = s.dataURL("dataUrl", o.FileName, files.ByAgent, v, obj.Set("dataUrl", nil)), true
+		obj, changed = s.dataURL("dataUrl", o.FileName, v, obj.Set("dataUrl", nil)), true
 	}
 	text, hasText := obj.String("text")
 	s.r.HasText = hasText
 	if o.TextFile != "" && hasText {
-		if path, why := s.save("text", o.TextFile, files.ByAgent, []byte(text), nil); why != "" {
+		if path, why := s.save("text", o.TextFile, []byte(text), nil); why != "" {
 			obj = obj.With("textError", why)
 		} else {
 			obj = obj.Set("text", nil).With("textSavedTo", path)
@@ -265,41 +265,42 @@ func (s *saver) entry(i int, raw []byte) []byte {
 	case !isString:
 		e = s.refused(where, "its dataUrl is not a string", e)
 	default:
-		e = s.dataURL(where, name, files.ByPage, dataURL, e)
+		e = s.dataURL(where, name, dataURL, e)
 	}
 	b, _ := json.Marshal(e)
 	return b
 }
 
-// dataURL decodes and saves one data URL as name, chosen by by, recorded
+// dataURL decodes and saves one data URL, given the name name, recorded
 // under where, and returns obj saying what became of it.
-func (s *saver) dataURL(where, name string, by files.By, v string, obj envelope.Object) envelope.Object {
+func (s *saver) dataURL(where, name, v string, obj envelope.Object) envelope.Object {
 	if s.plan {
 		return obj.With("savedTo", "").With("savedBytes", 0)
 	}
 	_, data, err := files.DecodeDataURL(v)
-	path, why := s.save(where, name, by, data, err)
+	path, why := s.save(where, name, data, err)
 	if why != "" {
 		return obj.With("error", why)
 	}
 	return obj.With("savedTo", path).With("savedBytes", len(data))
 }
 
-// save saves data as name, chosen by by, unless err already refuses it,
-// records which under where, and returns the path written or why not.
-func (s *saver) save(where, name string, by files.By, data []byte, err error) (path, why string) {
+// save saves data, given the name name, under the name files.Name builds,
+// unless err already refuses it, records which under where, and returns
+// the path written or why not.
+func (s *saver) save(where, name string, data []byte, err error) (path, why string) {
 	if s.plan {
 		return "", "planned" // refused: the text stays, beside textError
 	}
 	if err == nil {
-		path, err = s.Save(name, by, data)
+		path, err = s.Save(name, data)
 	}
 	if err != nil {
 		why = s.reason(err)
 		s.refused(where, why, nil)
 		return "", why
 	}
-	s.r.Saved = append(s.r.Saved, Part{Where: where, Path: path, Bytes: len(data)})
+	s.r.Saved = append(s.r.Saved, Part{Where: where, Path: path, Bytes: len(data), Renamed: filepath.Base(path) != name})
 	return path, ""
 }
 

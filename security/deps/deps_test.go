@@ -11,10 +11,8 @@ const module = "github.com/stitchslop/stitchslop-bridge"
 
 // allowedOutside are the only modules outside the standard library and
 // security/ itself that a security package, or its tests, may import:
-// x/sys for the OS calls (peer credentials, Windows ACLs), and x/text for
-// the Unicode normal forms and case folding by which security/files tells
-// two names of one file apart (files.NameKey).
-var allowedOutside = []string{"golang.org/x/sys/", "golang.org/x/text/"}
+// x/sys for the OS calls (peer credentials, Windows ACLs).
+var allowedOutside = []string{"golang.org/x/sys/"}
 
 // TestNoUpwardImports runs `go list -deps -test` over security/... and fails
 // if any security package, or any of its tests, depends on anything under

@@ -11,7 +11,7 @@ import (
 )
 
 // The one writer that replaces files. Every file the bridge or the CLI
-// puts in place of another goes through a Pending: Save, Out (call --out),
+// puts in place of another goes through a Pending: Batch.Save, Out (call --out),
 // and, through security/fileperm's WriteFile,
 // pairing.json, the spent-token file and the session files. It lives here,
 // beside the race-free walk, because creating and replacing files in a
@@ -72,7 +72,7 @@ type Pending struct {
 // the path it is given, failing with an error wrapping fs.ErrExist if
 // anything is there (O_EXCL); fileperm passes one that makes it the user's
 // alone from birth; nil makes it 0666 less the umask. A file of the user's
-// that a page's reply fills is never started here but by Save or Out,
+// that a page's reply fills is never started here but by Batch.Save or Out,
 // whose walk refuses hidden folders.
 func CreateWith(path string, open func(path string) (*os.File, error)) (*Pending, error) {
 	r, err := os.OpenRoot(filepath.Dir(path))
@@ -88,7 +88,7 @@ func CreateWith(path string, open func(path string) (*os.File, error)) (*Pending
 
 // create starts a Pending for name in the opened folder r, its temporary
 // file made by open (by path) or, when open is nil, in r. The Pending
-// closes r when it is committed or aborted (Save's walk closes it again,
+// closes r when it is committed or aborted (save's walk closes it again,
 // which does nothing).
 func create(r *os.Root, name, path string, open func(string) (*os.File, error)) (*Pending, error) {
 	for tries := 0; ; tries++ {
@@ -130,7 +130,7 @@ func (p *Pending) Write(b []byte) (int, error) {
 // hard links a copy into a file created exclusively), and an *ExistsError
 // (which wraps fs.ErrExist) says something was. Either way the file is
 // flushed to disk first, and the folder after. A Pending that must hold an
-// image (Save, Out) whose bytes are not that image is dropped with a
+// image (Batch.Save, Out) whose bytes are not that image is dropped with a
 // *BytesError.
 func (p *Pending) Commit(replace bool) error {
 	if p.want != "" && sniff(p.head) != p.want {

@@ -1,7 +1,7 @@
 // Package files stands between the agent's file tools and the disk: it reads
 // a file the agent sends to the tab (Read), writes a file the tab sends
-// back (Save for a reply's files, Out for call --out, one decision for
-// both), and is the one writer that replaces a file (Pending), for those
+// back (Batch for a reply's files, Out for call --out, one walk and one
+// writer for both), and is the one writer that replaces a file (Pending), for those
 // and, through security/fileperm, the pairing and session files. It
 // mitigates THREAT_MODEL.md T16 (file-tools): a page, which
 // may be a hostile or compromised site, talks the agent into
@@ -39,55 +39,38 @@
 //   - Only a regular file of at most MaxIn bytes is read, and never more
 //     than MaxIn+1 bytes whatever Stat said; text mode needs valid UTF-8.
 //
-// Save and Out mitigate (b), by the same rules; what needs no reply is
-// asked before the call (Prepare for Save's folder, CheckOut for Out),
-// down to proving the folder takes a new file (probe: a temporary file
-// created exclusively in the folder the walk opened, as the write will
-// make its own, and removed), so /proc/self or a read-only folder is
-// refused before the tab runs anything:
+// Batch (a reply's files) and Out (call --out) mitigate (b), by the same
+// walk and writer; what needs no reply is asked before the call (Prepare
+// for a Batch's folder, CheckOut for Out), down to proving the folder
+// takes a new file (probe: a temporary file created exclusively in the
+// folder the walk opened, as the write will make its own, and removed),
+// so /proc/self or a read-only folder is refused before the tab runs
+// anything:
 //
-//   - The name (CheckName) must be a bare name: no separator, not "." or
-//     "..", not hidden, none of the characters Windows refuses (so no ':'
-//     and no alternate data stream), no leading space, no trailing dot or
-//     space, no reserved device name (CON, NUL.png, COM1.txt), valid
-//     UTF-8. It cannot leave dir or become a dotfile.
-//   - Nor may it hold a character that makes a name show as something it
-//     is not (checkCharacters, by security/unprintable's one rule):
-//     control characters (C0, DEL, C1), format characters such as U+202E
-//     RIGHT-TO-LEFT OVERRIDE (evil\u202Egnp.exe shows as evilexe.png), the
-//     default-ignorable ones (U+FE0F, U+17B4), line and paragraph
-//     separators, private-use characters and unassigned code points; nor
-//     any space but U+0020 (spaceLike: U+00A0, U+2000-U+200A, U+3000 and
-//     the other Unicode space separators, U+2800 BRAILLE PATTERN BLANK,
-//     U+FFFC), which make package\u200A.json read as package.json. Such a
-//     name is refused, never cleaned. The reasons name such a character by
-//     its code point, never the name.
-//   - Nor may it be the name of a build or package manifest, of a coding
-//     agent's instruction file, or of a tool's or an agent's JSON
-//     configuration (manifest: package.json, angular.json,
-//     dev-requirements.txt, CLAUDE.md, AGENT.md, IFLOW.md, opencode.json,
-//     nodemon.json, claude_desktop_config.json, settings.json,
-//     tauri.conf.json ..., and autorun.inf, refused as classes, judged by
-//     NameKey), which another program runs code from, or obeys, just
-//     because it is in the folder. A page's .json name is held to the
-//     app's kind this way, by refusing the shapes and names tools look
-//     for, not by requiring a shape of the app's own: no document of the
-//     app (protocol.md, the Stitch Slop team's bridge) gives its JSON
-//     exports one, a design's export is named after the design, and a
-//     shape we made up would refuse the app's own files. What this leaves
-//     is a tool configuration under a name and shape not on the lists.
-//   - Its kind depends on who chose it (By): a page's name has one of the
-//     app's kinds (images, machine and colour files, .svg, .dxf,
-//     .stitchslop, .json), an agent's may also be .txt or .md, and --out's
-//     is an image or design name. An image name must hold that image's
-//     bytes (Pending.Commit checks): no script, no executable, no name
-//     without an extension. Files are created 0666 less the umask, never
-//     executable.
-//   - NameKey says when two names are one file on some disk (case, as
-//     NTFS upper-cases it too, and Unicode normal form on macOS); a Batch
-//     refuses a reply's second file under one key, and a file under the
-//     key of the reply's --out file in that file's folder (Batch.Out), so
-//     no file of a reply replaces another.
+//   - Every name a Batch saves under is built, never taken (Name,
+//     docs/protocol.md §7.15): a stem of at most 32 of a-z, 0-9, - and _
+//     kept from the name given (a page's, or the agent's fileName or
+//     textFile: one rule whoever chose it), and an extension chosen by
+//     the content's kind from one list of the app's kinds: an image's by
+//     its bytes, else the design kind the name claims, else .txt for
+//     UTF-8 text; other bytes are refused. .json, .txt, .md and .inf, the
+//     kinds tools, agents and Windows read by name (package.json,
+//     CLAUDE.md, requirements.txt, autorun.inf), get .stitchslop before
+//     their extension: cdk.json is saved as cdk.stitchslop.json. So no
+//     byte of the name given decides the name on its own, no list of
+//     forbidden names is kept, and no saved name is a path, hidden, holds
+//     a character that shows as something else, or ends as a script, an
+//     executable or a tool's configuration does. A stem taken in the
+//     Batch (in any case, and --out's file when it is in the folder) or a
+//     Windows device name (CON, NUL.png) gets -2, -3 ..., so no file of a
+//     reply replaces another.
+//   - --out is the one name not built: an exact path a person typed, held
+//     by checkName to a bare, visible name valid on every OS (none of the
+//     characters Windows refuses, no device name, no trailing dot or
+//     space, no character of security/unprintable's rule) of an image or
+//     design kind; an image name must hold that image's bytes
+//     (Pending.Commit checks). Files are created 0666 less the umask,
+//     never executable.
 //   - dir may have no hidden component (no ~/.config, no .git), reached
 //     through symlinks or not: it is walked and opened race-free as Read
 //     walks, and its missing folders are created by the same walk, as
@@ -106,8 +89,10 @@
 // Not covered: a file of an allowed kind and name is sent, or saved, whatever
 // its content (a secret kept in ~/Documents/notes.json goes; an .svg saved
 // may hold script, and .inf is also a Windows setup file, which runs only
-// when the user installs it; autorun.inf, which Windows obeys by itself
-// on a drive, is refused). The agent chooses
+// when the user installs it). A tool that reads every file of a kind, or
+// a name by a word anywhere in it (*requirements*.txt), may read a saved
+// file: the stem is the page's word. --out takes the exact name the
+// person typed. The agent chooses
 // the path to read and the directory to write; a page that talks it into
 // choosing a non-hidden secret or a sensitive non-hidden directory is not
 // stopped here. Hidden means a leading "." only: the Windows hidden attribute
@@ -119,14 +104,15 @@
 // protected_hardlinks refuses others). Every folder on the path must be
 // readable as well as searchable, since the walk opens each one: a path
 // through a search-only (--x) folder is refused. Another process of the
-// same user (T11) can do anything the user can and is not stopped. Save
+// same user (T11) can do anything the user can and is not stopped. Batch.Save
 // does not bound the size of what it writes.
-// Names that only look alike are not refused: "pay.png" in Cyrillic
-// letters, "a∕b.png" with a DIVISION SLASH; nor is a Windows 8.3 short
-// name (DESIGN~1.DST) that may alias an existing long one.
+// An --out name that only looks like another is not refused ("pay.png" in
+// Cyrillic letters, "a∕b.png" with a DIVISION SLASH); nor is a Windows 8.3
+// short name (DESIGN~1.DST) that may alias an existing long one.
 package files
 
 import (
+	"bytes"
 	"encoding/base64"
 	"errors"
 	"fmt"
@@ -138,9 +124,6 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
-
-	"golang.org/x/text/cases"
-	"golang.org/x/text/unicode/norm"
 
 	"github.com/stitchslop/stitchslop-bridge/security/unprintable"
 )
@@ -161,8 +144,9 @@ const (
 // of them synced to disk. The callers refuse each entry past it, saying so.
 const MaxSaved = 32
 
-// maxName is the longest file name Save writes, in bytes: the limit of
-// ext4, APFS and NTFS (which counts UTF-16 units, so this is no looser).
+// maxName is the longest --out name checkName takes, in bytes: the limit
+// of ext4, APFS and NTFS (which counts UTF-16 units, so this is no looser).
+// A name Name builds is far shorter.
 const maxName = 255
 
 // images maps an image extension to the MIME type its bytes must sniff as.
@@ -187,9 +171,6 @@ var designs = map[string]kind{
 
 // binary is a design kind sent only as a data URL.
 var binary = kind{"application/octet-stream", false}
-
-// replies are the text kinds Save writes besides images and designs.
-var replies = map[string]bool{".txt": true, ".md": true}
 
 const (
 	readKinds = "PNG, JPEG, GIF or WebP images, or .dst .pes .jef .exp .vp3 .inf .col .svg .dxf .stitchslop .json"
@@ -273,23 +254,10 @@ func hidden(p string) string {
 	return ""
 }
 
-// By says who chose a name Save writes under, which decides the kinds it
-// may have: a page's reply names only the app's own kinds (images, machine
-// and colour files, .svg, .dxf, .stitchslop, .json), as the Stitch Slop
-// team's bridge writes; .txt and .md, kinds an agent or a build tool reads
-// as instructions, only under a name the agent gave (fileName, textFile,
-// --text-file).
-type By int
-
-const (
-	ByPage  By = iota // a name in the tab's reply
-	ByAgent           // a name the agent or the user gave
-)
-
 // Prepare makes dir ready to save into, before the call whose reply is to
-// be saved there: it is walked as Save walks it (no hidden component,
+// be saved there: it is walked as a Batch walks it (no hidden component,
 // links walked), its missing folders are made, and it is proved to take a
-// new file (probe). Save walks it again when it writes; Prepare only lets
+// new file (probe). Batch.Save walks it again when it writes; Prepare only lets
 // a caller refuse before anything is sent to the tab.
 func Prepare(dir string) error {
 	w, _, err := walk(dir, false, true)
@@ -314,16 +282,9 @@ func (w *walked) probe() error {
 	return nil
 }
 
-// Save writes data as dir/name, a file the tab returned, and returns the
-// path written. A name chosen by the page (ByPage) is never quoted in an
-// error; by decides its kinds (By).
-func Save(dir, name string, by By, data []byte, overwrite bool) (string, error) {
-	if why := checkName(name, by == ByAgent); why != "" {
-		if by == ByAgent {
-			return "", &NameError{Why: why}
-		}
-		return "", fmt.Errorf("files: a file name from the tab is refused: %s", why)
-	}
+// save writes data as dir/name, a name Batch built (or a test gave), and
+// returns the path written.
+func save(dir, name string, data []byte, overwrite bool) (string, error) {
 	w, _, err := walk(dir, false, true)
 	if err != nil {
 		return "", err
@@ -433,9 +394,9 @@ func CheckOut(path string, overwrite bool) error {
 }
 
 // Out starts writing path, the file the user named for the image or design
-// of a reply (call --out), by the rules Save writes by: the name is a bare
-// name of the app's kinds (an image or a design; CheckName's other rules
-// too), its folder, which must exist, is walked as Save walks (no hidden
+// of a reply (call --out), by the rules a Batch writes by, but for its name: a bare
+// name of the app's kinds (an image or a design; checkName's other rules
+// too), its folder, which must exist, is walked as a Batch walks (no hidden
 // component, links walked), and the Pending is made in the folder opened.
 // The bytes must sniff as the image its extension names, or else as the
 // image mime (the data URL's type) claims, if it claims one; Commit
@@ -470,39 +431,29 @@ func outTarget(path string) (*walked, string, error) {
 		return nil, "", fmt.Errorf("files: %w", err)
 	}
 	name := filepath.Base(abs)
-	if why := checkName(name, false); why != "" {
+	if why := checkName(name); why != "" {
 		return nil, "", &NameError{Why: why}
 	}
 	w, _, err := walk(filepath.Dir(abs), false, false)
 	return w, name, err
 }
 
-// NameError is CheckName's refusal of a name. Why says which rule the name
-// breaks, in words for a person, and never quotes the name: it may come from
-// a hostile page and hold characters that hide or reorder text.
+// NameError is the refusal of --out's name (Out, CheckOut). Why says which
+// rule the name breaks, in words for a person, and never quotes the name.
 type NameError struct {
 	Why string
 }
 
 func (e *NameError) Error() string { return "files: the file name is refused: " + e.Why }
 
-// CheckName refuses a name Save would refuse whatever the directory and the
-// bytes: it must be a bare name (no separator, not "." or ".."), not
-// hidden, not a manifest's (manifests), of a kind Save writes, and valid
-// on every OS; see
-// checkCharacters for the characters refused. A caller asks it before a
-// call whose reply is to be saved under a name of its own (--text-file,
-// call_to_files' textFile). The error is a *NameError.
-func CheckName(name string) error {
-	if why := checkName(name, true); why != "" {
-		return &NameError{Why: why}
-	}
-	return nil
-}
-
-// checkName returns why name breaks CheckName's rules, or "". Only with
-// text may it be a .txt or .md name (By).
-func checkName(name string, text bool) string {
+// checkName returns why name, the last part of an --out path, is refused,
+// or "": --out is the one name the bridge does not build (Name), an exact
+// path a person typed, so it must be a bare name, not hidden, valid on
+// every OS (no character Windows refuses, no device name, no trailing dot
+// or space, no character of security/unprintable's rule) and of an image
+// or design kind. The image's bytes are checked when it is written.
+func checkName(name string) string {
+	first, _ := utf8.DecodeRuneInString(name)
 	switch {
 	case name == "":
 		return "it is empty"
@@ -510,135 +461,144 @@ func checkName(name string, text bool) string {
 		return fmt.Sprintf("it is %d bytes, over %d", len(name), maxName)
 	case !utf8.ValidString(name):
 		return "it is not valid UTF-8"
-	case strings.ContainsAny(name, `/\`):
-		return "it is a path, not a bare name"
-	case name == "." || name == "..":
-		return "it is . or .., a folder, not a file name"
 	case name[0] == '.':
 		return "it is hidden (starts with a dot)"
-	}
-	if why := checkCharacters(name); why != "" {
-		return why
-	}
-	first, _ := utf8.DecodeRuneInString(name)
-	switch {
 	case unicode.IsSpace(first):
 		return "it starts with a space"
 	case strings.HasSuffix(name, ".") || strings.HasSuffix(name, " "):
 		return "it ends with a dot or a space, which Windows drops"
-	case strings.ContainsAny(name, `:*?"<>|`):
-		return `it holds one of : * ? " < > |`
+	case strings.ContainsAny(name, `:*?"<>|\`):
+		return `it holds one of : * ? " < > | \`
 	case reserved(name):
 		return "it is a Windows device name"
 	}
-	if m := manifest(name); m != "" {
-		return m
-	}
-	ext := strings.ToLower(filepath.Ext(name))
-	_, image := images[ext]
-	_, design := designs[ext]
-	switch {
-	case image || design:
-		return ""
-	case !text:
-		return "its kind is not one of the app's: " + appKinds
-	case !replies[ext]:
-		return "its kind is not one of " + appKinds + " .txt .md"
-	}
-	return ""
-}
-
-// checkCharacters returns why name, valid UTF-8, holds a character no saved
-// name may hold, or "": any that the one rule names (security/unprintable:
-// controls, bidi and other format characters, default-ignorable ones,
-// separators, private use, unassigned code points). Each can make a name
-// show as something it is not (evil\u202Egnp.exe as evilexe.png, or
-// package\uFE0F.json as package.json once the gate has removed it), or mean
-// something else on another system (private use stands for ":" on macOS).
-// The name is refused, never cleaned; the reason names the character by its
-// code point, never as itself.
-func checkCharacters(name string) string {
 	for _, r := range name {
 		if why := unprintable.Describe(r); why != "" {
 			return "it holds " + why
 		}
-		if spaceLike(r) {
-			return fmt.Sprintf("it holds %U, a space-like character other than the plain space U+0020", r)
-		}
+	}
+	ext := strings.ToLower(filepath.Ext(name))
+	if _, ok := images[ext]; !ok && designs[ext] == (kind{}) {
+		return "its kind is not one of the app's: " + appKinds
 	}
 	return ""
 }
 
-// spaceLike reports whether r shows as blank space but is not U+0020: a
-// Unicode space separator (Zs: U+00A0, U+1680, U+2000-U+200A, U+202F,
-// U+205F, U+3000), U+2800 BRAILLE PATTERN BLANK or U+FFFC OBJECT
-// REPLACEMENT CHARACTER. In a name each makes one that reads as another
-// (package\u200A.json as package.json) or as a blank.
-func spaceLike(r rune) bool {
-	return r != ' ' && (unicode.Is(unicode.Zs, r) || r == 0x2800 || r == 0xfffc)
+// maxStem is the longest stem Name keeps of the name it was given.
+const maxStem = 32
+
+// readByName are the kinds that tools, agents and Windows read by name
+// (package.json, CLAUDE.md, requirements.txt, autorun.inf): Name puts
+// ".stitchslop" before their extension, a part no tool looks for, so that
+// what the bridge writes is never one of those files whatever it is called.
+var readByName = map[string]bool{".json": true, ".txt": true, ".md": true, ".inf": true}
+
+// Name builds the name a file is saved under from the name it was given
+// (a page's files[i].name, or the agent's fileName or textFile: the same
+// rule whoever chose it) and its bytes, so that no byte of the given name
+// decides the saved one on its own (docs/protocol.md §7.15):
+//
+//   - the stem is the given name's last part without its extension, ASCII
+//     letters lower-cased, dots and spaces made "-", every other character
+//     but a-z, 0-9, "-" and "_" dropped, at most maxStem bytes, beginning
+//     and ending with a letter or digit; "file" when nothing is left;
+//   - the extension is the content's kind: an image's by its bytes (a
+//     name that claims an image its bytes are not is refused); else the
+//     given extension when it is one of the app's kinds (designs) or .txt
+//     or .md; else .txt when the bytes are UTF-8 text; else the file is
+//     refused. A kind tools read by name (readByName) gets ".stitchslop"
+//     before its extension: cdk.json becomes cdk.stitchslop.json, CLAUDE.md
+//     claude.stitchslop.md, install.sh (a script) install.stitchslop.txt.
+//
+// Batch adds "-2", "-3" ... to a stem already taken. The result is a bare,
+// visible, ASCII name, never a device name once Batch has looked.
+func Name(given string, data []byte) (stem, ext string, err error) {
+	given = given[strings.LastIndexAny(given, `/\`)+1:]
+	ext = strings.ToLower(filepath.Ext(given))
+	var b []byte
+	for _, c := range []byte(strings.TrimSuffix(given, filepath.Ext(given))) {
+		switch {
+		case 'A' <= c && c <= 'Z':
+			b = append(b, c+'a'-'A')
+		case c == '.' || c == ' ':
+			b = append(b, '-')
+		case 'a' <= c && c <= 'z', '0' <= c && c <= '9', c == '-', c == '_':
+			b = append(b, c)
+		}
+	}
+	stem = strings.Trim(string(b[:min(len(b), maxStem)]), "-_")
+	if stem == "" {
+		stem = "file"
+	}
+	_, image := images[ext]
+	switch {
+	case sniff(data) != "":
+		ext = imageExt[sniff(data)]
+	case image:
+		return "", "", &BytesError{Want: images[ext]}
+	case designs[ext] != (kind{}) || ext == ".txt" || ext == ".md":
+	case utf8.Valid(data) && !bytes.ContainsRune(data, 0):
+		ext = ".txt"
+	default:
+		return "", "", errors.New("files: its bytes are no image and it is named as none of the app's kinds: " + appKinds + " (or text)")
+	}
+	if readByName[ext] {
+		ext = ".stitchslop" + ext
+	}
+	return stem, ext, nil
 }
 
-// NameKey returns the form under which two names are one file on some
-// disk: macOS (APFS, HFS+) takes names that differ only in their Unicode
-// normal form (é as one code point, or e and a combining accent) as one,
-// and macOS and Windows by default take names that differ only in case as
-// one. NTFS compares names by upper-casing them, which folding alone does
-// not do for dotless ı (upper-cased, it is I) nor İ. The key is the name
-// case folded (Unicode full case folding), then upper-cased and folded
-// again, in NFC: two names with one key are one name for a reply, so the
-// second is refused, not written over the first, and the class rules
-// (manifest) judge a name by its key, so GEMıNı.md is GEMINI.md. This is
-// stricter than any of those disks (ß and ss are one key), so it never
-// lets two names through that one of them would take as one.
-func NameKey(name string) string {
-	folded := cases.Fold().String(norm.NFD.String(name))
-	return norm.NFC.String(cases.Fold().String(strings.ToUpper(folded)))
-}
+// imageExt is the extension Name gives an image of each type sniff finds.
+var imageExt = map[string]string{"image/png": ".png", "image/jpeg": ".jpg", "image/gif": ".gif", "image/webp": ".webp"}
 
-// errSavedTwice is a name that a Batch has saved a file under already, or
-// one with the same NameKey.
-var errSavedTwice = errors.New("files: another file of this reply was saved under that name (or one that differs only in case or Unicode form); it is not replaced")
-
-// A Batch saves the files of one reply into one directory, each name once:
-// a second file under a name with the same NameKey is refused with
-// errSavedTwice, even with Overwrite, so one file of a reply never
-// replaces another. Out, the file call --out writes the same reply's image
-// to, counts as one of them from the start: a name of Dir that is Out is
-// refused whatever the order the two are written in. The zero Batch saves
-// into "" and so refuses everything; set Dir.
+// A Batch saves the files of one reply into one directory, each under a
+// name Name builds, never two under one name: a stem already taken in the
+// Batch, or one that Windows takes for a device, gets "-2", "-3" ...,
+// so that no file of a reply replaces another, even with Overwrite. Out,
+// the file call --out writes the same reply's image to, is taken from the
+// start when it is in Dir. Names are compared as one disk compares them
+// (sameName). The zero Batch saves into "" and so refuses everything; set
+// Dir.
 type Batch struct {
 	Dir       string
 	Overwrite bool
-	Out       string          // the path of the reply's --out file, if any
-	taken     map[string]bool // NameKey of each name saved
+	Out       string   // the path of the reply's --out file, if any
+	taken     []string // the names saved
 }
 
-// errOutTwice is a name of the Batch's folder that is its Out file.
-var errOutTwice = errors.New("files: --out writes this reply's image under that name in that folder (or one that differs only in case or Unicode form); it is not replaced")
-
-// Save saves data as name, chosen by by (see Save), once per name.
-func (b *Batch) Save(name string, by By, data []byte) (string, error) {
-	nk := NameKey(name)
-	if b.taken[nk] {
-		return "", errSavedTwice
+// Save saves data, given the name given, under the name Name builds, and
+// returns the path written.
+func (b *Batch) Save(given string, data []byte) (string, error) {
+	stem, ext, err := Name(given, data)
+	if err != nil {
+		return "", err
 	}
-	if b.Out != "" && NameKey(filepath.Base(b.Out)) == nk && sameFolder(filepath.Dir(b.Out), b.Dir) {
-		return "", errOutTwice
+	if b.taken == nil && b.Out != "" && sameFolder(filepath.Dir(b.Out), b.Dir) {
+		b.taken = []string{filepath.Base(b.Out)}
 	}
-	path, err := Save(b.Dir, name, by, data, b.Overwrite)
+	name := stem + ext
+	for n := 2; reserved(name) || slices.ContainsFunc(b.taken, func(t string) bool { return sameName(t, name) }); n++ {
+		name = fmt.Sprintf("%s-%d%s", stem, n, ext)
+	}
+	path, err := save(b.Dir, name, data, b.Overwrite)
 	if err == nil {
-		if b.taken == nil {
-			b.taken = map[string]bool{}
-		}
-		b.taken[nk] = true
+		b.taken = append(b.taken, name)
 	}
 	return path, err
+}
+
+// sameName reports whether a disk may take a and b for one file: names
+// that differ in case only (APFS and NTFS by default; NTFS upper-cases,
+// so dotless ı is I). b is a name Name built, ASCII, so no Unicode normal
+// form can make them one.
+func sameName(a, b string) bool {
+	return strings.EqualFold(a, b) || strings.EqualFold(strings.ToUpper(a), b)
 }
 
 // sameFolder reports whether a and b name one folder: the same one once
 // made absolute and clean, or, reached by links or another case, one
 // found by Stat to be the same. It decides only which names a Batch
-// refuses, never where a file goes.
+// takes, never where a file goes.
 func sameFolder(a, b string) bool {
 	absA, errA := filepath.Abs(a)
 	absB, errB := filepath.Abs(b)
@@ -649,118 +609,6 @@ func sameFolder(a, b string) bool {
 	fb, errB := os.Stat(b)
 	return errA == nil && errB == nil && os.SameFile(fa, fb)
 }
-
-// The reasons for a manifest's name (manifest): the words name the class,
-// never the name, which may come from a hostile page.
-const (
-	buildWhy   = "it is the name of a build or package manifest, which build tools and package managers run code from"
-	agentWhy   = "it is the name of an instruction file for coding agents, which an agent working in the folder reads and follows"
-	configWhy  = "it is the name of a tool's or an agent's configuration file, which the tool runs commands from when it finds the file in the folder"
-	autorunWhy = "it is the name of a Windows AutoRun file, which Windows obeys on a drive that holds it"
-)
-
-// manifest returns why name is refused as the name of a file that other
-// programs run code from, or take instructions from, just by finding it in
-// a folder, or "": a build or package manifest (npm runs package.json's
-// postinstall, pip a requirements file's packages, CMake a
-// CMakeLists.txt), an instruction file that a coding agent working in the
-// folder reads and follows (CLAUDE.md, AGENTS.md, AGENT.md, WARP.md,
-// CONVENTIONS.md, IFLOW.md ...), or a JSON configuration file that a tool
-// or an agent runs commands from (nodemon.json, tauri.conf.json,
-// claude_desktop_config.json, mcp_settings.json, settings.json ...). A
-// saved file of that name would be code or orders the page wrote. Each is
-// refused as a class, whoever chose the name and whatever its case, by its
-// NameKey (so dotless ı counts as i, as NTFS upper-cases it to I):
-//
-//   - the agents' names by their first part (agentStems: CLAUDE.local.md,
-//     AGENTS.override.md) under a kind an agent reads as text (.md, .txt,
-//     .json);
-//   - the pip requirements files by the word anywhere in a .txt name
-//     (requirements-dev.txt, dev-requirements.txt);
-//   - TypeScript's and JavaScript's project files (tsconfig.build.json);
-//   - a .json name by configJSON's rules: any name with "mcp" in it, any
-//     whose part before .json ends in config, conf, settings or presets
-//     (jest.config.json, tauri.conf.json, mcp_settings.json,
-//     CMakeUserPresets.json);
-//   - the other manifests and tool configurations by name (manifests).
-//
-// Names with an extension Save does not write (Makefile, Cargo.toml,
-// setup.py) are listed for the reason they give.
-func manifest(name string) string {
-	key := NameKey(name)
-	if why, ok := manifests[key]; ok {
-		return why
-	}
-	stem, _, _ := strings.Cut(key, ".")
-	ext := filepath.Ext(key)
-	switch whole := strings.TrimSuffix(key, ext); {
-	case agentStems[stem] && (ext == ".md" || ext == ".txt" || ext == ".json"):
-		return agentWhy
-	case ext == ".txt" && strings.Contains(whole, "requirements"),
-		ext == ".json" && (strings.HasPrefix(whole, "tsconfig") || strings.HasPrefix(whole, "jsconfig")):
-		return buildWhy
-	case ext == ".json" && configJSON(whole):
-		return configWhy
-	}
-	return ""
-}
-
-// configJSON reports whether whole, the NameKey of a .json name without
-// its .json, is a configuration file's by its shape: a tool that runs
-// commands from its JSON finds it under a fixed name, and these are the
-// shapes those names take. A design the app exports is named after the
-// design, and rarely so.
-func configJSON(whole string) bool {
-	if strings.Contains(whole, "mcp") {
-		return true
-	}
-	for _, end := range []string{"config", "conf", "settings", "presets"} {
-		if strings.HasSuffix(whole, end) {
-			return true
-		}
-	}
-	return false
-}
-
-// agentStems are the first parts, case folded, of the names of coding
-// agents' instruction and configuration files.
-var agentStems = map[string]bool{
-	"agent": true, "agents": true, "claude": true, "gemini": true, "warp": true, "conventions": true,
-	"copilot-instructions": true, "opencode": true, "crush": true, "qwen": true, "codex": true,
-	"cursor": true, "windsurf": true, "cline": true, "kiro": true, "junie": true,
-	"iflow": true, "codebuddy": true, "amazonq": true, "jules": true, "augment": true, "rovodev": true,
-	"devin": true, "trae": true, "amp": true, "goose": true, "roo": true, "kilo": true, "firebender": true,
-	"llms": true,
-}
-
-// manifests are the build and package manifests, and the configuration
-// files tools run commands from, refused by name.
-var manifests = func() map[string]string {
-	m := map[string]string{NameKey("autorun.inf"): autorunWhy}
-	for _, n := range []string{
-		"package.json", "package-lock.json", "npm-shrinkwrap.json", "composer.json", "deno.json",
-		"angular.json", "bower.json", "lerna.json", "nx.json", "turbo.json", "vercel.json",
-		"firebase.json", "babel.config.json", "renovate.json", "vcpkg.json", "global.json", "mcp.json",
-		"CMakeLists.txt", "Makefile", "GNUmakefile", "pyproject.toml", "setup.py", "Pipfile",
-		"setup.cfg", "Cargo.toml", "go.mod", "go.sum", "Gemfile", "Rakefile", "build.gradle",
-		"build.gradle.kts", "settings.gradle", "pom.xml", "Dockerfile", "docker-compose.yml",
-		"docker-compose.yaml", "compose.yml", "compose.yaml", "justfile", "Taskfile.yml",
-		"project.json", "workspace.json", "rush.json", "jsr.json", "constraints.txt", "conanfile.txt",
-	} {
-		m[NameKey(n)] = buildWhy
-	}
-	for _, n := range []string{
-		"nodemon.json", "app.json", "now.json", "wrangler.json", "devbox.json", "lefthook.json",
-		"cypress.json", "compile_commands.json", "dprint.json", "tslint.json", "typedoc.json",
-		"omnisharp.json", "tasks.json", "launch.json", "devcontainer.json", "manifest.json",
-		"biome.json", "ecosystem.json", "process.json", "nest-cli.json", "netlify.json",
-		"pm2.json", "lint-staged.json", "husky.json", "eslint.json", "prettier.json", "stylelint.json",
-		"extensions.json", "keybindings.json", "hooks.json",
-	} {
-		m[NameKey(n)] = configWhy
-	}
-	return m
-}()
 
 // reserved reports whether name is a Windows device name, whatever its
 // extension or case: CON, PRN, AUX, NUL, COM0-9, LPT0-9 (and their

@@ -20,16 +20,16 @@ func TestSaveModeUnderUmask(t *testing.T) {
 		dir := tempDir(t)
 		want := os.FileMode(0o666 &^ umask)
 		for _, overwrite := range []bool{false, true, true} { // create, then replace twice
-			path, err := Save(dir, "x.dst", ByAgent, []byte("LA:"), overwrite)
+			path, err := save(dir, "x.dst", []byte("LA:"), overwrite)
 			if err != nil {
-				t.Fatalf("Save(dir, %q, ByAgent, %v) under umask %03o = %v, want nil", "x.dst", overwrite, umask, err)
+				t.Fatalf("save(dir, %q, %v) under umask %03o = %v, want nil", "x.dst", overwrite, umask, err)
 			}
 			fi, err := os.Stat(path)
 			if err != nil {
 				t.Fatal(err)
 			}
 			if fi.Mode() != want {
-				t.Errorf("Save(dir, %q, ByAgent, %v) under umask %03o = mode %v, want %v", "x.dst", overwrite, umask, fi.Mode(), want)
+				t.Errorf("save(dir, %q, %v) under umask %03o = mode %v, want %v", "x.dst", overwrite, umask, fi.Mode(), want)
 			}
 		}
 	}
@@ -42,7 +42,7 @@ func TestSaveCreatesFolders(t *testing.T) {
 	t.Cleanup(func() { syscall.Umask(old) })
 	root := tempDir(t)
 	dir := filepath.Join(root, "exports", "2026", "june")
-	path, err := Save(dir, "x.dst", ByAgent, []byte("LA:"), false)
+	path, err := save(dir, "x.dst", []byte("LA:"), false)
 	if err != nil || path != filepath.Join(dir, "x.dst") {
 		t.Fatalf("Save(%q, %q) = %q, %v; want %q, nil", dir, "x.dst", path, err, filepath.Join(dir, "x.dst"))
 	}

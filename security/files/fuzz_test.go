@@ -8,10 +8,6 @@ import (
 	"reflect"
 	"strings"
 	"testing"
-	"unicode"
-	"unicode/utf8"
-
-	"golang.org/x/text/unicode/norm"
 
 	"github.com/stitchslop/stitchslop-bridge/security/fuzzseed"
 )
@@ -40,15 +36,16 @@ func FuzzDecodeDataURL(f *testing.F) {
 	})
 }
 
-// FuzzSaveName: whatever the name and bytes from the tab, Save (with or
-// without overwrite) either fails and writes nothing anywhere under the
-// root, or writes exactly one visible regular file, directly in dir,
-// holding the bytes, under a name CheckName accepts and that holds none
-// of the characters T16 refuses. A refusal's text is printable ASCII: it
-// never carries the name's characters. One root serves every input of a worker and is put
-// back to a/b/ after each write: a fresh temporary directory per input
-// made the target slow enough that minimising a long input took the whole
-// fuzz time.
+// FuzzSaveName: whatever the name and bytes from the tab, a Batch's Save
+// (with or without overwrite) either fails and writes nothing anywhere
+// under the root, or writes exactly one visible regular file, directly in
+// dir, holding the bytes, under a name the bridge built (builtName: a-z,
+// 0-9, - and _ and an app kind's extension, so none of the characters T16
+// refuses and no name a tool reads). A refusal's text is printable ASCII:
+// it never carries the name's characters. One root serves every input of a
+// worker and is put back to a/b/ after each write: a fresh temporary
+// directory per input made the target slow enough that minimising a long
+// input took the whole fuzz time.
 func FuzzSaveName(f *testing.F) {
 	fuzzseed.Require(f, "FuzzSaveName")
 	root := f.TempDir()
@@ -59,22 +56,19 @@ func FuzzSaveName(f *testing.F) {
 	pristine := []string{"a/", "a/b/"}
 	f.Fuzz(func(t *testing.T, name string, data []byte) {
 		for _, overwrite := range []bool{false, true} {
-			path, err := Save(dir, name, ByAgent, data, overwrite)
+			path, err := (&Batch{Dir: dir, Overwrite: overwrite}).Save(name, data)
 			got := tree(t, root)
 			if err != nil {
 				if !reflect.DeepEqual(got, pristine) {
-					t.Errorf("Save(dir, %q, ByAgent, %v) = %v and left %q, want %q", name, overwrite, err, got, pristine)
+					t.Errorf("Batch.Save(%q, %v) = %v and left %q, want %q", name, overwrite, err, got, pristine)
 				}
 				if why := printableASCII(err.Error()); why != "" {
-					t.Errorf("Save(dir, %q, ByAgent, %v) = %q: %s", name, overwrite, err, why)
+					t.Errorf("Batch.Save(%q, %v) = %q: %s", name, overwrite, err, why)
 				}
 			} else {
 				checkSaved(t, name, overwrite, dir, path, data, got)
-				if err := CheckName(name); err != nil {
-					t.Errorf("Save(dir, %q, ByAgent, %v) wrote %s, but CheckName(%q) = %v", name, overwrite, path, name, err)
-				}
-				if r, ok := shady(name); ok {
-					t.Errorf("Save(dir, %q, ByAgent, %v) wrote %s, a name holding %U", name, overwrite, path, r)
+				if !builtName.MatchString(filepath.Base(path)) {
+					t.Errorf("Batch.Save(%q, %v) wrote %s, a name the bridge does not build", name, overwrite, path)
 				}
 			}
 			if !reflect.DeepEqual(got, pristine) {
@@ -84,23 +78,23 @@ func FuzzSaveName(f *testing.F) {
 	})
 }
 
-// checkSaved checks what a successful Save(dir, name, ByAgent, data) left: got, the
+// checkSaved checks what a successful Batch.Save(name, data) left: got, the
 // tree under the root, holds dir and one visible regular file in it, path,
 // holding data.
 func checkSaved(t *testing.T, name string, overwrite bool, dir, path string, data []byte, got []string) {
 	t.Helper()
 	base := filepath.Base(path)
 	if filepath.Dir(path) != dir || strings.HasPrefix(base, ".") {
-		t.Errorf("Save(dir, %q, ByAgent, %v) = %q, want a visible file directly in %s", name, overwrite, path, dir)
+		t.Errorf("Batch.Save(%q, %v) = %q, want a visible file directly in %s", name, overwrite, path, dir)
 	}
 	if want := []string{"a/", "a/b/", "a/b/" + base}; !reflect.DeepEqual(got, want) {
-		t.Errorf("Save(dir, %q, ByAgent, %v) left %q, want %q", name, overwrite, got, want)
+		t.Errorf("Batch.Save(%q, %v) left %q, want %q", name, overwrite, got, want)
 	}
 	fi, err := os.Lstat(path)
 	if err != nil || !fi.Mode().IsRegular() {
-		t.Errorf("Save(dir, %q, ByAgent, %v) wrote %v, %v; want a regular file", name, overwrite, fi, err)
+		t.Errorf("Batch.Save(%q, %v) wrote %v, %v; want a regular file", name, overwrite, fi, err)
 	} else if b, _ := os.ReadFile(path); !bytes.Equal(b, data) {
-		t.Errorf("Save(dir, %q, ByAgent, %v) wrote %q, want %q", name, overwrite, b, data)
+		t.Errorf("Batch.Save(%q, %v) wrote %q, want %q", name, overwrite, b, data)
 	}
 }
 
@@ -115,51 +109,6 @@ func reset(t *testing.T, root string, got []string) {
 	if err := os.MkdirAll(filepath.Join(root, "a", "b"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-}
-
-// shady returns the first rune of name that no saved name may hold,
-// written here from T16 and not from checkCharacters: invalid UTF-8, a
-// control, format, private-use or unassigned character, a line or
-// paragraph separator.
-func shady(name string) (rune, bool) {
-	if !utf8.ValidString(name) {
-		return utf8.RuneError, true
-	}
-	for _, r := range name {
-		if (r < 0x20) || (r >= 0x7f && r <= 0x9f) || r == 0x202e || r == 0x200b || r == 0xfeff ||
-			r == 0x2028 || r == 0x2029 || unicode.In(r, unicode.Cf, unicode.Co) ||
-			!unicode.In(r, unicode.L, unicode.M, unicode.N, unicode.P, unicode.S, unicode.Z) {
-			return r, true
-		}
-	}
-	return 0, false
-}
-
-// FuzzNameKey: NameKey never panics; it is blind to Unicode normal form
-// (a name, its NFC and its NFD have one key) and to ASCII case, and an
-// ASCII name's key is that name in lower case.
-func FuzzNameKey(f *testing.F) {
-	fuzzseed.Require(f, "FuzzNameKey")
-	f.Fuzz(func(t *testing.T, name string) {
-		k := NameKey(name)
-		if !utf8.ValidString(name) {
-			return
-		}
-		for _, v := range []string{norm.NFC.String(name), norm.NFD.String(name)} {
-			if got := NameKey(v); got != k {
-				t.Errorf("NameKey(%q) = %q, want %q, the key of %q", v, got, k, name)
-			}
-		}
-		ascii := true
-		for i := 0; i < len(name); i++ {
-			ascii = ascii && name[i] < utf8.RuneSelf
-		}
-		if ascii {
-			if got, want := NameKey(strings.ToUpper(name)), strings.ToLower(name); k != want || got != want {
-				t.Errorf("NameKey(%q), NameKey(upper) = %q, %q; want %q", name, k, got, want)
-			}
-		}
-	})
 }
 
 // FuzzWalkNeverReachesHidden: whatever path below a home holding a secret
@@ -206,7 +155,7 @@ func FuzzWalkNeverReachesHidden(f *testing.F) {
 		if in, err := Read(path, Text); err == nil && strings.Contains(in.Value, secret) {
 			t.Fatalf("Read(%q) sent the file in the hidden folder", rel)
 		}
-		if _, err := Save(path, "x.json", ByAgent, []byte(`{}`), true); err == nil {
+		if _, err := (&Batch{Dir: path, Overwrite: true}).Save("x.json", []byte(`{}`)); err == nil {
 			if ents, _ := os.ReadDir(filepath.Join(home, ".ssh")); len(ents) != 1 {
 				t.Fatalf("Save(%q) wrote into the hidden folder", rel)
 			}

@@ -120,7 +120,7 @@ func TestSaveRaceWithSwappedLink(t *testing.T) {
 	}
 	saved := 0
 	for i := range saveRaceTries {
-		if _, err := Save(out, "settings.json", ByPage, []byte(`{"hooks":{}}`), i%2 == 0); err == nil {
+		if _, err := save(out, "settings.json", []byte(`{"hooks":{}}`), i%2 == 0); err == nil {
 			saved++
 		}
 		if ents, _ := os.ReadDir(hiddenDir); len(ents) > 0 {

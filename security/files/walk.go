@@ -83,7 +83,7 @@ func (w *walked) reset(vol string) error {
 // made. With file, the last component is a regular file, opened for
 // reading (Read), and walk returns it with the folders opened; without,
 // abs is a folder, and with create its missing folders are made as mkdir
-// -p does (0777 less the umask; Save, Prepare), each checked after it is
+// -p does (0777 less the umask; Batch.Save, Prepare), each checked after it is
 // made like any other.
 func walk(path string, file, create bool) (*walked, *os.File, error) {
 	verb, what := "written to", "directory" // what is not done to a hidden path, and what path is
