@@ -53,6 +53,7 @@ type Config struct {
 	AgentIdle time.Duration // standalone exit after this long without an agent; 0 never
 	Takeover  bool          // a new tab displaces a live one instead of being refused busy
 	Lazy      bool          // listen on nothing until the MCP face asks (wait_for_connection, pair)
+	Voice     bool          // --voice-channel: the MCP session hears the tab's voice itself (protocol.md §7.19)
 	// Demo is the demo's bridge: its pairings are the demo's alone
 	// (pairing.Store.Demo; THREAT_MODEL.md T17).
 	Demo bool
@@ -180,8 +181,13 @@ func Run(ctx context.Context, cfg Config) error {
 	initialized := make(chan struct{})
 	mcpSrv := &mcp.Server{Attempts: b.tried, PairedOrigins: b.pairedOrigins, Hub: h, Sites: b.sites, Pairing: store,
 		Open: b.openForAgent, Relay: b.relayToken, Where: b.Where, ListenCommand: b.listenCommand, Log: log, Activity: b.touch,
-		Host: b.hostStatus, OtherBridges: b.otherBridges,
+		Host: b.hostStatus, OtherBridges: b.otherBridges, VoiceChannel: cfg.Voice,
 		Initialized: func() { close(initialized) }}
+	if cfg.Voice {
+		// The session is voice.listen's one consumer here; a follower's
+		// asks are listed at its leader as this pid's (leaderConn.Send).
+		h.SetVoiceOwner(fmt.Sprintf("the agent session of the bridge with pid %d", os.Getpid()))
+	}
 	stdinDone := make(chan bool, 1)
 	mcpCtx, cancelMCP := context.WithCancel(ctx)
 	mcpStopped := make(chan struct{})

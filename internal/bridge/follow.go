@@ -310,7 +310,13 @@ func (c *leaderConn) Send(frame []byte) error {
 				c.b.hub.Deliver(c, id, envelope.Own(codeBadReply, fmt.Sprintf("The bridge could not read the answer of the bridge on port %d that serves the tab, so it was not passed on.", c.l.sess.Port)))
 			}
 		}()
-		body, err := c.l.c.Do(c.l.ctx, client.Request{Method: "POST", Path: "/call", Body: body, Timeout: leaderCallTimeout + probeTimeout})
+		req := client.Request{Method: "POST", Path: "/call", Body: body, Timeout: leaderCallTimeout + probeTimeout}
+		if c.b.cfg.Voice && command == hub.VoiceCommand {
+			// The voice channel's asks: the leader lists this pid among
+			// its listeners, so its sessions' greetings name who hears.
+			req.Listener = os.Getpid()
+		}
+		body, err := c.l.c.Do(c.l.ctx, req)
 		var env envelope.Reply
 		if err == nil {
 			env, err = envelope.Decode(body) // the door, as for a tab's frame

@@ -420,6 +420,7 @@ func runBridge(ctx context.Context, a args, dir string, stdin io.Reader, stdout 
 		AgentIdle: agentIdle,
 		Takeover:  a.has("takeover"),
 		Lazy:      a.has("lazy"),
+		Voice:     a.has("voice-channel"),
 		Token:     envtoken.Take(),
 		Stdin:     stdin,
 		Stdout:    stdout,

@@ -77,7 +77,7 @@ var commands = []*command{
 	{
 		Name: "",
 		Synopsis: []string{
-			"[--origin URL] [--port N[,N...]] [--config-dir DIR] [--idle-minutes M] [--agent-idle-minutes M] [--takeover] [--lazy]",
+			"[--origin URL] [--port N[,N...]] [--config-dir DIR] [--idle-minutes M] [--agent-idle-minutes M] [--takeover] [--lazy] [--voice-channel]",
 		},
 		Summary: "run the bridge: the tab dials it, an MCP client drives it on stdin/stdout",
 		Long: `With no verb, stitchslop-bridge runs the bridge: the Stitch Slop tab at
@@ -94,6 +94,7 @@ the site is paired, none is needed.`,
 			{Name: "exit-when-unused", Value: "M", Help: "the same as --agent-idle-minutes"},
 			{Name: "takeover", Help: "a new tab displaces the attached one (which is told so) instead of being refused as busy"},
 			{Name: "lazy", Help: "listen on nothing, and need no token or pairing, until an MCP client calls wait_for_connection or pair"},
+			{Name: "voice-channel", Help: "hear the tab's voice for the MCP session: declare Claude Code's claude/channel and send each utterance as a channel event (Claude Code started with --dangerously-load-development-channels server:<name>)"},
 		},
 		Exits: []exitDef{
 			{0, "the bridge stopped: its MCP client left, it was idle, or a signal"},

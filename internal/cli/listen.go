@@ -16,6 +16,7 @@ import (
 	"github.com/stitchslop/stitchslop-bridge/internal/envelope"
 	"github.com/stitchslop/stitchslop-bridge/internal/exitcode"
 	"github.com/stitchslop/stitchslop-bridge/internal/session"
+	"github.com/stitchslop/stitchslop-bridge/internal/voice"
 	"github.com/stitchslop/stitchslop-bridge/security/gate"
 	"github.com/stitchslop/stitchslop-bridge/security/rawjson"
 )
@@ -50,12 +51,9 @@ import (
 
 // Clocks of listen.
 const (
-	// listenSeconds is how long each voice.listen waits for speech: the
-	// most the tab holds one (protocol.md §7.16).
-	listenSeconds = 25
-	// listenCallMs is the bridge's deadline for one voice.listen: the
-	// tab's own 25 s and 10 s for the answer to come back.
-	listenCallMs = (listenSeconds + 10) * 1000
+	// listenCallMs is the bridge's deadline for one voice.listen
+	// (voice.CallSeconds).
+	listenCallMs = voice.CallSeconds * 1000
 	// waitSeconds is one park on /wait while the tab is away, as the
 	// reference bridge parks.
 	waitSeconds = 90
@@ -128,10 +126,6 @@ var listenClock = struct {
 	now               func() time.Time
 }{ownerPoll, findPoll, bridgeGone, time.Now}
 
-// The tab's refusals that mean no voice here (protocol.md
-// §7.16).
-var voiceRefusals = map[string]bool{"refused": true, "unknown_command": true, "bad_arguments": true}
-
 // listenEvent is one event line. VoiceSupport and Message go with a
 // voice-off in a browser where voice cannot work, Message with
 // unavailable.
@@ -164,34 +158,11 @@ type selectedShape struct {
 	Name string `json:"name"`
 }
 
-// voiceReply is what listen reads of a voice.listen envelope, from the
-// members the door (envelope.Decode) found: a member of another type counts
-// as absent.
-type voiceReply struct {
-	OK           bool
-	Error        string
-	Message      string
-	Heard        json.RawMessage // a list of {text, atMs}
-	Selection    json.RawMessage
-	Say          string
-	VoiceOn      *bool
-	VoiceSupport json.RawMessage // nil when absent or null
-}
+// voiceReply is what listen reads of a voice.listen envelope; the
+// bridge's voice channel reads it the same way (voice.Read).
+type voiceReply = voice.Answer
 
-// readVoice reads env, a voice.listen answer.
-func readVoice(env envelope.Reply) voiceReply {
-	r := voiceReply{OK: env.OK(), Heard: env.Get("heard"), Selection: env.Get("selection")}
-	r.Error, _ = env.String("error")
-	r.Message, _ = env.String("message")
-	r.Say, _ = env.String("say")
-	if on, isBool := map[string]bool{"true": true, "false": false}[string(env.Get("voiceOn"))]; isBool {
-		r.VoiceOn = &on
-	}
-	if v := env.Get("voiceSupport"); !rawjson.IsNull(v) {
-		r.VoiceSupport = v
-	}
-	return r
-}
+var readVoice = voice.Read
 
 // heardLines are the lines of an answer: one per utterance with text among
 // the first maxUtterances entries of heard, its text clipped at maxText,
@@ -430,7 +401,7 @@ func runListen(ctx context.Context, c *command, a args, dir string, stdout io.Wr
 func (l *listener) run(ctx context.Context) int {
 	call := client.Request{Method: "POST", Path: "/call", Listener: l.pid,
 		Timeout: listenCallMs*time.Millisecond + timeouts.margin,
-		Body: callBody{Command: "voice.listen", Args: json.RawMessage(`{"timeoutSeconds":` + strconv.Itoa(listenSeconds) + `}`),
+		Body: callBody{Command: voice.Command, Args: voice.Args,
 			TimeoutMs: listenCallMs}}
 	for ctx.Err() == nil {
 		started := time.Now()
@@ -472,8 +443,8 @@ func (l *listener) ask(ctx context.Context, call client.Request) (code int, end 
 		return 0, false, errors.New("the bridge answered voice.listen with something that is not an envelope")
 	}
 	r := readVoice(answer)
-	switch {
-	case r.OK:
+	switch r.Next() {
+	case voice.Heard:
 		l.connected(true)
 		l.setVoice(r)
 		lines, dropped := heardLines(r)
@@ -483,8 +454,8 @@ func (l *listener) ask(ctx context.Context, call client.Request) (code int, end 
 		if dropped > 0 {
 			l.log.Warn("the tab sent more than " + strconv.Itoa(maxUtterances) + " utterances in one answer; " + strconv.Itoa(dropped) + " were not printed")
 		}
-	case r.Error == "timeout": // the bridge's own: the tab took too long; ask again
-	case r.Error == "not_connected" || r.Error == "disconnected":
+	case voice.Again: // the bridge's own timeout: the tab took too long; ask again
+	case voice.Away:
 		l.failures = 0
 		l.connected(false)
 		// Park on /wait until the tab attaches or the wait ends; then the
@@ -499,7 +470,7 @@ func (l *listener) ask(ctx context.Context, call client.Request) (code int, end 
 		if o, err := door(b, nil); err == nil && o.OK() {
 			l.connected(true)
 		}
-	case voiceRefusals[r.Error]:
+	case voice.Refused:
 		l.log.Error("the tab refused voice.listen", "error", r.Error, "message", r.Message)
 		l.unavailable(cmp.Or(r.Message, r.Say, "The tab refused to listen ("+r.Error+")."))
 		return exitcode.Failed, true, nil

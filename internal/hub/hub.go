@@ -80,6 +80,7 @@ type Hub struct {
 	notice       string
 	attachedBy   string            // how the attached tab got in (SetAttachedBy)
 	listeners    map[int]time.Time // listen pids, and when each was last heard (NoteListener)
+	voiceOwner   string            // who alone asks voice.listen (SetVoiceOwner); "" anyone
 }
 
 // pending is a call waiting for the page's reply. Exactly one of Deliver,
@@ -383,6 +384,12 @@ func (h *Hub) Attached() <-chan struct{} {
 // args must be a JSON object (or empty, for {}); it goes to the page as the
 // bytes it came as.
 func (h *Hub) Start(command string, args json.RawMessage, timeout time.Duration, done func(reply envelope.Reply)) (cancel func() bool) {
+	return h.start(command, args, timeout, done, false)
+}
+
+// start is Start; owner says the caller is voice.listen's one consumer
+// (CallVoice), whom a voice owner does not refuse.
+func (h *Hub) start(command string, args json.RawMessage, timeout time.Duration, done func(reply envelope.Reply), owner bool) (cancel func() bool) {
 	if rawjson.IsNull(args) {
 		args = json.RawMessage(`{}`)
 	}
@@ -391,6 +398,11 @@ func (h *Hub) Start(command string, args json.RawMessage, timeout time.Duration,
 	}
 	h.mu.Lock()
 	c := h.conn
+	if by := h.voiceOwner; by != "" && !owner && command == VoiceCommand {
+		h.mu.Unlock()
+		done(bridgeEnv(CodeRefused, "What the user says goes to "+by+" by itself (--voice-channel, protocol.md §7.19); it is voice.listen's one consumer, so nothing else may ask: start no listener, and answer the user with voice.say."))
+		return func() bool { return false }
+	}
 	if c == nil {
 		h.mu.Unlock()
 		done(bridgeEnv(CodeNotConnected, NotConnectedMessage))
@@ -444,8 +456,34 @@ func requestFrame(id int64, command string, args []byte) []byte {
 // Call is Start for a caller that waits: it returns the reply envelope, or
 // the bridge's own "cancelled" envelope when ctx ends first.
 func (h *Hub) Call(ctx context.Context, command string, args json.RawMessage, timeout time.Duration) envelope.Reply {
+	return h.call(ctx, command, args, timeout, false)
+}
+
+// VoiceCommand is the tab's voice.listen (protocol.md §7.16), and
+// CodeRefused what every caller but its owner gets once it has one.
+const (
+	VoiceCommand = "voice.listen"
+	CodeRefused  = "refused"
+)
+
+// SetVoiceOwner makes the caller of CallVoice the one consumer of
+// voice.listen: from then on every other call of it (an agent's, a listen
+// verb's, a follower's) is refused with a message that names who, so no
+// one steals the user's words from it.
+func (h *Hub) SetVoiceOwner(who string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.voiceOwner = who
+}
+
+// CallVoice is Call of voice.listen by its owner (SetVoiceOwner).
+func (h *Hub) CallVoice(ctx context.Context, args json.RawMessage, timeout time.Duration) envelope.Reply {
+	return h.call(ctx, VoiceCommand, args, timeout, true)
+}
+
+func (h *Hub) call(ctx context.Context, command string, args json.RawMessage, timeout time.Duration, owner bool) envelope.Reply {
 	ch := make(chan envelope.Reply, 1)
-	cancel := h.Start(command, args, timeout, func(r envelope.Reply) { ch <- r })
+	cancel := h.start(command, args, timeout, func(r envelope.Reply) { ch <- r }, owner)
 	select {
 	case r := <-ch:
 		return r

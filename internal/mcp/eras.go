@@ -145,9 +145,9 @@ func (s *Session) initialize(r request) {
 	s.mu.Unlock()
 	b, _ := json.Marshal(map[string]any{
 		"protocolVersion": pv,
-		"capabilities":    map[string]any{"tools": map[string]any{"listChanged": true}},
+		"capabilities":    s.srv.capabilities(),
 		"serverInfo":      json.RawMessage(serverInfo),
-		"instructions":    Instructions,
+		"instructions":    s.srv.instructions(),
 	})
 	s.reply(r.id, b)
 }

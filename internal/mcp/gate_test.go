@@ -29,7 +29,7 @@ func TestGateIsTheOnlyWayToTheModel(t *testing.T) {
 		if fn != nil {
 			where = fn.Name.Name
 		}
-		if where != "resultHead" {
+		if where != "resultHead" && where != "channelNotification" {
 			t.Errorf("%s: %s writes a result's content itself (%s); build results with toolResponse or textResult, whose text passes the gate", fset.Position(lit.Pos()), where, lit.Value)
 		}
 		found++

@@ -106,6 +106,9 @@ type Server struct {
 	// ListenCommand is the shell command that runs the listen verb against
 	// the bridge whose tab dials port (nil: the greeting offers none).
 	ListenCommand func(port int) string
+	// VoiceChannel is --voice-channel: the session declares Claude Code's
+	// channel and hears the tab's voice itself (channel.go).
+	VoiceChannel bool
 	// Host is the bridge followed, read now, and false when not following
 	// (nil: never): a follower reports its host's attempts, refusals and
 	// listeners. OtherBridges lists the other live bridges on the config

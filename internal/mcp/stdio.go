@@ -78,6 +78,9 @@ func (srv *Server) Serve(ctx context.Context, in io.Reader, out io.Writer) (open
 	changed, unwatch := srv.Hub.Watch()
 	defer unwatch()
 	go t.write(out, s, changed, srv)
+	if srv.VoiceChannel {
+		go s.channel()
+	}
 
 	type ending struct {
 		opened bool

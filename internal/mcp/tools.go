@@ -602,7 +602,9 @@ func (s *Session) greeting(ctx context.Context, tool string, port int, mode stri
 	if voice != "" {
 		lines = append(lines, voice)
 	}
-	if holdGreeting {
+	if holdGreeting && s.srv.VoiceChannel {
+		lines = append(lines, "When the voice=\"on\" event arrives, greet the user, say briefly what you see, and ask what they want; change nothing until they ask.")
+	} else if holdGreeting {
 		lines = append(lines, "When listen prints voice-on, greet the user, say briefly what you see, and ask what they want; change nothing until they ask.")
 	} else {
 		lines = append(lines, "Now greet the user, say briefly what you see, and ask what they want; change nothing until they ask.")
@@ -697,7 +699,7 @@ func (s *Session) canvas(ctx context.Context, st hub.Snapshot, timeout time.Dura
 // listener already runs (pids: the host's for a follower); and whether the
 // greeting waits for voice-on (an app with a voice switch).
 func (s *Session) voicePart(port int, st hub.Snapshot, hostListeners []int) (string, bool) {
-	if _, ok := s.srv.Hub.ArgNames("voice.listen"); !ok || s.srv.ListenCommand == nil {
+	if _, ok := s.srv.Hub.ArgNames("voice.listen"); !ok || (s.srv.ListenCommand == nil && !s.srv.VoiceChannel) {
 		return "", false
 	}
 	running := s.srv.Hub.Listeners()
@@ -709,6 +711,9 @@ func (s *Session) voicePart(port int, st hub.Snapshot, hostListeners []int) (str
 		if t.Name == "voice.listen" && strings.Contains(t.Description, "voiceOn") {
 			switchy = true
 		}
+	}
+	if s.srv.VoiceChannel {
+		return channelVoicePart(switchy, running)
 	}
 	var b strings.Builder
 	switch {
@@ -818,13 +823,14 @@ func (s *Session) connectionStatus(modern bool) []byte {
 		RecentRefusals     []attempts.Refusal `json:"recentRefusals"`
 		RefusedElsewhere   int                `json:"refusedElsewhere"`
 		Listeners          []int              `json:"listeners"`
+		VoiceChannel       bool               `json:"voiceChannel,omitempty"`
 		DroppedTools       any                `json:"droppedTools,omitempty"`
 		Note               string             `json:"note"`
 		Bridge             version.Identity   `json:"bridge"` // this binary (docs/protocol.md §7.18)
 	}{
 		Connected: st.Connected, Origin: s.srv.Sites.Served(), PairedOrigins: []string{}, ArmedOrigins: s.srv.Sites.ArmedSites(),
 		Tools: len(st.Tools), OtherBridges: []OtherBridge{}, Listeners: s.srv.Hub.Listeners(),
-		Bridge: version.Self(version.HashWait),
+		Bridge: version.Self(version.HashWait), VoiceChannel: s.srv.VoiceChannel,
 	}
 	if status.ArmedOrigins == nil {
 		status.ArmedOrigins = []string{}
@@ -868,6 +874,9 @@ func (s *Session) connectionStatus(modern bool) []byte {
 		status.Note = "No tab is attached, and nothing has dialled this bridge yet. Call wait_for_connection: the tab attaches on its own."
 	default:
 		status.Note = "No tab is attached now. Call wait_for_connection: the tab attaches on its own."
+	}
+	if s.srv.VoiceChannel {
+		status.Note += " Voice: what the user says to the tab arrives by itself as channel events (--voice-channel); start no listener."
 	}
 	status.Note += st.Notice // the bridge's own warnings: another site served, squatters
 	js, _ := json.Marshal(status)

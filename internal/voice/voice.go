@@ -1,0 +1,355 @@
+// Package voice reads the tab's voice.listen answers (protocol.md §7.16)
+// for the two places that ask for them: the listen verb, which prints
+// lines, and the bridge's voice channel (--voice-channel), which loops
+// voice.listen itself and hands each utterance to the MCP session as one
+// event (Run, protocol.md §7.19).
+package voice
+
+import (
+	"context"
+	"encoding/json"
+	"strconv"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/stitchslop/stitchslop-bridge/internal/envelope"
+	"github.com/stitchslop/stitchslop-bridge/internal/hub"
+	"github.com/stitchslop/stitchslop-bridge/security/gate"
+	"github.com/stitchslop/stitchslop-bridge/security/rawjson"
+)
+
+// Command is the tab's voice command; Seconds is how long each ask waits
+// for speech, the most the tab holds one, and CallSeconds the deadline of
+// one ask: the tab's own and 10 s for the answer to come back.
+const (
+	Command     = hub.VoiceCommand
+	Seconds     = 25
+	CallSeconds = Seconds + 10
+	CallTimeout = CallSeconds * time.Second
+)
+
+// Args are the arguments of every ask.
+var Args = json.RawMessage(`{"timeoutSeconds":` + strconv.Itoa(Seconds) + `}`)
+
+// Answer is what is read of a voice.listen envelope, from the members
+// the door (envelope.Decode) found: a member of another type counts as
+// absent.
+type Answer struct {
+	OK           bool
+	Error        string
+	Message      string
+	Heard        json.RawMessage // a list of {text, atMs}
+	Selection    json.RawMessage
+	Say          string
+	VoiceOn      *bool
+	VoiceSupport json.RawMessage // nil when absent or null
+}
+
+// Read reads env, a voice.listen answer.
+func Read(env envelope.Reply) Answer {
+	r := Answer{OK: env.OK(), Heard: env.Get("heard"), Selection: env.Get("selection")}
+	r.Error, _ = env.String("error")
+	r.Message, _ = env.String("message")
+	r.Say, _ = env.String("say")
+	if on, isBool := map[string]bool{"true": true, "false": false}[string(env.Get("voiceOn"))]; isBool {
+		r.VoiceOn = &on
+	}
+	if v := env.Get("voiceSupport"); !rawjson.IsNull(v) {
+		r.VoiceSupport = v
+	}
+	return r
+}
+
+// Next is what an answer asks of the loop.
+type Next int
+
+const (
+	Heard   Next = iota // ok: print or send what it carries, then ask again
+	Again               // the bridge's own timeout: ask again
+	Away                // no tab (not_connected, disconnected): park until one attaches
+	Refused             // no voice here (refused, unknown_command, bad_arguments)
+	Failed              // anything else: pause, then ask again
+)
+
+// Next says what a reads as.
+func (a Answer) Next() Next {
+	switch {
+	case a.OK:
+		return Heard
+	case a.Error == hub.CodeTimeout:
+		return Again
+	case a.Error == hub.CodeNotConnected || a.Error == hub.CodeDisconnected:
+		return Away
+	case a.Error == hub.CodeRefused || a.Error == "unknown_command" || a.Error == "bad_arguments":
+		return Refused
+	}
+	return Failed
+}
+
+// The bounds of the channel's events, whatever the tab sends: the
+// session's context is the model's, so they are tighter than listen's
+// lines. Sizes are bytes of the strings as cleaned (gate.Clean).
+const (
+	// MaxText bounds the words of one event: 25 seconds of speech is a
+	// few hundred bytes; past it the text is cut, ending in "…".
+	MaxText = 2000
+	// MaxUtterances bounds the events of one answer; the rest are counted
+	// as dropped.
+	MaxUtterances = 20
+	// maxNames and maxName bound the selection's names in meta.
+	maxNames = 20
+	maxName  = 64
+	// Window and MaxRate bound what reaches the session in any Window:
+	// an utterance past it is dropped and counted, and the next event
+	// that fits is preceded by one that says how many were. Asks are at
+	// least pause apart, so a tab that answers at once gets at most a few
+	// answers in a window.
+	Window  = 3 * time.Second
+	MaxRate = 16 << 10
+	pause   = time.Second
+)
+
+// Event is one channel event: Content the words (or the bridge's own
+// sentence), Meta its attributes, keys of letters and underscores only
+// and values the bridge wrote or cleaned.
+type Event struct {
+	Content string
+	Meta    map[string]string
+}
+
+// The sentences of the bridge's own events: no byte of them is the tab's.
+const (
+	switchedOn  = "The user switched voice input on in the Stitch Slop tab."
+	switchedOff = "The user switched voice input off in the Stitch Slop tab."
+	unsupported = "Voice input cannot work in the user's browser (the tab says so); tell the user."
+)
+
+// Tab is what Run needs of the bridge's hub (hub.Hub): one ask as
+// voice.listen's one consumer (CallVoice), whether the tab lists it, and
+// the signals of an attach or detach (Next) and of a new tool list
+// (Watch).
+type Tab interface {
+	CallVoice(ctx context.Context, args json.RawMessage, timeout time.Duration) envelope.Reply
+	ArgNames(name string) ([]string, bool)
+	Next() <-chan struct{}
+	Watch() (changed <-chan struct{}, stop func())
+}
+
+// Run asks tab for what the user says, over and over, while a tab that
+// lists voice.listen is attached, and hands send one Event per
+// utterance, and one per change of the voice switch, within MaxRate per
+// Window. It parks while no such tab is attached, and after a refusal
+// until the tab changes. It returns when ctx ends.
+func Run(ctx context.Context, tab Tab, send func(Event)) {
+	b := budget{}
+	voice := "" // as last sent: "on", "off", "unsupported"; "" before
+	listed, stop := tab.Watch()
+	defer stop()
+	for ctx.Err() == nil {
+		next := tab.Next()
+		if _, ok := tab.ArgNames(Command); !ok {
+			wait(ctx, next, listed, 0)
+			continue
+		}
+		started := time.Now()
+		a := Read(tab.CallVoice(ctx, Args, CallTimeout))
+		switch a.Next() {
+		case Heard:
+			if e, ok := switched(a, &voice); ok {
+				b.send(e, send, false)
+			}
+			n := 0
+			rawjson.Items(a.Heard, func(raw []byte) bool {
+				u, _ := envelope.ObjectOf(raw)
+				text, _ := u.String("text")
+				if text = Clip(text, MaxText); strings.TrimSpace(text) == "" {
+					return true
+				}
+				if n++; n > MaxUtterances {
+					b.dropped++
+					return true
+				}
+				b.send(Event{Content: text, Meta: meta(a.Selection)}, send, true)
+				return true
+			})
+			b.flush(time.Now(), send)
+		case Again:
+			continue
+		case Away, Refused:
+			wait(ctx, next, listed, 0) // until the tab attaches, leaves or lists anew
+			continue
+		}
+		if time.Since(started) < pause {
+			wait(ctx, nil, nil, pause)
+		}
+	}
+}
+
+// wait returns when next is closed, listed signals, d has passed (0:
+// never) or ctx ends.
+func wait(ctx context.Context, next, listed <-chan struct{}, d time.Duration) {
+	var after <-chan time.Time
+	if d > 0 {
+		after = time.After(d)
+	}
+	select {
+	case <-next:
+	case <-listed:
+	case <-after:
+	case <-ctx.Done():
+	}
+}
+
+// switched is the event of an answer's voiceOn when it changes what was
+// last sent: on the first answer an off only with voiceSupport; an answer
+// without voiceOn (an app with no switch) changes nothing.
+func switched(a Answer, last *string) (Event, bool) {
+	if a.VoiceOn == nil {
+		return Event{}, false
+	}
+	now, say := "off", switchedOff
+	switch {
+	case *a.VoiceOn:
+		now, say = "on", switchedOn
+	case a.VoiceSupport != nil:
+		now, say = "unsupported", unsupported
+	case *last == "":
+		*last = "off"
+		return Event{}, false
+	}
+	if now == *last {
+		return Event{}, false
+	}
+	*last = now
+	return Event{Content: say, Meta: map[string]string{"voice": now, "time": stamp()}}, true
+}
+
+// meta is an utterance's attributes: the bridge's time, and the names of
+// the selection (selectedShape's name) when it names any.
+func meta(selection json.RawMessage) map[string]string {
+	m := map[string]string{"time": stamp()}
+	var names []string
+	more := 0
+	rawjson.Items(selection, func(e []byte) bool {
+		o, _ := envelope.ObjectOf(e)
+		name, _ := o.String("name")
+		if name = plain(Clip(name, maxName)); name == "" {
+			return true
+		}
+		if len(names) == maxNames {
+			more++
+		} else {
+			names = append(names, name)
+		}
+		return true
+	})
+	if len(names) > 0 {
+		if more > 0 {
+			names = append(names, "and "+strconv.Itoa(more)+" more")
+		}
+		m["selection"] = strings.Join(names, ", ")
+	}
+	return m
+}
+
+// plain is a name as meta carries it: letters, marks, digits, spaces and
+// -_.#() kept, every other character a space, so no name can carry a
+// quote, an angle bracket or an equals sign that could read as another
+// attribute or tag of the event.
+func plain(s string) string {
+	return strings.Join(strings.Fields(strings.Map(func(r rune) rune {
+		if unicode.IsLetter(r) || unicode.IsMark(r) || unicode.IsDigit(r) || strings.ContainsRune("-_.#()", r) {
+			return r
+		}
+		return ' '
+	}, s)), " ")
+}
+
+// stamp is the bridge's clock, not the tab's: the tab's atMs is its own.
+func stamp() string { return time.Now().UTC().Format(time.RFC3339) }
+
+// Clip is s cleaned by the gate (gate.Clean) and at most max bytes, cut
+// at a character and ending in "…" when cut; < and > become ‹ and ›, so
+// that the words cannot close or open the event's tag. Only a prefix of
+// 4*max bytes is looked at: cleaning a megabyte to keep a few hundred
+// bytes of it would cost the sender nothing and the bridge the megabyte.
+func Clip(s string, max int) string {
+	if len(s) > 4*max {
+		i := 4 * max
+		for i > 0 && !utf8.RuneStart(s[i]) {
+			i--
+		}
+		s = s[:i] + "…"
+	}
+	s = strings.NewReplacer("<", "‹", ">", "›").Replace(gate.Clean(s))
+	if len(s) <= max {
+		return s
+	}
+	i := max - len("…")
+	for i > 0 && !utf8.RuneStart(s[i]) {
+		i--
+	}
+	return s[:i] + "…"
+}
+
+// budget holds what was sent in the last Window, and how many
+// utterances were dropped since the last event.
+type budget struct {
+	sent    []sent
+	size    int
+	dropped int
+}
+
+type sent struct {
+	at time.Time
+	n  int
+}
+
+// room is what an event that says how many were dropped can take.
+const room = 256
+
+// send passes e on unless it (droppable: an utterance) would take the
+// window past MaxRate-room; a dropped count is said first, in an event
+// of its own, once one fits.
+func (b *budget) send(e Event, send func(Event), droppable bool) {
+	now := time.Now()
+	b.flush(now, send)
+	if droppable && b.size+size(e) > MaxRate-room {
+		b.dropped++
+		return
+	}
+	b.put(now, e, send)
+}
+
+// flush forgets what left the window, and says how many utterances were
+// dropped, if any, when that fits.
+func (b *budget) flush(now time.Time, send func(Event)) {
+	for len(b.sent) > 0 && now.Sub(b.sent[0].at) >= Window {
+		b.size -= b.sent[0].n
+		b.sent = b.sent[1:]
+	}
+	if b.dropped > 0 && b.size+room <= MaxRate {
+		d := Event{Content: "The tab sent more than the bridge passes on in " + Window.String() + "; " + strconv.Itoa(b.dropped) + " utterance(s) were dropped.",
+			Meta: map[string]string{"dropped": strconv.Itoa(b.dropped), "time": stamp()}}
+		b.dropped = 0
+		b.put(now, d, send)
+	}
+}
+
+func (b *budget) put(now time.Time, e Event, send func(Event)) {
+	n := size(e)
+	b.sent = append(b.sent, sent{now, n})
+	b.size += n
+	send(e)
+}
+
+// size is e's bytes as counted against MaxRate.
+func size(e Event) int {
+	n := len(e.Content)
+	for k, v := range e.Meta {
+		n += len(k) + len(v)
+	}
+	return n
+}
