@@ -174,7 +174,7 @@ func Run(ctx context.Context, tab Tab, send func(Event)) {
 				b.send(Event{Content: text, Meta: meta(a.Selection)}, send, true)
 				return true
 			})
-			b.flush(time.Now(), send)
+			b.flush(send)
 		case Again:
 			continue
 		case Away, Refused:
@@ -267,8 +267,12 @@ func plain(s string) string {
 	}, s)), " ")
 }
 
-// stamp is the bridge's clock, not the tab's: the tab's atMs is its own.
-func stamp() string { return time.Now().UTC().Format(time.RFC3339) }
+// stamp is the bridge's clock, to the millisecond, not the tab's: the
+// tab's atMs is its own.
+func stamp() string { return time.Now().UTC().Format(Stamp) }
+
+// Stamp is the layout of meta's time: RFC 3339 in UTC, milliseconds.
+const Stamp = "2006-01-02T15:04:05.000Z07:00"
 
 // Clip is s cleaned by the gate (gate.Clean) and at most max bytes, cut
 // at a character and ending in "…" when cut; < and > become ‹ and ›, so
@@ -295,7 +299,7 @@ func Clip(s string, max int) string {
 }
 
 // budget holds what was sent in the last Window, and how many
-// utterances were dropped since the last event.
+// utterances were dropped since the last event that said so.
 type budget struct {
 	sent    []sent
 	size    int
@@ -307,42 +311,40 @@ type sent struct {
 	n  int
 }
 
-// room is what an event that says how many were dropped can take.
-const room = 256
+// room is what the events that are never dropped can take in a Window:
+// per answer (at most four in a Window, asks being pause apart) one of
+// the voice switch and one that says how many were dropped, each under
+// 256 bytes.
+const room = 2 << 10
 
-// send passes e on unless it (droppable: an utterance) would take the
-// window past MaxRate-room; a dropped count is said first, in an event
-// of its own, once one fits.
+// send passes e on, unless it is an utterance (droppable) that would take
+// the Window past MaxRate-room: then it is counted as dropped.
 func (b *budget) send(e Event, send func(Event), droppable bool) {
 	now := time.Now()
-	b.flush(now, send)
-	if droppable && b.size+size(e) > MaxRate-room {
-		b.dropped++
-		return
-	}
-	b.put(now, e, send)
-}
-
-// flush forgets what left the window, and says how many utterances were
-// dropped, if any, when that fits.
-func (b *budget) flush(now time.Time, send func(Event)) {
 	for len(b.sent) > 0 && now.Sub(b.sent[0].at) >= Window {
 		b.size -= b.sent[0].n
 		b.sent = b.sent[1:]
 	}
-	if b.dropped > 0 && b.size+room <= MaxRate {
-		d := Event{Content: "The tab sent more than the bridge passes on in " + Window.String() + "; " + strconv.Itoa(b.dropped) + " utterance(s) were dropped.",
-			Meta: map[string]string{"dropped": strconv.Itoa(b.dropped), "time": stamp()}}
-		b.dropped = 0
-		b.put(now, d, send)
-	}
-}
-
-func (b *budget) put(now time.Time, e Event, send func(Event)) {
 	n := size(e)
+	if droppable && b.size+n > MaxRate-room {
+		b.dropped++
+		return
+	}
 	b.sent = append(b.sent, sent{now, n})
 	b.size += n
 	send(e)
+}
+
+// flush ends an answer: one event says how many utterances were
+// dropped, if any were.
+func (b *budget) flush(send func(Event)) {
+	if b.dropped == 0 {
+		return
+	}
+	d := Event{Content: "The tab sent more than the bridge passes on in " + Window.String() + "; " + strconv.Itoa(b.dropped) + " utterance(s) were dropped.",
+		Meta: map[string]string{"dropped": strconv.Itoa(b.dropped), "time": stamp()}}
+	b.dropped = 0
+	b.send(d, send, false)
 }
 
 // size is e's bytes as counted against MaxRate.
