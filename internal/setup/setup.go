@@ -71,6 +71,10 @@ const TokenPlaceholder = "<paste the token here>"
 // LazyFlag makes the bridge wait for the agent's pair call.
 const LazyFlag = "--lazy"
 
+// VoiceFlag makes the bridge pass the tab's voice to the session as
+// Claude Code channel events.
+const VoiceFlag = "--voice-channel"
+
 // Options says what to build.
 type Options struct {
 	Binary  string   // this binary's absolute path (os.Executable), quoted by this package
@@ -107,6 +111,11 @@ type Plan struct {
 	EnvForm    []Snippet `json:"env_form"`
 	EnvWarning string    `json:"env_warning"`
 	Notes      []string  `json:"notes"`
+	// VoiceChannel, for Claude Code, is the second way to register: the
+	// bridge with --voice-channel, so the user's voice reaches the session
+	// by itself, and the launch flag Claude Code needs for a channel that
+	// is not on its allowlist (docs/protocol.md §7.19).
+	VoiceChannel []Snippet `json:"voice_channel,omitempty"`
 	// ShellVerbs are "<binary> status" for each shell: the shell verbs
 	// work at once, without registering anything or a new session.
 	ShellVerbs []Snippet `json:"shell_verbs"`
@@ -386,9 +395,12 @@ func (b *builder) plan(c string) (Plan, error) {
 	assign := TokenEnv + "=" + TokenPlaceholder
 	var tokenFile string
 	var notes []string
+	voice := &form{client: c}
 	switch c {
 	case "claude":
 		b.command(rec, append([]string{"claude", "mcp", "add", ServerName, "--", bin}, b.lazyArgs...))
+		b.command(voice, append(append([]string{"claude", "mcp", "add", ServerName, "--", bin}, b.lazyArgs...), VoiceFlag))
+		b.command(voice, []string{"claude", "--dangerously-load-development-channels", "server:" + ServerName})
 		b.command(env, append([]string{"claude", "mcp", "add", ServerName, "-e", assign, "--", bin}, b.envArgs...))
 		tokenFile = homePath(goos, ".claude.json")
 		notes = append(notes, "claude mcp add registers the server for the current project directory; add --scope user after add to have it in every project.")
@@ -459,6 +471,7 @@ func (b *builder) plan(c string) (Plan, error) {
 	b.command(verbs, []string{b.o.Binary, "status"})
 	notes = append(notes, rec.skipped...)
 	notes = append(notes, env.skipped...)
+	notes = append(notes, voice.skipped...)
 	var bundle *BundleOffer
 	if c == "claude-desktop" {
 		bundle = b.bundleOffer(c)
@@ -471,9 +484,10 @@ func (b *builder) plan(c string) (Plan, error) {
 		EnvForm:     env.snippets,
 		EnvWarning: "This form writes the token into " + tokenFile + ". Replace " + TokenPlaceholder +
 			" with the token from the Stitch Slop agent panel; the bridge refuses the placeholder as it stands. A token works once, so prefer the recommended form.",
-		Notes:      notes,
-		ShellVerbs: verbs.snippets,
-		Bundle:     bundle,
+		Notes:        notes,
+		VoiceChannel: voice.snippets,
+		ShellVerbs:   verbs.snippets,
+		Bundle:       bundle,
 	}, nil
 }
 

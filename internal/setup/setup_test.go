@@ -646,3 +646,26 @@ func TestBundleVerifyNeedsNothingOfOursFirst(t *testing.T) {
 		}
 	}
 }
+
+// Claude Code alone gets the voice channel's second way to register: the
+// bridge with --voice-channel, and the launch flag that loads the
+// server's channel, on every shell's lines.
+func TestVoiceChannelFormForClaudeCodeOnly(t *testing.T) {
+	for _, p := range build(t, Options{Binary: "/usr/bin/stitchslop-bridge", GOOS: "linux"}) {
+		var lines []string
+		for _, s := range p.VoiceChannel {
+			lines = append(lines, s.Text)
+		}
+		if p.Client != "claude" {
+			if len(lines) != 0 {
+				t.Errorf("%s: voice channel lines %q, want none", p.Client, lines)
+			}
+			continue
+		}
+		want := []string{"claude mcp add stitchslop -- /usr/bin/stitchslop-bridge --lazy --voice-channel",
+			"claude --dangerously-load-development-channels server:stitchslop"}
+		if !slices.Equal(lines, want) {
+			t.Errorf("claude: voice channel lines %q, want %q", lines, want)
+		}
+	}
+}

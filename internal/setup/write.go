@@ -55,6 +55,12 @@ func WriteText(w io.Writer, plans []Plan) error {
 			writeWrapped(bw, "  ", p.EnvWarning)
 			writeSnippets(bw, p.EnvForm)
 		}
+		if len(p.VoiceChannel) > 0 {
+			bw.WriteString("\n  Or, so that what you say to the tab reaches the session by itself (Claude Code's\n")
+			bw.WriteString("  channels, a research preview): register with --voice-channel, then start Claude\n")
+			bw.WriteString("  Code with the second line, which loads this server's channel:\n")
+			writeSnippets(bw, p.VoiceChannel)
+		}
 		if len(p.ShellVerbs) > 0 {
 			bw.WriteString("\n  From a shell, at once (no registration, no new session):\n")
 			writeSnippets(bw, p.ShellVerbs)
