@@ -16,7 +16,7 @@ import (
 	"github.com/stitchslop/stitchslop-bridge/internal/envelope"
 	"github.com/stitchslop/stitchslop-bridge/internal/exitcode"
 	"github.com/stitchslop/stitchslop-bridge/internal/session"
-	"github.com/stitchslop/stitchslop-bridge/internal/voice"
+	"github.com/stitchslop/stitchslop-bridge/internal/speech"
 	"github.com/stitchslop/stitchslop-bridge/security/gate"
 	"github.com/stitchslop/stitchslop-bridge/security/rawjson"
 )
@@ -52,8 +52,8 @@ import (
 // Clocks of listen.
 const (
 	// listenCallMs is the bridge's deadline for one voice.listen
-	// (voice.CallSeconds).
-	listenCallMs = voice.CallSeconds * 1000
+	// (speech.CallSeconds).
+	listenCallMs = speech.CallSeconds * 1000
 	// waitSeconds is one park on /wait while the tab is away, as the
 	// reference bridge parks.
 	waitSeconds = 90
@@ -159,10 +159,10 @@ type selectedShape struct {
 }
 
 // voiceReply is what listen reads of a voice.listen envelope; the
-// bridge's voice channel reads it the same way (voice.Read).
-type voiceReply = voice.Answer
+// bridge's voice channel reads it the same way (speech.Read).
+type voiceReply = speech.Answer
 
-var readVoice = voice.Read
+var readVoice = speech.Read
 
 // heardLines are the lines of an answer: one per utterance with text among
 // the first maxUtterances entries of heard, its text clipped at maxText,
@@ -401,7 +401,7 @@ func runListen(ctx context.Context, c *command, a args, dir string, stdout io.Wr
 func (l *listener) run(ctx context.Context) int {
 	call := client.Request{Method: "POST", Path: "/call", Listener: l.pid,
 		Timeout: listenCallMs*time.Millisecond + timeouts.margin,
-		Body: callBody{Command: voice.Command, Args: voice.Args,
+		Body: callBody{Command: speech.Command, Args: speech.Args,
 			TimeoutMs: listenCallMs}}
 	for ctx.Err() == nil {
 		started := time.Now()
@@ -444,7 +444,7 @@ func (l *listener) ask(ctx context.Context, call client.Request) (code int, end 
 	}
 	r := readVoice(answer)
 	switch r.Next() {
-	case voice.Heard:
+	case speech.Heard:
 		l.connected(true)
 		l.setVoice(r)
 		lines, dropped := heardLines(r)
@@ -454,8 +454,8 @@ func (l *listener) ask(ctx context.Context, call client.Request) (code int, end 
 		if dropped > 0 {
 			l.log.Warn("the tab sent more than " + strconv.Itoa(maxUtterances) + " utterances in one answer; " + strconv.Itoa(dropped) + " were not printed")
 		}
-	case voice.Again: // the bridge's own timeout: the tab took too long; ask again
-	case voice.Away:
+	case speech.Again: // the bridge's own timeout: the tab took too long; ask again
+	case speech.Away:
 		l.failures = 0
 		l.connected(false)
 		// Park on /wait until the tab attaches or the wait ends; then the
@@ -470,7 +470,7 @@ func (l *listener) ask(ctx context.Context, call client.Request) (code int, end 
 		if o, err := door(b, nil); err == nil && o.OK() {
 			l.connected(true)
 		}
-	case voice.Refused:
+	case speech.Refused:
 		l.log.Error("the tab refused voice.listen", "error", r.Error, "message", r.Message)
 		l.unavailable(cmp.Or(r.Message, r.Say, "The tab refused to listen ("+r.Error+")."))
 		return exitcode.Failed, true, nil

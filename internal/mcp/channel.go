@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/stitchslop/stitchslop-bridge/internal/voice"
+	"github.com/stitchslop/stitchslop-bridge/internal/speech"
 	"github.com/stitchslop/stitchslop-bridge/security/gate"
 )
 
@@ -47,12 +47,12 @@ func (srv *Server) instructions() string {
 	return Instructions
 }
 
-// channel runs the voice loop (voice.Run) for this session until it ends,
+// channel runs the voice loop (speech.Run) for this session until it ends,
 // and sends each event once the client has sent notifications/initialized
 // on a connection opened with initialize; an event before that has no
 // one to go to, and is dropped with a note in the log.
 func (s *Session) channel() {
-	voice.Run(s.ctx, s.srv.Hub, func(e voice.Event) {
+	speech.Run(s.ctx, s.srv.Hub, func(e speech.Event) {
 		s.mu.Lock()
 		ready := s.era == eraLegacy && s.ready
 		s.mu.Unlock()
@@ -68,7 +68,7 @@ func (s *Session) channel() {
 // the gate (gate.Text) as a result's does, and every string is encoded by
 // the one string encoder (gate.AppendString). meta's keys are the voice
 // package's own, written in order.
-func channelNotification(e voice.Event) Message {
+func channelNotification(e speech.Event) Message {
 	b := []byte(`{"jsonrpc":"2.0","method":"` + ChannelMethod + `","params":{"content":`)
 	b = gate.AppendString(b, gate.Text(e.Content))
 	b = append(b, `,"meta":{`...)

@@ -1,9 +1,9 @@
-// Package voice reads the tab's voice.listen answers (protocol.md §7.16)
+// Package speech reads the tab's voice.listen answers (protocol.md §7.16)
 // for the two places that ask for them: the listen verb, which prints
 // lines, and the bridge's voice channel (--voice-channel), which loops
 // voice.listen itself and hands each utterance to the MCP session as one
 // event (Run, protocol.md §7.19).
-package voice
+package speech
 
 import (
 	"context"
@@ -157,24 +157,7 @@ func Run(ctx context.Context, tab Tab, send func(Event)) {
 		a := Read(tab.CallVoice(ctx, Args, CallTimeout))
 		switch a.Next() {
 		case Heard:
-			if e, ok := switched(a, &voice); ok {
-				b.send(e, send, false)
-			}
-			n := 0
-			rawjson.Items(a.Heard, func(raw []byte) bool {
-				u, _ := envelope.ObjectOf(raw)
-				text, _ := u.String("text")
-				if text = Clip(text, MaxText); strings.TrimSpace(text) == "" {
-					return true
-				}
-				if n++; n > MaxUtterances {
-					b.dropped++
-					return true
-				}
-				b.send(Event{Content: text, Meta: meta(a.Selection)}, send, true)
-				return true
-			})
-			b.flush(send)
+			b.answer(a, &voice, send)
 		case Again:
 			continue
 		case Away, Refused:
@@ -185,6 +168,32 @@ func Run(ctx context.Context, tab Tab, send func(Event)) {
 			wait(ctx, nil, nil, pause)
 		}
 	}
+}
+
+// answer sends what an ok answer carries: a change of the voice switch
+// (voice is what was last sent), then each utterance with text among the
+// first MaxUtterances, then how many were dropped. The list is walked in
+// place (rawjson.Items), so a reply of millions of entries costs no
+// memory.
+func (b *budget) answer(a Answer, voice *string, send func(Event)) {
+	if e, ok := switched(a, voice); ok {
+		b.send(e, send, false)
+	}
+	n, m := 0, meta(a.Selection) // the time the answer came, for each
+	rawjson.Items(a.Heard, func(raw []byte) bool {
+		u, _ := envelope.ObjectOf(raw)
+		text, _ := u.String("text")
+		if text = Clip(text, MaxText); strings.TrimSpace(text) == "" {
+			return true
+		}
+		if n++; n > MaxUtterances {
+			b.dropped++
+			return true
+		}
+		b.send(Event{Content: text, Meta: m}, send, true)
+		return true
+	})
+	b.flush(send)
 }
 
 // wait returns when next is closed, listed signals, d has passed (0:
