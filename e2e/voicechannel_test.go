@@ -203,6 +203,10 @@ func TestVoiceChannel_OneConsumer(t *testing.T) {
 	if n != 1 {
 		t.Errorf("the tab was asked voice.listen %d times, want once: the channel's ask only", n)
 	}
+	// Other sessions on this tab read who hears in /status's listeners.
+	if l, _ := b.awaitStatus("listed", func(map[string]any) bool { return true })["listeners"].([]any); !slices.Contains(l, any(float64(b.pid()))) {
+		t.Errorf("/status listeners %v, want the bridge's own pid %d", l, b.pid())
+	}
 }
 
 // A tab that answers voice.listen at once, forever, with all it may:

@@ -186,7 +186,7 @@ func Run(ctx context.Context, cfg Config) error {
 	if cfg.Voice {
 		// The session is voice.listen's one consumer here; a follower's
 		// asks are listed at its leader as this pid's (leaderConn.Send).
-		h.SetVoiceOwner(fmt.Sprintf("the agent session of the bridge with pid %d", os.Getpid()))
+		h.SetVoiceOwner(os.Getpid())
 	}
 	stdinDone := make(chan bool, 1)
 	mcpCtx, cancelMCP := context.WithCancel(ctx)

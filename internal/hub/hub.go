@@ -80,7 +80,7 @@ type Hub struct {
 	notice       string
 	attachedBy   string            // how the attached tab got in (SetAttachedBy)
 	listeners    map[int]time.Time // listen pids, and when each was last heard (NoteListener)
-	voiceOwner   string            // who alone asks voice.listen (SetVoiceOwner); "" anyone
+	voiceOwner   int               // the pid of the bridge whose session alone asks voice.listen (SetVoiceOwner); 0 anyone
 }
 
 // pending is a call waiting for the page's reply. Exactly one of Deliver,
@@ -398,9 +398,9 @@ func (h *Hub) start(command string, args json.RawMessage, timeout time.Duration,
 	}
 	h.mu.Lock()
 	c := h.conn
-	if by := h.voiceOwner; by != "" && !owner && command == VoiceCommand {
+	if by := h.voiceOwner; by != 0 && !owner && command == VoiceCommand {
 		h.mu.Unlock()
-		done(bridgeEnv(CodeRefused, "What the user says goes to "+by+" by itself (--voice-channel, protocol.md §7.19); it is voice.listen's one consumer, so nothing else may ask: start no listener, and answer the user with voice.say."))
+		done(bridgeEnv(CodeRefused, "What the user says goes to the agent session of the bridge with pid "+strconv.Itoa(by)+" by itself (--voice-channel, protocol.md §7.19); it is voice.listen's one consumer, so nothing else may ask: start no listener, and answer the user with voice.say."))
 		return func() bool { return false }
 	}
 	if c == nil {
@@ -466,14 +466,15 @@ const (
 	CodeRefused  = "refused"
 )
 
-// SetVoiceOwner makes the caller of CallVoice the one consumer of
-// voice.listen: from then on every other call of it (an agent's, a listen
-// verb's, a follower's) is refused with a message that names who, so no
-// one steals the user's words from it.
-func (h *Hub) SetVoiceOwner(who string) {
+// SetVoiceOwner makes the caller of CallVoice, the session of the bridge
+// pid, the one consumer of voice.listen: from then on every other call of
+// it (an agent's, a listen verb's, a follower's) is refused with a message
+// that names pid, so no one steals the user's words from it, and pid is
+// listed among the Listeners.
+func (h *Hub) SetVoiceOwner(pid int) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	h.voiceOwner = who
+	h.voiceOwner = pid
 }
 
 // CallVoice is Call of voice.listen by its owner (SetVoiceOwner).

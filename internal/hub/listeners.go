@@ -44,11 +44,15 @@ func (h *Hub) NoteListener(pid int) {
 
 // Listeners returns the pids of the listen processes running for this
 // bridge's tab, in order: seen within ListenerSilence and, where the
-// system can tell, alive. The dead and the silent are forgotten.
+// system can tell, alive, and the voice owner's (SetVoiceOwner). The dead
+// and the silent are forgotten.
 func (h *Hub) Listeners() []int {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	out := []int{}
+	if h.voiceOwner != 0 {
+		out = append(out, h.voiceOwner)
+	}
 	for pid, at := range h.listeners {
 		if time.Since(at) > ListenerSilence || !listenerAlive(pid) {
 			delete(h.listeners, pid)
