@@ -210,7 +210,8 @@ func TestVoiceChannel_OneConsumer(t *testing.T) {
 }
 
 // A tab that answers voice.listen at once, forever, with all it may:
-// what reaches the session stays within 16 KiB in any 3 seconds, and
+// what reaches the session stays within 16 KiB and 20 utterances in any
+// 3 seconds, and
 // every utterance is either sent or counted in a dropped event.
 func TestVoiceChannel_BudgetHolds(t *testing.T) {
 	t.Parallel()
@@ -226,8 +227,9 @@ func TestVoiceChannel_BudgetHolds(t *testing.T) {
 	b, p := channelBridge(t, true, scripted(flood...))
 	asks(t, p, answers+1)
 	type sent struct {
-		at time.Time
-		n  int
+		at        time.Time
+		n         int
+		utterance bool
 	}
 	var all []sent
 	delivered, dropped := 0, 0
@@ -238,7 +240,8 @@ func TestVoiceChannel_BudgetHolds(t *testing.T) {
 			n += len(k) + len(v)
 		}
 		at, _ := time.Parse("2006-01-02T15:04:05.000Z07:00", meta["time"])
-		all = append(all, sent{at, n})
+		_, isDrop := meta["dropped"]
+		all = append(all, sent{at, n, !isDrop})
 		if d, ok := meta["dropped"]; ok {
 			k, err := strconv.Atoi(d)
 			if err != nil || k <= 0 {
@@ -255,14 +258,17 @@ func TestVoiceChannel_BudgetHolds(t *testing.T) {
 	// The window is the bridge's (its meta time), a little shorter than
 	// its 3 s for the time between stamping an event and counting it.
 	for i, s := range all {
-		sum := 0
+		sum, utterances := 0, 0
 		for _, o := range all[i:] {
 			if o.at.Sub(s.at) < 2900*time.Millisecond {
 				sum += o.n
+				if o.utterance {
+					utterances++
+				}
 			}
 		}
-		if sum > 16<<10 {
-			t.Fatalf("%d bytes of events within 3 s from event %d, want at most 16 KiB", sum, i)
+		if sum > 16<<10 || utterances > 20 {
+			t.Fatalf("%d bytes of events and %d utterances within 3 s from event %d, want at most 16 KiB and 20", sum, utterances, i)
 		}
 	}
 }

@@ -47,21 +47,18 @@ func (srv *Server) instructions() string {
 	return Instructions
 }
 
-// channel runs the voice loop (speech.Run) for this session until it ends,
-// and sends each event once the client has sent notifications/initialized
-// on a connection opened with initialize; an event before that has no
-// one to go to, and is dropped with a note in the log.
+// channel runs the voice loop (speech.Run) for this session until it
+// ends, once the client has sent notifications/initialized on a
+// connection opened with initialize: before that, an utterance would have
+// no one to go to, so the tab is not asked. A session of the 2026-07-28
+// revision never starts it.
 func (s *Session) channel() {
-	speech.Run(s.ctx, s.srv.Hub, func(e speech.Event) {
-		s.mu.Lock()
-		ready := s.era == eraLegacy && s.ready
-		s.mu.Unlock()
-		if !ready {
-			s.srv.Log.Warn("the tab heard the user before the MCP client was ready for channel events; the event was dropped")
-			return
-		}
-		s.out.Send(channelNotification(e))
-	})
+	select {
+	case <-s.initialized:
+	case <-s.ctx.Done():
+		return
+	}
+	speech.Run(s.ctx, s.srv.Hub, func(e speech.Event) { s.out.Send(channelNotification(e)) })
 }
 
 // channelNotification is e as one JSON-RPC notification: its text passes

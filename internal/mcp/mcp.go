@@ -181,6 +181,10 @@ type Session struct {
 	// wait_for_connection).
 	running sync.WaitGroup
 
+	// initialized is closed when a 2025-era client has sent
+	// notifications/initialized: the voice channel sends from then on.
+	initialized chan struct{}
+
 	// batch is the JSON-RPC batch whose messages Handle is answering now,
 	// or nil; only Handle's goroutine touches it.
 	batch *batch
@@ -205,7 +209,7 @@ type flight struct {
 func (srv *Server) NewSession(ctx context.Context, out Output) *Session {
 	ctx, end := context.WithCancel(ctx)
 	return &Session{
-		srv: srv, out: out, ctx: ctx, end: end,
+		srv: srv, out: out, ctx: ctx, end: end, initialized: make(chan struct{}),
 		kick:     make(chan struct{}, 1),
 		slots:    make(chan struct{}, MaxInFlight),
 		inflight: map[string]*flight{},
@@ -371,9 +375,13 @@ func (s *Session) notification(r request) {
 	switch r.method {
 	case "notifications/initialized":
 		s.mu.Lock()
+		first := !s.ready && s.era == eraLegacy
 		s.ready = s.era == eraLegacy
 		ready := s.ready
 		s.mu.Unlock()
+		if first {
+			close(s.initialized)
+		}
 		// The tab's tools may have arrived between initialize and now,
 		// when no notification could be sent: announce them once.
 		if ready && len(s.srv.Hub.State().Tools) > 0 {

@@ -109,6 +109,9 @@ const (
 	Window  = 3 * time.Second
 	MaxRate = 16 << 10
 	pause   = time.Second
+	// maxEvents bounds the utterances sent in a Window: each is a turn of
+	// the model's.
+	maxEvents = 20
 )
 
 // Event is one channel event: Content the words (or the bridge's own
@@ -283,9 +286,10 @@ func stamp() string { return time.Now().UTC().Format(Stamp) }
 // Stamp is the layout of meta's time: RFC 3339 in UTC, milliseconds.
 const Stamp = "2006-01-02T15:04:05.000Z07:00"
 
-// Clip is s cleaned by the gate (gate.Clean) and at most max bytes, cut
-// at a character and ending in "…" when cut; < and > become ‹ and ›, so
-// that the words cannot close or open the event's tag. Only a prefix of
+// Clip is s cleaned by the gate (gate.Clean), on one line (each run of
+// white space one space), and at most max bytes, cut at a character and
+// ending in "…" when cut; < and > become ‹ and ›, so that the words
+// cannot close or open the event's tag. Only a prefix of
 // 4*max bytes is looked at: cleaning a megabyte to keep a few hundred
 // bytes of it would cost the sender nothing and the bridge the megabyte.
 func Clip(s string, max int) string {
@@ -296,7 +300,8 @@ func Clip(s string, max int) string {
 		}
 		s = s[:i] + "…"
 	}
-	s = strings.NewReplacer("<", "‹", ">", "›").Replace(gate.Clean(s))
+	// One line, so the words cannot pose as lines of anything else.
+	s = strings.Join(strings.Fields(strings.NewReplacer("<", "‹", ">", "›").Replace(gate.Clean(s))), " ")
 	if len(s) <= max {
 		return s
 	}
@@ -335,7 +340,7 @@ func (b *budget) send(e Event, send func(Event), droppable bool) {
 		b.sent = b.sent[1:]
 	}
 	n := size(e)
-	if droppable && b.size+n > MaxRate-room {
+	if droppable && (b.size+n > MaxRate-room || len(b.sent) >= maxEvents) {
 		b.dropped++
 		return
 	}

@@ -30,8 +30,8 @@ func events(t testing.TB, reply string, voice *string) []Event {
 // UTF-8 words within MaxText that cannot open or close a tag, identifier
 // keys, and values that cannot read as another attribute.
 func checkEvent(t testing.TB, e Event) {
-	if !utf8.ValidString(e.Content) || len(e.Content) > MaxText || strings.ContainsAny(e.Content, "<>") {
-		t.Errorf("content %q: want valid UTF-8 of at most %d bytes, without < or >", e.Content, MaxText)
+	if !utf8.ValidString(e.Content) || len(e.Content) > MaxText || strings.ContainsAny(e.Content, "<>\n\r\t") {
+		t.Errorf("content %q: want one line of valid UTF-8, at most %d bytes, without < or >", e.Content, MaxText)
 	}
 	for k, v := range e.Meta {
 		if !identifier.MatchString(k) {
