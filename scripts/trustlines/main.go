@@ -45,6 +45,7 @@ var carriers = []string{
 	"internal/page", "internal/hub", "internal/control", "internal/client",
 	"internal/envelope", "internal/replyfiles", "internal/attempts",
 	"security/rawjson", "security/gate", "security/files", "security/toollist",
+	"internal/speech",
 }
 
 // exits count whole, though importing one does not make a file count: the
@@ -72,7 +73,7 @@ type layer struct {
 var layers = []layer{
 	{"1. page socket and handshake", []string{"internal/page", "security/origin", "security/credential", "security/ledger", "security/throttle", "security/limits", "internal/pairing", "internal/sites"}},
 	{"2. frames and tool lists", []string{"security/rawjson", "internal/envelope", "internal/hub", "security/toollist"}},
-	{"3. the gate to the model", []string{"security/gate", "security/unprintable", "internal/mcp/result.go", "internal/mcp/files.go", "internal/mcp/bulk.go", "internal/attempts", "internal/replyfiles", "internal/cli/gate.go", "internal/cli/listen.go"}},
+	{"3. the gate to the model", []string{"security/gate", "security/unprintable", "internal/mcp/result.go", "internal/mcp/files.go", "internal/mcp/bulk.go", "internal/attempts", "internal/replyfiles", "internal/cli/gate.go", "internal/cli/listen.go", "internal/speech", "internal/mcp/channel.go"}},
 	{"4. control plane and followers", []string{"internal/control", "internal/client", "internal/bridge/follow.go", "security/envtoken"}},
 	{"5. files", []string{"security/files", "security/fileperm", "internal/session", "internal/cli/files.go", "internal/cli/stream.go"}},
 	{"6. other users", []string{"security/peercred", "internal/bridge/open.go", "internal/bridge/peer.go"}},
