@@ -183,11 +183,6 @@ func Run(ctx context.Context, cfg Config) error {
 		Open: b.openForAgent, Relay: b.relayToken, Where: b.Where, ListenCommand: b.listenCommand, Log: log, Activity: b.touch,
 		Host: b.hostStatus, OtherBridges: b.otherBridges, VoiceChannel: cfg.Voice,
 		Initialized: func() { close(initialized) }}
-	if cfg.Voice {
-		// The session is voice.listen's one consumer here; a follower's
-		// asks are listed at its leader as this pid's (leaderConn.Send).
-		h.SetVoiceOwner(os.Getpid())
-	}
 	stdinDone := make(chan bool, 1)
 	mcpCtx, cancelMCP := context.WithCancel(ctx)
 	mcpStopped := make(chan struct{})

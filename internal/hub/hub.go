@@ -470,7 +470,7 @@ const (
 // pid, the one consumer of voice.listen: from then on every other call of
 // it (an agent's, a listen verb's, a follower's) is refused with a message
 // that names pid, so no one steals the user's words from it, and pid is
-// listed among the Listeners.
+// listed among the Listeners. 0 ends it.
 func (h *Hub) SetVoiceOwner(pid int) {
 	h.mu.Lock()
 	defer h.mu.Unlock()

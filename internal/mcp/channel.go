@@ -51,13 +51,17 @@ func (srv *Server) instructions() string {
 // ends, once the client has sent notifications/initialized on a
 // connection opened with initialize: before that, an utterance would have
 // no one to go to, so the tab is not asked. A session of the 2026-07-28
-// revision never starts it.
+// revision never starts it. While it runs, the session is voice.listen's
+// one consumer (hub.Hub.SetVoiceOwner); a follower's asks are listed at
+// its leader as this process's.
 func (s *Session) channel() {
 	select {
 	case <-s.initialized:
 	case <-s.ctx.Done():
 		return
 	}
+	s.srv.Hub.SetVoiceOwner(os.Getpid())
+	defer s.srv.Hub.SetVoiceOwner(0)
 	speech.Run(s.ctx, s.srv.Hub, func(e speech.Event) { s.out.Send(channelNotification(e)) })
 }
 
