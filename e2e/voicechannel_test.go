@@ -274,8 +274,8 @@ func TestVoiceChannel_BudgetHolds(t *testing.T) {
 }
 
 // A follower session with the flag hears through its leader, which lists
-// it as the tab's listener; the leader's session, without the flag,
-// hears nothing.
+// it as the tab's listener and refuses a listen started anyway; the
+// leader's session, without the flag, hears nothing.
 func TestVoiceChannel_FollowerHearsThroughLeader(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir() + "/cfg"
@@ -312,6 +312,12 @@ func TestVoiceChannel_FollowerHearsThroughLeader(t *testing.T) {
 		l, _ := st["listeners"].([]any)
 		return slices.Contains(l, any(float64(follower.pid())))
 	})
+	// The follower's session is the one consumer at the leader too: a
+	// listen started against the leader is refused, naming it.
+	l := startCLI(t, "--config-dir", dir, "--port", strconv.Itoa(p1), "listen")
+	if code := l.exit(t); code != 1 || !strings.Contains(l.stdout.String(), "pid "+strconv.Itoa(follower.pid())) {
+		t.Errorf("listen at the leader: exit %d, stdout %q; want 1 and unavailable naming the follower's pid %d", code, l.stdout.String(), follower.pid())
+	}
 }
 
 // No event once the tab has left: the loop parks, and asks the next tab

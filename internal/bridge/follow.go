@@ -312,9 +312,10 @@ func (c *leaderConn) Send(frame []byte) error {
 		}()
 		req := client.Request{Method: "POST", Path: "/call", Body: body, Timeout: leaderCallTimeout + probeTimeout}
 		if c.b.cfg.Voice && command == hub.VoiceCommand {
-			// The voice channel's asks: the leader lists this pid among
-			// its listeners, so its sessions' greetings name who hears.
-			req.Listener = os.Getpid()
+			// The voice channel's asks: the leader makes this process's
+			// session the one consumer, and lists it among its listeners,
+			// so its sessions' greetings name who hears.
+			req.Listener, req.VoiceOwner = os.Getpid(), os.Getpid()
 		}
 		body, err := c.l.c.Do(c.l.ctx, req)
 		var env envelope.Reply

@@ -116,6 +116,9 @@ type Request struct {
 	// the request, sent as control.ListenerHeader: the bridge reports it
 	// among its listeners and does not count it as an agent's use.
 	Listener int
+	// VoiceOwner, when positive, is the pid of a follower bridge whose
+	// session hears the tab's voice, sent as control.VoiceOwnerHeader.
+	VoiceOwner int
 }
 
 // Client talks to one bridge.
@@ -203,6 +206,9 @@ func (c *Client) Do(ctx context.Context, r Request) ([]byte, error) {
 	req.Header.Set(control.KeyHeader, c.s.Key)
 	if r.Listener > 0 {
 		req.Header.Set(control.ListenerHeader, strconv.Itoa(r.Listener))
+	}
+	if r.VoiceOwner > 0 {
+		req.Header.Set(control.VoiceOwnerHeader, strconv.Itoa(r.VoiceOwner))
 	}
 	if r.Body != nil {
 		req.Header.Set("Content-Type", "application/json")

@@ -40,6 +40,11 @@ const KeyHeader = "x-stitchslop-key"
 // --exit-when-unused still ends a bridge that only a listener polls.
 const ListenerHeader = "x-stitchslop-listener"
 
+// VoiceOwnerHeader carries the pid of a follower bridge whose session hears
+// the tab's voice itself (--voice-channel, protocol.md §7.19): its
+// voice.listen claims the one consumer's place (hub.Hub.ClaimVoice).
+const VoiceOwnerHeader = "x-stitchslop-voice-owner"
+
 // Bounds of POST /wait, in seconds.
 const (
 	WaitDefault = 120
@@ -353,6 +358,10 @@ func (s *Server) pair(w http.ResponseWriter, r *http.Request) {
 func (s *Server) call(w http.ResponseWriter, r *http.Request) {
 	var req CallRequest
 	if !decode(w, r, &req) {
+		return
+	}
+	if pid, ok := listenerPID(r.Header.Get(VoiceOwnerHeader)); ok && req.Command == hub.VoiceCommand && s.Hub.ClaimVoice(pid) {
+		writeRaw(w, http.StatusOK, s.Hub.CallVoice(r.Context(), req.Args, req.timeout()).Bytes())
 		return
 	}
 	writeRaw(w, http.StatusOK, s.Hub.Call(r.Context(), req.Command, req.Args, req.timeout()).Bytes())

@@ -80,7 +80,8 @@ type Hub struct {
 	notice       string
 	attachedBy   string            // how the attached tab got in (SetAttachedBy)
 	listeners    map[int]time.Time // listen pids, and when each was last heard (NoteListener)
-	voiceOwner   int               // the pid of the bridge whose session alone asks voice.listen (SetVoiceOwner); 0 anyone
+	voiceOwner   int               // the pid of the bridge whose session alone asks voice.listen (SetVoiceOwner, ClaimVoice); 0 anyone
+	voiceSeen    time.Time         // a follower owner's last ask (ClaimVoice); zero for this process's session
 }
 
 // pending is a call waiting for the page's reply. Exactly one of Deliver,
@@ -398,7 +399,7 @@ func (h *Hub) start(command string, args json.RawMessage, timeout time.Duration,
 	}
 	h.mu.Lock()
 	c := h.conn
-	if by := h.voiceOwner; by != 0 && !owner && command == VoiceCommand {
+	if by := h.voiceOwnerLocked(); by != 0 && !owner && command == VoiceCommand {
 		h.mu.Unlock()
 		done(bridgeEnv(CodeRefused, "What the user says goes to the agent session of the bridge with pid "+strconv.Itoa(by)+" by itself (--voice-channel, protocol.md §7.19); it is voice.listen's one consumer, so nothing else may ask: start no listener, and answer the user with voice.say."))
 		return func() bool { return false }
@@ -474,7 +475,29 @@ const (
 func (h *Hub) SetVoiceOwner(pid int) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	h.voiceOwner = pid
+	h.voiceOwner, h.voiceSeen = pid, time.Time{}
+}
+
+// ClaimVoice makes the session of pid, a follower bridge asking through
+// this one's control plane, voice.listen's one consumer, unless another
+// live one is; it reports whether pid is the owner now. A follower's claim
+// lapses when it has not asked for ListenerSilence or its process is gone.
+func (h *Hub) ClaimVoice(pid int) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if by := h.voiceOwnerLocked(); by != 0 && by != pid {
+		return false
+	}
+	h.voiceOwner, h.voiceSeen = pid, time.Now()
+	return true
+}
+
+// voiceOwnerLocked is the live owner's pid, or 0.
+func (h *Hub) voiceOwnerLocked() int {
+	if !h.voiceSeen.IsZero() && (time.Since(h.voiceSeen) > ListenerSilence || !listenerAlive(h.voiceOwner)) {
+		h.voiceOwner, h.voiceSeen = 0, time.Time{}
+	}
+	return h.voiceOwner
 }
 
 // CallVoice is Call of voice.listen by its owner (SetVoiceOwner).

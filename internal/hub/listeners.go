@@ -50,10 +50,13 @@ func (h *Hub) Listeners() []int {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	out := []int{}
-	if h.voiceOwner != 0 {
-		out = append(out, h.voiceOwner)
+	if by := h.voiceOwnerLocked(); by != 0 {
+		out = append(out, by)
 	}
 	for pid, at := range h.listeners {
+		if pid == h.voiceOwner {
+			continue // listed above, once
+		}
 		if time.Since(at) > ListenerSilence || !listenerAlive(pid) {
 			delete(h.listeners, pid)
 			continue
