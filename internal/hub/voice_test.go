@@ -19,7 +19,8 @@ func TestVoiceOwnerAloneAsks(t *testing.T) {
 	if r := h.Call(ctx, VoiceCommand, nil, 0); r.Get("error") == nil || string(r.Get("error")) == `"`+CodeRefused+`"` {
 		t.Fatalf("no owner: %s, want not_connected", r.Bytes())
 	}
-	if !h.ClaimVoice(100) || !h.ClaimVoice(100) || h.ClaimVoice(200) {
+	first, again, other := h.ClaimVoice(100), h.ClaimVoice(100), h.ClaimVoice(200)
+	if !first || !again || other {
 		t.Fatal("a live follower's claim must hold against another, and be renewable by itself")
 	}
 	r := h.Call(ctx, VoiceCommand, nil, 0)
