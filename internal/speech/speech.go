@@ -102,10 +102,10 @@ const (
 	maxNames = 20
 	maxName  = 64
 	// Window and MaxRate bound what reaches the session in any Window:
-	// an utterance past it is dropped and counted, and the next event
-	// that fits is preceded by one that says how many were. Asks are at
-	// least pause apart, so a tab that answers at once gets at most a few
-	// answers in a window.
+	// an utterance past it is dropped and counted, and one event at the
+	// end of the answer says how many were. Asks are at least pause
+	// apart, so a tab that answers at once gets at most a few answers in
+	// a Window.
 	Window  = 3 * time.Second
 	MaxRate = 16 << 10
 	pause   = time.Second
@@ -161,12 +161,12 @@ func Run(ctx context.Context, tab Tab, send func(Event)) {
 		switch a.Next() {
 		case Heard:
 			b.answer(a, &voice, send)
-		case Again:
-			continue
 		case Away, Refused:
 			wait(ctx, next, listed, 0) // until the tab attaches, leaves or lists anew
-			continue
 		}
+		// Whatever came back, and however fast: a tab that answers at
+		// once, even with the bridge's own words (timeout), gets asks at
+		// most a pause apart.
 		if time.Since(started) < pause {
 			wait(ctx, nil, nil, pause)
 		}

@@ -147,3 +147,18 @@ func FuzzAnswer(f *testing.F) {
 		}
 	})
 }
+
+// A tab that answers at once, even with the bridge's own timeout, is
+// asked at most once a pause.
+func TestRunAsksAtMostOnceAPause(t *testing.T) {
+	tab := &fakeTab{next: make(chan struct{}), asked: make(chan struct{}, 64)}
+	for range 60 {
+		tab.replies = append(tab.replies, `{"ok":false,"error":"timeout"}`)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*pause+pause/2)
+	defer cancel()
+	Run(ctx, tab, func(Event) {})
+	if n := len(tab.asked); n > 3 {
+		t.Errorf("asked %d times in 2.5 pauses, want at most 3", n)
+	}
+}
