@@ -399,10 +399,12 @@ func (h *Hub) start(command string, args json.RawMessage, timeout time.Duration,
 	}
 	h.mu.Lock()
 	c := h.conn
-	if by := h.voiceOwnerLocked(); by != 0 && !owner && command == VoiceCommand {
-		h.mu.Unlock()
-		done(bridgeEnv(CodeRefused, "What the user says goes to the agent session of the bridge with pid "+strconv.Itoa(by)+" by itself (--voice-channel, protocol.md §7.19); it is voice.listen's one consumer, so nothing else may ask: start no listener, and answer the user with voice.say."))
-		return func() bool { return false }
+	if command == VoiceCommand && !owner {
+		if by := h.voiceOwnerLocked(); by != 0 {
+			h.mu.Unlock()
+			done(bridgeEnv(CodeRefused, "What the user says goes to the agent session of the bridge with pid "+strconv.Itoa(by)+" by itself (--voice-channel, protocol.md §7.19); it is voice.listen's one consumer, so nothing else may ask: start no listener, and answer the user with voice.say."))
+			return func() bool { return false }
+		}
 	}
 	if c == nil {
 		h.mu.Unlock()
