@@ -10,6 +10,7 @@
 package hub
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -231,7 +232,10 @@ func (h *Hub) detachLocked(c Conn) []*pending {
 	return failed
 }
 
-// SetTools records the tool list c sent.
+// SetTools records the tool list c sent. Watchers are woken (and an MCP
+// client sent tools/list_changed) only when the list differs from the one
+// c sent before, or is c's first: a page that sends the same list again, in
+// a loop or not, changes nothing an agent lists.
 func (h *Hub) SetTools(c Conn, tools []toollist.Tool, dropped []toollist.Dropped) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -241,8 +245,17 @@ func (h *Hub) SetTools(c Conn, tools []toollist.Tool, dropped []toollist.Dropped
 	if tools == nil {
 		tools = []toollist.Tool{}
 	}
+	same := h.tools != nil && slices.EqualFunc(h.tools, tools, sameTool)
 	h.tools, h.dropped, h.args = tools, dropped, argNames(tools)
-	h.notifyLocked()
+	if !same {
+		h.notifyLocked()
+	}
+}
+
+// sameTool reports whether a and b list as the same tool.
+func sameTool(a, b toollist.Tool) bool {
+	return a.Name == b.Name && a.Title == b.Title && a.Description == b.Description &&
+		bytes.Equal(a.InputSchema, b.InputSchema) && bytes.Equal(a.Annotations, b.Annotations)
 }
 
 // Deliver hands c's reply to the call waiting for id, on the caller's

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/stitchslop/stitchslop-bridge/internal/envelope"
+	"github.com/stitchslop/stitchslop-bridge/security/toollist"
 )
 
 // fakeConn records frames and answers through the hub when told to.
@@ -326,5 +327,48 @@ func TestDisplacedTabsCallsFail(t *testing.T) {
 		}
 	case <-time.After(5 * time.Second):
 		t.Fatal("a displaced tab's call has not ended after 5 s, want it failed at once")
+	}
+}
+
+// A tool list the tab sends again unchanged wakes no watcher: an MCP client
+// is told tools/list_changed once per change, not once per frame (issue 34:
+// 5,000 identical lists sent 349). The first list, empty or not, and each
+// change do wake them.
+func TestSameToolListWakesNoWatcher(t *testing.T) {
+	h := New(time.Hour)
+	c := newFake(true)
+	attach(t, h, c)
+	notified, stop := h.Watch()
+	defer stop()
+	woke := func() bool {
+		select {
+		case <-notified:
+			return true
+		default:
+			return false
+		}
+	}
+	one := []toollist.Tool{{Name: "a", InputSchema: json.RawMessage(`{"type":"object"}`)}}
+	h.SetTools(c, nil, nil)
+	if !woke() {
+		t.Fatal("the first (empty) tool list woke no watcher")
+	}
+	h.SetTools(c, []toollist.Tool{}, nil)
+	if woke() {
+		t.Error("the same empty list again woke a watcher")
+	}
+	h.SetTools(c, one, nil)
+	if !woke() {
+		t.Fatal("a changed list woke no watcher")
+	}
+	for range 100 {
+		h.SetTools(c, []toollist.Tool{{Name: "a", InputSchema: json.RawMessage(`{"type":"object"}`)}}, []toollist.Dropped{{Name: "b"}})
+	}
+	if woke() {
+		t.Error("the same list again woke a watcher")
+	}
+	h.SetTools(c, []toollist.Tool{{Name: "a", InputSchema: json.RawMessage(`{"type":"string"}`)}}, nil)
+	if !woke() {
+		t.Error("a list whose schema changed woke no watcher")
 	}
 }

@@ -7,13 +7,15 @@ import (
 	"time"
 )
 
-// RepeatWindow is how long a warning or an error is counted rather than
-// written again once it has been written: a page dialling in a loop, or a
-// local process that cannot be identified, makes the same line hundreds of
-// times a minute, and a flood of them buries the lines that matter. The
-// first is written at once; its repeats in the next RepeatWindow become
-// one line at the window's end ("… 2,999 more times in the last 10s"),
-// one per message per window for as long as the flood lasts.
+// RepeatWindow is how long a line is counted rather than written again
+// once it has been written: a page dialling in a loop, sending the same
+// tool list or {"tools":[]} thousands of times, or a local process that
+// cannot be identified, makes the same line hundreds of times a minute,
+// and a flood of them buries the lines that matter. Every level is counted
+// (a warning, a page's event at info, a hint): the first is written at
+// once; its repeats in the next RepeatWindow become one line at the
+// window's end ("… 2,999 more times in the last 10s"), one per message per
+// window for as long as the flood lasts.
 const RepeatWindow = 10 * time.Second
 
 // maxRepeatKeys bounds the messages being counted at once: past it, a new
@@ -27,7 +29,7 @@ var repeatClock = struct {
 	now    func() time.Time
 }{RepeatWindow, time.Now}
 
-// repeats counts the warnings and errors of one logger (and of its
+// repeats counts the lines of one logger (and of its
 // WithAttrs children) by level and message. Attributes are not part of
 // the key: the reason is in the message, while a value (an origin, a host)
 // is what a flood varies.
@@ -55,9 +57,6 @@ type repeat struct {
 // hold reports whether r is a repeat to count instead of writing. The
 // first time it holds one back in a window it arms the window's summary.
 func (rs *repeats) hold(h *handler, r slog.Record) bool {
-	if r.Level < slog.LevelWarn {
-		return false
-	}
 	now := repeatClock.now()
 	k := repeatKey{r.Level, r.Message}
 	rs.mu.Lock()
@@ -142,7 +141,7 @@ func (p *repeat) summary(now time.Time) slog.Record {
 	return r
 }
 
-// Flush writes the counts of repeated warnings and errors that l (a
+// Flush writes the counts of repeated lines that l (a
 // logger of NewLogger) has held back and not yet reported. Call it before
 // the process exits.
 func Flush(l *slog.Logger) {

@@ -8,6 +8,12 @@
 //
 // Nothing here ever writes to stdout: in MCP mode stdout is the protocol,
 // in CLI mode it carries one JSON document.
+//
+// stderr is an exit like stdout, and a page's or a leader's words reach it
+// (a call's ok:false message, a tool list, a refusal): every line passes the
+// one character rule (security/unprintable, escaped so a person sees that
+// something was there) and the gate's bound (gate.Text), and a line that
+// comes again within RepeatWindow is counted, not written (repeat.go).
 package ui
 
 import (
@@ -18,6 +24,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/stitchslop/stitchslop-bridge/security/gate"
 	"github.com/stitchslop/stitchslop-bridge/security/unprintable"
 )
 
@@ -28,9 +35,10 @@ const Prefix = "stitchslop-bridge: "
 const LevelHint = slog.Level(2)
 
 // NewLogger returns a slog.Logger that writes lines in the house format to w.
-// Attributes follow the message as key=value, values quoted when needed. A
-// warning or an error that repeats within RepeatWindow is counted, not
-// written again (repeat.go); Flush writes the counts still held.
+// Attributes follow the message as key=value, values quoted when needed;
+// the message and each value are cut at the gate's bound (render). A line
+// that repeats within RepeatWindow is counted, not written again
+// (repeat.go); Flush writes the counts still held.
 func NewLogger(w io.Writer) *slog.Logger {
 	return slog.New(&handler{w: w, mu: new(sync.Mutex), repeats: &repeats{seen: map[repeatKey]*repeat{}}})
 }
@@ -45,13 +53,44 @@ type handler struct {
 func (h *handler) Enabled(context.Context, slog.Level) bool { return true }
 
 func (h *handler) Handle(_ context.Context, r slog.Record) error {
+	r = render(r)
 	if h.repeats.hold(h, r) {
 		return nil
 	}
 	return h.write(r)
 }
 
-// write writes r as one line.
+// render returns r as a line shows it: the message on one line and escaped,
+// each value quoted where needed, and each cut at the gate's bound (bound).
+// It runs before a record is counted, so a record held back for its count
+// holds no more than a line shows.
+func render(r slog.Record) slog.Record {
+	// One record, one line: a wrapped error that carries newlines must not
+	// produce lines without the prefix.
+	msg := escape(strings.ReplaceAll(strings.TrimRight(r.Message, "\n"), "\n", "; "))
+	out := slog.NewRecord(r.Time, r.Level, bound(msg), r.PC)
+	r.Attrs(func(a slog.Attr) bool { out.AddAttrs(renderAttr(a)); return true })
+	return out
+}
+
+// renderAttr returns a with its value as a line shows it: quoted when
+// needed, and cut at the gate's bound.
+func renderAttr(a slog.Attr) slog.Attr {
+	return slog.String(a.Key, bound(quote(a.Value.String())))
+}
+
+// bound cuts text already rendered (nothing in it the one rule names) as
+// the gate cuts any text a model reads: at most gate.MaxText bytes, and a
+// note of how many more were left out, here on the same line. A page's
+// message of 5 MB costs stderr what it costs stdout.
+func bound(s string) string {
+	if len(s) <= gate.MaxText {
+		return s
+	}
+	return strings.ReplaceAll(gate.Text(s), "\n", " ")
+}
+
+// write writes r, rendered, as one line.
 func (h *handler) write(r slog.Record) error {
 	var b strings.Builder
 	b.WriteString(Prefix)
@@ -63,11 +102,9 @@ func (h *handler) write(r slog.Record) error {
 	case r.Level == LevelHint:
 		b.WriteString("hint: ")
 	}
-	// One record, one line: a wrapped error that carries newlines must not
-	// produce lines without the prefix.
-	b.WriteString(escape(strings.ReplaceAll(strings.TrimRight(r.Message, "\n"), "\n", "; ")))
+	b.WriteString(r.Message)
 	write := func(a slog.Attr) bool {
-		fmt.Fprintf(&b, " %s=%s", a.Key, quote(a.Value.String()))
+		fmt.Fprintf(&b, " %s=%s", a.Key, a.Value.String())
 		return true
 	}
 	for _, a := range h.attrs {
@@ -83,7 +120,10 @@ func (h *handler) write(r slog.Record) error {
 
 func (h *handler) WithAttrs(as []slog.Attr) slog.Handler {
 	n := *h
-	n.attrs = append(append([]slog.Attr(nil), h.attrs...), as...)
+	n.attrs = append([]slog.Attr(nil), h.attrs...)
+	for _, a := range as {
+		n.attrs = append(n.attrs, renderAttr(a))
+	}
 	return &n
 }
 

@@ -4,8 +4,11 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"log/slog"
 	"strings"
 	"testing"
+
+	"github.com/stitchslop/stitchslop-bridge/security/gate"
 )
 
 func TestEveryLineHasThePrefix(t *testing.T) {
@@ -57,5 +60,37 @@ func TestOneRuleEscaped(t *testing.T) {
 	want := `stitchslop-bridge: warning: name a\u3164b\u17b4c\u115fd\u2064e\ue000f\U000f0041g\U000e0080h\ufe0fi name="a\u3164b\u17b4c\u115fd\u2064e\ue000f\U000f0041g\U000e0080h\ufe0fi"` + "\n"
 	if b.String() != want {
 		t.Errorf("log line\n%s\nwant\n%s", b.String(), want)
+	}
+}
+
+// stderr is bounded as stdout is (issue 34): a page's message of 5 MB, in
+// the message or in a value, is cut at the gate's bound with a note of how
+// much was left out, on the one line, and the characters the one rule
+// names stay escaped up to the cut.
+func TestLongTextCutAtTheGatesBound(t *testing.T) {
+	huge := strings.Repeat("<\u202e", 5<<20/4)
+	for _, tt := range []struct {
+		name string
+		log  func(*slog.Logger)
+	}{
+		{"message", func(l *slog.Logger) { l.Warn("the tab said: " + huge) }},
+		{"value", func(l *slog.Logger) { l.Error("the tab refused voice.listen", "error", "busy", "message", huge) }},
+		{"attrs", func(l *slog.Logger) { l.With("message", huge).Info("a page's event") }},
+	} {
+		var b bytes.Buffer
+		tt.log(NewLogger(&b))
+		line := b.String()
+		if n := strings.Count(line, "\n"); n != 1 {
+			t.Errorf("%s: %d lines, want 1", tt.name, n)
+		}
+		if len(line) > gate.MaxText+1024 {
+			t.Errorf("%s: a line of %d bytes, want at most the gate's bound (%d) and a note", tt.name, len(line), gate.MaxText)
+		}
+		if !strings.Contains(line, " more bytes of this text were left out]") {
+			t.Errorf("%s: no note of what was left out at the end of %q", tt.name, line[max(0, len(line)-200):])
+		}
+		if strings.Contains(line, "\u202e") {
+			t.Errorf("%s: U+202E written raw", tt.name)
+		}
 	}
 }
