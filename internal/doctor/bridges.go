@@ -2,7 +2,6 @@ package doctor
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -10,7 +9,6 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -22,8 +20,6 @@ import (
 	"github.com/stitchslop/stitchslop-bridge/internal/pairing"
 	"github.com/stitchslop/stitchslop-bridge/internal/session"
 	"github.com/stitchslop/stitchslop-bridge/internal/setup"
-	"github.com/stitchslop/stitchslop-bridge/security/files"
-	"github.com/stitchslop/stitchslop-bridge/security/limits"
 	"github.com/stitchslop/stitchslop-bridge/security/peercred"
 )
 
@@ -33,70 +29,38 @@ type sessionInfo struct {
 	file session.File
 }
 
-// readSessions reads the session files of the config dir, by port. A file
-// that cannot be used is reported and left out.
-func (d *doctor) readSessions() map[int]*sessionInfo {
+// readSessions reads the session files of the config dir, by port, through
+// their one reader (session.Read), those only that readable says it may
+// read without changing them (checkFiles reported the others). A file that
+// cannot be used is reported and left out.
+func (d *doctor) readSessions(readable func(path string) bool) map[int]*sessionInfo {
 	out := map[int]*sessionInfo{}
 	found, _ := filepath.Glob(filepath.Join(d.o.ConfigDir, "session-*.json"))
 	for _, p := range found {
 		port, err := strconv.Atoi(strings.TrimSuffix(strings.TrimPrefix(filepath.Base(p), "session-"), ".json"))
-		if err != nil {
-			continue // not a session file's name
+		if err != nil || !readable(p) {
+			continue // not a session file's name, or a file_mode finding
 		}
-		f, err := readSession(p)
-		if err == nil && f.Port != port {
-			err = fmt.Errorf("it names port %d, not %d", f.Port, port)
+		f, err := session.Read(p)
+		var why string
+		var ie *session.InvalidError
+		switch {
+		case errors.As(err, &ie):
+			why = ie.Why
+		case err != nil:
+			why = err.Error()
+		case f.Port != port:
+			why = fmt.Sprintf("it names port %d, not %d", f.Port, port)
 		}
-		if err != nil {
+		if why != "" {
 			d.add(Finding{Check: "session_file", Severity: Warning, Subject: p,
-				Message: "is not a usable session file (" + err.Error() + "); stitchslop-bridge verbs ignore it",
+				Message: "is not a usable session file (" + why + "); stitchslop-bridge verbs ignore it",
 				Fix:     "remove it: rm " + setup.QuotePosix(p) + " (a bridge writes a new one when it starts)"})
 			continue
 		}
 		out[port] = &sessionInfo{path: p, file: f}
 	}
 	return out
-}
-
-// readSession reads a session file as session.Read does, but without
-// repairing its mode (checkFiles reports a loose one), and refuses what the
-// verbs would refuse: a link, a non-regular file, another user's file, a
-// file over limits.ConfigFile. A parse error is not quoted: its text could
-// carry a piece of the key.
-func readSession(p string) (session.File, error) {
-	var f session.File
-	fi, err := os.Lstat(p)
-	if err != nil {
-		return f, err
-	}
-	if !fi.Mode().IsRegular() {
-		return f, fmt.Errorf("not a regular file, mode %v", fi.Mode())
-	}
-	if checksModes && ownerUID(fi) != myUID() {
-		return f, fmt.Errorf("it belongs to uid %d, not to you", ownerUID(fi))
-	}
-	if fi.Size() > limits.ConfigFile {
-		return f, fmt.Errorf("%d bytes, more than a config file may be", fi.Size())
-	}
-	file, err := files.OpenNoFollow(p) // delete-sharing on Windows: a bridge may replace it meanwhile
-	if err != nil {
-		return f, err
-	}
-	defer file.Close()
-	if ofi, err := file.Stat(); err != nil || !os.SameFile(fi, ofi) {
-		return f, errors.New("it changed while it was being read")
-	}
-	b, err := io.ReadAll(io.LimitReader(file, limits.ConfigFile))
-	if err != nil {
-		return f, err
-	}
-	if json.Unmarshal(b, &f) != nil {
-		return f, errors.New("not valid JSON")
-	}
-	if f.Port <= 0 || f.Port > 65535 || f.Key == "" || f.PID <= 0 {
-		return f, errors.New("port, key or pid missing")
-	}
-	return f, nil
 }
 
 // checkPort says what holds port: first the bridge its session file names,

@@ -134,16 +134,16 @@ func Run(ctx context.Context, o Options) Report {
 	version.StartHash() // while the checks run
 	d := &doctor{o: o}
 	dirOK := d.checkDir()
-	var pairingOK bool
+	readable := func(string) bool { return false }
 	if dirOK {
-		pairingOK = d.checkFiles()
+		readable = d.checkFiles()
 	}
-	sessions := d.readSessions()
+	sessions := d.readSessions(readable)
 	for _, p := range d.ports(sessions) {
 		d.checkPort(ctx, p, sessions[p])
 	}
 	if dirOK {
-		d.checkPairing(pairingOK)
+		d.checkPairing(readable(paths.Pairing(o.ConfigDir)))
 	}
 	id := self(time.Minute)
 	d.add(identityFinding(id))

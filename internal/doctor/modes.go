@@ -14,14 +14,16 @@ import (
 	"github.com/stitchslop/stitchslop-bridge/security/ledger"
 )
 
-// myUID is who "we" are; a test hook.
-var myUID = os.Getuid
+// checksModes: modes and owners are examined where fileperm judges them;
+// on Windows the owner-only ACLs are fileperm's to check and repair when
+// the bridge opens them, and doctor does not examine them.
+const checksModes = fileperm.JudgesAccess
 
-// checkDir examines the config directory. It reports whether the
-// directory is there to look into.
+// checkDir examines the config directory as fileperm judges it
+// (fileperm.Judge). It reports whether the directory is there to look into.
 func (d *doctor) checkDir() bool {
 	dir := d.o.ConfigDir
-	fi, err := os.Lstat(dir)
+	v, err := fileperm.Judge(dir, true)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		d.add(Finding{Check: "config_dir", Severity: Info, Subject: dir,
@@ -31,31 +33,28 @@ func (d *doctor) checkDir() bool {
 		d.add(Finding{Check: "config_dir", Severity: Problem, Subject: dir,
 			Message: "cannot be examined: " + err.Error(), Fix: "check that you can read it, or pass --config-dir"})
 		return false
-	case fi.Mode()&fs.ModeSymlink != 0:
+	case v.Fault == fileperm.Link:
 		d.add(Finding{Check: "config_dir", Severity: Problem, Subject: dir,
 			Message: "is a symbolic link; the bridge refuses to use a config dir through one",
 			Fix:     "pass --config-dir with the real directory"})
 		return false
-	case !fi.IsDir():
+	case v.Fault == fileperm.WrongKind:
 		d.add(Finding{Check: "config_dir", Severity: Problem, Subject: dir,
-			Message: fmt.Sprintf("is not a directory (mode %v); the bridge cannot start with it", fi.Mode()),
+			Message: fmt.Sprintf("is not a directory (mode %v); the bridge cannot start with it", v.Info.Mode()),
 			Fix:     "move it out of the way, or pass --config-dir with another directory"})
 		return false
-	}
-	if !checksModes {
+	case !checksModes:
 		d.add(Finding{Check: "config_dir", Severity: Info, Subject: dir,
 			Message: "its access control is not examined on Windows; the bridge gives it and its files an owner-only ACL itself when it starts"})
 		return true
-	}
-	if uid := ownerUID(fi); uid != myUID() {
+	case v.Fault == fileperm.NotYours:
 		d.add(Finding{Check: "config_dir", Severity: Problem, Subject: dir,
-			Message: fmt.Sprintf("belongs to uid %d, not to you (uid %d): its owner can read and replace your pairings, and the bridge refuses it", uid, myUID()),
+			Message: fmt.Sprintf("belongs to uid %d, not to you (uid %d): its owner can read and replace your pairings, and the bridge refuses it", v.Owner, os.Getuid()),
 			Fix:     "use a config dir of your own (--config-dir), or have an administrator give this one to you"})
 		return true
-	}
-	if perm := fi.Mode().Perm(); perm&^fileperm.DirMode != 0 {
+	case v.Fault == fileperm.Loose:
 		d.add(Finding{Check: "config_dir", Severity: Problem, Subject: dir,
-			Message: fmt.Sprintf("has mode %04o, looser than %04o: other users can reach the files that hold your pairing secrets (a bridge starting tightens it, with a warning)", perm, fileperm.DirMode),
+			Message: fmt.Sprintf("has mode %04o, looser than %04o: other users can reach the files that hold your pairing secrets (a bridge starting tightens it, with a warning)", v.Info.Mode().Perm(), fileperm.DirMode),
 			Fix:     "chmod 700 " + setup.QuotePosix(dir)})
 		return true
 	}
@@ -81,22 +80,23 @@ func holdsSecrets(name string) bool {
 	return false
 }
 
-// checkFiles examines the files of the config dir that hold secrets. It
-// reports whether pairing.json may be read through internal/pairing without
-// that read changing it (it repairs a loose mode): the file is missing, or
-// regular, the user's own and FileMode.
-func (d *doctor) checkFiles() (pairingReadable bool) {
+// checkFiles examines the files of the config dir that hold secrets, as
+// fileperm judges them. It reports which may be read through their own
+// reader (internal/pairing, internal/session) without that read changing
+// them (it repairs a loose mode): missing, or regular, the user's own and
+// FileMode; every one where modes are not examined.
+func (d *doctor) checkFiles() (readable func(path string) bool) {
 	if !checksModes {
-		return true
+		return func(string) bool { return true }
 	}
 	dir := d.o.ConfigDir
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		d.add(Finding{Check: "file_mode", Severity: Problem, Subject: dir,
 			Message: "cannot list its files: " + err.Error(), Fix: "check that you can read it"})
-		return false
+		return func(string) bool { return false }
 	}
-	pairingReadable = true
+	unreadable := map[string]bool{}
 	checked, bad := 0, 0
 	for _, e := range entries {
 		name := e.Name()
@@ -104,40 +104,38 @@ func (d *doctor) checkFiles() (pairingReadable bool) {
 			continue
 		}
 		p := filepath.Join(dir, name)
-		fi, err := os.Lstat(p)
+		v, err := fileperm.Judge(p, false)
 		if err != nil {
 			continue // gone meanwhile
 		}
 		checked++
-		if !d.checkFile(p, fi) {
+		if !d.checkFile(p, v) {
 			bad++
-			if p == paths.Pairing(dir) {
-				pairingReadable = false
-			}
+			unreadable[p] = true
 		}
 	}
 	if checked > 0 && bad == 0 {
 		d.add(Finding{Check: "file_mode", Severity: OK, Subject: dir,
 			Message: fmt.Sprintf("%s holding secrets, each mode %04o and yours", plural(checked, "file"), fileperm.FileMode)})
 	}
-	return pairingReadable
+	return func(p string) bool { return !unreadable[p] }
 }
 
-// checkFile examines one file that holds secrets and reports whether it is
-// as it should be.
-func (d *doctor) checkFile(p string, fi fs.FileInfo) bool {
+// checkFile words fileperm's verdict v on one file that holds secrets, and
+// reports whether it is as it should be.
+func (d *doctor) checkFile(p string, v fileperm.Verdict) bool {
 	f := Finding{Check: "file_mode", Severity: Problem, Subject: p}
-	switch perm := fi.Mode().Perm(); {
-	case fi.Mode()&fs.ModeSymlink != 0:
+	switch perm := v.Info.Mode().Perm(); v.Fault {
+	case fileperm.Link:
 		f.Message = "is a symbolic link; the bridge refuses to read or write through one"
 		f.Fix = "replace the link with the file itself, mode 0600, or remove it: rm " + setup.QuotePosix(p)
-	case !fi.Mode().IsRegular():
-		f.Message = fmt.Sprintf("is not a regular file (mode %v); the bridge refuses it", fi.Mode())
+	case fileperm.WrongKind:
+		f.Message = fmt.Sprintf("is not a regular file (mode %v); the bridge refuses it", v.Info.Mode())
 		f.Fix = "move it out of the way"
-	case ownerUID(fi) != myUID():
-		f.Message = fmt.Sprintf("belongs to uid %d, not to you (uid %d); the bridge refuses it", ownerUID(fi), myUID())
+	case fileperm.NotYours:
+		f.Message = fmt.Sprintf("belongs to uid %d, not to you (uid %d); the bridge refuses it", v.Owner, os.Getuid())
 		f.Fix = "remove it (rm " + setup.QuotePosix(p) + "), or have an administrator give it to you"
-	case perm&^fileperm.FileMode != 0:
+	case fileperm.Loose:
 		f.Message = fmt.Sprintf("has mode %04o, looser than %04o: it holds secrets other users may read (a bridge reading it tightens it, with a warning)", perm, fileperm.FileMode)
 		f.Fix = "chmod 600 " + setup.QuotePosix(p)
 		if filepath.Base(p) == filepath.Base(paths.Pairing("")) && perm&0o044 != 0 {

@@ -47,7 +47,10 @@ func Write(dir string, f File) error {
 	return fileperm.WriteFile(Path(dir, f.Port), append(b, '\n'))
 }
 
-// Read reads and parses one session file.
+// Read reads and parses one session file, refusing what fileperm.ReadFile
+// refuses (a link, another user's file, one over limits.ConfigFile) and
+// repairing a loose mode as it does. It is the one reader of a session
+// file: the shell's verbs, listen and doctor read through it.
 func Read(path string) (File, error) {
 	var f File
 	b, err := fileperm.ReadFile(path, nil)
@@ -57,14 +60,22 @@ func Read(path string) (File, error) {
 	if b == nil {
 		return f, fmt.Errorf("%s: %w", path, fs.ErrNotExist)
 	}
-	if err := json.Unmarshal(b, &f); err != nil {
-		return f, fmt.Errorf("%s is not a valid session file: %v", path, err)
+	// The parser's own error is not quoted: its text can carry a piece of
+	// the key.
+	if json.Unmarshal(b, &f) != nil {
+		return f, &InvalidError{Path: path, Why: "not valid JSON"}
 	}
 	if f.Port <= 0 || f.Port > 65535 || f.Key == "" || f.PID <= 0 {
-		return f, fmt.Errorf("%s is not a valid session file: port, key or pid missing", path)
+		return f, &InvalidError{Path: path, Why: "port, key or pid missing"}
 	}
 	return f, nil
 }
+
+// InvalidError is a session file that was read but is not one: Why says
+// what is wrong in the bridge's words, never quoting the file.
+type InvalidError struct{ Path, Why string }
+
+func (e *InvalidError) Error() string { return e.Path + " is not a valid session file: " + e.Why }
 
 // RemoveIfOurs removes the session file for port unless another process has
 // replaced it since: a second bridge's file must survive our exit.

@@ -1,10 +1,12 @@
 package session
 
 import (
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"testing"
 )
 
@@ -73,5 +75,23 @@ func TestListPrunesDeadAndKeepsLive(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "session-8789.json")); err != nil {
 		t.Fatalf("an unreadable session file was deleted; it should be left alone: %v", err)
+	}
+}
+
+// One reader, one policy (issue 36 item 5): a file that does not parse is
+// reported in the bridge's words, never with the parser's, whose text can
+// quote a piece of the key (here its last character, after the object).
+func TestReadDoesNotQuoteTheFile(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "session-8787.json")
+	for _, content := range []string{`{"port":8787,"key":"Q","pid":1}Q`, `{"port":8787,"key":"Q`, `{"port":8787,"pid":1}`} {
+		if err := os.WriteFile(p, []byte(content), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		_, err := Read(p)
+		var ie *InvalidError
+		if !errors.As(err, &ie) || strings.Contains(strings.TrimPrefix(err.Error(), p), "Q") {
+			t.Errorf("Read(%q) = %v, want an InvalidError in the bridge's words", content, err)
+		}
 	}
 }

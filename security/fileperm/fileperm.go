@@ -240,17 +240,73 @@ func openChecked(path string, dir bool, warn Warn) (*os.File, fs.FileInfo, error
 // kindErr refuses fi, what is at path, unless it is a directory (dir) or a
 // regular file.
 func kindErr(path string, fi fs.FileInfo, dir bool) error {
-	switch {
-	case fi.Mode()&fs.ModeSymlink != 0 && dir:
-		return fmt.Errorf("config directory %s is a symbolic link (mode %v); refusing to use it (point --config-dir at the real directory)", path, fi.Mode())
-	case fi.Mode()&fs.ModeSymlink != 0:
+	switch kindFault(fi, dir) {
+	case Link:
+		if dir {
+			return fmt.Errorf("config directory %s is a symbolic link (mode %v); refusing to use it (point --config-dir at the real directory)", path, fi.Mode())
+		}
 		return fmt.Errorf("%s is a symbolic link (mode %v); refusing to read or write through it", path, fi.Mode())
-	case dir && !fi.IsDir():
-		return fmt.Errorf("config directory %s exists but is not a directory (mode %v)", path, fi.Mode())
-	case !dir && !fi.Mode().IsRegular():
+	case WrongKind:
+		if dir {
+			return fmt.Errorf("config directory %s exists but is not a directory (mode %v)", path, fi.Mode())
+		}
 		return fmt.Errorf("%s is not a regular file (mode %v); refusing to use it", path, fi.Mode())
 	}
 	return nil
+}
+
+// Fault is what fileperm finds wrong with the config directory or one of
+// its files: the one judgement EnsureDir, CheckFile and ReadFile act on and
+// Judge reports.
+type Fault int
+
+const (
+	Fine      Fault = iota
+	Link            // a symbolic link: refused
+	WrongKind       // not a directory, or not a regular file: refused
+	NotYours        // another user's: refused
+	Loose           // bits beyond DirMode or FileMode: tightened, with a warning, when opened
+)
+
+// Verdict is Judge's judgement of what is at a path.
+type Verdict struct {
+	Fault Fault
+	Info  fs.FileInfo // what is there, not followed through a link
+	Owner int         // the uid owning it; -1 where the system names none
+}
+
+// Judge says what EnsureDir (dir) or CheckFile (a file) would refuse or
+// repair in what is at path, and changes nothing: for a report, such as the
+// doctor's. Its access is judged where it is a mode and an owner
+// (JudgesAccess); on Windows, where it is an owner-only DACL that the
+// bridge checks and repairs on open, only the kind is. The error is
+// os.Lstat's: fs.ErrNotExist when nothing is there.
+func Judge(path string, dir bool) (Verdict, error) {
+	fi, err := os.Lstat(path)
+	if err != nil {
+		return Verdict{}, err
+	}
+	v := Verdict{Fault: kindFault(fi, dir), Info: fi, Owner: owner(fi)}
+	if v.Fault == Fine {
+		want := FileMode
+		if dir {
+			want = DirMode
+		}
+		v.Fault = accessFault(fi, want)
+	}
+	return v, nil
+}
+
+// kindFault judges the kind of fi: a link, or not a directory (dir) or a
+// regular file, is refused.
+func kindFault(fi fs.FileInfo, dir bool) Fault {
+	switch {
+	case fi.Mode()&fs.ModeSymlink != 0:
+		return Link
+	case dir && !fi.IsDir(), !dir && !fi.Mode().IsRegular():
+		return WrongKind
+	}
+	return Fine
 }
 
 // ReadFile checks path as CheckFile does and reads it, refusing a file over

@@ -34,14 +34,36 @@ func createPrivate(path string) (*os.File, error) {
 	return f, nil
 }
 
+// JudgesAccess says Judge judges access: modes and owners, here.
+const JudgesAccess = true
+
+// owner is the uid owning fi's object; -1 if the system does not say.
+func owner(fi fs.FileInfo) int {
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		return int(st.Uid)
+	}
+	return -1
+}
+
+// accessFault judges fi's owner, and its mode against want.
+func accessFault(fi fs.FileInfo, want fs.FileMode) Fault {
+	if o := owner(fi); o >= 0 && o != getuid() {
+		return NotYours
+	}
+	if fi.Mode().Perm()&^want != 0 {
+		return Loose
+	}
+	return Fine
+}
+
 // checkAccess refuses another uid's object and tightens bits beyond want
 // through f.
 func checkAccess(f *os.File, path string, fi fs.FileInfo, want fs.FileMode, warn Warn) error {
 	got := fi.Mode().Perm()
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok && int(st.Uid) != getuid() {
-		return fmt.Errorf("%s (mode %04o) belongs to uid %d, not to you (uid %d); refusing to use it", path, got, st.Uid, getuid())
-	}
-	if got&^want == 0 {
+	switch accessFault(fi, want) {
+	case NotYours:
+		return fmt.Errorf("%s (mode %04o) belongs to uid %d, not to you (uid %d); refusing to use it", path, got, owner(fi), getuid())
+	case Fine:
 		return nil
 	}
 	if err := f.Chmod(want); err != nil {

@@ -178,3 +178,69 @@ func TestEnsureDirLinkAfterCheck(t *testing.T) {
 		t.Errorf("EnsureDir(%q) changed the link target's mode to %04o, want 0755", dir, got)
 	}
 }
+
+// Judge gives the judgement CheckFile and EnsureDir act on, and acts on
+// none of it: the doctor reports what the bridge would refuse or repair.
+func TestJudgeIsTheCheckWithoutTheRepair(t *testing.T) {
+	skipNoModes(t)
+	tmp := t.TempDir()
+	good := filepath.Join(tmp, "good")
+	writeRaw(t, good, "x", 0o600)
+	loose := filepath.Join(tmp, "loose")
+	writeRaw(t, loose, "x", 0o644)
+	link := filepath.Join(tmp, "link")
+	if err := os.Symlink(good, link); err != nil {
+		t.Fatal(err)
+	}
+	looseDir := filepath.Join(tmp, "dir")
+	if err := os.Mkdir(looseDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(looseDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name  string
+		path  string
+		dir   bool
+		other bool
+		want  Fault
+	}{
+		{"file 0600", good, false, false, Fine},
+		{"file 0644", loose, false, false, Loose},
+		{"link", link, false, false, Link},
+		{"link as a dir", link, true, false, Link},
+		{"dir as a file", looseDir, false, false, WrongKind},
+		{"file as a dir", good, true, false, WrongKind},
+		{"dir 0755", looseDir, true, false, Loose},
+		{"another owner", good, false, true, NotYours},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if tt.other {
+				otherOwner(t)
+			}
+			v, err := Judge(tt.path, tt.dir)
+			if err != nil || v.Fault != tt.want {
+				t.Errorf("Judge(%s, dir %v) = %v, %v; want fault %v", tt.name, tt.dir, v.Fault, err, tt.want)
+			}
+			// CheckFile and EnsureDir agree: refused, repaired or fine.
+			check := CheckFile
+			if tt.dir {
+				check = EnsureDir
+			}
+			before := mode(t, tt.path)
+			var w warnings
+			err = check(tt.path, w.warn)
+			if refused := tt.want == Link || tt.want == WrongKind || tt.want == NotYours; refused != (err != nil) || (tt.want == Loose) != (len(w) == 1) {
+				t.Errorf("Judge says %v; the check said %v and warned %q", tt.want, err, w)
+			}
+			if tt.want == Loose {
+				os.Chmod(tt.path, before) // as it was, for the next case
+			}
+		})
+	}
+	if _, err := Judge(filepath.Join(tmp, "none"), false); !os.IsNotExist(err) {
+		t.Errorf("Judge(missing) error = %v, want not-exist", err)
+	}
+}

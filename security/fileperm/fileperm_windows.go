@@ -61,6 +61,16 @@ func createFile(name string, disposition uint32) (*os.File, error) {
 	return os.NewFile(uintptr(h), name), nil
 }
 
+// JudgesAccess says Judge judges the kind only here: access is the DACL,
+// which checkAccess checks and repairs on open.
+const JudgesAccess = false
+
+// owner: a Windows owner is a SID, not a uid.
+func owner(fs.FileInfo) int { return -1 }
+
+// accessFault: see JudgesAccess.
+func accessFault(fs.FileInfo, fs.FileMode) Fault { return Fine }
+
 func checkAccess(f *os.File, path string, fi fs.FileInfo, _ fs.FileMode, warn Warn) error {
 	tok, err := currentToken()
 	if err != nil {
