@@ -190,7 +190,7 @@ const elsewhereNote = " from sites that are not allowed were refused; any web pa
 // noAttempt is what no attempt means: the tab is not trying, so no token
 // or pairing is at fault.
 const noAttempt = "That is not a credential problem (do not ask for a token): the tab is not trying. " +
-	"The Enable Agent Connections switch in the Stitch Slop tab may be off, the browser may be blocking the connection, or the tab may be connected to another bridge or another tab; the words the Stitch Slop panel shows under Enable Agent Connections say which. Waiting again is fine."
+	"The Allow agent connections switch in the Stitch Slop tab may be off, the browser may be blocking the connection, or the tab may be connected to another bridge or another tab; the words the Stitch Slop panel shows under Allow agent connections say which. Waiting again is fine."
 
 // Advice is what to tell the user about a refusal of reason: a sentence
 // for the agent, the same whatever the tab sent.
@@ -214,9 +214,9 @@ var advice = map[string]string{
 }
 
 // PanelWords are the status words the Stitch Slop panel shows under
-// Enable Agent Connections, each with what it means and what to do: the
+// Allow agent connections, each with what it means and what to do: the
 // user can read them out when a wait times out.
-const PanelWords = `What the Stitch Slop panel shows under "Enable Agent Connections" says which case it is: ` +
+const PanelWords = `What the Stitch Slop panel shows under "Allow agent connections" says which case it is: ` +
 	`"Not connected": the switch is off; ask the user to turn it on. ` +
 	`"Waiting to connect": the tab is trying; refusals (above, and in connection_status) say why it is not let in. ` +
 	`"Blocked by your browser": the browser refused the site local network access; the user allows it in the site's settings (Chrome remembers a refusal, so it must be changed there), then reloads. ` +

@@ -185,11 +185,11 @@ hidden one; if one is refused, nothing is sent.
 
 --out FILE writes the reply's image (its dataUrl) to FILE, whose folder
 must exist. --save DIR writes the files of the reply (its files list, each
-{name, dataUrl}) into DIR, a folder that must exist and be neither hidden
-nor inside a hidden folder (such as ~/.config or .git), its symlinks
-resolved; --text-file NAME writes the reply's text there too. Neither
-creates a folder, and both folders are checked before the call: if one
-will not do, nothing is sent. --save writes at most 32 files of one reply,
+{name, dataUrl}) into DIR, a folder that may be neither hidden nor inside
+a hidden folder (such as ~/.config or .git), its symlinks resolved; if DIR
+is missing it is created, as mkdir -p would, before the call. --text-file
+NAME writes the reply's text there too. Both folders are checked before
+the call: if one will not do, nothing is sent. --save writes at most 32 files of one reply,
 under their own bare names, never a path, a hidden name or a script (only
 images, design files, .txt and .md); each file past the 32nd, or refused,
 gets an error member in the printed reply, and call exits 1.
