@@ -58,8 +58,8 @@ var (
 // Exit statuses shared by several commands.
 var (
 	exitsVerb = []exitDef{
-		{exitcode.OK, "the reply says ok:true"},
-		{exitcode.Failed, "a refusal, a failed command, or a bridge that did not answer in time"},
+		{exitcode.OK, "the reply says ok:true (and call's --out and --save wrote all of it)"},
+		{exitcode.Failed, "a refusal, a failed command, a bridge that did not answer in time, or an ok:true reply that --out or --save did not write whole (each part not written has an error member saying why)"},
 		{exitcode.NoBridge, "no bridge is running, its session file is stale, or several run and --port does not say which"},
 		{exitcode.Usage, "a usage error"},
 		{exitcode.Interrupted, "interrupted (Ctrl-C) before the bridge answered; a call may still run in the tab"},

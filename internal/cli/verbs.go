@@ -19,8 +19,11 @@ import (
 )
 
 // runVerb runs one shell verb. Whatever happens, stdout gets exactly one
-// JSON document, so an agent parsing .ok and one checking $? agree. Which
-// flags go with the verb, Main has checked already (checkFlags).
+// JSON document, so an agent parsing .ok and one checking $? agree; but for
+// call --out and --save, whose ok:true reply not written whole exits 1,
+// each part not written saying why in an error member (docs/protocol.md
+// §4.4). Which flags go with the verb, Main has checked already
+// (checkFlags).
 func runVerb(ctx context.Context, c *command, a args, dir string, stdin io.Reader, stdout io.Writer, log *slog.Logger) int {
 	if c.Name == "listen" {
 		return runListen(ctx, c, a, dir, stdout, log) // JSON lines, not one document
