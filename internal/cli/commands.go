@@ -53,6 +53,9 @@ var (
 	fConfigDir = flagDef{Name: "config-dir", Value: "DIR", Files: "dir",
 		Help: "where pairings and session files live (default ~/.stitchslop)"}
 	fJSON = flagDef{Name: "json", Help: "print the result as one JSON document on stdout"}
+	// fJSONAlways is --json for a verb that prints one JSON document
+	// anyway: a script that asks for JSON of every verb is not refused.
+	fJSONAlways = flagDef{Name: "json", Help: "accepted, and changes nothing: the output is one JSON document anyway"}
 )
 
 // Exit statuses shared by several commands.
@@ -136,41 +139,41 @@ again.`,
 	},
 	{
 		Name:     "status",
-		Synopsis: []string{"status [--port N] [--config-dir DIR]"},
+		Synopsis: []string{"status [--json] [--port N] [--config-dir DIR]"},
 		Summary:  "say whether a bridge runs and a tab is attached",
 		Long: `status asks the running bridge what it serves and whether a tab is
 attached, and prints its answer as one JSON document. The bridge must
 answer within 15 s.`,
-		Flags: []flagDef{fPort, fConfigDir},
+		Flags: []flagDef{fJSONAlways, fPort, fConfigDir},
 		Exits: exitsVerb,
 		JSON:  true,
 	},
 	{
 		Name:     "tools",
-		Synopsis: []string{"tools [--port N] [--config-dir DIR]"},
+		Synopsis: []string{"tools [--json] [--port N] [--config-dir DIR]"},
 		Summary:  "list the commands the attached tab offers",
 		Long: `tools prints the commands the attached tab offers, with their argument
 schemas, as one JSON document. The bridge must answer within 15 s.`,
-		Flags: []flagDef{fPort, fConfigDir},
+		Flags: []flagDef{fJSONAlways, fPort, fConfigDir},
 		Exits: exitsVerb,
 		JSON:  true,
 	},
 	{
 		Name:     "wait",
-		Synopsis: []string{"wait [SECONDS] [--port N] [--config-dir DIR]"},
+		Synopsis: []string{"wait [SECONDS] [--json] [--port N] [--config-dir DIR]"},
 		Summary:  "wait until a tab is attached",
 		Long: `wait returns as soon as a tab is attached, or after SECONDS (default 120;
 the bridge waits at most 600), with ok:false and error "timeout". The
 bridge gets SECONDS plus 10 s to answer. On a terminal, stderr counts
 the seconds.`,
-		Flags: []flagDef{fPort, fConfigDir},
+		Flags: []flagDef{fJSONAlways, fPort, fConfigDir},
 		Exits: exitsVerb,
 		JSON:  true,
 	},
 	{
 		Name: "call",
 		Synopsis: []string{
-			"call COMMAND [JSON-ARGS] [--file KEY=PATH]... [--file-text KEY=PATH]... [--out FILE] [--save DIR [--text-file NAME]] [--overwrite] [--timeout SECONDS] [--raw] [--port N] [--config-dir DIR]",
+			"call COMMAND [JSON-ARGS] [--file KEY=PATH]... [--file-text KEY=PATH]... [--out FILE] [--save DIR [--text-file NAME]] [--overwrite] [--timeout SECONDS] [--raw] [--json] [--port N] [--config-dir DIR]",
 		},
 		Summary: "run one of the tab's commands and print its reply",
 		Long: `call runs COMMAND in the attached tab with JSON-ARGS, a JSON object
@@ -207,14 +210,14 @@ written.`,
 			{Name: "overwrite", Help: "with --out or --save: replace a file that exists"},
 			{Name: "timeout", Value: "SECONDS", Help: "how long the tab may take to answer (default 60; 1 to 600; fractions allowed)"},
 			{Name: "raw", Help: "print the reply whole; without it, a string over 100,000 characters or a data URL over 2,048 is replaced by a note saying what was there"},
-			fPort, fConfigDir,
+			fJSONAlways, fPort, fConfigDir,
 		},
 		Exits: exitsVerb,
 		JSON:  true,
 	},
 	{
 		Name:     "pair",
-		Synopsis: []string{"pair [-] [--origin URL] [--port N] [--config-dir DIR]"},
+		Synopsis: []string{"pair [-] [--origin URL] [--json] [--port N] [--config-dir DIR]"},
 		Summary:  "give a running bridge a one-time token from the agent panel",
 		Long: `pair gives a running bridge a one-time token from the Stitch Slop agent
 panel, for the tab of the site --origin names (default: the one the bridge
@@ -225,7 +228,7 @@ pairs with it within seconds; a tab that is paired already does not need
 it, and it stays unspent.`,
 		Flags: []flagDef{
 			{Name: "origin", Value: "URL", Help: "the site of the tab the token is for (default: the bridge's own)"},
-			fPort, fConfigDir,
+			fJSONAlways, fPort, fConfigDir,
 		},
 		Exits: exitsVerb,
 		JSON:  true,

@@ -217,6 +217,16 @@ func tell(log *slog.Logger, site string, port int, o Options) {
 	at := dir + " --port " + strconv.Itoa(port)
 	bin := setup.QuotePosix(exe)
 	ui.Hint(log, "open "+site+"/ in a browser: a stand-in Stitch Slop tab that attaches to this bridge on its own")
+	// Under go run, exe is a copy in the build cache (or a work directory
+	// go run removes): every line names the binary setup.LastingBinary
+	// builds instead, after the command that builds it.
+	cwd, _ := os.Getwd()
+	if l, ok := setup.LastingBinary(exe, cwd); ok {
+		if build, err := setup.Line(setup.Posix, l.Build...); err == nil {
+			ui.Hint(log, "first build a binary that stays (this one is go run's, in the build cache): "+build)
+			bin = setup.QuotePosix(l.Path)
+		}
+	}
 	ui.Hint(log, "then, from another terminal:")
 	for _, c := range []string{
 		"call scene.describe",
@@ -227,17 +237,7 @@ func tell(log *slog.Logger, site string, port int, o Options) {
 	} {
 		ui.Hint(log, "  "+bin+at+" "+c)
 	}
-	// A client starts the binary it is given later, when go run's copy in
-	// the build cache may be gone: name the one setup.LastingBinary builds.
-	cwd, _ := os.Getwd()
-	agentBin := bin
-	if l, ok := setup.LastingBinary(exe, cwd); ok {
-		if build, err := setup.Line(setup.Posix, l.Build...); err == nil {
-			ui.Hint(log, "for an agent, first build a binary that stays (this one is go run's, in the build cache): "+build)
-			agentBin = setup.QuotePosix(l.Path)
-		}
-	}
-	ui.Hint(log, "or from an agent, in a new session: claude mcp add stitchslop-demo -- "+agentBin+" --lazy --origin "+site+dir)
+	ui.Hint(log, "or from an agent, in a new session: claude mcp add stitchslop-demo -- "+bin+" --lazy --origin "+site+dir)
 	ui.Hint(log, "the page attaches from any browser you open it in while the demo runs (each load pairs with a token of its own)")
 	ui.Hint(log, "Ctrl-C stops the demo; its pairings were kept in a folder of their own, which goes with it")
 }

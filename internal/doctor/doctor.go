@@ -51,6 +51,7 @@ import (
 	"github.com/stitchslop/stitchslop-bridge/internal/bridge"
 	"github.com/stitchslop/stitchslop-bridge/internal/paths"
 	"github.com/stitchslop/stitchslop-bridge/internal/session"
+	"github.com/stitchslop/stitchslop-bridge/internal/setup"
 	"github.com/stitchslop/stitchslop-bridge/internal/ui"
 	"github.com/stitchslop/stitchslop-bridge/internal/version"
 	"github.com/stitchslop/stitchslop-bridge/security/origin"
@@ -112,7 +113,16 @@ var (
 	alive         = session.Alive
 	now           = time.Now
 	self          = version.Self // which binary doctor is
+	goRun         = goRunBinary  // doctor is a binary go run built
 )
+
+// goRunBinary reports whether this doctor is a binary go run built
+// (setup.GoRunBinary): a build of its own, which no bridge was started
+// from, so that another binary running a bridge is no news.
+func goRunBinary() bool {
+	exe, err := os.Executable()
+	return err == nil && setup.GoRunBinary(exe)
+}
 
 // Run examines this machine and returns what it found. It never fails:
 // whatever it cannot examine becomes a finding saying so.
