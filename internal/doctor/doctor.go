@@ -46,7 +46,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/stitchslop/stitchslop-bridge/internal/bridge"
 	"github.com/stitchslop/stitchslop-bridge/internal/paths"
@@ -56,6 +55,7 @@ import (
 	"github.com/stitchslop/stitchslop-bridge/internal/version"
 	"github.com/stitchslop/stitchslop-bridge/security/origin"
 	"github.com/stitchslop/stitchslop-bridge/security/peercred"
+	"github.com/stitchslop/stitchslop-bridge/security/unprintable"
 )
 
 // DefaultTimeout bounds one probe (a connect, a GET /status) when
@@ -263,8 +263,9 @@ func plural(n int, word string) string {
 const maxMessage = 300
 
 // untrusted renders text that came from a file or from a bridge: cut to
-// origin.Clip's bound, and Go-quoted once unless it is plain printable text
-// without spaces or quotes, as internal/ui quotes an attribute.
+// origin.Clip's bound, and quoted once by the one rule
+// (unprintable.Quote) unless it holds nothing that rule names and no
+// space or quote, as internal/ui quotes an attribute.
 func untrusted(s string) string {
 	return quoteUnlessPlain(origin.Clip(s), false)
 }
@@ -280,17 +281,10 @@ func untrustedText(s string) string {
 }
 
 func quoteUnlessPlain(s string, sentence bool) string {
-	plain := s != "" && utf8.ValidString(s) && (sentence || !strings.ContainsAny(s, "\"\\"))
-	for _, r := range s {
-		if !(strconv.IsPrint(r) && (r != ' ' || sentence)) {
-			plain = false
-			break
-		}
-	}
-	if plain {
+	if s != "" && !unprintable.Any(s) && (sentence || !strings.ContainsAny(s, " \"\\")) {
 		return s
 	}
-	return strconv.Quote(s)
+	return unprintable.Quote(s)
 }
 
 // addr is how a port is named in a finding.

@@ -28,6 +28,7 @@ import (
 	"github.com/stitchslop/stitchslop-bridge/internal/setup"
 	"github.com/stitchslop/stitchslop-bridge/internal/version"
 	"github.com/stitchslop/stitchslop-bridge/security/peercred"
+	"github.com/stitchslop/stitchslop-bridge/security/unprintable"
 )
 
 // site is the origin the test bridges serve, written from the spec.
@@ -488,6 +489,7 @@ func TestUntrusted(t *testing.T) {
 		{"", `""`},
 		{"\xff", `"\xff"`},
 		{"\u202eevil", `"\u202eevil"`},
+		{"a\u3164b", `"a\u3164b"`}, // printable to strconv, not to the one rule
 		{strings.Repeat("x", 200), strings.Repeat("x", 128) + "…"},
 	}
 	for _, tt := range tests {
@@ -539,7 +541,7 @@ func FuzzUntrusted(f *testing.F) {
 				t.Fatalf("%s(%q) = %q, not valid UTF-8", name, s, got)
 			}
 			for _, r := range got {
-				if r != ' ' && !strconv.IsPrint(r) {
+				if r != ' ' && (!strconv.IsPrint(r) || unprintable.Is(r)) {
 					t.Fatalf("%s(%q) = %q, holds %U", name, s, got, r)
 				}
 			}
