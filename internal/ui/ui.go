@@ -82,7 +82,8 @@ func renderAttr(a slog.Attr) slog.Attr {
 // bound cuts text already rendered (nothing in it the one rule names) as
 // the gate cuts any text a model reads: at most gate.MaxText bytes, and a
 // note of how many more were left out, here on the same line. A page's
-// message of 5 MB costs stderr what it costs stdout.
+// message of 5 MB costs stderr at most what a tool result's text may cost
+// the model.
 func bound(s string) string {
 	if len(s) <= gate.MaxText {
 		return s
