@@ -18,9 +18,12 @@ import (
 // window for as long as the flood lasts.
 const RepeatWindow = 10 * time.Second
 
-// maxRepeatKeys bounds the messages being counted at once: past it, a new
-// message is written as it comes, uncounted, so a stream of messages that
-// differ (each one naming a new value) cannot grow the table.
+// maxRepeatKeys bounds the messages being counted at once, so that a
+// stream of messages that differ (each one naming a new value) cannot grow
+// the table. Past it, a new message is one more of a kind of its own,
+// "other kinds": its first in a window is written, the rest counted, so
+// that stderr gets at most maxRepeatKeys+1 first lines and as many counts
+// a window, whatever a page sends.
 const maxRepeatKeys = 256
 
 // repeatClock holds what tests shorten.
@@ -36,6 +39,8 @@ var repeatClock = struct {
 type repeats struct {
 	mu   sync.Mutex
 	seen map[repeatKey]*repeat
+	// other counts the lines of messages that found the table full.
+	other *repeat
 }
 
 type repeatKey struct {
@@ -66,7 +71,7 @@ func (rs *repeats) hold(h *handler, r slog.Record) bool {
 		if p == nil && len(rs.seen) >= maxRepeatKeys {
 			rs.prune(now)
 			if len(rs.seen) >= maxRepeatKeys {
-				return false
+				return rs.holdOther(h, r, now)
 			}
 		}
 		rs.seen[k] = &repeat{start: now, end: now.Add(repeatClock.window)}
@@ -78,6 +83,53 @@ func (rs *repeats) hold(h *handler, r slog.Record) bool {
 		p.timer = time.AfterFunc(p.end.Sub(now), func() { rs.summarise(k) })
 	}
 	return true
+}
+
+// holdOther is hold for a message that found the table full: all such
+// messages are counted as one kind.
+func (rs *repeats) holdOther(h *handler, r slog.Record, now time.Time) bool {
+	p := rs.other
+	if p == nil || !now.Before(p.end) {
+		// An ended window's count, if any, is its timer's to write.
+		rs.other = &repeat{start: now, end: now.Add(repeatClock.window)}
+		return false
+	}
+	p.n++
+	p.last, p.h = r.Clone(), h
+	if p.timer == nil {
+		p.timer = time.AfterFunc(p.end.Sub(now), func() { rs.summariseOther(p) })
+	}
+	return true
+}
+
+// summariseOther writes the count of p, a window of other kinds that has
+// just ended, and opens the next one if p is still the current.
+func (rs *repeats) summariseOther(p *repeat) {
+	rs.mu.Lock()
+	if p.n == 0 {
+		rs.mu.Unlock()
+		return
+	}
+	now := repeatClock.now()
+	line, h := p.otherSummary(now), p.h
+	p.n = 0 // written once, by this or by flush
+	if rs.other == p {
+		rs.other = &repeat{start: now, end: now.Add(repeatClock.window)}
+	}
+	rs.mu.Unlock()
+	h.write(line)
+}
+
+// otherSummary is the record that stands for the lines of other kinds held
+// back: how many, over how long, and the last of them.
+func (p *repeat) otherSummary(now time.Time) slog.Record {
+	lines := "lines"
+	if p.n == 1 {
+		lines = "line"
+	}
+	msg := thousands(p.n) + " more " + lines + " of other kinds in the last " + now.Sub(p.start).Round(100*time.Millisecond).String() +
+		" (more than " + strconv.Itoa(maxRepeatKeys) + " kinds at once) were not written; the last: " + p.last.Message
+	return slog.NewRecord(now, max(p.last.Level, slog.LevelWarn), msg, 0)
 }
 
 // prune drops the windows that have ended with nothing held back.
@@ -120,6 +172,17 @@ func (rs *repeats) flush() {
 			lines = append(lines, func() { h.write(line) })
 		}
 		delete(rs.seen, k)
+	}
+	if p := rs.other; p != nil {
+		if p.timer != nil {
+			p.timer.Stop()
+		}
+		if p.n > 0 {
+			line, h := p.otherSummary(now), p.h
+			lines = append(lines, func() { h.write(line) })
+			p.n = 0
+		}
+		rs.other = nil
 	}
 	rs.mu.Unlock()
 	for _, w := range lines {

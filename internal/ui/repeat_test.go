@@ -3,6 +3,7 @@ package ui
 import (
 	"bytes"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -132,4 +133,28 @@ func TestRepeatCountAtWindowEnd(t *testing.T) {
 		t.Errorf("a repeat right after a count line was written (%d lines, want %d)", n, len(want)+len(counts))
 	}
 	Flush(log)
+}
+
+// A flood of lines that all differ (each naming a new value: a page can
+// vary what a message quotes) fills the table of kinds; past it, every
+// message counts as one kind more, "other kinds", so stderr gets at most
+// maxRepeatKeys+1 lines and the counts, not a line each.
+func TestDifferingLinesAreCountedPastTheTable(t *testing.T) {
+	now := fakeClock(t, 10*time.Second)
+	var b lockedBuffer
+	log := NewLogger(&b)
+	const n = 1000
+	for i := range n {
+		log.Warn("ignored a frame from the tab: bad byte at offset " + strconv.Itoa(i))
+	}
+	if got := len(b.lines()); got != maxRepeatKeys+1 {
+		t.Errorf("%d differing warnings wrote %d lines before the window ended, want %d", n, got, maxRepeatKeys+1)
+	}
+	*now = now.Add(3 * time.Second)
+	Flush(log)
+	lines := b.lines()
+	want := "stitchslop-bridge: warning: " + strconv.Itoa(n-maxRepeatKeys-1) + " more lines of other kinds in the last 3s (more than 256 kinds at once) were not written; the last: ignored a frame from the tab: bad byte at offset 999"
+	if len(lines) != maxRepeatKeys+2 || lines[len(lines)-1] != want {
+		t.Errorf("after the flush: %d lines, the last %q; want %d, the last %q", len(lines), lines[len(lines)-1], maxRepeatKeys+2, want)
+	}
 }
