@@ -31,8 +31,9 @@ type sessionInfo struct {
 
 // readSessions reads the session files of the config dir, by port, through
 // their one reader (session.Read), those only that readable says it may
-// read without changing them (checkFiles reported the others). A file that
-// cannot be used is reported and left out.
+// read without changing them (checkFiles reported the others; on Windows,
+// where it judges no ACL, the read tightens a loose one, as a verb's does).
+// A file that cannot be used is reported and left out.
 func (d *doctor) readSessions(readable func(path string) bool) map[int]*sessionInfo {
 	out := map[int]*sessionInfo{}
 	found, _ := filepath.Glob(filepath.Join(d.o.ConfigDir, "session-*.json"))
