@@ -13,12 +13,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/stitchslop/stitchslop-bridge/security/gate"
+	"github.com/stitchslop/stitchslop-bridge/internal/ui"
 )
 
-// stderrBound is what one line of a page's words may cost stderr: the
-// gate's bound on a text, and room for the note and the bridge's words.
-const stderrBound = gate.MaxText + 4<<10
+// stderrBound is what one line of a page's words may cost stderr:
+// ui.MaxPiece for the message, and room for the note and the bridge's words.
+const stderrBound = ui.MaxPiece + 4<<10
 
 // leftOut is the gate's note on a text it cut.
 const leftOut = "more bytes of this text were left out]"

@@ -79,16 +79,20 @@ func renderAttr(a slog.Attr) slog.Attr {
 	return slog.String(a.Key, bound(quote(a.Value.String())))
 }
 
+// MaxPiece bounds, in bytes, a message or a value on a line of stderr: a
+// person reads those lines and an agent's monitor forwards them, so a
+// page's message of 5 MB costs stderr no more than a few lines' worth.
+// It also bounds what a record held back for its count keeps.
+const MaxPiece = 4 << 10
+
 // bound cuts text already rendered (nothing in it the one rule names) as
-// the gate cuts any text a model reads: at most gate.MaxText bytes, and a
-// note of how many more were left out, here on the same line. A page's
-// message of 5 MB costs stderr at most what a tool result's text may cost
-// the model.
+// the gate cuts any text, at MaxPiece bytes, with the gate's note of how
+// many more were left out, here on the same line.
 func bound(s string) string {
-	if len(s) <= gate.MaxText {
+	if len(s) <= MaxPiece {
 		return s
 	}
-	return strings.ReplaceAll(gate.Text(s), "\n", " ")
+	return strings.ReplaceAll(gate.TextN(s, MaxPiece), "\n", " ")
 }
 
 // write writes r, rendered, as one line.

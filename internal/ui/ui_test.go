@@ -7,8 +7,6 @@ import (
 	"log/slog"
 	"strings"
 	"testing"
-
-	"github.com/stitchslop/stitchslop-bridge/security/gate"
 )
 
 func TestEveryLineHasThePrefix(t *testing.T) {
@@ -83,8 +81,8 @@ func TestLongTextCutAtTheGatesBound(t *testing.T) {
 		if n := strings.Count(line, "\n"); n != 1 {
 			t.Errorf("%s: %d lines, want 1", tt.name, n)
 		}
-		if len(line) > gate.MaxText+1024 {
-			t.Errorf("%s: a line of %d bytes, want at most the gate's bound (%d) and a note", tt.name, len(line), gate.MaxText)
+		if len(line) > MaxPiece+1024 {
+			t.Errorf("%s: a line of %d bytes, want at most MaxPiece (%d) and a note", tt.name, len(line), MaxPiece)
 		}
 		if !strings.Contains(line, " more bytes of this text were left out]") {
 			t.Errorf("%s: no note of what was left out at the end of %q", tt.name, line[max(0, len(line)-200):])

@@ -22,12 +22,16 @@ func Clean(s string) string { return unprintable.Strip(s) }
 // Text is s as the model may read it: Clean, and at most MaxText bytes,
 // cut at a character with a note saying how much was left out. Every tool
 // result's text passes here (internal/mcp.resultHead), whatever built it.
-func Text(s string) string {
+func Text(s string) string { return TextN(s, MaxText) }
+
+// TextN is Text with a bound of n bytes, for an exit that holds less than
+// a tool result (a line of stderr).
+func TextN(s string, n int) string {
 	s = Clean(s)
-	if len(s) <= MaxText {
+	if len(s) <= n {
 		return s
 	}
-	head := cutAt(s, MaxText)
+	head := cutAt(s, n)
 	return head + "\n[bridge: " + thousands(len(s)-len(head)) + " more bytes of this text were left out]"
 }
 
