@@ -162,7 +162,7 @@ func outRefused(file string, err error, tail string) *client.Error {
 		return failure("not_an_image", fmt.Sprintf("--out: %s: %s; %s", file, strings.TrimPrefix(be.Error(), "files: "), tail), "")
 	case errors.As(err, &ne):
 		return failure("bad_name", fmt.Sprintf("--out %s: %s; %s", file, ne.Why, tail),
-			"--out takes a bare image name (.png .jpg .gif .webp, holding that image) or a design kind the app writes (.dst .pes .jef .exp .vp3 .inf .col .svg .dxf .stitchslop .json), never a hidden one")
+			"--out takes a bare, visible image name (.png .jpg .jpeg .gif .webp) and writes only an image of that type; a design goes through --save DIR, under a name the bridge builds")
 	}
 	return failure("write_failed", fmt.Sprintf("--out: %s; %s", strings.TrimPrefix(err.Error(), "files: "), tail),
 		"--out writes into an existing folder that takes new files, with no hidden component; it never creates one")
@@ -190,12 +190,12 @@ func (e *notSaved) Error() string {
 // its text when textFile is given, are saved by internal/replyfiles, the
 // same code as call_to_files, and the reply comes back saying what was
 // saved. outFile is call's --out, if given: it has written the reply's
-// savedTo, and no file of the reply is saved under its name in dir. Each
+// savedTo (no file of the reply can take its name: files.Mark). Each
 // part saved or refused gets a line on stderr. ns is nil when nothing was
 // refused.
 func saveFiles(env envelope.Reply, dir, textFile string, overwrite bool, outFile string, log *slog.Logger) (out envelope.Reply, ns *notSaved) {
 	r, err := replyfiles.Save(env, replyfiles.Options{Dir: dir, TextFile: textFile, Overwrite: overwrite,
-		KeepTopSaved: outFile != "", Out: outFile, OverwriteFlag: "--overwrite"})
+		KeepTopSaved: outFile != "", OverwriteFlag: "--overwrite"})
 	if err != nil {
 		log.Error("--save: " + err.Error() + "; nothing was written")
 		return envelope.Own("bad_reply", "--save: "+err.Error()+"; nothing was written"), nil

@@ -35,8 +35,8 @@ var outMembers = []string{"savedTo", "savedBytes", "savedType"}
 // FILE is written by security/files.Out, by the rules --save writes by
 // (checkTargets asked files.CheckOut before the call): without overwrite
 // it must not exist and is not replaced if it has appeared since
-// (file_exists); bytes that are not the image its name or the data URL
-// says are not put in place (not_an_image).
+// (file_exists); bytes that are not the image its name says are not put
+// in place (not_an_image), whatever type the data URL claims.
 func saveImage(env envelope.Reply, file string, overwrite bool, log *slog.Logger) (envelope.Reply, error) {
 	o := env.Members()
 	url := o.Get("dataUrl")
@@ -136,7 +136,7 @@ func writeImage(path, mime string, payload io.Reader, overwrite bool) (string, i
 		return failure("file_exists", fmt.Sprintf("--out: %s appeared while the call ran; it was not replaced, and the image was not saved", ee.Path),
 			"choose another FILE, or add --overwrite")
 	}
-	out, err := files.Out(path, mime, overwrite)
+	out, err := files.Out(path, overwrite)
 	if errors.As(err, &ee) {
 		return "", 0, appeared()
 	} else if err != nil {

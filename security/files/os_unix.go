@@ -27,3 +27,10 @@ func OpenNoFollow(path string) (*os.File, error) {
 
 // longName is for Windows' 8.3 short names; Unix has none.
 func longName(_, name string) string { return name }
+
+// owned reports whether fi is owned by the user the bridge runs as, or,
+// with orRoot, by root.
+func owned(fi fs.FileInfo, orRoot bool) bool {
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	return ok && (int(st.Uid) == os.Geteuid() || orRoot && st.Uid == 0)
+}

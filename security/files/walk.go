@@ -165,6 +165,13 @@ func walk(path string, file, create bool) (*walked, *os.File, error) {
 		w.close()
 		return nil, nil, fmt.Errorf("files: %s is not a regular file", abs)
 	}
+	// The folder written into is the user's own, whoever made it first:
+	// one another user owns (made before a Mkdir here, or in a shared
+	// folder) is theirs to rename and replace in.
+	if fi, err := w.dir().Stat("."); err != nil || !owned(fi, false) {
+		w.close()
+		return nil, nil, fmt.Errorf("files: %s: a folder another user owns; files are written only into the user's own", abs)
+	}
 	return w, nil, nil
 }
 
@@ -187,6 +194,12 @@ func step(r *os.Root, name string, file, create bool) (sub *os.Root, f *os.File,
 		}
 		if err != nil {
 			return nil, nil, "", cause(err)
+		}
+		if link(fi) && !owned(fi, true) {
+			// The kernel's fs.protected_symlinks refuses such a link in a
+			// sticky world-writable folder; the walk, reading links itself,
+			// refuses it everywhere: another user's link says nothing of ours.
+			return nil, nil, "", errors.New("a symbolic link another user owns; it is not followed")
 		}
 		if link(fi) {
 			target, err := r.Readlink(name)
