@@ -341,7 +341,7 @@ func TestCheckTargets(t *testing.T) {
 	file := writeTestFile(t, filepath.Join(dir, "out.png"), []byte("mine"))
 	sub := filepath.Join(dir, "sub")
 	os.Mkdir(sub, 0o755)
-	dsub := filepath.Join(dir, "sub.dst")
+	dsub := filepath.Join(dir, "sub.png")
 	os.Mkdir(dsub, 0o755)
 	hidden := filepath.Join(dir, ".config")
 	os.Mkdir(hidden, 0o755)
@@ -365,16 +365,17 @@ func TestCheckTargets(t *testing.T) {
 		{"relative out", []string{"--out", "new.png"}, false, want{}},
 		{"existing out", []string{"--out", file}, false, want{"file_exists", "already exists; pass --overwrite to replace it (nothing was sent to the tab)"}},
 		{"existing out, overwrite", []string{"--out", file, "--overwrite"}, false, want{}},
-		{"out is a folder", []string{"--out", sub, "--overwrite"}, false, want{"bad_name", "its kind is not one of the app's"}},
-		{"out is a folder of a design's name", []string{"--out", dsub, "--overwrite"}, false, want{"write_failed", "is a directory; it is not replaced; nothing was sent"}},
+		{"out is a folder", []string{"--out", sub, "--overwrite"}, false, want{"bad_name", "it is not an image name"}},
+		{"out is a folder of an image's name", []string{"--out", dsub, "--overwrite"}, false, want{"write_failed", "is not a regular file (a folder, a link, a FIFO or a device); it is not replaced; nothing was sent"}},
+		{"out a design", []string{"--out", filepath.Join(dir, "package.json"), "--overwrite"}, false, want{"bad_name", "it is not an image name"}},
 		{"out in a missing folder", []string{"--out", filepath.Join(dir, "no", "x.png")}, false, want{"write_failed", "no such file or directory; nothing was sent"}},
 		{"out in a hidden folder", []string{"--out", filepath.Join(hidden, "x.png")}, false, want{"write_failed", "hidden files and folders are not written to"}},
 		{"out linked to a hidden folder", []string{"--out", filepath.Join(linkToHidden, "x.png")}, true, want{"write_failed", "hidden files and folders are not written to"}},
 		{"out a dotfile", []string{"--out", filepath.Join(dir, ".profile_x"), "--overwrite"}, false, want{"bad_name", "it is hidden"}},
-		{"out no kind", []string{"--out", filepath.Join(dir, "authorized_keys")}, false, want{"bad_name", "its kind is not one of the app's"}},
+		{"out no kind", []string{"--out", filepath.Join(dir, "authorized_keys")}, false, want{"bad_name", "it is not an image name"}},
 		{"out in a file", []string{"--out", filepath.Join(file, "x.png")}, false, want{"write_failed", "not a directory; nothing was sent"}},
 		{"out is a symlink", []string{"--out", link}, true, want{"file_exists", "already exists"}},
-		{"out is a symlink, overwrite", []string{"--out", link, "--overwrite"}, true, want{}}, // replaced, never written through
+		{"out is a symlink, overwrite", []string{"--out", link, "--overwrite"}, true, want{"write_failed", "is not a regular file"}}, // THREAT_MODEL A5
 		{"out is a dangling symlink", []string{"--out", dangling}, true, want{"file_exists", "already exists"}},
 		{"save", []string{"--save", dir}, false, want{}},
 		{"save missing", []string{"--save", filepath.Join(dir, "none", "deeper")}, false, want{}},
@@ -497,7 +498,7 @@ func TestSaveFilesHostileNames(t *testing.T) {
 		{"", dstData},
 		{strings.Repeat("a", 252) + ".dst", dstData},
 	}
-	built := regexp.MustCompile(`^[a-z0-9]([a-z0-9_-]*[a-z0-9])?(\.(png|dst)|\.stitchslop\.txt)$`)
+	built := regexp.MustCompile(`^[a-z0-9]([a-z0-9_-]*[a-z0-9])?\.stitchslop\.(png|dst|txt)$`)
 	// One reply saves at most files.MaxSaved files: the names go in replies
 	// of fewer.
 	for len(hostile) > 0 {
@@ -558,56 +559,56 @@ func TestSaveFiles(t *testing.T) {
 		{
 			name:  "two files, order and members kept",
 			reply: `{"ok":true,"say":"Exported.","files":[` + entry("a.png", png) + `,{"dataUrl":"` + dst + `","name":"b.dst","colours":3}],"z":1}`,
-			files: map[string]string{"a.png": string(pngData), "b.dst": string(dstData)},
+			files: map[string]string{"a.stitchslop.png": string(pngData), "b.stitchslop.dst": string(dstData)},
 			check: func(t *testing.T, out map[string]any, raw []byte) {
-				want := `{"ok":true,"say":"Exported.","files":[{"name":"a.png","savedTo":"SAVED/a.png","savedBytes":16},{"name":"b.dst","colours":3,"savedTo":"SAVED/b.dst","savedBytes":5}],"z":1}`
+				want := `{"ok":true,"say":"Exported.","files":[{"name":"a.png","savedTo":"SAVED/a.stitchslop.png","savedBytes":16},{"name":"b.dst","colours":3,"savedTo":"SAVED/b.stitchslop.dst","savedBytes":5}],"z":1}`
 				if string(raw) != want {
 					t.Errorf("saveFiles printed\n%s\nwant\n%s", raw, want)
 				}
 			},
-			stderr: "saved 16 bytes to SAVED/a.png (files[0])",
+			stderr: "saved 16 bytes to SAVED/a.stitchslop.png (files[0])",
 		},
 		{
 			name:  "page's savedTo, savedBytes and error dropped",
 			reply: `{"files":[{"name":"a.dst","dataUrl":"` + dst + `","savedTo":"/etc/passwd","savedBytes":99,"error":"none"},{"name":"../b.dst","dataUrl":"` + dst + `","savedTo":"/etc/passwd","savedBytes":1}],"textSavedTo":"/etc/shadow","textError":"x"}`,
-			files: map[string]string{"a.dst": string(dstData), "b.dst": string(dstData)},
+			files: map[string]string{"a.stitchslop.dst": string(dstData), "b.stitchslop.dst": string(dstData)},
 			check: func(t *testing.T, out map[string]any, raw []byte) {
-				want := `{"files":[{"name":"a.dst","savedTo":"SAVED/a.dst","savedBytes":5},{"name":"../b.dst","savedTo":"SAVED/b.dst","savedBytes":5}]}`
+				want := `{"files":[{"name":"a.dst","savedTo":"SAVED/a.stitchslop.dst","savedBytes":5},{"name":"../b.dst","savedTo":"SAVED/b.stitchslop.dst","savedBytes":5}]}`
 				if string(raw) != want {
 					t.Errorf("saveFiles printed\n%s\nwant\n%s", raw, want)
 				}
 			},
-			stderr: "--save: 1 of the files saved are not under the name they were given",
+			stderr: "--save: 2 of the files saved are not under the name they were given",
 		},
 		{
 			name:  "upper-case duplicate",
 			reply: `{"files":[` + entry("a.dst", dst) + `,` + entry("A.DST", dst) + `,` + entry("a.dst", dst) + `]}`,
-			files: map[string]string{"a.dst": string(dstData), "a-2.dst": string(dstData), "a-3.dst": string(dstData)},
+			files: map[string]string{"a.stitchslop.dst": string(dstData), "a-2.stitchslop.dst": string(dstData), "a-3.stitchslop.dst": string(dstData)},
 		},
 		{
 			name:      "upper-case duplicate, overwrite",
 			reply:     `{"files":[` + entry("a.dst", dst) + `,` + entry("A.dst", dataURL("x", []byte("second"))) + `]}`,
 			overwrite: true,
-			files:     map[string]string{"a.dst": string(dstData), "a-2.dst": "second"},
+			files:     map[string]string{"a.stitchslop.dst": string(dstData), "a-2.stitchslop.dst": "second"},
 		},
 		{
 			// macOS takes these as one file; Linux would write both.
 			name:      "Unicode-form and case duplicates, overwrite",
 			reply:     `{"files":[` + entry("\u00fcber.dst", dst) + `,` + entry("u\u0308ber.dst", dataURL("x", []byte("second"))) + `,` + entry("U\u0308BER.DST", dataURL("x", []byte("third"))) + `]}`,
 			overwrite: true,
-			files:     map[string]string{"ber.dst": string(dstData), "uber.dst": "second", "uber-2.dst": "third"},
+			files:     map[string]string{"ber.stitchslop.dst": string(dstData), "uber.stitchslop.dst": "second", "uber-2.stitchslop.dst": "third"},
 		},
 		{
 			name:     "text under a file's name in another Unicode form",
-			reply:    `{"text":"hello","files":[` + entry("\u00fcber.json", dataURL("x", []byte("file"))) + `]}`,
-			textFile: "U\u0308BER.json",
-			files:    map[string]string{"ber.stitchslop.json": "file", "uber.stitchslop.json": "hello"},
+			reply:    `{"text":"hello","files":[` + entry("\u00fcber.json", dataURL("x", []byte(`"file"`))) + `]}`,
+			textFile: "U\u0308BER.txt",
+			files:    map[string]string{"ber.stitchslop.json": `"file"`, "uber.stitchslop.txt": "hello"},
 		},
 		{
 			name:    "exists",
 			reply:   `{"files":[` + entry("a.dst", dst) + `]}`,
-			prepare: func(dir string) { os.WriteFile(filepath.Join(dir, "a.dst"), []byte("mine"), 0o644) },
-			files:   map[string]string{"a.dst": "mine"},
+			prepare: func(dir string) { os.WriteFile(filepath.Join(dir, "a.stitchslop.dst"), []byte("mine"), 0o644) },
+			files:   map[string]string{"a.stitchslop.dst": "mine"},
 			check: func(t *testing.T, out map[string]any, raw []byte) {
 				if e := entries(t, out)[0]; !strings.HasSuffix(e["error"].(string), "already exists; pass --overwrite to replace it") {
 					t.Errorf("saveFiles over a file = %v, want already exists, --overwrite", e)
@@ -619,14 +620,14 @@ func TestSaveFiles(t *testing.T) {
 			name:      "exists, overwrite",
 			reply:     `{"files":[` + entry("a.dst", dst) + `]}`,
 			overwrite: true,
-			prepare:   func(dir string) { os.WriteFile(filepath.Join(dir, "a.dst"), []byte("mine"), 0o644) },
-			files:     map[string]string{"a.dst": string(dstData)},
+			prepare:   func(dir string) { os.WriteFile(filepath.Join(dir, "a.stitchslop.dst"), []byte("mine"), 0o644) },
+			files:     map[string]string{"a.stitchslop.dst": string(dstData)},
 		},
 		{
 			name:    "a symlink is not written through",
 			reply:   `{"files":[` + entry("a.dst", dst) + `]}`,
-			prepare: func(dir string) { os.Symlink(filepath.Join(dir, "..", "target.dst"), filepath.Join(dir, "a.dst")) },
-			files:   map[string]string{"a.dst": "LINK"},
+			prepare: func(dir string) { os.Symlink(filepath.Join(dir, "..", "target.stitchslop.dst"), filepath.Join(dir, "a.stitchslop.dst")) },
+			files:   map[string]string{"a.stitchslop.dst": "LINK"},
 			refused: 1,
 		},
 		{
@@ -683,15 +684,15 @@ func TestSaveFiles(t *testing.T) {
 		{
 			name:  "failed reply saved all the same",
 			reply: `{"ok":false,"error":"partial","files":[` + entry("a.dst", dst) + `]}`,
-			files: map[string]string{"a.dst": string(dstData)},
+			files: map[string]string{"a.stitchslop.dst": string(dstData)},
 		},
 		{
 			name:     "text",
 			reply:    `{"ok":true,"text":"Three colours.\n","files":[` + entry("a.dst", dst) + `]}`,
 			textFile: "notes.txt",
-			files:    map[string]string{"a.dst": string(dstData), "notes.stitchslop.txt": "Three colours.\n"},
+			files:    map[string]string{"a.stitchslop.dst": string(dstData), "notes.stitchslop.txt": "Three colours.\n"},
 			check: func(t *testing.T, out map[string]any, raw []byte) {
-				want := `{"ok":true,"files":[{"name":"a.dst","savedTo":"SAVED/a.dst","savedBytes":5}],"textSavedTo":"SAVED/notes.stitchslop.txt"}`
+				want := `{"ok":true,"files":[{"name":"a.dst","savedTo":"SAVED/a.stitchslop.dst","savedBytes":5}],"textSavedTo":"SAVED/notes.stitchslop.txt"}`
 				if string(raw) != want {
 					t.Errorf("saveFiles printed\n%s\nwant\n%s", raw, want)
 				}
@@ -727,9 +728,9 @@ func TestSaveFiles(t *testing.T) {
 		},
 		{
 			name:     "text named as a file of the reply",
-			reply:    `{"text":"x","files":[{"name":"Notes.json","dataUrl":"` + dataURL("application/json", []byte("page")) + `"}]}`,
+			reply:    `{"text":"[1]","files":[{"name":"Notes.json","dataUrl":"` + dataURL("application/json", []byte(`"page"`)) + `"}]}`,
 			textFile: "notes.json",
-			files:    map[string]string{"notes.stitchslop.json": "page", "notes-2.stitchslop.json": "x"},
+			files:    map[string]string{"notes.stitchslop.json": `"page"`, "notes-2.stitchslop.json": "[1]"},
 		},
 		{
 			name:     "text exists",
@@ -803,8 +804,8 @@ func TestSaveFilesAtMost32(t *testing.T) {
 	}
 	reply, _ := json.Marshal(map[string]any{"files": list})
 	dir, out, _, ns, _ := saved(t, string(reply), "", false, nil)
-	if got := listDir(t, dir); len(got) != 32 || got[31] != "f31.dst" {
-		t.Errorf("saveFiles of 34 files wrote %d: %q, want f00.dst to f31.dst", len(got), got)
+	if got := listDir(t, dir); len(got) != 32 || got[31] != "f31.stitchslop.dst" {
+		t.Errorf("saveFiles of 34 files wrote %d: %q, want f00.stitchslop.dst to f31.stitchslop.dst", len(got), got)
 	}
 	es := entries(t, out)
 	if ns == nil || ns.refused != 2 || es[32]["name"] != "f32.dst" || es[33]["error"] != "one reply may save at most 32 files" {
@@ -832,8 +833,8 @@ func TestCallSave(t *testing.T) {
 	if doc["ok"] != true || doc["textSavedTo"] != filepath.Join(out, "notes.stitchslop.txt") || doc["text"] != nil {
 		t.Errorf("call --save printed %v, want the reply with textSavedTo", doc)
 	}
-	if got := listDir(t, out); !slices.Equal(got, []string{"notes.stitchslop.txt", "ok.dst"}) {
-		t.Errorf("call --save wrote %q, want notes.stitchslop.txt and ok.dst", got)
+	if got := listDir(t, out); !slices.Equal(got, []string{"notes.stitchslop.txt", "ok.stitchslop.dst"}) {
+		t.Errorf("call --save wrote %q, want notes.stitchslop.txt and ok.stitchslop.dst", got)
 	}
 	// Nothing refused, but the tab says ok:false: exit 1 as without --save.
 	reply = `{"ok":false,"error":"busy","message":"Busy."}`

@@ -105,7 +105,7 @@ func TestFuzzSaveFilesSeeds(t *testing.T) { fuzzseed.Require(t, "FuzzSaveFiles")
 // of a-z, 0-9, - and _ that starts and ends with a letter or digit, and
 // the extension of an image, a design file, or .stitchslop before .json,
 // .txt, .md and .inf, the kinds tools read by name.
-var savable = regexp.MustCompile(`^[a-z0-9]([a-z0-9_-]*[a-z0-9])?(\.(png|jpg|gif|webp|dst|pes|jef|exp|vp3|col|svg|dxf|stitchslop)|\.stitchslop\.(json|txt|md|inf))$`)
+var savable = regexp.MustCompile(`^[a-z0-9]([a-z0-9_-]*[a-z0-9])?\.stitchslop(\.(png|jpg|gif|webp|dst|pes|jef|exp|vp3|col|svg|dxf|json|txt|md|inf))?$`)
 
 // FuzzSaveFiles: whatever reply a page sends, call --save writes only
 // visible files under a name of savable's shape, directly in its folder

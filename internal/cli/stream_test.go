@@ -231,14 +231,15 @@ func TestSaveImageRefusesSymlink(t *testing.T) {
 	if err := os.Symlink(target, link); err != nil {
 		t.Skipf("no symlinks here: %v", err)
 	}
-	// With overwrite the link is replaced, as --save replaces one: never
-	// written through.
+	// Even with overwrite the link is refused, as --save refuses one: only
+	// a regular file is replaced (THREAT_MODEL A5), and nothing is written
+	// through a link.
 	png := base64.StdEncoding.EncodeToString([]byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR"))
-	if _, err := saveImageBytes([]byte(`{"dataUrl":"data:image/png;base64,`+png+`"}`), link, true, slog.New(slog.DiscardHandler)); err != nil {
-		t.Fatalf("saveImage over a symlink = %v, want it replaced", err)
+	if _, err := saveImageBytes([]byte(`{"dataUrl":"data:image/png;base64,`+png+`"}`), link, true, slog.New(slog.DiscardHandler)); err == nil || !strings.Contains(err.Error(), "is not a regular file") {
+		t.Fatalf("saveImage over a symlink = %v, want it refused", err)
 	}
-	if fi, err := os.Lstat(link); err != nil || !fi.Mode().IsRegular() {
-		t.Errorf("out.png after saveImage = %v, %v; want a regular file in the link's place", fi, err)
+	if fi, err := os.Lstat(link); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Errorf("out.png after saveImage = %v, %v; want the link left", fi, err)
 	}
 	if got, _ := os.ReadFile(target); string(got) != "keep" {
 		t.Errorf("symlink target = %q, want it untouched", got)
@@ -304,7 +305,8 @@ func TestSaveImageOnlyWhatItIs(t *testing.T) {
 	for _, reply := range []string{
 		`{"ok":true,"dataUrl":"data:text/html;base64,PHNjcmlwdD5hbGVydCgxKTwvc2NyaXB0Pg=="}`,
 		`{"ok":true,"dataUrl":"data:image/png;base64,PHNjcmlwdD5hbGVydCgxKTwvc2NyaXB0Pg=="}`,
-		`{"ok":true,"dataUrl":"data:image/jpeg;base64,` + pngB64 + `"}`,
+		// Issue 35 F1: a design's bytes never become FILE, whatever it claims.
+		`{"ok":true,"dataUrl":"data:application/json;base64,eyJzY3JpcHRzIjp7fX0="}`,
 		`{"dataUrl":"data:image/png;base64,"}`,
 	} {
 		dir, _, _, err := save(t, []byte(reply))
