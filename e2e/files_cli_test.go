@@ -206,8 +206,8 @@ func TestRef_CLISaveHostileNames(t *testing.T) {
 	if d["ok"] != true || d["say"] != "Exported." || len(files) != len(hostile)+1 {
 		t.Fatalf("stdout: %v, want the reply with %d entries", d, len(hostile)+1)
 	}
-	if e := files[0].(map[string]any); e["savedTo"] != filepath.Join(out, "ok.dst") || e["savedBytes"] != float64(len(dstBytes)) || e["error"] != nil {
-		t.Errorf("ok.dst entry: %v, want savedTo %s, savedBytes, no error", e, filepath.Join(out, "ok.dst"))
+	if e := files[0].(map[string]any); e["savedTo"] != filepath.Join(out, "ok.stitchslop.dst") || e["savedBytes"] != float64(len(dstBytes)) || e["error"] != nil {
+		t.Errorf("ok.stitchslop.dst entry: %v, want savedTo %s, savedBytes, no error", e, filepath.Join(out, "ok.stitchslop.dst"))
 	}
 	for i, n := range hostile {
 		e := files[i+1].(map[string]any)
@@ -270,8 +270,8 @@ func TestRef_CLISaveRefusesShowyNames(t *testing.T) {
 	if r.code != 1 {
 		t.Errorf("call --save with an entry that is no object: exit %d, want 1; stderr: %s", r.code, r.stderr)
 	}
-	built := []string{"evilgnp.stitchslop.txt", "reportfdp.dst", "x.dst", "x2j.dst", "ber.dst", "uber.dst", ""}
-	if got, want := dirNames(t, out), []string{"ber.dst", "evilgnp.stitchslop.txt", "reportfdp.dst", "uber.dst", "x.dst", "x2j.dst"}; !slices.Equal(got, want) {
+	built := []string{"evilgnp.stitchslop.txt", "reportfdp.stitchslop.dst", "x.stitchslop.dst", "x2j.stitchslop.dst", "ber.stitchslop.dst", "uber.stitchslop.dst", ""}
+	if got, want := dirNames(t, out), []string{"ber.stitchslop.dst", "evilgnp.stitchslop.txt", "reportfdp.stitchslop.dst", "uber.stitchslop.dst", "x.stitchslop.dst", "x2j.stitchslop.dst"}; !slices.Equal(got, want) {
 		t.Errorf("--save folder holds %q, want %q", got, want)
 	}
 	files, _ := r.doc(t)["files"].([]any)
@@ -410,7 +410,7 @@ func TestRef_CLISaveUmask(t *testing.T) {
 		if out, err := cmd.CombinedOutput(); err != nil {
 			t.Fatalf("call --out --save under umask %s: %v\n%s", umask, err, out)
 		}
-		for _, n := range []string{"out.png", "rose.dst", "notes.stitchslop.md"} {
+		for _, n := range []string{"out.png", "rose.stitchslop.dst", "notes.stitchslop.md"} {
 			if got := fileMode(t, filepath.Join(dir, n)); got != want {
 				t.Errorf("%s under umask %s: mode %o, want %o", n, umask, got, want)
 			}

@@ -124,7 +124,7 @@ func TestRef_CallToFiles(t *testing.T) {
 	r := call(false)
 	// Every name is built (issue 35): the script is text, the dotfile a
 	// visible file, the path its last part.
-	want := []string{"b.dst", "file.stitchslop.txt", "notes.stitchslop.txt", "ok.dst", "preview.png", "x.stitchslop.txt"}
+	want := []string{"b.stitchslop.dst", "file.stitchslop.txt", "notes.stitchslop.txt", "ok.stitchslop.dst", "preview.stitchslop.png", "x.stitchslop.txt"}
 	if got := dirNames(t, out); !slices.Equal(got, want) {
 		t.Errorf("saved: %v, want %v", got, want)
 	}
@@ -134,25 +134,25 @@ func TestRef_CallToFiles(t *testing.T) {
 	if got := dirNames(t, filepath.Join(root, "a")); !slices.Equal(got, []string{"out"}) {
 		t.Errorf("in the folder's parent: %v, want nothing new", got)
 	}
-	if b, _ := os.ReadFile(filepath.Join(out, "ok.dst")); string(b) != "stitches" {
+	if b, _ := os.ReadFile(filepath.Join(out, "ok.stitchslop.dst")); string(b) != "stitches" {
 		t.Errorf("ok.dst holds %q", b)
 	}
 	text := r.text()
 	if r.IsError || strings.Contains(text, "base64,") || len(r.Content) != 1 ||
-		!strings.Contains(text, filepath.Join(out, "ok.dst")) || !strings.Contains(text, filepath.Join(out, "x.stitchslop.txt")) {
+		!strings.Contains(text, filepath.Join(out, "ok.stitchslop.dst")) || !strings.Contains(text, filepath.Join(out, "x.stitchslop.txt")) {
 		t.Errorf("call_to_files result (isError %v, %d blocks): %q", r.IsError, len(r.Content), text)
 	}
 
 	// Saved files are never replaced, unless overwrite.
-	os.WriteFile(filepath.Join(out, "ok.dst"), []byte("mine"), 0o644)
-	if r := call(false); !r.IsError || !strings.Contains(r.text(), "ok.dst") {
+	os.WriteFile(filepath.Join(out, "ok.stitchslop.dst"), []byte("mine"), 0o644)
+	if r := call(false); !r.IsError || !strings.Contains(r.text(), "ok.stitchslop.dst") {
 		t.Errorf("saving over existing files: %q, want them refused", r.text())
 	}
-	if b, _ := os.ReadFile(filepath.Join(out, "ok.dst")); string(b) != "mine" {
+	if b, _ := os.ReadFile(filepath.Join(out, "ok.stitchslop.dst")); string(b) != "mine" {
 		t.Errorf("ok.dst replaced without overwrite: %q", b)
 	}
 	call(true)
-	if b, _ := os.ReadFile(filepath.Join(out, "ok.dst")); string(b) != "stitches" {
+	if b, _ := os.ReadFile(filepath.Join(out, "ok.stitchslop.dst")); string(b) != "stitches" {
 		t.Errorf("ok.dst with overwrite: %q, want the tab's", b)
 	}
 	if r := b.rpc.toolCall("call_to_files", map[string]any{"command": "design.export", "dir": "out"}); !r.IsError {
@@ -200,13 +200,13 @@ func TestRef_CallToFilesRefusesNames(t *testing.T) {
 	})
 	out := t.TempDir()
 	r := b.rpc.toolCall("call_to_files", map[string]any{"command": "design.export", "dir": out, "overwrite": true})
-	built := []string{"evilgnp.stitchslop.txt", "reportfdp.dst", "x.dst", "x2j.dst", "ok.dst", "", "", "", "ber.dst", "uber.dst", "ber-2.dst"}
+	built := []string{"evilgnp.stitchslop.txt", "reportfdp.stitchslop.dst", "x.stitchslop.dst", "x2j.stitchslop.dst", "ok.stitchslop.dst", "", "", "", "ber.stitchslop.dst", "uber.stitchslop.dst", "ber-2.stitchslop.dst"}
 	want := slices.DeleteFunc(slices.Clone(built), func(n string) bool { return n == "" })
 	if slices.Sort(want); !slices.Equal(dirNames(t, out), want) {
 		t.Errorf("saved %q, want %q", dirNames(t, out), want)
 	}
-	if b, _ := os.ReadFile(filepath.Join(out, "ber.dst")); string(b) != string(dstBytes) {
-		t.Errorf("ber.dst holds %q, want the first file's bytes", b)
+	if b, _ := os.ReadFile(filepath.Join(out, "ber.stitchslop.dst")); string(b) != string(dstBytes) {
+		t.Errorf("ber.stitchslop.dst holds %q, want the first file's bytes", b)
 	}
 	intro, reply := toolReply(t, r.text())
 	if !r.IsError {
@@ -251,8 +251,8 @@ func TestRef_CallToFilesAtMost32(t *testing.T) {
 	})
 	out := t.TempDir()
 	r := b.rpc.toolCall("call_to_files", map[string]any{"command": "design.export", "dir": out})
-	if got := dirNames(t, out); len(got) != 32 || got[31] != "f31.dst" {
-		t.Errorf("call_to_files of 34 files saved %d: %q, want f00.dst to f31.dst", len(got), got)
+	if got := dirNames(t, out); len(got) != 32 || got[31] != "f31.stitchslop.dst" {
+		t.Errorf("call_to_files of 34 files saved %d: %q, want f00.stitchslop.dst to f31.stitchslop.dst", len(got), got)
 	}
 	intro, reply := toolReply(t, r.text())
 	list, _ := reply["files"].([]any)

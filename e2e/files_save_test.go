@@ -28,7 +28,7 @@ func manifestExport(cmd string, args map[string]any) map[string]any {
 
 // manifestsBuilt is what manifestExport's files are saved as.
 var manifestsBuilt = []string{"agents.stitchslop.md", "claude.stitchslop.md", "cmakelists.stitchslop.txt",
-	"package-lock.stitchslop.json", "package.stitchslop.json", "requirements.stitchslop.txt", "rose.dst"}
+	"package-lock.stitchslop.json", "package.stitchslop.json", "requirements.stitchslop.txt", "rose.stitchslop.dst"}
 
 // call --save writes the design, and each manifest under a name no tool
 // reads, into a folder it creates with its missing parents.

@@ -8,7 +8,6 @@ package e2e
 // is decided before the command is sent.
 
 import (
-	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -81,12 +80,6 @@ func TestSec_OutGoesThroughTheOneWriter(t *testing.T) {
 	if got := dirNames(t, root); !slices.Equal(got, []string{".hid", ".profile_x", "linkdir"}) {
 		t.Errorf("the folder holds %q, want nothing new", got)
 	}
-
-	// A design kind the app writes takes an export's reply as it is.
-	design := filepath.Join(root, "rose.dst")
-	if r := runCLI(t, append(base, "call", "design.export", "--out", design)...); r.code != 0 || r.doc(t)["savedTo"] != design {
-		t.Errorf("call design.export --out rose.dst: exit %d, %s; want 0 and savedTo", r.code, r.stdout)
-	}
 }
 
 // A folder that cannot be made, or is hidden, is found out before the
@@ -144,10 +137,10 @@ func TestSec_SaveFolderDecidedBeforeTheCall(t *testing.T) {
 }
 
 // TestSec_OutAndSaveNameOneFile: with --out D/o.png --save D --overwrite, a
-// file of the reply also named o.png (or O.PNG) is saved under another
-// name (o-2.png), never over the --out image: one reply's --out and --save
-// never name one file, and the reply never says both were saved at one
-// path.
+// file of the reply also named o.png (or O.PNG) is saved under a name the
+// bridge builds (o.stitchslop.png), never over the --out image, and no
+// --out may take such a name: one reply's --out and --save never name one
+// file, and the reply never says both were saved at one path.
 func TestSec_OutAndSaveNameOneFile(t *testing.T) {
 	t.Parallel()
 	second := append(append([]byte{}, pngBytes...), "second"...)
@@ -169,7 +162,7 @@ func TestSec_OutAndSaveNameOneFile(t *testing.T) {
 	if b, _ := os.ReadFile(out); !slices.Equal(b, pngBytes) {
 		t.Errorf("%s holds %d bytes, want the --out image (%d bytes)", out, len(b), len(pngBytes))
 	}
-	if got := dirNames(t, dir); !slices.Equal(got, []string{"o-2.png", "o-3.png", "o.png"}) {
+	if got := dirNames(t, dir); !slices.Equal(got, []string{"o-2.stitchslop.png", "o.png", "o.stitchslop.png"}) {
 		t.Errorf("the folder holds %q, want o.png and the reply's files beside it", got)
 	}
 	d := r.doc(t)
@@ -182,8 +175,12 @@ func TestSec_OutAndSaveNameOneFile(t *testing.T) {
 	}
 	for i, e := range list {
 		m, _ := e.(map[string]any)
-		if want := filepath.Join(dir, fmt.Sprintf("o-%d.png", i+2)); m["savedTo"] != want {
+		if want := filepath.Join(dir, []string{"o.stitchslop.png", "o-2.stitchslop.png"}[i]); m["savedTo"] != want {
 			t.Errorf("files[%d] = %v, want it saved as %s, beside --out's file", i, m, want)
 		}
+	}
+	r = runCLI(t, append(base, "call", "scene.render", "--out", filepath.Join(dir, "O.StitchSlop.png"), "--overwrite")...)
+	if d := r.doc(t); r.code != 1 || d["error"] != "bad_name" {
+		t.Errorf("call --out D/O.StitchSlop.png: exit %d, %v; want bad_name, a built name's mark", r.code, d)
 	}
 }

@@ -624,9 +624,11 @@ func TestSaveFiles(t *testing.T) {
 			files:     map[string]string{"a.stitchslop.dst": string(dstData)},
 		},
 		{
-			name:    "a symlink is not written through",
-			reply:   `{"files":[` + entry("a.dst", dst) + `]}`,
-			prepare: func(dir string) { os.Symlink(filepath.Join(dir, "..", "target.stitchslop.dst"), filepath.Join(dir, "a.stitchslop.dst")) },
+			name:  "a symlink is not written through",
+			reply: `{"files":[` + entry("a.dst", dst) + `]}`,
+			prepare: func(dir string) {
+				os.Symlink(filepath.Join(dir, "..", "target.stitchslop.dst"), filepath.Join(dir, "a.stitchslop.dst"))
+			},
 			files:   map[string]string{"a.stitchslop.dst": "LINK"},
 			refused: 1,
 		},
