@@ -186,26 +186,30 @@ call moves files by path, so their bytes never pass through the caller.
 images (known by their bytes) and design files of at most 14 MB, never a
 hidden one; if one is refused, nothing is sent.
 
---out FILE writes the reply's image (its dataUrl) to FILE, whose folder
-must exist. --save DIR writes the files of the reply (its files list, each
-{name, dataUrl}) into DIR, a folder that may be neither hidden nor inside
-a hidden folder (such as ~/.config or .git), its symlinks resolved; if DIR
-is missing it is created, as mkdir -p would, before the call. --text-file
-NAME writes the reply's text there too. Both folders are checked before
-the call: if one will not do, nothing is sent. --save writes at most 32 files of one reply,
-under their own bare names, never a path, a hidden name or a script (only
-images, design files, .txt and .md); each file past the 32nd, or refused,
-gets an error member in the printed reply, and call exits 1.
+--out FILE writes the reply's image (its dataUrl) to FILE, an image name
+(.png .jpg .jpeg .gif .webp) in an existing folder; the bytes must be that
+image, so a design goes through --save. --save DIR writes the files of the
+reply (its files list, each {name, dataUrl}) into DIR, a folder that may be
+neither hidden nor inside a hidden folder (such as ~/.config or .git), its
+symlinks resolved; if DIR is missing it is created, as mkdir -p would,
+before the call. --text-file NAME writes the reply's text there too. Both
+folders must be yours, and are checked before the call: if one will not
+do, nothing is sent. --save writes at most 32 files of one reply, each
+under a name the bridge builds: a short stem of the name given,
+.stitchslop, and the extension of its kind (rose.dst is saved as
+rose.stitchslop.dst), never a path, a hidden name or a script; each file
+past the 32nd, or refused, gets an error member in the printed reply, and
+call exits 1.
 
 Neither --out nor --save replaces a file that exists unless --overwrite is
-given. Without it, an --out FILE that exists is refused before the call,
-and a file that appears while the call runs is left as it was and not
-written.`,
+given, and then only a regular file. Without it, an --out FILE that
+exists is refused before the call, and a file that appears while the call
+runs is left as it was and not written.`,
 		Flags: []flagDef{
 			{Name: "file", Value: "KEY=PATH", Repeat: true, Files: "file", Help: "put the file at PATH, as a data URL, into the argument KEY (a.b.c for a nested one)"},
 			{Name: "file-text", Value: "KEY=PATH", Repeat: true, Files: "file", Help: "put the file's UTF-8 text (.svg .dxf .stitchslop .json) into KEY; up to 4 files in all"},
-			{Name: "out", Value: "FILE", Files: "file", Help: "write the reply's image to FILE, in an existing folder"},
-			{Name: "save", Value: "DIR", Files: "dir", Help: "write each of the reply's files (at most 32) into DIR, a folder that is not hidden (created if missing), under a name the bridge builds from its name and kind (package.json is saved as package.stitchslop.json)"},
+			{Name: "out", Value: "FILE", Files: "file", Help: "write the reply's image to FILE, an image name (.png .jpg .gif .webp) in an existing folder"},
+			{Name: "save", Value: "DIR", Files: "dir", Help: "write each of the reply's files (at most 32) into DIR, a folder that is not hidden (created if missing), under a name the bridge builds from its name and kind (rose.dst is saved as rose.stitchslop.dst)"},
 			{Name: "text-file", Value: "NAME", Help: "with --save: write the reply's text there too, under a name built from NAME (notes.md as notes.stitchslop.md)"},
 			{Name: "overwrite", Help: "with --out or --save: replace a file that exists"},
 			{Name: "timeout", Value: "SECONDS", Help: "how long the tab may take to answer (default 60; 1 to 600; fractions allowed)"},

@@ -151,7 +151,7 @@ var toFilesTool = map[string]any{
 	"annotations": annotations(false, true, false, true),
 	"title":       "Call a Stitch Slop command and save what it returns",
 	"description": "Runs a command of the tab and saves the files it returns into a folder instead of passing them to you: each of its files " +
-		"(up to " + strconv.Itoa(files.MaxSaved) + "), a top-level image when fileName is given, its text when textFile is. The bridge builds each name from the name given and the content's kind (rose.dst stays rose.dst; package.json becomes package.stitchslop.json, notes.md notes.stitchslop.md), so read where each was saved in the answer.",
+		"(up to " + strconv.Itoa(files.MaxSaved) + "), a top-level image when fileName is given, its text when textFile is. The bridge builds each name from the name given and the content's kind and .stitchslop (rose.dst becomes rose.stitchslop.dst, package.json package.stitchslop.json, notes.md notes.stitchslop.md), so read where each was saved in the answer and keep that name.",
 	"inputSchema": map[string]any{
 		"type": "object",
 		"properties": map[string]any{

@@ -11,7 +11,7 @@
 //
 //   - each files[i], {name, dataUrl}, is saved under a name the bridge
 //     builds from its name and its bytes (files.Name, the one rule for
-//     every name but --out's), and its dataUrl gives way to savedTo and savedBytes, or to error when it was
+//     every name but --out's: stem.stitchslop.kind), and its dataUrl gives way to savedTo and savedBytes, or to error when it was
 //     refused; the base64 goes either way. An entry that is not an object
 //     becomes {"error": why}.
 //   - at most files.MaxSaved entries are saved; the next lookPast are

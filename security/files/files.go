@@ -1,7 +1,7 @@
 // Package files stands between the agent's file tools and the disk: it reads
 // a file the agent sends to the tab (Read), writes a file the tab sends
-// back (Batch for a reply's files, Out for call --out, one walk and one
-// writer for both), and is the one writer that replaces a file (Pending), for those
+// back (Batch for a reply's files, Out for call --out's image, one walk
+// and one writer for both), and is the one writer that replaces a file (Pending), for those
 // and, through security/fileperm, the pairing and session files. It
 // mitigates THREAT_MODEL.md T16 (file-tools): a page, which
 // may be a hostile or compromised site, talks the agent into
@@ -50,26 +50,26 @@
 //   - Every name a Batch saves under is built, never taken (Name,
 //     docs/protocol.md §7.15): a stem of at most 32 of a-z, 0-9, - and _
 //     kept from the name given (a page's, or the agent's fileName or
-//     textFile: one rule whoever chose it), and an extension chosen by
-//     the content's kind from one list of the app's kinds: an image's by
-//     its bytes, else the design kind the name claims, else .txt for
-//     UTF-8 text; other bytes are refused. .json, .txt, .md and .inf, the
-//     kinds tools, agents and Windows read by name (package.json,
-//     CLAUDE.md, requirements.txt, autorun.inf), get .stitchslop before
-//     their extension: cdk.json is saved as cdk.stitchslop.json. So no
-//     byte of the name given decides the name on its own, no list of
-//     forbidden names is kept, and no saved name is a path, hidden, holds
-//     a character that shows as something else, or ends as a script, an
-//     executable or a tool's configuration does. A stem taken in the
-//     Batch (in any case, and --out's file when it is in the folder) or a
-//     Windows device name (CON, NUL.png) gets -2, -3 ..., so no file of a
-//     reply replaces another.
+//     textFile: one rule whoever chose it), then Mark (".stitchslop"),
+//     then an extension chosen by the content's kind from one list of the
+//     app's kinds: an image's by its bytes, else the design kind the name
+//     claims when the bytes pass its cheap check (looks), else .txt for
+//     UTF-8 text; other bytes are refused. So every saved name holds
+//     ".stitchslop." (rose.stitchslop.dst, logo.stitchslop.png,
+//     package.stitchslop.json), which no tool, agent or OS reads by exact
+//     name, no byte of the name given decides the name on its own, no list
+//     of forbidden names is kept, and no saved name is a path, hidden,
+//     holds a character that shows as something else, or ends as a
+//     script, an executable or a tool's configuration does. A stem taken
+//     in the Batch (in any case) or a Windows device name (CON, NUL.png)
+//     gets -2, -3 ..., so no file of a reply replaces another.
 //   - --out is the one name not built: an exact path a person typed, held
 //     by checkName to a bare, visible name valid on every OS (none of the
 //     characters Windows refuses, no device name, no trailing dot or
-//     space, no character of security/unprintable's rule) of an image or
-//     design kind; an image name must hold that image's bytes
-//     (Pending.Commit checks). Files are created 0666 less the umask,
+//     space, no character of security/unprintable's rule, never holding
+//     Mark and a dot, so never a name a Batch builds) of a raster image
+//     kind, whose bytes must be that image (Pending.Commit checks): a
+//     design goes through a Batch. Files are created 0666 less the umask,
 //     never executable.
 //   - dir may have no hidden component (no ~/.config, no .git), reached
 //     through symlinks or not: it is walked and opened race-free as Read
@@ -77,22 +77,29 @@
 //     mkdir -p would (0777 less the umask), each checked after it is made
 //     like any other. The file is then created in the folder opened, by
 //     name, never by a path resolved again.
+//   - On Unix the walk follows a symbolic link only if the user or root
+//     owns it (as fs.protected_symlinks would in a sticky folder), and
+//     the folder written into must be the user's own, whoever made it;
+//     the path reported is the one the walk resolved. On Windows owners
+//     are not consulted.
 //   - Every file is written by a Pending (atomic.go), the one writer that
 //     replaces files: a temporary file put in place whole. Without
 //     overwrite it appears only if nothing is at the name (a hard link, or
 //     a copy into a file created exclusively), which also refuses an
 //     existing symlink, so nothing is replaced or written through. With
-//     overwrite it is renamed over the name, which replaces a symlink
-//     itself and never writes through it; a directory is never replaced.
-//     A failed write leaves no partial file.
+//     overwrite it is renamed over the name, and only over a regular file
+//     (check): a folder, a symlink, a FIFO or a device there is refused (one
+//     swapped in after the check is replaced by the rename, never written
+//     through). A failed write leaves no partial file.
 //
 // Not covered: a file of an allowed kind and name is sent, or saved, whatever
 // its content (a secret kept in ~/Documents/notes.json goes; an .svg saved
-// may hold script, and .inf is also a Windows setup file, which runs only
-// when the user installs it). A tool that reads every file of a kind, or
+// may hold script; .dst .jef .exp .vp3 .inf .col and .dxf have no cheap
+// signature and are taken on the name's word). A tool that reads every file of a kind, or
 // a name by a word anywhere in it (*requirements*.txt), may read a saved
 // file: the stem is the page's word. --out takes the exact name the
-// person typed. The agent chooses
+// person typed. A user who renames a saved file to the page's name undoes
+// the mark. The agent chooses
 // the path to read and the directory to write; a page that talks it into
 // choosing a non-hidden secret or a sensitive non-hidden directory is not
 // stopped here. Hidden means a leading "." only: the Windows hidden attribute

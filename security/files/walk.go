@@ -73,7 +73,9 @@ func (w *walked) reset(vol string) error {
 // named twice. Each one is inspected without following it (Lstat in the
 // directory already opened), then opened from that directory, then the
 // object opened is checked to be the one inspected (os.SameFile); a
-// symbolic link is read (Readlink) and its target walked the same way,
+// symbolic link is read (Readlink), if the user or root owns it (another
+// user's is refused, as fs.protected_symlinks would refuse it in a sticky
+// folder), and its target walked the same way,
 // component by component. So every component of the path the object is
 // finally reached by is seen and checked, and another user swapping an
 // entry of a folder it owns between a decoy and a link into a hidden
@@ -82,9 +84,10 @@ func (w *walked) reset(vol string) error {
 // in a link's target, is refused; one in abs before anything is opened or
 // made. With file, the last component is a regular file, opened for
 // reading (Read), and walk returns it with the folders opened; without,
-// abs is a folder, and with create its missing folders are made as mkdir
-// -p does (0777 less the umask; Batch.Save, Prepare), each checked after it is
-// made like any other.
+// abs is a folder, which must be the user's own (owned), whoever made it,
+// and with create its missing folders are made as mkdir -p does (0777 less
+// the umask; Batch.Save, Prepare), each checked after it is made like any
+// other.
 func walk(path string, file, create bool) (*walked, *os.File, error) {
 	verb, what := "written to", "directory" // what is not done to a hidden path, and what path is
 	if file {
