@@ -102,9 +102,8 @@ func TestFuzzSaveFilesSeeds(t *testing.T) { fuzzseed.Require(t, "FuzzSaveFiles")
 
 // savable is every name a reply's file may be written under, written here
 // from issue 35 and THREAT_MODEL.md T16, not from security/files: a stem
-// of a-z, 0-9, - and _ that starts and ends with a letter or digit, and
-// the extension of an image, a design file, or .stitchslop before .json,
-// .txt, .md and .inf, the kinds tools read by name.
+// of a-z, 0-9, - and _ that starts and ends with a letter or digit,
+// .stitchslop, and the extension of an image, a design file or text.
 var savable = regexp.MustCompile(`^[a-z0-9]([a-z0-9_-]*[a-z0-9])?\.stitchslop(\.(png|jpg|gif|webp|dst|pes|jef|exp|vp3|col|svg|dxf|json|txt|md|inf))?$`)
 
 // FuzzSaveFiles: whatever reply a page sends, call --save writes only

@@ -856,8 +856,7 @@ func TestSec_OutNeverTakesABuiltName(t *testing.T) {
 }
 
 // builtName is every name Name may build: a stem that starts and ends with
-// a letter or digit, an app kind's extension, .stitchslop before those
-// tools read by name.
+// a letter or digit, .stitchslop, and an app kind's extension.
 var builtName = regexp.MustCompile(`^[a-z0-9]([a-z0-9_-]*[a-z0-9])?(-[0-9]+)?\.stitchslop(\.(png|jpg|gif|webp|dst|pes|jef|exp|vp3|col|svg|dxf|json|txt|md|inf))?$`)
 
 // TestName: the name saved is built from the stem given and the content's
