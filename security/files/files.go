@@ -364,31 +364,26 @@ func (w *walked) create(name string, overwrite bool, want string) (*Pending, err
 	// A Pending in the opened folder: without overwrite it appears only if
 	// nothing is at the name, a symlink included; with overwrite it is
 	// renamed over the name, never written through a link.
-	path := filepath.Join(w.path(), name)
-	p, err := create(w.dir(), name, path, nil)
+	p, err := create(w.dir(), name, filepath.Join(w.path(), name), nil)
 	if err != nil {
-		return nil, fmt.Errorf("files: %s: %w", path, err)
+		return nil, fmt.Errorf("files: %s: a file cannot be created there: %w", w.path(), err)
 	}
 	p.want = want
 	return p, nil
 }
 
 // CheckOut refuses, before the call, the --out path that Out would refuse
-// when the reply comes, whatever the reply: a name that is not an image or
-// a design kind (or breaks any other rule of a name), a folder that does
-// not exist, has a hidden component or takes no new file (probe), a file
-// there without overwrite, a directory there. It leaves nothing behind:
-// the probe's temporary file is removed.
+// when the reply comes, whatever the reply: it is Out, dropped at once. A
+// name that is not an image's (or breaks any other rule of a name), a
+// folder that does not exist, has a hidden component or takes no new file,
+// a file there without overwrite, anything but a regular file there. It
+// leaves nothing behind: the temporary file is removed.
 func CheckOut(path string, overwrite bool) error {
-	w, name, err := outTarget(path)
-	if err != nil {
-		return err
+	p, err := Out(path, overwrite)
+	if err == nil {
+		p.Abort()
 	}
-	defer w.close()
-	if err := w.check(name, overwrite); err != nil {
-		return err
-	}
-	return w.probe()
+	return err
 }
 
 // Out starts writing path, the file the user named for the image of a
