@@ -3,11 +3,13 @@ package files
 import (
 	"bytes"
 	"encoding/base64"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/stitchslop/stitchslop-bridge/security/fuzzseed"
 )
@@ -69,6 +71,21 @@ func FuzzSaveName(f *testing.F) {
 				checkSaved(t, name, overwrite, dir, path, data, got)
 				if !builtName.MatchString(filepath.Base(path)) {
 					t.Errorf("Batch.Save(%q, %v) wrote %s, a name the bridge does not build", name, overwrite, path)
+				}
+				// A kind with a cheap signature holds it (issue 35 F2).
+				switch filepath.Ext(path) {
+				case ".json", ".stitchslop":
+					if !json.Valid(data) {
+						t.Errorf("Batch.Save(%q, %v) wrote %s, which holds no JSON", name, overwrite, path)
+					}
+				case ".pes":
+					if !bytes.HasPrefix(data, []byte("#PES")) {
+						t.Errorf("Batch.Save(%q, %v) wrote %s, which is no PES", name, overwrite, path)
+					}
+				case ".svg", ".txt", ".md":
+					if !utf8.Valid(data) || bytes.IndexByte(data, 0) >= 0 {
+						t.Errorf("Batch.Save(%q, %v) wrote %s, which is no text", name, overwrite, path)
+					}
 				}
 			}
 			if !reflect.DeepEqual(got, pristine) {
