@@ -404,17 +404,18 @@ func TestNewcomer_DemoInRealBrowser(t *testing.T) {
 		t.Errorf("call shape.recolor with a bad colour: exit %d, stdout %q; want exit 1 and a bad_args envelope naming the colour", bad.code, bad.stdout)
 	}
 
-	// design.export's files land by their bare names with --save.
+	// design.export's files land under the names the bridge builds with
+	// --save (§7.15): the SVG holds well-formed XML, or it would be text.
 	out := t.TempDir()
 	if ex := d.cli(t, cliInput{}, "call", "design.export", "--save", out); ex.code != 0 {
 		t.Errorf("call design.export --save: exit %d, stdout %q, stderr %q", ex.code, ex.stdout, ex.stderr)
 	}
-	for _, name := range []string{"design.svg", "design.png"} {
+	for _, name := range []string{"design.stitchslop.svg", "design.stitchslop.png"} {
 		data, err := os.ReadFile(filepath.Join(out, name))
 		if err != nil || len(data) == 0 {
 			t.Errorf("design.export --save: %s: %v, want the file", name, err)
 		}
-		if name == "design.png" {
+		if name == "design.stitchslop.png" {
 			if _, err := png.Decode(bytes.NewReader(data)); err != nil {
 				t.Errorf("design.png does not decode: %v", err)
 			}
