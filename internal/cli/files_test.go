@@ -17,10 +17,10 @@ import (
 	"testing"
 
 	"github.com/stitchslop/stitchslop-bridge/internal/client"
+	"github.com/stitchslop/stitchslop-bridge/internal/envelope"
 	"github.com/stitchslop/stitchslop-bridge/internal/exitcode"
 	"github.com/stitchslop/stitchslop-bridge/internal/ui"
 	"github.com/stitchslop/stitchslop-bridge/security/files"
-	"github.com/stitchslop/stitchslop-bridge/security/rawjson"
 )
 
 // Bytes that sniff as what their names say, written here from the formats'
@@ -877,12 +877,12 @@ func TestSaveImageNoClobber(t *testing.T) {
 }
 
 // A reply whose rewrite would be more than the door passes on (here a
-// files entry of rawjson.MaxMembers members, which gains one when saved)
+// files entry of envelope.MaxMembers members, which gains one when saved)
 // is refused before anything is written, not saved and then reported as a
 // failure (an outside attack).
 func TestSaveFilesDecidesTheReportFirst(t *testing.T) {
 	entry := []byte(`{"name":"a.dst","dataUrl":"` + dataURL("application/octet-stream", dstData) + `"`)
-	for i := range rawjson.MaxMembers - 2 {
+	for i := range envelope.MaxMembers - 2 {
 		entry = fmt.Appendf(entry, `,"k%d":0`, i)
 	}
 	reply := `{"ok":true,"files":[` + string(entry) + `}]}`
@@ -892,9 +892,9 @@ func TestSaveFilesDecidesTheReportFirst(t *testing.T) {
 	var got map[string]any
 	if err := json.Unmarshal(out, &got); err != nil || got["ok"] != false || got["error"] != "bad_reply" ||
 		!strings.HasSuffix(got["message"].(string), "nothing was written") || ns != nil {
-		t.Fatalf("saveFiles(an entry of %d members) = %.200s, %v; want bad_reply, nothing written", rawjson.MaxMembers, out, ns)
+		t.Fatalf("saveFiles(an entry of %d members) = %.200s, %v; want bad_reply, nothing written", envelope.MaxMembers, out, ns)
 	}
 	if names := listDir(t, dir); len(names) != 0 {
-		t.Errorf("saveFiles(an entry of %d members) wrote %q, want nothing", rawjson.MaxMembers, names)
+		t.Errorf("saveFiles(an entry of %d members) wrote %q, want nothing", envelope.MaxMembers, names)
 	}
 }

@@ -6,7 +6,6 @@ import (
 
 	"github.com/stitchslop/stitchslop-bridge/internal/envelope"
 	"github.com/stitchslop/stitchslop-bridge/security/gate"
-	"github.com/stitchslop/stitchslop-bridge/security/rawjson"
 )
 
 // emit writes doc, one JSON document, and a newline to stdout, through the
@@ -29,7 +28,7 @@ func emit(w io.Writer, doc []byte, a args) {
 		}
 		return "run the call again with --raw to print it whole"
 	}}
-	if !rawjson.Valid(doc) {
+	if !envelope.Valid(doc) {
 		// door lets no such answer through; stdout stays one JSON
 		// document all the same.
 		doc = envelope.Bridge("bad_reply", "the answer is not valid JSON, so it is not printed")

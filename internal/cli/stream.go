@@ -13,7 +13,6 @@ import (
 	"github.com/stitchslop/stitchslop-bridge/internal/client"
 	"github.com/stitchslop/stitchslop-bridge/internal/envelope"
 	"github.com/stitchslop/stitchslop-bridge/security/files"
-	"github.com/stitchslop/stitchslop-bridge/security/rawjson"
 )
 
 // outMembers are the members saveImage writes for --out: the page's own of
@@ -51,7 +50,7 @@ func saveImage(env envelope.Reply, file string, overwrite bool, log *slog.Logger
 	}
 	o = o.Set("dataUrl", nil)
 	// What stdout will say is decided before the file is written: a reply
-	// whose rewrite the door would refuse (one at rawjson.MaxMembers that
+	// whose rewrite the door would refuse (one at envelope.MaxMembers that
 	// gains two) is refused with nothing written, not saved and then
 	// reported as a failure. The values do not change the door's verdict.
 	planned := o
@@ -97,7 +96,7 @@ func badJSON(env []byte) string {
 	case json.Valid(env) && bytes.HasPrefix(bytes.TrimLeft(env, " \t\r\n"), []byte("{")):
 		// rawjson.Check's own rule: one name once (so no two readers
 		// can take different values for it), at most MaxMembers.
-		return fmt.Sprintf("it names a member twice, or has over %d members", rawjson.MaxMembers)
+		return fmt.Sprintf("it names a member twice, or has over %d members", envelope.MaxMembers)
 	case !errors.As(json.Unmarshal(env, new(json.RawMessage)), &se):
 		return "the reply does not start with {"
 	case se.Offset >= int64(len(env)) && (strings.HasPrefix(se.Error(), "unexpected end") || strings.Contains(se.Error(), "character ' '")):

@@ -15,9 +15,9 @@ import (
 	"testing"
 
 	"github.com/stitchslop/stitchslop-bridge/internal/client"
+	"github.com/stitchslop/stitchslop-bridge/internal/envelope"
 	"github.com/stitchslop/stitchslop-bridge/internal/exitcode"
 	"github.com/stitchslop/stitchslop-bridge/internal/ui"
-	"github.com/stitchslop/stitchslop-bridge/security/rawjson"
 )
 
 // save runs saveImage on reply with FILE out.png in a fresh directory, and
@@ -208,16 +208,16 @@ func TestSaveImageKeepsEarlierFile(t *testing.T) {
 // failure (an outside attack: the agent's retry met file_exists).
 func TestSaveImageDecidesTheReportFirst(t *testing.T) {
 	reply := []byte(`{"dataUrl":"data:image/png;base64,` + pngB64 + `"`)
-	for i := range rawjson.MaxMembers - 1 {
+	for i := range envelope.MaxMembers - 1 {
 		reply = fmt.Appendf(reply, `,"k%d":0`, i)
 	}
 	dir, out, _, err := save(t, append(reply, '}'))
 	var ce *client.Error
 	if !errors.As(err, &ce) || ce.Code != "bad_reply" || !strings.HasSuffix(ce.Msg, "nothing was written") {
-		t.Fatalf("saveImage(%d members) = %.80q, %v; want bad_reply, nothing written", rawjson.MaxMembers, out, err)
+		t.Fatalf("saveImage(%d members) = %.80q, %v; want bad_reply, nothing written", envelope.MaxMembers, out, err)
 	}
 	if names := listDir(t, dir); len(names) != 0 {
-		t.Errorf("saveImage(%d members) left %q, want nothing written", rawjson.MaxMembers, names)
+		t.Errorf("saveImage(%d members) left %q, want nothing written", envelope.MaxMembers, names)
 	}
 }
 

@@ -2,8 +2,8 @@
 // (protocol.md §2.5, §4.2; THREAT_MODEL.md T8, T9). Decode reads each
 // answer once, where it enters the bridge (the tab's frame reader, the
 // follower's call to its leader, the shell's client), into a Reply: the
-// one validation (rawjson.Check), the top-level members in order, and the
-// image checked whole. The hub, the MCP face, the control plane, the
+// one validation, by the standard's reader (jsontext), the top-level
+// members in order, and the image checked whole. The hub, the MCP face, the control plane, the
 // follower, replyfiles and the shell take a Reply, never the bytes.
 //
 // Members keep their order, so what the model and the shell see reads as
@@ -17,7 +17,7 @@ import (
 	"encoding/json"
 	"slices"
 
-	"github.com/stitchslop/stitchslop-bridge/security/rawjson"
+	"github.com/go-json-experiment/json/jsontext"
 )
 
 // Member is one name/value pair of an object.
@@ -34,8 +34,7 @@ type Object []Member
 // are pieces of v.
 func ObjectOf(v json.RawMessage) (Object, bool) {
 	var o Object
-	ok := rawjson.Each(v, func(k, val []byte) bool {
-		name, _ := rawjson.String(k)
+	ok := Each(v, func(name string, val []byte) bool {
 		o = append(o, Member{name, val})
 		return true
 	})
@@ -52,7 +51,7 @@ func (o Object) Get(key string) json.RawMessage {
 
 // String returns the value of key if it is a JSON string.
 func (o Object) String(key string) (string, bool) {
-	return rawjson.String(o.Get(key))
+	return String(o.Get(key))
 }
 
 // With returns o with key set to v, a plain value, as Set does.
@@ -72,18 +71,23 @@ func (o Object) MarshalJSON() ([]byte, error) {
 		if i > 0 {
 			b.WriteByte(',')
 		}
-		k, _ := json.Marshal(m.Key)
-		b.Write(append(k, ':'))
-		if err := json.Compact(&b, m.Value); err != nil {
+		k, err := jsontext.AppendQuote(nil, m.Key)
+		if err != nil {
 			return nil, err
 		}
+		b.Write(append(k, ':'))
+		v, err := jsontext.AppendFormat(nil, m.Value, jsontext.PreserveRawStrings(true))
+		if err != nil {
+			return nil, err
+		}
+		b.Write(v)
 	}
 	b.WriteByte('}')
 	return b.Bytes(), nil
 }
 
 // OK reports whether the envelope says ok:true.
-func (o Object) OK() bool { return bytes.Equal(bytes.TrimSpace(o.Get("ok")), []byte("true")) }
+func (o Object) OK() bool { return IsTrue(o.Get("ok")) }
 
 // Without returns o without any member called one of names.
 func (o Object) Without(names ...string) Object {

@@ -5,7 +5,6 @@ import (
 
 	"github.com/stitchslop/stitchslop-bridge/internal/envelope"
 	"github.com/stitchslop/stitchslop-bridge/security/gate"
-	"github.com/stitchslop/stitchslop-bridge/security/rawjson"
 )
 
 // toolResponse builds the tools/call response for request id from a page's
@@ -28,7 +27,7 @@ func toolResponse(id []byte, env envelope.Reply, intro string, refused, modern b
 	if v := env.Get("say"); v != nil {
 		var cut bool
 		if say, cut = modelGuard.Note("say", v); !cut {
-			say, _ = rawjson.String(v)
+			say, _ = envelope.String(v)
 		}
 	}
 	text := make([]byte, 0, len(intro)+len(say)+2+len(env.Bytes())-len(img.Base64()))

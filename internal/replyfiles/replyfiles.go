@@ -46,7 +46,6 @@ import (
 
 	"github.com/stitchslop/stitchslop-bridge/internal/envelope"
 	"github.com/stitchslop/stitchslop-bridge/security/files"
-	"github.com/stitchslop/stitchslop-bridge/security/rawjson"
 )
 
 // lookPast is how many entries after the first files.MaxSaved are still
@@ -133,7 +132,7 @@ type saver struct {
 
 // ErrNoRoom is Save's refusal before it writes anything: the reply, with
 // what saving its files would add to it, is more than the door passes on
-// (a reply at rawjson.MaxMembers gains a member or two).
+// (a reply at envelope.MaxMembers gains a member or two).
 var ErrNoRoom = errors.New("the reply, with what saving its files would add to it, has more members than the bridge passes on")
 
 // NotReady is Ready's refusal of Options.Dir; Why says why and quotes
@@ -221,7 +220,7 @@ func (s *saver) rewrite(obj envelope.Object) (envelope.Object, bool) {
 func (s *saver) list(raw []byte) ([]byte, bool) {
 	out := []byte{'['}
 	n, left := 0, 0
-	ok := rawjson.Items(raw, func(v []byte) bool {
+	ok := envelope.Items(raw, func(v []byte) bool {
 		if n >= files.MaxSaved+lookPast {
 			left++
 			return true
