@@ -40,7 +40,7 @@ func TestCallBulkGuard(t *testing.T) {
 		t.Errorf("call = %d, %.300q (%s); want 0, %.300q", code, out, stderr, want)
 	}
 	code, out, _ = runRaw(t, dir, "call", "scene.describe", "--raw")
-	if want := `{"ok":true, "members":[{"text":"` + big + `"}],"n":1}` + "\n"; code != 0 || out != want {
+	if want := `{"ok":true,"members":[{"text":"` + big + `"}],"n":1}` + "\n"; code != 0 || out != want {
 		t.Errorf("call --raw = %d, %d bytes; want 0 and the reply whole, %d bytes", code, len(out), len(want))
 	}
 }

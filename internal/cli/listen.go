@@ -323,7 +323,7 @@ func (p *printer) print(v any, droppable bool) {
 	}
 	p.sent = append(p.sent, printed{now, n})
 	p.inWindow += n
-	emit(p.w, b, args{})
+	emitDoc(p.w, b)
 }
 
 // errOwnerGone ends the run when the --owner process is gone.

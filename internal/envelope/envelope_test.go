@@ -4,9 +4,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/stitchslop/stitchslop-bridge/security/gate"
 	"strings"
 	"testing"
+
+	"github.com/stitchslop/stitchslop-bridge/security/gate"
 )
 
 func TestObjectKeepsOrder(t *testing.T) {
@@ -16,7 +17,7 @@ func TestObjectKeepsOrder(t *testing.T) {
 		t.Fatal(err)
 	}
 	o := r.Members()
-	b, _ := json.Marshal(o.With("savedBytes", 3).With("ok", false))
+	b := o.With("savedBytes", 3).With("ok", false).AppendJSON(nil)
 	if want := `{"id":7,"ok":false,"say":"Hi.","z":1,"a":{"b":[1,2]},"dataUrl":"data:image/png;base64,AAAA","savedBytes":3}`; string(b) != want {
 		t.Fatalf("With = %s, want %s", b, want)
 	}
@@ -103,9 +104,8 @@ func TestSetAndWithout(t *testing.T) {
 		{"Set nil drops every one", o.Set("savedTo", nil), `{"a":1,"b":2}`},
 		{"Without drops every one named", o.Without("savedTo", "a"), `{"b":2}`},
 	} {
-		b, err := json.Marshal(tt.got)
-		if err != nil || string(b) != tt.want {
-			t.Errorf("%s: %s (%v), want %s", tt.name, b, err, tt.want)
+		if b := tt.got.AppendJSON(nil); string(b) != tt.want {
+			t.Errorf("%s: %s, want %s", tt.name, b, tt.want)
 		}
 	}
 }

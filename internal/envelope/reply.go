@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
+	"strings"
 
 	jsonv2 "github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
@@ -73,7 +75,7 @@ func Decode(b []byte) (Reply, error) {
 			r.image = imageOf(v) // one at most: a name given twice is refused
 		}
 	}); err != nil {
-		ref := &Refused{why: err}
+		ref, _ := err.(*Refused)
 		for _, m := range r.members {
 			if m.Key == "id" {
 				ref.ID, ref.HasID = Int(m.Value)
@@ -94,6 +96,9 @@ type Refused struct {
 	why   error
 	ID    int64
 	HasID bool
+	// Detail says where and how the answer is not a JSON object, from the
+	// reader's error: a byte offset and a kind, never the bytes there.
+	Detail string
 }
 
 func (r *Refused) Error() string { return r.why.Error() }
@@ -103,8 +108,13 @@ func (r *Refused) Unwrap() error { return r.why }
 // calls member with each top-level member, its value a piece of b.
 func (rd *reader) top(b []byte, member func(name string, v []byte)) error {
 	d := &rd.d
-	if d.PeekKind() != '{' {
-		return ErrNotObject
+	switch d.PeekKind() {
+	case '{':
+	case 0:
+		_, err := d.ReadToken()
+		return refusal(b, err)
+	default:
+		return &Refused{why: ErrNotObject, Detail: "the reply does not start with {"}
 	}
 	d.ReadToken()
 	var name string
@@ -124,7 +134,7 @@ func (rd *reader) top(b []byte, member func(name string, v []byte)) error {
 			switch depth {
 			case 1:
 				if _, err := d.ReadToken(); err != io.EOF {
-					return ErrNotObject // something after the object
+					return &Refused{why: ErrNotObject, Detail: fmt.Sprintf("data follows the JSON object at byte %d", d.InputOffset())}
 				}
 				return nil
 			case 2:
@@ -178,14 +188,41 @@ func checkName(v []byte, n int64, keep bool) (string, error) {
 
 // refusal says why the door refused b, on which the reader failed with
 // err: ErrBadNames when b is a JSON object that only its names spoil.
-func refusal(b []byte, err error) error {
-	if !errors.Is(err, errName) && !errors.Is(err, jsontext.ErrDuplicateName) {
-		return ErrNotObject
+func refusal(b []byte, err error) *Refused {
+	if errors.Is(err, errName) || errors.Is(err, jsontext.ErrDuplicateName) {
+		if v := jsontext.Value(b); v.Kind() == '{' && v.IsValid(jsontext.AllowDuplicateNames(true)) {
+			return &Refused{why: ErrBadNames, Detail: fmt.Sprintf("it names a member twice, or a name is over %d bytes or does not print, or an object has over %d members", MaxName, MaxMembers)}
+		}
+		// The syntax error beyond the names: read again, only on refusal.
+		d := jsontext.NewDecoder(bytes.NewReader(b), jsontext.AllowDuplicateNames(true))
+		if _, err = d.ReadValue(); err == nil {
+			_, err = d.ReadToken()
+		}
 	}
-	if v := jsontext.Value(b); v.Kind() == '{' && v.IsValid(jsontext.AllowDuplicateNames(true)) {
-		return ErrBadNames
+	ref := &Refused{why: ErrNotObject, Detail: "it is not valid JSON"}
+	var se *jsontext.SyntacticError
+	if errors.As(err, &se) {
+		ref.Detail = fmt.Sprintf("it is not valid JSON at byte %d", se.ByteOffset)
+		for _, k := range syntaxKinds {
+			if strings.Contains(se.Err.Error(), k.in) {
+				ref.Detail = fmt.Sprintf("%s at byte %d", k.why, se.ByteOffset)
+				break
+			}
+		}
 	}
-	return ErrNotObject
+	if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
+		ref.Detail = "the reply ends too soon"
+	}
+	return ref
+}
+
+// syntaxKinds word jsontext's syntax errors without the bytes they quote.
+var syntaxKinds = []struct{ in, why string }{
+	{"expecting non-control character", "a string holds a control character"},
+	{"invalid escape sequence `\\u", `a string holds an invalid \u escape`},
+	{"invalid escape sequence", "a string holds an invalid escape"},
+	{"surrogate", "a string escapes a lone surrogate"},
+	{"invalid UTF-8", "a string holds invalid UTF-8"},
 }
 
 // keyOf is the name k, plain text without escapes; the envelope's own
@@ -212,13 +249,26 @@ func keyOf(k []byte) string {
 // did not answer: {"ok":false,"error":code,"message":msg}.
 func Own(code, msg string) Reply {
 	o := Object{}.With("ok", false).With("error", code).With("message", msg)
-	b, _ := o.MarshalJSON() // members of plain values: it cannot fail
-	return Reply{raw: b, members: o}
+	return Reply{raw: o.AppendJSON(nil), members: o}
 }
 
 // Bridge is Own's bytes, for the faces that write an envelope of the
 // bridge's own straight out (the control plane, the shell).
 func Bridge(code, msg string) []byte { return Own(code, msg).raw }
+
+// With returns r showing the members o in place of its own: the reply as
+// a face shows it once the bridge has saved what it carried (the shell's
+// --out and --save, call_to_files), o's values pieces of r or the bridge's
+// own JSON. Nothing is encoded or read again: every exit writes members
+// through its own encoder. Bytes stays the reply as it came; the image
+// stays when o keeps r's dataUrl.
+func (r Reply) With(o Object) Reply {
+	out := Reply{raw: r.raw, members: o}
+	if v := o.Get("dataUrl"); v != nil && r.image.data != nil && &v[0] == &r.Get("dataUrl")[0] {
+		out.image = r.image
+	}
+	return out
+}
 
 // Bytes returns the reply as it came, for what passes it on verbatim (a
 // leader's /call, protocol.md §4.2; the shell's --raw); it must not be
