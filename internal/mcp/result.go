@@ -31,7 +31,9 @@ func toolResponse(id []byte, env envelope.Reply, intro string, refused, modern b
 			say, _ = envelope.String(v)
 		}
 	}
-	text := make([]byte, 0, len(intro)+len(say)+2+len(env.Bytes())-len(img.Base64()))
+	// Room for the text as the gate bounds it, not for the whole reply: a
+	// reply of megabytes is cut to notes.
+	text := make([]byte, 0, len(intro)+len(say)+2+min(len(env.Bytes())-len(img.Base64()), gate.MaxTotal+gate.MaxString))
 	text = append(text, intro...)
 	if say != "" {
 		text = append(text, say...)
