@@ -1,4 +1,0 @@
-package envelope
-
-// lexed marks one read of a reply by the door.
-func lexed() {}
