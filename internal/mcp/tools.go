@@ -17,6 +17,7 @@ import (
 	"github.com/stitchslop/stitchslop-bridge/internal/hub"
 	"github.com/stitchslop/stitchslop-bridge/internal/sites"
 	"github.com/stitchslop/stitchslop-bridge/internal/version"
+	"github.com/stitchslop/stitchslop-bridge/security/gate"
 	"github.com/stitchslop/stitchslop-bridge/security/files"
 	"github.com/stitchslop/stitchslop-bridge/security/origin"
 	"github.com/stitchslop/stitchslop-bridge/security/toollist"
@@ -535,10 +536,42 @@ func (s *Session) stillWaiting(ctx context.Context, tool, site string, port int,
 	if paired.Armed {
 		b.WriteString(" The token stays armed for " + paired.Site + " while the bridge runs.")
 	}
-	b.WriteString("\n\nSince the wait began: " + attempts.Explain(s.record(ctx), before))
+	if mode == "follower" {
+		b.WriteString("\n\nSince the wait began: " + leaderWords(port, s.record(ctx), before))
+	} else {
+		b.WriteString("\n\nSince the wait began: " + attempts.Explain(s.record(ctx), before))
+	}
 	b.WriteString("\n\n" + attempts.PanelWords)
 	b.WriteString("\n\nThis bridge admits tabs of " + strings.Join(s.srv.Sites.AllowedSites(), ", ") + "." + s.srv.Hub.State().Notice)
 	return b.String()
+}
+
+// leaderWords is what the bridge a follower follows reports of the tabs
+// that dialled it since before: its refusals' reason, origin and message
+// quoted as its words (gate.Quote), never worded as this bridge's own
+// diagnosis, since another process wrote them.
+func leaderWords(port int, now, before attempts.Snapshot) string {
+	dialled, refused := now.Since(before)
+	if len(refused) == 0 {
+		return fmt.Sprintf("the bridge on port %d, which this one follows, reports %d attempts to attach and no refusal.", port, dialled)
+	}
+	parts := make([]string, 0, len(refused))
+	for _, r := range refused {
+		parts = append(parts, leaderRefusal(port, r))
+	}
+	return strings.Join(parts, " ")
+}
+
+// leaderRefusal quotes one refusal the followed bridge reports.
+func leaderRefusal(port int, r attempts.Refusal) string {
+	w := fmt.Sprintf("The bridge on port %d, which this one follows, reports a refusal %d times, in its words: reason %s", port, r.Count, gate.Quote(r.Reason))
+	if r.Origin != "" {
+		w += ", origin " + gate.Quote(r.Origin)
+	}
+	if r.Message != "" {
+		w += ", message " + gate.Quote(r.Message)
+	}
+	return w + "."
 }
 
 // awaitList waits, up to ListWait, for the attached tab's tool list.
