@@ -219,6 +219,9 @@ var (
 // that a value nested thousands deep costs one pass and at most a bracket
 // a level more.
 func (g Guard) walk(dst, v, base []byte, origin int) ([]byte, bool) {
+	if out, changed, ok := g.scalar(dst, v, base); ok {
+		return out, changed
+	}
 	c := coders.Get().(*coder)
 	defer func() {
 		c.in, c.out = bytes.Buffer{}, bytes.Buffer{}
@@ -318,6 +321,35 @@ func (g Guard) walk(dst, v, base []byte, origin int) ([]byte, bool) {
 	}
 	c.frames = stack
 	return bytes.TrimSuffix(c.out.Bytes(), []byte("\n")), changed
+}
+
+// scalar appends v when it is a string, a number or a literal that the
+// door read (or jsontext checked: Apply), without a reader or a writer:
+// most members of a reply are one, and a walk's pooled coder costs more
+// than they do. ok is false for a container, which walk reads.
+func (g Guard) scalar(dst, v, base []byte) (out []byte, changed, ok bool) {
+	if len(v) == 0 {
+		return dst, false, false
+	}
+	switch v[0] {
+	case '{', '[', ' ', '\t', '\n', '\r':
+		return dst, false, false
+	case '"':
+		if len(v) < 2 || v[len(v)-1] != '"' {
+			return dst, false, false
+		}
+		inner := v[1 : len(v)-1]
+		if n, dataURL, mime, cut := g.measure(inner); cut {
+			return AppendString(dst, g.note(n, mime, Left{At: pathOf(base, nil), DataURL: dataURL})), true, true
+		}
+		if s, ch := cleaned(inner); ch {
+			return AppendString(dst, s), true, true
+		}
+	}
+	if c := v[len(v)-1]; c == ' ' || c == '\t' || c == '\n' || c == '\r' {
+		return dst, false, false
+	}
+	return append(dst, v...), false, true
 }
 
 // skipRest skips the rest of the container the reader is in, its current
