@@ -39,7 +39,7 @@ func TestSec_SaveShellDoesNotRewriteTheReply(t *testing.T) {
 			(&fakeLeader{call: func(string) []byte { return []byte(answer) }}).start(t, dir)
 			out := t.TempDir()
 			r := runCLI(t, "--config-dir", dir, "call", "design.export", "--save", out)
-			wantSavedAsItCame(t, r, answer, filepath.Join(out, "a.dst"))
+			wantSavedAsItCame(t, r, answer, out)
 		})
 	}
 }
@@ -56,20 +56,21 @@ func TestSec_SaveShellOutDoesNotRewriteTheReply(t *testing.T) {
 			t.Parallel()
 			dir := filepath.Join(t.TempDir(), "cfg")
 			(&fakeLeader{call: func(string) []byte { return []byte(answer) }}).start(t, dir)
-			file := filepath.Join(t.TempDir(), "out.png")
-			r := runCLI(t, "--config-dir", dir, "call", "render.png", "--out", file)
-			wantSavedAsItCame(t, r, answer, file)
+			out := t.TempDir()
+			r := runCLI(t, "--config-dir", dir, "call", "render.png", "--out", filepath.Join(out, "out.png"))
+			wantSavedAsItCame(t, r, answer, out)
 		})
 	}
 }
 
-// wantSavedAsItCame checks a shell call that saved file from answer: exit
-// 0, the file there, and every '<' of the answer on stdout as it came.
-func wantSavedAsItCame(t *testing.T, r cliResult, answer, file string) {
+// wantSavedAsItCame checks a shell call that saved a file of answer into
+// dir: exit 0, one file there, and every '<' of the answer on stdout as it
+// came.
+func wantSavedAsItCame(t *testing.T, r cliResult, answer, dir string) {
 	t.Helper()
 	n := strings.Count(answer, "<")
-	if r.code != 0 || !exists(file) {
-		t.Fatalf("exit %d, %s saved %v; stdout %.300s; stderr %.300s; want exit 0 and the file saved", r.code, file, exists(file), r.stdout, r.stderr)
+	if saved := dirNames(t, dir); r.code != 0 || len(saved) != 1 {
+		t.Fatalf("exit %d, %s holds %q; stdout %.300s; stderr %.300s; want exit 0 and the file saved", r.code, dir, saved, r.stdout, r.stderr)
 	}
 	if got := strings.Count(r.stdout, "<"); got != n || strings.Contains(r.stdout, `\u003c`) {
 		t.Errorf("stdout holds %d raw '<' of %d (escaped: %v): the reply was rewritten", got, n, strings.Contains(r.stdout, `\u003c`))
@@ -100,8 +101,8 @@ func TestSec_SaveCallToFilesDoesNotRewriteTheReply(t *testing.T) {
 			var r toolResult
 			b.rpc.result(b.rpc.response(id), &r)
 			text := r.text()
-			if r.IsError || !exists(filepath.Join(out, "a.dst")) {
-				t.Fatalf("call_to_files: isError %v, a.dst saved %v; text %.300q", r.IsError, exists(filepath.Join(out, "a.dst")), text)
+			if saved := dirNames(t, out); r.IsError || len(saved) != 1 {
+				t.Fatalf("call_to_files: isError %v, %s holds %q; text %.300q", r.IsError, out, saved, text)
 			}
 			if n := strings.Count(answer, "<"); strings.Count(text, "<") != n || strings.Contains(text, `\u003c`) {
 				t.Errorf("the model's text holds %d raw '<' of %d: the reply was rewritten", strings.Count(text, "<"), n)

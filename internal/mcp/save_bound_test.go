@@ -33,12 +33,19 @@ func TestCallToFilesOfSixtyMBOfAngles(t *testing.T) {
 	env := []byte(`{"id":3,"ok":true,"files":[{"name":"a.dst","dataUrl":"data:application/octet-stream;base64,TEE6AP8="}],"text":"` + text + `","note":"` + text[:1<<20] + `"}`)
 	dir := t.TempDir()
 	var m Message
+	var r replyfiles.Result
 	n := allocated(func() {
-		r := replyfiles.Save(mustReply(env), replyfiles.Options{Dir: dir, TextFile: "notes.txt"})
+		r = replyfiles.Save(mustReply(env), replyfiles.Options{Dir: dir, TextFile: "notes.txt"})
 		m = toolResponse([]byte("3"), r.Env, "Saved. The tab answered:\n\n", len(r.Refused) > 0, false)
 	})
-	if b, err := os.ReadFile(filepath.Join(dir, "notes.txt")); err != nil || len(b) != len(text) {
-		t.Fatalf("notes.txt: %d bytes, %v; want the text", len(b), err)
+	saved := ""
+	for _, p := range r.Saved {
+		if p.Where == "text" {
+			saved = p.Path
+		}
+	}
+	if b, err := os.ReadFile(saved); err != nil || len(b) != len(text) || filepath.Dir(saved) != dir {
+		t.Fatalf("the text saved as %q: %d bytes, %v; want the text in %s", saved, len(b), err, dir)
 	}
 	if line := m.join(); strings.Count(string(line), "<") > 1<<20/2 {
 		t.Errorf("the result holds %d '<': the long strings were not cut", strings.Count(string(line), "<"))
