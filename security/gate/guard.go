@@ -238,24 +238,33 @@ func (g Guard) walk(dst, v, base []byte, origin int) ([]byte, bool) {
 	stack := c.frames[:0]
 	changed := false
 	written := func() int { return len(dst) + int(e.OutputOffset()) - origin }
+	// On a read error (the end, or input that is not valid JSON, which
+	// only Guard's own tests give it), nothing more is written.
+walk:
 	for {
 		kind := d.PeekKind()
 		if kind == 0 {
-			break // the end, or not valid JSON: nothing more is written
+			break
 		}
 		var top *frame
 		if len(stack) > 0 {
 			top = &stack[len(stack)-1]
 		}
 		if kind == '}' || kind == ']' {
-			tok, _ := d.ReadToken()
+			tok, err := d.ReadToken()
+			if err != nil || top == nil {
+				break
+			}
 			e.WriteToken(tok)
 			stack = stack[:len(stack)-1]
 			continue
 		}
 		var name []byte // the member's raw name, when an entry of an object
 		if top != nil && top.obj {
-			name, _ = d.ReadValue()
+			var err error
+			if name, err = d.ReadValue(); err != nil || len(name) < 2 {
+				break
+			}
 			if reserved(name[1 : len(name)-1]) {
 				d.SkipValue() // left out, name and value
 				changed = true
@@ -296,11 +305,17 @@ func (g Guard) walk(dst, v, base []byte, origin int) ([]byte, bool) {
 		}
 		switch kind {
 		case '{', '[':
-			tok, _ := d.ReadToken()
+			tok, err := d.ReadToken()
+			if err != nil {
+				break walk
+			}
 			e.WriteToken(tok)
 			stack = append(stack, frame{obj: kind == '{'})
 		case '"':
-			raw, _ := d.ReadValue()
+			raw, err := d.ReadValue()
+			if err != nil || len(raw) < 2 {
+				break walk
+			}
 			inner := raw[1 : len(raw)-1]
 			if n, dataURL, mime, cut := g.measure(inner); cut {
 				e.WriteToken(jsontext.String(g.note(n, mime, Left{At: pathOf(base, stack), DataURL: dataURL})))
@@ -314,7 +329,7 @@ func (g Guard) walk(dst, v, base []byte, origin int) ([]byte, bool) {
 		default:
 			raw, err := d.ReadValue()
 			if err != nil {
-				break
+				break walk
 			}
 			e.WriteValue(raw)
 		}
