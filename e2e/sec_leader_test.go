@@ -27,6 +27,7 @@ import (
 type fakeLeader struct {
 	call   func(command string) []byte
 	status func(w io.Writer)
+	wait   func(w io.Writer) // nil: a tab is attached
 }
 
 // start listens on a free loopback port, writes the session file for it
@@ -48,6 +49,10 @@ func (fl *fakeLeader) start(t *testing.T, dir string) int {
 			}
 			w.Write(mustJSON(map[string]any{"ok": true, "connected": true, "origin": testOrigin, "protocol": 1, "tools": []string{"render.png", "scene.describe"}}))
 		case "/wait":
+			if fl.wait != nil {
+				fl.wait(w)
+				return
+			}
 			w.Write(mustJSON(map[string]any{"ok": true, "connected": true, "origin": testOrigin, "tools": []string{"render.png", "scene.describe"}}))
 		case "/tools":
 			w.Write(mustJSON(map[string]any{"ok": true, "tools": defaultTools}))

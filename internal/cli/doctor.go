@@ -29,7 +29,7 @@ func runDoctor(ctx context.Context, a args, dir string, stdout io.Writer, log *s
 			log.Error("doctor: " + err.Error())
 			return 1
 		}
-		emit(stdout, b, args{}) // through the gate: other bridges' answers are in it
+		emitDoc(stdout, b) // through the gate: other bridges' answers are in it
 	} else if err := r.WriteText(stderrOf(ctx)); err != nil {
 		log.Error("doctor: " + err.Error())
 		return 1

@@ -16,7 +16,16 @@ func saveImageBytes(reply []byte, path string, overwrite bool, log *slog.Logger)
 		return nil, err
 	}
 	out, err := saveImage(r, path, overwrite, log)
-	return out.Bytes(), err
+	return shown(out), err
+}
+
+// shown is the reply as the shell shows it, members in order, without the
+// gate's cleaning: nil for the zero Reply.
+func shown(r envelope.Reply) []byte {
+	if r.Bytes() == nil {
+		return nil
+	}
+	return r.Members().AppendJSON(nil)
 }
 
 func saveFilesBytes(reply []byte, dir, textFile string, overwrite bool, outFile string, log *slog.Logger) ([]byte, *notSaved) {
@@ -25,7 +34,7 @@ func saveFilesBytes(reply []byte, dir, textFile string, overwrite bool, outFile 
 		return reply, nil // never printed: emit prints only what the door let through
 	}
 	out, ns := saveFiles(r, dir, textFile, overwrite, outFile, log)
-	return out.Bytes(), ns
+	return shown(out), ns
 }
 
 // parseObject is the members of b through the door.

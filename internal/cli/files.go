@@ -194,15 +194,8 @@ func (e *notSaved) Error() string {
 // part saved or refused gets a line on stderr. ns is nil when nothing was
 // refused.
 func saveFiles(env envelope.Reply, dir, textFile string, overwrite bool, outFile string, log *slog.Logger) (out envelope.Reply, ns *notSaved) {
-	r, err := replyfiles.Save(env, replyfiles.Options{Dir: dir, TextFile: textFile, Overwrite: overwrite,
+	r := replyfiles.Save(env, replyfiles.Options{Dir: dir, TextFile: textFile, Overwrite: overwrite,
 		KeepTopSaved: outFile != "", OverwriteFlag: "--overwrite"})
-	if err != nil {
-		log.Error("--save: " + err.Error() + "; nothing was written")
-		return envelope.Own("bad_reply", "--save: "+err.Error()+"; nothing was written"), nil
-	}
-	if r.Env.Bytes() == nil { // cannot happen: the plan had room (replyfiles.Save)
-		r.Env = envelope.Own("bad_reply", "--save: the reply, with what became of its files, has more members than the shell prints; stderr says what was saved")
-	}
 	for _, p := range r.Saved {
 		if p.Where == "text" {
 			log.Info(fmt.Sprintf("saved the text, %d bytes, to %s", p.Bytes, p.Path))

@@ -17,10 +17,10 @@ import (
 	"testing"
 
 	"github.com/stitchslop/stitchslop-bridge/internal/client"
+	"github.com/stitchslop/stitchslop-bridge/internal/envelope"
 	"github.com/stitchslop/stitchslop-bridge/internal/exitcode"
 	"github.com/stitchslop/stitchslop-bridge/internal/ui"
 	"github.com/stitchslop/stitchslop-bridge/security/files"
-	"github.com/stitchslop/stitchslop-bridge/security/rawjson"
 )
 
 // Bytes that sniff as what their names say, written here from the formats'
@@ -670,10 +670,10 @@ func TestSaveFiles(t *testing.T) {
 			stderr: "warning: --save: the reply carries no files and no text; nothing was written",
 		},
 		{
-			name:   "no files, reply kept byte for byte",
+			name:   "no files, the reply's members kept as they came",
 			reply:  `{"ok": true, "n": 1.50}`,
 			files:  map[string]string{},
-			check:  wantRaw(`{"ok": true, "n": 1.50}`),
+			check:  wantRaw(`{"ok":true,"n":1.50}`),
 			stderr: "the reply carries no files and no text",
 		},
 		{
@@ -879,25 +879,23 @@ func TestSaveImageNoClobber(t *testing.T) {
 	}
 }
 
-// A reply whose rewrite would be more than the door passes on (here a
-// files entry of rawjson.MaxMembers members, which gains one when saved)
-// is refused before anything is written, not saved and then reported as a
-// failure (an outside attack).
-func TestSaveFilesDecidesTheReportFirst(t *testing.T) {
+// A files entry at the door's bound of members, which gains one when
+// saved, is saved and reported: the report is written beside the reply's
+// members, not read by the door again (an outside attack met a refusal of
+// the bridge's own rewrite).
+func TestSaveFilesAtTheMemberBound(t *testing.T) {
 	entry := []byte(`{"name":"a.dst","dataUrl":"` + dataURL("application/octet-stream", dstData) + `"`)
-	for i := range rawjson.MaxMembers - 2 {
+	for i := range envelope.MaxMembers - 2 {
 		entry = fmt.Appendf(entry, `,"k%d":0`, i)
 	}
 	reply := `{"ok":true,"files":[` + string(entry) + `}]}`
 	dir := t.TempDir()
 	var se bytes.Buffer
 	out, ns := saveFilesBytes([]byte(reply), dir, "", false, "", ui.NewLogger(&se))
-	var got map[string]any
-	if err := json.Unmarshal(out, &got); err != nil || got["ok"] != false || got["error"] != "bad_reply" ||
-		!strings.HasSuffix(got["message"].(string), "nothing was written") || ns != nil {
-		t.Fatalf("saveFiles(an entry of %d members) = %.200s, %v; want bad_reply, nothing written", rawjson.MaxMembers, out, ns)
+	if !bytes.Contains(out, []byte(`"savedBytes":5}`)) || ns != nil {
+		t.Fatalf("saveFiles(an entry of %d members) = %.200s, %v; want a.dst saved and reported", envelope.MaxMembers, out, ns)
 	}
-	if names := listDir(t, dir); len(names) != 0 {
-		t.Errorf("saveFiles(an entry of %d members) wrote %q, want nothing", rawjson.MaxMembers, names)
+	if names := listDir(t, dir); len(names) != 1 {
+		t.Errorf("saveFiles(an entry of %d members) wrote %q, want a.dst", envelope.MaxMembers, names)
 	}
 }

@@ -1,41 +1,57 @@
 package cli
 
 import (
-	"bytes"
 	"io"
 
 	"github.com/stitchslop/stitchslop-bridge/internal/envelope"
 	"github.com/stitchslop/stitchslop-bridge/security/gate"
-	"github.com/stitchslop/stitchslop-bridge/security/rawjson"
 )
 
-// emit writes doc, one JSON document, and a newline to stdout, through the
-// gate to the model (security/gate; THREAT_MODEL.md T8, T9): the reader of
-// a shell verb is usually an agent too, and what a page put in a reply (or
-// in a status, through the bridge) would land in its context as surely as
-// over MCP. Every document a verb prints goes through here; listen's lines
-// too, each encoded by listen within bounds of its own. Whitespace is kept
-// as it came, and a document with nothing to clean and nothing over the
-// limits is printed byte for byte.
+// emit writes r and a newline to stdout, through the gate to the model
+// (security/gate; THREAT_MODEL.md T8, T9): the reader of a shell verb is
+// usually an agent too, and what a page put in a reply would land in its
+// context as surely as over MCP. r is the door's value (envelope.Decode),
+// or the shell's view of it once --out or --save saved what it carried
+// (envelope.Reply.With): its members are written in one pass by the one
+// encoder, gate.Guard.AppendMember, compact; no byte of it is read by the
+// door again or checked again.
 //
 // With --raw nothing is cut, but invisible characters still go. The
 // bridge's /call stays verbatim (protocol.md §4.2); the gate is the
 // printing side's.
-func emit(w io.Writer, doc []byte, a args) {
+func emit(w io.Writer, r envelope.Reply, a args) {
+	g := shellGuard(a)
+	out := make([]byte, 0, 64+len(r.Bytes())/8)
+	out = append(out, '{')
+	for _, m := range r.Members() {
+		if gate.Reserved(m.Key) {
+			continue
+		}
+		if len(out) > 1 {
+			out = append(out, ',')
+		}
+		out = g.AppendMember(out, m.Key, m.Value)
+	}
+	w.Write(append(out, '}', '\n'))
+}
+
+// emitDoc writes doc, a JSON document of the shell's own that holds
+// strings a page or another bridge shaped (doctor's report, a listen
+// line), and a newline to stdout, through the same gate. Whitespace stays
+// as it came when nothing is cleaned or cut.
+func emitDoc(w io.Writer, doc []byte) {
+	doc, _ = shellGuard(args{}).Apply(doc)
+	w.Write(append(doc[:len(doc):len(doc)], '\n'))
+}
+
+// shellGuard is the gate as the shell's stdout uses it: whole with --raw,
+// and each note saying how to get what it left out.
+func shellGuard(a args) gate.Guard {
 	_, saved := a.flags["out"]
-	g := gate.Guard{Whole: a.has("raw"), Remedy: func(l gate.Left) string {
+	return gate.Guard{Whole: a.has("raw"), Remedy: func(l gate.Left) string {
 		if l.DataURL && l.At == "dataUrl" && !saved {
 			return "run the call again with --out FILE to save the image, or with --raw to print it whole"
 		}
 		return "run the call again with --raw to print it whole"
 	}}
-	if !rawjson.Valid(doc) {
-		// door lets no such answer through; stdout stays one JSON
-		// document all the same.
-		doc = envelope.Bridge("bad_reply", "the answer is not valid JSON, so it is not printed")
-	}
-	doc, _ = g.Apply(doc)
-	// A relayed reply comes with the bridge's own line end; one is written.
-	doc = bytes.TrimSuffix(doc, []byte("\n"))
-	w.Write(append(doc[:len(doc):len(doc)], '\n'))
 }

@@ -18,7 +18,6 @@ import (
 	"github.com/stitchslop/stitchslop-bridge/internal/session"
 	"github.com/stitchslop/stitchslop-bridge/internal/speech"
 	"github.com/stitchslop/stitchslop-bridge/security/gate"
-	"github.com/stitchslop/stitchslop-bridge/security/rawjson"
 )
 
 // The listen verb (protocol.md §7.16)
@@ -168,11 +167,11 @@ var readVoice = speech.Read
 // the first maxUtterances entries of heard, its text clipped at maxText,
 // atMs a number or null; the first carries the answer's selection. dropped
 // counts the entries past them. A heard that is not a list is nothing
-// heard. The lists are walked in place (rawjson.Items), so a reply of
+// heard. The lists are walked in place (envelope.Items), so a reply of
 // millions of entries costs no memory.
 func heardLines(r voiceReply) (lines []any, dropped int) {
 	n := 0
-	rawjson.Items(r.Heard, func(raw []byte) bool {
+	envelope.Items(r.Heard, func(raw []byte) bool {
 		if n++; n > maxUtterances {
 			dropped++
 			return true
@@ -206,7 +205,7 @@ func heardLines(r voiceReply) (lines []any, dropped int) {
 func selection(raw json.RawMessage) (sel []selectedShape, more int) {
 	sel = []selectedShape{}
 	size := 2 // []
-	if !rawjson.Items(raw, func(e []byte) bool {
+	if !envelope.Items(raw, func(e []byte) bool {
 		o, _ := envelope.ObjectOf(e)
 		id, ok := o.String("id")
 		if v := o.Get("id"); !ok && len(v) > 0 && (v[0] == '-' || '0' <= v[0] && v[0] <= '9') {
@@ -324,7 +323,7 @@ func (p *printer) print(v any, droppable bool) {
 	}
 	p.sent = append(p.sent, printed{now, n})
 	p.inWindow += n
-	emit(p.w, b, args{})
+	emitDoc(p.w, b)
 }
 
 // errOwnerGone ends the run when the --owner process is gone.
@@ -571,7 +570,7 @@ func (l *listener) setVoice(r voiceReply) {
 // the gate cleans its strings and member names as the line is printed
 // (emit).
 func boundSupport(v json.RawMessage) any {
-	if s, ok := rawjson.String(v); ok {
+	if s, ok := envelope.String(v); ok {
 		return clip(s, maxVoiceSupport)
 	}
 	if len(encodeLine(v)) > maxVoiceSupport {

@@ -3,7 +3,6 @@ package cli
 import (
 	"bytes"
 	"encoding/base64"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -13,7 +12,6 @@ import (
 	"github.com/stitchslop/stitchslop-bridge/internal/client"
 	"github.com/stitchslop/stitchslop-bridge/internal/envelope"
 	"github.com/stitchslop/stitchslop-bridge/security/files"
-	"github.com/stitchslop/stitchslop-bridge/security/rawjson"
 )
 
 // outMembers are the members saveImage writes for --out: the page's own of
@@ -47,73 +45,26 @@ func saveImage(env envelope.Reply, file string, overwrite bool, log *slog.Logger
 			why = "its dataUrl is not a base64 data URL"
 		}
 		log.Warn("the reply carries no image ("+why+"); nothing was written", "out", file)
-		return rewrite(o.Without(outMembers...))
+		return env.With(o.Without(outMembers...)), nil
 	}
-	o = o.Set("dataUrl", nil)
-	// What stdout will say is decided before the file is written: a reply
-	// whose rewrite the door would refuse (one at rawjson.MaxMembers that
-	// gains two) is refused with nothing written, not saved and then
-	// reported as a failure. The values do not change the door's verdict.
-	planned := o
-	for _, name := range outMembers {
-		planned = planned.Set(name, json.RawMessage(`0`))
-	}
-	if _, err := rewrite(planned); err != nil {
-		return envelope.Reply{}, outErr("bad_reply", "the reply, with what --out would add to it, has more members than the shell prints")
-	}
+	// Nothing is planned or read again: the reply as shown is its members
+	// with the image left out and what --out wrote in its place
+	// (envelope.Reply.With), which the one encoder writes in one pass.
 	abs, n, err := writeImage(file, mime, payload, overwrite)
 	if err != nil {
 		return envelope.Reply{}, err
 	}
 	log.Info(fmt.Sprintf("saved %d bytes of %s to %s", n, mime, abs)) // the logger escapes what is not printable
+	o = o.Set("dataUrl", nil)
 	for i, v := range []any{abs, n, mime} {
-		b, _ := json.Marshal(v)
-		o = o.Set(outMembers[i], b) // no duplicate from the page left to shadow it
+		o = o.With(outMembers[i], v) // no duplicate from the page left to shadow it
 	}
-	return rewrite(o)
-}
-
-// rewrite is the reply o, the members of one the door decoded with the
-// shell's changes, through the door again: a page shaped it.
-func rewrite(o envelope.Object) (envelope.Reply, error) {
-	b, _ := json.Marshal(o) // every value is a piece of valid JSON, or the shell's
-	r, err := envelope.Decode(b)
-	if err != nil {
-		return envelope.Reply{}, failure("bad_reply", "the reply, with what the shell wrote of it, has more members than the shell prints", "")
-	}
-	return r, nil
+	return env.With(o), nil
 }
 
 // outErr is --out failing with nothing written.
 func outErr(code, msg string) *client.Error {
 	return failure(code, "--out: "+msg+"; nothing was written", "")
-}
-
-// badJSON says where and how env, which the door refused, is not a
-// JSON object; it gives the offset, never the bytes found there.
-func badJSON(env []byte) string {
-	var se *json.SyntaxError
-	switch {
-	case json.Valid(env) && bytes.HasPrefix(bytes.TrimLeft(env, " \t\r\n"), []byte("{")):
-		// rawjson.Check's own rule: one name once (so no two readers
-		// can take different values for it), at most MaxMembers.
-		return fmt.Sprintf("it names a member twice, or has over %d members", rawjson.MaxMembers)
-	case !errors.As(json.Unmarshal(env, new(json.RawMessage)), &se):
-		return "the reply does not start with {"
-	case se.Offset >= int64(len(env)) && (strings.HasPrefix(se.Error(), "unexpected end") || strings.Contains(se.Error(), "character ' '")):
-		return "the reply ends too soon" // encoding/json ends a value at the end with a space
-	}
-	for _, m := range []struct{ in, why string }{
-		{"after top-level value", "data follows the JSON object"},
-		{"in string literal", "a string holds a control character"},
-		{"in string escape code", "a string holds an invalid escape"},
-		{`in \u hexadecimal`, `a string holds an invalid \u escape`},
-	} {
-		if strings.Contains(se.Error(), m.in) {
-			return fmt.Sprintf("%s at byte %d", m.why, se.Offset)
-		}
-	}
-	return fmt.Sprintf("it is not valid JSON at byte %d", se.Offset)
 }
 
 // imageOf reads v, the raw value of the reply's dataUrl, in place

@@ -15,9 +15,9 @@ import (
 	"testing"
 
 	"github.com/stitchslop/stitchslop-bridge/internal/client"
+	"github.com/stitchslop/stitchslop-bridge/internal/envelope"
 	"github.com/stitchslop/stitchslop-bridge/internal/exitcode"
 	"github.com/stitchslop/stitchslop-bridge/internal/ui"
-	"github.com/stitchslop/stitchslop-bridge/security/rawjson"
 )
 
 // save runs saveImage on reply with FILE out.png in a fresh directory, and
@@ -56,7 +56,7 @@ func TestSaveImage(t *testing.T) {
 			"order kept, saved* appended",
 			`{"z":1, "ok":true, "dataUrl":"data:image/png;base64,` + pngB64 + `AAEC", "a":[1, {"b":"}"}], "m":"x\"y"}` + "\n",
 			withPNG(0, 1, 2),
-			`{"z":1,"ok":true,"a":[1,{"b":"}"}],"m":"x\"y","savedTo":SAVED,"savedBytes":15,"savedType":"image/png"}`,
+			`{"z":1,"ok":true,"a":[1, {"b":"}"}],"m":"x\"y","savedTo":SAVED,"savedBytes":15,"savedType":"image/png"}`,
 		},
 		{
 			"escaped slashes",
@@ -203,21 +203,22 @@ func TestSaveImageKeepsEarlierFile(t *testing.T) {
 	}
 }
 
-// A reply that --out's three members would take over the door's bound is
-// refused before the image is written, not written and then reported as a
-// failure (an outside attack: the agent's retry met file_exists).
-func TestSaveImageDecidesTheReportFirst(t *testing.T) {
+// A reply at the door's bound of members is saved and reported all the
+// same: what --out wrote goes beside the reply's members, written once by
+// the shell's encoder, never read by the door again, so nothing the bridge
+// adds can make the door refuse it (an outside attack met a refusal of the
+// bridge's own rewrite).
+func TestSaveImageAtTheMemberBound(t *testing.T) {
 	reply := []byte(`{"dataUrl":"data:image/png;base64,` + pngB64 + `"`)
-	for i := range rawjson.MaxMembers - 1 {
+	for i := range envelope.MaxMembers - 1 {
 		reply = fmt.Appendf(reply, `,"k%d":0`, i)
 	}
 	dir, out, _, err := save(t, append(reply, '}'))
-	var ce *client.Error
-	if !errors.As(err, &ce) || ce.Code != "bad_reply" || !strings.HasSuffix(ce.Msg, "nothing was written") {
-		t.Fatalf("saveImage(%d members) = %.80q, %v; want bad_reply, nothing written", rawjson.MaxMembers, out, err)
+	if err != nil || !bytes.Contains(out, []byte(`"savedType":"image/png"}`)) {
+		t.Fatalf("saveImage(%d members) = %.80q…, %v; want the image saved and reported", envelope.MaxMembers, out, err)
 	}
-	if names := listDir(t, dir); len(names) != 0 {
-		t.Errorf("saveImage(%d members) left %q, want nothing written", rawjson.MaxMembers, names)
+	if names := listDir(t, dir); len(names) != 1 {
+		t.Errorf("saveImage(%d members) left %q, want out.png", envelope.MaxMembers, names)
 	}
 }
 

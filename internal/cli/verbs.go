@@ -34,13 +34,13 @@ func runVerb(ctx context.Context, c *command, a args, dir string, stdin io.Reade
 		// The reply is printed all the same: it says what was saved, and
 		// why the rest was not.
 		log.Error(ns.Error())
-		emit(stdout, ns.env.Bytes(), a)
+		emit(stdout, ns.env, a)
 		return exitcode.Failed
 	}
 	if err != nil {
 		return fail(log, stdout, c, a, err)
 	}
-	emit(stdout, out.Bytes(), a)
+	emit(stdout, out, a)
 	if out.OK() {
 		return exitcode.OK
 	}
@@ -60,7 +60,7 @@ func fail(log *slog.Logger, stdout io.Writer, c *command, a args, err error) int
 		return mistake(log, stdout, c, a, ce.Msg, ce.Hint)
 	}
 	ce = quiet(log, err)
-	emit(stdout, envelope.Bridge(ce.Code, ce.Msg), a)
+	emit(stdout, envelope.Own(ce.Code, ce.Msg), a)
 	return ce.Exit
 }
 
@@ -180,16 +180,19 @@ func verb(ctx context.Context, a args, dir string, stdin io.Reader, log *slog.Lo
 
 // door is the shell's one reading of what a bridge answers, whatever the
 // verb: the door a tab's frame and a leader's answer pass in the bridge
-// (envelope.Decode: one JSON object, no raw control character in a string,
-// no name given twice at any depth), or a bad_reply failure. What passes
-// is printed by emit, guarded; what does not is never printed.
+// (envelope.Decode: one JSON object of Unicode text, no raw control
+// character in a string, no name given twice at any depth), or a
+// bad_reply failure that says where and how, from the door's own reading
+// (envelope.Refused): the refused bytes are not read again. What passes is
+// printed by emit, guarded; what does not is never printed.
 func door(env []byte, err error) (envelope.Reply, error) {
 	if err != nil {
 		return envelope.Reply{}, err
 	}
 	r, err := envelope.Decode(env)
-	if err != nil {
-		return envelope.Reply{}, failure("bad_reply", "the bridge's answer is not a valid JSON object ("+badJSON(env)+"); it is not printed, and nothing was written", "")
+	var ref *envelope.Refused
+	if errors.As(err, &ref) {
+		return envelope.Reply{}, failure("bad_reply", "the bridge's answer is not a valid JSON object ("+ref.Detail+"); it is not printed, and nothing was written", "")
 	}
 	return r, nil
 }

@@ -2,8 +2,8 @@
 // (protocol.md §2.5, §4.2; THREAT_MODEL.md T8, T9). Decode reads each
 // answer once, where it enters the bridge (the tab's frame reader, the
 // follower's call to its leader, the shell's client), into a Reply: the
-// one validation (rawjson.Check), the top-level members in order, and the
-// image checked whole. The hub, the MCP face, the control plane, the
+// one validation, by the standard's reader (jsontext), the top-level
+// members in order, and the image checked whole. The hub, the MCP face, the control plane, the
 // follower, replyfiles and the shell take a Reply, never the bytes.
 //
 // Members keep their order, so what the model and the shell see reads as
@@ -13,11 +13,12 @@
 package envelope
 
 import (
-	"bytes"
 	"encoding/json"
 	"slices"
 
-	"github.com/stitchslop/stitchslop-bridge/security/rawjson"
+	jsonv2 "github.com/go-json-experiment/json"
+
+	"github.com/stitchslop/stitchslop-bridge/security/gate"
 )
 
 // Member is one name/value pair of an object.
@@ -34,8 +35,7 @@ type Object []Member
 // are pieces of v.
 func ObjectOf(v json.RawMessage) (Object, bool) {
 	var o Object
-	ok := rawjson.Each(v, func(k, val []byte) bool {
-		name, _ := rawjson.String(k)
+	ok := Each(v, func(name string, val []byte) bool {
 		o = append(o, Member{name, val})
 		return true
 	})
@@ -52,38 +52,39 @@ func (o Object) Get(key string) json.RawMessage {
 
 // String returns the value of key if it is a JSON string.
 func (o Object) String(key string) (string, bool) {
-	return rawjson.String(o.Get(key))
+	return String(o.Get(key))
 }
 
-// With returns o with key set to v, a plain value, as Set does.
+// With returns o with key set to v, a plain value of the bridge's own
+// (a path, a count), as Set does: encoded by the standard's JSON v2, which
+// escapes no <, > or &.
 func (o Object) With(key string, v any) Object {
-	b, err := json.Marshal(v)
+	b, err := jsonv2.Marshal(v)
 	if err != nil {
 		panic(err) // only called with plain values
 	}
 	return o.Set(key, b)
 }
 
-// MarshalJSON writes o compactly, members in order.
-func (o Object) MarshalJSON() ([]byte, error) {
-	var b bytes.Buffer
-	b.WriteByte('{')
+// AppendJSON appends o to dst as one JSON object, members in order, in one
+// pass: each name quoted by the one string encoder (gate.AppendString),
+// each value as it is, a piece of what the door read or the bridge's own
+// JSON. Nothing is decoded or escaped again, so a value comes out the size
+// it came in (a name of 200 "<" stays 202 bytes).
+func (o Object) AppendJSON(dst []byte) []byte {
+	dst = append(dst, '{')
 	for i, m := range o {
 		if i > 0 {
-			b.WriteByte(',')
+			dst = append(dst, ',')
 		}
-		k, _ := json.Marshal(m.Key)
-		b.Write(append(k, ':'))
-		if err := json.Compact(&b, m.Value); err != nil {
-			return nil, err
-		}
+		dst = gate.AppendString(dst, m.Key)
+		dst = append(append(dst, ':'), m.Value...)
 	}
-	b.WriteByte('}')
-	return b.Bytes(), nil
+	return append(dst, '}')
 }
 
 // OK reports whether the envelope says ok:true.
-func (o Object) OK() bool { return bytes.Equal(bytes.TrimSpace(o.Get("ok")), []byte("true")) }
+func (o Object) OK() bool { return IsTrue(o.Get("ok")) }
 
 // Without returns o without any member called one of names.
 func (o Object) Without(names ...string) Object {

@@ -2,8 +2,12 @@ package envelope
 
 import (
 	"encoding/json"
+	"errors"
+	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/stitchslop/stitchslop-bridge/security/gate"
 )
 
 func TestObjectKeepsOrder(t *testing.T) {
@@ -13,7 +17,7 @@ func TestObjectKeepsOrder(t *testing.T) {
 		t.Fatal(err)
 	}
 	o := r.Members()
-	b, _ := json.Marshal(o.With("savedBytes", 3).With("ok", false))
+	b := o.With("savedBytes", 3).With("ok", false).AppendJSON(nil)
 	if want := `{"id":7,"ok":false,"say":"Hi.","z":1,"a":{"b":[1,2]},"dataUrl":"data:image/png;base64,AAAA","savedBytes":3}`; string(b) != want {
 		t.Fatalf("With = %s, want %s", b, want)
 	}
@@ -31,7 +35,7 @@ func TestDecodeRefuses(t *testing.T) {
 		{"{\"a\":\"\n\"}", ErrNotObject},
 		{`{"a":1,"a":2}`, ErrBadNames}, {`{"a":[{"b":1,"\u0062":2}]}`, ErrBadNames},
 	} {
-		if r, err := Decode([]byte(tt.in)); err != tt.want || r.Bytes() != nil || r.Members() != nil {
+		if r, err := Decode([]byte(tt.in)); !errors.Is(err, tt.want) || r.Bytes() != nil || r.Members() != nil {
 			t.Errorf("Decode(%q) = %q, %v; want %v and nothing", tt.in, r.Bytes(), err, tt.want)
 		}
 	}
@@ -100,33 +104,105 @@ func TestSetAndWithout(t *testing.T) {
 		{"Set nil drops every one", o.Set("savedTo", nil), `{"a":1,"b":2}`},
 		{"Without drops every one named", o.Without("savedTo", "a"), `{"b":2}`},
 	} {
-		b, err := json.Marshal(tt.got)
-		if err != nil || string(b) != tt.want {
-			t.Errorf("%s: %s (%v), want %s", tt.name, b, err, tt.want)
+		if b := tt.got.AppendJSON(nil); string(b) != tt.want {
+			t.Errorf("%s: %s, want %s", tt.name, b, tt.want)
 		}
 	}
 }
 
-// Into refuses what encoding/json would read otherwise than the door: two
-// names alike but for case, at any depth (an outside attack's /status
-// named both origin and Origin).
-func TestIntoRefusesNamesAlikeButForCase(t *testing.T) {
-	var st struct {
-		Origin string `json:"origin"`
-	}
-	for in, want := range map[string]error{
-		`{"origin":"https://a","Origin":"https://b"}`:         ErrBadNames,
-		`{"x":[{"ſ":1,"S":2}]}`:                               ErrBadNames, // U+017F folds to s and S
-		`{"x":{"k":1,"\u212a":2}}`:                            ErrBadNames, // the Kelvin sign folds to k
-		`{"origin":"https://a","x":{"origin":"https://b"}}`:   nil,
-		`{"origin":"https://a","x":[{"Origin":"https://b"}]}`: nil,
+// Into reads what every other reader of the reply reads: a field takes
+// the member of its name exactly, never one alike but for case (an outside
+// attack's /status named both origin and Origin, and encoding/json, which
+// folds case, read the last).
+func TestIntoReadsNamesExactly(t *testing.T) {
+	for in, want := range map[string]string{
+		`{"origin":"https://a","Origin":"https://b"}`:      "https://a",
+		`{"Origin":"https://b","origin":"https://a"}`:      "https://a",
+		`{"ORIGIN":"https://b"}`:                           "",
+		`{"\u017Frigin":"https://b","origin":"https://a"}`: "https://a",
 	} {
+		var st struct {
+			Origin string `json:"origin"`
+		}
 		r, err := Decode([]byte(in))
 		if err != nil {
 			t.Fatalf("Decode(%s): %v", in, err)
 		}
-		if err := r.Into(&st); err != want {
-			t.Errorf("Into(%s) = %v, want %v", in, err, want)
+		if err := r.Into(&st); err != nil || st.Origin != want {
+			t.Errorf("Into(%s) = %q, %v; want %q", in, st.Origin, err, want)
+		}
+	}
+}
+
+// A name the door lets through is never cut to a note by the gate
+// (security/gate cuts only strings over gate.MaxDataURL), so that no two
+// names of one object come out as one note.
+func TestMaxNameIsNeverCut(t *testing.T) {
+	if MaxName >= gate.MaxDataURL {
+		t.Errorf("MaxName (%d) >= gate.MaxDataURL (%d): two names the door passes could become one note", MaxName, gate.MaxDataURL)
+	}
+}
+
+// A name over MaxName bytes as written, at any depth, is refused; one of
+// MaxName passes.
+func TestDecodeMaxName(t *testing.T) {
+	for _, tt := range []struct {
+		in   string
+		want error
+	}{
+		{`{"` + strings.Repeat("n", MaxName) + `":1}`, nil},
+		{`{"` + strings.Repeat("n", MaxName+1) + `":1}`, ErrBadNames},
+		{`{"a":[{"` + strings.Repeat("n", MaxName+1) + `":1}]}`, ErrBadNames},
+		{`{"` + strings.Repeat(`\u006e`, MaxName/6+1) + `":1}`, ErrBadNames}, // counted as written
+	} {
+		if _, err := Decode([]byte(tt.in)); !errors.Is(err, tt.want) {
+			t.Errorf("Decode(a name of %d bytes) = %v, want %v", len(tt.in)-6, err, tt.want)
+		}
+	}
+}
+
+// An object of over MaxMembers members, at any depth, is refused; one of
+// MaxMembers passes.
+func TestDecodeMaxMembers(t *testing.T) {
+	object := func(n int) string {
+		var b strings.Builder
+		b.WriteString("{")
+		for i := range n {
+			if i > 0 {
+				b.WriteString(",")
+			}
+			fmt.Fprintf(&b, `"m%d":0`, i)
+		}
+		return b.String() + "}"
+	}
+	for _, tt := range []struct {
+		in   string
+		want error
+	}{
+		{object(MaxMembers), nil},
+		{object(MaxMembers + 1), ErrBadNames},
+		{`{"a":[` + object(MaxMembers+1) + `]}`, ErrBadNames},
+	} {
+		if _, err := Decode([]byte(tt.in)); !errors.Is(err, tt.want) {
+			t.Errorf("Decode(%.40s…) = %v, want %v", tt.in, err, tt.want)
+		}
+	}
+}
+
+// A name that does not print as it decodes, at any depth, is refused, how
+// ever it is written; so are invalid UTF-8 and an escaped lone surrogate,
+// which are no Unicode text.
+func TestDecodeRefusesWhatDoesNotPrint(t *testing.T) {
+	for in, want := range map[string]error{
+		`{"o\u200bk":true}`:             ErrBadNames,
+		"{\"o\u200bk\":true}":           ErrBadNames,
+		`{"a":{"b\u202e":1}}`:           ErrBadNames,
+		`{"a":"\ud800"}`:                ErrNotObject,
+		"{\"a\":\"\xff\"}":              ErrNotObject,
+		`{"a":"\ud83d\ude00","b\tc":1}`: nil,
+	} {
+		if _, err := Decode([]byte(in)); !errors.Is(err, want) {
+			t.Errorf("Decode(%q) = %v, want %v", in, err, want)
 		}
 	}
 }

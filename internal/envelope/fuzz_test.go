@@ -9,10 +9,10 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/stitchslop/stitchslop-bridge/security/files"
 	"github.com/stitchslop/stitchslop-bridge/security/fuzzseed"
-	"github.com/stitchslop/stitchslop-bridge/security/rawjson"
 	"github.com/stitchslop/stitchslop-bridge/security/unprintable"
 )
 
@@ -21,8 +21,8 @@ func TestFuzzDecodeSeeds(t *testing.T) { fuzzseed.Require(t, "FuzzDecode") }
 var strip = unprintable.Strip
 
 // FuzzDecode holds the door to what encoding/json, an independent reader,
-// makes of the same bytes: Decode accepts exactly the JSON objects in
-// which no object names a member twice (and refuses such a one that is
+// makes of the same bytes: Decode accepts exactly the JSON objects of
+// Unicode text in which no object names a member twice (and refuses such a one that is
 // over its member bounds as ErrBadNames); what it accepts reads, member
 // by member, as encoding/json reads it; and an Image is only ever a
 // top-level dataUrl whose whole payload is canonical base64 of the image
@@ -30,14 +30,15 @@ var strip = unprintable.Strip
 func FuzzDecode(f *testing.F) {
 	f.Fuzz(func(t *testing.T, b []byte) {
 		r, err := Decode(b)
-		valid := json.Valid(b) && bytes.HasPrefix(bytes.TrimLeft(b, " \t\r\n"), []byte("{"))
+		// Unicode text, too: no invalid UTF-8, no escaped lone surrogate.
+		valid := json.Valid(b) && bytes.HasPrefix(bytes.TrimLeft(b, " \t\r\n"), []byte("{")) && utf8.Valid(b) && !loneSurrogate(b)
 		dup, members, longest, unprintable := namesOf(b)
 		// A name's raw form is at most 6 bytes a byte of its value (\u0000),
 		// and its value at most 3 bytes a raw byte (an invalid byte is U+FFFD).
 		switch {
-		case err == nil && (!valid || dup || longest > 3*rawjson.MaxName || unprintable):
+		case err == nil && (!valid || dup || longest > 3*MaxName || unprintable):
 			t.Fatalf("Decode(%q) accepted it; valid object %v, a name given twice %v, a name of %d bytes, one that does not print as it decodes %v", b, valid, dup, longest, unprintable)
-		case errors.Is(err, ErrBadNames) && (!valid || !dup && !unprintable && members <= rawjson.MaxMembers && 6*longest <= rawjson.MaxName):
+		case errors.Is(err, ErrBadNames) && (!valid || !dup && !unprintable && members <= MaxMembers && 6*longest <= MaxName):
 			t.Fatalf("Decode(%q) = %v; valid object %v, a name given twice %v, %d members, a name of %d bytes", b, err, valid, dup, members, longest)
 		case errors.Is(err, ErrNotObject) && valid:
 			t.Fatalf("Decode(%q) = %v for a valid object", b, err)
@@ -118,4 +119,39 @@ func namesOf(b []byte) (dup bool, members, longest int, unprintable bool) {
 		top.keys[k] = true
 		top.wantKey = false
 	}
+}
+
+// loneSurrogate reports whether b, valid JSON, escapes a UTF-16 surrogate
+// that is not half of a pair (a high \uD800-\uDBFF escape followed at
+// once by a low \uDC00-\uDFFF one). A backslash is only ever in a string.
+func loneSurrogate(b []byte) bool {
+	half := func(i int) byte { // 'h' high, 'l' low, 0 neither, for the escape at i
+		if i+5 >= len(b) || b[i] != '\\' || b[i+1] != 'u' || b[i+2]|0x20 != 'd' {
+			return 0
+		}
+		switch c := b[i+3] | 0x20; {
+		case c == '8' || c == '9' || c == 'a' || c == 'b':
+			return 'h'
+		case c >= 'c' && c <= 'f':
+			return 'l'
+		}
+		return 0
+	}
+	for i := 0; i < len(b); i++ {
+		if b[i] != '\\' {
+			continue
+		}
+		switch half(i) {
+		case 'h':
+			if half(i+6) != 'l' {
+				return true
+			}
+			i += 11
+		case 'l':
+			return true
+		default:
+			i++ // the escaped character, which may be a backslash
+		}
+	}
+	return false
 }

@@ -5,7 +5,6 @@ import (
 	"encoding/base64"
 
 	"github.com/stitchslop/stitchslop-bridge/security/files"
-	"github.com/stitchslop/stitchslop-bridge/security/rawjson"
 )
 
 // Image is the image a reply's top-level dataUrl carries, as the door
@@ -50,9 +49,9 @@ func imageOf(v []byte) Image {
 // and its payload, not decoded. A string without escapes, as pages write
 // them, is read in place: payload is a piece of v, never a copy.
 func DataURL(v []byte) (mime string, payload []byte, ok bool) {
-	s, plain := rawjson.Plain(v)
+	s, plain := Plain(v)
 	if !plain {
-		u, isString := rawjson.String(v)
+		u, isString := String(v)
 		if !isString {
 			return "", nil, false
 		}

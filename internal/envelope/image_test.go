@@ -41,3 +41,16 @@ func BenchmarkDecodeImage(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkDecodeSmall is the door on a reply of a few members, as most
+// are: its allocations are the reply's own (its members), not the lexer's.
+func BenchmarkDecodeSmall(b *testing.B) {
+	env := []byte(`{"id":12,"ok":true,"say":"Moved the star.","echo":"` + strings.Repeat("x", 200) + `","count":3,"at":{"x":1,"y":[2,3]}}`)
+	b.SetBytes(int64(len(env)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := Decode(env); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

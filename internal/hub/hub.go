@@ -22,7 +22,6 @@ import (
 
 	"github.com/stitchslop/stitchslop-bridge/internal/envelope"
 	"github.com/stitchslop/stitchslop-bridge/security/gate"
-	"github.com/stitchslop/stitchslop-bridge/security/rawjson"
 	"github.com/stitchslop/stitchslop-bridge/security/toollist"
 )
 
@@ -356,10 +355,8 @@ func argNames(tools []toollist.Tool) map[string][]string {
 	m := make(map[string][]string, len(tools))
 	for _, t := range tools {
 		var names []string
-		rawjson.Each(rawjson.Get(t.InputSchema, "properties"), func(k, _ []byte) bool {
-			if n, ok := rawjson.String(k); ok {
-				names = append(names, n)
-			}
+		envelope.Each(envelope.Get(t.InputSchema, "properties"), func(n string, _ []byte) bool {
+			names = append(names, n)
 			return true
 		})
 		slices.Sort(names)
@@ -404,7 +401,7 @@ func (h *Hub) Start(command string, args json.RawMessage, timeout time.Duration,
 // start is Start; owner says the caller is voice.listen's one consumer
 // (CallVoice), whom a voice owner does not refuse.
 func (h *Hub) start(command string, args json.RawMessage, timeout time.Duration, done func(reply envelope.Reply), owner bool) (cancel func() bool) {
-	if rawjson.IsNull(args) {
+	if envelope.IsNull(args) {
 		args = json.RawMessage(`{}`)
 	}
 	if timeout <= 0 {

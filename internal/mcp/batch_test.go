@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stitchslop/stitchslop-bridge/internal/envelope"
 	"github.com/stitchslop/stitchslop-bridge/security/fuzzseed"
-	"github.com/stitchslop/stitchslop-bridge/security/rawjson"
 )
 
 func TestFuzzBatchSeeds(t *testing.T) { fuzzseed.Require(t, "FuzzBatch") }
@@ -68,8 +68,8 @@ func TestBatchWaitsForItsPageCall(t *testing.T) {
 	if lines := out.lines(); len(lines) != 0 {
 		t.Fatalf("before the page answered: got %q, want nothing (the batch waits for its call)", lines)
 	}
-	id, _ := rawjson.Int(rawjson.Get(frame, "id"))
-	if !s.srv.Hub.Deliver(page, id, mustReply([]byte(`{"id":`+string(rawjson.Get(frame, "id"))+`,"ok":true,"n":1}`))) {
+	id, _ := envelope.Int(envelope.Get(frame, "id"))
+	if !s.srv.Hub.Deliver(page, id, mustReply([]byte(`{"id":`+string(envelope.Get(frame, "id"))+`,"ok":true,"n":1}`))) {
 		t.Fatal("the page's reply found nobody waiting")
 	}
 	lines := out.lines()

@@ -8,7 +8,7 @@ import "github.com/stitchslop/stitchslop-bridge/security/gate"
 // top-level image never goes through it: it leaves as an image block,
 // copied from the reply's own bytes as the door's envelope.Image, the
 // whole of it canonical base64.
-var modelGuard = gate.Guard{Compact: true, Remedy: modelRemedy}
+var modelGuard = gate.Guard{Remedy: modelRemedy}
 
 // modelRemedy tells the model how to get a string the guard left out: by
 // call_to_files, which saves the reply's files, its top-level dataUrl and

@@ -38,7 +38,6 @@ import (
 	"github.com/stitchslop/stitchslop-bridge/internal/envelope"
 	"github.com/stitchslop/stitchslop-bridge/internal/hub"
 	"github.com/stitchslop/stitchslop-bridge/internal/sites"
-	"github.com/stitchslop/stitchslop-bridge/security/rawjson"
 )
 
 // Bounds of one session. MaxInFlight is well above what a client runs at
@@ -267,7 +266,7 @@ func (s *Session) Handle(line []byte) {
 		s.srv.Activity()
 	}
 	line = bytes.TrimSpace(line)
-	if !rawjson.Valid(line) {
+	if !envelope.Valid(line) {
 		s.fail(null, codeParse, "parse error: the line is not valid JSON")
 		return
 	}
@@ -303,17 +302,17 @@ func (s *Session) parse(msg []byte) (request, bool) {
 	var r request
 	var version, method []byte
 	hasID, isResponse := false, false
-	rawjson.Each(msg, func(k, v []byte) bool {
-		switch {
-		case rawjson.KeyIs(k, "jsonrpc"):
+	envelope.Each(msg, func(k string, v []byte) bool {
+		switch k {
+		case "jsonrpc":
 			version = v
-		case rawjson.KeyIs(k, "id"):
+		case "id":
 			hasID, r.id = true, v
-		case rawjson.KeyIs(k, "method"):
+		case "method":
 			method = v
-		case rawjson.KeyIs(k, "params"):
+		case "params":
 			r.params = v
-		case rawjson.KeyIs(k, "result"), rawjson.KeyIs(k, "error"):
+		case "result", "error":
 			isResponse = true
 		}
 		return true
@@ -330,7 +329,7 @@ func (s *Session) parse(msg []byte) (request, bool) {
 		s.fail(null, codeInvalidRequest, "invalid request: id must be a string or an integer (MCP allows no null id); nothing was done")
 		return request{}, false
 	}
-	m, isString := rawjson.String(method)
+	m, isString := envelope.String(method)
 	if method == nil || !isString {
 		s.fail(id, codeInvalidRequest, "invalid request: method must be a string")
 		return request{}, false
@@ -353,7 +352,7 @@ func validID(raw []byte) bool {
 		return false
 	}
 	if raw[0] == '"' {
-		_, ok := rawjson.String(raw)
+		_, ok := envelope.String(raw)
 		return ok
 	}
 	digits := raw
@@ -391,7 +390,7 @@ func (s *Session) notification(r request) {
 			}
 		}
 	case "notifications/cancelled":
-		id := rawjson.Get(r.params, "requestId")
+		id := envelope.Get(r.params, "requestId")
 		if id != nil {
 			s.cancel(id)
 		}
@@ -558,11 +557,11 @@ func errorResponse(id []byte, code int, msg string, data any) []byte {
 
 // callTimeout reads the caller's deadline from _meta, if any.
 func callTimeout(meta []byte) (time.Duration, string) {
-	v := rawjson.Get(meta, TimeoutMetaKey)
+	v := envelope.Get(meta, TimeoutMetaKey)
 	if v == nil {
 		return 0, ""
 	}
-	ms, ok := rawjson.Int(v)
+	ms, ok := envelope.Int(v)
 	lo, hi := hub.MinCallTimeout.Milliseconds(), hub.MaxCallTimeout.Milliseconds()
 	if !ok || ms < lo || ms > hi {
 		return 0, "invalid params: _meta[\"" + TimeoutMetaKey + "\"] must be a whole number of milliseconds from " +

@@ -5,7 +5,6 @@ import (
 
 	"github.com/stitchslop/stitchslop-bridge/internal/envelope"
 	"github.com/stitchslop/stitchslop-bridge/security/gate"
-	"github.com/stitchslop/stitchslop-bridge/security/rawjson"
 )
 
 // toolResponse builds the tools/call response for request id from a page's
@@ -13,7 +12,8 @@ import (
 // the tab, a leader or the bridge itself. One text block, intro and the say
 // line first, then the envelope as compact JSON without its transport id;
 // an image (envelope.Image) becomes an image block and leaves the text;
-// ok:false is isError, and so is any reply when refused (a save report
+// any reply but ok:true is isError (one reading of ok: the shell exits 1
+// on it), and so is any reply when refused (a save report
 // that refused a file). In the text, strings too long for a model are
 // replaced by a note (modelGuard); the image is not text and is never cut.
 //
@@ -28,10 +28,12 @@ func toolResponse(id []byte, env envelope.Reply, intro string, refused, modern b
 	if v := env.Get("say"); v != nil {
 		var cut bool
 		if say, cut = modelGuard.Note("say", v); !cut {
-			say, _ = rawjson.String(v)
+			say, _ = envelope.String(v)
 		}
 	}
-	text := make([]byte, 0, len(intro)+len(say)+2+len(env.Bytes())-len(img.Base64()))
+	// Room for the text as the gate bounds it, not for the whole reply: a
+	// reply of megabytes is cut to notes.
+	text := make([]byte, 0, len(intro)+len(say)+2+min(len(env.Bytes())-len(img.Base64()), gate.MaxTotal+gate.MaxString))
 	text = append(text, intro...)
 	if say != "" {
 		text = append(text, say...)
@@ -49,7 +51,10 @@ func toolResponse(id []byte, env envelope.Reply, intro string, refused, modern b
 		text = modelGuard.AppendMember(text, m.Key, m.Value)
 	}
 	text = append(text, '}')
-	failed := refused || string(env.Get("ok")) == "false"
+	// One reading of ok on both faces (protocol.md §3.5, §4.4): a reply
+	// succeeds only when it says ok:true; ok:false, a missing ok or one
+	// that is not a boolean is isError here and exit 1 in the shell.
+	failed := refused || !env.OK()
 	// The text block, then the image block when there is an image.
 	head := make([]byte, 0, len(text)+len(id)+len(modernHead)+96)
 	head = append(head, `{"jsonrpc":"2.0","id":`...)

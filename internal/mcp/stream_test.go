@@ -15,7 +15,6 @@ import (
 	"github.com/stitchslop/stitchslop-bridge/internal/envelope"
 	"github.com/stitchslop/stitchslop-bridge/internal/hub"
 	"github.com/stitchslop/stitchslop-bridge/security/fuzzseed"
-	"github.com/stitchslop/stitchslop-bridge/security/rawjson"
 	"github.com/stitchslop/stitchslop-bridge/security/toollist"
 )
 
@@ -47,7 +46,7 @@ type scriptedTab struct {
 }
 
 func (p *scriptedTab) Send(frame []byte) error {
-	id, _ := rawjson.Int(rawjson.Get(frame, "id"))
+	id, _ := envelope.Int(envelope.Get(frame, "id"))
 	p.wg.Add(1)
 	go func() {
 		defer p.wg.Done()
@@ -186,7 +185,7 @@ func checkStream(t *testing.T, stdout []byte, sent ...string) {
 		answered[id] = true
 	}
 	for _, line := range bytes.Split(stdout[:len(stdout)-1], []byte("\n")) {
-		if !rawjson.Valid(line) || !json.Valid(line) {
+		if !envelope.Valid(line) || !json.Valid(line) {
 			t.Errorf("stdout line %.300q is not one JSON value", line)
 			continue
 		}

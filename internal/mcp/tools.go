@@ -18,8 +18,8 @@ import (
 	"github.com/stitchslop/stitchslop-bridge/internal/sites"
 	"github.com/stitchslop/stitchslop-bridge/internal/version"
 	"github.com/stitchslop/stitchslop-bridge/security/files"
+	"github.com/stitchslop/stitchslop-bridge/security/gate"
 	"github.com/stitchslop/stitchslop-bridge/security/origin"
-	"github.com/stitchslop/stitchslop-bridge/security/rawjson"
 	"github.com/stitchslop/stitchslop-bridge/security/toollist"
 	"github.com/stitchslop/stitchslop-bridge/security/unprintable"
 )
@@ -209,11 +209,11 @@ func (s *Session) toolList(modern bool) []byte {
 // neither the bridge nor the connected tab lists, is -32602.
 func (s *Session) toolsCall(r request, meta []byte, modern bool) {
 	var name, args []byte
-	if !rawjson.Each(r.params, func(k, v []byte) bool {
-		switch {
-		case rawjson.KeyIs(k, "name"):
+	if !envelope.Each(r.params, func(k string, v []byte) bool {
+		switch k {
+		case "name":
 			name = v
-		case rawjson.KeyIs(k, "arguments"):
+		case "arguments":
 			args = v
 		}
 		return true
@@ -221,12 +221,12 @@ func (s *Session) toolsCall(r request, meta []byte, modern bool) {
 		s.fail(r.id, codeInvalidParams, "invalid params: tools/call needs a tool name")
 		return
 	}
-	tool, ok := rawjson.String(name)
+	tool, ok := envelope.String(name)
 	if !ok || tool == "" {
 		s.fail(r.id, codeInvalidParams, "invalid params: tools/call needs a tool name")
 		return
 	}
-	if !rawjson.IsNull(args) && args[0] != '{' {
+	if !envelope.IsNull(args) && args[0] != '{' {
 		s.fail(r.id, codeInvalidParams, "invalid params: arguments must be an object")
 		return
 	}
@@ -286,8 +286,7 @@ func misspelt(tool string, args []byte, known []string, strict bool) string {
 		return ""
 	}
 	var msg string
-	rawjson.Each(args, func(k, _ []byte) bool {
-		name, _ := rawjson.String(k)
+	envelope.Each(args, func(name string, _ []byte) bool {
 		for _, n := range known {
 			if n == name {
 				return true
@@ -366,7 +365,7 @@ func (s *Session) waitArgs(tool string, args []byte) (waitSpec, string) {
 		return waitSpec{}, msg
 	}
 	w := waitSpec{secs: WaitDefaultSeconds}
-	if v := rawjson.Get(args, "timeoutSeconds"); !rawjson.IsNull(v) {
+	if v := envelope.Get(args, "timeoutSeconds"); !envelope.IsNull(v) {
 		var n float64
 		if json.Unmarshal(v, &n) != nil || math.IsNaN(n) || math.IsInf(n, 0) {
 			return w, fmt.Sprintf("%s: timeoutSeconds must be a number of seconds (at most %d), got %s. Nothing was done.", tool, WaitMaxSeconds, v)
@@ -375,13 +374,13 @@ func (s *Session) waitArgs(tool string, args []byte) (waitSpec, string) {
 			w.secs = min(n, WaitMaxSeconds)
 		}
 	}
-	own := rawjson.Get(args, "ownBridge")
-	if !rawjson.IsNull(own) && string(own) != "true" && string(own) != "false" {
+	own := envelope.Get(args, "ownBridge")
+	if !envelope.IsNull(own) && string(own) != "true" && string(own) != "false" {
 		return w, tool + ": ownBridge must be true or false. Nothing was done."
 	}
 	w.own = string(own) == "true"
-	if v := rawjson.Get(args, "origin"); !rawjson.IsNull(v) {
-		o, ok := rawjson.String(v)
+	if v := envelope.Get(args, "origin"); !envelope.IsNull(v) {
+		o, ok := envelope.String(v)
 		site, err := origin.Parse(origin.Pasted(o))
 		if !ok || err != nil || !s.srv.Sites.Allowed(site) {
 			return w, fmt.Sprintf("%s: origin_not_allowed: origin must be one of %s. Nothing was done.", tool, strings.Join(s.srv.Sites.AllowedSites(), ", "))
@@ -389,7 +388,7 @@ func (s *Session) waitArgs(tool string, args []byte) (waitSpec, string) {
 		w.site = site
 	}
 	if tool == "pair" {
-		t, ok := rawjson.String(rawjson.Get(args, "token"))
+		t, ok := envelope.String(envelope.Get(args, "token"))
 		if !ok || t == "" {
 			return w, "pair: token is required: the one-time token from the Stitch Slop agent panel (tok_ and hex digits). Nothing was done."
 		}
@@ -537,10 +536,42 @@ func (s *Session) stillWaiting(ctx context.Context, tool, site string, port int,
 	if paired.Armed {
 		b.WriteString(" The token stays armed for " + paired.Site + " while the bridge runs.")
 	}
-	b.WriteString("\n\nSince the wait began: " + attempts.Explain(s.record(ctx), before))
+	if mode == "follower" {
+		b.WriteString("\n\nSince the wait began: " + leaderWords(port, s.record(ctx), before))
+	} else {
+		b.WriteString("\n\nSince the wait began: " + attempts.Explain(s.record(ctx), before))
+	}
 	b.WriteString("\n\n" + attempts.PanelWords)
 	b.WriteString("\n\nThis bridge admits tabs of " + strings.Join(s.srv.Sites.AllowedSites(), ", ") + "." + s.srv.Hub.State().Notice)
 	return b.String()
+}
+
+// leaderWords is what the bridge a follower follows reports of the tabs
+// that dialled it since before: its refusals' reason, origin and message
+// quoted as its words (gate.Quote), never worded as this bridge's own
+// diagnosis, since another process wrote them.
+func leaderWords(port int, now, before attempts.Snapshot) string {
+	dialled, refused := now.Since(before)
+	if len(refused) == 0 {
+		return fmt.Sprintf("the bridge on port %d, which this one follows, reports %d attempts to attach and no refusal.", port, dialled)
+	}
+	parts := make([]string, 0, len(refused))
+	for _, r := range refused {
+		parts = append(parts, leaderRefusal(port, r))
+	}
+	return strings.Join(parts, " ")
+}
+
+// leaderRefusal quotes one refusal the followed bridge reports.
+func leaderRefusal(port int, r attempts.Refusal) string {
+	w := fmt.Sprintf("The bridge on port %d, which this one follows, reports a refusal %d times, in its words: reason %s", port, r.Count, gate.Quote(r.Reason))
+	if r.Origin != "" {
+		w += ", origin " + gate.Quote(r.Origin)
+	}
+	if r.Message != "" {
+		w += ", message " + gate.Quote(r.Message)
+	}
+	return w + "."
 }
 
 // awaitList waits, up to ListWait, for the attached tab's tool list.
@@ -661,31 +692,31 @@ func (s *Session) canvas(ctx context.Context, st hub.Snapshot, timeout time.Dura
 		b.WriteString(" " + clip(say, 4*greetLabel))
 	}
 	shown, more := 0, 0
-	rawjson.Items(env.Get("items"), func(item []byte) bool {
+	envelope.Items(env.Get("items"), func(item []byte) bool {
 		if shown == greetItems {
 			more++
 			return true
 		}
 		shown++
-		name, _ := rawjson.String(rawjson.Get(item, "name"))
+		name, _ := envelope.String(envelope.Get(item, "name"))
 		fmt.Fprintf(&b, "\n%d. %s", shown, clip(name, greetLabel))
-		treat, _ := rawjson.String(rawjson.Get(item, "treatmentLabel"))
+		treat, _ := envelope.String(envelope.Get(item, "treatmentLabel"))
 		if treat == "" {
-			treat, _ = rawjson.String(rawjson.Get(item, "treatment"))
+			treat, _ = envelope.String(envelope.Get(item, "treatment"))
 		}
 		if treat != "" {
 			b.WriteString(", " + clip(treat, greetLabel))
 		}
-		n, ok := rawjson.Int(rawjson.Get(item, "stitches"))
+		n, ok := envelope.Int(envelope.Get(item, "stitches"))
 		if !ok {
-			n, ok = rawjson.Int(rawjson.Get(item, "stitchCount"))
+			n, ok = envelope.Int(envelope.Get(item, "stitchCount"))
 		}
 		if ok && n >= 0 {
 			b.WriteString(", " + thousands(n) + " stitches")
 		}
 		return true
 	})
-	if n, ok := rawjson.Int(env.Get("omitted")); ok && n > 0 {
+	if n, ok := envelope.Int(env.Get("omitted")); ok && n > 0 {
 		more += int(min(n, math.MaxInt32))
 	}
 	if more > 0 {

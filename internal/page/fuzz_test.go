@@ -51,7 +51,7 @@ func TestParseFirstFrame(t *testing.T) {
 		{`[]`, Credentials{}, true},
 		{`"tok"`, Credentials{}, true},
 		{`{"token":"t"`, Credentials{}, true},
-		{`{"token":"a","token":"b"}`, Credentials{}, true},      // one name once (rawjson.Check)
+		{`{"token":"a","token":"b"}`, Credentials{}, true},      // one name once (envelope.Decode)
 		{`{"token":"a","to\u006ben":"b"}`, Credentials{}, true}, // however it is spelt
 		{``, Credentials{}, true},
 	}

@@ -28,7 +28,6 @@ import (
 	"github.com/stitchslop/stitchslop-bridge/security/gate"
 	"github.com/stitchslop/stitchslop-bridge/security/limits"
 	"github.com/stitchslop/stitchslop-bridge/security/origin"
-	"github.com/stitchslop/stitchslop-bridge/security/rawjson"
 	"github.com/stitchslop/stitchslop-bridge/security/throttle"
 	"github.com/stitchslop/stitchslop-bridge/security/toollist"
 )
@@ -445,9 +444,9 @@ func (s *Server) refuseCredential(ws *websocket.Conn, site string, cr Credential
 	s.refuse(ws, refusal{Error: "bad_credential", Message: "This bridge does not recognise the tab's pairing or token. Reopen the Stitch Slop agent panel for a fresh token; tokens work once."})
 }
 
-// serve reads the attached page's frames until it leaves. A reply is found
-// by its id alone, without decoding the rest, and handed on as the bytes it
-// came as: the caller's done func turns it into what its own client needs.
+// serve reads the attached page's frames until it leaves. Each is decoded
+// once, by the door (envelope.Decode), into the Reply the hub delivers to
+// the call of its id: every face answers from that value.
 func (s *Server) serve(c *conn) {
 	s.mu.Lock()
 	if s.closing {
@@ -485,7 +484,7 @@ func (s *Server) serve(c *conn) {
 		// what the hub delivers, and the MCP face answers from, is only
 		// ever the Reply it made.
 		frame, err := envelope.Decode(msg)
-		if err != nil && s.answerBadReply(c, msg, err) {
+		if err != nil && s.answerBadReply(c, err) {
 			s.Log.Warn("refused a reply from the tab: " + err.Error())
 			continue
 		}
@@ -495,8 +494,8 @@ func (s *Server) serve(c *conn) {
 		}
 		id, tools := frame.Get("id"), frame.Get("tools")
 		switch {
-		case !rawjson.IsNull(id):
-			n, isInt := rawjson.Int(id)
+		case !envelope.IsNull(id):
+			n, isInt := envelope.Int(id)
 			if !isInt || !s.Hub.Deliver(c, n, frame) {
 				s.Log.Warn("ignored a reply nobody is waiting for (late, cancelled or unknown id)")
 			}
@@ -519,28 +518,24 @@ func (s *Server) serve(c *conn) {
 
 // CodeBadReply is the error of the envelope that answers a call whose
 // reply the door refuses: not one valid JSON object (a raw control
-// character in a string, nesting past the lexer's depth), or one whose
+// character in a string, invalid UTF-8, nesting past jsontext's depth), or one whose
 // member names are refused (a name given twice, which of the two a reader
 // takes differs from reader to reader, so none is taken; a name that does
 // not print as it decodes; too long a name, or too many).
 const CodeBadReply = "bad_reply"
 
-// answerBadReply answers, in the tab's place, the call that msg (a frame
-// the door refused for why) replies to, if one is waiting, rather than
-// leave it to time out. The id is the only member read from it, and only
-// to find the call: the first id a top-level walk meets before the fault,
-// as pages write it first. The tab is authenticated and may answer any
-// call it was sent; all it can choose here is which one fails now.
-func (s *Server) answerBadReply(c *conn, msg []byte, why error) bool {
-	var n int64
-	var isInt bool
-	rawjson.Each(msg, func(k, v []byte) bool {
-		if rawjson.KeyIs(k, "id") {
-			n, isInt = rawjson.Int(v)
-			return false
-		}
-		return true
-	})
+// answerBadReply answers, in the tab's place, the call that a frame the
+// door refused for why replies to, if one is waiting, rather than leave it
+// to time out. The id is the door's (envelope.Refused): the top-level id
+// it read before the fault, as pages write it first; the refused bytes are
+// not read again. The tab is authenticated and may answer any call it was
+// sent; all it can choose here is which one fails now.
+func (s *Server) answerBadReply(c *conn, why error) bool {
+	var ref *envelope.Refused
+	if !errors.As(why, &ref) {
+		return false
+	}
+	n, isInt := ref.ID, ref.HasID
 	what := "had member names the bridge does not read (one given twice, too long, or holding an invisible character), or too many"
 	if !errors.Is(why, envelope.ErrBadNames) {
 		what = "was not one valid JSON object"

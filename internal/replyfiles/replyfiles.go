@@ -32,13 +32,16 @@
 //     if missing, so that a call is never made whose
 //     files could not be saved.
 //
-// Reasons never quote a name from the page (security/files' errors do not);
-// the rewritten reply still carries the entries' names, and goes to the
-// model or the terminal through security/gate like any reply.
+// Reasons never quote a name from the page (security/files' errors do not).
+// What was saved is reported in the reply as the faces show it
+// (envelope.Reply.With): its members, pieces of what the door read, with
+// the saved data left out and the bridge's own members in its place,
+// written in one pass and never encoded or read again; it still carries
+// the entries' names, and goes to the model or the terminal through
+// security/gate like any reply.
 package replyfiles
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -46,7 +49,6 @@ import (
 
 	"github.com/stitchslop/stitchslop-bridge/internal/envelope"
 	"github.com/stitchslop/stitchslop-bridge/security/files"
-	"github.com/stitchslop/stitchslop-bridge/security/rawjson"
 )
 
 // lookPast is how many entries after the first files.MaxSaved are still
@@ -82,10 +84,8 @@ type Part struct {
 // Result is what Save did.
 type Result struct {
 	// Env is the reply to show, saying what was saved: the reply itself
-	// when nothing changed, else the rewrite, through the door again
-	// (envelope.Decode), since a page shaped it. Save planned the rewrite
-	// first (ErrNoRoom), so the door takes it; were it ever refused, Env is
-	// the zero Reply and what was saved is in Saved all the same.
+	// when nothing changed, else the reply's members with what became of
+	// its files (envelope.Reply.With), pieces of it and the bridge's own.
 	Env     envelope.Reply
 	Saved   []Part
 	Refused []Part
@@ -122,15 +122,7 @@ type saver struct {
 	files.Batch // each name once: a reply cannot write one file twice
 	o           Options
 	r           *Result
-	// plan writes nothing: each file reads as saved and the text as
-	// refused, the outcomes that leave the most members in the rewrite.
-	plan bool
 }
-
-// ErrNoRoom is Save's refusal before it writes anything: the reply, with
-// what saving its files would add to it, is more than the door passes on
-// (a reply at rawjson.MaxMembers gains a member or two).
-var ErrNoRoom = errors.New("the reply, with what saving its files would add to it, has more members than the bridge passes on")
 
 // NotReady is Ready's refusal of Options.Dir; Why says why and quotes
 // nothing.
@@ -153,29 +145,19 @@ func Ready(o Options) error {
 	return nil
 }
 
-// Save saves the files of env, a page's reply, as the package doc says.
-// What the rewrite will be is decided first, with nothing written: a
-// reply whose rewrite the door would refuse is refused whole (ErrNoRoom),
-// never saved and then reported as a failure. The real rewrite has no
-// more members than the planned one, so the door takes it.
-func Save(env envelope.Reply, o Options) (Result, error) {
-	plan := &saver{o: o, r: &Result{}, plan: true}
-	if obj, changed := plan.rewrite(env.Members()); changed {
-		b, _ := json.Marshal(obj)
-		if _, err := envelope.Decode(b); err != nil {
-			return Result{Env: env}, ErrNoRoom
-		}
-	}
+// Save saves the files of env, a page's reply, as the package doc says,
+// in one pass over its members: nothing is planned, encoded again or read
+// again by the door, so what it shows is never refused.
+func Save(env envelope.Reply, o Options) Result {
 	r := Result{Env: env}
 	s := &saver{Batch: files.Batch{Dir: o.Dir, Overwrite: o.Overwrite}, o: o, r: &r}
 	if obj, changed := s.rewrite(env.Members()); changed {
-		b, _ := json.Marshal(obj) // every value is a piece of valid JSON, or the bridge's
-		r.Env, _ = envelope.Decode(b)
+		r.Env = env.With(obj)
 	}
-	return r, nil
+	return r
 }
 
-// rewrite saves (or plans) what obj carries and returns obj saying what
+// rewrite saves what obj carries and returns obj saying what
 // became of it, and whether that differs from obj.
 func (s *saver) rewrite(obj envelope.Object) (envelope.Object, bool) {
 	o := s.o
@@ -199,10 +181,10 @@ func (s *saver) rewrite(obj envelope.Object) (envelope.Object, bool) {
 		v, _ := obj.String("dataUrl")
 		obj, changed = s.dataURL("dataUrl", o.FileName, v, obj.Set("dataUrl", nil)), true
 	}
-	text, hasText := obj.String("text")
+	text, hasText := textOf(obj.Get("text"))
 	s.r.HasText = hasText
 	if o.TextFile != "" && hasText {
-		if path, why := s.save("text", o.TextFile, []byte(text), nil); why != "" {
+		if path, why := s.save("text", o.TextFile, text, nil); why != "" {
 			obj = obj.With("textError", why)
 		} else {
 			obj = obj.Set("text", nil).With("textSavedTo", path)
@@ -212,12 +194,22 @@ func (s *saver) rewrite(obj envelope.Object) (envelope.Object, bool) {
 	return obj, changed
 }
 
+// textOf is the text v, a JSON string, holds: a piece of the reply when it
+// has no escape, as pages write it, else decoded once.
+func textOf(v []byte) ([]byte, bool) {
+	if p, ok := envelope.Plain(v); ok {
+		return p, true
+	}
+	t, ok := envelope.String(v)
+	return []byte(t), ok
+}
+
 // list saves each entry of the files list raw and returns the list to show
 // in its place; nil when it is empty, false when it is not a list.
 func (s *saver) list(raw []byte) ([]byte, bool) {
 	out := []byte{'['}
 	n, left := 0, 0
-	ok := rawjson.Items(raw, func(v []byte) bool {
+	ok := envelope.Items(raw, func(v []byte) bool {
 		if n >= files.MaxSaved+lookPast {
 			left++
 			return true
@@ -237,8 +229,7 @@ func (s *saver) list(raw []byte) ([]byte, bool) {
 	}
 	if left > 0 {
 		why := fmt.Sprintf("%d more entries were not looked at: one reply may save at most %d files", left, files.MaxSaved)
-		b, _ := json.Marshal(s.refused(fmt.Sprintf("files[%d:]", n), why, nil))
-		out = append(append(out, ','), b...)
+		out = s.refused(fmt.Sprintf("files[%d:]", n), why, nil).AppendJSON(append(out, ','))
 	}
 	return append(out, ']'), true
 }
@@ -263,16 +254,12 @@ func (s *saver) entry(i int, raw []byte) []byte {
 	default:
 		e = s.dataURL(where, name, dataURL, e)
 	}
-	b, _ := json.Marshal(e)
-	return b
+	return e.AppendJSON(nil)
 }
 
 // dataURL decodes and saves one data URL, given the name name, recorded
 // under where, and returns obj saying what became of it.
 func (s *saver) dataURL(where, name, v string, obj envelope.Object) envelope.Object {
-	if s.plan {
-		return obj.With("savedTo", "").With("savedBytes", 0)
-	}
 	_, data, err := files.DecodeDataURL(v)
 	path, why := s.save(where, name, data, err)
 	if why != "" {
@@ -285,9 +272,6 @@ func (s *saver) dataURL(where, name, v string, obj envelope.Object) envelope.Obj
 // unless err already refuses it, records which under where, and returns
 // the path written or why not.
 func (s *saver) save(where, name string, data []byte, err error) (path, why string) {
-	if s.plan {
-		return "", "planned" // refused: the text stays, beside textError
-	}
 	if err == nil {
 		path, err = s.Save(name, data)
 	}

@@ -17,7 +17,6 @@ import (
 	"github.com/stitchslop/stitchslop-bridge/internal/envelope"
 	"github.com/stitchslop/stitchslop-bridge/internal/hub"
 	"github.com/stitchslop/stitchslop-bridge/security/gate"
-	"github.com/stitchslop/stitchslop-bridge/security/rawjson"
 )
 
 // Command is the tab's voice command; Seconds is how long each ask waits
@@ -56,7 +55,7 @@ func Read(env envelope.Reply) Answer {
 	if on, isBool := map[string]bool{"true": true, "false": false}[string(env.Get("voiceOn"))]; isBool {
 		r.VoiceOn = &on
 	}
-	if v := env.Get("voiceSupport"); !rawjson.IsNull(v) {
+	if v := env.Get("voiceSupport"); !envelope.IsNull(v) {
 		r.VoiceSupport = v
 	}
 	return r
@@ -176,14 +175,14 @@ func Run(ctx context.Context, tab Tab, send func(Event)) {
 // answer sends what an ok answer carries: a change of the voice switch
 // (voice is what was last sent), then each utterance with text among the
 // first MaxUtterances, then how many were dropped. The list is walked in
-// place (rawjson.Items), so a reply of millions of entries costs no
+// place (envelope.Items), so a reply of millions of entries costs no
 // memory.
 func (b *budget) answer(a Answer, voice *string, send func(Event)) {
 	if e, ok := switched(a, voice); ok {
 		b.send(e, send, false)
 	}
 	n, m := 0, meta(a.Selection) // the time the answer came, for each
-	rawjson.Items(a.Heard, func(raw []byte) bool {
+	envelope.Items(a.Heard, func(raw []byte) bool {
 		u, _ := envelope.ObjectOf(raw)
 		text, _ := u.String("text")
 		if text = Clip(text, MaxText); strings.TrimSpace(text) == "" {
@@ -244,7 +243,7 @@ func meta(selection json.RawMessage) map[string]string {
 	m := map[string]string{"time": stamp()}
 	var names []string
 	more := 0
-	rawjson.Items(selection, func(e []byte) bool {
+	envelope.Items(selection, func(e []byte) bool {
 		o, _ := envelope.ObjectOf(e)
 		name, _ := o.String("name")
 		if name = plain(Clip(name, maxName)); name == "" {

@@ -38,13 +38,13 @@ const module = "github.com/stitchslop/stitchslop-bridge"
 // leader's answers, the lexer of untrusted JSON, the gate to the model, the
 // writer to the disk, and the code between them. The rule: a file of the
 // release binary counts when it is in security/, in a carrier or an exit
-// (below), or imports a carrier. TestEveryRawJSONUserIsCounted keeps the
+// (below), or imports a carrier. TestEveryJSONTextUserIsCounted keeps the
 // list from falling behind the lexer: a package that reads untrusted JSON
 // is a carrier or an exit.
 var carriers = []string{
 	"internal/page", "internal/hub", "internal/control", "internal/client",
 	"internal/envelope", "internal/replyfiles", "internal/attempts",
-	"security/rawjson", "security/gate", "security/files", "security/toollist",
+	"security/gate", "security/files", "security/toollist",
 	"internal/speech",
 }
 
@@ -72,7 +72,7 @@ type layer struct {
 // so a hand list can leave nothing out.
 var layers = []layer{
 	{"1. page socket and handshake", []string{"internal/page", "security/origin", "security/credential", "security/ledger", "security/throttle", "security/limits", "internal/pairing", "internal/sites"}},
-	{"2. frames and tool lists", []string{"security/rawjson", "internal/envelope", "internal/hub", "security/toollist"}},
+	{"2. frames and tool lists", []string{"internal/envelope", "internal/hub", "security/toollist"}},
 	{"3. the gate to the model", []string{"security/gate", "security/unprintable", "internal/mcp/result.go", "internal/mcp/files.go", "internal/mcp/bulk.go", "internal/attempts", "internal/replyfiles", "internal/cli/gate.go", "internal/cli/listen.go", "internal/speech", "internal/mcp/channel.go"}},
 	{"4. control plane and followers", []string{"internal/control", "internal/client", "internal/bridge/follow.go", "security/envtoken"}},
 	{"5. files", []string{"security/files", "security/fileperm", "internal/session", "internal/cli/files.go", "internal/cli/stream.go"}},
@@ -206,15 +206,16 @@ func render() (string, error) {
 	if err != nil {
 		return "", err
 	}
-	fmt.Fprintf(&b, "| of which, the files that read a page's or a leader's JSON: the door and its lexer, and every file that imports either | %d | %d | %d | %d | `%s`, `%s` and their importers |\n",
+	fmt.Fprintf(&b, "| of which, the files that read a page's or a leader's JSON: the door and its readers, and every file that imports either | %d | %d | %d | %d | `%s`, `%s` and their importers |\n",
 		n[0], n[1], n[2], n[3], door[0], door[1])
 	return b.String(), nil
 }
 
 // door is the package that reads every answer a tab or a leader sends
-// where it enters, and the lexer it reads with: a file that imports either
-// can hold a page's JSON.
-var door = []string{"internal/envelope", "security/rawjson"}
+// where it enters, and the package of the readers of what it passed (over
+// jsontext, the standard's lexer): a file that imports either can hold a
+// page's JSON.
+var door = []string{"internal/envelope", "security/gate"}
 
 // countedFiles applies the rule (carriers) to every non-test file of this
 // module's packages in the bridge's release binary, on any of its systems,

@@ -11,8 +11,10 @@ const module = "github.com/stitchslop/stitchslop-bridge"
 
 // allowedOutside are the only modules outside the standard library and
 // security/ itself that a security package, or its tests, may import:
-// x/sys for the OS calls (peer credentials, Windows ACLs).
-var allowedOutside = []string{"golang.org/x/sys/"}
+// x/sys for the OS calls (peer credentials, Windows ACLs), and the
+// standard's JSON v2 (encoding/json/jsontext from Go 1.27, by its module on
+// Go 1.26), the one reader and writer of a page's JSON (security/gate).
+var allowedOutside = []string{"golang.org/x/sys/", "github.com/go-json-experiment/json/"}
 
 // TestNoUpwardImports runs `go list -deps -test` over security/... and fails
 // if any security package, or any of its tests, depends on anything under

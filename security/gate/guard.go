@@ -25,8 +25,8 @@
 // Quote is the one way a page's or a file's name is shown: quoted once,
 // escaped.
 //
-// Member order, numbers, escapes, and with Compact unset, whitespace come
-// out as they came. A string is rewritten only when it changes: one with
+// Member order, numbers and escapes come out as they came; the output is
+// compact, written by the standard's encoder (jsontext). A string is rewritten only when it changes: one with
 // nothing to clean and within the limits is copied as it was.
 //
 // A character is a Unicode code point of the decoded string, as
@@ -47,13 +47,14 @@ package gate
 
 import (
 	"bytes"
-	"encoding/json"
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
-	"github.com/stitchslop/stitchslop-bridge/security/rawjson"
+	"github.com/go-json-experiment/json/jsontext"
+
 	"github.com/stitchslop/stitchslop-bridge/security/unprintable"
 )
 
@@ -111,9 +112,6 @@ type Guard struct {
 	// Remedy returns the end of a note: how the reader gets the string
 	// whole, in one line without a final period.
 	Remedy func(Left) string
-	// Compact drops the whitespace between tokens, as json.Compact does;
-	// otherwise it is kept as it came.
-	Compact bool
 	// Whole keeps every string and entry, however long or many: only
 	// invisible characters are removed. It is the shell's --raw, asked for
 	// by name after a note said what was left out.
@@ -128,9 +126,17 @@ type Guard struct {
 // the caller's to leave out.
 func (g Guard) AppendMember(dst []byte, key string, value []byte) []byte {
 	k := AppendString(make([]byte, 0, len(key)+2), key)
-	dst = g.walk(dst, k, nil, true, 0)
+	inner := k[1 : len(k)-1]
+	if n, _, _, cut := g.measure(inner); cut {
+		dst = AppendString(dst, g.note(n, "", Left{Name: true}))
+	} else if out, changed := cleaned(inner); changed {
+		dst = AppendString(dst, out)
+	} else {
+		dst = append(dst, k...)
+	}
 	dst = append(dst, ':')
-	return g.walk(dst, value, k, false, 0)
+	out, _ := g.walk(dst, value, k, 0)
+	return out
 }
 
 // Reserved reports whether a member name, as it reads once cleaned, is
@@ -141,16 +147,15 @@ func Reserved(name string) bool { return strings.HasPrefix(name, reservedPrefix)
 
 const reservedPrefix = "[bridge"
 
-// Apply returns doc, a JSON document, guarded, and whether anything was
-// changed. Whitespace is kept as it came, Compact or not; when nothing is
-// changed, doc itself comes back. Invalid JSON also comes back as it came.
+// Apply returns doc, a JSON document, guarded and compact, and whether
+// anything was changed. When nothing is changed, doc itself comes back,
+// whitespace and all. Invalid JSON also comes back as it came.
 func (g Guard) Apply(doc []byte) ([]byte, bool) {
-	if !rawjson.Valid(doc) {
+	if !jsontext.Value(doc).IsValid(jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true)) {
 		return doc, false
 	}
-	g.Compact = false
-	out := g.walk(make([]byte, 0, min(len(doc), limits.total+limits.str)), doc, nil, false, 0)
-	if bytes.Equal(out, doc) {
+	out, changed := g.walk(make([]byte, 0, min(len(doc), limits.total+limits.str)), doc, nil, 0)
+	if !changed {
 		return doc, false
 	}
 	return out, true
@@ -175,121 +180,212 @@ type frame struct {
 	obj bool
 	// key is the raw name of the object's current member, quotes included;
 	// nil before the first, or when the name was left out.
-	key   []byte
-	n     int // the array's current index
-	start int // where it starts in the value walked
+	key []byte
+	n   int // the entries begun: the array's current index is n-1
 }
 
-// walk appends the valid JSON value v to dst, guarded. base is the raw name
-// of the top-level member whose value v is, or nil; name says v is itself
-// a top-level member name. The budget counts dst from origin.
+// coder is what one walk reads with and writes with: the standard's reader
+// and writer (jsontext), pooled, so that a reply costs neither of its own.
+type coder struct {
+	in     bytes.Buffer
+	out    bytes.Buffer
+	d      jsontext.Decoder
+	e      jsontext.Encoder
+	frames []frame
+}
+
+var coders = sync.Pool{New: func() any { return new(coder) }}
+
+// The walk reads a value the door checked (names once each, Unicode text),
+// or with Apply one it checked itself: invalid UTF-8 and a lone surrogate
+// read, and come out as U+FFFD. It writes the page's escapes as they came
+// (PreserveRawStrings), U+2028 and U+2029 escaped, as AppendString does.
+var (
+	readOpts  = []jsontext.Options{jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true)}
+	writeOpts = []jsontext.Options{jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true), jsontext.EscapeForJS(true), jsontext.PreserveRawStrings(true)}
+)
+
+// walk appends the valid JSON value v to dst, guarded and compact, and
+// reports whether anything was cleaned, cut or left out. base is the raw
+// name of the top-level member whose value v is, or nil. The budget
+// counts dst from origin.
 //
-// Between strings it looks at each byte, to follow nesting and drop
-// whitespace; each string is skipped whole with bytes.IndexByte, and only
-// one over limits.dataURL bytes, or with a byte Clean may change, is looked
-// at more closely. Bytes are copied in runs, between the pieces that change.
-// The budget, limits.total, counts what it appends, from every level; past
-// it, each open container is closed with a note at its next comma, and
-// past ceiling without one, so that a value nested thousands deep costs
-// one pass and at most a bracket a level more.
-func (g Guard) walk(dst, v, base []byte, name bool, origin int) []byte {
-	var room [8]frame
-	stack := room[:0]
-	wantKey := false // the next string is a member name
-	start := 0       // v[start:i] is still to be copied
-	for i := 0; i < len(v); i++ {
-		switch v[i] {
-		case '"':
-			end := rawjson.StringEnd(v, i)
-			if end < 0 { // not valid JSON: the rest goes as it came
-				return append(dst, v[start:]...)
+// v is read a token at a time with jsontext's Decoder and written with its
+// Encoder, which appends to dst: each string within the limits and with
+// nothing to clean goes as it came. Past limits.items entries of a
+// container, or past the budget (limits.total, counting what it appends
+// from every level), the rest of the container is skipped and a note
+// closes it; past the ceiling (limits.total+limits.str) without one, so
+// that a value nested thousands deep costs one pass and at most a bracket
+// a level more.
+func (g Guard) walk(dst, v, base []byte, origin int) ([]byte, bool) {
+	if out, changed, ok := g.scalar(dst, v, base); ok {
+		return out, changed
+	}
+	c := coders.Get().(*coder)
+	defer func() {
+		c.in, c.out = bytes.Buffer{}, bytes.Buffer{}
+		c.d.Reset(&c.in)
+		c.e.Reset(&c.out)
+		c.frames = c.frames[:0]
+		coders.Put(c)
+	}()
+	c.in = *bytes.NewBuffer(v)
+	c.out = *bytes.NewBuffer(dst)
+	d, e := &c.d, &c.e
+	d.Reset(&c.in, readOpts...)
+	e.Reset(&c.out, writeOpts...)
+	stack := c.frames[:0]
+	changed := false
+	written := func() int { return len(dst) + int(e.OutputOffset()) - origin }
+	// On a read error (the end, or input that is not valid JSON, which
+	// only Guard's own tests give it), nothing more is written.
+walk:
+	for {
+		kind := d.PeekKind()
+		if kind == 0 {
+			break
+		}
+		var top *frame
+		if len(stack) > 0 {
+			top = &stack[len(stack)-1]
+		}
+		if kind == '}' || kind == ']' {
+			tok, err := d.ReadToken()
+			if err != nil || top == nil {
+				break
 			}
-			isKey := wantKey && len(stack) > 0
-			if isKey {
-				wantKey = false
-				stack[len(stack)-1].key = v[i:end]
+			e.WriteToken(tok)
+			stack = stack[:len(stack)-1]
+			continue
+		}
+		var name []byte // the member's raw name, when an entry of an object
+		if top != nil && top.obj {
+			var err error
+			if name, err = d.ReadValue(); err != nil || len(name) < 2 {
+				break
 			}
-			inner := v[i+1 : end-1]
-			out, changed := "", false
-			if isKey && reserved(inner) {
-				// Left out, name and value, with the comma before it, or
-				// after it when it is the object's first member.
-				dst = append(dst, v[start:i]...)
-				k := len(bytes.TrimRight(dst, " \t\n\r")) - 1
-				first := k < 0 || dst[k] != ','
-				if !first {
-					dst = dst[:k]
-					stack[len(stack)-1].n-- // its comma counted it; it is not written
-				}
-				j := afterValue(v, end)
-				if j < 0 { // not valid JSON: the rest is left out
-					return dst
-				}
-				if k := skipSpace(v, j); first && k < len(v) && v[k] == ',' {
-					j, wantKey = k+1, true
-				}
-				start, i = j, j-1
+			if reserved(name[1 : len(name)-1]) {
+				d.SkipValue() // left out, name and value
+				changed = true
 				continue
 			}
-			if n, dataURL, mime, cut := g.measure(inner); cut {
-				l := Left{At: pathOf(base, stack), DataURL: dataURL}
-				switch {
-				case name:
-					l = Left{Name: true}
-				case isKey:
-					l = Left{At: pathOf(base, stack[:len(stack)-1]), Name: true}
-					stack[len(stack)-1].key = nil
+		}
+		if top != nil {
+			// An entry begins: past the count or the budget, the rest of
+			// the container is left out, with a note in its place: an
+			// element, or a member named "[bridge]".
+			if top.n > 0 && !g.Whole && (top.n >= limits.items || written() > limits.total) {
+				entries := g.skipRest(d, top.obj, name != nil)
+				if written() <= limits.total+limits.str {
+					if top.obj {
+						e.WriteToken(jsontext.String("[bridge]"))
+					}
+					e.WriteToken(jsontext.String(g.notMore(entries, top.obj, Left{At: pathOf(base, stack[:len(stack)-1])})))
 				}
-				out, changed = g.note(n, mime, l), true
-			} else {
-				out, changed = cleaned(inner)
+				changed = true
+				continue
 			}
-			if changed {
-				dst = append(dst, v[start:i]...)
-				dst = AppendString(dst, out)
-				start = end
-			}
-			i = end - 1
-		case '{', '[':
-			stack = append(stack, frame{obj: v[i] == '{', start: i})
-			wantKey = v[i] == '{'
-		case '}', ']':
-			stack = stack[:max(len(stack)-1, 0)]
-			wantKey = false
-		case ',':
-			if len(stack) == 0 {
-				break
-			}
-			top := &stack[len(stack)-1]
 			top.n++
-			wantKey = top.obj
-			if g.Whole || top.n < limits.items && len(dst)-origin+i-start <= limits.total {
-				break
-			}
-			// Leave the rest of this container out, with a note in its
-			// place: an element, or a member named "[bridge]". The rest
-			// is skipped from here, never walked again from the start.
-			close, entries := restOf(v, i, top.obj)
-			if close < 0 { // not valid JSON: the rest is left out
-				return append(dst, v[start:i]...)
-			}
-			dst = append(dst, v[start:i]...)
-			if len(dst)-origin <= limits.total+limits.str {
-				dst = append(dst, ',')
-				if top.obj {
-					dst = append(dst, `"[bridge]":`...)
+			if name != nil {
+				top.key = name
+				inner := name[1 : len(name)-1]
+				if n, _, _, cut := g.measure(inner); cut {
+					top.key = nil
+					e.WriteToken(jsontext.String(g.note(n, "", Left{At: pathOf(base, stack[:len(stack)-1]), Name: true})))
+					changed = true
+				} else if out, ch := cleaned(inner); ch {
+					e.WriteToken(jsontext.String(out))
+					changed = true
+				} else {
+					e.WriteValue(name)
 				}
-				dst = AppendString(dst, g.notMore(entries, top.obj, Left{At: pathOf(base, stack[:len(stack)-1])}))
-			}
-			start, i = close, close-1
-		case ' ', '\t', '\n', '\r':
-			if g.Compact {
-				dst = append(dst, v[start:i]...)
-				start = i + 1
+				kind = d.PeekKind() // the member's value
 			}
 		}
+		switch kind {
+		case '{', '[':
+			tok, err := d.ReadToken()
+			if err != nil {
+				break walk
+			}
+			e.WriteToken(tok)
+			stack = append(stack, frame{obj: kind == '{'})
+		case '"':
+			raw, err := d.ReadValue()
+			if err != nil || len(raw) < 2 {
+				break walk
+			}
+			inner := raw[1 : len(raw)-1]
+			if n, dataURL, mime, cut := g.measure(inner); cut {
+				e.WriteToken(jsontext.String(g.note(n, mime, Left{At: pathOf(base, stack), DataURL: dataURL})))
+				changed = true
+			} else if out, ch := cleaned(inner); ch {
+				e.WriteToken(jsontext.String(out))
+				changed = true
+			} else {
+				e.WriteValue(raw)
+			}
+		default:
+			raw, err := d.ReadValue()
+			if err != nil {
+				break walk
+			}
+			e.WriteValue(raw)
+		}
 	}
-	return append(dst, v[start:]...)
+	c.frames = stack
+	return bytes.TrimSuffix(c.out.Bytes(), []byte("\n")), changed
+}
+
+// scalar appends v when it is a string, a number or a literal that the
+// door read (or jsontext checked: Apply), without a reader or a writer:
+// most members of a reply are one, and a walk's pooled coder costs more
+// than they do. ok is false for a container, which walk reads.
+func (g Guard) scalar(dst, v, base []byte) (out []byte, changed, ok bool) {
+	if len(v) == 0 {
+		return dst, false, false
+	}
+	switch v[0] {
+	case '{', '[', ' ', '\t', '\n', '\r':
+		return dst, false, false
+	case '"':
+		if len(v) < 2 || v[len(v)-1] != '"' {
+			return dst, false, false
+		}
+		inner := v[1 : len(v)-1]
+		if n, dataURL, mime, cut := g.measure(inner); cut {
+			return AppendString(dst, g.note(n, mime, Left{At: pathOf(base, nil), DataURL: dataURL})), true, true
+		}
+		if s, ch := cleaned(inner); ch {
+			return AppendString(dst, s), true, true
+		}
+	}
+	if c := v[len(v)-1]; c == ' ' || c == '\t' || c == '\n' || c == '\r' {
+		return dst, false, false
+	}
+	return append(dst, v...), false, true
+}
+
+// skipRest skips the rest of the container the reader is in, its current
+// member's value first when nameRead (its name read), and says how many
+// entries it skipped.
+func (g Guard) skipRest(d *jsontext.Decoder, obj, nameRead bool) int {
+	entries := 0
+	if nameRead {
+		d.SkipValue()
+		entries++
+	}
+	for k := d.PeekKind(); k != 0 && k != '}' && k != ']'; k = d.PeekKind() {
+		if obj {
+			d.ReadValue() // the name
+		}
+		if d.SkipValue() != nil {
+			break
+		}
+		entries++
+	}
+	return entries
 }
 
 // reserved reports whether the contents of a raw JSON string, a member
@@ -298,54 +394,7 @@ func reserved(inner []byte) bool {
 	if bytes.IndexByte(inner, '\\') < 0 && unprintable.PlainText(inner) {
 		return bytes.HasPrefix(inner, []byte(reservedPrefix))
 	}
-	s, _ := rawjson.Decode(inner, -1) // "\u005b" and "\u200b[" read as "[" too
-	return Reserved(Clean(s))
-}
-
-// restOf skips the entries of a container that follow the comma at v[i]:
-// it returns the index of the bracket that closes the container and how
-// many entries it skipped, or -1 if v is not valid JSON there.
-func restOf(v []byte, i int, obj bool) (close, entries int) {
-	for v[i] == ',' {
-		j := skipSpace(v, i+1)
-		if obj {
-			if j = rawjson.StringEnd(v, j); j < 0 {
-				return -1, entries
-			}
-			if j = skipSpace(v, j); j >= len(v) || v[j] != ':' {
-				return -1, entries
-			}
-			j = skipSpace(v, j+1)
-		}
-		if j = rawjson.Walk(v, j, nil); j < 0 {
-			return -1, entries
-		}
-		entries++
-		if i = skipSpace(v, j); i >= len(v) {
-			return -1, entries
-		}
-	}
-	if v[i] != '}' && v[i] != ']' {
-		return -1, entries
-	}
-	return i, entries
-}
-
-// afterValue returns the index just past the value of the member whose
-// name ends at v[end], or -1.
-func afterValue(v []byte, end int) int {
-	j := skipSpace(v, end)
-	if j >= len(v) || v[j] != ':' {
-		return -1
-	}
-	return rawjson.Walk(v, skipSpace(v, j+1), nil)
-}
-
-func skipSpace(v []byte, i int) int {
-	for i < len(v) && (v[i] == ' ' || v[i] == '\t' || v[i] == '\n' || v[i] == '\r') {
-		i++
-	}
-	return i
+	return Reserved(Clean(unquote(inner, -1))) // "\u005b" and "\u200b[" read as "[" too
 }
 
 // cleaned returns the contents of a raw JSON string (no quotes) as Clean
@@ -358,7 +407,7 @@ func cleaned(inner []byte) (string, bool) {
 	if bytes.IndexByte(inner, '\\') < 0 && unprintable.PlainText(inner) {
 		return "", false
 	}
-	s, _ := rawjson.Decode(inner, -1)
+	s := unquote(inner, -1)
 	c := Clean(s)
 	return c, c != s || !utf8.Valid(inner) || loneSurrogate(inner)
 }
@@ -398,6 +447,44 @@ func loneSurrogate(inner []byte) bool {
 	return false
 }
 
+// unquote decodes the contents of a raw JSON string (no quotes), its
+// first limit characters when limit is not negative, with jsontext:
+// invalid UTF-8 and a lone surrogate read as U+FFFD. Only the piece that
+// holds them is decoded, so the head of a string of megabytes costs
+// little.
+func unquote(inner []byte, limit int) string {
+	if limit >= 0 {
+		i := 0
+		for n := 0; i < len(inner) && n < limit; n++ {
+			if inner[i] == '\\' {
+				i += escLen(inner[i:])
+			} else {
+				_, size := utf8.DecodeRune(inner[i:])
+				i += size
+			}
+		}
+		inner = inner[:i]
+	}
+	q := make([]byte, 0, len(inner)+2)
+	q = append(append(append(q, '"'), inner...), '"')
+	u, _ := jsontext.AppendUnquote(nil, q)
+	return string(u)
+}
+
+// escLen is the length of the escape at the start of esc, a surrogate
+// pair of escapes as one: one character decoded.
+func escLen(esc []byte) int {
+	if len(esc) < 6 || esc[1] != 'u' {
+		return min(2, len(esc))
+	}
+	if c := esc[2] | 0x20; c == 'd' && len(esc) >= 12 && esc[6] == '\\' && esc[7] == 'u' {
+		if h, l := esc[3]|0x20, esc[9]|0x20; (h >= '8' && h <= '9' || h >= 'a' && h <= 'b') && (esc[8]|0x20) == 'd' && l >= 'c' && l <= 'f' {
+			return 12
+		}
+	}
+	return 6
+}
+
 // measure looks at the contents of a raw JSON string (no quotes) and says
 // whether it is over its limit (never, for a Whole guard), and if it is,
 // its length in characters, whether it is a data URL, and the data URL's
@@ -406,7 +493,7 @@ func (g Guard) measure(inner []byte) (n int, dataURL bool, mime string, cut bool
 	if g.Whole || len(inner) <= limits.dataURL {
 		return
 	}
-	head, _ := rawjson.Decode(inner, 80)
+	head := unquote(inner, 80)
 	limit := limits.str
 	if dataURL = len(head) >= 5 && strings.EqualFold(head[:5], "data:"); dataURL {
 		limit, mime = limits.dataURL, mimeOf(head[5:])
@@ -428,9 +515,8 @@ func decodedLen(inner []byte) int {
 		if e < 0 {
 			return n + utf8.RuneCount(inner)
 		}
-		_, size := rawjson.Rune(inner[e:])
 		n += utf8.RuneCount(inner[:e]) + 1
-		inner = inner[e+size:]
+		inner = inner[e+escLen(inner[e:]):]
 	}
 }
 
@@ -457,7 +543,7 @@ func pathOf(base []byte, stack []frame) string {
 	}
 	path, more, n := "", "", 0
 	for i := len(stack) - 1; i >= 0; i-- {
-		s := strconv.Itoa(stack[i].n)
+		s := strconv.Itoa(stack[i].n - 1)
 		if stack[i].obj {
 			s = nameSegment(stack[i].key)
 		}
@@ -481,7 +567,7 @@ func nameSegment(key []byte) string {
 	if key == nil {
 		return "[name left out]"
 	}
-	name, _ := rawjson.Decode(key[1:len(key)-1], maxKeyShown+1)
+	name := unquote(key[1:len(key)-1], maxKeyShown+1)
 	if ident.MatchString(name) && len(name) <= maxKeyShown {
 		return name
 	}
@@ -554,8 +640,8 @@ func thousands(n int) string {
 }
 
 // AppendString appends s to dst as a JSON string: the one JSON string
-// encoder of what the bridge writes itself, encoding/json's without its
-// escaping of <, > and &, which are safe in every place this output goes
+// encoder of what the bridge writes itself, jsontext's, which does not
+// escape <, > and &, which are safe in every place this output goes
 // (stdout and HTTP bodies of type application/json). Invalid UTF-8 becomes
 // U+FFFD; U+2028 and U+2029, which end lines in JavaScript, are escaped.
 func AppendString(dst []byte, s string) []byte {
@@ -564,11 +650,14 @@ func AppendString(dst []byte, s string) []byte {
 		dst = append(dst, s...)
 		return append(dst, '"')
 	}
-	b := bytes.NewBuffer(dst)
-	e := json.NewEncoder(b)
-	e.SetEscapeHTML(false)
-	e.Encode(s) // a string always encodes, and is followed by a newline
-	return b.Bytes()[:b.Len()-1]
+	at := len(dst)
+	dst, _ = jsontext.AppendQuote(dst, strings.ToValidUTF8(s, "\uFFFD"))
+	if strings.ContainsAny(s, "\u2028\u2029") {
+		out := bytes.ReplaceAll(dst[at:], []byte("\u2028"), []byte(`\u2028`))
+		out = bytes.ReplaceAll(out, []byte("\u2029"), []byte(`\u2029`))
+		dst = append(dst[:at], out...)
+	}
+	return dst
 }
 
 // plainASCII reports whether s is printable ASCII without a quote or a

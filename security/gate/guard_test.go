@@ -9,18 +9,17 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/stitchslop/stitchslop-bridge/security/rawjson"
 )
 
 // remedy is the end of every note in these tests.
 const remedy = "REMEDY"
 
-var testGuard = Guard{Compact: true, Remedy: func(Left) string { return remedy }}
+var testGuard = Guard{Remedy: func(Left) string { return remedy }}
 
 // guarded runs the compacting guard over a whole document.
 func guarded(doc string) string {
-	return string(testGuard.walk(nil, []byte(doc), nil, false, 0))
+	out, _ := testGuard.walk(nil, []byte(doc), nil, 0)
+	return string(out)
 }
 
 // note is the expected note, as a JSON string, written from the wording
@@ -123,10 +122,11 @@ func TestGuard(t *testing.T) {
 
 // The note the model reads, in full.
 func TestNoteWording(t *testing.T) {
-	g := Guard{Compact: true, Remedy: func(l Left) string {
+	g := Guard{Remedy: func(l Left) string {
 		return "to get it whole, run the same call from a shell: stitchslop-bridge call COMMAND 'JSON-ARGS' --raw"
 	}}
-	got := string(g.walk(nil, []byte(`{"members":[{"text":"`+big+`"}]}`), nil, false, 0))
+	out, _ := g.walk(nil, []byte(`{"members":[{"text":"`+big+`"}]}`), nil, 0)
+	got := string(out)
 	want := `{"members":[{"text":"[bridge: a 3,145,728-character string was left out here (at members.0.text); ` +
 		`to get it whole, run the same call from a shell: stitchslop-bridge call COMMAND 'JSON-ARGS' --raw]"}]}`
 	if got != want {
@@ -199,18 +199,20 @@ func TestApplyNothingOver(t *testing.T) {
 	}
 }
 
-// Without Compact, whitespace stays as it came around a note.
-func TestApplyKeepsWhitespace(t *testing.T) {
+// A document the guard changes comes out compact, written by the one
+// encoder; one it leaves alone comes back whitespace and all
+// (TestApplyNothingOver).
+func TestApplyCompactsWhatItChanges(t *testing.T) {
 	g := Guard{Remedy: func(Left) string { return remedy }}
 	in := "{ \"a\" : \"" + big + "\" ,\n  \"b\" : [ 1 , 2 ] }\n"
 	out, changed := g.Apply([]byte(in))
-	want := "{ \"a\" : " + note("3,145,728", "string", "at a") + " ,\n  \"b\" : [ 1 , 2 ] }\n"
+	want := "{\"a\":" + note("3,145,728", "string", "at a") + ",\"b\":[1,2]}"
 	if !changed || string(out) != want {
 		t.Errorf("Apply(spaced) = %.200q, %v; want %.200q, true", out, changed, want)
 	}
 }
 
-// With Compact and nothing over, the result is json.Compact's.
+// With nothing over, the walk's result is json.Compact's.
 func TestCompactIsJSONCompact(t *testing.T) {
 	for _, doc := range []string{
 		"{ \"id\" : 2 , \"ok\" : true , \"list\" : [ 1, 2 ] }",
@@ -259,11 +261,8 @@ func TestLimitsRelation(t *testing.T) {
 	if MaxString <= MaxDataURL {
 		t.Errorf("MaxString (%d) <= MaxDataURL (%d): long strings would pass unseen", MaxString, MaxDataURL)
 	}
-	// A name the door lets through is never cut to a note, so that no two
-	// names of one object come out as one note.
-	if rawjson.MaxName >= MaxDataURL {
-		t.Errorf("rawjson.MaxName (%d) >= MaxDataURL (%d): two names the door passes could become one note", rawjson.MaxName, MaxDataURL)
-	}
+	// envelope.TestMaxNameIsNeverCut holds that a name the door passes is
+	// never cut to a note.
 }
 
 func TestThousands(t *testing.T) {

@@ -16,7 +16,7 @@
 // gate.MaxItems, gate.MaxTotal, gate.MaxDataURL, gate.MaxText), the tool
 // list's (toollist.MaxTools, toollist.MaxSchema, toollist.MaxList), the
 // files' (files.MaxIn, files.MaxSaved, replyfiles.MaxAttached), the JSON
-// lexer's (rawjson.MaxMembers), the MCP face's (mcp.MaxInFlight,
+// lexer's (envelope.MaxMembers), the MCP face's (mcp.MaxInFlight,
 // mcp.MaxBatch, mcp.MaxLine), the stored credentials' (pairing.MaxSecrets,
 // sites.MaxTokens, sites.MaxSites), and listen's lines (internal/cli).
 //

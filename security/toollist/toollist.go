@@ -37,7 +37,6 @@
 package toollist
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -46,8 +45,9 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/go-json-experiment/json/jsontext"
+
 	"github.com/stitchslop/stitchslop-bridge/security/gate"
-	"github.com/stitchslop/stitchslop-bridge/security/rawjson"
 	"github.com/stitchslop/stitchslop-bridge/security/unprintable"
 )
 
@@ -117,7 +117,7 @@ const (
 // item of the list ends up either in the result or in the report (counted
 // in the final entry once MaxDropped are named).
 func Sanitize(raw json.RawMessage, reserved []string) ([]Tool, []Dropped) {
-	if !rawjson.Valid(raw) || bytes.TrimSpace(raw)[0] != '[' {
+	if jsontext.Value(raw).Kind() != '[' || !gate.Valid(raw) {
 		return nil, []Dropped{{Reason: NotAList}}
 	}
 	var tools []Tool
@@ -142,10 +142,17 @@ func Sanitize(raw json.RawMessage, reserved []string) ([]Tool, []Dropped) {
 	// Walk the items in place: a list of millions of tiny items costs one
 	// pass, not a slice of millions. (Items cannot fail on a valid list.)
 	i := -1
-	rawjson.Items(raw, func(it []byte) bool {
+	gate.Items(raw, func(it []byte) bool {
 		i++
-		field := func(name string) []byte { return rawjson.Get(it, name) }
-		name, _ := rawjson.String(field("name"))
+		fields := map[string][]byte{} // the item's members, read once
+		gate.Each(it, func(k string, v []byte) bool {
+			if _, dup := fields[k]; !dup {
+				fields[k] = v
+			}
+			return true
+		})
+		field := func(name string) []byte { return fields[name] }
+		name, _ := gate.String(field("name"))
 		t := Tool{Name: name, InputSchema: emptySchema}
 		schema := field("inputSchema")
 		shown, why := name, ""
@@ -213,7 +220,7 @@ func Fold(name string) string {
 }
 
 func stringOf(raw []byte) string {
-	s, _ := rawjson.String(raw)
+	s, _ := gate.String(raw)
 	return s
 }
 
@@ -228,15 +235,12 @@ func cut(s string, n int) string {
 // isObject reports whether raw, a value of a valid list, is an object.
 func isObject(raw []byte) bool { return len(raw) > 0 && raw[0] == '{' }
 
-// cleanSchema decodes an object schema, cleans every key and string,
-// drops remote references, makes it of type object, and re-encodes it
-// compactly. Numbers keep their text (UseNumber).
+// cleanSchema reads an object schema (a piece of what the door read, with
+// its readers), cleans every key and string, drops remote references,
+// makes it of type object, and re-encodes it compactly. Numbers keep their
+// text.
 func cleanSchema(raw json.RawMessage) (json.RawMessage, error) {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	var v map[string]any
-	dec.Decode(&v) // cannot fail: raw is an object of a list that was checked
-	c, ok := clean(v, MaxDepth)
+	c, ok := clean(raw, MaxDepth)
 	if !ok {
 		return nil, fmt.Errorf("nested more than %d levels", MaxDepth)
 	}
@@ -246,33 +250,43 @@ func cleanSchema(raw json.RawMessage) (json.RawMessage, error) {
 	} else if t != "object" {
 		return emptySchema, nil
 	}
-	b, _ := json.Marshal(m) // never fails: what a decoder made, strings cleaned
+	b, _ := json.Marshal(m) // never fails: strings, and pieces of checked JSON
 	if len(b) > MaxSchema {
 		return nil, fmt.Errorf("over %d bytes", MaxSchema)
 	}
 	return b, nil
 }
 
-// clean returns v with every key and string cleaned and remote
-// references dropped, or false if it nests more than depth levels.
-func clean(v any, depth int) (any, bool) {
+// clean returns raw as a value with every key and string cleaned and
+// remote references dropped, or false if it nests more than depth levels.
+func clean(raw []byte, depth int) (any, bool) {
 	if depth < 0 {
 		return nil, false
 	}
-	switch x := v.(type) {
-	case string:
-		return gate.Clean(x), true
-	case []any:
-		for i, e := range x {
-			var ok bool
-			if x[i], ok = clean(e, depth-1); !ok {
-				return nil, false
-			}
-		}
-	case map[string]any:
+	switch jsontext.Value(raw).Kind() {
+	case '"':
+		return gate.Clean(stringOf(raw)), true
+	case '[':
+		out := []any{}
+		ok := true
+		gate.Items(raw, func(e []byte) bool {
+			var c any
+			c, ok = clean(e, depth-1)
+			out = append(out, c)
+			return ok
+		})
+		return out, ok
+	case '{':
 		// Keys in order, each decided on as it reads once cleaned, so that
 		// "$re\u200bf" is a $ref, and two keys that clean alike (which the
 		// door refuses in a page's frame) keep the same one every time.
+		x := map[string][]byte{}
+		gate.Each(raw, func(k string, v []byte) bool {
+			if _, dup := x[k]; !dup {
+				x[k] = v
+			}
+			return true
+		})
 		out := make(map[string]any, len(x))
 		for _, k := range slices.Sorted(maps.Keys(x)) {
 			c, ok := clean(x[k], depth-1)
@@ -290,7 +304,7 @@ func clean(v any, depth int) (any, bool) {
 		}
 		return out, true
 	}
-	return v, true
+	return json.RawMessage(raw), true
 }
 
 // hints are MCP's four boolean tool annotations.
@@ -303,7 +317,7 @@ var hints = []string{"readOnlyHint", "destructiveHint", "idempotentHint", "openW
 // string, a member MCP does not define), why that was dropped: the tool
 // itself stays listed.
 func annotations(raw []byte, reserved map[string]bool) (json.RawMessage, string) {
-	if len(raw) == 0 || rawjson.IsNull(raw) {
+	if len(raw) == 0 || gate.IsNull(raw) {
 		return nil, ""
 	}
 	if !isObject(raw) {
@@ -314,8 +328,7 @@ func annotations(raw []byte, reserved map[string]bool) (json.RawMessage, string)
 	}
 	out := map[string]any{}
 	var bad []string
-	rawjson.Each(raw, func(k, v []byte) bool {
-		name, _ := rawjson.String(k)
+	gate.Each(raw, func(name string, v []byte) bool {
 		switch {
 		case slices.Contains(hints, name) && (string(v) == "true" || string(v) == "false"):
 			out[name] = string(v) == "true"
@@ -354,7 +367,7 @@ func annotations(raw []byte, reserved map[string]bool) (json.RawMessage, string)
 // bridge's own tools (its fold is no reserved name's: "Connection status"
 // is connection_status); why says what was dropped, for the report.
 func title(raw []byte, reserved map[string]bool) (string, string) {
-	if len(raw) == 0 || rawjson.IsNull(raw) {
+	if len(raw) == 0 || gate.IsNull(raw) {
 		return "", ""
 	}
 	if raw[0] != '"' {
@@ -371,8 +384,8 @@ func title(raw []byte, reserved map[string]bool) (string, string) {
 // quoted by the one rule, so a hostile name cannot forge log lines or hide
 // characters.
 func printable(raw []byte) string {
-	s, ok := rawjson.String(raw)
-	if !ok && !rawjson.IsNull(raw) {
+	s, ok := gate.String(raw)
+	if !ok && !gate.IsNull(raw) {
 		s = string(raw)
 	}
 	return unprintable.Quote(s[:min(len(s), 64)])
