@@ -360,7 +360,14 @@ func (s *Server) call(w http.ResponseWriter, r *http.Request) {
 	if !decode(w, r, &req) {
 		return
 	}
-	if pid, ok := listenerPID(r.Header.Get(VoiceOwnerHeader)); ok && req.Command == hub.VoiceCommand && s.Hub.ClaimVoice(pid) {
+	pid, claim := listenerPID(r.Header.Get(VoiceOwnerHeader))
+	if claim && pid == os.Getpid() {
+		// Only a follower may claim: this process's own session holds
+		// its place in the hub, never by a claim (hub.Hub.SetVoiceOwner).
+		writeRaw(w, http.StatusBadRequest, envelope.Bridge("bad_request", VoiceOwnerHeader+" names this bridge itself; only a bridge that follows this one may claim the voice."))
+		return
+	}
+	if claim && req.Command == hub.VoiceCommand && s.Hub.ClaimVoice(pid) {
 		writeRaw(w, http.StatusOK, s.Hub.CallVoice(r.Context(), req.Args, req.timeout()).Bytes())
 		return
 	}

@@ -80,8 +80,9 @@ type Hub struct {
 	notice       string
 	attachedBy   string            // how the attached tab got in (SetAttachedBy)
 	listeners    map[int]time.Time // listen pids, and when each was last heard (NoteListener)
-	voiceOwner   int               // the pid of the bridge whose session alone asks voice.listen (SetVoiceOwner, ClaimVoice); 0 anyone
-	voiceSeen    time.Time         // a follower owner's last ask (ClaimVoice); zero for this process's session
+	voiceSelf    int               // this process's pid while its own session alone asks voice.listen (SetVoiceOwner); 0 none
+	voiceOwner   int               // a follower bridge whose session alone asks voice.listen (ClaimVoice), while voiceSelf is 0; 0 none
+	voiceSeen    time.Time         // the follower owner's last ask (ClaimVoice)
 }
 
 // pending is a call waiting for the page's reply. Exactly one of Deliver,
@@ -412,7 +413,7 @@ func (h *Hub) start(command string, args json.RawMessage, timeout time.Duration,
 	if command == VoiceCommand && !owner {
 		if by := h.voiceOwnerLocked(); by != 0 {
 			h.mu.Unlock()
-			done(bridgeEnv(CodeRefused, "What the user says goes to the agent session of the bridge with pid "+strconv.Itoa(by)+" by itself (--voice-channel, protocol.md §7.19); it is voice.listen's one consumer, so nothing else may ask: start no listener, and answer the user with voice.say."))
+			done(bridgeEnv(CodeVoiceTaken, "What the user says goes to the agent session of the bridge with pid "+strconv.Itoa(by)+" by itself (--voice-channel, protocol.md §7.19); it is voice.listen's one consumer, so nothing else may ask: start no listener, and answer the user with voice.say."))
 			return func() bool { return false }
 		}
 	}
@@ -472,31 +473,51 @@ func (h *Hub) Call(ctx context.Context, command string, args json.RawMessage, ti
 	return h.call(ctx, command, args, timeout, false)
 }
 
-// VoiceCommand is the tab's voice.listen (protocol.md §7.16), and
-// CodeRefused what every caller but its owner gets once it has one.
+// VoiceCommand is the tab's voice.listen (protocol.md §7.16); CodeRefused
+// is the tab's own refusal of it, and CodeVoiceTaken the bridge's, which
+// every caller but its one consumer gets once it has one (protocol.md
+// §7.19): distinct, so a refused voice channel knows the place may come
+// free without the tab changing.
 const (
-	VoiceCommand = "voice.listen"
-	CodeRefused  = "refused"
+	VoiceCommand   = "voice.listen"
+	CodeRefused    = "refused"
+	CodeVoiceTaken = "voice_taken"
 )
 
-// SetVoiceOwner makes the caller of CallVoice, the session of the bridge
-// pid, the one consumer of voice.listen: from then on every other call of
-// it (an agent's, a listen verb's, a follower's) is refused with a message
-// that names pid, so no one steals the user's words from it, and pid is
-// listed among the Listeners. 0 ends it.
+// SetVoiceOwner makes the caller of CallVoice, the session of this
+// bridge (pid, this process's), the one consumer of voice.listen: from
+// then on every other call of it (an agent's, a listen verb's, a
+// follower's) is refused with a message that names pid, so no one steals
+// the user's words from it, and pid is listed among the Listeners. It
+// holds until SetVoiceOwner(0), whatever ClaimVoice is asked meanwhile;
+// a follower's claim it finds is ended, and must be made anew.
 func (h *Hub) SetVoiceOwner(pid int) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	h.voiceOwner, h.voiceSeen = pid, time.Time{}
+	h.voiceSelf, h.voiceOwner, h.voiceSeen = pid, 0, time.Time{}
+}
+
+// VoiceOwner is the pid SetVoiceOwner set, 0 when none: a follower marks
+// only its own session's asks as the voice owner's (protocol.md §7.19).
+func (h *Hub) VoiceOwner() int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.voiceSelf
 }
 
 // ClaimVoice makes the session of pid, a follower bridge asking through
-// this one's control plane, voice.listen's one consumer, unless another
-// live one is; it reports whether pid is the owner now. A follower's claim
-// lapses when it has not asked for ListenerSilence or its process is gone.
+// this one's control plane, voice.listen's one consumer, unless this
+// process's own session is (SetVoiceOwner) or another live follower is;
+// it reports whether pid is the owner now. A follower's claim lapses when
+// it has not asked for ListenerSilence or its process is gone; the
+// session's own place is never a claim, so no claim can renew or replace
+// it.
 func (h *Hub) ClaimVoice(pid int) bool {
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	if h.voiceSelf != 0 {
+		return false
+	}
 	if by := h.voiceOwnerLocked(); by != 0 && by != pid {
 		return false
 	}
@@ -504,9 +525,13 @@ func (h *Hub) ClaimVoice(pid int) bool {
 	return true
 }
 
-// voiceOwnerLocked is the live owner's pid, or 0.
+// voiceOwnerLocked is the pid of voice.listen's one consumer, this
+// process's session first, else a live follower's; 0 when none.
 func (h *Hub) voiceOwnerLocked() int {
-	if !h.voiceSeen.IsZero() && (time.Since(h.voiceSeen) > ListenerSilence || !listenerAlive(h.voiceOwner)) {
+	if h.voiceSelf != 0 {
+		return h.voiceSelf
+	}
+	if h.voiceOwner != 0 && (time.Since(h.voiceSeen) > ListenerSilence || !listenerAlive(h.voiceOwner)) {
 		h.voiceOwner, h.voiceSeen = 0, time.Time{}
 	}
 	return h.voiceOwner

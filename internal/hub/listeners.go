@@ -50,11 +50,12 @@ func (h *Hub) Listeners() []int {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	out := []int{}
-	if by := h.voiceOwnerLocked(); by != 0 {
+	by := h.voiceOwnerLocked()
+	if by != 0 {
 		out = append(out, by)
 	}
 	for pid, at := range h.listeners {
-		if pid == h.voiceOwner {
+		if pid == by {
 			continue // listed above, once
 		}
 		if time.Since(at) > ListenerSilence || !listenerAlive(pid) {
