@@ -310,10 +310,13 @@ func (c *leaderConn) Send(frame []byte) error {
 			}
 		}()
 		req := client.Request{Method: "POST", Path: "/call", Body: body, Timeout: leaderCallTimeout + probeTimeout}
-		if c.b.cfg.Voice && command == hub.VoiceCommand {
-			// The voice channel's asks: the leader makes this process's
-			// session the one consumer, and lists it among its listeners,
-			// so its sessions' greetings name who hears.
+		if c.b.cfg.Voice && command == hub.VoiceCommand && c.b.hub.VoiceOwner() == os.Getpid() {
+			// The voice channel's asks, and only its: while this session's
+			// loop owns the voice here, the hub refuses every other
+			// voice.listen before it is sent (hub.Hub.SetVoiceOwner). The
+			// leader makes this process's session the one consumer, and
+			// lists it among its listeners, so its sessions' greetings
+			// name who hears (protocol.md §7.19).
 			req.Listener, req.VoiceOwner = os.Getpid(), os.Getpid()
 		}
 		body, err := c.l.c.Do(c.l.ctx, req)
