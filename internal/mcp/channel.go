@@ -51,17 +51,21 @@ func (srv *Server) instructions() string {
 // ends, once the client has sent notifications/initialized on a
 // connection opened with initialize: before that, an utterance would have
 // no one to go to, so the tab is not asked. A session of the 2026-07-28
-// revision never starts it. While it runs, the session is voice.listen's
-// one consumer (hub.Hub.SetVoiceOwner); a follower's asks are listed at
-// its leader as this process's.
+// revision never starts it. From that notification (Session.notification
+// makes the session voice.listen's one consumer, hub.Hub.SetVoiceOwner,
+// and sets hearing) until the session ends, only the loop asks; a
+// follower's asks are listed at its leader as this process's.
 func (s *Session) channel() {
+	defer func() {
+		if s.hearing.Swap(false) {
+			s.srv.Hub.SetVoiceOwner(0)
+		}
+	}()
 	select {
 	case <-s.initialized:
 	case <-s.ctx.Done():
 		return
 	}
-	s.srv.Hub.SetVoiceOwner(os.Getpid())
-	defer s.srv.Hub.SetVoiceOwner(0)
 	speech.Run(s.ctx, s.srv.Hub, func(e speech.Event) { s.out.Send(channelNotification(e)) })
 }
 

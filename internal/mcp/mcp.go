@@ -30,8 +30,10 @@ import (
 	"context"
 	"encoding/json"
 	"log/slog"
+	"os"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/stitchslop/stitchslop-bridge/internal/attempts"
@@ -183,6 +185,12 @@ type Session struct {
 	// initialized is closed when a 2025-era client has sent
 	// notifications/initialized: the voice channel sends from then on.
 	initialized chan struct{}
+
+	// hearing is true while this session's voice loop owns the voice
+	// (--voice-channel, from notifications/initialized until the session
+	// ends): the greeting and connection_status say voice arrives by
+	// itself only then (protocol.md §7.19).
+	hearing atomic.Bool
 
 	// batch is the JSON-RPC batch whose messages Handle is answering now,
 	// or nil; only Handle's goroutine touches it.
@@ -379,6 +387,12 @@ func (s *Session) notification(r request) {
 		ready := s.ready
 		s.mu.Unlock()
 		if first {
+			if s.srv.VoiceChannel && s.ctx.Err() == nil {
+				// Before close, so that a greeting asked after this
+				// notification already reads the session as hearing.
+				s.srv.Hub.SetVoiceOwner(os.Getpid())
+				s.hearing.Store(true)
+			}
 			close(s.initialized)
 		}
 		// The tab's tools may have arrived between initialize and now,

@@ -633,7 +633,7 @@ func (s *Session) greeting(ctx context.Context, tool string, port int, mode stri
 	if voice != "" {
 		lines = append(lines, voice)
 	}
-	if holdGreeting && s.srv.VoiceChannel {
+	if holdGreeting && s.hearing.Load() {
 		lines = append(lines, "When the voice=\"on\" event arrives, greet the user, say briefly what you see, and ask what they want; change nothing until they ask.")
 	} else if holdGreeting {
 		lines = append(lines, "When listen prints voice-on, greet the user, say briefly what you see, and ask what they want; change nothing until they ask.")
@@ -730,7 +730,8 @@ func (s *Session) canvas(ctx context.Context, st hub.Snapshot, timeout time.Dura
 // listener already runs (pids: the host's for a follower); and whether the
 // greeting waits for voice-on (an app with a voice switch).
 func (s *Session) voicePart(port int, st hub.Snapshot, hostListeners []int) (string, bool) {
-	if _, ok := s.srv.Hub.ArgNames("voice.listen"); !ok || (s.srv.ListenCommand == nil && !s.srv.VoiceChannel) {
+	hearing := s.hearing.Load()
+	if _, ok := s.srv.Hub.ArgNames("voice.listen"); !ok || (s.srv.ListenCommand == nil && !hearing) {
 		return "", false
 	}
 	running := s.srv.Hub.Listeners()
@@ -743,7 +744,7 @@ func (s *Session) voicePart(port int, st hub.Snapshot, hostListeners []int) (str
 			switchy = true
 		}
 	}
-	if s.srv.VoiceChannel {
+	if hearing { // else, even with the flag, voice comes only the listen way
 		return channelVoicePart(switchy, running)
 	}
 	var b strings.Builder
@@ -861,7 +862,7 @@ func (s *Session) connectionStatus(modern bool) []byte {
 	}{
 		Connected: st.Connected, Origin: s.srv.Sites.Served(), PairedOrigins: []string{}, ArmedOrigins: s.srv.Sites.ArmedSites(),
 		Tools: len(st.Tools), OtherBridges: []OtherBridge{}, Listeners: s.srv.Hub.Listeners(),
-		Bridge: version.Self(version.HashWait), VoiceChannel: s.srv.VoiceChannel,
+		Bridge: version.Self(version.HashWait), VoiceChannel: s.hearing.Load(),
 	}
 	if status.ArmedOrigins == nil {
 		status.ArmedOrigins = []string{}
@@ -906,8 +907,11 @@ func (s *Session) connectionStatus(modern bool) []byte {
 	default:
 		status.Note = "No tab is attached now. Call wait_for_connection: the tab attaches on its own."
 	}
-	if s.srv.VoiceChannel {
+	switch {
+	case status.VoiceChannel:
 		status.Note += " Voice: what the user says to the tab arrives by itself as channel events (--voice-channel); start no listener."
+	case s.srv.VoiceChannel:
+		status.Note += " Voice: this bridge has --voice-channel, but this session gets no channel events (its client did not open it with initialize and notifications/initialized), so voice comes only the listen way."
 	}
 	status.Note += st.Notice // the bridge's own warnings: another site served, squatters
 	js, _ := json.Marshal(status)
