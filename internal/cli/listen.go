@@ -33,7 +33,8 @@ import (
 // is [] when nothing was said. voiceOn comes only from an app with a voice
 // switch; a voiceOn:false reply may carry voiceSupport (voice cannot work
 // in this browser) with a say sentence. ok:false with refused,
-// unknown_command or bad_arguments means no voice here: listen prints
+// unknown_command or bad_arguments, or the bridge's voice_taken (another
+// session hears, protocol.md §7.19), means no voice here: listen prints
 // unavailable with the app's message and exits 1. The bridge's own
 // timeout means ask again; not_connected and disconnected, wait on /wait
 // for the tab. Every request carries the listener header with this
@@ -469,8 +470,8 @@ func (l *listener) ask(ctx context.Context, call client.Request) (code int, end 
 		if o, err := door(b, nil); err == nil && o.OK() {
 			l.connected(true)
 		}
-	case speech.Refused:
-		l.log.Error("the tab refused voice.listen", "error", r.Error, "message", r.Message)
+	case speech.Refused, speech.Taken:
+		l.log.Error("voice.listen was refused", "error", r.Error, "message", r.Message)
 		l.unavailable(cmp.Or(r.Message, r.Say, "The tab refused to listen ("+r.Error+")."))
 		return exitcode.Failed, true, nil
 	default:

@@ -69,6 +69,7 @@ const (
 	Again               // the bridge's own timeout: ask again
 	Away                // no tab (not_connected, disconnected): park until one attaches
 	Refused             // no voice here (refused, unknown_command, bad_arguments)
+	Taken               // the bridge's own voice_taken: another session hears (protocol.md §7.19)
 	Failed              // anything else: pause, then ask again
 )
 
@@ -83,6 +84,8 @@ func (a Answer) Next() Next {
 		return Away
 	case a.Error == hub.CodeRefused || a.Error == "unknown_command" || a.Error == "bad_arguments":
 		return Refused
+	case a.Error == hub.CodeVoiceTaken:
+		return Taken
 	}
 	return Failed
 }
@@ -128,6 +131,12 @@ const (
 	unsupported = "Voice input cannot work in the user's browser (the tab says so); tell the user."
 )
 
+// retake is how long the loop waits, when another session holds the
+// voice (Taken), before it asks again: that session may end without the
+// tab changing, and nothing in this process says so. A variable for the
+// tests.
+var retake = 5 * time.Second
+
 // Tab is what Run needs of the bridge's hub (hub.Hub): one ask as
 // voice.listen's one consumer (CallVoice), whether the tab lists it, and
 // the signals of an attach or detach (Next) and of a new tool list
@@ -142,8 +151,10 @@ type Tab interface {
 // Run asks tab for what the user says, over and over, while a tab that
 // lists voice.listen is attached, and hands send one Event per
 // utterance, and one per change of the voice switch, within MaxRate per
-// Window. It parks while no such tab is attached, and after a refusal
-// until the tab changes. It returns when ctx ends.
+// Window. It parks while no such tab is attached, and after the tab's
+// refusal until the tab changes; while another session holds the voice
+// (Taken), it asks again every retake, or sooner when the tab changes. It
+// returns when ctx ends.
 func Run(ctx context.Context, tab Tab, send func(Event)) {
 	b := budget{}
 	voice := "" // as last sent: "on", "off", "unsupported"; "" before
@@ -162,6 +173,8 @@ func Run(ctx context.Context, tab Tab, send func(Event)) {
 			b.answer(a, &voice, send)
 		case Away, Refused:
 			wait(ctx, next, listed, 0) // until the tab attaches, leaves or lists anew
+		case Taken:
+			wait(ctx, next, listed, retake)
 		}
 		// Whatever came back, and however fast: a tab that answers at
 		// once, even with the bridge's own words (timeout), gets asks at
@@ -266,9 +279,12 @@ func meta(selection json.RawMessage) map[string]string {
 }
 
 // plain is a name as meta carries it: letters, marks, digits, spaces and
-// -_.#() kept, every other character a space, so no name can carry a
-// quote, an angle bracket or an equals sign that could read as another
-// attribute or tag of the event.
+// -_.#() kept, every other character a space, so no name can carry an
+// ASCII quote, angle bracket or equals sign, the characters that could
+// end the attribute or open a tag of the event. A letter of another
+// script that looks like one (Canadian syllabics ᐸ, modifier letter ʺ) is
+// kept: a name in any script is a name, and lookalikes are confusables,
+// out of scope as they are for security/unprintable (THREAT_MODEL.md T18).
 func plain(s string) string {
 	return strings.Join(strings.Fields(strings.Map(func(r rune) rune {
 		if unicode.IsLetter(r) || unicode.IsMark(r) || unicode.IsDigit(r) || strings.ContainsRune("-_.#()", r) {
@@ -287,8 +303,9 @@ const Stamp = "2006-01-02T15:04:05.000Z07:00"
 
 // Clip is s cleaned by the gate (gate.Clean), on one line (each run of
 // white space one space), and at most max bytes, cut at a character and
-// ending in "…" when cut; < and > become ‹ and ›, so that the words
-// cannot close or open the event's tag. Only a prefix of
+// ending in "…" when cut; the ASCII < and > become ‹ and ›, so that the
+// words cannot close or open the event's tag (their lookalikes, such as
+// the fullwidth ＜, are confusables, out of scope: THREAT_MODEL.md T18). Only a prefix of
 // 4*max bytes is looked at: cleaning a megabyte to keep a few hundred
 // bytes of it would cost the sender nothing and the bridge the megabyte.
 func Clip(s string, max int) string {
