@@ -8,6 +8,7 @@ package e2e
 
 import (
 	"encoding/json"
+	"os"
 	"regexp"
 	"slices"
 	"strconv"
@@ -191,16 +192,10 @@ func TestVoiceChannel_OneConsumer(t *testing.T) {
 	if out := l.stdout.String(); !strings.Contains(out, `"event":"unavailable"`) || !strings.Contains(out, who) {
 		t.Errorf("listen beside the channel printed %q; want unavailable naming %s", out, who)
 	}
-	if r := b.rpc.toolCall("voice.listen", map[string]any{"timeoutSeconds": 1}).text(); !strings.Contains(r, "refused") || !strings.Contains(r, who) {
-		t.Errorf("the agent's own voice.listen: %q; want refused, naming %s", r, who)
+	if r := b.rpc.toolCall("voice.listen", map[string]any{"timeoutSeconds": 1}).text(); !strings.Contains(r, "voice_taken") || !strings.Contains(r, who) {
+		t.Errorf("the agent's own voice.listen: %q; want voice_taken, naming %s", r, who)
 	}
-	n := 0
-	for _, f := range p.frames.all() {
-		if f.str("command") == "voice.listen" {
-			n++
-		}
-	}
-	if n != 1 {
+	if n := countAsks(p); n != 1 {
 		t.Errorf("the tab was asked voice.listen %d times, want once: the channel's ask only", n)
 	}
 	// Other sessions on this tab read who hears in /status's listeners.
@@ -364,5 +359,169 @@ func TestVoiceChannel_NoFlagNothingChanges(t *testing.T) {
 	}
 	if cs := b.rpc.toolCall("connection_status", map[string]any{}).text(); strings.Contains(cs, "voiceChannel") {
 		t.Errorf("connection_status without the flag: %s", cs)
+	}
+}
+
+// TestSec_VoiceOwnerHeaderOwnPid: a keyed caller that names the bridge's
+// own pid in x-stitchslop-voice-owner is refused (400 bad_request)
+// without asking the tab, so it can neither take an utterance from the
+// session nor turn the session's place into a follower's claim that
+// lapses; another pid's claim beside the session is voice_taken, and the
+// tab is still asked only the session's once.
+func TestSec_VoiceOwnerHeaderOwnPid(t *testing.T) {
+	t.Parallel()
+	b, p := channelBridge(t, true, scripted()) // the tab holds every ask
+	asks(t, p, 1)
+	body := map[string]any{"command": "voice.listen", "args": map[string]any{"timeoutSeconds": 1}, "timeoutMs": 1000}
+	h := keyHeader(b.session().Key)
+	h.Set("x-stitchslop-voice-owner", strconv.Itoa(b.pid()))
+	if code, d := ctlDo(t, b.port, "POST", "/call", body, h, ""); code != 400 || !strings.Contains(string(d), `"bad_request"`) {
+		t.Errorf("/call with the bridge's own pid as voice owner: %d %s, want 400 bad_request", code, d)
+	}
+	h.Set("x-stitchslop-voice-owner", strconv.Itoa(os.Getpid())) // a live process, not a follower of it
+	if code, d := ctlDo(t, b.port, "POST", "/call", body, h, ""); code != 200 || !strings.Contains(string(d), `"voice_taken"`) || !strings.Contains(string(d), "pid "+strconv.Itoa(b.pid())) {
+		t.Errorf("/call claiming beside the session: %d %s, want voice_taken naming pid %d", code, d, b.pid())
+	}
+	if r := b.rpc.toolCall("voice.listen", map[string]any{"timeoutSeconds": 1}).text(); !strings.Contains(r, "voice_taken") {
+		t.Errorf("the agent's own voice.listen after the claims: %q; want voice_taken", r)
+	}
+	if n := countAsks(p); n != 1 {
+		t.Errorf("the tab was asked voice.listen %d times, want once: the session's only", n)
+	}
+}
+
+// countAsks is how many times the tab was asked voice.listen.
+func countAsks(p *page) int {
+	n := 0
+	for _, f := range p.frames.all() {
+		if f.str("command") == "voice.listen" {
+			n++
+		}
+	}
+	return n
+}
+
+// TestVoiceChannel_ToldOnlyWhenHearing: with the flag, a session whose
+// loop never runs (a 2026-07-28 session, or a 2025 client that never
+// sends notifications/initialized) is not told that voice arrives by
+// itself: its greeting hands over the listen command, connection_status
+// carries no voiceChannel, and the tab is never asked by the bridge.
+func TestVoiceChannel_ToldOnlyWhenHearing(t *testing.T) {
+	t.Parallel()
+	for _, modern := range []bool{true, false} {
+		dir := t.TempDir() + "/cfg"
+		secret := newSecret()
+		seedPairing(t, dir, map[string]any{testOrigin: pairingFor(secret)})
+		b := startBridge(t, bridgeOpts{configDir: dir, mcp: true, args: []string{"--voice-channel"}})
+		p := channelTab(t, b, secret, scripted())
+		b.awaitConnected(true)
+		var g, cs string
+		if modern {
+			var r toolResult
+			b.rpc.result(b.rpc.call("tools/call", modernParams(map[string]any{"name": "wait_for_connection", "arguments": map[string]any{"timeoutSeconds": 5}})), &r)
+			g = r.text()
+			b.rpc.result(b.rpc.call("tools/call", modernParams(map[string]any{"name": "connection_status", "arguments": map[string]any{}})), &r)
+			cs = r.text()
+		} else {
+			b.rpc.call("initialize", map[string]any{"protocolVersion": "2025-06-18", "capabilities": map[string]any{},
+				"clientInfo": map[string]any{"name": "e2e", "version": "0"}}) // and no notifications/initialized
+			g = b.rpc.toolCall("wait_for_connection", map[string]any{"timeoutSeconds": 5}).text()
+			cs = b.rpc.toolCall("connection_status", map[string]any{}).text()
+		}
+		if strings.Contains(g, "channel events") || !strings.Contains(g, "Monitor") || !strings.Contains(g, " listen") {
+			t.Errorf("modern %v: greeting %q; want the listen command, and no word of channel events", modern, g)
+		}
+		if strings.Contains(cs, `"voiceChannel"`) || strings.Contains(cs, "arrives by itself") || !strings.Contains(cs, "only the listen way") {
+			t.Errorf("modern %v: connection_status %s; want no voiceChannel, and a note that voice comes the listen way", modern, cs)
+		}
+		if n := countAsks(p); n != 0 {
+			t.Errorf("modern %v: the bridge asked voice.listen %d times with no loop to hear", modern, n)
+		}
+	}
+}
+
+// TestVoiceChannel_FollowerWithoutLoopClaimsNothing: a follower with the
+// flag whose session runs no loop (2026-07-28) relays its agent's
+// voice.listen as any call: the leader makes it no one consumer, so
+// another's voice.listen at the leader is not refused in its name.
+func TestVoiceChannel_FollowerWithoutLoopClaimsNothing(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir() + "/cfg"
+	secret := newSecret()
+	seedPairing(t, dir, map[string]any{testOrigin: pairingFor(secret)})
+	p1, p2 := freePort(t), freePort(t)
+	ports := []string{"--lazy", "--port", strconv.Itoa(p1) + "," + strconv.Itoa(p2)}
+	leader := startBridge(t, bridgeOpts{configDir: dir, port: -1, mcp: true, expectExit: true, args: ports})
+	leader.rpc.initialize()
+	leader.rpc.toolCall("wait_for_connection", map[string]any{"timeoutSeconds": 0.1})
+	leader.port = p1
+	leader.awaitListening()
+	tab := channelTab(t, leader, secret, scripted(map[string]any{"ok": true, "heard": []any{}}))
+	leader.awaitConnected(true)
+	f := startBridge(t, bridgeOpts{configDir: dir, port: -1, mcp: true, expectExit: true, args: append(ports, "--voice-channel")})
+	f.port = p1
+	var r toolResult
+	f.rpc.result(f.rpc.call("tools/call", modernParams(map[string]any{"name": "wait_for_connection", "arguments": map[string]any{"timeoutSeconds": 5}})), &r)
+	if !strings.Contains(r.text(), "Already connected") {
+		t.Fatalf("follower wait_for_connection: %q", r.text())
+	}
+	f.rpc.result(f.rpc.call("tools/call", modernParams(map[string]any{"name": "voice.listen", "arguments": map[string]any{"timeoutSeconds": 1}})), &r)
+	if !strings.Contains(r.text(), `"ok":true`) {
+		t.Fatalf("the follower agent's voice.listen: %q; want the tab's answer", r.text())
+	}
+	body := map[string]any{"command": "voice.listen", "args": map[string]any{"timeoutSeconds": 1}, "timeoutMs": 1000}
+	if _, d := ctlDo(t, p1, "POST", "/call", body, keyHeader(leader.session().Key), ""); strings.Contains(string(d), "voice_taken") || strings.Contains(string(d), "refused") {
+		t.Errorf("voice.listen at the leader after the follower's relayed one: %s; want it asked of the tab, not refused in the follower's name", d)
+	}
+	if n := countAsks(tab); n != 2 {
+		t.Errorf("the tab was asked voice.listen %d times, want 2: the follower agent's and the leader's caller's", n)
+	}
+}
+
+// TestVoiceChannel_FollowerResumesAfterOwnerLeaves: of two followers with
+// the flag, the second is told voice_taken while the first hears; when
+// the first exits, the second asks again within seconds and hears, with
+// the tab unchanged.
+func TestVoiceChannel_FollowerResumesAfterOwnerLeaves(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir() + "/cfg"
+	secret := newSecret()
+	seedPairing(t, dir, map[string]any{testOrigin: pairingFor(secret)})
+	p1, p2, p3 := freePort(t), freePort(t), freePort(t)
+	ports := []string{"--lazy", "--port", strconv.Itoa(p1) + "," + strconv.Itoa(p2) + "," + strconv.Itoa(p3)}
+	leader := startBridge(t, bridgeOpts{configDir: dir, port: -1, mcp: true, expectExit: true, args: ports})
+	leader.rpc.initialize()
+	leader.rpc.toolCall("wait_for_connection", map[string]any{"timeoutSeconds": 0.1})
+	leader.port = p1
+	leader.awaitListening()
+	channelTab(t, leader, secret, func(cmd string, args map[string]any) map[string]any {
+		if cmd != "voice.listen" {
+			return defaultHandler(cmd, args)
+		}
+		time.Sleep(200 * time.Millisecond) // the user speaks now and then
+		return map[string]any{"ok": true, "heard": []any{map[string]any{"text": "hi", "atMs": 1}}}
+	})
+	leader.awaitConnected(true)
+	follower := func() *bridge {
+		f := startBridge(t, bridgeOpts{configDir: dir, port: -1, mcp: true, expectExit: true, args: append(ports, "--voice-channel")})
+		f.port = p1
+		f.rpc.initialize()
+		f.rpc.toolCall("wait_for_connection", map[string]any{"timeoutSeconds": 5})
+		return f
+	}
+	isEvent := func(m rpcMsg) bool { return m.method() == channelMethod }
+	first := follower()
+	if _, _, ok := first.rpc.msgs.await(0, guard, isEvent); !ok {
+		t.Fatal("the first follower heard nothing")
+	}
+	second := follower()
+	g := second.rpc.toolCall("wait_for_connection", map[string]any{"timeoutSeconds": 5}).text()
+	if !strings.Contains(g, "pid "+strconv.Itoa(first.pid())) {
+		t.Errorf("the second follower's greeting %q; want it to name the first, pid %d, as who hears", g, first.pid())
+	}
+	first.closeStdin()
+	first.awaitExit()
+	if _, _, ok := second.rpc.msgs.await(0, 20*time.Second, isEvent); !ok {
+		t.Fatal("the second follower never heard after the first left, with the tab unchanged")
 	}
 }
