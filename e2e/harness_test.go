@@ -13,6 +13,7 @@ package e2e
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/rand"
 	"crypto/sha256"
@@ -50,6 +51,9 @@ const (
 	// stderrPrefix starts every line the bridge writes to stderr.
 	stderrPrefix = "stitchslop-bridge: "
 	modulePath   = "github.com/stitchslop/stitchslop-bridge"
+	// testHooksTag builds the test seams in: timings and ports from the
+	// environment, the SIGUSR1 heap report.
+	testHooksTag = "stitchslop_testhooks"
 )
 
 // binPath is the bridge binary TestMain builds once per run.
@@ -74,8 +78,9 @@ func runTests(m *testing.M) int {
 	}
 	defer os.RemoveAll(dir)
 	binPath = filepath.Join(dir, "stitchslop-bridge")
-	args := []string{"build", "-o", binPath,
-		"-ldflags", "-X " + modulePath + "/internal/bridge.testHooks=on"}
+	// The test seams (internal/bridge/hooks.go) are compiled in only with
+	// this tag, which no release build sets (TestSec_ReleaseBuildHasNoTestHooks).
+	args := []string{"build", "-o", binPath, "-tags", testHooksTag}
 	if raceEnabled {
 		args = append(args, "-race")
 	}
@@ -320,6 +325,7 @@ type bridgeOpts struct {
 	expectExit bool          // do not await the listening line
 	stdoutGate chan struct{} // when set, stdout is not read until it is closed
 	env        []string      // added to the child's environment
+	bin        string        // the binary to run; binPath when empty
 }
 
 type bridge struct {
@@ -385,10 +391,11 @@ func startBridge(t *testing.T, o bridgeOpts) *bridge {
 		extra = append(extra, "STITCHSLOP_TEST_TIMINGS="+o.timings)
 	}
 	extra = append(extra, o.env...)
-	cmd := exec.Command(binPath, args...)
+	bin := cmp.Or(o.bin, binPath)
+	cmd := exec.Command(bin, args...)
 	if o.openUmask {
 		// exec keeps the pid, so the child is still the bridge itself.
-		cmd = exec.Command("/bin/sh", append([]string{"-c", `umask 000 && exec "$0" "$@"`, binPath}, args...)...)
+		cmd = exec.Command("/bin/sh", append([]string{"-c", `umask 000 && exec "$0" "$@"`, bin}, args...)...)
 	}
 	cmd.Env = childEnv(t.TempDir(), extra...)
 	b.rpc = &rpcClient{t: t, msgs: newStream[rpcMsg](), bad: newStream[string]()}

@@ -98,7 +98,9 @@ const softMemoryLimit = 32 << 20
 // Run runs the bridge until it has a reason to exit. A nil error is a clean
 // exit (code 0).
 func Run(ctx context.Context, cfg Config) error {
-	t := timings(cfg.Log, cfg.Idle)
+	t := DefaultTimings
+	t.Idle = cfg.Idle
+	testTimings(cfg.Log, &t)
 	log := cfg.Log
 	defer reportOnSignal(log)()
 	if os.Getenv("GOMEMLIMIT") == "" {

@@ -1,4 +1,11 @@
+//go:build stitchslop_testhooks
+
 package bridge
+
+// The black-box tests' seams, compiled only into a build with the
+// stitchslop_testhooks tag (the e2e harness sets it; a release build never
+// does, and hooks_release.go stands in): there the tests set through the
+// environment what a user cannot. A release build has none of this code.
 
 import (
 	"log/slog"
@@ -8,25 +15,20 @@ import (
 	"time"
 )
 
-// testHooks is set to "on" only by the black-box tests' build
-// (-ldflags -X .../internal/bridge.testHooks=on). Release builds leave it
-// empty, so they ignore TestTimingsEnv entirely and have no user-visible
-// knob for the heartbeat or idle clocks.
-var testHooks string
-
-// TestTimingsEnv shortens clocks in a testHooks build:
+// testTimingsEnv shortens clocks:
 // "ping=50ms,dead=400ms,stale=300ms,idle=1s,call=500ms,auth=300ms,squat=100ms".
-const TestTimingsEnv = "STITCHSLOP_TEST_TIMINGS"
+const testTimingsEnv = "STITCHSLOP_TEST_TIMINGS"
 
-func timings(log *slog.Logger, idle time.Duration) Timings {
-	t := DefaultTimings
-	t.Idle = idle
-	if testHooks != "on" {
-		return t
-	}
-	spec := os.Getenv(TestTimingsEnv)
+// testPortsEnv replaces DefaultPorts with the test's own list,
+// "9401,9402,9403,9404": the tests of the port scan (no --port) then bind
+// ports they chose, never the real 8787-8790, which a bridge on the machine
+// may hold.
+const testPortsEnv = "STITCHSLOP_TEST_PORTS"
+
+func testTimings(log *slog.Logger, t *Timings) {
+	spec := os.Getenv(testTimingsEnv)
 	if spec == "" {
-		return t
+		return
 	}
 	fields := map[string]*time.Duration{
 		"ping": &t.Page.Ping, "dead": &t.Page.Dead, "stale": &t.Page.Stale,
@@ -42,28 +44,10 @@ func timings(log *slog.Logger, idle time.Duration) Timings {
 		}
 		*p = d
 	}
-	return t
-}
-
-// TestPortsEnv, in a testHooks build, replaces DefaultPorts with the
-// test's own list, "9401,9402,9403,9404": the tests of the port scan (no
-// --port) then bind ports they chose, never the real 8787-8790, which a
-// bridge on the machine may hold. Release builds ignore it.
-const TestPortsEnv = "STITCHSLOP_TEST_PORTS"
-
-// TestHook is the variable env of a testHooks build's environment, and ""
-// in a release build, whatever the environment holds: the one door through
-// which the black-box tests set what a user cannot (TestPortsEnv here,
-// demo.TestPagePortEnv).
-func TestHook(env string) string {
-	if testHooks != "on" {
-		return ""
-	}
-	return os.Getenv(env)
 }
 
 func init() {
-	spec := TestHook(TestPortsEnv)
+	spec := os.Getenv(testPortsEnv)
 	if spec == "" {
 		return
 	}

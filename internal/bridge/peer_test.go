@@ -205,7 +205,7 @@ func TestNoOwnersInTheTable(t *testing.T) {
 // TestDefaultPortsAreTheTabs: the ports scanned with no --port are the
 // four the tab dials, in its order (protocol.md §2.1), written from the
 // spec. The black-box tests of the scan run on ports of their own
-// (TestPortsEnv), so this is where the numbers themselves are held.
+// (a test-tagged build's STITCHSLOP_TEST_PORTS), so this is where the numbers themselves are held.
 func TestDefaultPortsAreTheTabs(t *testing.T) {
 	if want := []int{8787, 8788, 8789, 8790}; !slices.Equal(DefaultPorts, want) {
 		t.Errorf("DefaultPorts = %v, want %v", DefaultPorts, want)

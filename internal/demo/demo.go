@@ -70,12 +70,6 @@ type Options struct {
 // four ports the tab dials. A test hook.
 var PagePort = 8780
 
-// TestPagePortEnv, in the black-box tests' build only (bridge.TestHook),
-// is the port to use instead of PagePort: a test that restarts the demo
-// on one origin then needs no 8780 of its own, which a real demo on the
-// machine may hold.
-const TestPagePortEnv = "STITCHSLOP_TEST_DEMO_PAGE_PORT"
-
 // tokenRetryAfter is what /demo/token asks the page to wait, in seconds,
 // while the bridge is not listening yet (the page retries sooner on its
 // own; the header is for anything else that reads it).
@@ -115,7 +109,7 @@ func Run(ctx context.Context, o Options) error {
 	// The page server is peer-checked like the bridge (T17): another
 	// user's process that asks for /demo/token is closed out unread.
 	want := PagePort
-	if p, err := strconv.Atoi(bridge.TestHook(TestPagePortEnv)); err == nil && p > 0 {
+	if p := hookedPagePort(); p > 0 {
 		want = p
 	}
 	ln, err := peercred.Listen("127.0.0.1:"+strconv.Itoa(want), log)

@@ -14,7 +14,7 @@ const DefaultCSP = "default-src 'none'; frame-ancestors 'none'"
 // bridge's port, the demo's page server): before any handler sees a
 // request it sets the headers that keep a browser from doing anything with
 // an answer it was not meant to read (T1, T4), and refuses a request whose
-// Host does not name this server (HostAllowed; T2, DNS rebinding), whatever
+// Host does not name this server (loopbackHost; T2, DNS rebinding), whatever
 // its method or target.
 type Guard struct {
 	Port int

@@ -8,7 +8,7 @@
 //     an AllowedSite that has a stored pairing or an armed token
 //     (internal/sites).
 //   - T2 (dns-rebind): the Host header must name the loopback address the
-//     server listens on, with its port (HostAllowed). A rebinding page
+//     server listens on, with its port (loopbackHost). A rebinding page
 //     reaches 127.0.0.1 under its own host name, and that name is what its
 //     requests carry, so it is refused with 403 by Guard, the one front of
 //     every HTTP server the binary runs, before any handler (the upgrade,
@@ -68,14 +68,6 @@ func trimFold(s, punct string) string {
 	}
 }
 
-// Match reports whether the Origin header got is the allowed origin. A
-// missing or empty Origin, and "null", never match (T3). allowed should be
-// the output of Parse.
-func Match(got, allowed string) bool {
-	g := Normalize(got)
-	return g != "" && g != "null" && g == Normalize(allowed)
-}
-
 // Parse checks that s is a web origin (http or https, a host, an optional
 // port, no path, query, fragment or user info) and returns it normalised,
 // without a default port (:443 for https, :80 for http), since browsers
@@ -130,21 +122,15 @@ func validHost(h string, bracketed bool) bool {
 		!strings.ContainsAny(h[:1], ".-") && !strings.ContainsAny(h[len(h)-1:], ".-") && !strings.Contains(h, "..")
 }
 
-// HostAllowed reports whether a request's Host header names this server
-// on port: localhost (ASCII case-insensitive), 127.0.0.1 or [::1], a
-// colon, and port in decimal. Anything else, including a missing port,
-// another spelling of a loopback address, or a name that resolves to
-// 127.0.0.1, is refused (T2). Guard applies it to every request.
-func HostAllowed(host string, port int) bool {
-	_, ok := loopbackHost(host, port)
-	return ok
-}
-
 // ipv4Loopback is the address every server of the binary binds.
 var ipv4Loopback = netip.AddrFrom4([4]byte{127, 0, 0, 1})
 
-// loopbackHost parses host as HostAllowed allows it, and says whether it
-// named the server by its address, 127.0.0.1. An address is read by
+// loopbackHost reports whether a request's Host header names this server
+// on port: localhost (ASCII case-insensitive), 127.0.0.1 or [::1], a
+// colon, and port in decimal. Anything else, including a missing port,
+// another spelling of a loopback address, or a name that resolves to
+// 127.0.0.1, is refused (T2); Guard applies it to every request. literal
+// says host named the server by its address, 127.0.0.1. An address is read by
 // net/netip and must be written as netip writes it, so 127.1, 0x7f.0.0.1,
 // [::0001], a zone or a port with leading zeros are not another way in.
 func loopbackHost(host string, port int) (literal, ok bool) {

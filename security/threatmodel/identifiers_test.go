@@ -15,7 +15,7 @@ import (
 
 // refRE is a backticked reference to Go code: an optional module-relative
 // directory, then a package, type or identifier, then one or two names:
-// `security/origin.CheckUpgrade`, `origin.Match`, `hub.Hub.Reserve`,
+// `security/origin.CheckUpgrade`, `origin.Parse`, `hub.Hub.Reserve`,
 // `front.ServeHTTP`.
 var refRE = regexp.MustCompile("`((?:[a-z0-9_-]+/)*[A-Za-z][A-Za-z0-9_-]*)\\.([A-Za-z_][A-Za-z0-9_]*)(?:\\.([A-Za-z_][A-Za-z0-9_]*))?`")
 

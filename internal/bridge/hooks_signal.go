@@ -1,4 +1,4 @@
-//go:build unix
+//go:build stitchslop_testhooks && unix
 
 package bridge
 
@@ -10,13 +10,10 @@ import (
 	"syscall"
 )
 
-// reportOnSignal, in a testHooks build, logs the goroutine count and the
-// live heap (after a collection) on SIGUSR1, so the black-box tests can
-// check that nothing a peer does grows them. Release builds do nothing.
+// reportOnSignal logs the goroutine count and the live heap (after a
+// collection) on SIGUSR1, so the black-box tests can check that nothing a
+// peer does grows them.
 func reportOnSignal(log *slog.Logger) (stop func()) {
-	if testHooks != "on" {
-		return func() {}
-	}
 	ch := make(chan os.Signal, 1)
 	signal.Notify(ch, syscall.SIGUSR1)
 	done := make(chan struct{})

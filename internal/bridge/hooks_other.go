@@ -1,8 +1,0 @@
-//go:build !unix
-
-package bridge
-
-import "log/slog"
-
-// reportOnSignal has no signal to listen for here; see hooks_unix.go.
-func reportOnSignal(*slog.Logger) (stop func()) { return func() {} }
