@@ -23,7 +23,7 @@ const (
 	UnknownToken = "unknown_token" // its token is not the one this bridge holds
 	Busy         = "busy"          // another tab is attached
 	RateLimited  = "rate_limited"  // too many wrong credentials just now
-	DemoPairing  = "demo_pairing"  // its pairing is one `stitchslop-bridge demo` made (T17)
+	DemoPairing  = "demo_pairing"  // its pairing is one `stitchslop demo` made (T17)
 )
 
 // Keep is how many distinct refusals are kept; a repeat is merged into its
@@ -210,7 +210,7 @@ var advice = map[string]string{
 	UnknownToken: unknownCredential,
 	Busy:         "another tab is attached to this bridge; ask the user whether two tabs are meant, and if so call wait_for_connection with ownBridge: true for the second.",
 	RateLimited:  "too many wrong credentials were tried just now; the tab gets in a moment after they stop, so wait and call again.",
-	DemoPairing:  "the tab's pairing was made by `stitchslop-bridge demo`, and only a demo admits it: the demo's page is not Stitch Slop. If the user means the real app, ask them to open it and paste the line its agent panel shows, then call pair with it.",
+	DemoPairing:  "the tab's pairing was made by `stitchslop demo`, and only a demo admits it: the demo's page is not Stitch Slop. If the user means the real app, ask them to open it and paste the line its agent panel shows, then call pair with it.",
 }
 
 // PanelWords are the status words the Stitch Slop panel shows under

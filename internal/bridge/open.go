@@ -7,7 +7,9 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -312,20 +314,44 @@ func (b *bridge) removeSession(sess session.File) {
 }
 
 // listenCommand is the listen verb for the bridge on port, as a shell
-// command: this binary's absolute path, the config dir when it is not the
-// default, the port, and --owner this process, so the listener ends with
-// this agent session's bridge even when that bridge follows another
-// (protocol.md §7.6). Each value is quoted.
+// command: the absolute path of stitchslop, the program of the tools a
+// person runs (listenProgram), the config dir when it is not the default,
+// the port, and --owner this process, so the listener ends with this agent
+// session's bridge even when that bridge follows another (protocol.md
+// §7.6). Each value is quoted.
 func (b *bridge) listenCommand(port int) string {
-	exe, err := os.Executable()
-	if err != nil {
-		exe = "stitchslop-bridge"
-	}
-	cmd := shellQuote(exe)
+	cmd := shellQuote(listenProgram())
 	if def, err := paths.DefaultConfigDir(); err != nil || filepath.Clean(def) != filepath.Clean(b.cfg.ConfigDir) {
 		cmd += " --config-dir " + shellQuote(b.cfg.ConfigDir)
 	}
 	return cmd + " --port " + strconv.Itoa(port) + " listen --owner " + strconv.Itoa(os.Getpid())
+}
+
+// listenProgram is stitchslop's absolute path: beside this binary, where
+// a release installs both; else, when none is there (a go run or go build
+// of the bridge alone), the one on PATH; else the path beside all the same,
+// which says where it belongs.
+func listenProgram() string {
+	name := "stitchslop"
+	if runtime.GOOS == "windows" {
+		name += ".exe"
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return name
+	}
+	if real, err := filepath.EvalSymlinks(exe); err == nil {
+		exe = real
+	}
+	beside := filepath.Join(filepath.Dir(exe), name)
+	if _, err := os.Stat(beside); err != nil {
+		if p, err := exec.LookPath(name); err == nil {
+			if abs, err := filepath.Abs(p); err == nil {
+				return abs
+			}
+		}
+	}
+	return beside
 }
 
 // shellQuote quotes s for a POSIX shell.

@@ -46,7 +46,7 @@ func (e *squatError) Unwrap() error { return e.error }
 // squatHint is the fix for a squatter on port, for a hint line.
 func squatHint(port int) string {
 	return "stop that process, or ask whoever runs it to; `lsof -nP -iTCP:" + strconv.Itoa(port) +
-		" -sTCP:LISTEN` (as root) names it; `stitchslop-bridge doctor` reports it while it stays"
+		" -sTCP:LISTEN` (as root) names it; `stitchslop doctor` reports it while it stays"
 }
 
 // listen binds 127.0.0.1 on the first port of ports (nil: the default
@@ -320,7 +320,7 @@ func (b *bridge) publishLocked() {
 	notice := b.sites.SwitchNotice()
 	if len(where) > 0 {
 		notice += " Warning: a program of another user on this machine listens on " + strings.Join(where, ", ") +
-			", where the Stitch Slop tab or a client of this bridge may connect, and could be offered the tab's secret. Tell the user; `stitchslop-bridge doctor` names it."
+			", where the Stitch Slop tab or a client of this bridge may connect, and could be offered the tab's secret. Tell the user; `stitchslop doctor` names it."
 	}
 	b.hub.SetPeers(list, notice)
 }

@@ -23,7 +23,6 @@ import (
 	"github.com/stitchslop/stitchslop-bridge/internal/envelope"
 	"github.com/stitchslop/stitchslop-bridge/internal/exitcode"
 	"github.com/stitchslop/stitchslop-bridge/internal/paths"
-	"github.com/stitchslop/stitchslop-bridge/internal/setup"
 	"github.com/stitchslop/stitchslop-bridge/internal/sites"
 	"github.com/stitchslop/stitchslop-bridge/internal/ui"
 	"github.com/stitchslop/stitchslop-bridge/internal/version"
@@ -49,7 +48,7 @@ type args struct {
 // flagValue is one occurrence of a repeatable flag.
 type flagValue struct{ name, val string }
 
-func parse(argv []string) (args, error) {
+func (p *Program) parse(argv []string) (args, error) {
 	a := args{flags: map[string]string{}}
 	for i := 0; i < len(argv); i++ {
 		s := argv[i]
@@ -62,11 +61,11 @@ func parse(argv []string) (args, error) {
 			continue
 		}
 		name, val, hasVal := strings.Cut(strings.TrimLeft(s, "-"), "=")
-		takes, known := flagSpec[name]
+		takes, known := p.flagSpec[name]
 		if !known {
 			return a, fmt.Errorf("unknown flag %s", strings.SplitN(s, "=", 2)[0])
 		}
-		if _, dup := a.flags[name]; dup && !repeatable[name] {
+		if _, dup := a.flags[name]; dup && !p.repeatable[name] {
 			return a, fmt.Errorf("flag --%s given twice", name)
 		}
 		switch {
@@ -83,7 +82,7 @@ func parse(argv []string) (args, error) {
 			a.order = append(a.order, name)
 		}
 		a.flags[name] = val
-		if repeatable[name] {
+		if p.repeatable[name] {
 			a.list = append(a.list, flagValue{name, val})
 		}
 	}
@@ -99,98 +98,53 @@ func isNumber(s string) bool {
 
 func (a args) has(name string) bool { _, ok := a.flags[name]; return ok }
 
-// Main runs the program and returns its exit code.
+// Main runs the bridge's program and returns its exit code.
 func Main(ctx context.Context, argv []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	log := ui.NewLogger(stderr)
-	defer ui.Flush(log) // the counts of repeated warnings still held
-	if rest, err := envtoken.CheckArgs(argv); err != nil {
-		log.Error(err.Error())
-		// The command as given, the token moved to the environment; rest
-		// holds no token. A word no shell line can carry gets no line.
-		if line, lerr := setup.Line(setup.Posix, append([]string{"stitchslop-bridge"}, rest...)...); lerr == nil {
-			ui.Hint(log, "run it as: "+envtoken.Var+"=<token> "+line)
-		}
-		return exitcode.Usage
-	}
-	a, err := parse(argv)
-	if err != nil {
-		return mistake(log, stdout, lookup(guessVerb(argv)), a, err.Error(), "")
-	}
-	if a.has("help") || a.has("h") {
-		return runHelp(log, stdout, a.pos)
-	}
-	if a.has("version") {
-		fmt.Fprintln(stdout, version.Line())
-		return 0
-	}
-	c := commands[0]
-	if len(a.pos) > 0 {
-		if c = lookup(a.pos[0]); c == nil || c.Name == "" {
-			return unknownVerb(log, stdout, a.pos[0])
-		}
-	}
-	if msg, hint, ok := checkFlags(c, a); !ok {
-		return mistake(log, stdout, c, a, msg, hint)
-	}
-	dir, err := configDir(a)
-	if err != nil {
-		return mistake(log, stdout, c, a, err.Error(), "")
-	}
-	ctx = withStderr(ctx, stderr)
-	switch c.Name {
-	case "":
+	return Bridge.Main(ctx, argv, stdin, stdout, stderr)
+}
+
+// parse parses argv as the bridge's command line.
+func parse(argv []string) (args, error) { return Bridge.parse(argv) }
+
+// runBridgeCommand runs the bridge (no verb) or one of its verbs.
+func runBridgeCommand(ctx context.Context, c *command, a args, dir string, stdin io.Reader, stdout io.Writer, log *slog.Logger) int {
+	if c.Name == "" {
 		return runBridge(ctx, a, dir, stdin, stdout, log)
-	case "demo":
-		return runDemo(ctx, c, a, dir, stdout, log)
-	case "help":
-		return helpTopic(log, stdout, a.pos[1:])
-	case "version":
-		if len(a.pos) > 1 {
-			return mistake(log, stdout, c, a, "version takes no arguments", "")
-		}
-		if a.has("json") {
-			// No bound worth the name: the hash is all this command does.
-			b, _ := json.Marshal(version.Self(time.Minute))
-			stdout.Write(append(b, '\n'))
-			return 0
-		}
-		fmt.Fprintln(stdout, version.Line())
-		return 0
-	case "setup":
-		return runSetup(ctx, a, stdout, log)
-	case "doctor":
-		return runDoctor(ctx, a, dir, stdout, log)
-	case "completion":
-		return runCompletion(log, stdout, c, a)
-	case "man":
-		if len(a.pos) > 1 {
-			return mistake(log, stdout, c, a, "man takes no arguments", "")
-		}
-		io.WriteString(stdout, manPage())
-		return 0
 	}
 	return runVerb(ctx, c, a, dir, stdin, stdout, log)
 }
 
+// runVersion is version and --version.
+func runVersion(c *command, a args, stdout io.Writer, log *slog.Logger) int {
+	name := c.prog.Name
+	if len(a.pos) > 1 {
+		return mistake(log, stdout, c, a, "version takes no arguments", "")
+	}
+	if a.has("json") {
+		// No bound worth the name: the hash is all this command does.
+		b, _ := json.Marshal(version.SelfOf(name, time.Minute))
+		stdout.Write(append(b, '\n'))
+		return 0
+	}
+	fmt.Fprintln(stdout, version.LineOf(name))
+	return 0
+}
+
 // usageError reports a mistake on the bridge's command line.
 func usageError(log *slog.Logger, msg string) int {
-	return mistake(log, io.Discard, commands[0], args{}, msg, "")
+	return mistake(log, io.Discard, Bridge.Commands[0], args{}, msg, "")
 }
 
 // mistake reports a usage error: the error and its hints on stderr, and,
 // for a verb that always prints a JSON document (or was asked to with
-// --json), a usage envelope on stdout. c may be nil when the command line
-// names no command.
+// --json), a usage envelope on stdout.
 func mistake(log *slog.Logger, stdout io.Writer, c *command, a args, msg, hint string) int {
 	log.Error(msg)
 	if hint != "" {
 		ui.Hint(log, hint)
 	}
-	if c == nil {
-		c = commands[0]
-	}
 	ui.Hint(log, "see "+c.helpRef())
-	if c.JSON || (c.jsonFlag && a.has("json")) {
+	if c.JSON || (c.JSONFlag && a.has("json")) {
 		stdout.Write(append(envelope.Bridge("usage", msg), '\n'))
 	}
 	return exitcode.Usage
@@ -198,7 +152,7 @@ func mistake(log *slog.Logger, stdout io.Writer, c *command, a args, msg, hint s
 
 // guessVerb is the verb a command line that does not parse names, if any:
 // its first word that is not a flag or a flag's value.
-func guessVerb(argv []string) string {
+func (p *Program) guessVerb(argv []string) string {
 	for i := 0; i < len(argv); i++ {
 		s := argv[i]
 		if s == "--" || s == "-" {
@@ -208,7 +162,7 @@ func guessVerb(argv []string) string {
 			return s
 		}
 		name, _, hasVal := strings.Cut(strings.TrimLeft(s, "-"), "=")
-		if flagSpec[name] && !hasVal {
+		if p.flagSpec[name] && !hasVal {
 			i++
 		}
 	}
@@ -217,20 +171,25 @@ func guessVerb(argv []string) string {
 
 // unknownVerb refuses a first word that names no verb. A word that looks
 // like a token is not repeated: the command line is no place for it.
-func unknownVerb(log *slog.Logger, stdout io.Writer, word string) int {
+func (p *Program) unknownVerb(log *slog.Logger, stdout io.Writer, word string) int {
 	msg := fmt.Sprintf("unknown verb %q", origin.Clip(word))
 	hint := ""
 	if _, ok := sites.CleanToken(word); ok || strings.HasPrefix(word, "tok_") {
 		msg = "unknown verb: that looks like a token, and a token never goes on the command line, which every process can read through ps"
 		hint = "put it in " + envtoken.Var + ", or pipe it to `stitchslop-bridge pair -`"
-	} else if s := suggest(word); s != "" {
+	} else if e := p.elsewhere(word); e != "" {
+		// One line that says where the verb went.
+		log.Error(e)
+		stdout.Write(append(envelope.Bridge("usage", e), '\n'))
+		return exitcode.Usage
+	} else if s := p.suggest(word); s != "" {
 		hint = "did you mean " + s + "?"
 	}
 	log.Error(msg)
 	if hint != "" {
 		ui.Hint(log, hint)
 	}
-	ui.Hint(log, "the verbs are "+joinAnd(verbNames())+"; see stitchslop-bridge help")
+	ui.Hint(log, "the verbs are "+joinAnd(p.verbNames())+"; see "+p.Name+" help")
 	// A verb's caller expects one JSON document, whichever verb it meant.
 	stdout.Write(append(envelope.Bridge("usage", msg), '\n'))
 	return exitcode.Usage
@@ -238,12 +197,12 @@ func unknownVerb(log *slog.Logger, stdout io.Writer, word string) int {
 
 // suggest is the verb word was most likely meant to be: one it begins, or
 // one within two edits of it.
-func suggest(word string) string {
+func (p *Program) suggest(word string) string {
 	if word == "" {
 		return ""
 	}
 	best, bestD := "", 3
-	for _, v := range verbNames() {
+	for _, v := range p.verbNames() {
 		if strings.HasPrefix(v, word) {
 			return v
 		}
@@ -280,32 +239,32 @@ func editDistance(a, b string) int {
 
 // runHelp is --help and -h: the help of the verb pos names (help VERB
 // --help is VERB's too), or the overview.
-func runHelp(log *slog.Logger, stdout io.Writer, pos []string) int {
+func (p *Program) runHelp(log *slog.Logger, stdout io.Writer, pos []string) int {
 	switch {
 	case len(pos) == 0:
-		return helpTopic(log, stdout, nil)
+		return p.helpTopic(log, stdout, nil)
 	case pos[0] == "help" && len(pos) > 1:
-		return helpTopic(log, stdout, pos[1:])
+		return p.helpTopic(log, stdout, pos[1:])
 	}
 	// VERB [ARGS] --help: the verb's help, whatever the arguments.
-	return helpTopic(log, stdout, pos[:1])
+	return p.helpTopic(log, stdout, pos[:1])
 }
 
 // helpTopic is `help [VERB]`; `help all` prints every verb's help.
-func helpTopic(log *slog.Logger, stdout io.Writer, topic []string) int {
+func (p *Program) helpTopic(log *slog.Logger, stdout io.Writer, topic []string) int {
 	switch {
 	case len(topic) == 0:
-		io.WriteString(stdout, overview())
+		io.WriteString(stdout, p.Overview())
 		return 0
 	case len(topic) > 1:
-		return mistake(log, stdout, lookup("help"), args{}, "help takes one VERB", "")
+		return mistake(log, stdout, p.lookup("help"), args{}, "help takes one VERB", "")
 	case topic[0] == "all":
-		io.WriteString(stdout, reference())
+		io.WriteString(stdout, p.reference())
 		return 0
 	}
-	c := lookup(topic[0])
+	c := p.lookup(topic[0])
 	if c == nil || c.Name == "" {
-		return unknownVerb(log, io.Discard, topic[0])
+		return p.unknownVerb(log, io.Discard, topic[0])
 	}
 	io.WriteString(stdout, helpFor(c))
 	return 0
@@ -412,19 +371,30 @@ func runBridge(ctx context.Context, a args, dir string, stdin io.Reader, stdout 
 	if err != nil {
 		return usageError(log, err.Error())
 	}
+	pairingDir := ""
+	if d, ok := a.flags["pairing-dir"]; ok {
+		if d == "" {
+			return usageError(log, "--pairing-dir is empty")
+		}
+		if pairingDir, err = filepath.Abs(d); err != nil {
+			return usageError(log, fmt.Sprintf("--pairing-dir %q: %v", d, err))
+		}
+	}
 	return bridgeExit(log, bridge.Run(ctx, bridge.Config{
-		Origin:    o,
-		Ports:     ports,
-		ConfigDir: dir,
-		Idle:      idle,
-		AgentIdle: agentIdle,
-		Takeover:  a.has("takeover"),
-		Lazy:      a.has("lazy"),
-		Voice:     a.has("voice-channel"),
-		Token:     envtoken.Take(),
-		Stdin:     stdin,
-		Stdout:    stdout,
-		Log:       log,
+		Origin:     o,
+		Ports:      ports,
+		ConfigDir:  dir,
+		Idle:       idle,
+		AgentIdle:  agentIdle,
+		Takeover:   a.has("takeover"),
+		Lazy:       a.has("lazy"),
+		Voice:      a.has("voice-channel"),
+		Demo:       a.has("demo"),
+		PairingDir: pairingDir,
+		Token:      envtoken.Take(),
+		Stdin:      stdin,
+		Stdout:     stdout,
+		Log:        log,
 	}))
 }
 

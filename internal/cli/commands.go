@@ -32,7 +32,7 @@ type exitDef struct {
 // command is one form of the command line: the bridge (Name ""), or a verb.
 type command struct {
 	Name     string
-	Synopsis []string // each after "stitchslop-bridge "
+	Synopsis []string // each after the program's name
 	Summary  string   // one line, lowercase, no period
 	Long     string   // paragraphs, wrapped at 76 columns
 	Flags    []flagDef
@@ -40,19 +40,22 @@ type command struct {
 	ArgHelp  string   // what the arguments are, for completions: "VERB", "SHELL"
 	Exits    []exitDef
 	// JSON says the verb always prints one JSON document on stdout, a
-	// usage error included; jsonFlag that it does when --json is given.
-	JSON, jsonFlag bool
+	// usage error included; JSONFlag that it does when --json is given.
+	JSON, JSONFlag bool
 	// FlagHints add a hint when a flag is refused with this command.
 	FlagHints map[string]string
+
+	prog *Program // the program the command is of (NewProgram sets it)
 }
 
-// Flags shared by several commands; a command may reword the help.
+// Flags shared by several commands, of both programs; a command may reword
+// the help.
 var (
-	fPort = flagDef{Name: "port", Value: "N",
+	FPort = flagDef{Name: "port", Value: "N",
 		Help: "the one bridge to drive, when several run (default: the only one)"}
-	fConfigDir = flagDef{Name: "config-dir", Value: "DIR", Files: "dir",
+	FConfigDir = flagDef{Name: "config-dir", Value: "DIR", Files: "dir",
 		Help: "where pairings and session files live (default ~/.stitchslop)"}
-	fJSON = flagDef{Name: "json", Help: "print the result as one JSON document on stdout"}
+	FJSON = flagDef{Name: "json", Help: "print the result as one JSON document on stdout"}
 	// fJSONAlways is --json for a verb that prints one JSON document
 	// anyway: a script that asks for JSON of every verb is not refused.
 	fJSONAlways = flagDef{Name: "json", Help: "accepted, and changes nothing: the output is one JSON document anyway"}
@@ -60,27 +63,36 @@ var (
 
 // Exit statuses shared by several commands.
 var (
-	exitsVerb = []exitDef{
+	ExitsVerb = []exitDef{
 		{exitcode.OK, "the reply says ok:true (and call's --out and --save wrote all of it)"},
 		{exitcode.Failed, "a refusal, a failed command, a bridge that did not answer in time, or an ok:true reply that --out or --save did not write whole (each part not written has an error member saying why)"},
 		{exitcode.NoBridge, "no bridge is running, its session file is stale, or several run and --port does not say which"},
 		{exitcode.Usage, "a usage error"},
 		{exitcode.Interrupted, "interrupted (Ctrl-C) before the bridge answered; a call may still run in the tab"},
 	}
-	exitsLocal = []exitDef{{0, "success"}, {exitcode.Usage, "a usage error"}}
+	ExitsLocal = []exitDef{{0, "success"}, {exitcode.Usage, "a usage error"}}
 )
 
-// Positional words a shell completes.
-var (
-	shells = []string{"bash", "zsh", "fish", "powershell"}
-)
+// Bridge is the bridge's command line, stitchslop-bridge.
+var Bridge = NewProgram(&Program{
+	Name:          "stitchslop-bridge",
+	NoVerb:        "starting the bridge",
+	Commands:      commands,
+	Overview:      overview,
+	Elsewhere:     []string{"demo", "setup", "doctor", "listen", "completion", "man"},
+	ElsewhereProg: "stitchslop",
+})
 
-// commands are in the order help lists them.
+// Run refers to Bridge through the verbs' messages, so it is set once
+// Bridge is.
+func init() { Bridge.Run = runBridgeCommand }
+
+// commands are the bridge's, in the order help lists them.
 var commands = []*command{
 	{
 		Name: "",
 		Synopsis: []string{
-			"[--origin URL] [--port N[,N...]] [--config-dir DIR] [--idle-minutes M] [--agent-idle-minutes M] [--takeover] [--lazy] [--voice-channel]",
+			"[--origin URL] [--port N[,N...]] [--config-dir DIR] [--idle-minutes M] [--agent-idle-minutes M] [--takeover] [--lazy] [--voice-channel] [--demo] [--pairing-dir DIR]",
 		},
 		Summary: "run the bridge: the tab dials it, an MCP client drives it on stdin/stdout",
 		Long: `With no verb, stitchslop-bridge runs the bridge: the Stitch Slop tab at
@@ -91,13 +103,15 @@ the site is paired, none is needed.`,
 		Flags: []flagDef{
 			{Name: "origin", Value: "URL", Help: "the site to serve (default $STITCHSLOP_ORIGIN, then https://www.stitchslop.com); another allowed site (a Stitch Slop site, or localhost on any port) is admitted only once it is paired or given a token"},
 			{Name: "port", Value: "N[,N...]", Help: "the ports to try, in order, instead of 8787-8790"},
-			fConfigDir,
+			FConfigDir,
 			{Name: "idle-minutes", Value: "M", Help: "exit after M minutes if no tab ever attached and no MCP client owns the bridge (default 30; fractions allowed; 0 never)"},
 			{Name: "agent-idle-minutes", Value: "M", Help: "run standalone: exit after M minutes with no agent (default 120; fractions allowed; 0 never)"},
 			{Name: "exit-when-unused", Value: "M", Help: "the same as --agent-idle-minutes"},
 			{Name: "takeover", Help: "a new tab displaces the attached one (which is told so) instead of being refused as busy"},
 			{Name: "lazy", Help: "listen on nothing, and need no token or pairing, until an MCP client calls wait_for_connection or pair"},
 			{Name: "voice-channel", Help: "hear the tab's voice for the MCP session: declare Claude Code's claude/channel and send each utterance as a channel event (Claude Code started with --dangerously-load-development-channels server:<name>)"},
+			{Name: "demo", Help: "run as the bridge of stitchslop demo, which starts it so: its pairings are a demo's, which no other bridge admits"},
+			{Name: "pairing-dir", Value: "DIR", Files: "dir", Help: "keep pairing.json, its lock and the spent-token ledger in DIR instead of the config dir (stitchslop demo gives its bridge a throwaway one)"},
 		},
 		Exits: []exitDef{
 			{0, "the bridge stopped: its MCP client left, it was idle, or a signal"},
@@ -107,45 +121,14 @@ the site is paired, none is needed.`,
 		},
 	},
 	{
-		Name:     "demo",
-		Synopsis: []string{"demo [--port N[,N...]] [--config-dir DIR]"},
-		Summary:  "run a bridge and a stand-in tab to try it without a Stitch Slop account",
-		Long: `demo runs a bridge, and serves a stand-in Stitch Slop tab for it on
-http://127.0.0.1:8780, or on another free port when 8780 is taken (then
-the page's address, and the agent line the demo prints, hold for that run
-only). Open the page in any browser while the demo runs: it attaches to
-the bridge and pairs by itself, each load with a one-time token of its
-own that the demo makes and serves to it, never in a URL or on a command
-line, so the shell verbs and an agent can be tried
-without a Stitch Slop account. The bridge takes the first free of 8787-8790, or of --port. On
-stderr the demo says what to open, which commands to try, and how to add
-it to an agent.
-
-The tab draws a small design on a canvas, and its commands work on it:
-scene.describe, scene.render (a PNG image), shape.add, shape.move,
-shape.recolor, shape.delete, and design.export (SVG, PNG or JSON files,
-for call --save).
-
-Ctrl-C stops both, the bridge and the page. The demo's bridge keeps its
-pairings in a throwaway folder of its own, removed when the demo stops,
-and never touches the config directory's pairing.json, even if the demo is
-killed. A config directory the demo created is removed when it is empty
-again.`,
-		Flags: []flagDef{
-			{Name: "port", Value: "N[,N...]", Help: "the ports the bridge tries, in order, instead of 8787-8790"},
-			fConfigDir,
-		},
-		Exits: []exitDef{{0, "stopped by a signal"}, {1, "it could not start"}, {exitcode.CannotBind, "none of the bridge's ports is free"}, {exitcode.Usage, "a usage error"}},
-	},
-	{
 		Name:     "status",
 		Synopsis: []string{"status [--json] [--port N] [--config-dir DIR]"},
 		Summary:  "say whether a bridge runs and a tab is attached",
 		Long: `status asks the running bridge what it serves and whether a tab is
 attached, and prints its answer as one JSON document. The bridge must
 answer within 15 s.`,
-		Flags: []flagDef{fJSONAlways, fPort, fConfigDir},
-		Exits: exitsVerb,
+		Flags: []flagDef{fJSONAlways, FPort, FConfigDir},
+		Exits: ExitsVerb,
 		JSON:  true,
 	},
 	{
@@ -154,8 +137,8 @@ answer within 15 s.`,
 		Summary:  "list the commands the attached tab offers",
 		Long: `tools prints the commands the attached tab offers, with their argument
 schemas, as one JSON document. The bridge must answer within 15 s.`,
-		Flags: []flagDef{fJSONAlways, fPort, fConfigDir},
-		Exits: exitsVerb,
+		Flags: []flagDef{fJSONAlways, FPort, FConfigDir},
+		Exits: ExitsVerb,
 		JSON:  true,
 	},
 	{
@@ -166,8 +149,8 @@ schemas, as one JSON document. The bridge must answer within 15 s.`,
 the bridge waits at most 600), with ok:false and error "timeout". The
 bridge gets SECONDS plus 10 s to answer. On a terminal, stderr counts
 the seconds.`,
-		Flags: []flagDef{fJSONAlways, fPort, fConfigDir},
-		Exits: exitsVerb,
+		Flags: []flagDef{fJSONAlways, FPort, FConfigDir},
+		Exits: ExitsVerb,
 		JSON:  true,
 	},
 	{
@@ -214,9 +197,9 @@ runs is left as it was and not written.`,
 			{Name: "overwrite", Help: "with --out or --save: replace a file that exists"},
 			{Name: "timeout", Value: "SECONDS", Help: "how long the tab may take to answer (default 60; 1 to 600; fractions allowed)"},
 			{Name: "raw", Help: "print the reply whole; without it, a string over 100,000 characters or a data URL over 2,048 is replaced by a note saying what was there"},
-			fJSONAlways, fPort, fConfigDir,
+			fJSONAlways, FPort, FConfigDir,
 		},
-		Exits: exitsVerb,
+		Exits: ExitsVerb,
 		JSON:  true,
 	},
 	{
@@ -232,41 +215,10 @@ pairs with it within seconds; a tab that is paired already does not need
 it, and it stays unspent.`,
 		Flags: []flagDef{
 			{Name: "origin", Value: "URL", Help: "the site of the tab the token is for (default: the bridge's own)"},
-			fJSONAlways, fPort, fConfigDir,
+			fJSONAlways, FPort, FConfigDir,
 		},
-		Exits: exitsVerb,
+		Exits: ExitsVerb,
 		JSON:  true,
-	},
-	{
-		Name:     "listen",
-		Synopsis: []string{"listen [--owner PID] [--port N] [--config-dir DIR]"},
-		Summary:  "print what the tab transcribes of the user's speech, a JSON line each",
-		Long: `listen prints what the tab transcribes of the user's speech, a JSON line per
-utterance ({"heard","atMs","selection"}, the selection a list of {id, name}),
-and events: {"event":"connected"} and "disconnected" when that changes (none
-at start); "voice-on" and "voice-off" when the app's voice switch changes
-(on the first answer only when on, or off in a browser without voice, then
-with "voiceSupport" and "message"); "unavailable" with a "message" before it
-ends. Nothing else goes to stdout. It asks the tab's voice.listen
-{"timeoutSeconds":25} again and again, each request marked as a listener's,
-so the bridge lists it in /status and --exit-when-unused still applies;
-it waits on /wait while no tab is attached, and finds the bridge again
-through the session files if another takes its port over. It ends with
-exit 0 when the process --owner names (default: the bridge) is gone, when
-no bridge has answered for 10 minutes, or on SIGINT or SIGTERM (then
-quietly); with exit 1 when the tab refuses, or after three other failures
-in a row.`,
-		Flags: []flagDef{
-			{Name: "owner", Value: "PID", Help: "stop when this process is gone, looked for every 2 s (default: the bridge)"},
-			fPort, fConfigDir,
-		},
-		Exits: []exitDef{
-			{0, "the owner is gone, no bridge answered for 10 minutes, or a signal"},
-			{1, "the tab refused to listen, or three failures in a row"},
-			{exitcode.NoBridge, "no bridge is running at start, or several run and --port does not say which; nothing is printed on stdout"},
-			{exitcode.Usage, "a usage error"},
-		},
-		JSON: true,
 	},
 	{
 		Name:     "unpair",
@@ -279,7 +231,7 @@ keeps its tab until the tab disconnects; the tab's next handshake with
 the removed secret is refused. It prints one JSON document.`,
 		Flags: []flagDef{
 			{Name: "all", Help: "remove the pairings of every site"},
-			fConfigDir,
+			FConfigDir,
 		},
 		Exits: []exitDef{
 			{0, "done, or nothing to remove"},
@@ -290,45 +242,12 @@ the removed secret is refused. It prints one JSON document.`,
 		FlagHints: map[string]string{"origin": "give the site as its argument: unpair https://www.stitchslop.com"},
 	},
 	{
-		Name:     "setup",
-		Synopsis: []string{"setup [claude|codex|cursor|vscode|claude-desktop|all]... [--shell posix|powershell|cmd] [--origin URL] [--json]"},
-		Summary:  "print how to add the bridge to an agent's MCP configuration",
-		Long: `setup prints, for each agent named (default: all), the command or the
-configuration that makes it start this bridge as an MCP server, with the
-path of this binary. It changes nothing itself. The text goes to stderr;
-with --json, one JSON document goes to stdout instead.`,
-		Flags: []flagDef{
-			{Name: "shell", Value: "SHELL", Values: []string{"posix", "powershell", "cmd"}, Help: "the shell the printed commands are for (default: this system's)"},
-			{Name: "origin", Value: "URL", Help: "the site the configured bridge serves (default https://www.stitchslop.com)"},
-			fJSON,
-		},
-		Args:     setupArgs(),
-		ArgHelp:  "CLIENT",
-		Exits:    []exitDef{{0, "success"}, {1, "it could not answer: this program's path is unusable, or the answer could not be written"}, {exitcode.Usage, "a usage error"}},
-		jsonFlag: true,
-	},
-	{
-		Name:     "doctor",
-		Synopsis: []string{"doctor [--port N[,N...]] [--config-dir DIR] [--json]"},
-		Summary:  "check the config directory, the session files and the ports",
-		Long: `doctor checks what the bridge needs: the config directory and its
-permissions, pairing.json, the session files of running bridges and
-whether they answer, and the ports the tab dials. It prints a finding a
-line on stderr; with --json, one JSON document on stdout instead.`,
-		Flags: []flagDef{
-			{Name: "port", Value: "N[,N...]", Help: "the ports to check, instead of 8787-8790"},
-			fConfigDir, fJSON,
-		},
-		Exits:    []exitDef{{0, "healthy"}, {1, "something needs fixing"}, {exitcode.Usage, "a usage error"}},
-		jsonFlag: true,
-	},
-	{
 		Name:     "help",
 		Synopsis: []string{"help [VERB]"},
 		Summary:  "print the help of stitchslop-bridge, or of one verb",
 		Long:     `help prints the overview, or with VERB that verb's help, on stdout. VERB --help does the same.`,
 		ArgHelp:  "VERB",
-		Exits:    exitsLocal,
+		Exits:    ExitsLocal,
 	},
 	{
 		Name:     "version",
@@ -338,30 +257,9 @@ line on stderr; with --json, one JSON document on stdout instead.`,
 With --json, one JSON document on stdout instead: name, version, commit, os, arch and the SHA-256 of
 this executable file (sha256, or sha256Error saying why it is unknown), to hold against a release's
 checksums.txt (stitchslop-verify --installed does that).`,
-		Flags:    []flagDef{fJSON},
-		Exits:    exitsLocal,
-		jsonFlag: true,
-	},
-	{
-		Name:     "completion",
-		Synopsis: []string{"completion bash|zsh|fish|powershell"},
-		Summary:  "print a shell completion script",
-		Long: `completion prints the completion script of a shell on stdout. For bash:
-source <(stitchslop-bridge completion bash); for zsh, write it as
-_stitchslop-bridge into a directory of $fpath; for fish, into
-~/.config/fish/completions/stitchslop-bridge.fish; for PowerShell, add
-stitchslop-bridge completion powershell | Out-String | Invoke-Expression
-to $PROFILE.`,
-		Args:    shells,
-		ArgHelp: "SHELL",
-		Exits:   exitsLocal,
-	},
-	{
-		Name:     "man",
-		Synopsis: []string{"man"},
-		Summary:  "print the manual page (roff) on stdout",
-		Long:     `man prints the manual page, section 1, in roff: stitchslop-bridge man | man -l -`,
-		Exits:    exitsLocal,
+		Flags:    []flagDef{FJSON},
+		Exits:    ExitsLocal,
+		JSONFlag: true,
 	},
 }
 
@@ -372,15 +270,8 @@ var globalFlags = []flagDef{
 	{Name: "version", Help: "print the version and exit"},
 }
 
-// lookup returns the command named name, or nil.
-func lookup(name string) *command {
-	for _, c := range commands {
-		if c.Name == name {
-			return c
-		}
-	}
-	return nil
-}
+// lookup returns the bridge's command named name, or nil.
+func lookup(name string) *command { return Bridge.lookup(name) }
 
 // flag returns c's flag named name.
 func (c *command) flag(name string) (flagDef, bool) {
@@ -395,7 +286,7 @@ func (c *command) flag(name string) (flagDef, bool) {
 // title is how messages name c.
 func (c *command) title() string {
 	if c.Name == "" {
-		return "starting the bridge"
+		return c.prog.NoVerb
 	}
 	return c.Name
 }
@@ -403,43 +294,18 @@ func (c *command) title() string {
 // helpRef is the command that prints c's help.
 func (c *command) helpRef() string {
 	if c.Name == "" {
-		return "stitchslop-bridge --help"
+		return c.prog.Name + " --help"
 	}
-	return "stitchslop-bridge " + c.Name + " --help"
+	return c.prog.Name + " " + c.Name + " --help"
 }
 
-// verbNames lists the verbs, the bridge left out.
-func verbNames() []string {
-	var names []string
-	for _, c := range commands[1:] {
-		names = append(names, c.Name)
-	}
-	return names
-}
-
-// flagSpec says whether each flag takes a value, and repeatable which may
-// be given more than once: the union over commands (TestFlagsAgree holds
-// that no two commands disagree).
-var flagSpec, repeatable = func() (map[string]bool, map[string]bool) {
-	spec, rep := map[string]bool{}, map[string]bool{}
-	for _, f := range globalFlags {
-		spec[f.Name] = false
-	}
-	for _, c := range commands {
-		for _, f := range c.Flags {
-			spec[f.Name] = f.Value != ""
-			if f.Repeat {
-				rep[f.Name] = true
-			}
-		}
-	}
-	return spec, rep
-}()
+// verbNames lists the bridge's verbs.
+func verbNames() []string { return Bridge.verbNames() }
 
 // owners lists the commands that take flag name.
-func owners(name string) []*command {
+func (p *Program) owners(name string) []*command {
 	var cs []*command
-	for _, c := range commands {
+	for _, c := range p.Commands {
 		if _, ok := c.flag(name); ok {
 			cs = append(cs, c)
 		}
@@ -451,7 +317,7 @@ func owners(name string) []*command {
 // The wording names where the flag does go: "--out goes with call, not with
 // status"; "--all goes with the unpair verb" when starting the bridge.
 func refuseFlag(c *command, name string) (msg, hint string) {
-	own := owners(name)
+	own := c.prog.owners(name)
 	var names []string
 	for _, o := range own {
 		if c.Name == "" {

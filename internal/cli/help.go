@@ -39,7 +39,7 @@ usage:
 	b.WriteString("\nExit status, when running the bridge:\n")
 	writeExits(&b, commands[0].Exits)
 	b.WriteString(`
-The shell verbs (status, tools, wait, call, pair, listen, unpair) print one
+The shell verbs (status, tools, wait, call, pair, unpair) print one
 JSON document on stdout and exit 0 only when it says ok:true; 1 for a
 refusal or a failed command, 3 when no bridge is running (or several are
 and --port does not say which), 64 for a usage error, 130 when Ctrl-C
@@ -49,7 +49,9 @@ Environment: STITCHSLOP_TOKEN (the one-time token), STITCHSLOP_ORIGIN (the
 default --origin). Files: ~/.stitchslop, or --config-dir.
 
 Run 'stitchslop-bridge help VERB' or 'stitchslop-bridge VERB --help' for a
-verb's arguments and flags, and 'stitchslop-bridge man' for the manual.
+verb's arguments and flags. The tools a person runs by hand (demo, setup,
+doctor, listen, completion, man) are the stitchslop program's, installed
+beside this one: run 'stitchslop help'.
 `)
 	return b.String()
 }
@@ -57,7 +59,7 @@ verb's arguments and flags, and 'stitchslop-bridge man' for the manual.
 // helpFor is the help of one verb, or of the bridge (Name "").
 func helpFor(c *command) string {
 	if c.Name == "" {
-		return overview()
+		return c.prog.Overview()
 	}
 	var b strings.Builder
 	for i, s := range c.Synopsis {
@@ -65,7 +67,7 @@ func helpFor(c *command) string {
 		if i > 0 {
 			lead = "       "
 		}
-		b.WriteString(wrap("stitchslop-bridge "+s, lead, helpWidth))
+		b.WriteString(wrap(c.prog.Name+" "+s, lead, helpWidth))
 		b.WriteString("\n")
 	}
 	fmt.Fprintf(&b, "\n%s.\n\n%s\n", capitalise(c.Summary), wrap(c.Long, "", helpWidth))
@@ -88,15 +90,21 @@ func writeExits(b *strings.Builder, es []exitDef) {
 }
 
 // reference is every command's help in turn: what `help all` prints.
-func reference() string {
+func (p *Program) reference() string {
 	var b strings.Builder
-	b.WriteString(overview())
-	for _, c := range commands[1:] {
+	b.WriteString(p.Overview())
+	for _, c := range p.Commands[1:] {
 		b.WriteString("\n" + strings.Repeat("-", helpWidth-1) + "\n\n")
 		b.WriteString(helpFor(c))
 	}
 	return b.String()
 }
+
+// WriteFlags writes the help's list of fs.
+func WriteFlags(b *strings.Builder, fs []Flag) { writeFlags(b, fs) }
+
+// WriteExits writes the help's list of es.
+func WriteExits(b *strings.Builder, es []Exit) { writeExits(b, es) }
 
 func writeFlags(b *strings.Builder, fs []flagDef) {
 	for _, f := range fs {

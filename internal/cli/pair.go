@@ -62,7 +62,7 @@ func pairCommand(a args) string {
 	b.WriteString("stitchslop-bridge pair")
 	for _, name := range a.order {
 		b.WriteString(" --" + name)
-		if flagSpec[name] {
+		if Bridge.flagSpec[name] {
 			b.WriteString(" " + quoteValue(a.flags[name]))
 		}
 	}

@@ -25,9 +25,6 @@ import (
 // §4.4). Which flags go with the verb, Main has checked already
 // (checkFlags).
 func runVerb(ctx context.Context, c *command, a args, dir string, stdin io.Reader, stdout io.Writer, log *slog.Logger) int {
-	if c.Name == "listen" {
-		return runListen(ctx, c, a, dir, stdout, log) // JSON lines, not one document
-	}
 	out, err := verb(ctx, a, dir, stdin, log)
 	var ns *notSaved
 	if errors.As(err, &ns) {

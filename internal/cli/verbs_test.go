@@ -229,31 +229,3 @@ func TestCallOut(t *testing.T) {
 		t.Errorf("call --out stderr %q, want word of the saved file", stderr)
 	}
 }
-
-// listen reads --owner once it has found the bridge; a bad one is a usage
-// error like any other (its hint names listen's help), and the tab is never
-// asked to listen.
-func TestListenBadOwner(t *testing.T) {
-	asked := make(chan string, 16)
-	dir := fakeBridge(t, func(w http.ResponseWriter, r *http.Request) {
-		asked <- r.URL.Path
-		io.WriteString(w, `{"ok":true}`)
-	})
-	for _, owner := range []string{"abc", "0", "-1"} {
-		args := []string{"listen", "--owner", owner}
-		code, doc, stderr := run(t, dir, args...)
-		want := "--owner " + strconv.Quote(owner) + " is not a process id"
-		if code != 64 || doc["error"] != "usage" || doc["message"] != want {
-			t.Errorf("Main(%q) = %d, %v; want 64 and usage %q", args, code, doc, want)
-		}
-		if hint := "stitchslop-bridge: hint: see stitchslop-bridge listen --help\n"; !strings.HasSuffix(stderr, hint) {
-			t.Errorf("Main(%q) stderr = %q, want it to end with %q", args, stderr, hint)
-		}
-	}
-	close(asked)
-	for p := range asked {
-		if p == "/call" {
-			t.Errorf("listen with a bad --owner asked the bridge %s", p)
-		}
-	}
-}

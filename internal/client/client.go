@@ -60,7 +60,7 @@ func Find(dir string, port int) (session.File, error) {
 	switch len(live) {
 	case 0:
 		if hint == "" {
-			hint = "start one with: STITCHSLOP_TOKEN=<token> stitchslop-bridge --origin <site> &, or try it without a Stitch Slop account: stitchslop-bridge demo"
+			hint = "start one with: STITCHSLOP_TOKEN=<token> stitchslop-bridge --origin <site> &, or try it without a Stitch Slop account: stitchslop demo"
 		}
 		return session.File{}, &Error{Exit: exitcode.NoBridge, Code: "no_bridge",
 			Msg: fmt.Sprintf("no bridge is running (no live session file in %s)", dir), Hint: hint}

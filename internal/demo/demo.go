@@ -1,4 +1,5 @@
-// Package demo runs `stitchslop-bridge demo`: a bridge, and on another
+// Package demo runs `stitchslop demo`: a bridge (the stitchslop-bridge
+// binary, started as a child with --demo; start.go), and on another
 // loopback port an embedded stand-in Stitch Slop tab (static/, plain
 // HTML, JS and CSS) whose origin only this bridge admits. The tab dials
 // the bridge's port first, then the rest of the bridge's list (8787..8790
@@ -53,12 +54,17 @@ var static embed.FS
 
 // Options are what the command line decided.
 type Options struct {
+	// Bridge is the stitchslop-bridge binary the demo starts, an absolute
+	// path: the same one its hints name for the shell verbs and an agent.
+	Bridge    string
 	ConfigDir string
 	// DefaultConfigDir says ConfigDir is the default (~/.stitchslop), so
 	// the hints leave --config-dir out; when it is false they name it.
 	DefaultConfigDir bool
 	Ports            []int // the bridge's; nil: 8787..8790
 	Log              *slog.Logger
+	// Stderr gets the bridge's own lines, as they come (nil: os.Stderr).
+	Stderr io.Writer
 	// Ready, when set, is called with the page's URL and the bridge's
 	// port once both listen (tests wait on it).
 	Ready func(pageURL string, bridgePort int)
@@ -146,34 +152,14 @@ func Run(ctx context.Context, o Options) error {
 	go srv.Serve(ln)
 	defer srv.Close()
 
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	bridgeDone := make(chan error, 1)
-	// No agent speaks MCP to the demo's bridge (agents drive it through
-	// its control plane, or follow it with --lazy), so its stdin is a pipe
-	// that ends only with the demo: at EOF a bridge exits (§2.8).
-	stdin, noAgent := io.Pipe()
-	context.AfterFunc(ctx, func() { noAgent.Close() })
-	go func() {
-		bridgeDone <- bridge.Run(ctx, bridge.Config{
-			Origin: site, Ports: o.Ports, ConfigDir: o.ConfigDir, PairingDir: pairDir, Token: first, Demo: true,
-			Stdin: stdin, Stdout: io.Discard, Log: log,
-			Listening: func(port int) {
-				if err := st.tokens.connect(o.ConfigDir, port, site); err != nil {
-					log.Warn("the demo cannot arm a token for each load of its page (only the first load attaches): " + err.Error())
-				}
-				st.listening(port)
-				tell(log, site, port, o)
-				ready(o, site, port)
-			},
-		})
-	}()
-	var runErr error
-	select {
-	case runErr = <-bridgeDone:
-	case <-ctx.Done():
-		runErr = <-bridgeDone
-	}
+	runErr := runBridge(ctx, o, site, first, pairDir, func(port, pid int) {
+		if err := st.tokens.connect(o.ConfigDir, port, pid, site); err != nil {
+			log.Warn("the demo cannot arm a token for each load of its page (only the first load attaches): " + err.Error())
+		}
+		st.listening(port)
+		tell(log, site, port, o)
+		ready(o, site, port)
+	})
 	// The bridge removed its session file; the pairing folder goes in the
 	// deferred RemoveAll.
 	if fresh {
@@ -200,10 +186,7 @@ func ready(o Options, site string, port int) {
 
 // tell says on stderr what to open and what to try.
 func tell(log *slog.Logger, site string, port int, o Options) {
-	exe, err := os.Executable()
-	if err != nil {
-		exe = "stitchslop-bridge"
-	}
+	exe := o.Bridge
 	dir := ""
 	if !o.DefaultConfigDir && o.ConfigDir != "" {
 		dir = " --config-dir " + setup.QuotePosix(o.ConfigDir)
@@ -253,14 +236,15 @@ type tokens struct {
 	arm   func(ctx context.Context, token string) error // nil until connect
 }
 
-// connect finds the demo's bridge on port by its session file in dir, as
-// the shell verbs do, and arms later loads' tokens there for site.
-func (t *tokens) connect(dir string, port int, site string) error {
+// connect finds the demo's bridge, process pid, on port by its session
+// file in dir, as the shell verbs do, and arms later loads' tokens there
+// for site.
+func (t *tokens) connect(dir string, port, pid int, site string) error {
 	sess, err := session.Read(session.Path(dir, port))
 	if err != nil {
 		return err
 	}
-	if sess.PID != os.Getpid() {
+	if sess.PID != pid {
 		return fmt.Errorf("the session file for port %d is another process's", port)
 	}
 	c := client.New(sess)

@@ -1,4 +1,4 @@
-// Package doctor is the library behind `stitchslop-bridge doctor`: it walks
+// Package doctor is the library behind `stitchslop doctor`: it walks
 // protocol.md §5 ("When the tab does not attach") on this machine and says,
 // for each thing it finds wrong, what fixes it. It looks at:
 //

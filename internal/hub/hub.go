@@ -47,7 +47,7 @@ const (
 )
 
 // NotConnectedMessage is the sentence for a call with no page attached.
-const NotConnectedMessage = "No Stitch Slop tab is connected to this bridge yet. Call wait_for_connection (or run `stitchslop-bridge wait`): the tab attaches on its own while its Allow agent connections switch is on; there is nothing for the user to press. (To try the bridge without a Stitch Slop account, `stitchslop-bridge demo` serves a stand-in tab.)"
+const NotConnectedMessage = "No Stitch Slop tab is connected to this bridge yet. Call wait_for_connection (or run `stitchslop-bridge wait`): the tab attaches on its own while its Allow agent connections switch is on; there is nothing for the user to press. (To try the bridge without a Stitch Slop account, `stitchslop demo` serves a stand-in tab.)"
 
 // Bounds of a caller-set deadline for one page call. The default is the
 // hub's own (60 s in production).

@@ -413,11 +413,11 @@ func (s *Server) handshake(ws *websocket.Conn, wt *waiter, site string) *conn {
 }
 
 // demoRefused is the fix for a tab of site refused for its demo pairing
-// (THREAT_MODEL.md T17): a pairing `stitchslop-bridge demo` made is
+// (THREAT_MODEL.md T17): a pairing `stitchslop demo` made is
 // admitted by a demo bridge only, since once the demo is gone any local
 // program can serve its loopback origin. The secret is never quoted.
 func demoRefused(site string) string {
-	return "A tab from " + gate.Quote(site) + " was refused: its pairing was made by `stitchslop-bridge demo`, and only a demo bridge admits it (once the demo is gone, any local program can serve that address). Run the demo again to use its page, or pair the real Stitch Slop site."
+	return "A tab from " + gate.Quote(site) + " was refused: its pairing was made by `stitchslop demo`, and only a demo bridge admits it (once the demo is gone, any local program can serve that address). Run the demo again to use its page, or pair the real Stitch Slop site."
 }
 
 // refuseCredential refuses a tab of site whose first frame cr carried no

@@ -18,7 +18,7 @@
 // is never overwritten: Check keeps it aside under a new name and reports
 // it.
 //
-// A pairing made by `stitchslop-bridge demo` is the demo's alone
+// A pairing made by `stitchslop demo` is the demo's alone
 // (THREAT_MODEL.md T17): a demo's Store (Demo set) keeps its secrets in
 // the entry's demoSecrets member, never in secret or secrets, and reads
 // only that member; every other Store reads only secret and secrets. So a

@@ -387,7 +387,7 @@ func (b *builder) plan(c string) (Plan, error) {
 		return Plan{Client: c, Title: clientTitles[c],
 			Recommended: []Snippet{}, EnvForm: []Snippet{}, Notes: []string{}, ShellVerbs: []Snippet{},
 			Unsupported: "Claude Desktop is made for macOS and Windows only; there is no " + goosTitle(goos) +
-				" build to register the bridge with. Use Claude Code here instead (stitchslop-bridge setup claude), or Codex, Cursor or VS Code (setup codex, setup cursor, setup vscode).",
+				" build to register the bridge with. Use Claude Code here instead (stitchslop setup claude), or Codex, Cursor or VS Code (setup codex, setup cursor, setup vscode).",
 		}, nil
 	}
 	rec, env := &form{client: c}, &form{client: c}

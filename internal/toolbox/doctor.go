@@ -1,4 +1,4 @@
-package cli
+package toolbox
 
 import (
 	"context"
@@ -15,7 +15,7 @@ import (
 // Exit 0 when healthy, 1 when not.
 func runDoctor(ctx context.Context, a args, dir string, stdout io.Writer, log *slog.Logger) int {
 	c := lookup("doctor")
-	if len(a.pos) > 1 {
+	if len(a.Pos()) > 1 {
 		return mistake(log, stdout, c, a, "doctor takes no arguments", "")
 	}
 	ports, err := portsFlag(a)
@@ -23,7 +23,7 @@ func runDoctor(ctx context.Context, a args, dir string, stdout io.Writer, log *s
 		return mistake(log, stdout, c, a, err.Error(), "")
 	}
 	r := doctor.Run(ctx, doctor.Options{ConfigDir: dir, Ports: ports})
-	if a.has("json") {
+	if a.Has("json") {
 		b, err := json.Marshal(r)
 		if err != nil {
 			log.Error("doctor: " + err.Error())

@@ -1,4 +1,4 @@
-package cli
+package toolbox
 
 import (
 	"cmp"
@@ -356,7 +356,7 @@ func (l *listener) unavailable(msg string) {
 // runListen runs the verb and returns its exit code. Which flags go with
 // it, Main has checked already.
 func runListen(ctx context.Context, c *command, a args, dir string, stdout io.Writer, log *slog.Logger) int {
-	if len(a.pos) > 1 {
+	if len(a.Pos()) > 1 {
 		return fail(log, stdout, c, a, usageErr("listen takes no arguments"))
 	}
 	port, err := portFlag(a)
@@ -370,7 +370,7 @@ func runListen(ctx context.Context, c *command, a args, dir string, stdout io.Wr
 		return quiet(log, err).Exit
 	}
 	owner := s.PID
-	if v, ok := a.flags["owner"]; ok {
+	if v, ok := a.Flag("owner"); ok {
 		if owner, err = strconv.Atoi(v); err != nil || owner < 1 {
 			return fail(log, stdout, c, a, usageErr("--owner %q is not a process id", v))
 		}

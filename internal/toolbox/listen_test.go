@@ -1,4 +1,4 @@
-package cli
+package toolbox
 
 import (
 	"bytes"
@@ -302,6 +302,71 @@ func TestListenVoiceEvents(t *testing.T) {
 		}
 		if got := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n"); strings.Join(got, " ") != tt.want {
 			t.Errorf("%s: setVoice printed %q, want %q", tt.name, strings.Join(got, " "), tt.want)
+		}
+	}
+}
+
+// fakeBridge serves h on loopback and writes a session file for it in a
+// fresh config dir, which it returns.
+func fakeBridge(t testing.TB, h http.HandlerFunc) string {
+	t.Helper()
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	_, p, _ := net.SplitHostPort(srv.Listener.Addr().String())
+	port, _ := strconv.Atoi(p)
+	dir := t.TempDir()
+	err := session.Write(dir, session.File{Port: port, Key: "k", Origin: "https://x", PID: os.Getpid(), Protocol: 1,
+		StartedAt: session.Timestamp(time.Now())})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// runMain runs stitchslop with --config-dir dir and args, and returns its
+// exit code, its stdout as one JSON object, and its stderr.
+func runMain(t *testing.T, dir string, args ...string) (code int, stdout map[string]any, stderr string) {
+	t.Helper()
+	var so, se bytes.Buffer
+	done := make(chan int, 1)
+	go func() {
+		done <- Main(context.Background(), append([]string{"--config-dir", dir}, args...), strings.NewReader(""), &so, &se)
+	}()
+	select {
+	case code = <-done:
+	case <-time.After(20 * time.Second):
+		t.Fatalf("Main(%q) still running after 20 s: it did not give up", args)
+	}
+	if err := json.Unmarshal(so.Bytes(), &stdout); err != nil {
+		t.Fatalf("Main(%q) stdout %q is not one JSON object: %v", args, so.String(), err)
+	}
+	return code, stdout, se.String()
+}
+
+// listen reads --owner once it has found the bridge; a bad one is a usage
+// error like any other (its hint names listen's help), and the tab is never
+// asked to listen.
+func TestListenBadOwner(t *testing.T) {
+	asked := make(chan string, 16)
+	dir := fakeBridge(t, func(w http.ResponseWriter, r *http.Request) {
+		asked <- r.URL.Path
+		io.WriteString(w, `{"ok":true}`)
+	})
+	for _, owner := range []string{"abc", "0", "-1"} {
+		args := []string{"listen", "--owner", owner}
+		code, doc, stderr := runMain(t, dir, args...)
+		want := "--owner " + strconv.Quote(owner) + " is not a process id"
+		if code != 64 || doc["error"] != "usage" || doc["message"] != want {
+			t.Errorf("Main(%q) = %d, %v; want 64 and usage %q", args, code, doc, want)
+		}
+		if hint := "stitchslop-bridge: hint: see stitchslop listen --help\n"; !strings.HasSuffix(stderr, hint) {
+			t.Errorf("Main(%q) stderr = %q, want it to end with %q", args, stderr, hint)
+		}
+	}
+	close(asked)
+	for p := range asked {
+		if p == "/call" {
+			t.Errorf("listen with a bad --owner asked the bridge %s", p)
 		}
 	}
 }

@@ -1,12 +1,10 @@
-package cli
+package toolbox
 
 import (
 	"context"
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 
@@ -15,53 +13,44 @@ import (
 	"github.com/stitchslop/stitchslop-bridge/security/origin"
 )
 
-// executable is this binary's path, links resolved: what setup registers.
-// Tests swap it.
-var executable = func() (string, error) {
-	p, err := os.Executable()
-	if err != nil {
-		return "", err
-	}
-	return filepath.EvalSymlinks(p)
-}
-
 // runSetup is `setup [CLIENT]... [--shell S] [--origin URL] [--json]`: how
-// to register this binary with each agent client (internal/setup). It
+// to register stitchslop-bridge, the one beside this program
+// (bridgeBeside), with each agent client (internal/setup). It
 // changes nothing. The text is for a person, so it goes to stderr; --json
 // puts one document on stdout instead.
 func runSetup(ctx context.Context, a args, stdout io.Writer, log *slog.Logger) int {
 	c := lookup("setup")
-	clients := a.pos[1:]
+	clients := a.Pos()[1:]
 	for _, name := range clients {
 		if name != "all" && !slices.Contains(setup.Clients, name) {
 			return mistake(log, stdout, c, a, fmt.Sprintf("setup: unknown client %q (want %s)", clipArg(name), joinOr(setupArgs())), "")
 		}
 	}
 	o := setup.Options{Clients: clients}
-	if s, ok := a.flags["shell"]; ok {
+	if s, ok := a.Flag("shell"); ok {
 		sh := setup.Shell(s)
 		if !slices.Contains([]setup.Shell{setup.Posix, setup.PowerShell, setup.Cmd}, sh) {
 			return mistake(log, stdout, c, a, fmt.Sprintf("setup --shell %q: want posix, powershell or cmd", clipArg(s)), "")
 		}
 		o.Shells = []setup.Shell{sh}
 	}
-	if s, ok := a.flags["origin"]; ok {
+	if s, ok := a.Flag("origin"); ok {
 		site, err := origin.Parse(s)
 		if err != nil {
 			return mistake(log, stdout, c, a, "--origin: "+err.Error(), "")
 		}
 		o.Origin = site
 	}
-	bin, err := executable()
+	bin, err := bridgeBeside()
 	if err != nil {
-		return setupFailed(log, stdout, a, fmt.Errorf("setup: finding this program's path: %w", err))
+		return setupFailed(log, stdout, a, fmt.Errorf("setup: %w", err))
 	}
 	o.Binary = bin
 	plans, err := setup.Build(o)
 	if err != nil {
 		return setupFailed(log, stdout, a, err)
 	}
-	if a.has("json") {
+	if a.Has("json") {
 		err = setup.WriteJSON(stdout, plans)
 	} else {
 		err = setup.WriteText(stderrOf(ctx), plans)
@@ -77,7 +66,7 @@ func runSetup(ctx context.Context, a args, stdout io.Writer, log *slog.Logger) i
 // --json a failure document on stdout.
 func setupFailed(log *slog.Logger, stdout io.Writer, a args, err error) int {
 	log.Error(err.Error())
-	if a.has("json") {
+	if a.Has("json") {
 		stdout.Write(append(envelope.Bridge("failed", err.Error()), '\n'))
 	}
 	return 1

@@ -47,11 +47,14 @@ func Short() string {
 	return "(devel)"
 }
 
-// Line is the one line --version prints: version, protocol, Go version and
-// platform, plus the commit when it is known.
-func Line() string {
-	s := fmt.Sprintf("stitchslop-bridge %s (wire protocol %d) %s %s/%s",
-		Short(), Protocol, runtime.Version(), runtime.GOOS, runtime.GOARCH)
+// Line is the one line the bridge's --version prints: version, protocol,
+// Go version and platform, plus the commit when it is known.
+func Line() string { return LineOf("stitchslop-bridge") }
+
+// LineOf is Line for the program named name (the module builds two).
+func LineOf(name string) string {
+	s := fmt.Sprintf("%s %s (wire protocol %d) %s %s/%s",
+		name, Short(), Protocol, runtime.Version(), runtime.GOOS, runtime.GOARCH)
 	if c := commit(); c != "" {
 		s += " commit " + c
 	}
@@ -191,9 +194,13 @@ func reason(err error) string {
 // Self returns this binary's identity, waiting at most wait for the hash
 // (StartHash begins it if nothing has). With the hash not done by then,
 // SHA256 is "" and SHA256Error is NotYet.
-func Self(wait time.Duration) Identity {
+func Self(wait time.Duration) Identity { return SelfOf("stitchslop-bridge", wait) }
+
+// SelfOf is Self for the program named name: the bridge's identity is
+// Self's; stitchslop, the hand-run tools, names itself for version --json.
+func SelfOf(name string, wait time.Duration) Identity {
 	StartHash()
-	id := Identity{Name: "stitchslop-bridge", Version: Short(), Commit: commit(), OS: runtime.GOOS, Arch: runtime.GOARCH}
+	id := Identity{Name: name, Version: Short(), Commit: commit(), OS: runtime.GOOS, Arch: runtime.GOARCH}
 	id.SHA256, id.SHA256Error = self.result(wait)
 	return id
 }

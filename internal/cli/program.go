@@ -1,0 +1,261 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"strings"
+
+	"github.com/stitchslop/stitchslop-bridge/internal/client"
+	"github.com/stitchslop/stitchslop-bridge/internal/envelope"
+	"github.com/stitchslop/stitchslop-bridge/internal/exitcode"
+	"github.com/stitchslop/stitchslop-bridge/internal/ui"
+	"github.com/stitchslop/stitchslop-bridge/security/envtoken"
+)
+
+// The module builds two programs from one command-line definition each:
+// stitchslop-bridge (Bridge, this package) and stitchslop, the tools a
+// person runs by hand (internal/toolbox), which is built on this package and
+// never linked into the bridge. The names below are what toolbox uses.
+
+// Command, Flag, Exit and Args are a command's definition and a parsed
+// command line.
+type (
+	Command = command
+	Flag    = flagDef
+	Exit    = exitDef
+	Args    = args
+)
+
+// Runner runs command c of a program: everything but help and version,
+// which Program.Main runs itself. dir is the config directory.
+type Runner func(ctx context.Context, c *Command, a Args, dir string, stdin io.Reader, stdout io.Writer, log *slog.Logger) int
+
+// Program is one command line: its name, its commands (Commands[0], named
+// "", runs with no verb) and how it runs them.
+type Program struct {
+	Name     string
+	NoVerb   string // how messages name the run with no verb
+	Commands []*Command
+	// Overview is what --help and help print.
+	Overview func() string
+	Run      Runner
+	// Elsewhere names the verbs of the module's other program, and that
+	// program: such a verb given here is refused with a pointer to it.
+	Elsewhere     []string
+	ElsewhereProg string
+
+	flagSpec, repeatable map[string]bool
+}
+
+// NewProgram makes a program of its commands.
+func NewProgram(p *Program) *Program {
+	p.flagSpec, p.repeatable = map[string]bool{}, map[string]bool{}
+	for _, f := range globalFlags {
+		p.flagSpec[f.Name] = false
+	}
+	for _, c := range p.Commands {
+		c.prog = p
+		for _, f := range c.Flags {
+			p.flagSpec[f.Name] = f.Value != ""
+			if f.Repeat {
+				p.repeatable[f.Name] = true
+			}
+		}
+	}
+	return p
+}
+
+// Main runs the program and returns its exit code.
+func (p *Program) Main(ctx context.Context, argv []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	log := ui.NewLogger(stderr)
+	defer ui.Flush(log) // the counts of repeated warnings still held
+	if rest, err := envtoken.CheckArgs(argv); err != nil {
+		log.Error(err.Error())
+		// The command as given, the token moved to the environment; rest
+		// holds no token. A word no shell line can carry gets no line.
+		if line, ok := shellLine(append([]string{p.Name}, rest...)); ok {
+			ui.Hint(log, "run it as: "+envtoken.Var+"=<token> "+line)
+		}
+		return exitcode.Usage
+	}
+	a, err := p.parse(argv)
+	if err != nil {
+		if v := p.guessVerb(argv); p.elsewhere(v) != "" {
+			return p.unknownVerb(log, stdout, v) // flags of the other program's verb
+		}
+		return mistake(log, stdout, p.orFirst(p.lookup(p.guessVerb(argv))), a, err.Error(), "")
+	}
+	if a.has("help") || a.has("h") {
+		return p.runHelp(log, stdout, a.pos)
+	}
+	if a.has("version") {
+		return runVersion(p.Commands[0], a, stdout, log)
+	}
+	c := p.Commands[0]
+	if len(a.pos) > 0 {
+		if c = p.lookup(a.pos[0]); c == nil || c.Name == "" {
+			return p.unknownVerb(log, stdout, a.pos[0])
+		}
+	}
+	if msg, hint, ok := checkFlags(c, a); !ok {
+		return mistake(log, stdout, c, a, msg, hint)
+	}
+	dir, err := configDir(a)
+	if err != nil {
+		return mistake(log, stdout, c, a, err.Error(), "")
+	}
+	ctx = withStderr(ctx, stderr)
+	switch c.Name {
+	case "help":
+		return p.helpTopic(log, stdout, a.pos[1:])
+	case "version":
+		return runVersion(c, a, stdout, log)
+	}
+	return p.Run(ctx, c, a, dir, stdin, stdout, log)
+}
+
+func (p *Program) orFirst(c *command) *command {
+	if c == nil {
+		return p.Commands[0]
+	}
+	return c
+}
+
+// lookup returns the command named name, or nil.
+func (p *Program) lookup(name string) *command {
+	for _, c := range p.Commands {
+		if c.Name == name {
+			return c
+		}
+	}
+	return nil
+}
+
+// Lookup returns the command named name, or nil.
+func (p *Program) Lookup(name string) *Command { return p.lookup(name) }
+
+// verbNames lists the verbs, the run with no verb left out.
+func (p *Program) verbNames() []string {
+	var names []string
+	for _, c := range p.Commands[1:] {
+		names = append(names, c.Name)
+	}
+	return names
+}
+
+// VerbNames lists the verbs, the run with no verb left out.
+func (p *Program) VerbNames() []string { return p.verbNames() }
+
+// TakesValue says whether flag name takes a value.
+func (p *Program) TakesValue(name string) bool { return p.flagSpec[name] }
+
+// elsewhere is the pointer for a verb of the other program, or "".
+func (p *Program) elsewhere(word string) string {
+	for _, v := range p.Elsewhere {
+		if v == word {
+			return fmt.Sprintf("%s is a verb of %s, not of %s: run %s %s", v, p.ElsewhereProg, p.Name, p.ElsewhereProg, v)
+		}
+	}
+	return ""
+}
+
+// shellLine joins words into a line for a POSIX shell, each quoted unless
+// it is plain; false when a word holds a character no line should carry.
+func shellLine(words []string) (string, bool) {
+	var q []string
+	for _, w := range words {
+		plain := w != ""
+		for _, r := range w {
+			switch {
+			case r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0):
+				return "", false
+			case !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./=:,+@%", r)):
+				plain = false
+			}
+		}
+		if !plain {
+			w = "'" + strings.ReplaceAll(w, "'", `'\''`) + "'"
+		}
+		q = append(q, w)
+	}
+	return strings.Join(q, " "), true
+}
+
+// Mistake reports a usage error of command c: the error and its hints on
+// stderr, and for a verb that prints JSON a usage envelope on stdout.
+func Mistake(log *slog.Logger, stdout io.Writer, c *Command, a Args, msg, hint string) int {
+	return mistake(log, stdout, c, a, msg, hint)
+}
+
+// Failed reports err, which kept command c from answering: exit 1, and a
+// failure document on stdout when c prints JSON.
+func Failed(log *slog.Logger, stdout io.Writer, c *Command, a Args, err error) int {
+	log.Error(err.Error())
+	if c.JSON || (c.JSONFlag && a.has("json")) {
+		stdout.Write(append(envelope.Bridge("failed", err.Error()), '\n'))
+	}
+	return 1
+}
+
+// The parsed command line, for toolbox.
+
+// Pos is the positional words, the verb first.
+func (a args) Pos() []string { return a.pos }
+
+// Has says whether flag name was given.
+func (a args) Has(name string) bool { return a.has(name) }
+
+// Flag is the last value given to flag name.
+func (a args) Flag(name string) (string, bool) { v, ok := a.flags[name]; return v, ok }
+
+// PortsFlag reads --port as the bridge does: one port, or a list tried in
+// order; nil means the default scan.
+func PortsFlag(a Args) ([]int, error) { return portsFlag(a) }
+
+// PortFlag reads --port for a shell verb: the one bridge to drive.
+func PortFlag(a Args) (int, error) { return portFlag(a) }
+
+// StderrOf is the stderr Main was given (for what a person reads).
+func StderrOf(ctx context.Context) io.Writer { return stderrOf(ctx) }
+
+// Emit prints one document a bridge or a page answered, through the gate
+// every such print passes (gate.go).
+func Emit(w io.Writer, doc []byte, a Args) { emit(w, doc, a) }
+
+// Wrap fills text's paragraphs to the help's width, the first line after
+// lead.
+func Wrap(text, lead string) string { return wrap(text, lead, helpWidth) }
+
+// HelpFor is the help of c.
+func HelpFor(c *Command) string { return helpFor(c) }
+
+// For the voice listener (toolbox), which drives a bridge as the shell
+// verbs do.
+
+// CallBody is the body of POST /call.
+type CallBody = callBody
+
+// QuickTimeout and AnswerMargin are the shell verbs' request timeouts
+// (verbs.go).
+const (
+	QuickTimeout = quickTimeout
+	AnswerMargin = answerMargin
+)
+
+// Fail reports the error that ended verb c, as the shell verbs do.
+func Fail(log *slog.Logger, stdout io.Writer, c *Command, a Args, err error) int {
+	return fail(log, stdout, c, a, err)
+}
+
+// UsageErr is a mistake on a verb's command line, found once it runs.
+func UsageErr(format string, v ...any) error { return usageErr(format, v...) }
+
+// Quiet reports err on stderr, with its hint, and returns it as a
+// *client.Error.
+func Quiet(log *slog.Logger, err error) *client.Error { return quiet(log, err) }
+
+// Door decodes a bridge's answer, once, into the value every printer
+// takes.
+func Door(env []byte, err error) (envelope.Reply, error) { return door(env, err) }

@@ -1,0 +1,111 @@
+package demo
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/stitchslop/stitchslop-bridge/security/envtoken"
+)
+
+// BridgeExit is the demo's end when its bridge exited with a failure: the
+// bridge has said why on the shared stderr, and its status is the demo's.
+type BridgeExit struct{ Code int }
+
+func (e *BridgeExit) Error() string {
+	return "the demo's bridge exited with status " + strconv.Itoa(e.Code)
+}
+
+// listeningLine is the bridge's line once it listens (protocol.md §2.1).
+var listeningLine = regexp.MustCompile(`listening on 127\.0\.0\.1:(\d+) `)
+
+// runBridge runs the demo's bridge, o.Bridge, for site until ctx ends or
+// it exits: a child process like any agent's bridge, given the token in
+// its environment (never on its command line), --demo, so that its
+// pairings are the demo's alone, and --pairing-dir, the throwaway folder
+// they are kept in (THREAT_MODEL.md T17). Its stderr passes
+// through to the demo's, and its listening line calls listening with the
+// port and its process id. No agent speaks MCP to it (agents drive it through its control
+// plane, or follow it with --lazy), so its stdin is a pipe that ends with
+// the demo: at EOF a bridge exits (protocol.md §2.8), on every platform.
+func runBridge(ctx context.Context, o Options, site, token, pairDir string, listening func(port, pid int)) error {
+	args := []string{"--demo", "--origin", site, "--config-dir", o.ConfigDir, "--pairing-dir", pairDir,
+		"--idle-minutes", "0", "--agent-idle-minutes", "0"}
+	if len(o.Ports) > 0 {
+		ps := make([]string, len(o.Ports))
+		for i, p := range o.Ports {
+			ps[i] = strconv.Itoa(p)
+		}
+		args = append(args, "--port", strings.Join(ps, ","))
+	}
+	cmd := exec.Command(o.Bridge, args...)
+	cmd.Env = append(withoutToken(os.Environ()), envtoken.Var+"="+token)
+	cmd.Stdout = io.Discard
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return err
+	}
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		return err
+	}
+	// The bridge has its own seconds to close its tab and remove its
+	// session file once stdin ends.
+	cmd.WaitDelay = 10 * time.Second
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("demo: cannot start the bridge %s: %w", o.Bridge, err)
+	}
+	stop := context.AfterFunc(ctx, func() { stdin.Close() })
+	defer stop()
+	passThrough(stderr, o.Stderr, func(port int) { listening(port, cmd.Process.Pid) })
+	err = cmd.Wait()
+	var ee *exec.ExitError
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &ee) && ee.ExitCode() > 0:
+		return &BridgeExit{Code: ee.ExitCode()}
+	case ctx.Err() != nil:
+		return nil // a signal reached the bridge too, and ended it
+	}
+	return fmt.Errorf("demo: the bridge: %w", err)
+}
+
+// passThrough copies the bridge's stderr to the demo's, line by line, and
+// calls listening at each listening line, until the bridge closes it.
+func passThrough(r io.Reader, w io.Writer, listening func(int)) {
+	if w == nil {
+		w = os.Stderr
+	}
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for sc.Scan() {
+		line := sc.Text()
+		w.Write([]byte(line + "\n"))
+		if m := listeningLine.FindStringSubmatch(line); m != nil {
+			if p, err := strconv.Atoi(m[1]); err == nil {
+				listening(p)
+			}
+		}
+	}
+	io.Copy(io.Discard, r) // a line past the bound: the rest unread would block the bridge
+}
+
+// withoutToken is env less any token of the demo's own caller.
+func withoutToken(env []string) []string {
+	var out []string
+	for _, kv := range env {
+		if !strings.HasPrefix(kv, envtoken.Var+"=") {
+			out = append(out, kv)
+		}
+	}
+	return out
+}
