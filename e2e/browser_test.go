@@ -80,12 +80,12 @@ type demoProc struct {
 
 var demoPageRE = regexp.MustCompile(`open (http://127\.0\.0\.1:\d+/) in a browser`)
 
-// startDemo runs `stitchslop-bridge demo --port port --config-dir dir` and
+// startDemo runs `stitchslop demo --port port --config-dir dir` and
 // waits for the page URL it prints.
 func startDemo(t *testing.T, port int, dir string, env ...string) *demoProc {
 	t.Helper()
 	d := &demoProc{stderr: newLineLog(nil), done: make(chan struct{}), port: port, dir: dir}
-	d.cmd = exec.Command(binPath, "demo", "--port", strconv.Itoa(port), "--config-dir", dir)
+	d.cmd = exec.Command(toolPath, "demo", "--port", strconv.Itoa(port), "--config-dir", dir)
 	d.cmd.Env = childEnv(t.TempDir(), env...)
 	d.cmd.Stderr = d.stderr
 	d.cmd.WaitDelay = 2 * time.Second

@@ -56,8 +56,34 @@ const (
 	testHooksTag = "stitchslop_testhooks"
 )
 
-// binPath is the bridge binary TestMain builds once per run.
-var binPath string
+// binPath is the bridge binary TestMain builds once per run, and toolPath
+// stitchslop, the program of the tools a person runs by hand, beside it as
+// a release installs them.
+var binPath, toolPath string
+
+// toolVerbs are stitchslop's verbs.
+var toolVerbs = []string{"demo", "setup", "doctor", "listen", "completion", "man"}
+
+// valueFlags are the flags the tests give that take a value.
+var valueFlags = []string{"--config-dir", "--port", "--origin", "--owner", "--shell", "--timeout", "--out", "--save", "--file", "--file-text", "--text-file", "--idle-minutes", "--agent-idle-minutes", "--exit-when-unused"}
+
+// binFor is the binary whose verb args name: stitchslop for its verbs,
+// the bridge for the rest.
+func binFor(args []string) string {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case slices.Contains(valueFlags, a):
+			i++
+		case strings.HasPrefix(a, "-"):
+		case slices.Contains(toolVerbs, a):
+			return toolPath
+		default:
+			return binPath
+		}
+	}
+	return binPath
+}
 
 func TestMain(m *testing.M) {
 	os.Exit(runTests(m))
@@ -80,16 +106,19 @@ func runTests(m *testing.M) int {
 	binPath = filepath.Join(dir, "stitchslop-bridge")
 	// The test seams (internal/bridge/hooks.go) are compiled in only with
 	// this tag, which no release build sets (TestSec_ReleaseBuildHasNoTestHooks).
-	args := []string{"build", "-o", binPath, "-tags", testHooksTag}
+	args := []string{"build", "-tags", testHooksTag}
 	if raceEnabled {
 		args = append(args, "-race")
 	}
-	args = append(args, "./cmd/stitchslop-bridge")
-	build := exec.Command("go", args...)
-	build.Dir = ".."
-	if out, err := build.CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "e2e: go %s: %v\n%s", strings.Join(args, " "), err, out)
-		return 1
+	toolPath = filepath.Join(dir, "stitchslop")
+	for _, b := range [][2]string{{binPath, "./cmd/stitchslop-bridge"}, {toolPath, "./cmd/stitchslop"}} {
+		args := append(slices.Clone(args), "-o", b[0], b[1])
+		build := exec.Command("go", args...)
+		build.Dir = ".."
+		if out, err := build.CombinedOutput(); err != nil {
+			fmt.Fprintf(os.Stderr, "e2e: go %s: %v\n%s", strings.Join(args, " "), err, out)
+			return 1
+		}
 	}
 	return m.Run()
 }
@@ -1304,7 +1333,7 @@ func runCLIWith(t *testing.T, in cliInput, args ...string) cliResult {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, binPath, args...)
+	cmd := exec.CommandContext(ctx, binFor(args), args...)
 	cmd.Env = childEnv(t.TempDir(), in.env...)
 	cmd.Dir = in.dir
 	cmd.Stdin = strings.NewReader(in.stdin)

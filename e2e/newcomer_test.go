@@ -31,19 +31,20 @@ func TestNewcomer_PlaceholderTokenRefused(t *testing.T) {
 	b.mustRun()
 }
 
-// goRunCopy puts a copy of the binary where go run (Go 1.24 and later)
-// runs it from: an entry of the build cache, a directory named go-build.
+// goRunCopy puts a copy of stitchslop where go run (Go 1.24 and later)
+// runs it from: an entry of the build cache, a directory named go-build,
+// with no bridge beside it.
 func goRunCopy(t *testing.T) string {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "go-build", "9d", "9d0c1f-d")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	data, err := os.ReadFile(binPath)
+	data, err := os.ReadFile(toolPath)
 	if err != nil {
 		t.Fatal(err)
 	}
-	exe := filepath.Join(dir, "stitchslop-bridge")
+	exe := filepath.Join(dir, "stitchslop")
 	if err := os.WriteFile(exe, data, 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -128,8 +129,8 @@ func TestNewcomer_NotConnectedMentionsDemo(t *testing.T) {
 	t.Parallel()
 	b := startBridge(t, bridgeOpts{token: newToken()})
 	r := b.cli("call", "scene.describe")
-	if doc := r.doc(t); doc["error"] != "not_connected" || !strings.Contains(r.stdout, "stitchslop-bridge demo") {
-		t.Errorf("call with no tab: %s; want not_connected naming stitchslop-bridge demo", r.stdout)
+	if doc := r.doc(t); doc["error"] != "not_connected" || !strings.Contains(r.stdout, "stitchslop demo") {
+		t.Errorf("call with no tab: %s; want not_connected naming stitchslop demo", r.stdout)
 	}
 	b.mustRun()
 }

@@ -134,7 +134,7 @@ func TestRef3_GreetingByTokenWithCanvasAndListen(t *testing.T) {
 	var r toolResult
 	b.rpc.result(b.rpc.response(id), &r)
 	text := r.text()
-	wantCmd := "'" + binPath + "' --config-dir '" + b.configDir + "' --port " + strconv.Itoa(b.port) + " listen --owner " + strconv.Itoa(b.pid())
+	wantCmd := "'" + toolPath + "' --config-dir '" + b.configDir + "' --port " + strconv.Itoa(b.port) + " listen --owner " + strconv.Itoa(b.pid())
 	for _, want := range []string{
 		"Just attached", "redeemed the token", "now spent", "stays paired",
 		"Two shapes on the hoop.", "1. Rose, Satin fill, 12,345 stitches", "2. Leaf, run, 1,234,567 stitches", "…and 3 more",

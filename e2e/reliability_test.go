@@ -197,7 +197,7 @@ func TestRel_SIGPIPE(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 			defer cancel()
 			args := append([]string{"--config-dir", b.configDir, "--port", strconv.Itoa(b.port)}, v...)
-			cmd := exec.CommandContext(ctx, binPath, args...)
+			cmd := exec.CommandContext(ctx, binFor(args), args...)
 			cmd.Env = childEnv(t.TempDir())
 			cmd.Stdout = closedPipe(t)
 			var se strings.Builder

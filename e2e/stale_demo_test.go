@@ -212,7 +212,7 @@ func TestT17_DemoPairingIsTheDemos(t *testing.T) {
 			t.Errorf("a tab of %s: got %v, want HTTP 403 at the upgrade", site, err)
 		}
 		text := b.rpc.toolCall("connection_status", map[string]any{}).text()
-		if !strings.Contains(text, "demo_pairing") || !strings.Contains(text, "stitchslop-bridge demo") || strings.Contains(text, secret) {
+		if !strings.Contains(text, "demo_pairing") || !strings.Contains(text, "stitchslop demo") || strings.Contains(text, secret) {
 			t.Errorf("connection_status = %s; want a demo_pairing refusal saying the demo made it, without the secret", text)
 		}
 		if r := b.cli("status"); !strings.Contains(r.stdout, "demo_pairing") || strings.Contains(r.stdout, secret) {

@@ -26,7 +26,7 @@ type cliProc struct {
 func startCLI(t *testing.T, args ...string) *cliProc {
 	t.Helper()
 	p := &cliProc{stdout: newLineLog(nil), stderr: newLineLog(nil), done: make(chan struct{})}
-	p.cmd = exec.Command(binPath, args...)
+	p.cmd = exec.Command(binFor(args), args...)
 	p.cmd.Env = childEnv(t.TempDir())
 	p.cmd.Stdout, p.cmd.Stderr = p.stdout, p.stderr
 	if err := p.cmd.Start(); err != nil {
@@ -158,7 +158,7 @@ func TestRef_ListenEndsWithItsOwner(t *testing.T) {
 		return defaultHandler(cmd, args)
 	})
 	r := b.rpc.toolCall("wait_for_connection", map[string]any{})
-	wantCmd := "'" + binPath + "' --config-dir '" + b.configDir + "' --port " + strconv.Itoa(b.port) + " listen"
+	wantCmd := "'" + toolPath + "' --config-dir '" + b.configDir + "' --port " + strconv.Itoa(b.port) + " listen"
 	if !strings.Contains(r.text(), wantCmd) || !strings.Contains(r.text(), "Run only one") {
 		t.Fatalf("greeting with voice.listen offered: %q, want the command %s and one at a time", r.text(), wantCmd)
 	}

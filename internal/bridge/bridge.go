@@ -55,7 +55,8 @@ type Config struct {
 	Lazy      bool          // listen on nothing until the MCP face asks (wait_for_connection, pair)
 	Voice     bool          // --voice-channel: the MCP session hears the tab's voice itself (protocol.md §7.19)
 	// Demo is the demo's bridge: its pairings are the demo's alone
-	// (pairing.Store.Demo; THREAT_MODEL.md T17).
+	// (pairing.Store.Demo; THREAT_MODEL.md T17), and it stops when its
+	// stdin ends, the pipe of the demo that started it.
 	Demo bool
 	// PairingDir, when set, is where pairing.json, its lock and the
 	// spent-token ledger live instead of ConfigDir: the demo's bridge keeps
@@ -244,6 +245,12 @@ func Run(ctx context.Context, cfg Config) error {
 		case init := <-stdinDone:
 			if init {
 				log.Info("stopping: the MCP client closed stdin (its session ended)")
+				return nil
+			}
+			// A demo's bridge: its stdin is the demo's pipe, which ends
+			// when the demo does, however it ended.
+			if cfg.Demo {
+				log.Info("stopping: the demo that started this bridge is gone (stdin ended)")
 				return nil
 			}
 			// stdin ended before initialize: started in the background

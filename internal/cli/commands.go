@@ -110,7 +110,7 @@ the site is paired, none is needed.`,
 			{Name: "takeover", Help: "a new tab displaces the attached one (which is told so) instead of being refused as busy"},
 			{Name: "lazy", Help: "listen on nothing, and need no token or pairing, until an MCP client calls wait_for_connection or pair"},
 			{Name: "voice-channel", Help: "hear the tab's voice for the MCP session: declare Claude Code's claude/channel and send each utterance as a channel event (Claude Code started with --dangerously-load-development-channels server:<name>)"},
-			{Name: "demo", Help: "run as the bridge of stitchslop demo, which starts it so: its pairings are a demo's, which no other bridge admits"},
+			{Name: "demo", Help: "run as the bridge of stitchslop demo, which starts it so: its pairings are a demo's, which no other bridge admits, and it stops when its stdin (the demo's pipe) ends"},
 			{Name: "pairing-dir", Value: "DIR", Files: "dir", Help: "keep pairing.json, its lock and the spent-token ledger in DIR instead of the config dir (stitchslop demo gives its bridge a throwaway one)"},
 		},
 		Exits: []exitDef{

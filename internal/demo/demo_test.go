@@ -315,7 +315,7 @@ func TestRun(t *testing.T) {
 	done := make(chan error, 1)
 	var logBuf syncBuffer
 	go func() {
-		done <- Run(ctx, Options{ConfigDir: dir, Ports: []int{bridgePort}, Log: ui.NewLogger(&logBuf),
+		done <- Run(ctx, Options{Bridge: testBridge, ConfigDir: dir, Ports: []int{bridgePort}, Log: ui.NewLogger(&logBuf),
 			Ready: func(u string, p int) { readyc <- readyAt{u, p} }})
 	}()
 	var r readyAt

@@ -55,7 +55,7 @@ func startRun(t *testing.T, dir string) *demoRun {
 	t.Cleanup(cancel)
 	done := make(chan error, 1)
 	go func() {
-		done <- Run(ctx, Options{ConfigDir: dir, Ports: []int{freePort(t)}, Log: ui.NewLogger(&strings.Builder{}),
+		done <- Run(ctx, Options{Bridge: testBridge, ConfigDir: dir, Ports: []int{freePort(t)}, Log: ui.NewLogger(&strings.Builder{}),
 			Ready: func(page string, port int) { ready <- where{page, port} }})
 	}()
 	select {

@@ -9,8 +9,10 @@ import (
 	"os"
 	"os/exec"
 	"regexp"
+	"runtime"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/stitchslop/stitchslop-bridge/security/envtoken"
@@ -33,9 +35,11 @@ var listeningLine = regexp.MustCompile(`listening on 127\.0\.0\.1:(\d+) `)
 // pairings are the demo's alone, and --pairing-dir, the throwaway folder
 // they are kept in (THREAT_MODEL.md T17). Its stderr passes
 // through to the demo's, and its listening line calls listening with the
-// port and its process id. No agent speaks MCP to it (agents drive it through its control
-// plane, or follow it with --lazy), so its stdin is a pipe that ends with
-// the demo: at EOF a bridge exits (protocol.md §2.8), on every platform.
+// port and its process id. No agent speaks MCP to it (agents drive it
+// through its control plane, or follow it with --lazy): its stdin is a
+// pipe the demo holds and never writes, whose end (the demo stopped, or
+// killed) stops a --demo bridge. When ctx ends it is stopped as a signal
+// stops a bridge (stop).
 func runBridge(ctx context.Context, o Options, site, token, pairDir string, listening func(port, pid int)) error {
 	args := []string{"--demo", "--origin", site, "--config-dir", o.ConfigDir, "--pairing-dir", pairDir,
 		"--idle-minutes", "0", "--agent-idle-minutes", "0"}
@@ -46,37 +50,43 @@ func runBridge(ctx context.Context, o Options, site, token, pairDir string, list
 		}
 		args = append(args, "--port", strings.Join(ps, ","))
 	}
-	cmd := exec.Command(o.Bridge, args...)
+	cmd := exec.CommandContext(ctx, o.Bridge, args...)
 	cmd.Env = append(withoutToken(os.Environ()), envtoken.Var+"="+token)
-	cmd.Stdout = io.Discard
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
+	cmd.Cancel = func() error { return stop(cmd.Process) }
+	// The bridge's own seconds to close its tab and remove its session
+	// file; past them it is killed.
+	cmd.WaitDelay = 10 * time.Second
+	// Held open until this process exits; its end is the bridge's.
+	if _, err := cmd.StdinPipe(); err != nil {
 		return err
 	}
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		return err
 	}
-	// The bridge has its own seconds to close its tab and remove its
-	// session file once stdin ends.
-	cmd.WaitDelay = 10 * time.Second
 	if err := cmd.Start(); err != nil {
 		return fmt.Errorf("demo: cannot start the bridge %s: %w", o.Bridge, err)
 	}
-	stop := context.AfterFunc(ctx, func() { stdin.Close() })
-	defer stop()
 	passThrough(stderr, o.Stderr, func(port int) { listening(port, cmd.Process.Pid) })
 	err = cmd.Wait()
 	var ee *exec.ExitError
 	switch {
-	case err == nil:
-		return nil
+	case err == nil, ctx.Err() != nil:
+		return nil // it stopped cleanly, or as the demo was stopped
 	case errors.As(err, &ee) && ee.ExitCode() > 0:
 		return &BridgeExit{Code: ee.ExitCode()}
-	case ctx.Err() != nil:
-		return nil // a signal reached the bridge too, and ended it
 	}
 	return fmt.Errorf("demo: the bridge: %w", err)
+}
+
+// stop ends the bridge as SIGTERM does: it closes its tab and removes its
+// session file. Windows has no such signal to send; there it is killed,
+// and the next shell verb or bridge removes its stale session file.
+func stop(p *os.Process) error {
+	if runtime.GOOS == "windows" {
+		return p.Kill()
+	}
+	return p.Signal(syscall.SIGTERM)
 }
 
 // passThrough copies the bridge's stderr to the demo's, line by line, and

@@ -1,8 +1,10 @@
-// Command trustlines counts the code lines of the release binary that sit
-// at a trust boundary, layer by layer, in the order data crosses them: the
-// figures docs/reviewing.md quotes, so that they are measured, not typed;
-// and, under the total, the part of them in the files that read a page's
-// or a leader's JSON (door).
+// Command trustlines counts the code lines of the bridge's release binary
+// that sit at a trust boundary, layer by layer, in the order data crosses
+// them: the figures docs/reviewing.md quotes, so that they are measured,
+// not typed; under the total, the part of them in the files that read a
+// page's or a leader's JSON (door); and, for each of the module's two
+// programs, the code lines of every package of this module it links and
+// those of them at a trust boundary by the same rule (programs).
 //
 //	go run ./scripts/trustlines            # a Markdown table
 //	go run ./scripts/trustlines -check docs/reviewing.md
@@ -51,13 +53,18 @@ var carriers = []string{
 // exits count whole, though importing one does not make a file count: the
 // MCP face writes stdout from every file, the bridge wires the faces to the
 // hub, ui prints page strings to the terminal (a file that imports it only
-// logs its own words), and the demo serves the page that dials the bridge.
+// logs its own words), and the demo (stitchslop's) serves the page that
+// dials the bridge.
 var exits = []string{"internal/mcp", "internal/bridge", "internal/ui", "internal/demo"}
 
 // perFile are the packages that read untrusted JSON but are counted file by
-// file, by the rule: the shell's verbs, whose help, completion and manual
-// pages never see a page's bytes.
-var perFile = []string{"internal/cli"}
+// file, by the rule: the shell's verbs, whose help never sees a page's
+// bytes, and stitchslop's, whose completions and manual pages do not.
+var perFile = []string{"internal/cli", "internal/toolbox"}
+
+// programs are the module's two binaries: the bridge, and stitchslop, the
+// tools a person runs by hand, which nothing of the bridge links.
+var programs = [][2]string{{"stitchslop-bridge", "./cmd/stitchslop-bridge"}, {"stitchslop", "./cmd/stitchslop"}}
 
 // layer is one boundary and the code that makes it, by path from the
 // module root: a directory stands for its non-test .go files.
@@ -73,7 +80,7 @@ type layer struct {
 var layers = []layer{
 	{"1. page socket and handshake", []string{"internal/page", "security/origin", "security/credential", "security/ledger", "security/throttle", "security/limits", "internal/pairing", "internal/sites"}},
 	{"2. frames and tool lists", []string{"internal/envelope", "internal/hub", "security/toollist"}},
-	{"3. the gate to the model", []string{"security/gate", "security/unprintable", "internal/mcp/result.go", "internal/mcp/files.go", "internal/mcp/bulk.go", "internal/attempts", "internal/replyfiles", "internal/cli/gate.go", "internal/cli/listen.go", "internal/speech", "internal/mcp/channel.go"}},
+	{"3. the gate to the model", []string{"security/gate", "security/unprintable", "internal/mcp/result.go", "internal/mcp/files.go", "internal/mcp/bulk.go", "internal/attempts", "internal/replyfiles", "internal/cli/gate.go", "internal/speech", "internal/mcp/channel.go"}},
 	{"4. control plane and followers", []string{"internal/control", "internal/client", "internal/bridge/follow.go", "security/envtoken"}},
 	{"5. files", []string{"security/files", "security/fileperm", "internal/session", "internal/cli/files.go", "internal/cli/stream.go"}},
 	{"6. other users", []string{"security/peercred", "internal/bridge/open.go", "internal/bridge/peer.go"}},
@@ -136,7 +143,7 @@ func replaceMarked(file, table string) error {
 // render measures every layer and returns the table: every file a layer
 // names, and in a last row every other file the rule counts (countedFiles).
 func render() (string, error) {
-	counted, jsonReaders, err := countedFiles()
+	counted, jsonReaders, err := countedFiles(programs[0][1])
 	if err != nil {
 		return "", err
 	}
@@ -150,13 +157,17 @@ func render() (string, error) {
 			if err != nil {
 				return nil, err
 			}
-			n[0] += c
+			some := false
 			for i, ctx := range targets {
 				if ok, err := ctx.MatchFile(filepath.Dir(f), filepath.Base(f)); err != nil {
 					return nil, err
 				} else if ok {
 					n[1+i] += c
+					some = true
 				}
+			}
+			if some { // a file only a test build holds is no release's
+				n[0] += c
 			}
 		}
 		return n, nil
@@ -208,7 +219,78 @@ func render() (string, error) {
 	}
 	fmt.Fprintf(&b, "| of which, the files that read a page's or a leader's JSON: the door and its readers, and every file that imports either | %d | %d | %d | %d | `%s`, `%s` and their importers |\n",
 		n[0], n[1], n[2], n[3], door[0], door[1])
+	b.WriteString("\n| program | code lines in the linux binary (every package of this module it links) | of which at a trust boundary, by the same rule |\n|---|---:|---:|\n")
+	for _, p := range programs {
+		all, trust, err := programLines(p[1])
+		if err != nil {
+			return "", err
+		}
+		fmt.Fprintf(&b, "| `%s` | %d | %d |\n", p[0], all, trust)
+	}
 	return b.String(), nil
+}
+
+// programLines measures the linux binary of the program cmd builds: the
+// code lines of every non-test file of this module's packages it links,
+// and those of the files at a trust boundary (the rule, and the layers'
+// files it links).
+func programLines(cmd string) (all, trust int, err error) {
+	linux := targets[0]
+	files, err := linkedFiles(cmd, linux)
+	if err != nil {
+		return 0, 0, err
+	}
+	counted, _, err := countedFiles(cmd)
+	if err != nil {
+		return 0, 0, err
+	}
+	for _, l := range layers {
+		fs, err := goFiles(l.paths)
+		if err != nil {
+			return 0, 0, err
+		}
+		for _, f := range fs {
+			counted[f] = true
+		}
+	}
+	for _, f := range files {
+		if ok, err := linux.MatchFile(filepath.Dir(f), filepath.Base(f)); err != nil {
+			return 0, 0, err
+		} else if !ok {
+			continue
+		}
+		n, err := codeLines(f)
+		if err != nil {
+			return 0, 0, err
+		}
+		all += n
+		if counted[f] {
+			trust += n
+		}
+	}
+	return all, trust, nil
+}
+
+// linkedFiles lists the non-test files, by path from the module root, of
+// this module's packages that the program cmd builds links for ctx.
+func linkedFiles(cmd string, ctx build.Context) ([]string, error) {
+	c := exec.Command("go", "list", "-deps", "-f", "{{.ImportPath}}", cmd)
+	c.Env = append(os.Environ(), "GOOS="+ctx.GOOS, "GOARCH="+ctx.GOARCH, "CGO_ENABLED=0")
+	out, err := c.Output()
+	if err != nil {
+		return nil, fmt.Errorf("go list %s for %s: %w", cmd, ctx.GOOS, err)
+	}
+	var files []string
+	for _, path := range strings.Fields(string(out)) {
+		if rel, ok := strings.CutPrefix(path, module+"/"); ok {
+			fs, err := goFiles([]string{rel})
+			if err != nil {
+				return nil, err
+			}
+			files = append(files, fs...)
+		}
+	}
+	return files, nil
 }
 
 // door is the package that reads every answer a tab or a leader sends
@@ -218,10 +300,10 @@ func render() (string, error) {
 var door = []string{"internal/envelope", "security/gate"}
 
 // countedFiles applies the rule (carriers) to every non-test file of this
-// module's packages in the bridge's release binary, on any of its systems,
+// module's packages in the release binary cmd builds, on any of its systems,
 // by path from the module root; and the narrower rule (door) too, for the
 // files that read a page's or a leader's JSON.
-func countedFiles() (counted, jsonReaders map[string]bool, err error) {
+func countedFiles(cmd string) (counted, jsonReaders map[string]bool, err error) {
 	counted, jsonReaders = map[string]bool{}, map[string]bool{}
 	carrier, exit, isDoor := map[string]bool{}, map[string]bool{}, map[string]bool{}
 	for _, d := range door {
@@ -235,9 +317,9 @@ func countedFiles() (counted, jsonReaders map[string]bool, err error) {
 	}
 	seen := map[string]bool{}
 	for _, ctx := range targets {
-		cmd := exec.Command("go", "list", "-deps", "-f", "{{.ImportPath}} {{.Dir}}", "./cmd/stitchslop-bridge")
-		cmd.Env = append(os.Environ(), "GOOS="+ctx.GOOS, "GOARCH="+ctx.GOARCH, "CGO_ENABLED=0")
-		out, err := cmd.Output()
+		c := exec.Command("go", "list", "-deps", "-f", "{{.ImportPath}} {{.Dir}}", cmd)
+		c.Env = append(os.Environ(), "GOOS="+ctx.GOOS, "GOARCH="+ctx.GOARCH, "CGO_ENABLED=0")
+		out, err := c.Output()
 		if err != nil {
 			return nil, nil, fmt.Errorf("go list for %s: %w", ctx.GOOS, err)
 		}

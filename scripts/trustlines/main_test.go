@@ -85,7 +85,7 @@ func TestEveryJSONTextUserIsCounted(t *testing.T) {
 // one, and finds the places a page's frame is read.
 func TestJSONReadersAreCounted(t *testing.T) {
 	t.Chdir("../..")
-	counted, readers, err := countedFiles()
+	counted, readers, err := countedFiles(programs[0][1])
 	if err != nil {
 		t.Fatal(err)
 	}
