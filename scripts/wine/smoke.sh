@@ -2,11 +2,13 @@
 # smoke.sh: run the Windows build under Wine as a Windows user first meets
 # it, and fail when it cannot start or doctor crashes.
 #
-#   bash scripts/wine/smoke.sh RUNNER BRIDGE.exe PROBE.exe
+#   bash scripts/wine/smoke.sh RUNNER BRIDGE.exe TOOLS.exe PROBE.exe
 #
 # RUNNER is what scripts/wine/setup.sh printed; BRIDGE.exe the
-# windows/amd64 build; PROBE.exe scripts/wine/probe built for windows. In a fresh config directory it checks --version, help, setup,
-# doctor before and after, and the bridge itself: started with a token, it
+# windows/amd64 build of stitchslop-bridge; TOOLS.exe that of stitchslop,
+# beside it (its setup registers the bridge beside it); PROBE.exe
+# scripts/wine/probe built for windows. In a fresh config directory it
+# checks --version, help, setup and doctor (stitchslop's) before and after, and the bridge itself: started with a token, it
 # listens, creates the config directory with an owner-only ACL, refuses a
 # local peer it cannot attribute to a process (Wine's TCP table names no
 # owner, so the CLI's connection is such a peer), and exits cleanly, status
@@ -17,8 +19,8 @@ die() {
 	exit 1
 }
 log() { printf 'wine-smoke: %s\n' "$*" >&2; }
-(($# == 3)) || die "usage: smoke.sh RUNNER BRIDGE.exe PROBE.exe"
-run=$1 exe=$2 probe=$3
+(($# == 4)) || die "usage: smoke.sh RUNNER BRIDGE.exe TOOLS.exe PROBE.exe"
+run=$1 exe=$2 tools=$3 probe=$4
 work=$(mktemp -d "${TMPDIR:-/tmp}/wine-smoke.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 # The config directory, as the Windows program sees it (Wine maps / to Z:).
@@ -45,13 +47,13 @@ grep -q '^usage:' "$work/help" || die "help printed no usage"
 log "help: $(grep -c . "$work/help") lines"
 
 # setup prints its text on stderr (stdout is for --json).
-"$run" "$exe" setup claude >"$work/setup" 2>&1 || die "setup failed: $(cat "$work/setup")"
+"$run" "$tools" setup claude >"$work/setup" 2>&1 || die "setup failed: $(cat "$work/setup")"
 grep -q 'claude mcp add stitchslop' "$work/setup" || die "setup printed no claude mcp add line"
 grep -q 'PowerShell' "$work/setup" || die "setup on Windows printed no PowerShell form"
 log "setup: the claude mcp add lines for PowerShell and cmd.exe"
 
 rc=0
-"$run" "$exe" doctor --config-dir "$cfg" >"$work/doctor" 2>&1 || rc=$?
+"$run" "$tools" doctor --config-dir "$cfg" >"$work/doctor" 2>&1 || rc=$?
 if crashed "$rc" "$work/doctor"; then
 	cat "$work/doctor" >&2
 	die "doctor crashed (exit $rc) on a config directory that does not exist yet"
@@ -124,7 +126,7 @@ if [[ -n ${unattributed:-} ]]; then
 fi
 
 rc=0
-"$run" "$exe" doctor --config-dir "$cfg" >"$work/doctor" 2>&1 || rc=$?
+"$run" "$tools" doctor --config-dir "$cfg" >"$work/doctor" 2>&1 || rc=$?
 if crashed "$rc" "$work/doctor"; then
 	cat "$work/doctor" >&2
 	die "doctor crashed (exit $rc) on the config directory the bridge created"
