@@ -14,8 +14,9 @@ import (
 )
 
 // rawBinaryName is the name checksums.txt gives a raw release binary
-// (.goreleaser.yaml, archives id "binary"): its version and target.
-var rawBinaryName = regexp.MustCompile(`^stitchslop-bridge_([0-9][^_/]*)_([a-z0-9]+)_([a-z0-9]+)(\.exe)?$`)
+// (.goreleaser.yaml, archives id "binary") of either program, the bridge
+// or stitchslop: its version and target.
+var rawBinaryName = regexp.MustCompile(`^(?:stitchslop-bridge|stitchslop)_([0-9][^_/]*)_([a-z0-9]+)_([a-z0-9]+)(\.exe)?$`)
 
 // findInstalled is the binary --installed checks when none is named: the
 // stitchslop-bridge a shell would run. A test hook.

@@ -124,8 +124,8 @@ exe="$WORK/bundles/linux_amd64/server/stitchslop-bridge"
 RAW_SHA=$(sed -n "s/^\([0-9a-f]\{64\}\)  stitchslop-bridge_${VERSION}_linux_amd64\$/\1/p" dist/checksums.txt)
 [[ -n $RAW_SHA ]] || die "checksums.txt has no line for the linux/amd64 raw binary"
 mkdir -p "$WORK/archive"
-tar -xzf "dist/stitchslop-bridge_${VERSION}_linux_amd64.tar.gz" -C "$WORK/archive" stitchslop-bridge ||
-	die "the linux/amd64 archive holds no stitchslop-bridge"
+tar -xzf "dist/stitchslop-bridge_${VERSION}_linux_amd64.tar.gz" -C "$WORK/archive" stitchslop-bridge stitchslop ||
+	die "the linux/amd64 archive holds no stitchslop-bridge or no stitchslop"
 for installed in "$exe" "$WORK/archive/stitchslop-bridge"; do
 	said=$("$installed" version --json | sed -n 's/.*"sha256":"\([0-9a-f]\{64\}\)".*/\1/p')
 	[[ $said == "$RAW_SHA" ]] ||
@@ -215,6 +215,12 @@ grep -q '_darwin_arm64\.mcpb: OK$' "$WORK/verify.out" || die "stitchslop-verify 
 }
 grep -q ": OK: byte for byte stitchslop-bridge_${VERSION}_linux_amd64, release ${VERSION}, linux/amd64\$" "$WORK/verify.out" ||
 	die "stitchslop-verify --installed did not name the linux/amd64 release binary"
+(cd "$DL" && "$VERIFY" --key "$KEYS/throwaway.pub" --installed "$WORK/archive/stitchslop") >"$WORK/verify.out" 2>&1 || {
+	cat "$WORK/verify.out" >&2
+	die "stitchslop-verify --installed did not recognise the stitchslop installed from the linux/amd64 archive"
+}
+grep -q ": OK: byte for byte stitchslop_${VERSION}_linux_amd64, release ${VERSION}, linux/amd64\$" "$WORK/verify.out" ||
+	die "stitchslop-verify --installed did not name the linux/amd64 stitchslop release binary"
 
 # expect_exit CODE WHAT ARGS...: stitchslop-verify must fail with CODE.
 expect_exit() {

@@ -5,17 +5,18 @@
 #   bash scripts/release/completions.sh VERSION DATE
 #
 # A GoReleaser before-hook (.goreleaser.yaml), run from the repository root
-# before any build. It runs the bridge's own generators,
-# `stitchslop-bridge completion bash|zsh|fish|powershell` and
-# `stitchslop-bridge man`, built for this machine with VERSION and DATE (the
-# commit date, RFC 3339) stamped in as in the release binaries (the man
-# page's header names both), and writes
+# before any build. It runs stitchslop's generators (the tools a person
+# runs by hand; they cover both programs), `stitchslop completion
+# bash|zsh|fish|powershell [PROGRAM]` and `stitchslop man [PROGRAM]`, built
+# for this machine with VERSION and DATE (the commit date, RFC 3339) stamped
+# in as in the release binaries (a man page's header names both), and
+# writes, for PROGRAM stitchslop-bridge and stitchslop,
 #
-#   build/completions/stitchslop-bridge.bash
-#   build/completions/_stitchslop-bridge        (zsh)
-#   build/completions/stitchslop-bridge.fish
-#   build/completions/stitchslop-bridge.ps1
-#   build/manpages/stitchslop-bridge.1.gz
+#   build/completions/PROGRAM.bash
+#   build/completions/_PROGRAM        (zsh)
+#   build/completions/PROGRAM.fish
+#   build/completions/PROGRAM.ps1
+#   build/manpages/PROGRAM.1.gz
 #
 # Reproducible: the generators' output depends only on the source, VERSION
 # and DATE, and `gzip -n -9` stores no file name and no time, so the same
@@ -40,24 +41,26 @@ mkdir -p "$out/completions" "$out/manpages" "$out/bin"
 # Built for this machine whatever GOOS/GOARCH say (a cross-compiled
 # generator could not run here), with the version and date the release
 # binaries carry.
-bin="$out/bin/stitchslop-bridge"
+bin="$out/bin/stitchslop"
 pkg=github.com/stitchslop/stitchslop-bridge/internal/version
 GOOS= GOARCH= CGO_ENABLED=0 go build -trimpath -buildvcs=false \
 	-ldflags "-X $pkg.Version=$version -X $pkg.Date=$date" \
-	-o "$bin" ./cmd/stitchslop-bridge || die "building the generator failed"
+	-o "$bin" ./cmd/stitchslop || die "building the generator failed"
 
-# gen FILE ARGS...: FILE gets the output of `stitchslop-bridge ARGS...`,
-# which must succeed and print something.
+# gen FILE ARGS...: FILE gets the output of `stitchslop ARGS...`, which must
+# succeed and print something.
 gen() {
 	local file=$1
 	shift
-	"$bin" "$@" >"$file" || die "stitchslop-bridge $* failed"
-	[[ -s "$file" ]] || die "stitchslop-bridge $* printed nothing"
+	"$bin" "$@" >"$file" || die "stitchslop $* failed"
+	[[ -s "$file" ]] || die "stitchslop $* printed nothing"
 }
-gen "$out/completions/stitchslop-bridge.bash" completion bash
-gen "$out/completions/_stitchslop-bridge" completion zsh
-gen "$out/completions/stitchslop-bridge.fish" completion fish
-gen "$out/completions/stitchslop-bridge.ps1" completion powershell
-gen "$out/manpages/stitchslop-bridge.1" man
-gzip -n -9 -f "$out/manpages/stitchslop-bridge.1"
+for prog in stitchslop-bridge stitchslop; do
+	gen "$out/completions/$prog.bash" completion bash "$prog"
+	gen "$out/completions/_$prog" completion zsh "$prog"
+	gen "$out/completions/$prog.fish" completion fish "$prog"
+	gen "$out/completions/$prog.ps1" completion powershell "$prog"
+	gen "$out/manpages/$prog.1" man "$prog"
+	gzip -n -9 -f "$out/manpages/$prog.1"
+done
 rm -rf "$out/bin"

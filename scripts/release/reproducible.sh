@@ -56,23 +56,25 @@ grep -v -e '\.tar\.gz' -e '\.zip' "$WORK/checksums.txt" >&2
 if [[ "${REPRO_COLD:-1}" != 0 ]]; then
 	target=${REPRO_COLD_TARGET:-linux_amd64}
 	goos=${target%_*} goarch=${target#*_}
-	for dir in "$A" "$B"; do
-		log "cold-cache build of $target in $dir"
-		mkdir -p "$dir.gocache"
-		(cd "$dir" && GOCACHE="$dir.gocache" GOOS=$goos GOARCH=$goarch \
-			"$GORELEASER" build --snapshot --clean --single-target --parallelism 2 \
-			--output "$dir.cold-binary") >"$WORK/build.log" 2>&1 || {
-			tail -n 40 "$WORK/build.log" >&2
-			die "cold-cache build in $dir failed"
-		}
+	for id in stitchslop-bridge stitchslop; do
+		for dir in "$A" "$B"; do
+			log "cold-cache build of $id for $target in $dir"
+			mkdir -p "$dir.gocache"
+			(cd "$dir" && GOCACHE="$dir.gocache" GOOS=$goos GOARCH=$goarch \
+				"$GORELEASER" build --snapshot --clean --single-target --id "$id" --parallelism 2 \
+				--output "$dir.cold-$id") >"$WORK/build.log" 2>&1 || {
+				tail -n 40 "$WORK/build.log" >&2
+				die "cold-cache build of $id in $dir failed"
+			}
+		done
+		sum_a=$(sha256sum <"$A.cold-$id" | cut -d' ' -f1)
+		sum_b=$(sha256sum <"$B.cold-$id" | cut -d' ' -f1)
+		[[ "$sum_a" == "$sum_b" ]] || die "cold-cache builds of $id for $target differ: $sum_a vs $sum_b"
+		# The cold build must also equal the release binary of the full build.
+		grep -q "^$sum_a  ${id}_.*_${target}\$" "$WORK/checksums.txt" ||
+			die "cold-cache build of $id for $target ($sum_a) differs from the release binary in checksums.txt"
+		log "identical: cold-cache builds of $id for $target in both directories, equal to the release binary ($sum_a)"
 	done
-	sum_a=$(sha256sum <"$A.cold-binary" | cut -d' ' -f1)
-	sum_b=$(sha256sum <"$B.cold-binary" | cut -d' ' -f1)
-	[[ "$sum_a" == "$sum_b" ]] || die "cold-cache builds of $target differ: $sum_a vs $sum_b"
-	# The cold build must also equal the release binary of the full build.
-	grep -q "^$sum_a  stitchslop-bridge_.*_${target}\$" "$WORK/checksums.txt" ||
-		die "cold-cache build of $target ($sum_a) differs from the release binary in checksums.txt"
-	log "identical: cold-cache builds of $target in both directories, equal to the release binary ($sum_a)"
 fi
 
 log "OK: two builds in different directories are byte-identical"

@@ -18,10 +18,10 @@
 // check verifies that the archives, raw binaries, SBOMs, MCP Bundles,
 // checksums.txt, the manifest (when present), the Homebrew cask and the
 // Scoop manifest all agree with each other and with the bytes on disk, that
-// every archive holds the same binary as the matching raw binary plus
-// exactly filesInArchive: LICENSE, README.md, SECURITY.md, the four shell
-// completions and the man page, and that every bundle holds exactly the
-// same binary, LICENSE and a manifest.json of this version
+// every archive holds the same binaries as the matching raw binaries (the
+// bridge's and stitchslop's) plus exactly filesInArchive: LICENSE,
+// README.md, SECURITY.md, each program's four shell completions and man
+// page, and that every bundle holds exactly the bridge's binary, LICENSE and a manifest.json of this version
 // (scripts/release/mcpb writes them).
 //
 // stage copies the release assets into DIR under their release names, as a
@@ -56,7 +56,10 @@ import (
 )
 
 const (
-	project     = "stitchslop-bridge"
+	project = "stitchslop-bridge"
+	// tool is the module's second program, the tools a person runs by
+	// hand: in every archive, beside the bridge, and never in a bundle.
+	tool        = "stitchslop"
 	downloadURL = "https://github.com/stitchslop/stitchslop-bridge/releases/download"
 	// manifestSchema is bumped on any incompatible change to the manifest.
 	// 2: date, snapshot and the manifest's own signature; snapshots have
@@ -102,11 +105,17 @@ var filesInArchive = []struct{ path, src string }{
 	{"completions/stitchslop-bridge.fish", "build/completions/stitchslop-bridge.fish"},
 	{"completions/stitchslop-bridge.ps1", "build/completions/stitchslop-bridge.ps1"},
 	{"manpages/stitchslop-bridge.1.gz", "build/manpages/stitchslop-bridge.1.gz"},
+	{"completions/stitchslop.bash", "build/completions/stitchslop.bash"},
+	{"completions/_stitchslop", "build/completions/_stitchslop"},
+	{"completions/stitchslop.fish", "build/completions/stitchslop.fish"},
+	{"completions/stitchslop.ps1", "build/completions/stitchslop.ps1"},
+	{"manpages/stitchslop.1.gz", "build/manpages/stitchslop.1.gz"},
 }
 
-// manPage is the gzipped man page in build/; checkManPage checks that its
-// gzip header records no name and no time, so its bytes are reproducible.
-const manPage = "build/manpages/stitchslop-bridge.1.gz"
+// manPages are the gzipped man pages in build/, of each program;
+// checkManPage checks that a gzip header records no name and no time, so
+// its bytes are reproducible.
+var manPages = []string{project, tool}
 
 // Manifest is release-manifest.json. Field names are part of the page's
 // contract: change them only with manifestSchema.
@@ -140,7 +149,11 @@ type Target struct {
 	Arch    string `json:"arch"`
 	Archive Asset  `json:"archive"`
 	Binary  Asset  `json:"binary"`
-	SBOM    Asset  `json:"sbom"`
+	// Tool is stitchslop's raw binary, which the archive holds beside the
+	// bridge. Added within schema 2: a reader that ignores unknown fields
+	// is unaffected, and the bridge's identity stays Binary's.
+	Tool Asset `json:"tool"`
+	SBOM Asset `json:"sbom"`
 	// Bundle is the MCP Bundle (.mcpb) for Claude Desktop; absent for
 	// targets without one (freebsd). Added within schema 2: a reader that
 	// ignores unknown fields is unaffected.
@@ -243,13 +256,14 @@ type release struct {
 	date     string
 	archive  map[string]artifact // target -> archive
 	binary   map[string]artifact // target -> raw uploadable binary
+	tool     map[string]artifact // target -> stitchslop's raw binary
 	sbom     map[string]artifact // target -> SBOM of its archive
 	bundle   map[string]artifact // target -> MCP Bundle (bundleTargets only)
 	paths    map[string]string   // asset name -> path on disk
 }
 
 func load(dist, tag string) (*release, error) {
-	r := &release{dist: dist, archive: map[string]artifact{}, binary: map[string]artifact{}, sbom: map[string]artifact{},
+	r := &release{dist: dist, archive: map[string]artifact{}, binary: map[string]artifact{}, tool: map[string]artifact{}, sbom: map[string]artifact{},
 		bundle: map[string]artifact{}, paths: map[string]string{}}
 	if err := readJSON(filepath.Join(dist, "metadata.json"), &r.meta); err != nil {
 		return nil, err
@@ -283,6 +297,7 @@ func load(dist, tag string) (*release, error) {
 		return nil, err
 	}
 	prefix := project + "_" + r.meta.Version + "_"
+	toolPrefix := tool + "_" + r.meta.Version + "_"
 	var sboms []artifact
 	for _, a := range arts {
 		// Paths in artifacts.json are relative to the project root, the
@@ -305,6 +320,11 @@ func load(dist, tag string) (*release, error) {
 				return nil, fmt.Errorf("two raw binaries for %s", t)
 			}
 			r.binary[t] = a
+		case a.Type == "Binary" && strings.HasPrefix(a.Name, toolPrefix):
+			if _, dup := r.tool[t]; dup {
+				return nil, fmt.Errorf("two raw stitchslop binaries for %s", t)
+			}
+			r.tool[t] = a
 		case a.Type == "SBOM":
 			sboms = append(sboms, a)
 		}
@@ -322,15 +342,15 @@ func load(dist, tag string) (*release, error) {
 		}
 	}
 	for _, t := range targets {
-		for kind, m := range map[string]map[string]artifact{"archive": r.archive, "raw binary": r.binary, "SBOM": r.sbom} {
+		for kind, m := range map[string]map[string]artifact{"archive": r.archive, "raw binary": r.binary, "raw stitchslop binary": r.tool, "SBOM": r.sbom} {
 			if _, ok := m[t]; !ok {
 				return nil, fmt.Errorf("no %s for %s in artifacts.json", kind, t)
 			}
 		}
 	}
-	if len(r.archive) != len(targets) || len(r.binary) != len(targets) || len(r.sbom) != len(targets) {
-		return nil, fmt.Errorf("artifacts.json has %d archives, %d raw binaries, %d SBOMs; want %d of each",
-			len(r.archive), len(r.binary), len(r.sbom), len(targets))
+	if len(r.archive) != len(targets) || len(r.binary) != len(targets) || len(r.tool) != len(targets) || len(r.sbom) != len(targets) {
+		return nil, fmt.Errorf("artifacts.json has %d archives, %d raw bridge and %d raw stitchslop binaries, %d SBOMs; want %d of each",
+			len(r.archive), len(r.binary), len(r.tool), len(r.sbom), len(targets))
 	}
 	// The bundles are not GoReleaser artifacts (a build hook writes them
 	// into dist; checksum.extra_files lists them): found by name.
@@ -409,6 +429,9 @@ func (r *release) manifest() (*Manifest, error) {
 		if tgt.Binary, err = r.asset(r.binary[t]); err != nil {
 			return nil, err
 		}
+		if tgt.Tool, err = r.asset(r.tool[t]); err != nil {
+			return nil, err
+		}
 		if tgt.SBOM, err = r.asset(r.sbom[t]); err != nil {
 			return nil, err
 		}
@@ -448,7 +471,7 @@ func (r *release) check() (int, error) {
 	// of its real path: raw binaries live in per-target build directories).
 	listed := 0
 	for _, t := range targets {
-		arts := []artifact{r.archive[t], r.binary[t], r.sbom[t]}
+		arts := []artifact{r.archive[t], r.binary[t], r.tool[t], r.sbom[t]}
 		if b, ok := r.bundle[t]; ok {
 			arts = append(arts, b)
 		}
@@ -473,11 +496,13 @@ func (r *release) check() (int, error) {
 	// 3. Each archive holds the raw binary byte for byte, and the docs,
 	// completions and man page, byte for byte too.
 	root := filepath.Dir(filepath.Clean(r.dist))
-	if err := checkManPage(root, r.meta.Version, r.date); err != nil {
-		return 0, err
+	for _, prog := range manPages {
+		if err := checkManPage(root, prog, r.meta.Version, r.date); err != nil {
+			return 0, err
+		}
 	}
 	for _, t := range targets {
-		if err := checkArchive(root, r.archive[t], sums[r.binary[t].Name]); err != nil {
+		if err := checkArchive(root, r.archive[t], sums[r.binary[t].Name], sums[r.tool[t].Name]); err != nil {
 			return 0, err
 		}
 		if err := checkSBOM(r.sbom[t]); err != nil {
@@ -500,20 +525,21 @@ func (r *release) check() (int, error) {
 	return len(sums), nil
 }
 
-// checkArchive checks that the archive holds exactly the binary and
-// filesInArchive, the binary byte for byte the raw binary, and every other
-// file byte for byte its source under root.
-func checkArchive(root string, a artifact, binarySHA string) error {
+// checkArchive checks that the archive holds exactly the two binaries and
+// filesInArchive, each binary byte for byte its raw binary (the bridge's,
+// toolSHA stitchslop's), and every other file byte for byte its source
+// under root.
+func checkArchive(root string, a artifact, binarySHA, toolSHA string) error {
 	contents, err := archiveFiles(a.Path)
 	if err != nil {
 		return fmt.Errorf("%s: %v", a.Name, err)
 	}
-	bin := project
+	bin, toolBin := project, tool
 	if a.GOOS == "windows" {
-		bin += ".exe"
+		bin, toolBin = bin+".exe", toolBin+".exe"
 	}
-	want := map[string]string{bin: binarySHA}
-	wantNames := []string{bin}
+	want := map[string]string{bin: binarySHA, toolBin: toolSHA}
+	wantNames := []string{bin, toolBin}
 	for _, f := range filesInArchive {
 		sum, _, err := hashFile(filepath.Join(root, f.src))
 		if err != nil {
@@ -537,7 +563,7 @@ func checkArchive(root string, a artifact, binarySHA string) error {
 	}
 	for _, name := range wantNames {
 		whose := "its source's"
-		if name == bin {
+		if name == bin || name == toolBin {
 			// The SHA-256 a running bridge reports of itself is then the
 			// raw binary's line in checksums.txt (docs/protocol.md §7.18).
 			whose = "the released binary's"
@@ -620,11 +646,12 @@ func checkBundle(root string, a artifact, binarySHA, version string) error {
 	return nil
 }
 
-// checkManPage checks that the gzipped man page is reproducible (no file
-// name or time in the gzip header, as gzip -n writes it) and holds a man
-// page for the version being released, dated like the commit (date is
-// RFC 3339).
-func checkManPage(root, version, date string) error {
+// checkManPage checks that the gzipped man page of prog is reproducible
+// (no file name or time in the gzip header, as gzip -n writes it) and holds
+// a man page for the version being released, dated like the commit (date
+// is RFC 3339).
+func checkManPage(root, prog, version, date string) error {
+	manPage := "build/manpages/" + prog + ".1.gz"
 	path := filepath.Join(root, manPage)
 	f, err := os.Open(path)
 	if err != nil {
@@ -646,7 +673,7 @@ func checkManPage(root, version, date string) error {
 	//   .TH STITCHSLOP-BRIDGE 1 "2026\-12\-01" "stitchslop\-bridge 1.2.3" "User Commands"
 	// with the commit's date; roff escapes every hyphen.
 	esc := func(s string) string { return strings.ReplaceAll(s, "-", `\-`) }
-	th := `.TH STITCHSLOP-BRIDGE 1 "` + esc(date[:len("2006-01-02")]) + `" "stitchslop\-bridge ` + esc(version) + `" "User Commands"` + "\n"
+	th := `.TH ` + strings.ToUpper(prog) + ` 1 "` + esc(date[:len("2006-01-02")]) + `" "` + esc(prog) + ` ` + esc(version) + `" "User Commands"` + "\n"
 	if !bytes.Contains(page, []byte("\n"+th)) {
 		return fmt.Errorf("%s has no line %s: not the man page of version %s from %s", manPage, strings.TrimSpace(th), version, date)
 	}
@@ -789,13 +816,17 @@ func (r *release) checkPackageManagers(sums map[string]string) error {
 	for _, f := range filesInArchive {
 		inArchive[f.path] = true
 	}
-	for _, stanza := range []string{"bash_completion", "zsh_completion", "fish_completion", "manpage"} {
+	// One completion per shell (a cask takes one: the bridge's); a man
+	// page of each program.
+	for stanza, n := range map[string]int{"bash_completion": 1, "zsh_completion": 1, "fish_completion": 1, "manpage": len(manPages)} {
 		m := regexp.MustCompile(`(?m)^\s*`+stanza+` "([^"]*)"$`).FindAllSubmatch(cask, -1)
-		if len(m) != 1 {
-			return fmt.Errorf("homebrew cask: %d %s lines, want 1", len(m), stanza)
+		if len(m) != n {
+			return fmt.Errorf("homebrew cask: %d %s lines, want %d", len(m), stanza, n)
 		}
-		if !inArchive[string(m[0][1])] {
-			return fmt.Errorf("homebrew cask: %s %q is not a file the archives hold", stanza, m[0][1])
+		for _, l := range m {
+			if !inArchive[string(l[1])] {
+				return fmt.Errorf("homebrew cask: %s %q is not a file the archives hold", stanza, l[1])
+			}
 		}
 	}
 	var scoop struct {

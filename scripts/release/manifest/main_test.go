@@ -87,6 +87,7 @@ func writeZip(t *testing.T, path string, names []string, files map[string][]byte
 func TestCheckArchiveBinaryIsTheRawBinary(t *testing.T) {
 	root, docs := fakeRoot(t)
 	raw := []byte("\x7fELF the released binary")
+	toolRaw := []byte("\x7fELF the released stitchslop")
 	for _, tt := range rawBinaryCases(raw) {
 		t.Run(tt.name, func(t *testing.T) {
 			for _, goos := range []string{"linux", "windows"} {
@@ -94,11 +95,12 @@ func TestCheckArchiveBinaryIsTheRawBinary(t *testing.T) {
 				for k, v := range docs {
 					files[k] = v
 				}
-				bin, name := "stitchslop-bridge", "a_"+goos+".tar.gz"
+				bin, toolBin, name := "stitchslop-bridge", "stitchslop", "a_"+goos+".tar.gz"
 				if goos == "windows" {
-					bin, name = bin+".exe", "a_"+goos+".zip"
+					bin, toolBin, name = bin+".exe", toolBin+".exe", "a_"+goos+".zip"
 				}
 				files[bin] = tt.binary
+				files[toolBin] = toolRaw
 				path := filepath.Join(t.TempDir(), name)
 				if goos == "windows" {
 					var names []string
@@ -109,7 +111,7 @@ func TestCheckArchiveBinaryIsTheRawBinary(t *testing.T) {
 				} else {
 					writeTarGz(t, path, files)
 				}
-				err := checkArchive(root, artifact{Name: name, Path: path, GOOS: goos}, sha(raw))
+				err := checkArchive(root, artifact{Name: name, Path: path, GOOS: goos}, sha(raw), sha(toolRaw))
 				if tt.wantErr == "" && err != nil {
 					t.Errorf("checkArchive(%s) = %v, want nil", goos, err)
 				}
