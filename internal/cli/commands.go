@@ -299,8 +299,6 @@ func (c *command) helpRef() string {
 	return c.prog.Name + " " + c.Name + " --help"
 }
 
-// verbNames lists the bridge's verbs.
-func verbNames() []string { return Bridge.verbNames() }
 
 // owners lists the commands that take flag name.
 func (p *Program) owners(name string) []*command {
