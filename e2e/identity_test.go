@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -70,6 +71,21 @@ func TestIdentity_HelloStatusAndVersionNameTheRunningFile(t *testing.T) {
 	}
 	if got := r.doc(t); !reflect.DeepEqual(got, id) {
 		t.Errorf("version --json %v, want the hello's %v", got, id)
+	}
+
+	// stitchslop's doctor speaks for the bridge beside it, this one: it
+	// names its identity, finds the running bridge the same binary, and
+	// names its own program too.
+	d := runCLI(t, "--config-dir", b.configDir, "--port", strconv.Itoa(b.port), "doctor", "--json")
+	doc := d.doc(t)
+	if got, _ := doc["bridge"].(map[string]any); !reflect.DeepEqual(got, id) {
+		t.Errorf("doctor --json bridge %v, want the hello's %v", got, id)
+	}
+	if strings.Contains(d.stdout, "runs another binary") {
+		t.Errorf("doctor says the bridge runs another binary than the one beside stitchslop: %s", d.stdout)
+	}
+	if !strings.Contains(d.stdout, `"message":"stitchslop `) || !strings.Contains(d.stdout, fileSHA256(t, toolPath)) {
+		t.Errorf("doctor --json does not name stitchslop and its SHA-256: %s", d.stdout)
 	}
 }
 

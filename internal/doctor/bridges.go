@@ -212,7 +212,7 @@ func (d *doctor) reportBridge(port int, f session.File, st bridgeStatus) {
 	}
 	d.add(Finding{Check: "port", Severity: OK, Subject: addr(port),
 		Message: fmt.Sprintf("a bridge of this config dir, for %s, pid %d, started %s; %s", site, f.PID, untrusted(f.StartedAt), tab)})
-	if me := self(time.Minute); st.Bridge.SHA256 != "" && me.SHA256 != "" && st.Bridge.SHA256 != me.SHA256 && !goRun() {
+	if me := d.bridgeID(time.Minute); st.Bridge.SHA256 != "" && me.SHA256 != "" && st.Bridge.SHA256 != me.SHA256 && !goRun() {
 		// Worth knowing after an upgrade: that bridge still runs the
 		// binary it was started from. Its words are the bridge's own.
 		d.add(Finding{Check: "binary", Severity: Info, Subject: addr(port),

@@ -85,6 +85,12 @@ type Options struct {
 	ConfigDir string        // the config dir the CLI resolved (--config-dir or the default); "": the default
 	Ports     []int         // the ports the tab tries; nil: bridge.DefaultPorts (8787-8790)
 	Timeout   time.Duration // per probe; 0: DefaultTimeout
+	// Bridge says which stitchslop-bridge binary doctor speaks for: the
+	// one beside stitchslop, which setup registers (nil: this binary).
+	Bridge func(wait time.Duration) version.Identity
+	// Tool, when set, is the identity of the program doctor runs in
+	// (stitchslop), reported beside the bridge's.
+	Tool *version.Identity
 }
 
 // Finding is one thing doctor found.
@@ -155,13 +161,19 @@ func Run(ctx context.Context, o Options) Report {
 	if dirOK {
 		d.checkPairing(readable(paths.Pairing(o.ConfigDir)))
 	}
-	id := self(time.Minute)
+	id := d.bridgeID(time.Minute)
 	d.add(identityFinding(id))
+	if o.Tool != nil {
+		d.add(identityFinding(*o.Tool))
+	}
 	return Report{Healthy: healthy(d.found), Findings: d.found, Bridge: id}
 }
 
 // identityFinding says which binary this is, for the text report.
 func identityFinding(id version.Identity) Finding {
+	if id.Version == "" { // it could not be asked
+		return Finding{Check: "binary", Severity: Info, Message: id.Name + ": " + id.SHA256Error}
+	}
 	msg := fmt.Sprintf("%s %s %s/%s", id.Name, id.Version, id.OS, id.Arch)
 	if id.Commit != "" {
 		msg += " commit " + id.Commit
@@ -182,6 +194,14 @@ type doctor struct {
 }
 
 func (d *doctor) add(f Finding) { d.found = append(d.found, f) }
+
+// bridgeID is the identity of the bridge binary doctor speaks for.
+func (d *doctor) bridgeID(wait time.Duration) version.Identity {
+	if d.o.Bridge != nil {
+		return d.o.Bridge(wait)
+	}
+	return self(wait)
+}
 
 func healthy(fs []Finding) bool {
 	for _, f := range fs {

@@ -5,8 +5,11 @@ import (
 	"encoding/json"
 	"io"
 	"log/slog"
+	"os/exec"
+	"time"
 
 	"github.com/stitchslop/stitchslop-bridge/internal/doctor"
+	"github.com/stitchslop/stitchslop-bridge/internal/version"
 )
 
 // runDoctor is `doctor [--port N[,N...]] [--config-dir DIR] [--json]`: it
@@ -22,7 +25,9 @@ func runDoctor(ctx context.Context, a args, dir string, stdout io.Writer, log *s
 	if err != nil {
 		return mistake(log, stdout, c, a, err.Error(), "")
 	}
-	r := doctor.Run(ctx, doctor.Options{ConfigDir: dir, Ports: ports})
+	tool := version.SelfOf(Program.Name, time.Minute)
+	r := doctor.Run(ctx, doctor.Options{ConfigDir: dir, Ports: ports, Tool: &tool,
+		Bridge: func(wait time.Duration) version.Identity { return bridgeIdentity(ctx, wait) }})
 	if a.Has("json") {
 		b, err := json.Marshal(r)
 		if err != nil {
@@ -38,4 +43,27 @@ func runDoctor(ctx context.Context, a args, dir string, stdout io.Writer, log *s
 		return 1
 	}
 	return 0
+}
+
+// bridgeIdentity is which stitchslop-bridge doctor speaks for, the one
+// beside this program (setup registers it), as it says itself with
+// version --json. Only its sha256 is compared with a running bridge's.
+func bridgeIdentity(ctx context.Context, wait time.Duration) version.Identity {
+	id := version.Identity{Name: "stitchslop-bridge"}
+	bin, err := bridgeBeside()
+	if err != nil {
+		id.SHA256Error = err.Error()
+		return id
+	}
+	ctx, cancel := context.WithTimeout(ctx, wait)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, bin, "version", "--json").Output()
+	if err != nil {
+		id.SHA256Error = "no stitchslop-bridge beside this program answers version --json (" + bin + "): " + err.Error()
+		return id
+	}
+	if err := json.Unmarshal(out, &id); err != nil || id.Name != "stitchslop-bridge" {
+		return version.Identity{Name: "stitchslop-bridge", SHA256Error: bin + " version --json did not name a stitchslop-bridge"}
+	}
+	return id
 }

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -52,8 +54,18 @@ func runSetup(ctx context.Context, a args, stdout io.Writer, log *slog.Logger) i
 	}
 	if a.Has("json") {
 		err = setup.WriteJSON(stdout, plans)
-	} else {
-		err = setup.WriteText(stderrOf(ctx), plans)
+	} else if err = setup.WriteText(stderrOf(ctx), plans); err == nil {
+		// The two programs, by name: the bridge each line above starts,
+		// and this one, whose listen the bridge's greeting hands over.
+		self, _ := executable()
+		cwd, _ := os.Getwd()
+		if l, ok := setup.LastingBinary(bin, cwd); ok {
+			bin = l.Path
+		}
+		if setup.GoRunBinary(self) {
+			self = "go run ./cmd/stitchslop (build it beside the bridge to keep it: go build -o " + filepath.Join(filepath.Dir(bin), "stitchslop") + " ./cmd/stitchslop)"
+		}
+		_, err = fmt.Fprintf(stderrOf(ctx), "\nThe bridge an agent starts: %s\nstitchslop, the tools you run by hand (its listen is the voice listener the bridge hands an agent): %s\n", bin, self)
 	}
 	if err != nil {
 		log.Error("setup: " + err.Error())
