@@ -299,7 +299,6 @@ func (c *command) helpRef() string {
 	return c.prog.Name + " " + c.Name + " --help"
 }
 
-
 // owners lists the commands that take flag name.
 func (p *Program) owners(name string) []*command {
 	var cs []*command
