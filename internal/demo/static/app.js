@@ -1,4 +1,4 @@
-// The stand-in Stitch Slop tab of `stitchslop-bridge demo`.
+// The stand-in Stitch Slop tab of `stitchslop demo`.
 //
 // It plays the page side of the bridge protocol (protocol.md §2) the way
 // the real app does: it dials the bridge's ports in order, sends its stored
