@@ -67,16 +67,29 @@ func TestNewcomer_GoRunDemoNamesNoBuildCachePath(t *testing.T) {
 		t.Fatal(err)
 	}
 	bin := filepath.Join(repo, "stitchslop-bridge")
+	// The demo builds that binary first (go run's stitchslop has no bridge
+	// beside it): from the module and build caches the test's own go uses,
+	// since the child's HOME is a fresh one; and gone again after the test
+	// when it was not there before.
+	if _, err := os.Stat(bin); err != nil {
+		t.Cleanup(func() { os.Remove(bin) })
+	}
+	caches, err := exec.Command("go", "env", "GOMODCACHE", "GOCACHE").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cache := strings.Fields(string(caches))
 	cmd := exec.Command(goRunCopy(t), "demo", "--port", strconv.Itoa(freePort(t)), "--config-dir", filepath.Join(t.TempDir(), "cfg"))
 	cmd.Dir = repo
-	cmd.Env = childEnv(t.TempDir())
+	cmd.Env = childEnv(t.TempDir(), "GOMODCACHE="+cache[0], "GOCACHE="+cache[1], "GOPROXY=off")
 	stderr := newLineLog(nil)
 	cmd.Stderr = stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	if _, _, ok := stderr.lines.await(0, guard, func(l string) bool { return strings.Contains(l, "Ctrl-C stops the demo") }); !ok {
+	// A guard that leaves room for the go build.
+	if _, _, ok := stderr.lines.await(0, 12*guard, func(l string) bool { return strings.Contains(l, "Ctrl-C stops the demo") }); !ok {
 		t.Fatalf("the demo did not say what to try; stderr:\n%s", stderr)
 	}
 	lines := stderr.lines.all()
