@@ -10,7 +10,7 @@ import (
 // TestGateIsTheOnlyWayToStdout holds that the verbs that print what a
 // bridge or a page answered (verbs.go, and stitchslop's listen.go and
 // doctor.go in internal/toolbox, whose report holds what other bridges'
-// /status said) write stdout only through emit (cli.Emit there), which
+// /status said) write stdout only through emit or emitDoc (cli.EmitDoc there), which
 // passes every document through security/gate (issue 19).
 func TestGateIsTheOnlyWayToStdout(t *testing.T) {
 	fset := token.NewFileSet()

@@ -220,9 +220,9 @@ func PortFlag(a Args) (int, error) { return portFlag(a) }
 // StderrOf is the stderr Main was given (for what a person reads).
 func StderrOf(ctx context.Context) io.Writer { return stderrOf(ctx) }
 
-// Emit prints one document a bridge or a page answered, through the gate
-// every such print passes (gate.go).
-func Emit(w io.Writer, doc []byte, a Args) { emit(w, doc, a) }
+// EmitDoc prints one document that holds what a bridge or a page
+// answered, through the gate every such print passes (gate.go).
+func EmitDoc(w io.Writer, doc []byte) { emitDoc(w, doc) }
 
 // Wrap fills text's paragraphs to the help's width, the first line after
 // lead.

@@ -18,7 +18,7 @@ type (
 
 var (
 	mistake = cli.Mistake
-	emit    = cli.Emit
+	emitDoc = cli.EmitDoc
 )
 
 // Main runs stitchslop and returns its exit code.
