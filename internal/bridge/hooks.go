@@ -53,8 +53,7 @@ const TestPortsEnv = "STITCHSLOP_TEST_PORTS"
 
 // TestHook is the variable env of a testHooks build's environment, and ""
 // in a release build, whatever the environment holds: the one door through
-// which the black-box tests set what a user cannot (TestPortsEnv here,
-// demo.TestPagePortEnv).
+// which the black-box tests set what a user cannot (TestPortsEnv).
 func TestHook(env string) string {
 	if testHooks != "on" {
 		return ""
