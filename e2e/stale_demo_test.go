@@ -3,7 +3,7 @@ package e2e
 // THREAT_MODEL T17: the demo's pairings are the demo's. Its bridge keeps
 // them in a throwaway folder of its own, so the config dir's pairing.json,
 // which may hold a pairing of the demo's own origin that is not the demo's
-// (a local dev server on 8780), is never written or trimmed, whether the
+// (a local dev server's), is never written or trimmed, whether the
 // demo exits cleanly or is killed. A pairing an older demo stored there
 // (demoSecrets) is still refused by every production bridge.
 
