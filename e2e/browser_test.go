@@ -76,6 +76,7 @@ type demoProc struct {
 	pageURL string // http://127.0.0.1:N/
 	port    int    // the bridge's
 	dir     string
+	tmp     string // its TMPDIR
 }
 
 var demoPageRE = regexp.MustCompile(`open (http://127\.0\.0\.1:\d+/) in a browser`)
@@ -84,9 +85,12 @@ var demoPageRE = regexp.MustCompile(`open (http://127\.0\.0\.1:\d+/) in a browse
 // waits for the page URL it prints.
 func startDemo(t *testing.T, port int, dir string, env ...string) *demoProc {
 	t.Helper()
-	d := &demoProc{stderr: newLineLog(nil), done: make(chan struct{}), port: port, dir: dir}
+	d := &demoProc{stderr: newLineLog(nil), done: make(chan struct{}), port: port, dir: dir, tmp: t.TempDir()}
 	d.cmd = exec.Command(toolPath, "demo", "--port", strconv.Itoa(port), "--config-dir", dir)
-	d.cmd.Env = childEnv(t.TempDir(), env...)
+	// A temporary directory of the test's own, which the demo must leave
+	// as it found it (empty) however it ends: nothing of it reaches the
+	// machine's /tmp.
+	d.cmd.Env = childEnv(t.TempDir(), append([]string{"TMPDIR=" + d.tmp}, env...)...)
 	d.cmd.Stderr = d.stderr
 	d.cmd.WaitDelay = 2 * time.Second
 	if err := d.cmd.Start(); err != nil {
@@ -105,6 +109,9 @@ func startDemo(t *testing.T, port int, dir string, env ...string) *demoProc {
 			<-d.done
 		}
 		checkStderr(t, d.stderr)
+		if left, err := os.ReadDir(d.tmp); err != nil || len(left) > 0 {
+			t.Errorf("the demo left %v in its TMPDIR (%v), want nothing", left, err)
+		}
 	})
 	line, _, ok := d.stderr.lines.await(0, browserGuard, demoPageRE.MatchString)
 	if !ok {

@@ -12,7 +12,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net"
-	"net/http"
 	"os/exec"
 	"path/filepath"
 	"strconv"
@@ -85,10 +84,7 @@ func TestT17_OtherUserCannotFetchDemoToken(t *testing.T) {
 	if got := strings.TrimSpace(string(out)); got != "closed" {
 		t.Errorf("uid 65534 asking for the demo's token: got %q, want the connection closed unread", got)
 	}
-	resp, err := http.Get(d.pageURL + "demo/token")
-	if err != nil {
-		t.Fatal(err)
-	}
+	resp := demoTokenRequest(t, d, demoPageHeader)
 	defer resp.Body.Close()
 	var tok struct{ Token string }
 	if err := json.NewDecoder(resp.Body).Decode(&tok); resp.StatusCode != 200 || err != nil || tok.Token == "" {

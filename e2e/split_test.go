@@ -22,7 +22,7 @@ func TestDemo_KilledDemoTakesItsBridge(t *testing.T) {
 	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "cfg")
 	port := freePort(t)
-	d := startDemo(t, port, dir, "STITCHSLOP_TEST_DEMO_PAGE_PORT="+strconv.Itoa(freePort(t)))
+	d := startDemo(t, port, dir)
 	m := bridgePidRE.FindStringSubmatch(d.stderr.String())
 	if m == nil {
 		t.Fatalf("the demo's stderr names no bridge pid:\n%s", d.stderr)

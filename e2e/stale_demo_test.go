@@ -3,7 +3,7 @@ package e2e
 // THREAT_MODEL T17: the demo's pairings are the demo's. Its bridge keeps
 // them in a throwaway folder of its own, so the config dir's pairing.json,
 // which may hold a pairing of the demo's own origin that is not the demo's
-// (a local dev server on 8780), is never written or trimmed, whether the
+// (a local dev server's), is never written or trimmed, whether the
 // demo exits cleanly or is killed. A pairing an older demo stored there
 // (demoSecrets) is still refused by every production bridge.
 
@@ -34,15 +34,34 @@ func (d *demoProc) kill(t *testing.T) {
 	<-d.done
 }
 
-// demoToken is one load of the demo's page: the token /demo/token hands it.
-func demoToken(t *testing.T, d *demoProc) string {
+// demoTokenRequest asks the demo's page server for a token with hdr, as a
+// load of the page does with demoPageHeader.
+func demoTokenRequest(t *testing.T, d *demoProc, hdr map[string]string) *http.Response {
 	t.Helper()
-	resp, err := http.Get(d.pageURL + "demo/token")
+	req, err := http.NewRequest(http.MethodGet, d.pageURL+"demo/token", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
+	for k, v := range hdr {
+		req.Header.Set(k, v)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp
+}
+
+// demoPageHeader is what the page's script sends with its request for a
+// token (app.js); the page server refuses a request without it.
+var demoPageHeader = map[string]string{"X-Stitchslop-Demo": "1"}
+
+// demoToken is one load of the demo's page: the token /demo/token hands it.
+func demoToken(t *testing.T, d *demoProc) string {
+	t.Helper()
+	resp := demoTokenRequest(t, d, demoPageHeader)
 	var tok struct{ Token string }
-	err = json.NewDecoder(resp.Body).Decode(&tok)
+	err := json.NewDecoder(resp.Body).Decode(&tok)
 	resp.Body.Close()
 	if err != nil || tok.Token == "" {
 		t.Fatalf("the demo's token: %v %+v", err, tok)
@@ -66,21 +85,25 @@ func pairWithDemo(t *testing.T, d *demoProc) (*page, string) {
 	return p, secret
 }
 
-// TestT17_DemoLeavesPairingJSONByteForByte: with a production pairing of
-// the demo's own origin in ~/.stitchslop/pairing.json, the demo runs, a
-// tab pairs with it, the shell verbs drive it through that config dir, and
-// it stops (Ctrl-C), or is killed and started and killed again: the file
-// is the same, byte for byte, throughout. The old demo removed that
-// pairing at its start and at its exit.
+// TestT17_DemoLeavesPairingJSONByteForByte: with production pairings in
+// ~/.stitchslop/pairing.json, among them one of the demo's own origin
+// (written once the demo has taken its port: a dev server's that had it
+// before, say), the demo runs, a tab pairs with it, the shell verbs drive
+// it through that config dir, and it stops (Ctrl-C), or is killed and a
+// demo started and killed again: the file is the same, byte for byte,
+// throughout. The old demo removed a pairing of its origin at its start
+// and at its exit.
 func TestT17_DemoLeavesPairingJSONByteForByte(t *testing.T) {
 	for _, stop := range []string{"ctrl-c", "sigkill"} {
 		t.Run(stop, func(t *testing.T) {
 			home := t.TempDir()
-			tmp := t.TempDir()
 			dir := filepath.Join(home, ".stitchslop")
-			pagePort := strconv.Itoa(freePort(t))
-			site := "http://127.0.0.1:" + pagePort
-			seedPairing(t, dir, map[string]any{site: pairingFor(newSecret()), testOrigin: pairingFor(newSecret())})
+			other := "http://127.0.0.1:" + strconv.Itoa(freePort(t))
+			seedPairing(t, dir, map[string]any{other: pairingFor(newSecret()), testOrigin: pairingFor(newSecret())})
+			env := []string{"HOME=" + home}
+			d := startDemo(t, freePort(t), dir, env...)
+			site := d.site()
+			seedPairing(t, dir, map[string]any{site: pairingFor(newSecret()), other: pairingFor(newSecret()), testOrigin: pairingFor(newSecret())})
 			path := filepath.Join(dir, "pairing.json")
 			seeded, err := os.ReadFile(path)
 			if err != nil {
@@ -92,11 +115,6 @@ func TestT17_DemoLeavesPairingJSONByteForByte(t *testing.T) {
 					t.Errorf("%s: pairing.json = %s, %v; want it byte for byte as it was:\n%s", when, b, err, seeded)
 				}
 			}
-			env := []string{"HOME=" + home, "TMPDIR=" + tmp, "STITCHSLOP_TEST_DEMO_PAGE_PORT=" + pagePort}
-			d := startDemo(t, freePort(t), dir, env...)
-			if d.site() != site {
-				t.Fatalf("the demo's page is at %s, want %s", d.site(), site)
-			}
 			pairWithDemo(t, d)
 			if st := d.cli(t, cliInput{}, "status").doc(t); st["connected"] != true || st["origin"] != site {
 				t.Errorf("status through %s: %v, want the demo's bridge, connected to %s", dir, st, site)
@@ -107,18 +125,27 @@ func TestT17_DemoLeavesPairingJSONByteForByte(t *testing.T) {
 					t.Errorf("demo exit after Ctrl-C: %d, want 0; stderr:\n%s", code, d.stderr)
 				}
 				same("after Ctrl-C")
-				if left, _ := filepath.Glob(filepath.Join(tmp, "stitchslop-demo-*")); len(left) > 0 {
+				if left, _ := filepath.Glob(filepath.Join(dir, "demo-*")); len(left) > 0 {
 					t.Errorf("the demo's pairing folder is left after Ctrl-C: %v", left)
 				}
 				return
 			}
 			d.kill(t)
 			same("after SIGKILL")
+			killed, _ := filepath.Glob(filepath.Join(dir, "demo-*"))
+			if len(killed) != 1 {
+				t.Fatalf("after SIGKILL the config dir holds %v, want the killed demo's one pairing folder", killed)
+			}
 			d2 := startDemo(t, freePort(t), dir, env...)
-			if d2.site() != site {
-				t.Fatalf("the restarted demo's page is at %s, want %s", d2.site(), site)
+			if d2.site() == site {
+				t.Errorf("the restarted demo's page is at %s, the killed one's origin; want one of its own", site)
 			}
 			same("once a demo started again after SIGKILL")
+			// The later demo removed the killed one's folder (its pid is
+			// dead), and keeps its own.
+			if left, _ := filepath.Glob(filepath.Join(dir, "demo-*")); len(left) != 1 || left[0] == killed[0] {
+				t.Errorf("with a second demo running the config dir holds %v, want only its folder (the killed demo's %s removed)", left, killed[0])
+			}
 			d2.kill(t)
 			same("after a second SIGKILL")
 		})

@@ -121,15 +121,25 @@ func checkArtifact(ctx context.Context, sums map[string]string, checksumsPath, p
 // errNotRegular is openRegular's refusal of anything but a regular file.
 var errNotRegular = errors.New("not a regular file")
 
-// openRegular opens path once and checks that what it opened is a regular
-// file; every file the verifier reads comes from here (openInputs). On
-// unix the open does not block on a FIFO swapped in for the file
-// (O_NONBLOCK; Windows ignores the flag, and opening a pipe there does not
-// wait for a writer), and the Fstat of what was opened refuses it, a
-// device or a directory. Whatever is checked or hashed after this reads
-// from the handle, never the path.
+// openRegular opens path once, if it is a regular file, and checks that
+// what it opened is that file; every file the verifier reads comes from
+// here (openInputs). It looks before it opens: a device, a FIFO or a
+// directory (a link to /dev/ptmx, which allocates a terminal when opened)
+// is refused unopened. The open cannot block on a FIFO swapped in between
+// (O_NONBLOCK on unix; Windows ignores the flag, and opening a pipe there
+// does not wait for a writer) nor make a terminal the process's own
+// (O_NOCTTY), and the Fstat of what was opened must be the file looked at
+// (os.SameFile), so a swap is refused too. Whatever is checked or hashed
+// after this reads from the handle, never the path.
 func openRegular(path string) (*os.File, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	looked, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if !looked.Mode().IsRegular() {
+		return nil, errNotRegular
+	}
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOCTTY, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -138,7 +148,7 @@ func openRegular(path string) (*os.File, error) {
 		f.Close()
 		return nil, err
 	}
-	if !fi.Mode().IsRegular() {
+	if !fi.Mode().IsRegular() || !os.SameFile(looked, fi) {
 		f.Close()
 		return nil, errNotRegular
 	}

@@ -1,6 +1,6 @@
 // Package demo runs `stitchslop demo`: a bridge (the stitchslop-bridge
-// binary, started as a child with --demo; start.go), and on another
-// loopback port an embedded stand-in Stitch Slop tab (static/, plain
+// binary, started as a child with --demo; start.go), and on a loopback
+// port the OS picks for each run an embedded stand-in Stitch Slop tab (static/, plain
 // HTML, JS and CSS) whose origin only this bridge admits. The tab dials
 // the bridge's port first, then the rest of the bridge's list (8787..8790
 // unless --port says otherwise), and pairs like the real app, with a
@@ -11,17 +11,21 @@
 // Content-Security-Policy lets it open WebSockets to exactly those ports.
 // The page server listens through peercred.Listen, as the bridge does, so
 // another user's process cannot fetch a token. The demo's bridge keeps its
-// pairings in a throwaway folder that nothing else reads and that goes
-// with the demo: the config dir's pairing.json is never written or
-// trimmed, whether the demo stops cleanly or is killed (THREAT_MODEL.md
-// T17). Its session file is in the config dir, as every bridge's is, so
-// the shell verbs and an agent's --lazy bridge find it.
+// pairings in a folder of their own inside the config dir (demo-<pid>-<random>),
+// which nothing else reads and which goes with the demo: the config dir's
+// pairing.json is never written or trimmed, whether the demo stops cleanly
+// or is killed (THREAT_MODEL.md T17). Its session file is in the config
+// dir, as every bridge's is, so the shell verbs and an agent's --lazy
+// bridge find it.
 package demo
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
+	"crypto/sha512"
 	"embed"
+	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -32,6 +36,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -44,9 +49,11 @@ import (
 	"github.com/stitchslop/stitchslop-bridge/internal/session"
 	"github.com/stitchslop/stitchslop-bridge/internal/setup"
 	"github.com/stitchslop/stitchslop-bridge/internal/ui"
+	"github.com/stitchslop/stitchslop-bridge/security/fileperm"
 	"github.com/stitchslop/stitchslop-bridge/security/limits"
 	"github.com/stitchslop/stitchslop-bridge/security/origin"
 	"github.com/stitchslop/stitchslop-bridge/security/peercred"
+	"github.com/stitchslop/stitchslop-bridge/security/throttle"
 )
 
 //go:embed static
@@ -69,12 +76,6 @@ type Options struct {
 	// port once both listen (tests wait on it).
 	Ready func(pageURL string, bridgePort int)
 }
-
-// PagePort is where the demo serves its page when it can. A fixed port
-// gives the page a fixed origin, so an agent registered with the line the
-// demo prints finds the demo again on the next run. It is none of the
-// four ports the tab dials. A test hook.
-var PagePort = 8780
 
 // tokenRetryAfter is what /demo/token asks the page to wait, in seconds,
 // while the bridge is not listening yet (the page retries sooner on its
@@ -101,32 +102,29 @@ func Run(ctx context.Context, o Options) error {
 	_, err := os.Lstat(o.ConfigDir)
 	fresh := errors.Is(err, fs.ErrNotExist)
 	// The demo's pairings, apart from every other bridge's: a folder of
-	// its own, 0700, removed when the demo stops. A demo killed with
-	// SIGKILL leaves it in the temporary directory, where no bridge looks.
-	pairDir, err := os.MkdirTemp("", "stitchslop-demo-")
+	// their own inside the checked config dir, removed when the demo stops
+	// (pairingFolder).
+	pairDir, err := pairingFolder(o.ConfigDir, log)
 	if err != nil {
-		return fmt.Errorf("demo: cannot make a folder for its pairing: %w", err)
+		return err
 	}
 	defer func() {
 		if err := os.RemoveAll(pairDir); err != nil {
 			log.Warn("could not remove the demo's pairing folder " + pairDir + ": " + err.Error())
 		}
+		// The bridge removed its session file by now.
+		if fresh {
+			removeDir(o.ConfigDir, log)
+		}
 	}()
 	// The page server is peer-checked like the bridge (T17): another
-	// user's process that asks for /demo/token is closed out unread.
-	want := PagePort
-	if p := hookedPagePort(); p > 0 {
-		want = p
-	}
-	ln, err := peercred.Listen("127.0.0.1:"+strconv.Itoa(want), log)
+	// user's process that asks for /demo/token is closed out unread. Its
+	// port is the OS's pick, new each run, so the page's origin is this
+	// run's alone: nothing another local user planted in the browser for
+	// an origin earlier (a service worker, a cached script) is at it.
+	ln, err := peercred.Listen("127.0.0.1:0", log)
 	if err != nil {
-		// Taken (another demo, say): any free port does, but the page's
-		// origin, and with it the MCP line printed below, is then this
-		// run's alone.
-		log.Warn(fmt.Sprintf("port %d is taken; the page gets another port, and the agent line below holds for this run only", want))
-		if ln, err = peercred.Listen("127.0.0.1:0", log); err != nil {
-			return fmt.Errorf("demo: cannot listen for the page: %w", err)
-		}
+		return fmt.Errorf("demo: cannot listen for the page: %w", err)
 	}
 	pagePort := ln.Addr().(*net.TCPAddr).Port
 	site := "http://127.0.0.1:" + strconv.Itoa(pagePort)
@@ -143,7 +141,11 @@ func Run(ctx context.Context, o Options) error {
 	if len(ports) == 0 {
 		ports = bridge.DefaultPorts
 	}
-	st := &state{files: files, pagePort: pagePort, ports: ports, tokens: &tokens{first: first}}
+	st, err := buildState(files, pagePort, ports, &tokens{first: first}, log)
+	if err != nil {
+		ln.Close()
+		return err
+	}
 	srv := &http.Server{
 		Handler:           st.guarded(),
 		ReadHeaderTimeout: limits.HTTPReadHeaderTimeout,
@@ -160,12 +162,62 @@ func Run(ctx context.Context, o Options) error {
 		tell(log, site, port, o)
 		ready(o, site, port)
 	})
-	// The bridge removed its session file; the pairing folder goes in the
-	// deferred RemoveAll.
-	if fresh {
-		removeDir(o.ConfigDir, log)
-	}
 	return runErr
+}
+
+// pairingFolder makes the folder the demo's bridge keeps its pairings in:
+// <config>/demo-<pid>-<random>, 0700, inside the config dir once
+// fileperm.EnsureDir has checked it (the user's own, not a link, 0700), so
+// no other user can put a link or a folder of theirs in its place, as one
+// could in a shared temporary directory. It first removes the folders that
+// demos now dead left (sweep).
+func pairingFolder(configDir string, log *slog.Logger) (string, error) {
+	if err := fileperm.EnsureDir(configDir, func(msg string) { log.Warn(msg) }); err != nil {
+		return "", fmt.Errorf("demo: %w", err)
+	}
+	sweep(configDir, log)
+	b := make([]byte, 8)
+	if _, err := rand.Read(b); err != nil {
+		return "", errors.New("demo: no randomness for its pairing folder: " + err.Error())
+	}
+	dir := filepath.Join(configDir, pairingPrefix+strconv.Itoa(os.Getpid())+"-"+hex.EncodeToString(b))
+	if err := os.Mkdir(dir, fileperm.DirMode); err != nil {
+		return "", fmt.Errorf("demo: cannot make a folder for its pairings: %w", err)
+	}
+	return dir, nil
+}
+
+// pairingPrefix starts the name of a demo's pairing folder; the pid of the
+// demo that made it follows.
+const pairingPrefix = "demo-"
+
+// sweep removes the pairing folders of demos that were killed (SIGKILL, a
+// crash: a demo that stops removes its own): those whose demo's pid is not
+// a live process. A folder whose pid is alive is kept, even when the pid
+// was reused by another program, and so is anything that is not a
+// directory of that name (a link is never followed: RemoveAll removes a
+// link, not what it names, and the config dir is the user's alone).
+func sweep(configDir string, log *slog.Logger) {
+	entries, err := os.ReadDir(configDir)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		rest, ok := strings.CutPrefix(e.Name(), pairingPrefix)
+		pidText, tail, ok2 := strings.Cut(rest, "-")
+		pid, err := strconv.Atoi(pidText)
+		if !ok || !ok2 || tail == "" || err != nil || pid <= 0 || !e.IsDir() || e.Type()&fs.ModeSymlink != 0 {
+			continue
+		}
+		if pid == os.Getpid() || session.Alive(pid) {
+			continue
+		}
+		if err := os.RemoveAll(filepath.Join(configDir, e.Name())); err != nil {
+			log.Warn("could not remove the pairing folder a killed demo left, " + e.Name() + ": " + err.Error())
+			continue
+		}
+		log.Info("removed the pairing folder a killed demo left", "folder", e.Name())
+	}
 }
 
 // removeDir removes the config dir the demo created, when the bridge has
@@ -215,8 +267,9 @@ func tell(log *slog.Logger, site string, port int, o Options) {
 		ui.Hint(log, "  "+bin+at+" "+c)
 	}
 	ui.Hint(log, "or from an agent, in a new session: claude mcp add stitchslop-demo -- "+bin+" --lazy --origin "+site+dir)
+	ui.Hint(log, "the page's address is new each run, and with it the line above: run `claude mcp remove stitchslop-demo` before adding it for another run")
 	ui.Hint(log, "the page attaches from any browser you open it in while the demo runs (each load pairs with a token of its own)")
-	ui.Hint(log, "Ctrl-C stops the demo; its pairings were kept in a folder of their own, which goes with it")
+	ui.Hint(log, "Ctrl-C stops the demo; its pairings are kept in a folder of their own in the config dir, which goes with it")
 }
 
 // armTimeout bounds arming one load's token at the demo's own bridge,
@@ -280,14 +333,56 @@ func (t *tokens) next(ctx context.Context) (string, error) {
 	return tok, nil
 }
 
-// state is the page server: its files, the tokens it hands each load, and
-// the port the bridge listens on once it does.
+// state is the page server: its files, the page that names them with
+// their hashes, the tokens it hands each load, and the port the bridge
+// listens on once it does.
 type state struct {
 	files      fs.FS
+	page       []byte // index.html, with each file's integrity filled in
 	pagePort   int
+	site       string // the page's origin
 	tokens     *tokens
+	mint       *throttle.Budget // the loads that may be given a fresh token
+	log        *slog.Logger
 	ports      []int        // the bridge's port list, which the page may dial
 	bridgePort atomic.Int64 // 0 until the bridge listens
+}
+
+func buildState(files fs.FS, pagePort int, ports []int, t *tokens, log *slog.Logger) (*state, error) {
+	page, err := withIntegrity(files)
+	if err != nil {
+		return nil, err
+	}
+	return &state{files: files, page: page, pagePort: pagePort, site: "http://127.0.0.1:" + strconv.Itoa(pagePort),
+		ports: ports, tokens: t, mint: throttle.New(), log: log}, nil
+}
+
+// subresources are the files index.html loads, each with a placeholder
+// for its hash: the browser runs or applies a file only if its bytes are
+// the ones the demo serves this run (Subresource Integrity), so no copy
+// another program left in the browser's cache can stand in for it.
+var subresources = []string{"app.js", "style.css"}
+
+// withIntegrity is index.html with the sha384 of each subresource in its
+// integrity attribute.
+func withIntegrity(files fs.FS) ([]byte, error) {
+	page, err := fs.ReadFile(files, "index.html")
+	if err != nil {
+		return nil, err
+	}
+	for _, name := range subresources {
+		b, err := fs.ReadFile(files, name)
+		if err != nil {
+			return nil, err
+		}
+		sum := sha512.Sum384(b)
+		hole := []byte(`integrity="{{` + name + `}}"`)
+		if bytes.Count(page, hole) != 1 {
+			return nil, errors.New("demo: index.html does not load " + name + " with an integrity placeholder")
+		}
+		page = bytes.Replace(page, hole, []byte(`integrity="sha384-`+base64.StdEncoding.EncodeToString(sum[:])+`"`), 1)
+	}
+	return page, nil
 }
 
 func (s *state) listening(port int) { s.bridgePort.Store(int64(port)) }
@@ -315,10 +410,22 @@ func (s *state) guarded() http.Handler {
 	return origin.Guard{Port: s.pagePort, CSP: csp(s.ports), Literal: true, Next: s}
 }
 
+// TokenHeader is the header the page's script sends with its request for a
+// token, and /demo/token refuses a request without it. A page of another
+// site cannot send it (a custom header makes its request one that the
+// browser first asks the server about, and the server never agrees), so
+// the refusal holds in a browser that sends no Sec-Fetch-Site too.
+const TokenHeader = "X-Stitchslop-Demo"
+
 // ServeHTTP serves the page's files and its token, behind
 // security/origin.Guard (guarded).
 func (s *state) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h := w.Header()
+	// A site that opened the demo in a window of its own keeps no handle on
+	// it (it cannot reload or navigate it), and no other site may embed or
+	// read an answer of this server.
+	h.Set("Cross-Origin-Opener-Policy", "same-origin")
+	h.Set("Cross-Origin-Resource-Policy", "same-origin")
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		h.Set("Allow", "GET, HEAD")
 		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
@@ -327,22 +434,36 @@ func (s *state) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	switch r.URL.Path {
 	case "/demo/token":
 		s.serveToken(w, r)
-	case "/", "/index.html", "/app.js", "/style.css":
+	case "/":
+		// Whatever this origin's storage and cache hold was put there by
+		// no load of this run (the origin is new each run): it goes,
+		// service workers included, before the page runs.
+		h.Set("Clear-Site-Data", `"cache", "storage"`)
+		h.Set("Content-Type", "text/html; charset=utf-8")
+		http.ServeContent(w, r, "index.html", time.Time{}, bytes.NewReader(s.page))
+	case "/index.html":
+		http.Redirect(w, r, "/", http.StatusMovedPermanently)
+	case "/app.js", "/style.css":
 		http.FileServer(http.FS(s.files)).ServeHTTP(w, r)
 	default:
 		http.NotFound(w, r)
 	}
 }
 
-// serveToken answers the page's own scripts with a one-time token of this
-// load's own (tokens) and the ports to dial, once the bridge listens. A
-// fetch from another site says so in Sec-Fetch-Site and is refused before
-// a token is made (CORS would keep the answer from it anyway); a program
-// of the same user sends no Sec-Fetch-Site and may get one, as it may
+// serveToken answers the page's own script with a one-time token of this
+// load's own (tokens) and the ports to dial, once the bridge listens. It
+// refuses, before a token is made, a request without TokenHeader, one
+// whose Sec-Fetch-Site says another site or whose Origin is not the
+// page's (CORS would keep the answer from another site anyway), and more
+// tokens than a person's loads need (a throttle.Budget: a flood of them
+// would push the person's own out of the bridge's few armed per site). A
+// program of the same user can send all of that and get one, as it may
 // drive the bridge through its session file (THREAT_MODEL.md T17).
 func (s *state) serveToken(w http.ResponseWriter, r *http.Request) {
 	h := w.Header()
-	if v := r.Header.Get("Sec-Fetch-Site"); v != "" && v != "same-origin" {
+	fetchSite := r.Header.Get("Sec-Fetch-Site")
+	from := r.Header.Get("Origin")
+	if r.Header.Get(TokenHeader) != "1" || fetchSite != "" && fetchSite != "same-origin" || from != "" && from != s.site {
 		http.Error(w, "forbidden", http.StatusForbidden)
 		return
 	}
@@ -352,6 +473,15 @@ func (s *state) serveToken(w http.ResponseWriter, r *http.Request) {
 		h.Set("Retry-After", tokenRetryAfter)
 		w.WriteHeader(http.StatusServiceUnavailable)
 		json.NewEncoder(w).Encode(map[string]string{"error": "starting", "message": "the demo's bridge is not listening yet"})
+		return
+	}
+	if ok, started := s.mint.Take(); !ok {
+		if started && s.log != nil {
+			s.log.Warn("the demo's page is asked for tokens faster than a person loads it; it refuses them for a while")
+		}
+		h.Set("Retry-After", tokenRetryAfter)
+		w.WriteHeader(http.StatusTooManyRequests)
+		json.NewEncoder(w).Encode(map[string]string{"error": "rate_limited", "message": "too many loads of the page at once; it asks again in a moment"})
 		return
 	}
 	tok, err := s.tokens.next(r.Context())

@@ -38,7 +38,11 @@ func newState(t *testing.T, ports ...int) *state {
 	if len(ports) == 0 {
 		ports = []int{8787, 8788, 8789, 8790}
 	}
-	return &state{files: files, pagePort: testPagePort, tokens: &tokens{first: firstToken}, ports: ports}
+	s, err := buildState(files, testPagePort, ports, &tokens{first: firstToken}, ui.NewLogger(io.Discard))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
 }
 
 const firstToken = "tok_00112233445566778899aabbccddeeff"
@@ -178,7 +182,7 @@ func TestFilesServed(t *testing.T) {
 
 func TestTokenEndpoint(t *testing.T) {
 	s := newState(t, 9001, 9002, 9003)
-	rec := do(s, "GET", "/demo/token", self, nil)
+	rec := do(s, "GET", "/demo/token", self, map[string]string{TokenHeader: "1"})
 	if rec.Code != http.StatusServiceUnavailable || rec.Header().Get("Retry-After") == "" || strings.Contains(rec.Body.String(), "tok_") {
 		t.Fatalf("GET /demo/token before the bridge listens = %d %q, want 503 with Retry-After and no token", rec.Code, rec.Body)
 	}
@@ -190,7 +194,7 @@ func TestTokenEndpoint(t *testing.T) {
 	}
 	seen := map[string]bool{}
 	for i, fetchSite := range []string{"", "same-origin", "same-origin"} {
-		rec := do(s, "GET", "/demo/token", self, map[string]string{"Sec-Fetch-Site": fetchSite})
+		rec := do(s, "GET", "/demo/token", self, map[string]string{"Sec-Fetch-Site": fetchSite, TokenHeader: "1"})
 		var got struct {
 			Token string `json:"token"`
 			Port  int    `json:"port"`
@@ -211,13 +215,13 @@ func TestTokenEndpoint(t *testing.T) {
 		}
 	}
 	for _, fetchSite := range []string{"cross-site", "same-site", "none", "Same-Origin"} {
-		rec := do(s, "GET", "/demo/token", self, map[string]string{"Sec-Fetch-Site": fetchSite})
+		rec := do(s, "GET", "/demo/token", self, map[string]string{"Sec-Fetch-Site": fetchSite, TokenHeader: "1"})
 		if rec.Code != http.StatusForbidden || strings.Contains(rec.Body.String(), "tok_") || len(armed) != 2 {
 			t.Errorf("GET /demo/token with Sec-Fetch-Site %q = %d %q (armed %d), want 403 and no token armed", fetchSite, rec.Code, rec.Body, len(armed))
 		}
 	}
 	s.tokens.arm = func(context.Context, string) error { return errors.New("no bridge") }
-	if rec := do(s, "GET", "/demo/token", self, nil); rec.Code != http.StatusServiceUnavailable || strings.Contains(rec.Body.String(), "tok_") {
+	if rec := do(s, "GET", "/demo/token", self, map[string]string{TokenHeader: "1"}); rec.Code != http.StatusServiceUnavailable || strings.Contains(rec.Body.String(), "tok_") {
 		t.Errorf("GET /demo/token when arming fails = %d %q, want 503 and no token", rec.Code, rec.Body)
 	}
 }
@@ -331,7 +335,9 @@ func TestRun(t *testing.T) {
 	if r.port != bridgePort || !strings.HasPrefix(r.url, "http://127.0.0.1:") {
 		t.Errorf("Ready(%q, %d), want a 127.0.0.1 page and bridge port %d", r.url, r.port, bridgePort)
 	}
-	resp, err := http.Get(r.url + "demo/token")
+	req, _ := http.NewRequest(http.MethodGet, r.url+"demo/token", nil)
+	req.Header.Set(TokenHeader, "1")
+	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}

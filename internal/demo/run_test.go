@@ -76,7 +76,9 @@ func (d *demoRun) stop() error {
 // load is one load of the page: the token /demo/token hands it.
 func (d *demoRun) load(t *testing.T) string {
 	t.Helper()
-	resp, err := http.Get(d.page + "demo/token")
+	req, _ := http.NewRequest(http.MethodGet, d.page+"demo/token", nil)
+	req.Header.Set(TokenHeader, "1")
+	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,9 +115,6 @@ func (d *demoRun) attach(t *testing.T, token string) *websocket.Conn {
 // paired it, then stops the demo and returns what Run returned.
 func runAndPair(t *testing.T, dir string) error {
 	t.Helper()
-	old := PagePort
-	PagePort = 0
-	t.Cleanup(func() { PagePort = old })
 	d := startRun(t, dir)
 	d.attach(t, d.load(t)).Close()
 	return d.stop()
@@ -152,31 +151,31 @@ func TestRunKeepsADirThatWasThere(t *testing.T) {
 	}
 }
 
-// THREAT_MODEL T17: a pairing of the demo's own origin in the config dir
-// (a local dev server's on 8780, say) is not the demo's: the demo runs,
-// pairs its page and stops, and pairing.json is as it was, byte for byte.
-// The old demo removed it at its start and again at its exit.
+// THREAT_MODEL T17: pairings in the config dir are not the demo's: a
+// demo runs, pairs its page and stops, and pairing.json, which holds a
+// pairing of a loopback site and, written while the demo runs, one of the
+// demo's own origin (a dev server's that took the port before, say), is as
+// it was, byte for byte. The old demo removed a pairing of its origin at
+// its start and again at its exit. No folder of the demo's is left.
 func TestRunLeavesTheConfigDirsPairingsAlone(t *testing.T) {
 	dir := t.TempDir()
-	old := PagePort
-	PagePort = freePort(t)
-	t.Cleanup(func() { PagePort = old })
-	site := "http://127.0.0.1:" + strconv.Itoa(PagePort)
 	entry := func() map[string]any {
 		return map[string]any{"secret": "c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0MDA", "secrets": []string{"c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0MDA"},
 			"createdAt": "2026-11-02T09:14:55.120Z", "protocol": 1, "usedTokens": []string{}}
 	}
-	seeded, _ := json.Marshal(map[string]any{site: entry(), "https://www.stitchslop.com": entry()})
+	other := "http://127.0.0.1:" + strconv.Itoa(freePort(t))
 	path := filepath.Join(dir, "pairing.json")
+	seeded, _ := json.Marshal(map[string]any{other: entry(), "https://www.stitchslop.com": entry()})
 	if err := os.WriteFile(path, seeded, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if paired, err := pairing.New(dir, ui.NewLogger(io.Discard)).Paired(site); err != nil || !paired {
-		t.Fatalf("seeded pairing of %s: paired = %v, %v", site, paired, err)
-	}
 	d := startRun(t, dir)
-	if d.site != site {
-		t.Fatalf("the demo's page is at %s, want %s", d.site, site)
+	seeded, _ = json.Marshal(map[string]any{d.site: entry(), other: entry(), "https://www.stitchslop.com": entry()})
+	if err := os.WriteFile(path, seeded, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if paired, err := pairing.New(dir, ui.NewLogger(io.Discard)).Paired(d.site); err != nil || !paired {
+		t.Fatalf("seeded pairing of %s: paired = %v, %v", d.site, paired, err)
 	}
 	d.attach(t, d.load(t)).Close()
 	if b, err := os.ReadFile(path); err != nil || !bytes.Equal(b, seeded) {
@@ -188,6 +187,29 @@ func TestRunLeavesTheConfigDirsPairingsAlone(t *testing.T) {
 	if b, err := os.ReadFile(path); err != nil || !bytes.Equal(b, seeded) {
 		t.Errorf("pairing.json after the demo = %s, %v; want it as seeded", b, err)
 	}
+	if left, _ := filepath.Glob(filepath.Join(dir, "demo-*")); len(left) > 0 {
+		t.Errorf("the demo left %v in the config dir", left)
+	}
+}
+
+// THREAT_MODEL T17: each run's page has an origin of its own, so what
+// another program planted in a browser for an origin (a service worker, a
+// cached script) is not at the next demo's. The old demo served every run
+// on 127.0.0.1:8780.
+func TestSec_EachRunItsOwnOrigin(t *testing.T) {
+	dir := t.TempDir()
+	a := startRun(t, dir)
+	b := startRun(t, dir)
+	if a.site == b.site {
+		t.Errorf("two demos serve their pages at the same origin %s", a.site)
+	}
+	a.stop()
+	b.stop()
+	c := startRun(t, dir)
+	if c.site == a.site || c.site == b.site {
+		t.Errorf("a later demo serves its page at an earlier one's origin %s", c.site)
+	}
+	c.stop()
 }
 
 // Issue 36: the first load's token redeemed by one browser (a link
@@ -196,9 +218,6 @@ func TestRunLeavesTheConfigDirsPairingsAlone(t *testing.T) {
 // attaches once the first has gone. The old demo handed every load the one
 // token, spent by then.
 func TestRunEveryLoadAttaches(t *testing.T) {
-	old := PagePort
-	PagePort = 0
-	t.Cleanup(func() { PagePort = old })
 	d := startRun(t, t.TempDir())
 	first, second := d.load(t), d.load(t)
 	if first == second {

@@ -44,14 +44,16 @@ var commands = []*cli.Command{
 		Summary:  "run a bridge and a stand-in tab to try it without a Stitch Slop account",
 		Long: `demo starts a bridge, the stitchslop-bridge binary beside this program
 (or on PATH, or built from this module's source under go run), and serves
-a stand-in Stitch Slop tab for it on
-http://127.0.0.1:8780, or on another free port when 8780 is taken (then
-the page's address, and the agent line the demo prints, hold for that run
-only). Open the page in any browser while the demo runs: it attaches to
-the bridge and pairs by itself, each load with a one-time token of its
-own that the demo makes and serves to it, never in a URL or on a command
-line, so the shell verbs and an agent can be tried
-without a Stitch Slop account. The bridge takes the first free of 8787-8790, or of --port. On
+a stand-in Stitch Slop tab for it on http://127.0.0.1 at a port the system
+picks, new each run, so the page's address, and the agent line the demo
+prints, hold for that run only (a page another program left in your
+browser for an address cannot be at the next run's). Open the page in any
+browser while the demo runs: it attaches to the bridge and pairs by
+itself, each load with a one-time token of its own that the demo makes
+and serves to the page's own script, never in a URL or on a command line,
+so the shell verbs and an agent can be tried without a Stitch Slop
+account. The bridge takes the first free of 8787-8790, or of --port; the
+shell verbs find it there by its session file in the config directory. On
 stderr the demo says what to open, which commands to try, and how to add
 it to an agent.
 
@@ -61,10 +63,11 @@ shape.recolor, shape.delete, and design.export (SVG, PNG or JSON files,
 for call --save).
 
 Ctrl-C stops both, the bridge and the page. The demo's bridge keeps its
-pairings in a throwaway folder of its own, removed when the demo stops,
-and never touches the config directory's pairing.json, even if the demo is
-killed. A config directory the demo created is removed when it is empty
-again.`,
+pairings in a folder of their own inside the config directory
+(demo-<pid>-<random>), removed when the demo stops, and never touches the
+config directory's pairing.json, even if the demo is killed; the next
+demo removes the folder a killed one left. A config directory the demo
+created is removed when it is empty again.`,
 		Flags: []cli.Flag{
 			{Name: "port", Value: "N[,N...]", Help: "the ports the bridge tries, in order, instead of 8787-8790"},
 			cli.FConfigDir,

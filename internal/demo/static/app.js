@@ -504,10 +504,16 @@
 
   // fetchToken asks the demo for a one-time token of this load's own and the
   // ports to dial, retrying until the demo's bridge listens.
+  // The X-Stitchslop-Demo header is what the demo asks of its own page: a
+  // page of another site cannot send it without the demo's consent, which
+  // it never gives.
   async function fetchToken() {
     for (;;) {
+      let wait = tokenRetryMs;
       try {
-        const r = await fetch("/demo/token", { cache: "no-store", credentials: "same-origin" });
+        const r = await fetch("/demo/token", { cache: "no-store", credentials: "same-origin", headers: { "X-Stitchslop-Demo": "1" } });
+        // 429: more loads than a person makes; the demo says when to ask.
+        if (r.status === 429) wait = 1000;
         if (r.ok) {
           const j = await r.json();
           if (typeof j.token === "string" && Array.isArray(j.ports) && j.ports.every((p) => Number.isInteger(p) && p > 0 && p < 65536)) {
@@ -519,7 +525,7 @@
       } catch (e) {
         // The demo is starting or gone: try again.
       }
-      await new Promise((res) => setTimeout(res, tokenRetryMs));
+      await new Promise((res) => setTimeout(res, wait));
     }
   }
 
