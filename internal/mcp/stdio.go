@@ -155,10 +155,11 @@ func (t *stdio) stop(wait time.Duration) {
 	}
 }
 
-// write is the session's one writer: answers, held answers and list-change
-// notifications, in the order they come, through one buffer that is flushed
-// whenever nothing more is waiting. A write error (the client has gone)
-// ends it; what was queued is dropped.
+// write is the session's one writer: answers, held answers, list-change
+// and channel notifications, in the order they come, through one buffer
+// that is flushed whenever nothing more is waiting. What is queued when the
+// session ends is written before it returns. After a write error (the
+// client has gone) nothing more is written.
 func (t *stdio) write(out io.Writer, s *Session, changed <-chan struct{}, srv *Server) {
 	defer close(t.gone)
 	w := bufio.NewWriterSize(out, 64<<10)

@@ -14,11 +14,11 @@
 //     (MaxDescription, cut with "…"), each schema (MaxSchema bytes,
 //     MaxDepth levels) and the whole list (MaxList bytes);
 //   - removes from every string (title, description, schema keys and
-//     values) control and invisible characters: C0/C1 controls other than
-//     tab and newline, Unicode format characters (zero-width, bidi
-//     overrides, the tag block used for "ASCII smuggling") and variation
-//     selectors, so what a person reviewing the list sees is what the model
-//     reads;
+//     values) the characters the one rule names (security/unprintable:
+//     controls but tab and newline, format and other invisible characters
+//     such as bidi overrides and the tag block of "ASCII smuggling"), so
+//     nothing in the list is hidden from a person who reads it (a
+//     lookalike letter still looks like another);
 //   - keeps only the fields MCP defines for a tool (name, title,
 //     description, inputSchema, annotations with their four boolean hints
 //     and title), turns a schema that is not a JSON object of type object
