@@ -1,100 +1,39 @@
 // Package peercred asks the operating system which user is on the other
 // end of a loopback TCP connection, and who holds a listening port. It
-// mitigates THREAT_MODEL.md T10 (other-user) and T17 (demo): a process of
-// another local account that dials the bridge or the demo's page server,
-// perhaps replaying a secret it learned, or that squats a port the tab
-// dials, before the bridge starts or while it serves.
+// mitigates THREAT_MODEL.md T10 (other-user) and T17 (demo): another local
+// account's process that dials the bridge or the demo's page server, or
+// squats a port the tab dials.
 //
-//   - Listen(addr, log) is the one way the binary listens: the bridge's
-//     port and the demo's page server alike (T17). What it returns is
-//     OwnUserOnly(ln): its Accept hands out only connections SameUser
-//     passes, and closes the others before a byte of them is read.
-//   - SameUser(c) proves that the remote end of an accepted loopback
-//     connection is a socket owned by this process's own user. A client of
-//     another account is refused before anything it sent is read. The
-//     connection's four-tuple cannot be taken over by another socket while
-//     the bridge's end is open, so the answer cannot be swapped under it.
-//   - Squatters(port) lists the sockets, not this user's, listening where a
-//     connection to 127.0.0.1:port or [::1]:port would land (127.0.0.1,
-//     ::1, 0.0.0.0, :: and IPv4-mapped forms), each with its address and
-//     owner: "[::1]:8787 (uid 65534)". The bridge calls it for every port
-//     of its scan list when it binds, after its own Listen (so it also
-//     catches another user's socket sharing the port on the other loopback
-//     address, or through SO_REUSEADDR on Windows), and again every
-//     bridge.SquatCheckEvery while it serves. ListenerOwner(port) answers
-//     the same question with one owner, for doctor.
-//   - HoldsPort(pid, port) proves that process pid holds every socket that
-//     would receive a connection to 127.0.0.1:port, so the CLI sends the
-//     control-plane key to the bridge named in the session file and not to
-//     a squatter that took the port after it.
+//   - Listen is the one way the binary listens; its Accept closes, before
+//     reading a byte, every connection SameUser does not pass. A
+//     connection's four-tuple cannot be taken over while our end is open,
+//     so the answer cannot be swapped under it.
+//   - Squatters lists another user's sockets listening where a connection
+//     to 127.0.0.1:port or [::1]:port would land; the bridge asks after its
+//     own bind and periodically while it serves.
+//   - HoldsPort proves pid holds the port, so the CLI sends the
+//     control-plane key to the bridge the session file names and not to a
+//     squatter.
 //
-// How, per system:
-//   - Linux (and Android): the kernel's socket diagnostics (netlink
-//     sock_diag: an exact lookup by four-tuple, a dump of listeners only)
-//     give each socket's addresses, state, owner uid and inode, in
-//     microseconds; where netlink is not available, /proc/net/tcp and
-//     /proc/net/tcp6 give the same, at a few milliseconds a read. The peer
-//     of a connection is the entry whose local end is our remote end and
-//     whose remote end is our local end, compared with os.Getuid(). HoldsPort
-//     looks for the listener's inode among the /proc/<pid>/fd links
-//     "socket:[inode]", which for another user's process needs root or
-//     CAP_SYS_PTRACE (else an error). All are supported.
-//   - Windows: GetExtendedTcpTable (iphlpapi.dll, TCP_TABLE_OWNER_PID_ALL,
-//     IPv4 and IPv6) gives each socket's owning pid; the user is that
-//     process token's SID (OpenProcess with
-//     PROCESS_QUERY_LIMITED_INFORMATION, OpenProcessToken, GetTokenUser),
-//     compared with this process's token user by EqualSid. HoldsPort
-//     compares the listener's owning pid directly. All are supported.
-//   - macOS, FreeBSD and every other system: ErrUnsupported from all of
-//     them; a Listen listener then lets every connection through, saying
-//     so once.
+// Linux reads netlink sock_diag, else /proc/net/tcp{,6}; Windows reads
+// GetExtendedTcpTable and the owning process token's SID. Elsewhere every
+// function returns ErrUnsupported and Listen lets every connection
+// through, saying so once: the pcblist sysctl records change layout
+// between macOS and FreeBSD releases and cannot be parsed reliably without
+// cgo. Parsing is apart from the OS reads so it is tested and fuzzed on
+// every platform.
 //
-// Parsing is kept apart from the OS reads (procnet.go, wintable.go) so it
-// is tested on fixtures on every platform, and fuzzed
-// (FuzzParseProcNetTCP). A /proc or Windows table is read whole afresh on
-// each call, bounded by maxTableBytes.
+// Fail closed: every function returns an error when it cannot prove its
+// answer (no entry, a table over maxTableBytes, a peer already in
+// TIME_WAIT, whose owner the kernel prints as uid 0). Callers treat an
+// error from SameUser as a refusal and from HoldsPort as "not held".
 //
-// Fail closed. Every function returns an error when it cannot prove its
-// answer: no matching entry, a table that does not parse, a table or fd
-// list over its bound, a peer socket already closed (TIME_WAIT or
-// orphaned: the kernel no longer says whose it was, and prints uid 0 for
-// it), a process that cannot be opened. Callers must treat any error from
-// SameUser as a refusal and any error from HoldsPort as "not held". Mine is
-// true only when proven.
-//
-// What it does not cover (residual risk):
-//   - Another process of the same user is indistinguishable from the
-//     bridge's own clients (T11): same uid, same SID.
-//   - The owner is the socket's creator (Linux) or the process the table
-//     names (Windows). A socket created by this user and handed to, or
-//     inherited by, another user's process still counts as ours; that needs
-//     this user's cooperation.
-//   - Root (or an administrator) can do anything: impersonate the user,
-//     read the session file, ptrace the bridge. When the bridge itself runs
-//     as root, only root's own live sockets pass.
-//   - macOS, FreeBSD and other systems: their net.inet.tcp.pcblist sysctl
-//     carries the owner, but its records (struct xinpcb, xtcpcb, xsocket)
-//     change layout between releases and cannot be parsed reliably without
-//     cgo. The caller skips the checks there with one warning; another
-//     user can then dial the port (the credentials of T5 still stand) and
-//     squat it, undetected.
-//   - Where /proc/net is hidden (a sandbox, Android's SELinux policy) every
-//     call fails, and fail-closed callers refuse every client.
-//   - Network namespaces: the tables are those of the namespace the bridge
-//     runs in, which is the only one whose loopback reaches it. In a user
-//     namespace an unmapped owner shows as the overflow uid (65534): not
-//     ours.
-//   - On Windows a process whose token this user may not read (a service,
-//     an elevated process, System) cannot be proven ours: SameUser refuses
-//     it and ListenerOwner reports it with Mine false and no SID.
-//   - A pid is a name that can be reused: HoldsPort proves that pid holds
-//     the port at the time of the call, nothing about what the pid was
-//     when the session file was written.
-//   - Squatters and ListenerOwner are snapshots: a squatter may bind a
-//     port a moment after they answer. On the port the bridge holds, the
-//     bind then fails for 127.0.0.1 but not for [::1]; on the others
-//     nothing stops it. The bridge's periodic look finds it within a
-//     period and reports it; it cannot take the port back.
+// Residual risk: another process of the same user is indistinguishable
+// (T11); a socket this user hands to another user's process counts as
+// ours; root can do anything; where /proc/net is hidden every client is
+// refused; a pid may be reused (HoldsPort speaks of the moment of the
+// call); Squatters is a snapshot: a squatter that binds later is found at
+// the next look, not prevented.
 package peercred
 
 import (
@@ -106,23 +45,18 @@ import (
 	"strings"
 )
 
-// maxTableBytes bounds one read of a kernel TCP table (/proc/net/tcp,
-// /proc/net/tcp6, or the buffer GetExtendedTcpTable fills), and what the
-// parsers accept. At about 150 bytes a line that is some 100,000 sockets.
-// A larger table is refused rather than truncated: a truncated table could
-// hide the very entry that matters.
+// maxTableBytes bounds one read of a kernel TCP table. A larger table is
+// refused rather than truncated: a truncated one could hide the entry that
+// matters.
 const maxTableBytes = 16 << 20
 
-// ErrUnsupported is returned by every function on platforms where the
-// owner of a socket cannot be found (macOS, FreeBSD and all but Linux and
-// Windows). The caller may skip the check there, once, with a warning.
+// ErrUnsupported is returned by every function on systems other than Linux
+// and Windows.
 var ErrUnsupported = errors.New("peercred: finding the owner of a socket is not supported on this platform")
 
-// ErrNoOwners is Squatters on a system whose socket table names no owning
-// process for a listener (Windows' table says pid 0, which no listener has:
-// Wine's does, for every socket). Another user's listener then cannot be
-// told from the caller's own, so nothing is found; the caller says it
-// could not look, as where the check is unsupported.
+// ErrNoOwners is Squatters on a system whose socket table names pid 0 for
+// a listener (Wine's, for every socket): another user's listener cannot
+// then be told from ours.
 var ErrNoOwners = errors.New("peercred: the system's socket table names no owner for a listener, so another user's cannot be told from this one's")
 
 // Owner is the owner of a socket, as far as the operating system says.
@@ -256,11 +190,9 @@ func canon(ap netip.AddrPort) netip.AddrPort {
 	return netip.AddrPortFrom(ap.Addr().Unmap().WithZone(""), ap.Port())
 }
 
-// receives127 reports whether a socket listening at address a gets
-// connections made to 127.0.0.1: 127.0.0.1 itself, 0.0.0.0 or [::]
-// (IsUnspecified). [::] counts even though an IPV6_V6ONLY socket would
-// not: the tables do not say, and counting it can only make HoldsPort
-// stricter.
+// receives127 reports whether a socket listening at a gets connections
+// made to 127.0.0.1. [::] counts even if IPV6_V6ONLY: the tables do not
+// say, and counting it only makes HoldsPort stricter.
 func receives127(a netip.Addr) bool {
 	a = a.Unmap().WithZone("")
 	return a == netip.AddrFrom4([4]byte{127, 0, 0, 1}) || a.IsUnspecified()
@@ -272,10 +204,8 @@ func receivesLoopback(a netip.Addr) bool {
 	return receives127(a) || a.WithZone("") == netip.IPv6Loopback()
 }
 
-// entry is one socket of a kernel table: /proc/net/tcp or sock_diag on
-// Linux, GetExtendedTcpTable on Windows. Addresses are kept as the table
-// gives them: an IPv4-mapped address stays IPv4-mapped (compare through
-// canon).
+// entry is one socket of a kernel table, addresses as the table gives them
+// (compare through canon).
 type entry struct {
 	Local, Remote netip.AddrPort
 	// State is in the table's own numbering (linux*, win*).
