@@ -63,19 +63,16 @@ var ErrNoOwners = errors.New("peercred: the system's socket table names no owner
 type Owner struct {
 	// UID is the owner's numeric user id on Linux; -1 on Windows.
 	UID int
-	// SID is the owner's security identifier on Windows, such as
-	// "S-1-5-21-...-1001"; "" on Linux, or when it could not be read.
+	// SID is the owner's security identifier on Windows; "" elsewhere, or
+	// when it could not be read.
 	SID string
-	// PID is the owning process on Windows; 0 on Linux, whose table does
-	// not name one.
+	// PID is the owning process on Windows; 0 on Linux.
 	PID int
-	// Mine is true only when the owner is proven to be this process's own
-	// user.
+	// Mine is true only when the owner is proven to be this process's user.
 	Mine bool
 }
 
-// String describes the owner for a message to the person, e.g.
-// "uid 65534" or "pid 4812 (S-1-5-21-1-2-3-1001)".
+// String describes the owner for a message to the person.
 func (o Owner) String() string {
 	var parts []string
 	if o.UID >= 0 {
@@ -104,11 +101,8 @@ func (e *OtherUserError) Error() string {
 }
 
 // SameUser returns nil only if the remote end of c, an accepted loopback
-// TCP connection, is a socket owned by this process's user. It returns an
-// *OtherUserError when the peer is proven to be someone else's, and another
-// error when the owner cannot be found; either way the caller refuses the
-// connection. c may wrap a TCP connection (TLS): only its addresses are
-// used.
+// TCP connection, is a socket of this process's user; an *OtherUserError
+// when it is proven someone else's. Any error is a refusal.
 func SameUser(c net.Conn) error {
 	if c == nil {
 		return errors.New("peercred: nil connection")
@@ -124,12 +118,9 @@ func SameUser(c net.Conn) error {
 	return sameUser(local, remote)
 }
 
-// ListenerOwner reports who holds a TCP socket listening on port at an
-// address that receives connections to 127.0.0.1 or [::1] (127.0.0.1, ::1,
-// 0.0.0.0, :: and their IPv4-mapped forms). found is false, with a nil
-// error, when there is none. When several sockets listen there (both
-// loopback addresses, SO_REUSEPORT), one not proven ours is reported in
-// preference, so Mine is true only if every one of them is ours.
+// ListenerOwner reports who listens where a connection to 127.0.0.1:port
+// or [::1]:port would land, for doctor. Of several, one not proven ours is
+// reported, so Mine is true only if every one is ours.
 func ListenerOwner(port int) (owner Owner, found bool, err error) {
 	if err := checkPort(port); err != nil {
 		return Owner{}, false, err
@@ -146,13 +137,10 @@ func ListenerOwner(port int) (owner Owner, found bool, err error) {
 	return ls[0].Owner, true, nil
 }
 
-// HoldsPort reports whether process pid holds every TCP socket listening
-// on port at an address that receives connections to 127.0.0.1 (127.0.0.1,
-// 0.0.0.0, :: and their IPv4-mapped forms). It is false, with a nil error,
-// when nothing listens there or when some listener is not pid's. It is an
-// error when that cannot be told: on Linux, pid's /proc/<pid>/fd is
-// unreadable (no such process, or another user's without root) or a
-// listener has no inode. A caller treats an error as "not held".
+// HoldsPort reports whether process pid holds every socket listening where
+// a connection to 127.0.0.1:port would land. On Linux it is an error when
+// /proc/<pid>/fd is unreadable or a listener has no inode; a caller treats
+// an error as "not held".
 func HoldsPort(pid, port int) (bool, error) {
 	if pid <= 0 {
 		return false, fmt.Errorf("peercred: pid %d is not a process id", pid)
@@ -170,8 +158,7 @@ func checkPort(port int) error {
 	return nil
 }
 
-// tcpAddrPort turns a connection's address into the form the tables are
-// compared in: IPv4-mapped IPv6 unmapped, no zone.
+// tcpAddrPort turns a connection's address into canon form.
 func tcpAddrPort(a net.Addr) (netip.AddrPort, error) {
 	ta, ok := a.(*net.TCPAddr)
 	if !ok || ta == nil {
@@ -184,7 +171,7 @@ func tcpAddrPort(a net.Addr) (netip.AddrPort, error) {
 	return canon(ap), nil
 }
 
-// canon unmaps an IPv4-mapped address and drops any zone, so that an IPv4
+// canon unmaps an IPv4-mapped address and drops any zone, so an IPv4
 // client seen by a dual-stack socket compares equal to its own entry.
 func canon(ap netip.AddrPort) netip.AddrPort {
 	return netip.AddrPortFrom(ap.Addr().Unmap().WithZone(""), ap.Port())
@@ -210,12 +197,10 @@ type entry struct {
 	Local, Remote netip.AddrPort
 	// State is in the table's own numbering (linux*, win*).
 	State uint32
-	// ID is the owner. On Linux it is the uid of the socket's creator, as
-	// seen from our user namespace (the kernel prints 0 for TIME_WAIT
-	// sockets); on Windows the owning pid (0: none).
+	// ID is the owner: the creator's uid on Linux (0 for TIME_WAIT), the
+	// owning pid on Windows.
 	ID uint32
-	// Inode is the socket's inode on Linux, 0 once no process holds it
-	// (orphaned, TIME_WAIT); 0 on Windows.
+	// Inode is the socket's inode on Linux, 0 once no process holds it.
 	Inode uint64
 }
 
@@ -224,10 +209,8 @@ var (
 	errAmbiguousPeer = errors.New("peercred: the other end of this connection matches sockets of different owners")
 )
 
-// peerID finds the owner of the other end of a connection whose own ends
-// are local and remote (canonical form): the entry whose local end is
-// remote and whose remote end is local, among those live says can be the
-// live client end of a connection (procLive, winLive).
+// peerID finds the owner of the live entry whose ends are the connection's
+// ends swapped.
 func peerID(entries []entry, local, remote netip.AddrPort, live func(entry) bool) (uint32, error) {
 	var id uint32
 	found := false
