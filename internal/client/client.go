@@ -76,11 +76,9 @@ func Find(dir string, port int) (session.File, error) {
 		Hint: "choose one of: " + strings.Join(opts, "; ")}
 }
 
-// ConnectTimeout bounds the TCP connect to the bridge. On loopback a connect
-// is accepted or refused within microseconds; it stalls only when the
-// bridge's accept queue is full, that is when the bridge is frozen and no
-// longer accepting. Two seconds leave room for one SYN retransmission (at
-// one second) on a loaded machine and still answer the person promptly.
+// ConnectTimeout bounds the TCP connect to the bridge: on loopback it
+// stalls only when the bridge is frozen, and this leaves room for one SYN
+// retransmission on a loaded machine.
 const ConnectTimeout = 2 * time.Second
 
 // connectTimeout is ConnectTimeout; tests shorten it.
@@ -93,9 +91,8 @@ const maxErrorBody = 4 << 10
 // maxErrorText caps how much of such an answer is quoted back to the person.
 const maxErrorText = 300
 
-// maxAnswer caps a 200 answer's body (limits.ControlAnswer): the process on
-// the port may be a follower's leader or whatever holds it, and neither
-// gets to decide how much this process reads. Tests shrink it.
+// maxAnswer caps a 200 answer's body: whatever holds the port does not
+// decide how much this process reads.
 var maxAnswer int64 = limits.ControlAnswer
 
 // errNoAnswer is the cause of a request's context when its Timeout ran out.
