@@ -2,38 +2,25 @@
 // end of a loopback TCP connection, and who holds a listening port. It
 // mitigates THREAT_MODEL.md T10 (other-user) and T17 (demo): another local
 // account's process that dials the bridge or the demo's page server, or
-// squats a port the tab dials.
-//
-//   - Listen is the one way the binary listens; its Accept closes, before
-//     reading a byte, every connection SameUser does not pass. A
-//     connection's four-tuple cannot be taken over while our end is open,
-//     so the answer cannot be swapped under it.
-//   - Squatters lists another user's sockets listening where a connection
-//     to 127.0.0.1:port or [::1]:port would land; the bridge asks after its
-//     own bind and periodically while it serves.
-//   - HoldsPort proves pid holds the port, so the CLI sends the
-//     control-plane key to the bridge the session file names and not to a
-//     squatter.
+// squats a port the tab dials. Listen is the one way the binary listens,
+// and closes unread every connection SameUser does not pass; Squatters
+// finds another user's listeners where the tab would land; HoldsPort lets
+// the CLI send the control-plane key only to the bridge its session file
+// names.
 //
 // Linux reads netlink sock_diag, else /proc/net/tcp{,6}; Windows reads
-// GetExtendedTcpTable and the owning process token's SID. Elsewhere every
-// function returns ErrUnsupported and Listen lets every connection
-// through, saying so once: the pcblist sysctl records change layout
-// between macOS and FreeBSD releases and cannot be parsed reliably without
-// cgo. Parsing is apart from the OS reads so it is tested and fuzzed on
-// every platform.
+// GetExtendedTcpTable and the owning token's SID. Elsewhere every function
+// returns ErrUnsupported and Listen lets every connection through, saying
+// so once: the BSD pcblist records change layout between releases and
+// cannot be parsed reliably without cgo.
 //
 // Fail closed: every function returns an error when it cannot prove its
-// answer (no entry, a table over maxTableBytes, a peer already in
-// TIME_WAIT, whose owner the kernel prints as uid 0). Callers treat an
-// error from SameUser as a refusal and from HoldsPort as "not held".
+// answer, and callers treat that as a refusal or "not held".
 //
 // Residual risk: another process of the same user is indistinguishable
-// (T11); a socket this user hands to another user's process counts as
-// ours; root can do anything; where /proc/net is hidden every client is
-// refused; a pid may be reused (HoldsPort speaks of the moment of the
-// call); Squatters is a snapshot: a squatter that binds later is found at
-// the next look, not prevented.
+// (T11); root can do anything; a socket this user hands to another user's
+// process counts as ours; a pid may be reused; Squatters is a snapshot,
+// and a squatter that binds later is found at the next look.
 package peercred
 
 import (
