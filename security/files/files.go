@@ -1,37 +1,23 @@
 // Package files stands between the agent's file tools and the disk: Read
-// reads a file the agent sends to the tab; Batch (a reply's files) and Out
-// (call --out's image) write what the tab sends back, through one walk and
-// one writer (Pending), which also writes the pairing and session files.
-// It mitigates THREAT_MODEL.md T16 (file-tools): a page, perhaps hostile,
+// reads a file the agent sends to the tab; Batch and Out write what the tab
+// sends back, through one race-free walk (walk.go) and one writer
+// (Pending). It mitigates THREAT_MODEL.md T16 (file-tools): a hostile page
 // talks the agent into (a) uploading a local secret (~/.ssh/id_rsa, the
 // bridge's own pairing.json) or (b) writing a file to a dangerous place or
 // under a dangerous name (../../x.sh, .bashrc, a script).
 //
-// Against (a), Read refuses a path with a hidden component, as the walk
-// actually reaches it: secrets live in dot-folders. The walk (walk.go) is
-// race-free by construction: each component is opened from the folder
-// already opened and checked to be what was inspected, and a symlink's
-// target is walked the same way, so another user flipping a link in a
-// folder it owns makes the walk look again or fail. Only images known by
-// their bytes and design kinds known by extension are sent, at most MaxIn
-// bytes.
+// Against (a): a path with a hidden component, as the walk really reaches
+// it through links, is refused, since secrets live in dot-folders; only
+// images known by their bytes and design kinds known by extension are
+// sent. Against (b): every name a Batch saves under is built, never taken
+// (Name, docs/protocol.md §7.15), so no deny-list is kept; --out, the one
+// name a person typed, must be a visible image name (checkName); folders
+// must be the user's own; a file is put in place whole, and only over a
+// regular file with overwrite.
 //
-// Against (b), every name a Batch saves under is built, never taken (Name,
-// docs/protocol.md §7.15): a cleaned stem, Mark, and an extension chosen by
-// the content, so no saved name is a path, hidden, a script, or a name any
-// tool reads by exact name, and no deny-list is kept. --out is the one name
-// a person typed, held by checkName to a bare, visible image name. Folders
-// are walked like Read's paths; on Unix a link is followed only if the
-// user or root owns it, and the folder written into must be the user's.
-// Prepare and CheckOut refuse, before the call, what the write would.
-// Every file is put in place whole by a Pending: without overwrite only
-// where nothing is, with overwrite only over a regular file.
-//
-// Not covered: a file of an allowed kind goes whatever it holds (a secret
-// in ~/Documents/notes.json; script in an .svg); the agent chooses the
-// path and folder, and a non-hidden secret or sensitive folder is not
-// stopped here; "hidden" means a leading dot only (not Windows' attribute
-// nor ~/Library); a name that only looks like another is not refused; a
+// Not covered: a file of an allowed kind goes whatever it holds; the agent
+// chooses the path and folder, and a non-hidden secret is not stopped;
+// "hidden" means a leading dot only; lookalike names are not refused; a
 // process of the same user (T11) can do anything the user can.
 package files
 
