@@ -11,8 +11,8 @@
 // images known by their bytes and design kinds known by extension are
 // sent. Against (b): every name a Batch saves under is built, never taken
 // (Name, docs/protocol.md §7.15), so no deny-list is kept; --out, the one
-// name a person typed, must be a visible image name (checkName); folders
-// must be the user's own; a file is put in place whole, and only over a
+// name a person typed, must be a visible image name (checkName); on Unix
+// folders must be the user's own; a file is put in place whole, and only over a
 // regular file with overwrite.
 //
 // Not covered: a file of an allowed kind goes whatever it holds; the agent

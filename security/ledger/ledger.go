@@ -7,9 +7,9 @@
 // reference bridge's format, so each refuses the other's spent tokens) and
 // in our own spent-token file (File), so deleting pairing.json does not
 // revive a token. The caller holds the pairing file's lock (T14) from the
-// checks to the writes, so two bridges cannot both redeem one token. An
-// unreadable spent-token file is ErrCorrupt and the caller refuses to
-// redeem: failing open would revive every token it held.
+// checks to the writes, so two bridges cannot both redeem one token. A
+// spent-token file that cannot be read or parsed is an error and the
+// caller refuses to redeem: failing open would revive every token it held.
 //
 // Not covered: whoever presents a token first pairs; a process of the
 // user (T11) can delete both files; fingerprints older than the newest
