@@ -2,9 +2,9 @@
 // from the environment variable Var and never from argv, which every user
 // can read through ps (THREAT_MODEL.md T7, protocol.md §1). A running
 // bridge is given one by the MCP pair tool or the control plane's /pair
-// instead (the pair verb reads it from Var or stdin). Take unsets the variable so
-// nothing started later inherits it; the environment block the kernel
-// recorded at exec stays readable by the same user and root (T11).
+// instead (the pair verb reads it from Var or stdin). Take unsets the
+// variable so nothing started later inherits it; the environment block the
+// kernel recorded at exec stays readable by the same user and root (T11).
 package envtoken
 
 import (
