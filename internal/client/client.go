@@ -287,12 +287,9 @@ func (c *Client) readError(ctx context.Context, r Request, err error) error {
 	return &Error{Exit: exitcode.Failed, Code: "read_failed", Msg: fmt.Sprintf("reading the answer of the bridge on port %d: %v", c.s.Port, err)}
 }
 
-// interrupted is a request its caller gave up on (Ctrl-C, a signal, a
-// closed stdout: ctx's cause says which) before the answer was in, or nil
-// when the request's own Timeout, or nothing, ended it. The bridge is
-// there and may still be at work: it is no missing bridge, and a call it
-// was sent may still run in the tab, its reply lost (exit 130, the shell's
-// status for a process stopped by SIGINT).
+// interrupted is a request its caller gave up on before the answer was in
+// (exit 130), or nil when its own Timeout ended it. It is no missing
+// bridge: a call it sent may still run in the tab, its reply lost.
 func (c *Client) interrupted(ctx context.Context, r Request) error {
 	cause := context.Cause(ctx)
 	if cause == nil || cause == errNoAnswer {
@@ -328,12 +325,9 @@ func seconds(d time.Duration) string {
 	return strconv.FormatFloat(d.Seconds(), 'f', -1, 64) + " s"
 }
 
-// refusal reads an error answer. code is the code of the bridge's refusal
-// envelope (origin_not_allowed, bad_request, ...), or http_STATUS: a code
-// that is not a short lower-case word is not taken. text is the answer as
-// it may be shown to the person: the envelope's message when there is one,
-// else the body; cut short, and quoted unless it is plain printable text
-// (whatever holds the port may have sent it).
+// refusal reads an error answer: the refusal envelope's code, or
+// http_STATUS, and its message or body, cut and quoted unless plain, since
+// whatever holds the port may have sent it.
 func refusal(b []byte, status int) (code, text string) {
 	// Through the door, as every answer: a member of the wrong type is
 	// left empty and the other still read; a body the door refuses (no
