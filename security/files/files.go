@@ -63,7 +63,6 @@ var images = map[string]string{
 	".gif": "image/gif", ".webp": "image/webp",
 }
 
-// kind is a file type recognised by its extension.
 type kind struct {
 	mime string
 	text bool // may be sent in Text mode
@@ -77,7 +76,6 @@ var designs = map[string]kind{
 	".stitchslop": {"application/json", true}, ".json": {"application/json", true},
 }
 
-// binary is a design kind sent only as a data URL.
 var binary = kind{"application/octet-stream", false}
 
 const (
@@ -150,8 +148,6 @@ func Read(path, mode string) (In, error) {
 	return in, nil
 }
 
-// hidden returns the first component of the clean path p that starts with
-// ".", or "".
 func hidden(p string) string {
 	for _, part := range strings.Split(p[len(filepath.VolumeName(p)):], string(filepath.Separator)) {
 		if strings.HasPrefix(part, ".") {
@@ -185,7 +181,6 @@ func (w *walked) probe() error {
 	return nil
 }
 
-// save writes data as dir/name and returns the path written.
 func save(dir, name string, data []byte, overwrite bool) (string, error) {
 	w, _, err := walk(dir, false, true)
 	if err != nil {
@@ -288,7 +283,6 @@ func Out(path string, overwrite bool) (*Pending, error) {
 	return p, nil
 }
 
-// outTarget checks the name of path, an --out, and walks its folder.
 func outTarget(path string) (*walked, string, error) {
 	if path == "" {
 		return nil, "", errors.New("files: empty path")
@@ -349,7 +343,6 @@ func checkName(name string) string {
 	return ""
 }
 
-// maxStem is the longest stem Name keeps of the name it was given.
 const maxStem = 32
 
 // Mark is what every name Name builds carries before its extension
@@ -417,10 +410,8 @@ func looks(ext string, data []byte) bool {
 	return true
 }
 
-// text reports whether data is UTF-8 text: valid, with no NUL.
 func text(data []byte) bool { return utf8.Valid(data) && !bytes.ContainsRune(data, 0) }
 
-// svg reports whether data is well-formed XML whose root element is svg.
 func svg(data []byte) bool {
 	d := xml.NewDecoder(bytes.NewReader(data))
 	root := ""
@@ -437,7 +428,6 @@ func svg(data []byte) bool {
 	}
 }
 
-// imageExt is the extension Name gives an image of each type sniff finds.
 var imageExt = map[string]string{"image/png": ".png", "image/jpeg": ".jpg", "image/gif": ".gif", "image/webp": ".webp"}
 
 // A Batch saves the files of one reply into Dir, each under a name Name
@@ -479,7 +469,6 @@ func reserved(name string) bool {
 	return devices[strings.ToUpper(strings.TrimRight(stem, " ."))]
 }
 
-// devices are the Windows device names, in upper case.
 var devices = func() map[string]bool {
 	m := map[string]bool{"CON": true, "PRN": true, "AUX": true, "NUL": true, "CONIN$": true, "CONOUT$": true}
 	for _, n := range strings.Fields("0 1 2 3 4 5 6 7 8 9 ¹ ² ³") {
@@ -488,7 +477,6 @@ var devices = func() map[string]bool {
 	return m
 }()
 
-// maxArgDepth is how many dotted parts SetArg's key may have.
 const maxArgDepth = 3
 
 // ArgError is SetArg's refusal of a key through At, which is not an object.
