@@ -69,10 +69,8 @@ func (l *Log) Attempt() {
 	l.do(func() { l.attempts, l.lastAt = l.attempts+1, stamp(time.Now()) })
 }
 
-// Refuse records a refusal of a site the bridge may admit (configured or
-// allowed: security/origin.AllowedSite). origin is the tab's, already
-// bounded for display (origin.Clip); message says what fixes it. A repeat
-// moves to the end, its count one more.
+// Refuse records a refusal of a site the bridge may admit; origin is
+// already clipped, and message says what fixes it.
 func (l *Log) Refuse(reason, origin, message string) {
 	l.do(func() {
 		r := Refusal{Reason: reason, Origin: origin, Count: 1, LastAt: stamp(time.Now()), Message: message}
@@ -106,12 +104,10 @@ func (l *Log) Snapshot() Snapshot {
 	return Snapshot{Attempts: l.attempts, LastAttemptAt: l.lastAt, Refusals: append([]Refusal{}, l.refusals...), RefusedElsewhere: l.elsewhere, at: time.Now()}
 }
 
-// Since returns what happened after an earlier snapshot: how many tabs
-// dialled, and the refusals that came after it, newest last, each with
-// Count the times it came after (at least 1). A refusal counts as after it
-// when it is new, its count grew, or its last time (to the millisecond, as
-// /status has it, so a follower can ask Since of its host's record) is
-// later: an entry pushed out of the record and back has a smaller count.
+// Since returns what happened after an earlier snapshot, each refusal's
+// Count the times it came after. A refusal is after it when new, when its
+// count grew, or when its last time (to the millisecond, as /status has
+// it) is later: an entry pushed out and back has a smaller count.
 func (s Snapshot) Since(before Snapshot) (dialled int, refused []Refusal) {
 	prior := map[string]int{}
 	for _, r := range before.Refusals {
@@ -141,14 +137,10 @@ func (s Snapshot) Taken(t time.Time) Snapshot {
 	return s
 }
 
-// Explain says, for a wait that timed out, what the bridge saw since the
-// wait began (before): no attempt at all, which is never a credential
-// matter (the app's switch, the browser, or a tab connected elsewhere), or
-// the refusals, newest last, each reason with its origin, its count and
-// what to tell the user (Advice). Refusals of sites that are not allowed
-// are only counted, in general terms, since any web page can cause them.
-// The agent's wait appends PanelWords and the sites admitted; the control
-// plane's /wait sends this alone.
+// Explain says, for a wait that timed out, what the bridge saw since
+// before: no attempt at all, which is never a credential matter, or the
+// refusals with their Advice. Refusals of sites not allowed are only
+// counted, since any web page can cause them.
 func Explain(now, before Snapshot) string {
 	dialled, refused := now.Since(before)
 	elsewhere := ""

@@ -88,12 +88,9 @@ var DefaultTimings = Timings{
 	Squat: SquatCheckEvery,
 }
 
-// softMemoryLimit is the heap size past which the bridge collects garbage
-// before the heap doubles (Go's default pacing). The bridge idles between
-// occasional large replies, one frame at a time: an 8 MiB render is 11 MB
-// live, and without this its garbage would hold another 2x in RSS. The
-// limit is soft: live data beyond it (a reply up to limits.PageFrame) still
-// works, with the collector running sooner. GOMEMLIMIT overrides it.
+// softMemoryLimit makes the bridge, idle between occasional large replies,
+// collect garbage before the heap doubles. It is soft: a reply up to
+// limits.PageFrame still works. GOMEMLIMIT overrides it.
 const softMemoryLimit = 32 << 20
 
 // Run runs the bridge until it has a reason to exit. A nil error is a clean

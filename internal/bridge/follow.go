@@ -26,9 +26,7 @@ import (
 // port it held, and the tab comes back by its stored pairing.
 
 // followPoll is how often a follower asks its leader whether it and its
-// tab are still there (the reference bridge's 3 s). While no tab is
-// attached it waits on the leader's /wait for as long instead, so a tab
-// that attaches shows at once.
+// tab are still there, as the reference bridge does.
 const followPoll = 3 * time.Second
 
 // probeTimeout bounds one /status or /tools request to a leader: it
@@ -44,10 +42,8 @@ type leader struct {
 	done   chan struct{} // closed when the follow loop has returned
 }
 
-// leaderStatus is the part of a leader's GET /status a follower reads:
-// whether its tab is there and how it got in, its tools, its listen
-// processes, and its record of tabs dialling (a follower reports its
-// host's, protocol.md §7.7).
+// leaderStatus is the part of a leader's GET /status a follower reads
+// (protocol.md §7.7).
 type leaderStatus struct {
 	OK         bool     `json:"ok"`
 	Connected  bool     `json:"connected"`
@@ -71,9 +67,8 @@ func (l *leader) status(ctx context.Context) (leaderStatus, error) {
 	return st, answer.Into(&st)
 }
 
-// hostStatus is the MCP face's view of the leader (mcp.Server.Host), read
-// from its /status now: false when not following, or when the leader does
-// not answer.
+// hostStatus is the MCP face's view of the leader, false when not
+// following or when it does not answer.
 func (b *bridge) hostStatus(ctx context.Context) (mcp.HostStatus, bool) {
 	b.mu.Lock()
 	l := b.leader
@@ -106,9 +101,8 @@ func (b *bridge) otherBridges() []mcp.OtherBridge {
 	return out
 }
 
-// findLeader returns a live bridge serving this bridge's site: a session
-// file whose process is alive, whose port that process holds (the client's
-// peer check), and whose /status says it serves the site.
+// findLeader returns a live bridge serving this bridge's site, its port
+// proven held by its process.
 func (b *bridge) findLeader() (session.File, bool) {
 	live, _, err := session.List(b.cfg.ConfigDir)
 	if err != nil {
@@ -311,12 +305,8 @@ func (c *leaderConn) Send(frame []byte) error {
 		}()
 		req := client.Request{Method: "POST", Path: "/call", Body: body, Timeout: leaderCallTimeout + probeTimeout}
 		if c.b.cfg.Voice && command == hub.VoiceCommand && c.b.hub.VoiceOwner() == os.Getpid() {
-			// The voice channel's asks, and only its: while this session's
-			// loop owns the voice here, the hub refuses every other
-			// voice.listen before it is sent (hub.Hub.SetVoiceOwner). The
-			// leader makes this process's session the one consumer, and
-			// lists it among its listeners, so its sessions' greetings
-			// name who hears (protocol.md §7.19).
+			// The voice channel's asks only: the leader makes this session
+			// the one consumer (protocol.md §7.19).
 			req.Listener, req.VoiceOwner = os.Getpid(), os.Getpid()
 		}
 		body, err := c.l.c.Do(c.l.ctx, req)
@@ -335,11 +325,8 @@ func (c *leaderConn) Send(frame []byte) error {
 	return nil
 }
 
-// codeBadReply is the error of a call whose reply from the leader the door
-// (envelope.Decode) refused, as it refuses a tab's frame: the leader is
-// another process. What reaches MCP's stdout of a decoded reply is encoded
-// by the MCP face, but for an image's base64, which it copies only as the
-// door's envelope.Image.
+// codeBadReply is the error of a leader's reply the door refused, as it
+// refuses a tab's frame: the leader is another process.
 const codeBadReply = "bad_reply"
 
 // Close does nothing: no tab can displace the leader's here, since a

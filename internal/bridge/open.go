@@ -93,20 +93,11 @@ func (b *bridge) Where() (mode string, port int) {
 }
 
 // Open makes the bridge reach a tab, unless it already does, and returns
-// the port the tab dials. A lazy bridge first looks for a live bridge
-// serving the same site and follows it (follow.go); own (the agent's
-// ownBridge) skips that, and stops following. Otherwise it binds. One
-// attempt runs at a time, on its own goroutine, so no lock is held across
-// it and parallel callers never bind twice: a caller that comes during an
-// attempt waits for it and looks again. After a failed attempt the next
-// call tries again.
-//
-// site, when not "", is the site an agent named (wait_for_connection or
-// pair with an origin; allowed, checked by the caller): it becomes the
-// site this bridge is for (sites.Choose). A follower of a bridge serving
-// another site stops following it, and follows one serving site or binds.
-// A bridge that listens already keeps its port, and serves site from then
-// on unless a tab is attached.
+// the port the tab dials: a lazy bridge follows a live bridge serving the
+// same site (unless own), else it binds. One attempt runs at a time on its
+// own goroutine, so no lock is held across it and parallel callers never
+// bind twice. site, when not "", is the site an agent named; it becomes
+// the one this bridge is for (sites.Choose).
 func (b *bridge) Open(ctx context.Context, own bool, site string) (int, error) {
 	for {
 		b.mu.Lock()
@@ -313,12 +304,9 @@ func (b *bridge) removeSession(sess session.File) {
 	}
 }
 
-// listenCommand is the listen verb for the bridge on port, as a shell
-// command: the absolute path of stitchslop, the program of the tools a
-// person runs (listenProgram), the config dir when it is not the default,
-// the port, and --owner this process, so the listener ends with this agent
-// session's bridge even when that bridge follows another (protocol.md
-// §7.6). Each value is quoted.
+// listenCommand is the listen verb for the bridge on port, as a quoted
+// shell command with --owner this process, so the listener ends with this
+// agent session's bridge even when it follows another (protocol.md §7.6).
 func (b *bridge) listenCommand(port int) string {
 	cmd := shellQuote(listenProgram())
 	if def, err := paths.DefaultConfigDir(); err != nil || filepath.Clean(def) != filepath.Clean(b.cfg.ConfigDir) {

@@ -20,19 +20,12 @@ import (
 )
 
 // Other users' sockets (THREAT_MODEL T10). Who may connect is decided by
-// peercred.Listen, the one peer-checked listener; what is decided here is
-// where the bridge listens, and what it says about squatters: listeners of
-// another user on the ports the tab dials, on 127.0.0.1 or on [::1]. The
-// tab dials its ports in order and walks on past one that refuses it busy,
-// offering its secret to each; a client that dials localhost may reach
-// [::1] instead of the bridge's 127.0.0.1.
+// peercred.Listen; here is where the bridge listens and what it says of
+// squatters: another user's listeners on the ports the tab dials, which
+// offers its secret to each in order.
 
-// SquatCheckEvery is how often a serving bridge looks again for squatters
-// on the ports the tab dials. A look is one sock_diag dump of the
-// listening sockets per port (microseconds; from /proc, milliseconds), so
-// it costs nothing noticeable; the period bounds how long a squatter that
-// arrives while the bridge serves goes unreported (and one that comes and
-// goes within it is not seen).
+// SquatCheckEvery is how often a serving bridge looks again for squatters;
+// it bounds how long one that arrives goes unreported.
 const SquatCheckEvery = 10 * time.Second
 
 // findSquatters is peercred.Squatters; a test hook.
@@ -49,18 +42,11 @@ func squatHint(port int) string {
 		" -sTCP:LISTEN` (as root) names it; `stitchslop doctor` reports it while it stays"
 }
 
-// listen binds 127.0.0.1 on the first port of ports (nil: the default
-// four) that is free and that no other user shares, through
-// peercred.Listen. A port that another user's listener holds on 127.0.0.1
-// (or on 0.0.0.0, ::) stops it with a squatError: the tab dials that port
-// before the bridge's and would send its secret there. A port where the
-// bind works but another user listens beside it (on [::1], or on :: with
-// IPV6_V6ONLY) is skipped, and returned in skipped; when it is the only
-// port, that too is a squatError.
-//
-// ours are the bridges of this user that hold ports, by port, as their
-// session files say (ownBridges): a busy port one of them holds is named
-// as theirs.
+// listen binds 127.0.0.1 on the first port of ports that is free and
+// that no other user shares. Another user's listener on 127.0.0.1 stops it
+// with a squatError: the tab dials that port first and would send its
+// secret there. A port another user shares on [::1] is skipped. ours names
+// a busy port one of this user's bridges holds.
 func listen(ports []int, ours map[int]session.File, log *slog.Logger) (ln net.Listener, port int, skipped []peercred.Squatter, err error) {
 	if len(ports) == 0 {
 		ports = DefaultPorts
@@ -203,11 +189,8 @@ func scanList(ports []int, bound int) []int {
 	return out
 }
 
-// lookForSquatters looks at every port of scan, reports on stderr each
-// squatter not reported before and each one gone, and records the list in
-// the hub, for GET /status, and the notice for the agent. It returns false
-// when the system cannot tell at all (peercred.ErrUnsupported): looking
-// again is pointless.
+// lookForSquatters reports each new or gone squatter on stderr and
+// publishes the list; false when the system cannot tell at all.
 func (b *bridge) lookForSquatters(scan []int, bound int) bool {
 	var found []peercred.Squatter
 	for _, p := range scan {

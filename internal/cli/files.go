@@ -14,14 +14,10 @@ import (
 	"github.com/stitchslop/stitchslop-bridge/security/limits"
 )
 
-// The file flags of call (protocol.md §7.15): the
-// caller names files by path, and their bytes go between the disk and the
-// tab without passing through it as base64. --file and --file-text put
-// files into the command's arguments; --save writes the files of the reply;
-// neither --out nor --save replaces a file without --overwrite. Which file
-// may be read, and what may be written where, is security/files's to say
-// (THREAT_MODEL.md T16): this file wires the flags to it, refuses before
-// the call whatever can be refused then, and reports.
+// The file flags of call (protocol.md §7.15): files go between the disk
+// and the tab by path, never through the caller as base64. What may be
+// read or written where is security/files's to say (THREAT_MODEL.md T16);
+// this file wires the flags to it and refuses before the call what it can.
 
 // requestSlack is the room a /call body needs beside its arguments: the
 // command, timeoutMs and the JSON around them.
@@ -81,11 +77,9 @@ func fileSpecs(list []flagValue) ([]fileSpec, error) {
 	return specs, nil
 }
 
-// attachFiles reads the files of --file and --file-text and puts them into
-// the call's arguments, through replyfiles.AttachFiles, the attach-files
-// call_with_file uses too. A key that does not fit the arguments is a usage
-// error, and so is a file security/files refuses (exit 64). Either way
-// nothing has been sent.
+// attachFiles puts the files of --file and --file-text into the call's
+// arguments (replyfiles.AttachFiles); a refusal is a usage error, before
+// anything is sent.
 func attachFiles(req client.Request, list []flagValue, log *slog.Logger) (client.Request, error) {
 	specs, err := fileSpecs(list)
 	if err != nil || len(specs) == 0 {
@@ -123,13 +117,9 @@ func attachFiles(req client.Request, list []flagValue, log *slog.Logger) (client
 	return req, nil
 }
 
-// checkTargets asks security/files, before the call, what it will decide
-// when the reply is written, so that no call is made whose reply could not
-// be saved (issue 28): for --out, files.CheckOut (the name, the folder's
-// walk, a file already there); for --save and --text-file,
-// replyfiles.Ready, the check call_to_files makes too (the folder walked
-// and made if missing; every name of a reply is built, files.Name).
-// Nothing here decides anything of its own: it shows files' answer.
+// checkTargets asks security/files before the call what it will decide
+// when the reply is written, so no call is made whose reply could not be
+// saved.
 func checkTargets(a args) error {
 	if file, ok := a.flags["out"]; ok {
 		if err := files.CheckOut(file, a.has("overwrite")); err != nil {
@@ -186,13 +176,9 @@ func (e *notSaved) Error() string {
 	return fmt.Sprintf("--save: %d of the reply's %d files were not saved; the printed reply says why in their error members", e.refused, e.tried)
 }
 
-// saveFiles is call --save DIR [--text-file NAME]: the reply's files, and
-// its text when textFile is given, are saved by internal/replyfiles, the
-// same code as call_to_files, and the reply comes back saying what was
-// saved. outFile is call's --out, if given: it has written the reply's
-// savedTo (no file of the reply can take its name: files.Mark). Each
-// part saved or refused gets a line on stderr. ns is nil when nothing was
-// refused.
+// saveFiles is call --save DIR [--text-file NAME], through
+// internal/replyfiles as call_to_files; outFile is --out's, already
+// written. ns is nil when nothing was refused.
 func saveFiles(env envelope.Reply, dir, textFile string, overwrite bool, outFile string, log *slog.Logger) (out envelope.Reply, ns *notSaved) {
 	r := replyfiles.Save(env, replyfiles.Options{Dir: dir, TextFile: textFile, Overwrite: overwrite,
 		KeepTopSaved: outFile != "", OverwriteFlag: "--overwrite"})

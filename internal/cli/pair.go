@@ -15,12 +15,9 @@ import (
 const maxTokenLine = 1 << 10
 
 // pairRequest builds `pair [-] [--origin O]`: POST /pair with the token
-// from STITCHSLOP_TOKEN or, with "-" or without the variable, the first
-// line of stdin. The token
-// is never taken from argv (THREAT_MODEL.md T7): the command line is
-// visible to every process through ps. It is checked here first (after
-// trailing ".,;" are stripped), so a malformed one is a usage error, and
-// no message repeats it.
+// from STITCHSLOP_TOKEN or the first line of stdin, never argv, which
+// every process can read through ps (THREAT_MODEL.md T7). No message
+// repeats a malformed token.
 func pairRequest(a args, stdin io.Reader) (client.Request, error) {
 	rest := a.pos[1:]
 	switch {

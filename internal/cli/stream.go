@@ -19,22 +19,10 @@ import (
 // saved.
 var outMembers = []string{"savedTo", "savedBytes", "savedType"}
 
-// saveImage is call --out FILE (§4.4). env is the bridge's reply to the
-// call, as internal/client.Do read it: whole, up to limits.ControlAnswer,
-// in one buffer of its length, through the shell's door (envelope.Decode),
-// as every reply from a page or a leader is. A top-level dataUrl holding a base64 data URL is
-// decoded from the reply's own bytes, a chunk at a time, into a temp file
-// beside file, and put in place once whole; in the envelope returned,
-// savedTo, savedBytes and savedType take its place. Held in memory is the
-// reply, never a second copy of the image. With no image, nothing is
-// written, stderr says so, and a page's own savedTo, savedBytes and
-// savedType are dropped.
-//
-// FILE is written by security/files.Out, by the rules --save writes by
-// (checkTargets asked files.CheckOut before the call): without overwrite
-// it must not exist and is not replaced if it has appeared since
-// (file_exists); bytes that are not the image its name says are not put
-// in place (not_an_image), whatever type the data URL claims.
+// saveImage is call --out FILE (§4.4). A top-level base64 dataUrl is
+// decoded from the reply's own bytes a chunk at a time, never a second
+// copy in memory, and written by security/files.Out; savedTo, savedBytes
+// and savedType take its place, and a page's own are dropped.
 func saveImage(env envelope.Reply, file string, overwrite bool, log *slog.Logger) (envelope.Reply, error) {
 	o := env.Members()
 	url := o.Get("dataUrl")
@@ -47,9 +35,6 @@ func saveImage(env envelope.Reply, file string, overwrite bool, log *slog.Logger
 		log.Warn("the reply carries no image ("+why+"); nothing was written", "out", file)
 		return env.With(o.Without(outMembers...)), nil
 	}
-	// Nothing is planned or read again: the reply as shown is its members
-	// with the image left out and what --out wrote in its place
-	// (envelope.Reply.With), which the one encoder writes in one pass.
 	abs, n, err := writeImage(file, mime, payload, overwrite)
 	if err != nil {
 		return envelope.Reply{}, err
@@ -67,10 +52,8 @@ func outErr(code, msg string) *client.Error {
 	return failure(code, "--out: "+msg+"; nothing was written", "")
 }
 
-// imageOf reads v, the raw value of the reply's dataUrl, in place
-// (envelope.DataURL): the MIME type of a base64 data URL and its payload
-// to decode, padded to whole groups of four besides line breaks (which the
-// decoder skips): some encoders drop the padding, and StdEncoding wants it.
+// imageOf reads the reply's dataUrl in place, padding the payload to whole
+// groups of four: some encoders drop the padding, and StdEncoding wants it.
 func imageOf(v []byte) (mime string, payload io.Reader, ok bool) {
 	mime, p, ok := envelope.DataURL(v)
 	n := len(p) - bytes.Count(p, []byte("\r")) - bytes.Count(p, []byte("\n"))

@@ -48,9 +48,7 @@ func runVerb(ctx context.Context, c *command, a args, dir string, stdin io.Reade
 }
 
 // fail reports the error that ended verb c: the error, its hint, and its
-// envelope on stdout. A usage error is reported as every usage error is
-// (mistake), so its last hint names c's help: see stitchslop-bridge c
-// --help.
+// envelope on stdout.
 func fail(log *slog.Logger, stdout io.Writer, c *command, a args, err error) int {
 	var ce *client.Error
 	if errors.As(err, &ce) && ce.Exit == exitcode.Usage {
@@ -61,9 +59,8 @@ func fail(log *slog.Logger, stdout io.Writer, c *command, a args, err error) int
 	return ce.Exit
 }
 
-// quiet reports err on stderr, with its hint, and returns it as a
-// *client.Error: fail's report without the envelope, for listen, whose
-// stdout carries event lines only.
+// quiet is fail without the envelope, for listen, whose stdout carries
+// event lines only.
 func quiet(log *slog.Logger, err error) *client.Error {
 	var ce *client.Error
 	if !errors.As(err, &ce) {
@@ -95,8 +92,7 @@ const (
 	// giving up first with a vaguer message of its own.
 	answerMargin = 10 * time.Second
 
-	// waitDefault and waitMax are the bridge's wait with no SECONDS and its
-	// longest wait: it cuts any longer one to this (control.WaitDefault,
+	// waitDefault and waitMax are the bridge's (control.WaitDefault,
 	// control.WaitMax).
 	waitDefault = 120 * time.Second
 	waitMax     = 600 * time.Second
@@ -104,10 +100,8 @@ const (
 	// callDefault is the bridge's deadline for a page call when call has no
 	// --timeout (bridge.DefaultTimings.Call).
 	callDefault = 60 * time.Second
-	// callTimeoutMin and callTimeoutMax bound call --timeout, as the bridge
-	// bounds the timeoutMs it is sent (hub.MinCallTimeout,
-	// hub.MaxCallTimeout): a bad value is a usage error here, before any
-	// request.
+	// callTimeoutMin and callTimeoutMax bound call --timeout as the bridge
+	// bounds timeoutMs, so a bad value is a usage error before any request.
 	callTimeoutMin = 1 * time.Second
 	callTimeoutMax = 10 * time.Minute
 )
@@ -175,13 +169,9 @@ func verb(ctx context.Context, a args, dir string, stdin io.Reader, log *slog.Lo
 	return env, nil
 }
 
-// door is the shell's one reading of what a bridge answers, whatever the
-// verb: the door a tab's frame and a leader's answer pass in the bridge
-// (envelope.Decode: one JSON object of Unicode text, no raw control
-// character in a string, no name given twice at any depth), or a
-// bad_reply failure that says where and how, from the door's own reading
-// (envelope.Refused): the refused bytes are not read again. What passes is
-// printed by emit, guarded; what does not is never printed.
+// door is the shell's one reading of what a bridge answers, the door a
+// tab's frame passes in the bridge (envelope.Decode), or a bad_reply
+// failure. What does not pass is never printed.
 func door(env []byte, err error) (envelope.Reply, error) {
 	if err != nil {
 		return envelope.Reply{}, err

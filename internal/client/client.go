@@ -76,11 +76,9 @@ func Find(dir string, port int) (session.File, error) {
 		Hint: "choose one of: " + strings.Join(opts, "; ")}
 }
 
-// ConnectTimeout bounds the TCP connect to the bridge. On loopback a connect
-// is accepted or refused within microseconds; it stalls only when the
-// bridge's accept queue is full, that is when the bridge is frozen and no
-// longer accepting. Two seconds leave room for one SYN retransmission (at
-// one second) on a loaded machine and still answer the person promptly.
+// ConnectTimeout bounds the TCP connect to the bridge: on loopback it
+// stalls only when the bridge is frozen, and this leaves room for one SYN
+// retransmission on a loaded machine.
 const ConnectTimeout = 2 * time.Second
 
 // connectTimeout is ConnectTimeout; tests shorten it.
@@ -93,9 +91,8 @@ const maxErrorBody = 4 << 10
 // maxErrorText caps how much of such an answer is quoted back to the person.
 const maxErrorText = 300
 
-// maxAnswer caps a 200 answer's body (limits.ControlAnswer): the process on
-// the port may be a follower's leader or whatever holds it, and neither
-// gets to decide how much this process reads. Tests shrink it.
+// maxAnswer caps a 200 answer's body: whatever holds the port does not
+// decide how much this process reads.
 var maxAnswer int64 = limits.ControlAnswer
 
 // errNoAnswer is the cause of a request's context when its Timeout ran out.
@@ -290,12 +287,9 @@ func (c *Client) readError(ctx context.Context, r Request, err error) error {
 	return &Error{Exit: exitcode.Failed, Code: "read_failed", Msg: fmt.Sprintf("reading the answer of the bridge on port %d: %v", c.s.Port, err)}
 }
 
-// interrupted is a request its caller gave up on (Ctrl-C, a signal, a
-// closed stdout: ctx's cause says which) before the answer was in, or nil
-// when the request's own Timeout, or nothing, ended it. The bridge is
-// there and may still be at work: it is no missing bridge, and a call it
-// was sent may still run in the tab, its reply lost (exit 130, the shell's
-// status for a process stopped by SIGINT).
+// interrupted is a request its caller gave up on before the answer was in
+// (exit 130), or nil when its own Timeout ended it. It is no missing
+// bridge: a call it sent may still run in the tab, its reply lost.
 func (c *Client) interrupted(ctx context.Context, r Request) error {
 	cause := context.Cause(ctx)
 	if cause == nil || cause == errNoAnswer {
@@ -331,12 +325,9 @@ func seconds(d time.Duration) string {
 	return strconv.FormatFloat(d.Seconds(), 'f', -1, 64) + " s"
 }
 
-// refusal reads an error answer. code is the code of the bridge's refusal
-// envelope (origin_not_allowed, bad_request, ...), or http_STATUS: a code
-// that is not a short lower-case word is not taken. text is the answer as
-// it may be shown to the person: the envelope's message when there is one,
-// else the body; cut short, and quoted unless it is plain printable text
-// (whatever holds the port may have sent it).
+// refusal reads an error answer: the refusal envelope's code, or
+// http_STATUS, and its message or body, cut and quoted unless plain, since
+// whatever holds the port may have sent it.
 func refusal(b []byte, status int) (code, text string) {
 	// Through the door, as every answer: a member of the wrong type is
 	// left empty and the other still read; a body the door refuses (no

@@ -1,22 +1,13 @@
-// Package demo runs `stitchslop demo`: a bridge (the stitchslop-bridge
-// binary, started as a child with --demo; start.go), and on a loopback
-// port the OS picks for each run an embedded stand-in Stitch Slop tab (static/, plain
-// HTML, JS and CSS) whose origin only this bridge admits. The tab dials
-// the bridge's port first, then the rest of the bridge's list (8787..8790
-// unless --port says otherwise), and pairs like the real app, with a
-// one-time token the demo makes for each load of the page and hands to it
-// over a same-origin request (/demo/token, answered once the bridge
-// listens), never in a URL or on a command line: any browser the person
-// opens the page in attaches while the demo runs. The page's
-// Content-Security-Policy lets it open WebSockets to exactly those ports.
-// The page server listens through peercred.Listen, as the bridge does, so
-// another user's process cannot fetch a token. The demo's bridge keeps its
-// pairings in a folder of their own inside the config dir (demo-<pid>-<random>),
-// which nothing else reads and which goes with the demo: the config dir's
-// pairing.json is never written or trimmed, whether the demo stops cleanly
-// or is killed (THREAT_MODEL.md T17). Its session file is in the config
-// dir, as every bridge's is, so the shell verbs and an agent's --lazy
-// bridge find it.
+// Package demo runs `stitchslop demo`: a bridge started as a child with
+// --demo (start.go), and an embedded stand-in Stitch Slop tab (static/)
+// served on a loopback port the OS picks each run, whose origin only this
+// bridge admits. Each load of the page gets a one-time token of its own
+// over a same-origin request, never in a URL or on a command line, so any
+// browser the person opens attaches while the demo runs. The page server
+// listens through peercred.Listen, so another user's process cannot fetch
+// a token. The demo's bridge keeps its pairings in a folder of their own
+// that goes with the demo, so the config dir's pairing.json is never
+// touched (THREAT_MODEL.md T17).
 package demo
 
 import (
@@ -78,8 +69,7 @@ type Options struct {
 }
 
 // tokenRetryAfter is what /demo/token asks the page to wait, in seconds,
-// while the bridge is not listening yet (the page retries sooner on its
-// own; the header is for anything else that reads it).
+// while the bridge is not listening yet.
 const tokenRetryAfter = "1"
 
 // csp allows the page its own files, data: images (its renders) and
@@ -165,12 +155,9 @@ func Run(ctx context.Context, o Options) error {
 	return runErr
 }
 
-// pairingFolder makes the folder the demo's bridge keeps its pairings in:
-// <config>/demo-<pid>-<random>, 0700, inside the config dir once
-// fileperm.EnsureDir has checked it (the user's own, not a link, 0700), so
-// no other user can put a link or a folder of theirs in its place, as one
-// could in a shared temporary directory. It first removes the folders that
-// demos now dead left (sweep).
+// pairingFolder makes the demo bridge's pairing folder inside the checked
+// config dir, where, unlike a shared temporary directory, no other user
+// can put a link in its place. It first sweeps dead demos' folders.
 func pairingFolder(configDir string, log *slog.Logger) (string, error) {
 	if err := fileperm.EnsureDir(configDir, func(msg string) { log.Warn(msg) }); err != nil {
 		return "", fmt.Errorf("demo: %w", err)
@@ -191,12 +178,8 @@ func pairingFolder(configDir string, log *slog.Logger) (string, error) {
 // demo that made it follows.
 const pairingPrefix = "demo-"
 
-// sweep removes the pairing folders of demos that were killed (SIGKILL, a
-// crash: a demo that stops removes its own): those whose demo's pid is not
-// a live process. A folder whose pid is alive is kept, even when the pid
-// was reused by another program, and so is anything that is not a
-// directory of that name (a link is never followed: RemoveAll removes a
-// link, not what it names, and the config dir is the user's alone).
+// sweep removes the pairing folders of killed demos, whose pid is not a
+// live process; a reused pid keeps its folder.
 func sweep(configDir string, log *slog.Logger) {
 	entries, err := os.ReadDir(configDir)
 	if err != nil {
@@ -276,22 +259,17 @@ func tell(log *slog.Logger, site string, port int, o Options) {
 // which answers POST /pair from memory.
 const armTimeout = 5 * time.Second
 
-// tokens hands each load of the page a one-time token of its own, so that
-// whichever browser loaded the page first (a link preview, a headless
-// screenshot) locks no other out: the first load gets the token the bridge
-// started with, each later one a fresh token armed then through the
-// bridge's control plane (POST /pair), the way a shell arms one. A site
-// keeps its newest sites.MaxTokens armed; a load whose token was pushed out
-// before it was redeemed is refused once and asks again (app.js).
+// tokens hands each load of the page a one-time token of its own, armed
+// through POST /pair, so whichever browser loaded the page first (a link
+// preview, a headless screenshot) locks no other out.
 type tokens struct {
 	mu    sync.Mutex
 	first string                                        // "" once handed out
 	arm   func(ctx context.Context, token string) error // nil until connect
 }
 
-// connect finds the demo's bridge, process pid, on port by its session
-// file in dir, as the shell verbs do, and arms later loads' tokens there
-// for site.
+// connect finds the demo's bridge by its session file, as the shell verbs
+// do.
 func (t *tokens) connect(dir string, port, pid int, site string) error {
 	sess, err := session.Read(session.Path(dir, port))
 	if err != nil {
@@ -333,9 +311,7 @@ func (t *tokens) next(ctx context.Context) (string, error) {
 	return tok, nil
 }
 
-// state is the page server: its files, the page that names them with
-// their hashes, the tokens it hands each load, and the port the bridge
-// listens on once it does.
+// state is the page server.
 type state struct {
 	files      fs.FS
 	page       []byte // index.html, with each file's integrity filled in
@@ -387,9 +363,8 @@ func withIntegrity(files fs.FS) ([]byte, error) {
 
 func (s *state) listening(port int) { s.bridgePort.Store(int64(port)) }
 
-// dialOrder is the ports the page dials, in order: the bridge's own first
-// (found at once even when --port pins an unusual one), then the rest of
-// its list, as the real tab walks 8787..8790.
+// dialOrder is the ports the page dials: the bridge's own first, then the
+// rest of its list.
 func (s *state) dialOrder(bridgePort int) []int {
 	out := []int{bridgePort}
 	for _, p := range s.ports {
@@ -400,12 +375,9 @@ func (s *state) dialOrder(bridgePort int) []int {
 	return out
 }
 
-// guarded is the page server's handler: s behind the one Host guard and the
-// one set of security headers, with the page's own Content-Security-Policy.
-// The guard serves only requests that name the server 127.0.0.1 (Literal):
-// the bridge admits the page's origin as 127.0.0.1 only, so the same page
-// opened as localhost, which would be refused at the upgrade, is sent
-// there; a request that names another host (a rebinding page) is refused.
+// guarded is s behind origin.Guard, serving only 127.0.0.1 (Literal): the
+// bridge admits the page's origin as 127.0.0.1 only, so localhost is sent
+// there.
 func (s *state) guarded() http.Handler {
 	return origin.Guard{Port: s.pagePort, CSP: csp(s.ports), Literal: true, Next: s}
 }
@@ -450,15 +422,11 @@ func (s *state) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// serveToken answers the page's own script with a one-time token of this
-// load's own (tokens) and the ports to dial, once the bridge listens. It
-// refuses, before a token is made, a request without TokenHeader, one
-// whose Sec-Fetch-Site says another site or whose Origin is not the
-// page's (CORS would keep the answer from another site anyway), and more
-// tokens than a person's loads need (a throttle.Budget: a flood of them
-// would push the person's own out of the bridge's few armed per site). A
-// program of the same user can send all of that and get one, as it may
-// drive the bridge through its session file (THREAT_MODEL.md T17).
+// serveToken answers the page's own script with this load's token and the
+// ports to dial. It refuses another site's request, and more tokens than a
+// person's loads need, since a flood would push the person's own out of
+// the few armed per site. A program of the same user can get one, as it
+// may drive the bridge anyway (THREAT_MODEL.md T17).
 func (s *state) serveToken(w http.ResponseWriter, r *http.Request) {
 	h := w.Header()
 	fetchSite := r.Header.Get("Sec-Fetch-Site")

@@ -29,17 +29,11 @@ func (e *BridgeExit) Error() string {
 // listeningLine is the bridge's line once it listens (protocol.md §2.1).
 var listeningLine = regexp.MustCompile(`listening on 127\.0\.0\.1:(\d+) `)
 
-// runBridge runs the demo's bridge, o.Bridge, for site until ctx ends or
-// it exits: a child process like any agent's bridge, given the token in
-// its environment (never on its command line), --demo, so that its
-// pairings are the demo's alone, and --pairing-dir, the throwaway folder
-// they are kept in (THREAT_MODEL.md T17). Its stderr passes
-// through to the demo's, and its listening line calls listening with the
-// port and its process id. No agent speaks MCP to it (agents drive it
-// through its control plane, or follow it with --lazy): its stdin is a
-// pipe the demo holds and never writes, whose end (the demo stopped, or
-// killed) stops a --demo bridge. When ctx ends it is stopped as a signal
-// stops a bridge (stop).
+// runBridge runs the demo's bridge as a child until ctx ends or it exits,
+// the token in its environment (never on its command line), its pairings
+// the demo's alone (--demo, --pairing-dir; THREAT_MODEL.md T17). Its stdin
+// is a pipe the demo never writes, whose end, when the demo stops or is
+// killed, stops a --demo bridge.
 func runBridge(ctx context.Context, o Options, site, token, pairDir string, listening func(port, pid int)) error {
 	args := []string{"--demo", "--origin", site, "--config-dir", o.ConfigDir, "--pairing-dir", pairDir,
 		"--idle-minutes", "0", "--agent-idle-minutes", "0"}

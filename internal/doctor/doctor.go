@@ -1,39 +1,14 @@
 // Package doctor is the library behind `stitchslop doctor`: it walks
 // protocol.md §5 ("When the tab does not attach") on this machine and says,
-// for each thing it finds wrong, what fixes it. It looks at:
+// for each thing it finds wrong, what fixes it: the config directory's and
+// secret files' modes (THREAT_MODEL.md T10), stale session files (§4.1),
+// what holds each port the tab tries (§2.1), including another user's
+// squatter, each live bridge's /status, and the paired sites.
 //
-//   - the config directory and the files in it that hold secrets
-//     (pairing.json, spent-tokens, session-*.json and the like): the
-//     directory must be 0700 and the files 0600, all the user's own
-//     (THREAT_MODEL.md T10; security/fileperm enforces the same when a
-//     bridge starts);
-//   - the session files (§4.1): a file whose pid is gone, or whose pid no
-//     longer holds its port, is stale;
-//   - what holds each port the tab tries (§2.1, 8787-8790): a bridge of
-//     this config dir (named by a live session file, its pid proven to hold
-//     the port by security/peercred), another Stitch Slop bridge, another
-//     user's process (the squatter of T10), something else, or nothing; and
-//     beside a bridge of ours, another user's listener sharing its port on
-//     [::1] (peercred.Squatters);
-//   - each live bridge's GET /status (asked through internal/client, with
-//     the key of its session file): the squatters it found on its own
-//     port list, the refusals it recorded, and whether
-//     anything dialled it at all ("an empty log means the browser never
-//     tried", §5);
-//   - the sites paired in pairing.json, by origin only.
-//
-// Doctor only reads. It does not repair a mode (fileperm.ReadFile would,
-// so session files are read here without it, and pairing.json only once
-// its mode is known to be right), does not prune a stale session file
-// (session.List would), and sends a session key only where internal/client
-// sends it: to the process its session file names.
-//
-// Nothing secret reaches a Finding: no pairing secret, spent-token
-// fingerprint or session key is ever read into one. Text that came from a
-// file or from a bridge (origins, a bridge's refusal messages) is cut
-// short and quoted when it is not plain printable text (untrusted), and
-// WriteText prints every line through internal/ui, which escapes control
-// characters.
+// Doctor only reads: it repairs no mode, prunes no session file, and sends
+// a session key only to the process its session file names. No secret
+// reaches a Finding, and text from a file or a bridge is cut and quoted
+// when it is not plain printable text (untrusted).
 package doctor
 
 import (
@@ -65,10 +40,8 @@ import (
 const DefaultTimeout = 2 * time.Second
 
 // NeverTriedAfter is how long a bridge may run with nothing dialling it
-// before doctor calls that a warning rather than news. A tab whose Allow
-// agent connections switch is on keeps polling the four ports and dials a
-// new bridge within seconds; a minute of silence means no tab is trying
-// (§5: the switch is off, or the site's CSP blocks the socket).
+// before doctor warns: a tab with the switch on dials a new bridge within
+// seconds, so a minute of silence means no tab is trying (§5).
 const NeverTriedAfter = time.Minute
 
 // Severities, from least to most serious. Report.Healthy is false as soon
@@ -122,9 +95,8 @@ var (
 	goRun         = goRunBinary  // doctor is a binary go run built
 )
 
-// goRunBinary reports whether this doctor is a binary go run built
-// (setup.GoRunBinary): a build of its own, which no bridge was started
-// from, so that another binary running a bridge is no news.
+// goRunBinary reports whether this doctor is a go run build, which no
+// bridge was started from, so another binary running a bridge is no news.
 func goRunBinary() bool {
 	exe, err := os.Executable()
 	return err == nil && setup.GoRunBinary(exe)
@@ -282,10 +254,8 @@ func plural(n int, word string) string {
 // shown: the bridge's own are one or two sentences.
 const maxMessage = 300
 
-// untrusted renders text that came from a file or from a bridge: cut to
-// origin.Clip's bound, and quoted once by the one rule
-// (unprintable.Quote) unless it holds nothing that rule names and no
-// space or quote, as internal/ui quotes an attribute.
+// untrusted renders text from a file or a bridge: clipped, and quoted
+// unless plain, as internal/ui quotes an attribute.
 func untrusted(s string) string {
 	return quoteUnlessPlain(origin.Clip(s), false)
 }

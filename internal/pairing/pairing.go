@@ -2,39 +2,22 @@
 // config directory, shared with the Stitch Slop team's own bridge, and the
 // spent-token file beside it (security/ledger), which is ours alone.
 //
-// pairing.json is an object. Its fields whose value is an object are
-// entries keyed by normalised origin, each holding secret (the newest),
-// secrets (up to MaxSecrets, all valid), createdAt, protocol and usedTokens
-// (spent-token fingerprints, see security/ledger). Only those entries are
-// interpreted. Every other top-level field (a "schema": 2 from a later
-// version of the reference bridge, a string, a list) is kept as it was, and
-// fields this bridge does not know inside an entry are kept too: both
-// survive every write. A file that is not a JSON object at all does not
-// parse.
+// Entries of pairing.json are its object-valued fields, keyed by
+// normalised origin; every other field, and every member of an entry this
+// bridge does not know, survives every write as it was. The files are
+// re-read on every use because several bridges may share them; every
+// read-modify-write holds the lock, and a pairing.json that does not parse
+// is never overwritten.
 //
-// The files are re-read on every use, because several bridges may share
-// them. Every read-modify-write holds pairing.json's inter-process lock, and
-// writes are atomic (security/fileperm). A pairing.json that does not parse
-// is never overwritten: Check keeps it aside under a new name and reports
-// it.
+// A demo's Store keeps its secrets in demoSecrets and reads only those;
+// every other Store reads only secret and secrets. So no production
+// bridge, ours or the reference one, admits a tab by a demo's pairing
+// (THREAT_MODEL.md T17), even after a demo that did not exit cleanly.
 //
-// A pairing made by `stitchslop demo` is the demo's alone
-// (THREAT_MODEL.md T17): a demo's Store (Demo set) keeps its secrets in
-// the entry's demoSecrets member, never in secret or secrets, and reads
-// only that member; every other Store reads only secret and secrets. So a
-// production bridge, ours or the Stitch Slop team's (which reads secret
-// alone and keeps members it does not know), never admits a tab by the
-// demo's pairing, whether or not the demo exited cleanly; DemoPaired and
-// DemoSecret let it say why it refused such a tab.
-//
-// A token is spent (THREAT_MODEL.md T6) when its fingerprint is in any
-// entry's usedTokens, in the spent-token file, or in the Store's memory of
-// the tokens it has seen spent in this process. Redeem checks all three and
-// records to all three, so deleting pairing.json, the spent-token file, or
-// both under a running bridge never lets its token pair again; a restarted
-// bridge still has the spent-token file. A spent-token file that cannot be
-// read refuses every redemption (it fails closed) with an error naming it.
-// Unpair and UnpairAll revoke pairings without forgetting spent tokens.
+// A token is spent (T6) when its fingerprint is in any entry's usedTokens,
+// in the spent-token file, or in this process's memory, so deleting either
+// file under a running bridge never lets it pair again. A spent-token file
+// that cannot be read refuses every redemption.
 package pairing
 
 import (
@@ -80,8 +63,7 @@ type Store struct {
 
 	mu sync.Mutex
 	// spent holds the fingerprints of tokens this process redeemed or
-	// found spent. It is never trimmed: it grows by one per token that was
-	// genuinely spent, and the page only ever presents the bridge's own.
+	// found spent, never trimmed: it grows only by tokens truly spent.
 	spent []string
 }
 
@@ -114,11 +96,8 @@ func (s *Store) remember(token string) {
 	}
 }
 
-// file is pairing.json as read: every top-level field as its raw bytes, and
-// the fields whose value is an object decoded as entries, each kept as raw
-// fields. write writes the entries back over top, so a field that is not an
-// entry, and a field of an entry that this bridge does not know, are written
-// out exactly as they were read.
+// file is pairing.json as read, every field kept as raw bytes, so what is
+// not an entry, or not known in one, is written out as it was read.
 type file struct {
 	top     map[string]json.RawMessage
 	entries map[string]entry
@@ -173,18 +152,11 @@ func (s *Store) load() (file, *ledger.File, error) {
 	return f, l, err
 }
 
-// Check reads the files once at start-up under the lock. A pairing.json
-// that does not parse is kept aside under a new name, reported, and the
-// store starts empty; nothing is lost. A spent-token file that cannot be
-// read is reported (no token can be redeemed until it is repaired; stored
-// pairings still work). Fingerprints that only pairing.json holds (spent by
-// the reference bridge, or before the spent-token file existed) are copied
-// into the spent-token file.
-//
-// With no pairing.json (or an empty one) there is nothing to keep aside or
-// copy, so no lock is taken: a bridge that never pairs (a --lazy run)
-// leaves no empty pairing.json.lock behind. The spent-token file is still
-// read, for its report; reading takes no lock.
+// Check reads the files once at start-up. A pairing.json that does not
+// parse is kept aside and reported, and the store starts empty; an
+// unreadable spent-token file is reported. Fingerprints only pairing.json
+// holds are copied into the spent-token file. With no pairing.json no lock
+// is taken, so a bridge that never pairs leaves no lock file behind.
 func (s *Store) Check() error {
 	if b, err := fileperm.ReadFile(s.path, nil); err == nil && len(b) == 0 {
 		if _, err := ledger.ReadFile(s.spentFile, s.warn); err != nil {
@@ -248,9 +220,7 @@ func productionSecrets(e entry) []string {
 	return all
 }
 
-// allUsed is every fingerprint in every entry's usedTokens, entries in
-// key order, for the spent-token file. Entries it cannot read add nothing
-// here; spentIn refuses on them.
+// allUsed is every fingerprint in every entry's usedTokens, in key order.
 func allUsed(f file) []string {
 	var all []string
 	for _, k := range slices.Sorted(maps.Keys(f.entries)) {
@@ -310,9 +280,8 @@ func (s *Store) VerifySecret(o, secret string) (bool, error) {
 }
 
 // Spent reports whether token was redeemed, for any origin, by any bridge
-// sharing these files, or by this process. An error (a file that cannot be
-// read) comes with false: the caller must then refuse the token, as Redeem
-// does.
+// sharing these files or by this process. On an error the caller must
+// refuse the token.
 func (s *Store) Spent(token string) (bool, error) {
 	if s.remembered(token) {
 		return true, nil
@@ -324,10 +293,9 @@ func (s *Store) Spent(token string) (bool, error) {
 	return s.spentIn(f, l, token)
 }
 
-// spentIn checks token against every entry's usedTokens and the spent-token
-// file, and remembers a hit. A usedTokens that is not a list of strings is
-// an error, not an empty list: reading it as empty would let the tokens it
-// holds pair again.
+// spentIn checks token against every usedTokens and the spent-token file.
+// A usedTokens that is not a list of strings is an error: read as empty it
+// would let its tokens pair again.
 func (s *Store) spentIn(f file, l *ledger.File, token string) (bool, error) {
 	for k, e := range f.entries {
 		if raw, ok := e["usedTokens"]; ok && json.Unmarshal(raw, new([]string)) != nil {
@@ -342,13 +310,9 @@ func (s *Store) spentIn(f file, l *ledger.File, token string) (bool, error) {
 }
 
 // Redeem spends token and mints a new pairing secret for origin, under the
-// file's lock: every record of spent tokens is checked first, so of two
-// bridges redeeming the same token at once exactly one succeeds. The token
-// is recorded in the spent-token file (and in this process's memory) before
-// pairing.json is written: if the first write fails nothing is spent or
-// paired; if the second fails the token is spent without a pairing, and the
-// page mints a fresh one. A spent-token file that cannot be read is an
-// error, never read as empty.
+// lock, so of two bridges redeeming one token exactly one succeeds. The
+// token is recorded as spent before pairing.json is written: a failure
+// between leaves it spent without a pairing, never paired and unspent.
 func (s *Store) Redeem(o, token string) (string, error) {
 	if s.remembered(token) {
 		return "", ErrSpent
@@ -412,21 +376,15 @@ type Unpaired struct {
 	// sorted; empty when there was nothing to remove.
 	Removed []string
 	// Spent is the number of fingerprints in the spent-token file
-	// afterwards, or -1 when it could not be read or written (reported on
-	// the log; the secrets are removed all the same).
+	// afterwards, or -1 when it could not be read or written.
 	Spent int
 }
 
-// Unpair removes the stored pairing secrets of origin o (normalised, and
-// without a default port, as everywhere), under the lock. Everything else
-// in the entry is kept: usedTokens, so spent tokens stay spent, and any
-// field this bridge does not know; so is every other entry and top-level
-// field. Fingerprints in pairing.json are first copied into the spent-token
-// file. A bridge that is running keeps its attached tab (nothing on disk
-// can close it); the tab's next handshake with a removed secret is refused,
-// because every handshake re-reads pairing.json. A pairing.json that does
-// not parse is an error here, never kept aside: revoking must not look as if
-// it worked.
+// Unpair removes origin o's stored secrets under the lock, keeping
+// usedTokens so spent tokens stay spent. A running bridge keeps its
+// attached tab; its next handshake is refused. A pairing.json that does
+// not parse is an error, never kept aside: revoking must not look as if it
+// worked.
 func (s *Store) Unpair(o string) (Unpaired, error) {
 	// A key that parses is compared as Parse has it, without a default
 	// port; another as it is, normalised.

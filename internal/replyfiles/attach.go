@@ -39,16 +39,10 @@ type AttachError struct {
 func (e *AttachError) Error() string { return e.Why }
 
 // AttachFiles is the one attach-files of both faces: it reads each file of
-// list (security/files.Read decides what may go) into args, a JSON object
-// (empty or null: {}), and returns the arguments encoded again and what
-// was sent, worded for the reader the same on both faces: each file as
-// "rose.dst (3 bytes, application/octet-stream) as design", in list's
-// order, joined by "; ". argsName names args in a reason ("JSON-ARGS",
-// "args"). Every key is set, to "", before any file is read, so a key that
-// cannot fit costs no read. Numbers keep their digits and an SVG's < and >
-// stay as they are, but members come out sorted, and of a name given twice
-// only the last is kept. Any error is an *AttachError, and then nothing is
-// to be sent.
+// list (security/files.Read decides what may go) into args and returns the
+// arguments re-encoded and a sentence of what was sent. Every key is set
+// before any file is read, so a key that cannot fit costs no read. Any
+// error is an *AttachError, and then nothing is to be sent.
 func AttachFiles(args json.RawMessage, list []Attach, argsName string) (json.RawMessage, string, error) {
 	m, err := decodeArgs(args, argsName)
 	if err != nil {

@@ -1,44 +1,24 @@
-// Package replyfiles moves a call's files between the disk and the tab,
-// the one implementation behind both faces (THREAT_MODEL.md T9, T16):
-// AttachFiles puts files into a call's arguments (the shell's --file and
-// --file-text, the MCP tool call_with_file), and Save saves the files a
-// page's reply carries (call --save, call_to_files). Every file is read
-// and written by security/files; this package decides which parts of a
-// reply are files, bounds how much of a reply it looks at, and rewrites
-// the reply so that it says what was saved.
+// Package replyfiles moves a call's files between the disk and the tab for
+// both faces (THREAT_MODEL.md T9, T16): AttachFiles puts files into a
+// call's arguments, and Save saves the files a page's reply carries. Every
+// file is read and written by security/files; this package decides which
+// parts of a reply are files, bounds how much of a reply it looks at, and
+// rewrites the reply to say what was saved.
 //
-// The rules, the same on both faces:
-//
-//   - each files[i], {name, dataUrl}, is saved under a name the bridge
-//     builds from its name and its bytes (files.Name, the one rule for
-//     every name but --out's: stem.stitchslop.kind), and its dataUrl gives way to savedTo and savedBytes, or to error when it was
-//     refused; the base64 goes either way. An entry that is not an object
-//     becomes {"error": why}.
-//   - at most files.MaxSaved entries are saved; the next lookPast are
-//     looked at and each refused with the reason, and whatever follows is
-//     not looked at: one entry says how many were left out. A reply of
-//     millions of entries costs one pass over its bytes, and as many log
-//     lines and report parts as a reply of MaxSaved+lookPast.
-//   - a top-level dataUrl is saved when Options.FileName is given, and
-//     the reply's text (a string) when Options.TextFile is, under names
-//     built from those by the same rule; the text gives way to
-//     textSavedTo, or stays, with textError, when refused.
-//   - members a page could use to claim a file was written (savedTo,
-//     savedBytes and error in an entry; textSavedTo, textError, savedTo
-//     and savedBytes at the top, unless Options.KeepTopSaved) are dropped.
-//   - what a reply carries is saved whether it says ok or not: a partial
+//   - Each files[i] is saved under a name files.Name builds, its dataUrl
+//     replaced by savedTo and savedBytes, or by error when refused; a
+//     top-level dataUrl and the reply's text are saved when
+//     Options.FileName and Options.TextFile ask.
+//   - At most files.MaxSaved entries are saved and lookPast more refused;
+//     the rest are only counted, so a reply of millions of entries costs
+//     one pass and a bounded report.
+//   - Members a page could use to claim a file was written (savedTo,
+//     textSavedTo, error ...) are dropped.
+//   - A reply's files are saved whether it says ok or not: a partial
 //     export's files are the user's all the same.
-//   - what can be decided before the call is (Ready): the folder, made
-//     if missing, so that a call is never made whose
-//     files could not be saved.
 //
-// Reasons never quote a name from the page (security/files' errors do not).
-// What was saved is reported in the reply as the faces show it
-// (envelope.Reply.With): its members, pieces of what the door read, with
-// the saved data left out and the bridge's own members in its place,
-// written in one pass and never encoded or read again; it still carries
-// the entries' names, and goes to the model or the terminal through
-// security/gate like any reply.
+// Reasons never quote a name from the page. The rewritten reply still goes
+// to the model or the terminal through security/gate like any reply.
 package replyfiles
 
 import (
@@ -62,13 +42,11 @@ type Options struct {
 	FileName  string // the name of the top-level dataUrl; "" leaves it in the reply
 	TextFile  string // the name of the reply's text; "" leaves it
 	Overwrite bool
-	// KeepTopSaved keeps a top-level savedTo and savedBytes: the shell's
-	// --out has written them, for the image it saved. Otherwise they are a
-	// page's claim, and dropped.
+	// KeepTopSaved keeps a top-level savedTo and savedBytes that the
+	// shell's --out wrote; otherwise they are a page's claim, dropped.
 	KeepTopSaved bool
-	// OverwriteFlag is how the reader asks to replace a file (the shell's
-	// "--overwrite", MCP's "overwrite"), for the reason a file that exists
-	// was refused.
+	// OverwriteFlag is how the reader asks to replace a file, for the
+	// reason an existing file was refused.
 	OverwriteFlag string
 }
 
@@ -83,9 +61,7 @@ type Part struct {
 
 // Result is what Save did.
 type Result struct {
-	// Env is the reply to show, saying what was saved: the reply itself
-	// when nothing changed, else the reply's members with what became of
-	// its files (envelope.Reply.With), pieces of it and the bridge's own.
+	// Env is the reply to show, saying what was saved.
 	Env     envelope.Reply
 	Saved   []Part
 	Refused []Part
@@ -132,12 +108,8 @@ type NotReady struct {
 
 func (e *NotReady) Error() string { return e.Why }
 
-// Ready decides, before the call whose reply Save is to save by o,
-// everything that does not need the reply, so that a call is never made
-// whose files could not be saved (issue 28): Dir is made ready
-// (files.Prepare: walked, no hidden component, its missing folders made,
-// proved to take a new file). Names need no check: every name is built
-// (files.Name). The error is a *NotReady.
+// Ready prepares o.Dir (files.Prepare) before the call, so a call is never
+// made whose files could not be saved. The error is a *NotReady.
 func Ready(o Options) error {
 	if err := files.Prepare(o.Dir); err != nil {
 		return &NotReady{Why: strings.TrimPrefix(err.Error(), "files: ")}
@@ -145,9 +117,8 @@ func Ready(o Options) error {
 	return nil
 }
 
-// Save saves the files of env, a page's reply, as the package doc says,
-// in one pass over its members: nothing is planned, encoded again or read
-// again by the door, so what it shows is never refused.
+// Save saves the files of env, a page's reply, in one pass over its
+// members.
 func Save(env envelope.Reply, o Options) Result {
 	r := Result{Env: env}
 	s := &saver{Batch: files.Batch{Dir: o.Dir, Overwrite: o.Overwrite}, o: o, r: &r}
@@ -268,9 +239,8 @@ func (s *saver) dataURL(where, name, v string, obj envelope.Object) envelope.Obj
 	return obj.With("savedTo", path).With("savedBytes", len(data))
 }
 
-// save saves data, given the name name, under the name files.Name builds,
-// unless err already refuses it, records which under where, and returns
-// the path written or why not.
+// save saves data under the name files.Name builds, unless err already
+// refuses it, and returns the path written or why not.
 func (s *saver) save(where, name string, data []byte, err error) (path, why string) {
 	if err == nil {
 		path, err = s.Save(name, data)

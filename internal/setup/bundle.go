@@ -18,10 +18,8 @@ const releasesURL = "https://github.com/stitchslop/stitchslop-bridge/releases"
 // repoURL is what a clone of the source is made from.
 const repoURL = "https://github.com/stitchslop/stitchslop-bridge"
 
-// desktopGOOS are the systems Claude Desktop is made for. Anthropic ships
-// no Linux or FreeBSD build, so there setup says so and names the clients
-// that do run there instead of a config path nothing reads. (A release
-// still carries a linux bundle, for other MCP Bundle hosts.)
+// desktopGOOS are the systems Claude Desktop is made for; elsewhere setup
+// names the clients that run there instead of a config path nothing reads.
 var desktopGOOS = map[string]bool{"darwin": true, "windows": true}
 
 // releaseVersion is a version a release was made from: vX.Y.Z's tag
@@ -47,9 +45,8 @@ type BundleOffer struct {
 }
 
 // VerifyWay is one way to check a downloaded bundle. The first two need
-// nothing of ours: a verifier that must first be installed from this
-// project cannot be the only way to check this project's download (and
-// go install of it fails until the module is public).
+// nothing of ours: a verifier installed from this project cannot be the
+// only way to check this project's download.
 type VerifyWay struct {
 	// Tool is "gh", "cosign" or "stitchslop-verify".
 	Tool string `json:"tool"`

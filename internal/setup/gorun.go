@@ -7,19 +7,14 @@ import (
 	"strings"
 )
 
-// goRunExe matches a binary that `go run` built: the go command links it
-// as $WORK/b001/exe/NAME in its temporary work directory, $WORK being
-// go-buildNNNN under GOTMPDIR or the system's temporary directory, and
-// removes $WORK when the program exits. Since Go 1.24 it runs instead the
-// copy it caches in GOCACHE (by default a directory named go-build), which
-// stays after it exits but which `go clean -cache`, the cache's trimming of
-// entries unused for days, or the next go run of changed code replaces.
-// Either way a client told to start that path later may find nothing there.
+// goRunExe matches a binary that `go run` built, in its work directory
+// ($WORK/b001/exe/NAME, removed on exit) or, since Go 1.24, in the build
+// cache, which trims it. A client told to start that path later may find
+// nothing there.
 var goRunExe = regexp.MustCompile(`(^|[/\\])go-build[0-9]+[/\\]b[0-9]+[/\\]exe[/\\][^/\\]+$|[/\\]go-build[/\\].+[/\\][^/\\]+$`)
 
-// GoRunBinary reports whether exe (os.Executable) is a binary that
-// `go run` built, in its work directory or the build cache: no path to
-// give a client, which starts it later.
+// GoRunBinary reports whether exe is a binary that `go run` built: no path
+// to give a client.
 func GoRunBinary(exe string) bool {
 	if goRunExe.MatchString(exe) {
 		return true

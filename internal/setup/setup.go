@@ -1,14 +1,10 @@
 // Package setup says how to register this bridge as an MCP server with each
-// agent client (issue 11): the exact command lines, quoted for the shell
-// that will run them, and the config-file snippets, for this binary's
-// absolute path. It prints; it never edits a client's files.
-//
-// The recommended form keeps the token out of every file and argv: the
-// client starts "<binary> --lazy", and the agent calls the MCP tool pair
-// with the token the user pastes from the Stitch Slop agent panel. The
-// environment-variable form (STITCHSLOP_TOKEN in the client's config)
-// comes second, with a placeholder the bridge itself refuses, and a
-// warning that it puts the token in a file.
+// agent client: command lines quoted for the shell that runs them, and
+// config snippets. It prints; it never edits a client's files. The
+// recommended form, "<binary> --lazy" and the MCP pair tool, keeps the
+// token out of every file and argv; the STITCHSLOP_TOKEN form comes second,
+// with a placeholder the bridge refuses and a warning that it puts the
+// token in a file.
 package setup
 
 import (

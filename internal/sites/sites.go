@@ -1,15 +1,9 @@
 // Package sites keeps which web site the bridge serves and the one-time
-// tokens it has been given, each for one site (THREAT_MODEL.md T1, T6).
-//
-// The bridge starts serving its launch origin (--origin). A tab from
-// another allowed site (origin.AllowedSite) is admitted at the upgrade only
-// when that site has a stored pairing or a token armed for it; when it
-// authenticates, the bridge serves that site from then on. A token is armed
-// for exactly one site, and it admits no other: the token from
-// STITCHSLOP_TOKEN is the launch origin's, and the pair tool and POST /pair
-// arm one for the site they name.
-//
-// It holds memory only; the pairing store decides whether a token is spent.
+// tokens it has been given, each for one site (THREAT_MODEL.md T1, T6). A
+// tab from another allowed site is admitted at the upgrade only when that
+// site has a stored pairing or a token armed for it, and is served from
+// then on. A token admits only the site it was armed for. It holds memory
+// only; the pairing store decides whether a token is spent.
 package sites
 
 import (
@@ -81,15 +75,10 @@ func (s *Sites) Served() string {
 }
 
 // SwitchNotice is what the agent and the person must be told while the
-// bridge serves a site other than its launch origin, in plain words and
-// led by a space; "" while it serves the launch origin. A tab of another
-// allowed site is admitted by a pairing stored earlier (by this bridge or
-// any other on the config dir, the demo's included) or a token armed for
-// it, and is then served in the launch origin's place; an agent started
-// for one site should not drive another's without knowing. A loopback
-// site is said to be one: its port is open to any program on this
-// machine, so its page may not be the one the user paired (THREAT_MODEL
-// T17).
+// bridge serves a site other than its launch origin, led by a space: an
+// agent started for one site should not drive another's without knowing.
+// A loopback site is named as one: any program here may serve its port,
+// so its page may not be the one the user paired (THREAT_MODEL T17).
 func (s *Sites) SwitchNotice() string {
 	s.mu.Lock()
 	served, chosen := s.served, s.chosen
@@ -109,11 +98,8 @@ func (s *Sites) SwitchNotice() string {
 	return n
 }
 
-// Choose makes site, one an agent named (wait_for_connection or pair with
-// an origin), the served one: the agent asked for it, so serving it is no
-// switch to warn of (SwitchNotice), unless it is a loopback site, whose
-// port any local program can serve: that warning stays. The caller has
-// checked it is Allowed.
+// Choose serves site, one the agent named: no switch to warn of, unless it
+// is a loopback site. The caller has checked it is Allowed.
 func (s *Sites) Choose(site string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -197,11 +183,9 @@ type Pairing struct {
 	Armed bool
 }
 
-// Pair checks a token given for a site (rawSite "" is the launch origin),
-// both as pasted (CleanToken, origin.Pasted), and arms it for that site
-// alone. A token already spent is not armed; it
-// is an error unless the site has a stored pairing, which a tab uses
-// instead.
+// Pair checks a token given for a site (rawSite "" is the launch origin)
+// and arms it for that site alone. A spent token is an error unless the
+// site has a stored pairing, which a tab uses instead.
 func (s *Sites) Pair(st Store, rawToken, rawSite string) (Pairing, error) {
 	tok, ok := CleanToken(rawToken)
 	if !ok {

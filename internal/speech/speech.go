@@ -32,9 +32,8 @@ const (
 // Args are the arguments of every ask.
 var Args = json.RawMessage(`{"timeoutSeconds":` + strconv.Itoa(Seconds) + `}`)
 
-// Answer is what is read of a voice.listen envelope, from the members
-// the door (envelope.Decode) found: a member of another type counts as
-// absent.
+// Answer is what is read of a voice.listen envelope; a member of another
+// type counts as absent.
 type Answer struct {
 	OK           bool
 	Error        string
@@ -103,11 +102,8 @@ const (
 	// maxNames and maxName bound the selection's names in meta.
 	maxNames = 20
 	maxName  = 64
-	// Window and MaxRate bound what reaches the session in any Window:
-	// an utterance past it is dropped and counted, and one event at the
-	// end of the answer says how many were. Asks are at least pause
-	// apart, so a tab that answers at once gets at most a few answers in
-	// a Window.
+	// Window and MaxRate bound what reaches the session in any Window;
+	// an utterance past it is dropped and counted.
 	Window  = 3 * time.Second
 	MaxRate = 16 << 10
 	pause   = time.Second
@@ -131,16 +127,12 @@ const (
 	unsupported = "Voice input cannot work in the user's browser (the tab says so); tell the user."
 )
 
-// retake is how long the loop waits, when another session holds the
-// voice (Taken), before it asks again: that session may end without the
-// tab changing, and nothing in this process says so. A variable for the
-// tests.
+// retake is how long the loop waits before asking again while another
+// session holds the voice: that session may end without the tab changing,
+// and nothing in this process says so.
 var retake = 5 * time.Second
 
-// Tab is what Run needs of the bridge's hub (hub.Hub): one ask as
-// voice.listen's one consumer (CallVoice), whether the tab lists it, and
-// the signals of an attach or detach (Next) and of a new tool list
-// (Watch).
+// Tab is what Run needs of the bridge's hub (hub.Hub).
 type Tab interface {
 	CallVoice(ctx context.Context, args json.RawMessage, timeout time.Duration) envelope.Reply
 	ArgNames(name string) ([]string, bool)
@@ -149,12 +141,9 @@ type Tab interface {
 }
 
 // Run asks tab for what the user says, over and over, while a tab that
-// lists voice.listen is attached, and hands send one Event per
-// utterance, and one per change of the voice switch, within MaxRate per
-// Window. It parks while no such tab is attached, and after the tab's
-// refusal until the tab changes; while another session holds the voice
-// (Taken), it asks again every retake, or sooner when the tab changes. It
-// returns when ctx ends.
+// lists voice.listen is attached, and hands send one Event per utterance
+// and per change of the voice switch, within MaxRate per Window, until
+// ctx ends.
 func Run(ctx context.Context, tab Tab, send func(Event)) {
 	b := budget{}
 	voice := "" // as last sent: "on", "off", "unsupported"; "" before
@@ -185,11 +174,8 @@ func Run(ctx context.Context, tab Tab, send func(Event)) {
 	}
 }
 
-// answer sends what an ok answer carries: a change of the voice switch
-// (voice is what was last sent), then each utterance with text among the
-// first MaxUtterances, then how many were dropped. The list is walked in
-// place (envelope.Items), so a reply of millions of entries costs no
-// memory.
+// answer sends what an ok answer carries. The list is walked in place, so
+// a reply of millions of entries costs no memory.
 func (b *budget) answer(a Answer, voice *string, send func(Event)) {
 	if e, ok := switched(a, voice); ok {
 		b.send(e, send, false)
@@ -279,12 +265,9 @@ func meta(selection json.RawMessage) map[string]string {
 }
 
 // plain is a name as meta carries it: letters, marks, digits, spaces and
-// -_.#() kept, every other character a space, so no name can carry an
-// ASCII quote, angle bracket or equals sign, the characters that could
-// end the attribute or open a tag of the event. A letter of another
-// script that looks like one (Canadian syllabics ᐸ, modifier letter ʺ) is
-// kept: a name in any script is a name, and lookalikes are confusables,
-// out of scope as they are for security/unprintable (THREAT_MODEL.md T18).
+// -_.#() kept, every other character a space, so no name can end the
+// attribute or open a tag of the event. Lookalikes (Canadian syllabics ᐸ)
+// are confusables, out of scope (THREAT_MODEL.md T18).
 func plain(s string) string {
 	return strings.Join(strings.Fields(strings.Map(func(r rune) rune {
 		if unicode.IsLetter(r) || unicode.IsMark(r) || unicode.IsDigit(r) || strings.ContainsRune("-_.#()", r) {
@@ -301,13 +284,10 @@ func stamp() string { return time.Now().UTC().Format(Stamp) }
 // Stamp is the layout of meta's time: RFC 3339 in UTC, milliseconds.
 const Stamp = "2006-01-02T15:04:05.000Z07:00"
 
-// Clip is s cleaned by the gate (gate.Clean), on one line (each run of
-// white space one space), and at most max bytes, cut at a character and
-// ending in "…" when cut; the ASCII < and > become ‹ and ›, so that the
-// words cannot close or open the event's tag (their lookalikes, such as
-// the fullwidth ＜, are confusables, out of scope: THREAT_MODEL.md T18). Only a prefix of
-// 4*max bytes is looked at: cleaning a megabyte to keep a few hundred
-// bytes of it would cost the sender nothing and the bridge the megabyte.
+// Clip is s cleaned by the gate, on one line, at most max bytes; < and >
+// become ‹ and › so the words cannot close or open the event's tag. Only a
+// prefix is looked at: cleaning a megabyte to keep a few hundred bytes
+// would cost the sender nothing and the bridge the megabyte.
 func Clip(s string, max int) string {
 	if len(s) > 4*max {
 		i := 4 * max
@@ -341,10 +321,7 @@ type sent struct {
 	n  int
 }
 
-// room is what the events that are never dropped can take in a Window:
-// per answer (at most four in a Window, asks being pause apart) one of
-// the voice switch and one that says how many were dropped, each under
-// 256 bytes.
+// room is what the events that are never dropped can take in a Window.
 const room = 2 << 10
 
 // send passes e on, unless it is an utterance (droppable) that would take

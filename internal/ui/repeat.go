@@ -8,22 +8,13 @@ import (
 )
 
 // RepeatWindow is how long a line is counted rather than written again
-// once it has been written: a page dialling in a loop, sending the same
-// tool list or {"tools":[]} thousands of times, or a local process that
-// cannot be identified, makes the same line hundreds of times a minute,
-// and a flood of them buries the lines that matter. Every level is counted
-// (a warning, a page's event at info, a hint): the first is written at
-// once; its repeats in the next RepeatWindow become one line at the
-// window's end ("… 2,999 more times in the last 10s"), one per message per
-// window for as long as the flood lasts.
+// once written: a page in a loop makes the same line hundreds of times a
+// minute, burying the lines that matter. Its repeats become one count line
+// at the window's end.
 const RepeatWindow = 10 * time.Second
 
-// maxRepeatKeys bounds the messages being counted at once, so that a
-// stream of messages that differ (each one naming a new value) cannot grow
-// the table. Past it, a new message is one more of a kind of its own,
-// "other kinds": its first in a window is written, the rest counted, so
-// that stderr gets at most maxRepeatKeys+1 first lines and as many counts
-// a window, whatever a page sends.
+// maxRepeatKeys bounds the messages counted at once, so messages that
+// differ cannot grow the table; past it they count as one "other" kind.
 const maxRepeatKeys = 256
 
 // repeatClock holds what tests shorten.
@@ -32,10 +23,8 @@ var repeatClock = struct {
 	now    func() time.Time
 }{RepeatWindow, time.Now}
 
-// repeats counts the lines of one logger (and of its
-// WithAttrs children) by level and message. Attributes are not part of
-// the key: the reason is in the message, while a value (an origin, a host)
-// is what a flood varies.
+// repeats counts the lines of one logger by level and message, not
+// attributes: a value (an origin, a host) is what a flood varies.
 type repeats struct {
 	mu   sync.Mutex
 	seen map[repeatKey]*repeat
@@ -204,9 +193,8 @@ func (p *repeat) summary(now time.Time) slog.Record {
 	return r
 }
 
-// Flush writes the counts of repeated lines that l (a
-// logger of NewLogger) has held back and not yet reported. Call it before
-// the process exits.
+// Flush writes the counts of repeated lines l has held back; call it
+// before the process exits.
 func Flush(l *slog.Logger) {
 	if h, ok := l.Handler().(*handler); ok {
 		h.repeats.flush()

@@ -9,11 +9,9 @@
 // Nothing here ever writes to stdout: in MCP mode stdout is the protocol,
 // in CLI mode it carries one JSON document.
 //
-// stderr is an exit like stdout, and a page's or a leader's words reach it
-// (a call's ok:false message, a tool list, a refusal): every line passes the
-// one character rule (security/unprintable, escaped so a person sees that
-// something was there) and the gate's bound (gate.Text), and a line that
-// comes again within RepeatWindow is counted, not written (repeat.go).
+// stderr is an exit like stdout, and a page's words reach it: every line is
+// escaped by the one character rule (security/unprintable), bounded, and a
+// line repeated within RepeatWindow is counted, not written (repeat.go).
 package ui
 
 import (
@@ -34,11 +32,8 @@ const Prefix = "stitchslop-bridge: "
 // LevelHint marks a line that says how to fix what the line before reported.
 const LevelHint = slog.Level(2)
 
-// NewLogger returns a slog.Logger that writes lines in the house format to w.
-// Attributes follow the message as key=value, values quoted when needed;
-// the message and each value are cut at the gate's bound (render). A line
-// that repeats within RepeatWindow is counted, not written again
-// (repeat.go); Flush writes the counts still held.
+// NewLogger returns a slog.Logger that writes lines in the house format to
+// w; Flush writes the repeat counts still held.
 func NewLogger(w io.Writer) *slog.Logger {
 	return slog.New(&handler{w: w, mu: new(sync.Mutex), repeats: &repeats{seen: map[repeatKey]*repeat{}}})
 }
@@ -60,10 +55,8 @@ func (h *handler) Handle(_ context.Context, r slog.Record) error {
 	return h.write(r)
 }
 
-// render returns r as a line shows it: the message on one line and escaped,
-// each value quoted where needed, and each cut at the gate's bound (bound).
-// It runs before a record is counted, so a record held back for its count
-// holds no more than a line shows.
+// render returns r as a line shows it. It runs before a record is counted,
+// so a record held back holds no more than a line shows.
 func render(r slog.Record) slog.Record {
 	// One record, one line: a wrapped error that carries newlines must not
 	// produce lines without the prefix.
@@ -79,15 +72,11 @@ func renderAttr(a slog.Attr) slog.Attr {
 	return slog.String(a.Key, bound(quote(a.Value.String())))
 }
 
-// MaxPiece bounds, in bytes, a message or a value on a line of stderr: a
-// person reads those lines and an agent's monitor forwards them, so a
-// page's message of 5 MB costs stderr no more than a few lines' worth.
-// It also bounds what a record held back for its count keeps.
+// MaxPiece bounds, in bytes, a message or a value on a line of stderr, so
+// a page's huge message costs no more than a few lines' worth.
 const MaxPiece = 4 << 10
 
-// bound cuts text already rendered (nothing in it the one rule names) as
-// the gate cuts any text, at MaxPiece bytes, with the gate's note of how
-// many more were left out, here on the same line.
+// bound cuts rendered text at MaxPiece bytes, as the gate cuts any text.
 func bound(s string) string {
 	if len(s) <= MaxPiece {
 		return s
@@ -134,9 +123,7 @@ func (h *handler) WithAttrs(as []slog.Attr) slog.Handler {
 
 func (h *handler) WithGroup(string) slog.Handler { return h }
 
-// quote renders an attribute value: as it is when it is plain text with
-// nothing to escape, otherwise quoted once by the one rule's Quote, which
-// escapes every character that would not show as itself.
+// quote renders an attribute value, quoted by the one rule unless plain.
 func quote(s string) string {
 	if s == "" || strings.ContainsAny(s, " \"=\\") || unprintable.Any(s) {
 		return unprintable.Quote(s)
@@ -144,11 +131,8 @@ func quote(s string) string {
 	return s
 }
 
-// escape writes a message's characters that would not show as themselves
-// (the one rule, security/unprintable: ESC, BEL and the other controls,
-// bidi overrides and other format characters, fillers, private use) and
-// invalid bytes as Go escapes, so bytes from a page or a file cannot drive
-// the terminal or hide text. Everything else, spaces included, is kept.
+// escape writes what the one rule names, and invalid bytes, as Go escapes,
+// so bytes from a page cannot drive the terminal or hide text.
 func escape(s string) string { return unprintable.Escape(s) }
 
 // Hint logs a hint line.

@@ -2,14 +2,8 @@
 // as serverInfo.version, and Identity: which binary this is, with the
 // SHA-256 of its executable file (docs/protocol.md §7.18).
 //
-// Release builds set Version, Commit and Date with
-//
-//	-ldflags "-X github.com/stitchslop/stitchslop-bridge/internal/version.Version=1.2.3
-//	          -X github.com/stitchslop/stitchslop-bridge/internal/version.Commit=<sha>
-//	          -X github.com/stitchslop/stitchslop-bridge/internal/version.Date=<RFC 3339>"
-//
-// A plain `go build` or `go install` leaves them empty and String falls back
-// to what debug.ReadBuildInfo knows.
+// Release builds set Version, Commit and Date with -ldflags -X; a plain
+// build leaves them empty and String falls back to debug.ReadBuildInfo.
 package version
 
 import (
@@ -75,11 +69,9 @@ func commit() string {
 	return ""
 }
 
-// Identity says which binary this is: its version, commit, platform and the
-// SHA-256 of its own executable file. It is information for the user, never
-// a control: a binary that lies about itself can say anything here
-// (docs/protocol.md §7.18). The hello frame carries it as "bridge"; /status,
-// connection_status, doctor, version --json and the demo page show it.
+// Identity says which binary this is, with the SHA-256 of its executable
+// file. It is information for the user, never a control: a binary that
+// lies about itself can say anything here (docs/protocol.md §7.18).
 type Identity struct {
 	Name    string `json:"name"`
 	Version string `json:"version"`
@@ -93,10 +85,8 @@ type Identity struct {
 	SHA256Error string `json:"sha256Error,omitempty"`
 }
 
-// HashWait bounds how long a caller on the way to a tab (the hello) waits
-// for the executable's hash. The hash starts with the bridge and takes
-// tens of milliseconds for a 15 MiB binary; past the bound the hello goes
-// without it and says so (sha256Error NotYet).
+// HashWait bounds how long the hello waits for the executable's hash;
+// past it the hello goes without and says NotYet.
 const HashWait = 2 * time.Second
 
 // NotYet is SHA256Error while the hash is still being computed.
@@ -141,13 +131,10 @@ func (h *hasher) result(wait time.Duration) (string, string) {
 // self hashes this process's executable.
 var self = newHasher()
 
-// executable is the file Self hashes; a test hook. On Linux, where /proc
-// is mounted, it is /proc/self/exe, which opens the very file this process
-// runs from even after that was renamed, replaced or deleted on disk:
-// os.Executable reads the link as a path, which by then may name another
-// file (and trims a name that ends " (deleted)"). Only on Linux: elsewhere
-// "/proc/self/exe" is an ordinary path that anyone may create (on Windows,
-// \proc\self\exe on the current drive; under Wine, the host's Wine loader).
+// executable is the file Self hashes. On Linux it is /proc/self/exe, which
+// opens the very file this process runs from even after it was replaced
+// on disk, where os.Executable's path may by then name another file.
+// Elsewhere "/proc/self/exe" is an ordinary path anyone may create.
 var executable = func() (string, error) {
 	const self = "/proc/self/exe"
 	if runtime.GOOS == "linux" {
@@ -158,9 +145,8 @@ var executable = func() (string, error) {
 	return os.Executable()
 }
 
-// StartHash starts hashing the executable in the background, once. The
-// bridge calls it first thing, so the hash is off the start-up path and
-// ready long before a tab attaches; Self calls it too.
+// StartHash starts hashing the executable in the background, once, so the
+// hash is off the start-up path.
 func StartHash() { self.start(hashExecutable) }
 
 // hashExecutable hashes the file this process runs from. An error is

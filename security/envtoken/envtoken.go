@@ -1,21 +1,10 @@
-// Package envtoken reads the bootstrap token a starting bridge is given. It
-// mitigates THREAT_MODEL.md T7 (secret-leak) for the token:
-//
-//   - A starting bridge takes the token from the environment variable Var,
-//     never from argv, where every process on the machine, of every user,
-//     can read it through ps (protocol.md §1). CheckArgs refuses a --token
-//     flag in any spelling, without echoing its value. A running bridge
-//     takes one through the control plane's /pair instead (the `pair` verb
-//     reads it from Var or stdin, an agent passes it to the MCP `pair` tool).
-//   - Take removes the variable from the process environment once read, so
-//     nothing the bridge or the Go runtime starts later inherits it.
-//
-// It does not erase the variable from the environment block the kernel
-// recorded at exec time (/proc/<pid>/environ on Linux): that stays readable
-// by the same user and root, which T11 accepts. It does not keep the token
-// out of logs by itself: callers never print it, and the e2e test that
-// scans everything the bridge prints holds them to that. The token's
-// one-time property is security/ledger's (T6).
+// Package envtoken reads the bootstrap token a starting bridge is given,
+// from the environment variable Var and never from argv, which every user
+// can read through ps (THREAT_MODEL.md T7, protocol.md §1). A running
+// bridge is given one by the MCP pair tool or the control plane's /pair
+// instead (the pair verb reads it from Var or stdin). Take unsets the
+// variable so nothing started later inherits it; the environment block the
+// kernel recorded at exec stays readable by the same user and root (T11).
 package envtoken
 
 import (
@@ -39,11 +28,9 @@ func Take() string {
 // ErrTokenFlag is returned by CheckArgs when a --token flag is present.
 var ErrTokenFlag = errors.New("--token is not accepted: anything on the command line is visible to every process through ps; put the token in the " + Var + " environment variable instead")
 
-// CheckArgs refuses a --token flag in any spelling (-token, --TOKEN,
-// --token=VALUE), without echoing its value. rest is args without every
-// such flag and its value: the command to give again with the token in
-// Var, which the caller may print, since it holds no token. A value is the
-// word after a bare --token unless that word is itself a flag.
+// CheckArgs refuses a --token flag in any spelling, without echoing its
+// value. rest is args without such flags and their values, safe to print
+// as the command to give again.
 func CheckArgs(args []string) (rest []string, err error) {
 	for i := 0; i < len(args); i++ {
 		a := args[i]

@@ -79,12 +79,9 @@ func (l looseness) describe(name func(sid string) string) string {
 	return "an ACL " + strings.Join(parts, " and ")
 }
 
-// checkACL is checkAccess on Windows once the descriptor s of the object at
-// path is read: an object that is not ours (its owner is neither the
-// token's user nor its default owner) is refused, never repaired, like
-// another uid's file on Unix; a loose one of ours is repaired with repair
-// and reported through warn, or refused if the repair fails. Messages name
-// principals with name ("NT AUTHORITY\SYSTEM (S-1-5-18)").
+// checkACL is checkAccess on Windows: an object not ours is refused, never
+// repaired, like another uid's file on Unix; a loose one of ours is
+// repaired and reported through warn.
 func checkACL(path string, s secInfo, tok token, name func(sid string) string, repair func() error, warn Warn) error {
 	if s.owner == "" || (s.owner != tok.user && s.owner != tok.defaultOwner) {
 		owner := "no owner"

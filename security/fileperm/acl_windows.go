@@ -57,21 +57,13 @@ func readToken() (winToken, error) {
 }
 
 // ownerOnly is the descriptor every object gets, in SDDL
-// "O:<user>D:P(A;OICI;FA;;;<user>)" for a directory, whose entry the files
-// created in it inherit, and "O:<user>D:P(A;;FA;;;<user>)" for a file: owner
-// user (not the token's default owner, so a directory made by an elevated
-// run stays the user's), and a protected DACL, so nothing from the parent is
-// merged in, of one entry, full control (FILE_ALL_ACCESS) for user.
-//
-// SYSTEM gets no entry. Like root, it reads any file through its backup
-// and take-ownership privileges whatever the DACL says (T10 leaves it out
-// of scope), so an entry would protect nothing and enable nothing the
-// bridge needs; without one, a service running as SYSTEM that opens files
-// through ordinary access checks (an indexer, a backup or sync agent) is
-// kept out instead of copying the secrets somewhere else, and the whole
-// ACL is one entry to audit, like mode 0600. Administrators get none
-// either: an entry would hand the files to every elevated process of every
-// administrator, without the deliberate step of using a privilege.
+// "O:<user>D:P(A;OICI;FA;;;<user>)" for a directory and
+// "O:<user>D:P(A;;FA;;;<user>)" for a file: owner user (not the token's
+// default owner, so an elevated run's directory stays the user's), and a
+// protected DACL of one entry. SYSTEM gets none: it can read anything
+// through its privileges anyway, and without one an indexer or sync agent
+// running as SYSTEM is kept out. Administrators get none either: an entry
+// would hand the files to every elevated process.
 func ownerOnly(user *windows.SID, dir bool) (*windows.SECURITY_DESCRIPTOR, error) {
 	inherit := ""
 	if dir {

@@ -10,17 +10,11 @@ import (
 	"time"
 )
 
-// The one writer that replaces files. Every file the bridge or the CLI
-// puts in place of another goes through a Pending: Batch.Save, Out (call --out),
-// and, through security/fileperm's WriteFile,
-// pairing.json, the spent-token file and the session files. It lives here,
-// beside the race-free walk, because creating and replacing files in a
-// folder opened once is this package's job; fileperm adds only who may
-// read the file it creates (CreateWith).
+// The one writer that replaces files: Batch.Save, Out and fileperm's
+// WriteFile all go through a Pending, in a folder opened once.
 
-// Temporary files are named tempPrefix, a random part and tempSuffix in
-// the target's folder: hidden, so a crash leaves nothing that looks like a
-// design, and with the shape doctor recognises as a cut-short write.
+// Temporary files are hidden, so a crash leaves nothing that looks like a
+// design, and shaped so doctor recognises a cut-short write.
 const (
 	tempPrefix = ".stitchslop-"
 	tempSuffix = ".tmp"
@@ -31,12 +25,8 @@ const (
 const tempTries = 4
 
 // renameRetries and renameBackoff bound how long Commit waits for a
-// Windows reader to let go of the file it replaces: a reader that opened
-// it without FILE_SHARE_DELETE (an older bridge, an antivirus, an editor)
-// makes the rename fail with a sharing violation or access denied for as
-// long as it holds it, which for a reader of pairing.json is a few
-// milliseconds. 20 tries 10 ms apart give it 200 ms; a file held longer
-// is reported. Elsewhere a rename never fails that way, and is not retried.
+// Windows reader that opened the target without FILE_SHARE_DELETE (an
+// antivirus, an editor) to let go of it.
 const (
 	renameRetries = 20
 	renameBackoff = 10 * time.Millisecond
@@ -51,10 +41,9 @@ var (
 	copyFile = io.Copy
 )
 
-// A Pending is a file being written under a temporary name beside the file
-// it is to become, and put in place whole by Commit: a crash or a failure
-// leaves the old file, or none, never a part of the new one, and no
-// temporary file. Abort drops it.
+// A Pending is a file written under a temporary name beside its target and
+// put in place whole by Commit: a failure leaves the old file, never part
+// of the new one.
 type Pending struct {
 	dir  *os.Root // closed with the Pending
 	name string   // the target's name in dir
@@ -66,14 +55,10 @@ type Pending struct {
 }
 
 // CreateWith starts writing path, in its existing folder, for the
-// bridge's own files (security/fileperm): path's folder is opened once, and
-// what follows happens in it whatever is renamed or linked in its place
-// meanwhile. The temporary file is made by open, which must create exactly
-// the path it is given, failing with an error wrapping fs.ErrExist if
-// anything is there (O_EXCL); fileperm passes one that makes it the user's
-// alone from birth; nil makes it 0666 less the umask. A file of the user's
-// that a page's reply fills is never started here but by Batch.Save or Out,
-// whose walk refuses hidden folders.
+// bridge's own files (security/fileperm). The temporary file is made by
+// open, which must create exactly that path or fail with fs.ErrExist
+// (O_EXCL); fileperm's makes it the user's alone from birth; nil makes it
+// 0666 less the umask.
 func CreateWith(path string, open func(path string) (*os.File, error)) (*Pending, error) {
 	r, err := os.OpenRoot(filepath.Dir(path))
 	if err != nil {
@@ -86,10 +71,8 @@ func CreateWith(path string, open func(path string) (*os.File, error)) (*Pending
 	return p, err
 }
 
-// create starts a Pending for name in the opened folder r, its temporary
-// file made by open (by path) or, when open is nil, in r. The Pending
-// closes r when it is committed or aborted (save's walk closes it again,
-// which does nothing).
+// create starts a Pending for name in the opened folder r, which the
+// Pending closes when committed or aborted.
 func create(r *os.Root, name, path string, open func(string) (*os.File, error)) (*Pending, error) {
 	for tries := 0; ; tries++ {
 		tmp := tempPrefix + rand.Text() + tempSuffix
@@ -113,8 +96,7 @@ func create(r *os.Root, name, path string, open func(string) (*os.File, error)) 
 // Path is the path the file is put in place at.
 func (p *Pending) Path() string { return p.path }
 
-// Write writes to the temporary file; an error does not name it, which
-// would only puzzle the reader of an error that names the file written.
+// Write writes to the temporary file; an error does not name it.
 func (p *Pending) Write(b []byte) (int, error) {
 	if k := min(SniffLen-len(p.head), len(b)); k > 0 {
 		p.head = append(p.head, b[:k]...)
@@ -123,15 +105,11 @@ func (p *Pending) Write(b []byte) (int, error) {
 	return n, cause(err)
 }
 
-// Commit puts the file in place. With replace it is renamed over the
-// target, which replaces a symbolic link there rather than writing through
-// it; without, it appears only if nothing is there (a hard link, which
-// fails on any existing name, symlinks included; on a file system without
-// hard links a copy into a file created exclusively), and an *ExistsError
-// (which wraps fs.ErrExist) says something was. Either way the file is
-// flushed to disk first, and the folder after. A Pending that must hold an
-// image (Batch.Save, Out) whose bytes are not that image is dropped with a
-// *BytesError.
+// Commit flushes the file and puts it in place. With replace it is renamed
+// over the target, replacing a symbolic link rather than writing through
+// it; without, a hard link (or an exclusive copy where there are none)
+// makes it appear only if nothing is there, else an *ExistsError. Bytes
+// that are not the image wanted are a *BytesError.
 func (p *Pending) Commit(replace bool) error {
 	if p.want != "" && sniff(p.head) != p.want {
 		p.Abort()

@@ -7,14 +7,9 @@ import (
 	"strings"
 )
 
-// SplitDataURL is the one data URL parser (RFC 2397, base64 form only):
-// s is "data:<mime>[;<param>]*;base64,<payload>", with the scheme and
-// ";base64" matched without regard to case. It returns the MIME type in
-// lower case, parameters dropped, and the payload as it is, not decoded.
-// Anything else, a MIME type holding a space, a quote or a line break
-// included, is not one: ok is false. The payload may be empty: give s up to
-// its comma to read a head. The type may be empty ("data:;base64,…"):
-// nothing that needs one (an image block, --out) takes that.
+// SplitDataURL is the one data URL parser (RFC 2397, base64 form only). It
+// returns the MIME type lower-cased without parameters, and the payload
+// undecoded. A type holding a space, quote or line break is refused.
 func SplitDataURL(s string) (mime, payload string, ok bool) {
 	if len(s) < 5 || !strings.EqualFold(s[:5], "data:") {
 		return "", "", false
@@ -31,9 +26,8 @@ func SplitDataURL(s string) (mime, payload string, ok bool) {
 	return strings.ToLower(mime), payload, true
 }
 
-// DecodeDataURL splits a data URL (SplitDataURL) and decodes its payload.
-// Errors never quote the URL, which may be large or hostile; at most they
-// give its length.
+// DecodeDataURL splits a data URL and decodes its payload. Errors never
+// quote the URL, which may be large or hostile.
 func DecodeDataURL(s string) (mime string, data []byte, err error) {
 	if len(s) < 5 || !strings.EqualFold(s[:5], "data:") {
 		return "", nil, errors.New("files: not a data URL")

@@ -8,9 +8,8 @@ import (
 // SniffLen is how many leading bytes of a file sniff needs (ImageOK, Pending).
 const SniffLen = 12
 
-// sniff returns the MIME type of an image recognised by its leading bytes
-// (SniffLen of them suffice): image/png, image/jpeg, image/gif or
-// image/webp; "" for anything else.
+// sniff returns the MIME type of a PNG, JPEG, GIF or WebP image by its
+// leading bytes, or "".
 func sniff(b []byte) string {
 	switch {
 	case bytes.HasPrefix(b, []byte("\x89PNG\r\n\x1a\n")):
@@ -25,11 +24,9 @@ func sniff(b []byte) string {
 	return ""
 }
 
-// ImageType returns the type of data that a page calls an image of type
-// mime, by its leading bytes, when it is one: image/png, image/jpeg,
-// image/gif or image/webp, and that very type; "" otherwise. It decides
-// what becomes an MCP image block, and gives the type the block names, in
-// the bridge's words rather than the page's spelling of it.
+// ImageType returns data's image type when its bytes are the image type
+// mime claims, else "". It decides what becomes an MCP image block, named
+// in the bridge's words rather than the page's.
 func ImageType(mime string, head []byte) string {
 	if got := sniff(head); got != "" && got == rasterType(mime) {
 		return got

@@ -10,16 +10,12 @@ import (
 	"strings"
 )
 
-// maxLinks bounds the symbolic links one walk follows: a loop of links, or
-// a chain no person made, ends in an error. It is the kernel's own limit
-// on Linux (40 links per lookup).
+// maxLinks bounds the symbolic links one walk follows, as Linux does.
 const maxLinks = 40
 
-// maxRaces bounds how many times a walk looks again at one entry that was
-// replaced between its inspection and its opening. A user's own programs
-// replace a file by rename now and then, and the walk reads the new one;
-// an entry that changes this many times in a row within microseconds is
-// someone flipping it, and the walk gives up.
+// maxRaces bounds how often a walk looks again at an entry replaced
+// between its inspection and its opening: more in a row is someone
+// flipping it.
 const maxRaces = 8
 
 // errChanged is wrapped by a walk that met an entry flipping faster than
@@ -69,25 +65,14 @@ func (w *walked) reset(vol string) error {
 	return nil
 }
 
-// walk opens path, made absolute and clean, race-free: no component is
-// named twice. Each one is inspected without following it (Lstat in the
-// directory already opened), then opened from that directory, then the
-// object opened is checked to be the one inspected (os.SameFile); a
-// symbolic link is read (Readlink), if the user or root owns it (another
-// user's is refused, as fs.protected_symlinks would refuse it in a sticky
-// folder), and its target walked the same way,
-// component by component. So every component of the path the object is
-// finally reached by is seen and checked, and another user swapping an
-// entry of a folder it owns between a decoy and a link into a hidden
-// folder of ours, at any moment, makes the walk look again or fail, never
-// open the hidden object. A hidden name (leading ".") anywhere, in abs or
-// in a link's target, is refused; one in abs before anything is opened or
-// made. With file, the last component is a regular file, opened for
-// reading (Read), and walk returns it with the folders opened; without,
-// abs is a folder, which must be the user's own (owned), whoever made it,
-// and with create its missing folders are made as mkdir -p does (0777 less
-// the umask; Batch.Save, Prepare), each checked after it is made like any
-// other.
+// walk opens path race-free: each component is inspected without
+// following it, opened from the directory already opened, and checked to
+// be the object inspected; a symbolic link the user or root owns is read
+// and its target walked the same way. So the hidden-name rule applies to
+// the path the object is really reached by, and an entry swapped under the
+// walk makes it look again or fail. With file, the last component is a
+// regular file opened for reading; without, a folder that must be the
+// user's own, and with create its missing folders are made.
 func walk(path string, file, create bool) (*walked, *os.File, error) {
 	verb, what := "written to", "directory" // what is not done to a hidden path, and what path is
 	if file {
@@ -168,9 +153,7 @@ func walk(path string, file, create bool) (*walked, *os.File, error) {
 		w.close()
 		return nil, nil, fmt.Errorf("files: %s is not a regular file", abs)
 	}
-	// The folder written into is the user's own, whoever made it first:
-	// one another user owns (made before a Mkdir here, or in a shared
-	// folder) is theirs to rename and replace in.
+	// A folder another user owns is theirs to rename and replace in.
 	if fi, err := w.dir().Stat("."); err != nil || !owned(fi, false) {
 		w.close()
 		return nil, nil, fmt.Errorf("files: %s: a folder another user owns; files are written only into the user's own", abs)
@@ -199,9 +182,8 @@ func step(r *os.Root, name string, file, create bool) (sub *os.Root, f *os.File,
 			return nil, nil, "", cause(err)
 		}
 		if link(fi) && !owned(fi, true) {
-			// The kernel's fs.protected_symlinks refuses such a link in a
-			// sticky world-writable folder; the walk, reading links itself,
-			// refuses it everywhere: another user's link says nothing of ours.
+			// As fs.protected_symlinks, but everywhere: another user's link
+			// says nothing of ours.
 			return nil, nil, "", errors.New("a symbolic link another user owns; it is not followed")
 		}
 		if link(fi) {
@@ -246,10 +228,8 @@ func step(r *os.Root, name string, file, create bool) (sub *os.Root, f *os.File,
 	return nil, nil, "", lastErr
 }
 
-// cause is err without the path os.Root puts in it, which is the one name
-// inside the folder, or the two names of a rename or a link, one of them a
-// temporary file's, which would only puzzle the reader: the caller names
-// the whole path.
+// cause is err without os.Root's path, a name inside the folder or a
+// temporary file's; the caller names the whole path.
 func cause(err error) error {
 	var pe *fs.PathError
 	var le *os.LinkError

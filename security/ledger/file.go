@@ -12,48 +12,31 @@ import (
 	"github.com/stitchslop/stitchslop-bridge/security/limits"
 )
 
-// FileName is the name of the spent-token file in the config directory.
-// Only this bridge reads it; the reference bridge knows nothing of it and
-// keeps to usedTokens in pairing.json.
+// FileName is the spent-token file in the config directory; the reference
+// bridge knows nothing of it.
 const FileName = "spent-tokens"
 
-// FileKeep is how many fingerprints the spent-token file keeps when it is
-// written: the newest FileKeep, plus every fingerprint still in some
-// usedTokens list of pairing.json (see File.Write), so the file never
-// forgets what pairing.json remembers. Ten thousand pairings is decades of
-// one person's use, and the file stays at 330 KB, far below the
-// limits.ConfigFile a read accepts (maxFileLines). It must be at least Keep:
-// the file exists to remember more than usedTokens does, never less.
+// FileKeep is how many of the newest fingerprints the file keeps, besides
+// every one still in pairing.json's usedTokens (File.Write). It must be at
+// least Keep: the file exists to remember more than usedTokens, never less.
 const FileKeep = 10000
 
 // lineLen is one line of the file: a fingerprint and a newline.
 const lineLen = credential.FingerprintLen + 1
 
-// maxFileLines is the most lines File.Write ever writes, so that the file
-// always fits in the limits.ConfigFile bytes fileperm.ReadFile accepts: a
-// file this bridge wrote and then refused to read would refuse every
-// redemption.
+// maxFileLines keeps the file within what fileperm.ReadFile accepts: a file
+// this bridge wrote and then refused to read would refuse every redemption.
 const maxFileLines = limits.ConfigFile / lineLen
 
 // ErrCorrupt is wrapped by reads of a spent-token file that is not one
-// fingerprint per line. A caller must then refuse to redeem any token: the
-// file might have held the fingerprint of the very token being presented.
+// fingerprint per line; the caller then refuses to redeem any token.
 var ErrCorrupt = errors.New("the spent-token file is not valid")
 
-// File is the spent-token file: one fingerprint per line, oldest first. It
-// is what makes a redeemed token stay spent when pairing.json is deleted or
-// loses the entry (T6): the user is told to revoke with `unpair`, which
-// keeps it, and no longer by deleting files.
-//
-// The file is append-only: lines are added at the end and only the oldest
-// are ever dropped, by Write's bound. Each write replaces the whole file
-// atomically rather than appending in place, so a crash cannot leave a torn
-// last line, which would otherwise refuse every later redemption.
-//
-// The caller holds the pairing file's lock (fileperm.Lock) from ReadFile to
-// Write, as for pairing.json, so two bridges recording at once cannot lose
-// a line (T14). A read without the lock is safe too: Write replaces the
-// file atomically, so a reader sees the old file or the new one.
+// File is the spent-token file: one fingerprint per line, oldest first.
+// Each write replaces the whole file atomically rather than appending, so
+// a crash cannot leave a torn line that would refuse every later
+// redemption. The caller holds the pairing file's lock (fileperm.Lock)
+// from ReadFile to Write so two bridges cannot lose a line (T14).
 type File struct {
 	path  string
 	fps   []string        // normalised, valid, unique, oldest first
@@ -61,14 +44,10 @@ type File struct {
 	dirty bool
 }
 
-// ReadFile reads the spent-token file at path with fileperm.ReadFile's
-// checks (no symbolic link, a regular file of the user's own, a looser mode
-// than 0600 tightened with a warning, at most limits.ConfigFile bytes; T13). A missing file is an empty
-// ledger. Each line must hold one fingerprint (32 hex characters; case and
-// surrounding space are forgiven, as in usedTokens, so a hand-edited file
-// still refuses); blank lines are skipped. Anything else is ErrCorrupt,
-// naming the path and the line but never echoing it, since a line there
-// could be a token in the clear.
+// ReadFile reads the spent-token file with fileperm.ReadFile's checks
+// (T13); a missing file is an empty ledger. A line that is not a
+// fingerprint is ErrCorrupt, naming the line number but never echoing it:
+// it could be a token in the clear.
 func ReadFile(path string, warn fileperm.Warn) (*File, error) {
 	b, err := fileperm.ReadFile(path, warn)
 	if err != nil {
@@ -93,9 +72,7 @@ func (f *File) Path() string { return f.path }
 // Len is the number of fingerprints in the file.
 func (f *File) Len() int { return len(f.fps) }
 
-// Spent reports whether token's fingerprint is in the file. Like Spent, it
-// compares every entry in constant time and never stops early; the entries
-// are fixed-width, so no hashing is needed to compare them safely.
+// Spent reports whether token's fingerprint is in the file, as Spent.
 func (f *File) Spent(token string) bool {
 	return Spent(f.fps, token)
 }
@@ -117,14 +94,10 @@ func (f *File) Add(fps ...string) {
 	}
 }
 
-// Write adds keep (the usedTokens lists of pairing.json, see Add), then
-// writes the file if that, Record or Add changed it: atomically, fsynced,
-// mode 0600 (fileperm.WriteFile), so a crash leaves the old file or the new
-// one and never a torn line that would refuse every later redemption.
-// Growth is bounded here: the newest FileKeep fingerprints are kept, and
-// so is every one in keep, so the file never remembers less than
-// pairing.json; past maxFileLines the oldest go whatever keep says. Call it
-// with the lock held.
+// Write adds keep (pairing.json's usedTokens) and, if anything changed,
+// writes the file atomically with fileperm.WriteFile, keeping the newest
+// FileKeep and every one in keep, at most maxFileLines. Call it with the
+// lock held.
 func (f *File) Write(keep []string) error {
 	f.Add(keep...)
 	if !f.dirty {

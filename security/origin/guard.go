@@ -10,20 +10,15 @@ import (
 // frame, no fetch of anything it names.
 const DefaultCSP = "default-src 'none'; frame-ancestors 'none'"
 
-// Guard is the one front of every HTTP server the binary runs (the
-// bridge's port, the demo's page server): before any handler sees a
-// request it sets the headers that keep a browser from doing anything with
-// an answer it was not meant to read (T1, T4), and refuses a request whose
-// Host does not name this server (loopbackHost; T2, DNS rebinding), whatever
-// its method or target.
+// Guard is the one front of every HTTP server the binary runs: before any
+// handler, it sets the headers that keep a browser from using an answer
+// (T1, T4) and refuses a request whose Host does not name this server (T2).
 type Guard struct {
 	Port int
 	// CSP is the answers' Content-Security-Policy; "" is DefaultCSP.
 	CSP string
-	// Literal serves only requests that name the server 127.0.0.1: one
-	// that names it localhost or [::1] is redirected there (307), so that
-	// what it serves has one origin (the demo's page, which the bridge
-	// admits as http://127.0.0.1:port).
+	// Literal redirects localhost and [::1] to 127.0.0.1, so what it
+	// serves has one origin.
 	Literal bool
 	// Refuse answers a request refused for its Host, after the headers
 	// are set; nil answers 403 with ReasonHost as text.

@@ -1,33 +1,20 @@
 // Package origin holds the header rules that stand between any web page and
-// the bridge's port. It mitigates THREAT_MODEL.md:
+// the bridge's port (THREAT_MODEL.md):
 //
-//   - T1 (web-page): the Origin of a WebSocket upgrade, compared
-//     case-insensitively without a trailing slash (protocol.md §2.2), must be
-//     a site the caller admits (CheckUpgrade); anything else is refused with
-//     403 before a frame is read. The bridge admits the site it serves, and
-//     an AllowedSite that has a stored pairing or an armed token
-//     (internal/sites).
-//   - T2 (dns-rebind): the Host header must name the loopback address the
-//     server listens on, with its port (loopbackHost). A rebinding page
-//     reaches 127.0.0.1 under its own host name, and that name is what its
-//     requests carry, so it is refused with 403 by Guard, the one front of
-//     every HTTP server the binary runs, before any handler (the upgrade,
-//     the control plane, the demo's page) sees the request.
-//   - T3 (null-origin): a missing Origin and the literal "null" that
-//     sandboxed frames and some redirects send never match, whatever the
-//     allowed origin is.
-//   - T4 (page-control): a control-plane request carrying an Origin header
-//     comes from a browser and is refused with 403 before the key is looked
-//     at (CheckControl, protocol.md §4.3).
+//   - T1 (web-page): a WebSocket upgrade's Origin must be a site the caller
+//     admits (CheckUpgrade, protocol.md §2.2).
+//   - T2 (dns-rebind): the Host header must name the loopback address and
+//     port the server listens on. A rebinding page's requests carry its own
+//     host name, so Guard, the front of every HTTP server the binary runs,
+//     refuses them before any handler sees them.
+//   - T3 (null-origin): a missing or "null" Origin never matches.
+//   - T4 (page-control): a control-plane request with an Origin header is a
+//     browser's and is refused before the key is looked at (CheckControl,
+//     protocol.md §4.3).
 //
-// Parse validates the --origin a user gives, so the allowed origin is a
-// bare scheme://host[:port] in the form browsers send.
-//
-// It does not authenticate anyone: the handshake credential (T5) and the
-// control-plane key do that. A page served from the allowed origin itself
-// (including an XSS on it, T8) passes these checks by design. A non-browser
-// process on the machine can send any headers it likes; these rules stop
-// browsers, not local programs (T10, T11).
+// It authenticates no one. A page on the allowed origin (an XSS there, T8)
+// passes by design, and a local process can send any headers it likes:
+// these rules stop browsers, not local programs (T10, T11).
 package origin
 
 import (
@@ -42,18 +29,13 @@ import (
 )
 
 // Normalize is the form origins are compared and pairing.json is keyed by:
-// surrounding white space removed, ASCII letters lower-cased, trailing
-// slashes dropped. Only ASCII is folded: Unicode case folding would let
-// "K" (U+212A, Kelvin sign) stand for "k". Normalize is idempotent.
+// trimmed, ASCII lower-cased, no trailing slashes. Only ASCII is folded:
+// Unicode folding would let "K" (U+212A, Kelvin sign) stand for "k".
 func Normalize(s string) string { return trimFold(s, "") }
 
-// Pasted is an origin as a model or a person copied it out of a sentence
-// (the agent panel's line, say): surrounding white space and trailing '.',
-// ',' and ';' are dropped, then trailing slashes, then ASCII case is
-// folded, so "http://localhost:9999/." is "http://localhost:9999". It is
-// the reference bridge's rule for the pair tool, wait_for_connection and
-// POST /pair. It only cleans: Parse still decides whether the rest is an
-// origin, and the caller whether it is allowed. Pasted is idempotent.
+// Pasted is Normalize that also drops trailing '.', ',' and ';', for an
+// origin copied out of a sentence (the reference bridge's rule). It only
+// cleans: Parse still decides whether the rest is an origin.
 func Pasted(s string) string { return trimFold(s, ".,;") }
 
 // trimFold drops surrounding white space, trailing punct and trailing
@@ -68,10 +50,8 @@ func trimFold(s, punct string) string {
 	}
 }
 
-// Parse checks that s is a web origin (http or https, a host, an optional
-// port, no path, query, fragment or user info) and returns it normalised,
-// without a default port (:443 for https, :80 for http), since browsers
-// never send one.
+// Parse checks that s is a bare http(s)://host[:port] origin and returns
+// it normalised, without a default port, since browsers never send one.
 func Parse(s string) (string, error) {
 	n := Normalize(s)
 	if n == "" {
@@ -110,9 +90,8 @@ func Parse(s string) (string, error) {
 	return site, nil
 }
 
-// validHost accepts an IPv6 literal (when bracketed) or a name of ASCII
-// letters, digits, '.', '-' and '_' that neither starts nor ends with '.'
-// or '-' (a trailing dot is not a form browsers send).
+// validHost accepts a bracketed IPv6 literal or an ASCII host name; a
+// trailing dot is not a form browsers send.
 func validHost(h string, bracketed bool) bool {
 	if bracketed {
 		return net.ParseIP(h) != nil && strings.Contains(h, ":")
@@ -125,14 +104,10 @@ func validHost(h string, bracketed bool) bool {
 // ipv4Loopback is the address every server of the binary binds.
 var ipv4Loopback = netip.AddrFrom4([4]byte{127, 0, 0, 1})
 
-// loopbackHost reports whether a request's Host header names this server
-// on port: localhost (ASCII case-insensitive), 127.0.0.1 or [::1], a
-// colon, and port in decimal. Anything else, including a missing port,
-// another spelling of a loopback address, or a name that resolves to
-// 127.0.0.1, is refused (T2); Guard applies it to every request. literal
-// says host named the server by its address, 127.0.0.1. An address is read by
-// net/netip and must be written as netip writes it, so 127.1, 0x7f.0.0.1,
-// [::0001], a zone or a port with leading zeros are not another way in.
+// loopbackHost reports whether a Host header is localhost, 127.0.0.1 or
+// [::1] with port (T2); literal says it named 127.0.0.1. An address must
+// be written as netip writes it, so 127.1, [::0001] or a port with leading
+// zeros are not another way in.
 func loopbackHost(host string, port int) (literal, ok bool) {
 	if port < 1 || port > 65535 {
 		return false, false
@@ -156,12 +131,9 @@ const (
 	ReasonMultiOrigin = "more than one origin header"
 )
 
-// CheckUpgrade applies the Origin rule (T1, T3) to a WebSocket upgrade
-// request that Guard let through (the Host rule, T2, is Guard's). admit
-// decides whether a site may dial; it is given the Origin header normalised,
-// and never a missing, empty or "null" one, which are refused first. It
-// returns the site and 0, "" when both rules pass, otherwise the HTTP status
-// to refuse with (403) and a fixed reason.
+// CheckUpgrade applies the Origin rule (T1, T3) to an upgrade Guard let
+// through. admit is never asked about a missing or "null" Origin. It
+// returns the site, or 403 and a fixed reason.
 func CheckUpgrade(r *http.Request, admit func(site string) bool) (site string, status int, reason string) {
 	if len(r.Header.Values("Origin")) > 1 {
 		return "", http.StatusForbidden, ReasonMultiOrigin
@@ -176,12 +148,9 @@ func CheckUpgrade(r *http.Request, admit func(site string) bool) (site string, s
 // Production are the Stitch Slop app's own sites.
 var Production = []string{"https://www.stitchslop.com", "https://stitchslop.com"}
 
-// AllowedSite reports whether site (normalised) is one a tab may pair from
-// or be admitted from on a bridge launched for launch (the reference
-// bridge's rule): launch itself, a Production site, or http or https on
-// localhost, 127.0.0.1 or [::1] with any port. Any other site is allowed
-// only when the user names it as the launch origin (--origin or
-// STITCHSLOP_ORIGIN).
+// AllowedSite reports whether a tab on site may pair with a bridge
+// launched for launch (the reference bridge's rule): launch itself, a
+// Production site, or a Loopback one.
 func AllowedSite(site, launch string) bool {
 	return site != "" && site != "null" && (site == Normalize(launch) || slices.Contains(Production, site) || Loopback(site))
 }
@@ -197,23 +166,18 @@ func Loopback(site string) bool {
 	return slices.Contains([]string{"localhost", "127.0.0.1", "::1"}, u.Hostname())
 }
 
-// CheckControl refuses any request with an Origin header (T4) on the
-// control plane, behind Guard (which applies the Host rule, T2). Call it
-// before the key is read. It returns 0 and "" when the request passes,
-// otherwise 403 and a fixed reason.
+// CheckControl refuses a control-plane request with an Origin header (T4);
+// call it before the key is read.
 func CheckControl(r *http.Request) (status int, reason string) {
-	// An Origin header, with any value, even empty, is a browser's: browsers
-	// send one on every cross-site or non-GET request, while shells and
-	// agents send none (protocol.md §4.3).
+	// Browsers send Origin, even empty, on every cross-site or non-GET
+	// request; shells and agents send none (protocol.md §4.3).
 	if _, fromBrowser := r.Header["Origin"]; fromBrowser {
 		return http.StatusForbidden, ReasonBrowser
 	}
 	return 0, ""
 }
 
-// Clip bounds an untrusted header value for a log line to its first 128
-// bytes, marked with "…" when cut, so it cannot flood the log. The logger
-// (internal/ui) quotes it and escapes its control characters.
+// Clip bounds an untrusted header value for a log line to 128 bytes.
 func Clip(s string) string {
 	const max = 128
 	if len(s) > max {

@@ -1,10 +1,7 @@
 package peercred
 
-// The one listener wrapper: every socket the binary accepts on (the
-// bridge's port, the demo's page server) is made by Listen, so no face of
-// the binary can serve around the peer check. tailscale's safesocket is
-// the shape: one constructor, and what it returns already refuses
-// strangers.
+// Every socket the binary accepts on is made by Listen, so no face of the
+// binary can serve around the peer check.
 
 import (
 	"errors"
@@ -19,9 +16,8 @@ import (
 // checkPeer is SameUser; a test hook.
 var checkPeer = SameUser
 
-// Listen listens on addr, a loopback "host:port" for TCP, and returns a
-// listener whose Accept hands out only connections whose other end is a
-// socket of this process's own user (OwnUserOnly). log hears each refusal.
+// Listen listens on addr, a loopback "host:port", through OwnUserOnly; log
+// hears each refusal.
 func Listen(addr string, log *slog.Logger) (net.Listener, error) {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
@@ -30,12 +26,10 @@ func Listen(addr string, log *slog.Logger) (net.Listener, error) {
 	return OwnUserOnly(ln, log), nil
 }
 
-// OwnUserOnly wraps ln so that Accept returns only connections that
-// SameUser proves to come from this process's user (THREAT_MODEL T10,
-// T17). A connection of another user's process is closed before a byte of
-// it is read; so is one whose owner cannot be found (fail closed). Where
-// the OS cannot say at all (ErrUnsupported: macOS, FreeBSD), every
-// connection is let through and log hears that once, at the first.
+// OwnUserOnly wraps ln so that Accept returns only connections SameUser
+// passes (THREAT_MODEL T10, T17); others are closed unread. Where the OS
+// cannot say (ErrUnsupported), every connection passes and log hears that
+// once.
 func OwnUserOnly(ln net.Listener, log *slog.Logger) net.Listener {
 	return &ownUserOnly{Listener: ln, log: log}
 }
@@ -80,8 +74,7 @@ type Squatter struct {
 	Owner Owner
 }
 
-// String names the socket and its owner for a message to the person:
-// "[::1]:8788 (uid 65534)".
+// String names the socket and its owner for a message to the person.
 func (s Squatter) String() string {
 	return fmt.Sprintf("%s (%s)", netip.AddrPortFrom(s.Addr, uint16(s.Port)), s.Owner)
 }
@@ -91,14 +84,10 @@ func (s Squatter) String() string {
 // alone gets those made to localhost where it resolves to ::1.
 func (s Squatter) Receives127() bool { return receives127(s.Addr) }
 
-// Squatters lists the sockets listening on port at an address that
-// receives connections to 127.0.0.1 or [::1] (127.0.0.1, ::1, 0.0.0.0, ::
-// and IPv4-mapped forms) and not proven to be this user's, one per
-// address and owner, in the order the system lists them. Called after a
-// listener of our own is bound, it is the post-listen check: another
-// user's socket sharing the port on the other loopback address, on ::
-// beside our 127.0.0.1, or through SO_REUSEADDR on Windows. Empty, with a
-// nil error, when every listener there is ours or there is none.
+// Squatters lists the sockets, not proven this user's, listening where a
+// connection to 127.0.0.1:port or [::1]:port would land, one per address
+// and owner. After our own bind it finds another user's socket sharing the
+// port on the other loopback address, or through SO_REUSEADDR on Windows.
 func Squatters(port int) ([]Squatter, error) {
 	if err := checkPort(port); err != nil {
 		return nil, err

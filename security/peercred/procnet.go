@@ -1,8 +1,7 @@
 package peercred
 
-// Parsing Linux's /proc/net/tcp and /proc/net/tcp6, and which of their
-// entries can be a live connection. No OS calls here: the Linux file reads, these functions are
-// tested on fixture text (and fuzzed) on every platform.
+// Parsing Linux's /proc/net/tcp{,6}, with no OS calls, so it is tested and
+// fuzzed on every platform.
 
 import (
 	"encoding/binary"
@@ -35,12 +34,9 @@ const (
 // retrnsmt, uid, timeout, inode (more follow; they are ignored).
 const procFields = 10
 
-// parseProcNetTCP parses the text of /proc/net/tcp or /proc/net/tcp6. The
-// kernel prints each 32-bit word of an address as the hex of its value in
-// host byte order, which is order (binary.NativeEndian on the host that
-// wrote it); ports are plain hex numbers. The first non-blank line must be
-// the header; blank lines are skipped; any malformed line fails the whole
-// parse, since a table half understood cannot prove anything.
+// parseProcNetTCP parses /proc/net/tcp or /proc/net/tcp6, whose address
+// words are hex in the writing host's byte order (order). Any malformed
+// line fails the whole parse: a table half understood proves nothing.
 func parseProcNetTCP(data []byte, order binary.ByteOrder) ([]entry, error) {
 	if len(data) > maxTableBytes {
 		return nil, fmt.Errorf("peercred: socket table larger than %d bytes", maxTableBytes)
@@ -135,11 +131,9 @@ func parseProcAddr(s string, order binary.ByteOrder) (netip.AddrPort, error) {
 }
 
 // procLive reports whether e can be the live client end of a connection:
-// in a connection state, and still held by a process (inode not 0): a
-// FIN_WAIT2 or TIME_WAIT socket whose process closed it is printed with
-// uid 0, which would otherwise pass for root's. Excluded too: LISTEN;
-// SYN_RECV and NEW_SYN_RECV, which are the server side's request sockets;
-// CLOSE.
+// in a connection state and still held by a process (inode not 0), since
+// a socket its process closed is printed with uid 0, which would pass for
+// root's.
 func procLive(e entry) bool {
 	switch e.State {
 	case linuxEstablished, linuxSynSent, linuxFinWait1, linuxFinWait2,

@@ -10,11 +10,8 @@ import (
 )
 
 // The kernel's socket diagnostics (netlink NETLINK_SOCK_DIAG, as ss uses):
-// an exact lookup of one socket by its four-tuple, and a dump of listening
-// sockets only. Producing /proc/net/tcp walks the whole connection hash
-// table, milliseconds whatever the number of sockets (3.7 ms a table on the
-// CI machine), and every shell verb paid for two on each side. These give
-// the same entries in microseconds; /proc stays the fallback.
+// an exact lookup by four-tuple and a dump of listeners only, where
+// /proc/net/tcp walks the whole connection table. /proc stays the fallback.
 
 // Layout of struct inet_diag_req_v2 and struct inet_diag_msg
 // (linux/inet_diag.h), in the kernel's native byte order except the
@@ -31,9 +28,8 @@ const (
 	diagMaxReply = 1 << 16
 )
 
-// diagPeer looks up the socket whose local end is remote and whose remote
-// end is local: the other end of our connection. It returns it as a
-// one-entry table, or an empty one if there is none.
+// diagPeer looks up the other end of our connection, as a table of at most
+// one entry.
 func diagPeer(local, remote netip.AddrPort) ([]entry, error) {
 	req := diagRequest(remote, local, tcpfAll)
 	msgs, err := diagRoundTrip(req, remote.Addr().Is4(), false)

@@ -1,9 +1,7 @@
 package peercred
 
-// Parsing the tables Windows' GetExtendedTcpTable fills for
-// TCP_TABLE_OWNER_PID_ALL, and which of their rows can be a live
-// connection. No OS calls here: the Windows file makes the call; these
-// functions are tested on byte fixtures on every platform.
+// Parsing GetExtendedTcpTable's TCP_TABLE_OWNER_PID_ALL tables, with no OS
+// calls, so it is tested on every platform.
 
 import (
 	"encoding/binary"

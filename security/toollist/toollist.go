@@ -1,39 +1,17 @@
 // Package toollist sanitises the tool list a page sends before any of it
-// reaches the model. It mitigates THREAT_MODEL.md T8 (site-inject) and the
-// tool-list part of T9 (input-dos).
-//
-// The page is a web site: compromised or XSS'd, it can try to smuggle
-// instructions into tool names, titles, descriptions and schemas, shadow the
-// bridge's own tools (wait_for_connection, pair, …), or flood the client
-// with a huge list. Sanitize
-//
-//   - keeps only tools whose names match NamePattern (ASCII, at most 64
-//     characters), and drops duplicates and any name that folds (case, '-',
-//     '.' and '_' alike) to one the bridge reserves;
-//   - bounds the count (MaxTools), title (MaxTitle), description
-//     (MaxDescription, cut with "…"), each schema (MaxSchema bytes,
-//     MaxDepth levels) and the whole list (MaxList bytes);
-//   - removes from every string (title, description, schema keys and
-//     values) the characters the one rule names (security/unprintable:
-//     controls but tab and newline, format and other invisible characters
-//     such as bidi overrides and the tag block of "ASCII smuggling"), so
-//     nothing in the list is hidden from a person who reads it (a
-//     lookalike letter still looks like another);
-//   - keeps only the fields MCP defines for a tool (name, title,
-//     description, inputSchema, annotations with their four boolean hints
-//     and title), turns a schema that is not a JSON object of type object
-//     into {"type":"object"}, and drops remote "$ref"s a client might fetch;
-//     an annotation of another type or name is dropped and reported
-//     (Dropped.Part), the tool kept;
-//   - reports each dropped tool (or dropped part of one) with its reason,
-//     naming at most MaxDropped of them and counting the rest, so a hostile
-//     list cannot grow the report without bound.
+// reaches the model (THREAT_MODEL.md T8 site-inject, and T9 input-dos for
+// the list). A compromised page can try to smuggle instructions into names,
+// titles, descriptions and schemas, shadow the bridge's own tools, or flood
+// the client. Sanitize keeps only valid names that do not Fold to a
+// reserved one, bounds every part, removes what security/unprintable names
+// from every string so nothing is hidden from a reader, keeps only the
+// fields MCP defines, drops remote "$ref"s, and reports what it dropped,
+// bounded.
 //
 // It cannot tell a benign description from a manipulative one: visible
-// text within the bounds reaches the model as the page wrote it, as do the
-// page's replies to tool calls (their long strings are cut by
-// security/gate before they reach the model). Annotations are hints from an untrusted page; a client must not
-// base a security decision on them.
+// text within the bounds reaches the model as the page wrote it.
+// Annotations are an untrusted page's hints; a client must not base a
+// security decision on them.
 package toollist
 
 import (
@@ -58,9 +36,8 @@ const (
 	MaxTitle       = 200  // characters
 	MaxSchema      = 32 << 10
 	MaxList        = 1 << 20 // bytes of the sanitised list as a whole
-	// MaxDepth bounds the nesting of a schema, so a client's validator
-	// cannot be made to recurse deeply; real tool schemas nest a handful of
-	// levels.
+	// MaxDepth bounds a schema's nesting, so a client's validator cannot be
+	// made to recurse deeply.
 	MaxDepth = 32
 	// MaxDropped bounds how many dropped tools are named in the report; the
 	// rest are counted in one final entry with an empty Name.
@@ -80,11 +57,8 @@ type Tool struct {
 }
 
 // Dropped names a tool left out and why, or, with Part set, a part of a
-// listed tool left out (PartAnnotations: annotation members of another
-// type or name). Name is the tool's name if it was
-// valid, "#<index>" for an item that is not an object, a Go-quoted prefix
-// of at most 64 bytes for an invalid name, and "" for the whole list or for
-// the final entry that counts dropped tools beyond MaxDropped.
+// listed tool left out. Name is "" for the whole list or for the final
+// entry that counts those beyond MaxDropped.
 type Dropped struct {
 	Name   string `json:"name"`
 	Part   string `json:"part,omitempty"`
@@ -103,19 +77,16 @@ var emptySchema = json.RawMessage(`{"type":"object"}`)
 // NotAList is the reason given when the tools field is not a JSON list.
 const NotAList = "the tools field is not a list"
 
-// MoreDropped is the format of the reason in the final entry that counts
-// dropped tools beyond MaxDropped; MoreParts that of the entry (Part
-// PartAnnotations) that counts listed tools that lost annotations beyond
-// it.
+// MoreDropped and MoreParts are the reasons of the entries that count
+// what is beyond MaxDropped.
 const (
 	MoreDropped = "%d more tools dropped"
 	MoreParts   = "%d more listed tools lost annotations or a title"
 )
 
-// Sanitize turns the value of a page frame's "tools" field into the list
-// offered to the model. reserved are the bridge's own tool names. Every
-// item of the list ends up either in the result or in the report (counted
-// in the final entry once MaxDropped are named).
+// Sanitize turns a page frame's "tools" value into the list offered to the
+// model; reserved are the bridge's own tool names. Every item ends up in
+// the result or the report.
 func Sanitize(raw json.RawMessage, reserved []string) ([]Tool, []Dropped) {
 	if jsontext.Value(raw).Kind() != '[' || !gate.Valid(raw) {
 		return nil, []Dropped{{Reason: NotAList}}
@@ -139,8 +110,8 @@ func Sanitize(raw json.RawMessage, reserved []string) ([]Tool, []Dropped) {
 			unlisted++
 		}
 	}
-	// Walk the items in place: a list of millions of tiny items costs one
-	// pass, not a slice of millions. (Items cannot fail on a valid list.)
+	// Walk the items in place: millions of tiny items cost one pass, not a
+	// slice of millions.
 	i := -1
 	gate.Items(raw, func(it []byte) bool {
 		i++
@@ -204,9 +175,7 @@ func Sanitize(raw json.RawMessage, reserved []string) ([]Tool, []Dropped) {
 }
 
 // Fold maps names a model could confuse to one key: case and the
-// separators "_", "-", "." and " " do not count, so "WaitForConnection",
-// "wait-for.connection" and "wait_for_connection" shadow each other. It is
-// the one name fold: the MCP face uses it for near-miss argument names too.
+// separators "_", "-", "." and " " do not count.
 func Fold(name string) string {
 	return strings.Map(func(r rune) rune {
 		switch {
@@ -235,10 +204,8 @@ func cut(s string, n int) string {
 // isObject reports whether raw, a value of a valid list, is an object.
 func isObject(raw []byte) bool { return len(raw) > 0 && raw[0] == '{' }
 
-// cleanSchema reads an object schema (a piece of what the door read, with
-// its readers), cleans every key and string, drops remote references,
-// makes it of type object, and re-encodes it compactly. Numbers keep their
-// text.
+// cleanSchema cleans every key and string of an object schema, drops
+// remote references, makes it of type object, and re-encodes it.
 func cleanSchema(raw json.RawMessage) (json.RawMessage, error) {
 	c, ok := clean(raw, MaxDepth)
 	if !ok {
@@ -277,9 +244,8 @@ func clean(raw []byte, depth int) (any, bool) {
 		})
 		return out, ok
 	case '{':
-		// Keys in order, each decided on as it reads once cleaned, so that
-		// "$re\u200bf" is a $ref, and two keys that clean alike (which the
-		// door refuses in a page's frame) keep the same one every time.
+		// Each key is judged as it reads once cleaned, so "$re\u200bf" is a
+		// $ref.
 		x := map[string][]byte{}
 		gate.Each(raw, func(k string, v []byte) bool {
 			if _, dup := x[k]; !dup {
@@ -310,12 +276,8 @@ func clean(raw []byte, depth int) (any, bool) {
 // hints are MCP's four boolean tool annotations.
 var hints = []string{"readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"}
 
-// annotations keeps MCP's tool annotations with the right types: title (a
-// string, cleaned and cut) and the four boolean hints. It returns nil when
-// nothing is left, and, when the page sent anything else (annotations that
-// are not an object, a hint that is not a boolean, a title that is not a
-// string, a member MCP does not define), why that was dropped: the tool
-// itself stays listed.
+// annotations keeps MCP's tool annotations of the right types, nil when
+// none is left, and says why anything else was dropped; the tool stays.
 func annotations(raw []byte, reserved map[string]bool) (json.RawMessage, string) {
 	if len(raw) == 0 || gate.IsNull(raw) {
 		return nil, ""
@@ -362,10 +324,8 @@ func annotations(raw []byte, reserved map[string]bool) (json.RawMessage, string)
 	return b, why
 }
 
-// title returns a tool's title as it may be shown: a string, cleaned and
-// cut, that a model or a client listing titles cannot take for one of the
-// bridge's own tools (its fold is no reserved name's: "Connection status"
-// is connection_status); why says what was dropped, for the report.
+// title returns a tool's title cleaned and cut, or none if it folds to a
+// reserved name ("Connection status" is connection_status).
 func title(raw []byte, reserved map[string]bool) (string, string) {
 	if len(raw) == 0 || gate.IsNull(raw) {
 		return "", ""
@@ -380,9 +340,8 @@ func title(raw []byte, reserved map[string]bool) (string, string) {
 	return s, ""
 }
 
-// printable renders a rejected name for a report: at most 64 bytes of it,
-// quoted by the one rule, so a hostile name cannot forge log lines or hide
-// characters.
+// printable renders a rejected name for a report, bounded and quoted, so
+// it cannot forge log lines or hide characters.
 func printable(raw []byte) string {
 	s, ok := gate.String(raw)
 	if !ok && !gate.IsNull(raw) {
