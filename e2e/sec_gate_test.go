@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -240,5 +241,38 @@ func TestSec_GateImagesAreWhatTheyClaim(t *testing.T) {
 		if c.Type == "image" {
 			t.Errorf("tools/call made an image block (%s) of bytes that are not a PNG", c.MimeType)
 		}
+	}
+}
+
+// TestSec_GateBoundsTheWholeReplyOnTheShell: a reply of many top-level
+// members, each a string just under the gate's limit of a string, is
+// bounded as a whole on the shell's stdout, as a nested object is (at most
+// 2,000 members, about 200 KB, a note of the rest). Guarded a member at a
+// time, it printed 20 MB and 5,202 members.
+func TestSec_GateBoundsTheWholeReplyOnTheShell(t *testing.T) {
+	t.Parallel()
+	var b strings.Builder
+	b.WriteString(`{"id":2,"ok":true`)
+	s := strings.Repeat("x", 99_999)
+	for i := range 200 {
+		b.WriteString(`,"m` + strconv.Itoa(i) + `":"` + s + `"`)
+	}
+	for i := range 5000 {
+		b.WriteString(`,"k` + strconv.Itoa(i) + `":0`)
+	}
+	b.WriteString(`}`)
+	answer := b.String()
+	dir := filepath.Join(t.TempDir(), "cfg")
+	(&fakeLeader{call: func(string) []byte { return []byte(answer) }}).start(t, dir)
+	r := runCLI(t, "--config-dir", dir, "call", "render.png")
+	var doc map[string]any
+	if err := json.Unmarshal([]byte(r.stdout), &doc); err != nil {
+		t.Fatalf("stdout is not one JSON document: %v", err)
+	}
+	if len(r.stdout) > 400_000 || len(doc) > 2001 {
+		t.Errorf("a reply of %d bytes: stdout %d bytes, %d top-level members; want about 200 KB and at most 2,000 and a note", len(answer), len(r.stdout), len(doc))
+	}
+	if note, _ := doc["[bridge]"].(string); !strings.Contains(note, "more members were left out here (at the top level)") {
+		t.Errorf("stdout's note of what was left out = %q", note)
 	}
 }

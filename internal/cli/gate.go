@@ -13,26 +13,18 @@ import (
 // context as surely as over MCP. r is the door's value (envelope.Decode),
 // or the shell's view of it once --out or --save saved what it carried
 // (envelope.Reply.With): its members are written in one pass by the one
-// encoder, gate.Guard.AppendMember, compact; no byte of it is read by the
-// door again or checked again.
+// encoder, gate.Guard.AppendObject, compact and bounded as a whole (at most
+// gate.MaxItems members, about gate.MaxTotal bytes); no byte of it is read
+// by the door again or checked again.
 //
 // With --raw nothing is cut, but invisible characters still go. The
 // bridge's /call stays verbatim (protocol.md §4.2); the gate is the
 // printing side's.
 func emit(w io.Writer, r envelope.Reply, a args) {
 	g := shellGuard(a)
-	out := make([]byte, 0, 64+len(r.Bytes())/8)
-	out = append(out, '{')
-	for _, m := range r.Members() {
-		if gate.Reserved(m.Key) {
-			continue
-		}
-		if len(out) > 1 {
-			out = append(out, ',')
-		}
-		out = g.AppendMember(out, m.Key, m.Value)
-	}
-	w.Write(append(out, '}', '\n'))
+	out := make([]byte, 0, 64+min(len(r.Bytes()), gate.MaxTotal+gate.MaxString))
+	out = g.AppendObject(out, r.Members().All())
+	w.Write(append(out, '\n'))
 }
 
 // emitDoc writes doc, a JSON document of the shell's own that holds

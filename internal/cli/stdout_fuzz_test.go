@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/stitchslop/stitchslop-bridge/security/fuzzseed"
+	"github.com/stitchslop/stitchslop-bridge/security/gate"
 )
 
 func TestFuzzShellStdoutSeeds(t *testing.T) { fuzzseed.Require(t, "FuzzShellStdout") }
@@ -51,10 +52,18 @@ func loneSurrogate(doc []byte) bool {
 	return false
 }
 
+// stdoutBound is the most bytes the gate lets through to stdout: the
+// budget, one string begun within it (gate.MaxString characters, each at
+// most 12 bytes as a page escaped it), and room for the notes and the
+// brackets that close what was open.
+const stdoutBound = gate.MaxTotal + 12*gate.MaxString + 64<<10
+
 // FuzzShellStdout is issue 27's invariant for the shell: whatever a bridge
 // answers (any bytes, any status), every verb prints on stdout exactly one
 // JSON document and one newline, a document strict readers take too, and
-// nothing else.
+// nothing else; and, but with --raw, one bounded as the gate bounds it
+// (stdoutBound): at most gate.MaxItems top-level members and the note, and
+// about gate.MaxTotal bytes.
 func FuzzShellStdout(f *testing.F) {
 	var mu sync.Mutex
 	var answer []byte
@@ -68,6 +77,12 @@ func FuzzShellStdout(f *testing.F) {
 		w.WriteHeader(code)
 		w.Write(b)
 	})
+	var many bytes.Buffer // more top-level members than the gate passes
+	many.WriteString(`{"id":1,"ok":true`)
+	for i := range gate.MaxItems + 100 {
+		many.WriteString(`,"k` + strconv.Itoa(i) + `":0`)
+	}
+	f.Add(append(many.Bytes(), '}'), uint8(0), uint8(0))
 	f.Fuzz(func(t *testing.T, body []byte, verb, code uint8) {
 		mu.Lock()
 		answer, status = body, []int{200, 200, 200, 400, 401, 403, 404, 500}[code%8]
@@ -87,6 +102,9 @@ func FuzzShellStdout(f *testing.F) {
 		}
 		if loneSurrogate(doc) {
 			t.Fatalf("%q answered %q: stdout %q escapes half a UTF-16 pair", argv, body, doc)
+		}
+		if argv[len(argv)-1] != "--raw" && (len(v) > gate.MaxItems+1 || len(doc) > stdoutBound) {
+			t.Fatalf("%q answered %.200q: stdout is %d bytes, %d top-level members: over the gate's bound", argv, body, len(doc), len(v))
 		}
 	})
 }

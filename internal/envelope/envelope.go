@@ -14,6 +14,7 @@ package envelope
 
 import (
 	"encoding/json"
+	"iter"
 	"slices"
 
 	jsonv2 "github.com/go-json-experiment/json"
@@ -81,6 +82,18 @@ func (o Object) AppendJSON(dst []byte) []byte {
 		dst = append(append(dst, ':'), m.Value...)
 	}
 	return append(dst, '}')
+}
+
+// All yields each member's name and raw value, in order: what
+// gate.Guard.AppendObject writes.
+func (o Object) All() iter.Seq2[string, []byte] {
+	return func(yield func(string, []byte) bool) {
+		for _, m := range o {
+			if !yield(m.Key, m.Value) {
+				return
+			}
+		}
+	}
 }
 
 // OK reports whether the envelope says ok:true.

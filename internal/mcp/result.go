@@ -39,18 +39,18 @@ func toolResponse(id []byte, env envelope.Reply, intro string, refused, modern b
 		text = append(text, say...)
 		text = append(text, "\n\n"...)
 	}
-	text = append(text, '{')
-	for _, m := range env.Members() {
-		if m.Key == "id" || (hasImage && m.Key == "dataUrl") || gate.Reserved(m.Key) {
-			continue
+	// The envelope without its transport id, nor the image it carries,
+	// bounded as a whole by the gate.
+	text = modelGuard.AppendObject(text, func(yield func(string, []byte) bool) {
+		for _, m := range env.Members() {
+			if m.Key == "id" || (hasImage && m.Key == "dataUrl") {
+				continue
+			}
+			if !yield(m.Key, m.Value) {
+				return
+			}
 		}
-		if text[len(text)-1] != '{' { // no member's value ends with {
-			text = append(text, ',')
-		}
-		// Compacted as json.Compact would, in the same pass.
-		text = modelGuard.AppendMember(text, m.Key, m.Value)
-	}
-	text = append(text, '}')
+	})
 	// One reading of ok on both faces (protocol.md §3.5, §4.4): a reply
 	// succeeds only when it says ok:true; ok:false, a missing ok or one
 	// that is not a boolean is isError here and exit 1 in the shell.

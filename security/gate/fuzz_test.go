@@ -16,6 +16,8 @@ import (
 const (
 	fuzzDataURL = 8
 	fuzzString  = 32
+	fuzzItems   = 2
+	fuzzTotal   = 64
 )
 
 // FuzzGuard: on any input, the guard neither panics nor hangs. On valid
@@ -37,8 +39,18 @@ func FuzzGuard(f *testing.F) {
 		g := Guard{Remedy: func(Left) string { return "R" }}
 		out, _ := g.walk(nil, doc, nil, 0)
 		applied, changed := Guard{}.Apply(doc)
+		// With an item cap and a budget this small, short inputs reach the
+		// paths that leave the rest of a container out, on any input: the
+		// walk ends, and on valid JSON its output is valid JSON, bounded.
+		full := limits
+		limits.items, limits.total = fuzzItems, fuzzTotal
+		capped, _ := g.walk(nil, doc, nil, 0)
+		limits = full
 		if !json.Valid(doc) {
 			return
+		}
+		if !json.Valid(capped) {
+			t.Fatalf("guard(%q) with %d items and %d bytes = %q, not valid JSON", doc, fuzzItems, fuzzTotal, capped)
 		}
 		if !json.Valid(out) {
 			t.Fatalf("guard(%q) = %q, not valid JSON", doc, out)

@@ -47,6 +47,7 @@ package gate
 
 import (
 	"bytes"
+	"iter"
 	"regexp"
 	"strconv"
 	"strings"
@@ -118,13 +119,46 @@ type Guard struct {
 	Whole bool
 }
 
-// AppendMember appends the member key:value of a top-level object to dst,
-// both guarded. key is the member's name, value its raw value, valid JSON:
-// a member of a decoded reply (envelope.Member). The budget, MaxTotal,
-// counts the whole of dst, so that an object appended a member at a time
-// is bounded as one walked whole is. A member whose name is Reserved is
-// the caller's to leave out.
-func (g Guard) AppendMember(dst []byte, key string, value []byte) []byte {
+// AppendObject appends the members of a top-level object to dst as one
+// JSON object, guarded as walk guards the entries of a nested one: before
+// each member, past MaxItems members or past the budget (about MaxTotal
+// bytes of the object so far), the rest are left out and a member named
+// "[bridge]" says how many. A member whose name is Reserved is left out.
+// It is the one way a reply's members reach a model or the shell's
+// stdout (internal/mcp's toolResponse, internal/cli's emit): a member at a
+// time, a page's reply of thousands of members each just under MaxString
+// would pass every per-string bound and none of the whole.
+func (g Guard) AppendObject(dst []byte, members iter.Seq2[string, []byte]) []byte {
+	origin := len(dst)
+	dst = append(dst, '{')
+	n, left := 0, 0
+	for key, value := range members {
+		if Reserved(Clean(key)) {
+			continue
+		}
+		if left > 0 || n > 0 && !g.Whole && (n >= limits.items || len(dst)-origin > limits.total) {
+			left++
+			continue
+		}
+		if n > 0 {
+			dst = append(dst, ',')
+		}
+		dst = g.appendMember(dst, key, value, origin)
+		n++
+	}
+	if left > 0 {
+		dst = append(dst, ',')
+		dst = AppendString(dst, "[bridge]")
+		dst = append(dst, ':')
+		dst = AppendString(dst, g.notMore(left, true, Left{}))
+	}
+	return append(dst, '}')
+}
+
+// appendMember appends the member key:value of a top-level object to dst,
+// both guarded; value is its raw value, valid JSON. The budget counts dst
+// from origin, the object's start.
+func (g Guard) appendMember(dst []byte, key string, value []byte, origin int) []byte {
 	k := AppendString(make([]byte, 0, len(key)+2), key)
 	inner := k[1 : len(k)-1]
 	if n, _, _, cut := g.measure(inner); cut {
@@ -135,7 +169,7 @@ func (g Guard) AppendMember(dst []byte, key string, value []byte) []byte {
 		dst = append(dst, k...)
 	}
 	dst = append(dst, ':')
-	out, _ := g.walk(dst, value, k, 0)
+	out, _ := g.walk(dst, value, k, origin)
 	return out
 }
 
@@ -266,8 +300,10 @@ walk:
 				break
 			}
 			if reserved(name[1 : len(name)-1]) {
-				d.SkipValue() // left out, name and value
 				changed = true
+				if d.SkipValue() != nil { // left out, name and value
+					break
+				}
 				continue
 			}
 		}
@@ -276,14 +312,17 @@ walk:
 			// the container is left out, with a note in its place: an
 			// element, or a member named "[bridge]".
 			if top.n > 0 && !g.Whole && (top.n >= limits.items || written() > limits.total) {
-				entries := g.skipRest(d, top.obj, name != nil)
+				entries, err := g.skipRest(d, top.obj, name != nil)
+				changed = true
+				if err != nil {
+					break // not valid JSON: skipped nothing, and would meet it again
+				}
 				if written() <= limits.total+limits.str {
 					if top.obj {
 						e.WriteToken(jsontext.String("[bridge]"))
 					}
 					e.WriteToken(jsontext.String(g.notMore(entries, top.obj, Left{At: pathOf(base, stack[:len(stack)-1])})))
 				}
-				changed = true
 				continue
 			}
 			top.n++
@@ -369,23 +408,33 @@ func (g Guard) scalar(dst, v, base []byte) (out []byte, changed, ok bool) {
 
 // skipRest skips the rest of the container the reader is in, its current
 // member's value first when nameRead (its name read), and says how many
-// entries it skipped.
-func (g Guard) skipRest(d *jsontext.Decoder, obj, nameRead bool) int {
+// entries it skipped, or the read error that stopped it (input that is
+// not valid JSON), after which the walk must stop: the reader has not
+// moved past what it could not read.
+func (g Guard) skipRest(d *jsontext.Decoder, obj, nameRead bool) (int, error) {
 	entries := 0
 	if nameRead {
-		d.SkipValue()
+		if err := d.SkipValue(); err != nil {
+			return entries, err
+		}
 		entries++
 	}
-	for k := d.PeekKind(); k != 0 && k != '}' && k != ']'; k = d.PeekKind() {
+	for k := d.PeekKind(); k != '}' && k != ']'; k = d.PeekKind() {
+		if k == 0 {
+			_, err := d.ReadToken()
+			return entries, err
+		}
 		if obj {
-			d.ReadValue() // the name
+			if _, err := d.ReadValue(); err != nil { // the name
+				return entries, err
+			}
 		}
-		if d.SkipValue() != nil {
-			break
+		if err := d.SkipValue(); err != nil {
+			return entries, err
 		}
 		entries++
 	}
-	return entries
+	return entries, nil
 }
 
 // reserved reports whether the contents of a raw JSON string, a member

@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"iter"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -231,15 +233,81 @@ func TestCompactIsJSONCompact(t *testing.T) {
 	}
 }
 
-func TestAppendMember(t *testing.T) {
-	got := string(testGuard.AppendMember([]byte("{"), "text", []byte(`{ "a" : "`+big+`" }`)))
-	want := `{"text":{"a":` + note("3,145,728", "string", "at text.a") + `}`
-	if got != want {
-		t.Errorf("AppendMember = %.200s, want %.200s", got, want)
+// members is an object's members in order, as AppendObject takes them.
+func members(kv ...string) iter.Seq2[string, []byte] {
+	return func(yield func(string, []byte) bool) {
+		for i := 0; i+1 < len(kv); i += 2 {
+			if !yield(kv[i], []byte(kv[i+1])) {
+				return
+			}
+		}
 	}
-	got = string(testGuard.AppendMember(nil, overBy1, []byte(`1`)))
-	if want := note("100,001", "member name", "at the top level") + `:1`; got != want {
-		t.Errorf("AppendMember(long name) = %.200s, want %.200s", got, want)
+}
+
+func TestAppendObject(t *testing.T) {
+	got := string(testGuard.AppendObject(nil, members("text", `{ "a" : "`+big+`" }`)))
+	want := `{"text":{"a":` + note("3,145,728", "string", "at text.a") + `}}`
+	if got != want {
+		t.Errorf("AppendObject = %.200s, want %.200s", got, want)
+	}
+	got = string(testGuard.AppendObject(nil, members(overBy1, `1`, "[bridge]", `2`, "\u200b[bridge: x", `3`)))
+	if want := "{" + note("100,001", "member name", "at the top level") + `:1}`; got != want {
+		t.Errorf("AppendObject(long name, reserved names) = %.200s, want %.200s", got, want)
+	}
+}
+
+// TestSec_GateBoundsTheTopLevel: the members of a reply are bounded as a
+// whole, as the entries of a nested object are (THREAT_MODEL.md T9): at
+// most MaxItems of them, and none begun past about MaxTotal bytes, a note
+// saying how many were left out. A member at a time, 200 strings each just
+// under MaxString reached the shell's stdout as 20 MB.
+func TestSec_GateBoundsTheTopLevel(t *testing.T) {
+	long := `"` + strings.Repeat("x", MaxString-1) + `"`
+	var kv []string
+	for i := range 300 {
+		kv = append(kv, "m"+strconv.Itoa(i), long)
+	}
+	out := Guard{}.AppendObject(nil, members(kv...))
+	if !json.Valid(out) || len(out) > MaxTotal+2*MaxString {
+		t.Fatalf("AppendObject(300 strings of %d) = %d bytes (valid %v): over the budget", MaxString-1, len(out), json.Valid(out))
+	}
+	if !bytes.HasSuffix(out, []byte(`"[bridge]":"[bridge: 298 more members were left out here (at the top level)]"}`)) {
+		t.Errorf("AppendObject(300 strings) ends %q, want the note of 298 members left out", out[len(out)-120:])
+	}
+	kv = kv[:0]
+	for i := range MaxItems + 500 {
+		kv = append(kv, "k"+strconv.Itoa(i), "0")
+	}
+	var m map[string]any
+	if err := json.Unmarshal(Guard{}.AppendObject(nil, members(kv...)), &m); err != nil || len(m) != MaxItems+1 {
+		t.Fatalf("AppendObject(%d members) = %d members (%v), want %d and the note", MaxItems+500, len(m), err, MaxItems)
+	}
+	if n := m["[bridge]"]; n != "[bridge: 500 more members were left out here (at the top level)]" {
+		t.Errorf("the note = %q", n)
+	}
+	m = nil
+	if out := (Guard{Whole: true}).AppendObject(nil, members(kv...)); json.Unmarshal(out, &m) != nil || len(m) != MaxItems+500 {
+		t.Errorf("a Whole guard (--raw) left members out: %d of %d", len(m), MaxItems+500)
+	}
+}
+
+// TestWalkStopsOnAReadErrorPastTheItemCap: input that is not valid JSON
+// (which the door never passes on) ends the walk, also where the rest of
+// a container is skipped: skipping nothing and going on, it never ended.
+func TestWalkStopsOnAReadErrorPastTheItemCap(t *testing.T) {
+	for _, doc := range []string{
+		"[" + strings.Repeat("0,", MaxItems) + "t]",
+		`{` + strings.Repeat(`"a":0,`, MaxItems) + `"b":t}`,
+		`{` + strings.Repeat(`"a":0,`, MaxItems) + `t}`,
+		`{"[bridge]":t,"a":1}`,
+	} {
+		done := make(chan []byte, 1)
+		go func() { out, _ := Guard{}.walk(nil, []byte(doc), nil, 0); done <- out }()
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			t.Fatalf("walk(%.40q...) has not ended after 10 s", doc)
+		}
 	}
 }
 
