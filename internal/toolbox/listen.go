@@ -565,19 +565,26 @@ func (l *listener) setVoice(r voiceReply) {
 	}
 }
 
-// boundSupport is voiceSupport as listen prints it: a string decoded and
-// clipped at maxVoiceSupport, other values while they encode to at most
-// maxVoiceSupport bytes, else a note. The line's encoder compacts it, and
-// the gate cleans its strings and member names as the line is printed
-// (emit).
+// boundSupport is voiceSupport as listen prints it: none longer than a
+// line as it came (maxLine bytes), which is refused on its length alone,
+// with a note, before any byte of it is decoded or encoded; a string
+// decoded and clipped at maxVoiceSupport; another value through the gate
+// (security/gate: cleaned, compact) while the line's encoder writes it in
+// at most maxVoiceSupport bytes; else the note. The gate cleans the line
+// again as it is printed (emit).
 func boundSupport(v json.RawMessage) any {
+	over := "(the tab's voiceSupport is over " + strconv.Itoa(maxVoiceSupport) + " bytes; not shown)"
+	if len(v) > maxLine {
+		return over
+	}
 	if s, ok := envelope.String(v); ok {
 		return clip(s, maxVoiceSupport)
 	}
-	if len(encodeLine(v)) > maxVoiceSupport {
-		return "(the tab's voiceSupport is over " + strconv.Itoa(maxVoiceSupport) + " bytes; not shown)"
+	g, _ := gate.Guard{}.Apply(v)
+	if len(encodeLine(json.RawMessage(g))) > maxVoiceSupport {
+		return over
 	}
-	return v
+	return json.RawMessage(g)
 }
 
 // pause waits d, or until ctx ends (false).
