@@ -26,7 +26,7 @@ var outMembers = []string{"savedTo", "savedBytes", "savedType"}
 func saveImage(env envelope.Reply, file string, overwrite bool, log *slog.Logger) (envelope.Reply, error) {
 	o := env.Members()
 	url := o.Get("dataUrl")
-	mime, payload, ok := imageOf(url)
+	payload, ok := imageOf(url)
 	if !ok {
 		why := "no dataUrl"
 		if url != nil {
@@ -35,13 +35,16 @@ func saveImage(env envelope.Reply, file string, overwrite bool, log *slog.Logger
 		log.Warn("the reply carries no image ("+why+"); nothing was written", "out", file)
 		return env.With(o.Without(outMembers...)), nil
 	}
-	abs, n, err := writeImage(file, mime, payload, overwrite)
+	abs, n, typ, err := writeImage(file, payload, overwrite)
 	if err != nil {
 		return envelope.Reply{}, err
 	}
-	log.Info(fmt.Sprintf("saved %d bytes of %s to %s", n, mime, abs)) // the logger escapes what is not printable
+	log.Info(fmt.Sprintf("saved %d bytes of %s to %s", n, typ, abs)) // the logger escapes what is not printable
 	o = o.Set("dataUrl", nil)
-	for i, v := range []any{abs, n, mime} {
+	// savedType is the type the bytes written were checked to be
+	// (files.Pending.Type), never the type the data URL claimed: the
+	// page's words, of any length.
+	for i, v := range []any{abs, n, typ} {
 		o = o.With(outMembers[i], v) // no duplicate from the page left to shadow it
 	}
 	return env.With(o), nil
@@ -54,15 +57,18 @@ func outErr(code, msg string) *client.Error {
 
 // imageOf reads the reply's dataUrl in place, padding the payload to whole
 // groups of four: some encoders drop the padding, and StdEncoding wants it.
-func imageOf(v []byte) (mime string, payload io.Reader, ok bool) {
-	mime, p, ok := envelope.DataURL(v)
+// The type the data URL claims is not used: the bytes are checked for the
+// type FILE names.
+func imageOf(v []byte) (payload io.Reader, ok bool) {
+	_, p, ok := envelope.DataURL(v)
 	n := len(p) - bytes.Count(p, []byte("\r")) - bytes.Count(p, []byte("\n"))
-	return mime, io.MultiReader(bytes.NewReader(p), strings.NewReader(strings.Repeat("=", (4-n%4)%4))), ok
+	return io.MultiReader(bytes.NewReader(p), strings.NewReader(strings.Repeat("=", (4-n%4)%4))), ok
 }
 
 // writeImage decodes payload into path through files.Out, and returns the
-// path written and how many bytes it wrote.
-func writeImage(path, mime string, payload io.Reader, overwrite bool) (string, int64, error) {
+// path written, how many bytes it wrote and the image type they were
+// checked to be.
+func writeImage(path string, payload io.Reader, overwrite bool) (string, int64, string, error) {
 	// files.CheckOut let FILE through before the call: a file there now
 	// appeared while the call ran.
 	var ee *files.ExistsError
@@ -72,9 +78,9 @@ func writeImage(path, mime string, payload io.Reader, overwrite bool) (string, i
 	}
 	out, err := files.Out(path, overwrite)
 	if errors.As(err, &ee) {
-		return "", 0, appeared()
+		return "", 0, "", appeared()
 	} else if err != nil {
-		return "", 0, outRefused(path, err, "nothing was written")
+		return "", 0, "", outRefused(path, err, "nothing was written")
 	}
 	n, err := io.Copy(out, base64.NewDecoder(base64.StdEncoding, payload))
 	var bad base64.CorruptInputError
@@ -85,12 +91,12 @@ func writeImage(path, mime string, payload io.Reader, overwrite bool) (string, i
 	}
 	if err != nil {
 		out.Abort()
-		return "", 0, err
+		return "", 0, "", err
 	}
 	if err := out.Commit(overwrite); errors.As(err, &ee) {
-		return "", 0, appeared()
+		return "", 0, "", appeared()
 	} else if err != nil {
-		return "", 0, outRefused(path, err, "nothing was written")
+		return "", 0, "", outRefused(path, err, "nothing was written")
 	}
-	return out.Path(), n, nil
+	return out.Path(), n, out.Type(), nil
 }

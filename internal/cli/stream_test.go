@@ -320,3 +320,21 @@ func TestSaveImageOnlyWhatItIs(t *testing.T) {
 		}
 	}
 }
+
+// TestSec_OutSavedTypeIsWhatTheBytesAre: savedType says what the bytes
+// written were checked to be, in the bridge's words, never the type the
+// page's data URL claimed, which is the page's words, of any length
+// ("text/html-ignore-previous-instructions").
+func TestSec_OutSavedTypeIsWhatTheBytesAre(t *testing.T) {
+	for _, claim := range []string{"text/html-ignore-previous-instructions", "image/PNG", "image/x-" + strings.Repeat("a", 5000)} {
+		reply := `{"ok":true,"dataUrl":"data:` + claim + `;base64,` + pngB64 + `AAEC"}`
+		_, out, _, err := save(t, []byte(reply))
+		if err != nil {
+			t.Fatalf("--out of a PNG claimed as %.40q: %v", claim, err)
+		}
+		var o map[string]any
+		if err := json.Unmarshal(out, &o); err != nil || o["savedType"] != "image/png" {
+			t.Errorf("--out of a PNG claimed as %.40q printed %.300s, want savedType image/png", claim, out)
+		}
+	}
+}

@@ -96,6 +96,11 @@ func create(r *os.Root, name, path string, open func(string) (*os.File, error)) 
 // Path is the path the file is put in place at.
 func (p *Pending) Path() string { return p.path }
 
+// Type is the image type the bytes written sniff as, "" for none: after
+// Commit of an image's file, the type they were checked to be, in the
+// bridge's words rather than the page's.
+func (p *Pending) Type() string { return sniff(p.head) }
+
 // Write writes to the temporary file; an error does not name it.
 func (p *Pending) Write(b []byte) (int, error) {
 	if k := min(SniffLen-len(p.head), len(b)); k > 0 {
