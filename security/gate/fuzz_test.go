@@ -72,11 +72,12 @@ func FuzzGuard(f *testing.F) {
 		for i, tok := range in {
 			s, isString := tok.(string)
 			if isString && !overLimit(s) {
-				// Cleaned, and otherwise as it came.
+				// Cleaned, and otherwise as it came; one that reads as a
+				// note begins ("[bridge") has its "[" escaped: a change.
 				if want := Clean(s); got[i] != want {
 					t.Fatalf("guard(%q) = %q: token %d is %q, want %q", doc, out, i, got[i], want)
 				}
-				if Clean(s) != s {
+				if Clean(s) != s || strings.HasPrefix(Clean(s), "[bridge") {
 					anyOver = true
 				}
 				continue

@@ -17,7 +17,9 @@
 //     MaxDataURL characters, or any string of more than MaxString; keeps at
 //     most MaxItems elements of an array or members of an object; and stops
 //     at about MaxTotal bytes, each container closed by a note saying how
-//     many entries were left out. The result is valid JSON.
+//     many entries were left out. The result is valid JSON. A reply's
+//     top level is bounded the same way (AppendObject), and a page's string
+//     that starts as a note does ("[bridge") has that "[" escaped.
 //   - Text (Clean, and a bound of MaxText bytes) for a whole text the model
 //     reads: a tool result, a greeting, a status. internal/mcp builds every
 //     tool result through it.
@@ -359,7 +361,13 @@ walk:
 			if n, dataURL, mime, cut := g.measure(inner); cut {
 				e.WriteToken(jsontext.String(g.note(n, mime, Left{At: pathOf(base, stack), DataURL: dataURL})))
 				changed = true
-			} else if out, ch := cleaned(inner); ch {
+				break
+			}
+			out, ch := cleaned(inner)
+			if m, ok := marked(inner, out); ok {
+				e.WriteValue(m)
+				changed = true
+			} else if ch {
 				e.WriteToken(jsontext.String(out))
 				changed = true
 			} else {
@@ -396,7 +404,11 @@ func (g Guard) scalar(dst, v, base []byte) (out []byte, changed, ok bool) {
 		if n, dataURL, mime, cut := g.measure(inner); cut {
 			return AppendString(dst, g.note(n, mime, Left{At: pathOf(base, nil), DataURL: dataURL})), true, true
 		}
-		if s, ch := cleaned(inner); ch {
+		s, ch := cleaned(inner)
+		if m, ok := marked(inner, s); ok {
+			return append(dst, m...), true, true
+		}
+		if ch {
 			return AppendString(dst, s), true, true
 		}
 	}
@@ -435,6 +447,26 @@ func (g Guard) skipRest(d *jsontext.Decoder, obj, nameRead bool) (int, error) {
 		entries++
 	}
 	return entries, nil
+}
+
+// marked returns the JSON string of a page's string value that, cleaned,
+// starts as the guard's notes do ("[bridge"), with that first "[" escaped
+// (\u005b): the same value to a JSON reader, but text a model reading the
+// JSON cannot take for a note of the bridge's. inner is the raw string's
+// contents, c what cleaned returned for them ("" when it did not decode
+// them: plain ASCII without escapes). ok is false for any other string.
+func marked(inner []byte, c string) ([]byte, bool) {
+	v := c
+	if v == "" {
+		if !bytes.HasPrefix(inner, []byte(reservedPrefix)) {
+			return nil, false
+		}
+		v = string(inner)
+	} else if !strings.HasPrefix(v, reservedPrefix) {
+		return nil, false
+	}
+	q := AppendString(nil, v)
+	return append([]byte(`"\u005b`), q[2:]...), true
 }
 
 // reserved reports whether the contents of a raw JSON string, a member
