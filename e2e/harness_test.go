@@ -311,10 +311,12 @@ func (l *lineLog) Write(p []byte) (int, error) {
 		}
 		line := string(l.partial[:i])
 		l.partial = l.partial[i+1:]
+		// Logged before it is handed on: a test that has awaited a
+		// message then finds its line in the log too.
+		l.lines.add(line)
 		if l.onLine != nil {
 			l.onLine(line)
 		}
-		l.lines.add(line)
 	}
 	return len(p), nil
 }
@@ -325,10 +327,10 @@ func (l *lineLog) finish() {
 	if len(l.partial) > 0 {
 		line := string(l.partial)
 		l.partial = nil
+		l.lines.add(line)
 		if l.onLine != nil {
 			l.onLine(line)
 		}
-		l.lines.add(line)
 	}
 	l.lines.close()
 }
