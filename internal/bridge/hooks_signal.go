@@ -3,6 +3,7 @@
 package bridge
 
 import (
+	"fmt"
 	"log/slog"
 	"os"
 	"os/signal"
@@ -18,6 +19,7 @@ func reportOnSignal(log *slog.Logger) (stop func()) {
 	signal.Notify(ch, syscall.SIGUSR1)
 	done := make(chan struct{})
 	go func() {
+		n := 0
 		for {
 			select {
 			case <-ch:
@@ -27,7 +29,10 @@ func reportOnSignal(log *slog.Logger) (stop func()) {
 				runtime.GC()
 				var ms runtime.MemStats
 				runtime.ReadMemStats(&ms)
-				log.Info("test hook", "goroutines", runtime.NumGoroutine(), "heapKB", ms.HeapAlloc>>10)
+				// Numbered, so the log's counting of repeated lines
+				// never holds a report back.
+				n++
+				log.Info(fmt.Sprintf("test hook %d", n), "goroutines", runtime.NumGoroutine(), "heapKB", ms.HeapAlloc>>10)
 			case <-done:
 				return
 			}
