@@ -199,14 +199,14 @@ VERIFY="$WORK/bin/stitchslop-verify"
 DL="$WORK/download-tampered-by-check"
 go run ./scripts/release/manifest stage -dist dist -out "$DL"
 mapfile -t ASSETS < <(cut -c67- "$DL/checksums.txt")
-((${#ASSETS[@]} == 30)) || die "checksums.txt lists ${#ASSETS[@]} assets, want 30 (8 archives, 8 binaries, 8 SBOMs, 6 MCP Bundles)"
+((${#ASSETS[@]} == 38)) || die "checksums.txt lists ${#ASSETS[@]} assets, want 38 (8 archives, 16 binaries: 8 of each program, 8 SBOMs, 6 MCP Bundles)"
 (cd "$DL" && "$VERIFY" --key "$KEYS/throwaway.pub" "${ASSETS[@]}") >"$WORK/verify.out" 2>&1 || {
 	cat "$WORK/verify.out" >&2
 	die "stitchslop-verify --key rejected the snapshot release"
 }
-[[ $(grep -c ': OK$' "$WORK/verify.out") == 30 ]] || {
+[[ $(grep -c ': OK$' "$WORK/verify.out") == 38 ]] || {
 	cat "$WORK/verify.out" >&2
-	die "stitchslop-verify did not report 30 verified assets"
+	die "stitchslop-verify did not report 38 verified assets"
 }
 grep -q '_darwin_arm64\.mcpb: OK$' "$WORK/verify.out" || die "stitchslop-verify did not verify the darwin/arm64 MCP Bundle"
 (cd "$DL" && "$VERIFY" --key "$KEYS/throwaway.pub" --installed "$WORK/archive/stitchslop-bridge") >"$WORK/verify.out" 2>&1 || {
