@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -543,18 +544,21 @@ func TestClaudeDesktopBundleFirst(t *testing.T) {
 // TestGoRunBinaryReplaced: when the binary is one go run built (in its
 // work directory or in the build cache), every plan gives the build first
 // and names the binary it writes, never the go run one; an installed
-// binary gets no build and no note.
+// binary gets no build and no note. The plans are for the system running
+// the test, as setup's are: the binary go install writes is in this
+// system's GOBIN, a path only this system's rules call absolute.
 func TestGoRunBinaryReplaced(t *testing.T) {
 	t.Setenv("GOCACHE", "")
-	gobin := filepath.Join(t.TempDir(), "gobin") // absolute on every system
+	gobin := filepath.Join(t.TempDir(), "gobin")
 	t.Setenv("GOBIN", gobin)
 	installed, _ := json.Marshal(filepath.Join(gobin, "stitchslop-bridge"))
 	for _, tmp := range []string{"/tmp/go-build4279710946/b001/exe/stitchslop-bridge", "/home/u/.cache/go-build/ab/abcdef-d/stitchslop-bridge"} {
-		for _, p := range build(t, Options{Binary: tmp, GOOS: "linux", Dir: t.TempDir()}) {
+		for _, p := range build(t, Options{Binary: tmp, GOOS: runtime.GOOS, Dir: t.TempDir()}) {
 			if p.Unsupported != "" {
 				continue // no lines to paste on this system
 			}
-			if len(p.Build) == 0 || !strings.HasPrefix(p.Build[0].Text, "go install github.com/stitchslop/stitchslop-bridge/cmd/stitchslop-bridge@latest") {
+			// PowerShell's line quotes the module path; the others do not.
+			if len(p.Build) == 0 || !strings.HasPrefix(p.Build[0].Text, "go install ") || !strings.Contains(p.Build[0].Text, "github.com/stitchslop/stitchslop-bridge/cmd/stitchslop-bridge@latest") {
 				t.Errorf("%s: build %q, want go install first", p.Client, p.Build)
 			}
 			doc, _ := json.Marshal(p)
