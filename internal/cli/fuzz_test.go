@@ -17,10 +17,7 @@ import (
 
 	"github.com/stitchslop/stitchslop-bridge/internal/envelope"
 	"github.com/stitchslop/stitchslop-bridge/security/files"
-	"github.com/stitchslop/stitchslop-bridge/security/fuzzseed"
 )
-
-func TestFuzzStreamEnvelopeSeeds(t *testing.T) { fuzzseed.Require(t, "FuzzStreamEnvelope") }
 
 // FuzzStreamEnvelope: whatever reply the bridge relays from a page,
 // saveImage either refuses it and leaves no file at all, temp files
@@ -99,8 +96,6 @@ func without(o envelope.Object, key string) envelope.Object {
 	}
 	return out
 }
-
-func TestFuzzSaveFilesSeeds(t *testing.T) { fuzzseed.Require(t, "FuzzSaveFiles") }
 
 // savable is every name a reply's file may be written under, written here
 // from issue 35 and THREAT_MODEL.md T16, not from security/files: a stem

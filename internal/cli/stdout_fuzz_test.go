@@ -12,11 +12,8 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/stitchslop/stitchslop-bridge/security/fuzzseed"
 	"github.com/stitchslop/stitchslop-bridge/security/gate"
 )
-
-func TestFuzzShellStdoutSeeds(t *testing.T) { fuzzseed.Require(t, "FuzzShellStdout") }
 
 // loneSurrogate reports whether doc, valid JSON, escapes half of a UTF-16
 // pair with no other half beside it: JSON by the grammar, refused by strict

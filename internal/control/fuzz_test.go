@@ -3,11 +3,7 @@ package control
 import (
 	"bytes"
 	"testing"
-
-	"github.com/stitchslop/stitchslop-bridge/security/fuzzseed"
 )
-
-func TestFuzzDecodeBodySeeds(t *testing.T) { fuzzseed.Require(t, "FuzzDecodeBody") }
 
 // FuzzDecodeBody: a body is either refused or decodes to a request that
 // holds what the handlers rely on.

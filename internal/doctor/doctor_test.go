@@ -532,9 +532,6 @@ func TestMissingConfigDir(t *testing.T) {
 // Whatever a file or a bridge holds, what doctor shows of it is one line
 // of printable text.
 func FuzzUntrusted(f *testing.F) {
-	for _, s := range []string{site, "a\x1b[31mb", "\u202e", "\xff\xfe", "x\ny", strings.Repeat("é", 400)} {
-		f.Add(s)
-	}
 	f.Fuzz(func(t *testing.T, s string) {
 		for name, got := range map[string]string{"untrusted": untrusted(s), "untrustedText": untrustedText(s)} {
 			if !utf8.ValidString(got) {

@@ -12,11 +12,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/stitchslop/stitchslop-bridge/security/files"
-	"github.com/stitchslop/stitchslop-bridge/security/fuzzseed"
 	"github.com/stitchslop/stitchslop-bridge/security/unprintable"
 )
-
-func TestFuzzDecodeSeeds(t *testing.T) { fuzzseed.Require(t, "FuzzDecode") }
 
 var strip = unprintable.Strip
 

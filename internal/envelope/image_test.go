@@ -4,8 +4,6 @@ import (
 	"encoding/base64"
 	"strings"
 	"testing"
-
-	"github.com/stitchslop/stitchslop-bridge/security/fuzzseed"
 )
 
 // canonicalBase64 accepts exactly what base64.StdEncoding writes: what
@@ -22,8 +20,6 @@ func FuzzCanonicalBase64(f *testing.F) {
 		}
 	})
 }
-
-func TestFuzzCanonicalBase64Seeds(t *testing.T) { fuzzseed.Require(t, "FuzzCanonicalBase64") }
 
 // BenchmarkDecodeImage is the door's cost on an 8 MiB render's reply:
 // the check, the members and the image's check, in one call.

@@ -9,10 +9,7 @@ import (
 	"time"
 
 	"github.com/stitchslop/stitchslop-bridge/internal/envelope"
-	"github.com/stitchslop/stitchslop-bridge/security/fuzzseed"
 )
-
-func TestFuzzBatchSeeds(t *testing.T) { fuzzseed.Require(t, "FuzzBatch") }
 
 // open2503 negotiates MCP 2025-03-26, the one revision with batches, and
 // forgets the answer.

@@ -12,10 +12,7 @@ import (
 	"github.com/stitchslop/stitchslop-bridge/internal/hub"
 	"github.com/stitchslop/stitchslop-bridge/internal/sites"
 	"github.com/stitchslop/stitchslop-bridge/internal/ui"
-	"github.com/stitchslop/stitchslop-bridge/security/fuzzseed"
 )
-
-func TestFuzzHandleSeeds(t *testing.T) { fuzzseed.Require(t, "FuzzHandle") }
 
 // capture is an Output that keeps what a session sends.
 type capture struct {

@@ -14,7 +14,6 @@ import (
 
 	"github.com/stitchslop/stitchslop-bridge/internal/envelope"
 	"github.com/stitchslop/stitchslop-bridge/internal/hub"
-	"github.com/stitchslop/stitchslop-bridge/security/fuzzseed"
 	"github.com/stitchslop/stitchslop-bridge/security/toollist"
 )
 
@@ -23,8 +22,6 @@ import (
 // is one line holding one JSON-RPC message: a response to an id the client
 // sent (for a 2025-03-26 batch, the array of its responses), or a
 // notification the bridge itself emits.
-
-func TestFuzzStreamSeeds(t *testing.T) { fuzzseed.Require(t, "FuzzStream") }
 
 // Stream modes: the MCP era the client speaks, and whether it sends its
 // call in a batch (2025-03-26 only).

@@ -3,11 +3,7 @@ package page
 import (
 	"encoding/json"
 	"testing"
-
-	"github.com/stitchslop/stitchslop-bridge/security/fuzzseed"
 )
-
-func TestFuzzParseFirstFrameSeeds(t *testing.T) { fuzzseed.Require(t, "FuzzParseFirstFrame") }
 
 // FuzzParseFirstFrame: any bytes a tab sends first are either refused with
 // an error or yield string credentials that were really in the object.

@@ -19,7 +19,6 @@ import (
 
 	"github.com/stitchslop/stitchslop-bridge/internal/session"
 	"github.com/stitchslop/stitchslop-bridge/internal/ui"
-	"github.com/stitchslop/stitchslop-bridge/security/fuzzseed"
 )
 
 // listenMain runs listen against the bridges of dir and returns its exit
@@ -131,8 +130,6 @@ func TestListenFindsTheBridgeAgain(t *testing.T) {
 		t.Errorf("the new bridge got key and listener %q, want %q", got, want)
 	}
 }
-
-func TestFuzzListenReplySeeds(t *testing.T) { fuzzseed.Require(t, "FuzzListenReply") }
 
 // FuzzListenReply: whatever a tab answers voice.listen with, each line
 // listen makes of it is one JSON object of at most maxLine bytes, of the

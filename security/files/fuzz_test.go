@@ -10,15 +10,12 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
-
-	"github.com/stitchslop/stitchslop-bridge/security/fuzzseed"
 )
 
 // FuzzDecodeDataURL: DecodeDataURL never panics; what it rejects yields
 // nothing; what it accepts starts with the data: scheme and round-trips:
 // the canonical data URL of its result decodes to the same result.
 func FuzzDecodeDataURL(f *testing.F) {
-	fuzzseed.Require(f, "FuzzDecodeDataURL")
 	f.Fuzz(func(t *testing.T, s string) {
 		mime, data, err := DecodeDataURL(s)
 		if err != nil {
@@ -49,7 +46,6 @@ func FuzzDecodeDataURL(f *testing.F) {
 // directory per input made the target slow enough that minimising a long
 // input took the whole fuzz time.
 func FuzzSaveName(f *testing.F) {
-	fuzzseed.Require(f, "FuzzSaveName")
 	root := f.TempDir()
 	dir := filepath.Join(root, "a", "b")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -134,7 +130,6 @@ func reset(t *testing.T, root string, got []string) {
 // writes into a hidden folder: the walk judges the path each file is
 // reached by, link targets included.
 func FuzzWalkNeverReachesHidden(f *testing.F) {
-	fuzzseed.Require(f, "FuzzWalkNeverReachesHidden")
 	home := f.TempDir()
 	if hidden(home) != "" {
 		f.Skipf("temporary directory %s has a hidden component", home)

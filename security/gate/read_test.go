@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"testing"
-
-	"github.com/stitchslop/stitchslop-bridge/security/fuzzseed"
 )
 
 func TestEach(t *testing.T) {
@@ -40,8 +38,6 @@ func TestStrings(t *testing.T) {
 		t.Fatal("Plain of an escaped string = true")
 	}
 }
-
-func TestFuzzEachSeeds(t *testing.T) { fuzzseed.Require(t, "FuzzEach") }
 
 // FuzzEach: on any valid JSON object, Each (jsontext, read leniently: the
 // door checked the names) yields the members encoding/json
@@ -113,8 +109,6 @@ func TestValid(t *testing.T) {
 		}
 	}
 }
-
-func TestFuzzValidSeeds(t *testing.T) { fuzzseed.Require(t, "FuzzValid") }
 
 // FuzzValid: Valid agrees with json.Valid on every input.
 func FuzzValid(f *testing.F) {

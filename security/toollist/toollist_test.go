@@ -6,8 +6,6 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
-
-	"github.com/stitchslop/stitchslop-bridge/security/fuzzseed"
 )
 
 // The bridge's own tools, written from protocol.md §7.5.
@@ -277,10 +275,6 @@ func accounted(tools []Tool, dropped []Dropped) int {
 	}
 	return n
 }
-
-// TestFuzzCorpusPresent fails if FuzzSanitize's committed seed corpus is
-// missing or empty.
-func TestFuzzCorpusPresent(t *testing.T) { fuzzseed.Require(t, "FuzzSanitize") }
 
 // MCP's four hints pass when they are booleans, with a string title; any
 // other member or type is dropped and reported (Part "annotations"), and

