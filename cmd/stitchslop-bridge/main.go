@@ -1,5 +1,5 @@
 // Command stitchslop-bridge connects an AI agent to the Stitch Slop design
-// open in a browser tab. See the README for usage.
+// open in a browser tab.
 package main
 
 import "github.com/stitchslop/stitchslop-bridge/internal/cli"

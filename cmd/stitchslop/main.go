@@ -1,6 +1,6 @@
 // Command stitchslop holds the tools a person runs by hand beside
 // stitchslop-bridge: demo, setup, doctor, listen, completion and man. None
-// of it is linked into the bridge. See the README for usage.
+// of it is linked into the bridge.
 package main
 
 import (

@@ -1,27 +1,24 @@
-// Package exitcode is the one table of the binary's exit codes: the bridge
-// form's and the shell verbs' (protocol.md §4.4). Everything that exits, and
-// everything that documents an exit (--help, the man page), names them from
-// here.
+// Package exitcode is the one table of both programs' exit codes
+// (protocol.md §4.4): everything that exits, or documents an exit, names
+// them from here.
 package exitcode
 
 const (
 	OK = 0
-	// Failed is a shell verb's refusal or failed command: the JSON it
-	// printed says ok:false.
+	// Failed: a shell verb refused or failed; its JSON says ok:false.
 	Failed = 1
-	// NoCredential is the bridge with nothing to authenticate a tab with,
-	// or an unusable config dir.
+	// NoCredential: the bridge has nothing to authenticate a tab with, or
+	// no usable config dir.
 	NoCredential = 1
-	// CannotBind is the bridge finding no port it may listen on.
+	// CannotBind: the bridge finds no port it may listen on.
 	CannotBind = 2
-	// NoBridge is a shell verb with no bridge to talk to: none running, a
-	// stale session file, or several bridges and no --port.
+	// NoBridge: no bridge to talk to (none, a stale session file, or
+	// several and no --port).
 	NoBridge = 3
-	// Interrupted is a shell verb stopped by Ctrl-C (or another signal)
-	// before the bridge answered: 128 + SIGINT, as a shell reports a
-	// process SIGINT killed. A call may still run in the tab.
+	// Interrupted: a verb stopped by a signal (128 + SIGINT) before the
+	// bridge answered; the call may still run in the tab.
 	Interrupted = 130
-	// Usage is a mistake on the command line, or a value that cannot be
+	// Usage: a mistake on the command line, or a value that cannot be
 	// right, such as a placeholder token.
 	Usage = 64
 )

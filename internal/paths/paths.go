@@ -14,10 +14,9 @@ import (
 // with the Stitch Slop team's own bridge.
 const DirName = ".stitchslop"
 
-// DefaultConfigDir is ~/.stitchslop. With no home directory (on Unix,
-// $HOME unset, empty or relative) there is no default: a guess such as
-// /.stitchslop or a directory relative to wherever the bridge was started
-// would scatter pairings, so the caller is told to name one.
+// DefaultConfigDir is ~/.stitchslop. With no absolute home directory there
+// is none: a guess (/.stitchslop, or relative to wherever the bridge was
+// started) would scatter pairings.
 func DefaultConfigDir() (string, error) {
 	home := xdg.Home
 	if runtime.GOOS != "windows" {

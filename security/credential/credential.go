@@ -1,11 +1,9 @@
 // Package credential mints and compares the bridge's secrets: pairing
-// secrets, the control-plane session key, and one-time tokens. It
-// mitigates THREAT_MODEL.md T5 (cred-guess): guessing a credential outright
-// or byte by byte from response timing. Equal hashes both sides and
-// compares the fixed-width digests in constant time; hashing time follows
-// the inputs' lengths, so timing can tell a secret's length (New's are all
-// one length), never its bytes. A leaked credential verifies like the real
-// one: nothing here can tell them apart.
+// secrets, the session key and one-time tokens (THREAT_MODEL.md T5:
+// guessing one outright or byte by byte from timing). Equal compares
+// SHA-256 digests in constant time; hashing time follows the inputs'
+// lengths, so timing can tell a secret's length (New's are all one length),
+// never its bytes.
 package credential
 
 import (
@@ -17,15 +15,15 @@ import (
 	"fmt"
 )
 
-// SecretBytes is the entropy of every secret and key this bridge mints.
-// protocol.md §2.4 asks for at least 32 bytes; §4.1 asks for 32.
+// SecretBytes is the entropy of every secret and key this bridge mints
+// (protocol.md §2.4, §4.1).
 const SecretBytes = 32
 
-// FingerprintLen is the length in hex characters of a Fingerprint.
+// FingerprintLen is a Fingerprint's length in hex characters.
 const FingerprintLen = 32
 
-// randRead is swapped by a test to prove a failing source is an error,
-// never a weak secret.
+// randRead is swapped by a test: a failing source is an error, never a
+// weak secret.
 var randRead = rand.Read
 
 // Equal reports whether got and want are the same credential, in constant

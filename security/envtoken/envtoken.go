@@ -1,10 +1,9 @@
 // Package envtoken reads the bootstrap token a starting bridge is given,
-// from the environment variable Var and never from argv, which every user
-// can read through ps (THREAT_MODEL.md T7, protocol.md §1). A running
-// bridge is given one by the MCP pair tool or the control plane's /pair
-// instead (the pair verb reads it from Var or stdin). Take unsets the
-// variable so nothing started later inherits it; the environment block the
-// kernel recorded at exec stays readable by the same user and root (T11).
+// from the environment variable Var, never from argv, which every user can
+// read through ps (THREAT_MODEL.md T7, protocol.md §1). A running bridge is
+// given one by the MCP pair tool or /pair instead. Take unsets the variable
+// so nothing started later inherits it; the environment the kernel
+// recorded at exec stays readable by the same user and root (T11).
 package envtoken
 
 import (
@@ -16,9 +15,8 @@ import (
 // Var is the environment variable that carries the token.
 const Var = "STITCHSLOP_TOKEN"
 
-// Take returns the token from the environment, without surrounding white
-// space, and unsets the variable whether or not it was set. An empty result
-// means no token.
+// Take returns the token from the environment, trimmed, and unsets the
+// variable; "" means no token.
 func Take() string {
 	tok := strings.TrimSpace(os.Getenv(Var))
 	os.Unsetenv(Var)
@@ -29,8 +27,8 @@ func Take() string {
 var ErrTokenFlag = errors.New("--token is not accepted: anything on the command line is visible to every process through ps; put the token in the " + Var + " environment variable instead")
 
 // CheckArgs refuses a --token flag in any spelling, without echoing its
-// value. rest is args without such flags and their values, safe to print
-// as the command to give again.
+// value; rest, args without it, is safe to print as the command to give
+// again.
 func CheckArgs(args []string) (rest []string, err error) {
 	for i := 0; i < len(args); i++ {
 		a := args[i]

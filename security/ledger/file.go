@@ -12,16 +12,15 @@ import (
 	"github.com/stitchslop/stitchslop-bridge/security/limits"
 )
 
-// FileName is the spent-token file in the config directory; the reference
-// bridge knows nothing of it.
+// FileName is our spent-token file in the config directory; the reference
+// bridge has none.
 const FileName = "spent-tokens"
 
 // FileKeep is how many of the newest fingerprints the file keeps, besides
-// every one still in pairing.json's usedTokens (File.Write). It must be at
-// least Keep: the file exists to remember more than usedTokens, never less.
+// every one still in usedTokens; at least Keep, since the file exists to
+// remember more than usedTokens.
 const FileKeep = 10000
 
-// lineLen is one line of the file: a fingerprint and a newline.
 const lineLen = credential.FingerprintLen + 1
 
 // maxFileLines keeps the file within what fileperm.ReadFile accepts: a file
@@ -33,10 +32,9 @@ const maxFileLines = limits.ConfigFile / lineLen
 var ErrCorrupt = errors.New("the spent-token file is not valid")
 
 // File is the spent-token file: one fingerprint per line, oldest first.
-// Each write replaces the whole file atomically rather than appending, so
-// a crash cannot leave a torn line that would refuse every later
-// redemption. The caller holds the pairing file's lock (fileperm.Lock)
-// from ReadFile to Write so two bridges cannot lose a line (T14).
+// Each write replaces the whole file atomically, so a crash cannot leave a
+// torn line that would refuse every later redemption. The caller holds the
+// pairing file's lock (fileperm.Lock) from ReadFile to Write (T14).
 type File struct {
 	path  string
 	fps   []string        // normalised, valid, unique, oldest first
@@ -46,8 +44,7 @@ type File struct {
 
 // ReadFile reads the spent-token file with fileperm.ReadFile's checks
 // (T13); a missing file is an empty ledger. A line that is not a
-// fingerprint is ErrCorrupt, naming the line number but never echoing it:
-// it could be a token in the clear.
+// fingerprint is ErrCorrupt, by number, never echoed: it could be a token.
 func ReadFile(path string, warn fileperm.Warn) (*File, error) {
 	b, err := fileperm.ReadFile(path, warn)
 	if err != nil {
@@ -66,23 +63,19 @@ func ReadFile(path string, warn fileperm.Warn) (*File, error) {
 	return f, nil
 }
 
-// Path is the file's path.
 func (f *File) Path() string { return f.path }
 
-// Len is the number of fingerprints in the file.
 func (f *File) Len() int { return len(f.fps) }
 
-// Spent reports whether token's fingerprint is in the file, as Spent.
 func (f *File) Spent(token string) bool {
 	return Spent(f.fps, token)
 }
 
-// Record adds token's fingerprint, newest last, if it is not there yet.
+// Record adds token's fingerprint if it is not there yet.
 func (f *File) Record(token string) { f.Add(credential.Fingerprint(token)) }
 
-// Add adds fingerprints (as usedTokens holds them) that are not there yet,
-// newest last. Entries that are not fingerprints are skipped: they match no
-// token, and writing one would make the file unreadable.
+// Add adds fingerprints that are not there yet, newest last, skipping what
+// is not one: it matches no token and would make the file unreadable.
 func (f *File) Add(fps ...string) {
 	for _, fp := range fps {
 		fp = normal(fp)
@@ -94,10 +87,9 @@ func (f *File) Add(fps ...string) {
 	}
 }
 
-// Write adds keep (pairing.json's usedTokens) and, if anything changed,
-// writes the file atomically with fileperm.WriteFile, keeping the newest
-// FileKeep and every one in keep, at most maxFileLines. Call it with the
-// lock held.
+// Write adds keep (usedTokens) and, if anything changed, writes the file
+// with fileperm.WriteFile: the newest FileKeep and every one in keep, at
+// most maxFileLines.
 func (f *File) Write(keep []string) error {
 	f.Add(keep...)
 	if !f.dirty {
@@ -120,7 +112,6 @@ func (f *File) Write(keep []string) error {
 	if len(out) > maxFileLines {
 		out = out[len(out)-maxFileLines:]
 	}
-	// out is never empty: a dirty file has at least the fingerprint added.
 	if err := fileperm.WriteFile(f.path, []byte(strings.Join(out, "\n")+"\n")); err != nil {
 		return fmt.Errorf("spent-token file: %w", err)
 	}
@@ -134,8 +125,7 @@ func (f *File) Write(keep []string) error {
 	return nil
 }
 
-// valid reports whether s is a normalised fingerprint: FingerprintLen
-// lower-case hex characters.
+// valid reports whether s is a normalised fingerprint.
 func valid(s string) bool {
 	_, err := hex.DecodeString(s)
 	return len(s) == credential.FingerprintLen && err == nil && s == normal(s)

@@ -1,19 +1,15 @@
-// Package ledger enforces that a bootstrap token works once (THREAT_MODEL.md
-// T6, token-replay), across restarts and with the reference bridge sharing
-// the config dir.
+// Package ledger makes a bootstrap token work once (THREAT_MODEL.md T6),
+// across restarts and with the reference bridge sharing the config dir.
+// Spent tokens are kept as fingerprints in pairing.json's usedTokens (Spent,
+// Record: the reference bridge's format, so each refuses the other's) and
+// in our own spent-token file (File), so deleting pairing.json revives
+// none. The caller holds the pairing file's lock (T14) from check to write.
+// An unreadable spent-token file refuses every redemption rather than
+// revive what it held.
 //
-// Spent tokens are kept only as fingerprints (credential.Fingerprint), in
-// the origin's usedTokens list in pairing.json (Spent, Record: the
-// reference bridge's format, so each refuses the other's spent tokens) and
-// in our own spent-token file (File), so deleting pairing.json does not
-// revive a token. The caller holds the pairing file's lock (T14) from the
-// checks to the writes, so two bridges cannot both redeem one token. A
-// spent-token file that cannot be read or parsed is an error and the
-// caller refuses to redeem: failing open would revive every token it held.
-//
-// Not covered: whoever presents a token first pairs; a process of the
-// user (T11) can delete both files; fingerprints older than the newest
-// FileKeep are forgotten.
+// Not covered: whoever presents a token first pairs; a process of the user
+// (T11) can delete both files; fingerprints older than the newest FileKeep
+// are forgotten.
 package ledger
 
 import (
@@ -23,13 +19,13 @@ import (
 	"github.com/stitchslop/stitchslop-bridge/security/credential"
 )
 
-// Keep is how many fingerprints are kept per origin, as in the reference
-// bridge.
+// Keep is how many fingerprints usedTokens keeps per origin, as the
+// reference bridge does.
 const Keep = 20
 
 // Spent reports whether token's fingerprint is in used, comparing every
-// entry in constant time. Entries are matched case-insensitively and
-// trimmed, so a hand-edited file still refuses.
+// entry in constant time, trimmed and case-insensitively, so a hand-edited
+// file still refuses.
 func Spent(used []string, token string) bool {
 	fp := []byte(credential.Fingerprint(token))
 	hit := 0

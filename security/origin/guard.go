@@ -10,9 +10,9 @@ import (
 // frame, no fetch of anything it names.
 const DefaultCSP = "default-src 'none'; frame-ancestors 'none'"
 
-// Guard is the one front of every HTTP server the binary runs: before any
-// handler, it sets the headers that keep a browser from using an answer
-// (T1, T4) and refuses a request whose Host does not name this server (T2).
+// Guard is the front of every HTTP server: before any handler, it sets the
+// headers that keep a browser from using an answer (T1, T4) and refuses a
+// request whose Host does not name this server (T2).
 type Guard struct {
 	Port int
 	// CSP is the answers' Content-Security-Policy; "" is DefaultCSP.

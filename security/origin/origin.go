@@ -1,20 +1,11 @@
-// Package origin holds the header rules that stand between any web page and
-// the bridge's port (THREAT_MODEL.md):
-//
-//   - T1 (web-page): a WebSocket upgrade's Origin must be a site the caller
-//     admits (CheckUpgrade, protocol.md §2.2).
-//   - T2 (dns-rebind): the Host header must name the loopback address and
-//     port the server listens on. A rebinding page's requests carry its own
-//     host name, so Guard, the front of every HTTP server the binary runs,
-//     refuses them before any handler sees them.
-//   - T3 (null-origin): a missing or "null" Origin never matches.
-//   - T4 (page-control): a control-plane request with an Origin header is a
-//     browser's and is refused before the key is looked at (CheckControl,
-//     protocol.md §4.3).
-//
-// It authenticates no one. A page on the allowed origin (an XSS there, T8)
-// passes by design, and a local process can send any headers it likes:
-// these rules stop browsers, not local programs (T10, T11).
+// Package origin holds the header rules between any web page and the
+// bridge's port (THREAT_MODEL.md): an upgrade's Origin must be a site the
+// caller admits, never missing or "null" (T1, T3: CheckUpgrade, protocol.md
+// §2.2); the Host must name the loopback address and port served, which a
+// DNS-rebinding page's requests do not (T2: Guard, before any handler); a
+// control-plane request with an Origin is a browser's (T4: CheckControl,
+// §4.3). They stop browsers, not local programs, which send any headers
+// (T10, T11), and authenticate no one: a page on an allowed site passes (T8).
 package origin
 
 import (
@@ -29,8 +20,8 @@ import (
 )
 
 // Normalize is the form origins are compared and pairing.json is keyed by:
-// trimmed, ASCII lower-cased, no trailing slashes. Only ASCII is folded:
-// Unicode folding would let "K" (U+212A, Kelvin sign) stand for "k".
+// trimmed, ASCII lower-cased (Unicode folding would let U+212A stand for
+// "k"), no trailing slashes.
 func Normalize(s string) string { return trimFold(s, "") }
 
 // Pasted is Normalize that also drops trailing '.', ',' and ';', for an
@@ -38,8 +29,6 @@ func Normalize(s string) string { return trimFold(s, "") }
 // cleans: Parse still decides whether the rest is an origin.
 func Pasted(s string) string { return trimFold(s, ".,;") }
 
-// trimFold drops surrounding white space, trailing punct and trailing
-// slashes until none is left, then folds ASCII case.
 func trimFold(s, punct string) string {
 	for {
 		t := strings.TrimRight(strings.TrimRight(strings.TrimSpace(s), punct), "/")
@@ -101,7 +90,7 @@ func validHost(h string, bracketed bool) bool {
 		!strings.ContainsAny(h[:1], ".-") && !strings.ContainsAny(h[len(h)-1:], ".-") && !strings.Contains(h, "..")
 }
 
-// ipv4Loopback is the address every server of the binary binds.
+// ipv4Loopback is the address every server binds.
 var ipv4Loopback = netip.AddrFrom4([4]byte{127, 0, 0, 1})
 
 // loopbackHost reports whether a Host header is localhost, 127.0.0.1 or
@@ -122,8 +111,7 @@ func loopbackHost(host string, port int) (literal, ok bool) {
 	return ap.Addr() == ipv4Loopback, ap.Addr() == ipv4Loopback || ap.Addr() == netip.IPv6Loopback()
 }
 
-// Refusal reasons, fixed text with no request bytes in them, safe to log and
-// to answer with.
+// Refusal reasons: fixed text, safe to log and to answer with.
 const (
 	ReasonHost        = "host not allowed"
 	ReasonOrigin      = "origin not allowed"
@@ -138,7 +126,7 @@ func CheckUpgrade(r *http.Request, admit func(site string) bool) (site string, s
 	if len(r.Header.Values("Origin")) > 1 {
 		return "", http.StatusForbidden, ReasonMultiOrigin
 	}
-	site = Normalize(r.Header.Get("Origin")) // "" when there is none
+	site = Normalize(r.Header.Get("Origin"))
 	if site == "" || site == "null" || !admit(site) {
 		return "", http.StatusForbidden, ReasonOrigin
 	}
@@ -166,18 +154,17 @@ func Loopback(site string) bool {
 	return slices.Contains([]string{"localhost", "127.0.0.1", "::1"}, u.Hostname())
 }
 
-// CheckControl refuses a control-plane request with an Origin header (T4);
-// call it before the key is read.
+// CheckControl refuses a control-plane request with an Origin header (T4),
+// which browsers send, even empty, on every cross-site or non-GET request
+// and shells never do; call it before the key is read.
 func CheckControl(r *http.Request) (status int, reason string) {
-	// Browsers send Origin, even empty, on every cross-site or non-GET
-	// request; shells and agents send none (protocol.md §4.3).
 	if _, fromBrowser := r.Header["Origin"]; fromBrowser {
 		return http.StatusForbidden, ReasonBrowser
 	}
 	return 0, ""
 }
 
-// Clip bounds an untrusted header value for a log line to 128 bytes.
+// Clip bounds an untrusted header value for a log line.
 func Clip(s string) string {
 	const max = 128
 	if len(s) > max {

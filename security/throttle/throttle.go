@@ -1,14 +1,10 @@
 // Package throttle bounds how fast anyone can guess a tab credential
-// (THREAT_MODEL.md T5 cred-guess): Stitch Slop tokens may carry as little
-// as 24 bits, and a local program or a page can open handshakes as fast as
-// the machine allows.
+// (THREAT_MODEL.md T5): Stitch Slop tokens may carry as little as 24 bits.
 //
-// Budget is one global failure budget. A handshake takes a unit before its
-// credential is compared and gets it back if it was right, so at most
-// Burst + PerSecond*t checks fail in t seconds however many sockets guess,
-// and a right credential costs nothing. It cannot tell an attacker from
-// the user's tab: while guesses keep it empty the real tab is refused too,
-// and the page retries on its own.
+// Budget is one global failure budget: a check takes a unit and a right
+// credential gives it back, so at most Burst + PerSecond*t checks fail in t
+// seconds however many sockets guess. While guesses keep it empty the
+// user's tab is refused too, and the page retries on its own.
 package throttle
 
 import (
@@ -38,7 +34,7 @@ func New() *Budget {
 
 // Take reserves one unit for a credential check; false means the check
 // must not run. started is true for the first refusal until the budget
-// refills completely, so a sustained attack is logged once.
+// refills, so a sustained attack is logged once.
 func (b *Budget) Take() (ok, started bool) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -46,7 +42,7 @@ func (b *Budget) Take() (ok, started bool) {
 	b.units = min(Burst, b.units+now.Sub(b.last).Seconds()*PerSecond)
 	b.last = now
 	if b.units >= Burst {
-		b.throttled = false // quiet long enough to refill: a period is over
+		b.throttled = false
 	}
 	if b.units < 1 {
 		started = !b.throttled

@@ -1,11 +1,9 @@
-// Package unprintable is the bridge's one rule for characters that must not
-// be shown as themselves to a person or a model (THREAT_MODEL.md T8, T13,
-// T16): characters a page or file sends that display as nothing, as
-// something other than what a reader takes them for, or move the text
-// around them. Is is the rule; Strip, Escape, Quote and Describe apply it.
-//
-// Not covered: printable characters that look like others (Cyrillic а for
-// Latin a) and stacked combining marks; those display as something.
+// Package unprintable is the one rule for characters not to be shown as
+// themselves to a person or a model (THREAT_MODEL.md T8, T13, T16): those
+// that display as nothing, as something a reader would not take them for,
+// or move the text around them. Is is the rule; the other functions apply
+// it. Not covered: printable look-alikes (Cyrillic а for Latin a) and
+// stacked combining marks, which display as something.
 package unprintable
 
 import (
@@ -31,7 +29,6 @@ func Is(r rune) bool {
 		!assigned(r)
 }
 
-// assigned reports whether r has a general category other than Cn.
 func assigned(r rune) bool {
 	return unicode.In(r, unicode.L, unicode.M, unicode.N, unicode.P, unicode.S, unicode.Z,
 		unicode.Cc, unicode.Cf, unicode.Co, unicode.Cs)
@@ -60,7 +57,7 @@ func Strip(s string) string {
 		if r != '\t' && r != '\n' && Is(r) {
 			return -1
 		}
-		return r // an invalid byte is already utf8.RuneError here
+		return r
 	}, s)
 }
 
@@ -129,7 +126,7 @@ func Describe(r rune) string {
 	return u + ", a character that displays as nothing"
 }
 
-// bidi reports whether r is a bidirectional formatting character (UAX #9).
+// bidi: UAX #9's bidirectional formatting characters.
 func bidi(r rune) bool {
 	return r == 0x061c || r == 0x200e || r == 0x200f || (r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069)
 }
@@ -138,8 +135,8 @@ func bidi(r rune) bool {
 // text Strip returns as it is, the common fast path.
 func PlainText[T string | []byte](s T) bool { return ascii(s, true) }
 
-// ascii reports whether every byte of s is printable ASCII, or with layout
-// also a tab or a newline.
+// ascii reports whether s is printable ASCII, with layout also tab and
+// newline.
 func ascii[T string | []byte](s T, layout bool) bool {
 	for i := 0; i < len(s); i++ {
 		if c := s[i]; c >= 0x7F || (c < 0x20 && !(layout && (c == '\t' || c == '\n'))) {
