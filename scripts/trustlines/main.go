@@ -4,15 +4,18 @@
 // not typed; under the total, the part of them in the files that read a
 // page's or a leader's JSON (door); and, for each of the module's two
 // programs, the code lines of every package of this module it links and
-// those of them at a trust boundary by the same rule (programs).
+// those of them at a trust boundary by the same rule, and the share of
+// comment lines among the non-blank lines it links (programs).
 //
 //	go run ./scripts/trustlines            # a Markdown table
 //	go run ./scripts/trustlines -check docs/reviewing.md
 //	go run ./scripts/trustlines -write docs/reviewing.md   # after a change
 //
-// (go test ./scripts/trustlines runs the check.) A code line is a line that holds a Go token: blank lines and lines that
-// hold only comments do not count. Test files do not count. -check fails
-// when the table in the file is not the one this command prints.
+// (go test ./scripts/trustlines runs the check.) A code line is a line
+// that holds a Go token: blank lines and lines that hold only comments do
+// not count; a comment line holds a comment and no token. Test files do not
+// count. -check fails when the table in the file is not the one this
+// command prints.
 package main
 
 import (
@@ -67,23 +70,26 @@ var perFile = []string{"internal/cli", "internal/toolbox"}
 var programs = [][2]string{{"stitchslop-bridge", "./cmd/stitchslop-bridge"}, {"stitchslop", "./cmd/stitchslop"}}
 
 // layer is one boundary and the code that makes it, by path from the
-// module root: a directory stands for its non-test .go files.
+// module root: a directory stands for its non-test .go files. The layer
+// marked rest also takes every file the rule counts that no layer names,
+// so a hand list can leave nothing out.
 type layer struct {
 	name  string
 	paths []string
+	rest  bool
 }
 
-// layers are the boundaries in the order a page's bytes cross them. They
-// can add to what is counted, never take away: a file the rule (carriers,
-// below) counts that no layer names is counted in a last row of its own,
-// so a hand list can leave nothing out.
+// layers are the boundaries in the order docs/reviewing.md walks them, the
+// order a page's bytes cross them. They can add to what is counted, never
+// take away.
 var layers = []layer{
-	{"1. page socket and handshake", []string{"internal/page", "security/origin", "security/credential", "security/ledger", "security/throttle", "security/limits", "internal/pairing", "internal/sites"}},
-	{"2. frames and tool lists", []string{"internal/envelope", "internal/hub", "security/toollist"}},
-	{"3. the gate to the model", []string{"security/gate", "security/unprintable", "internal/mcp/result.go", "internal/mcp/files.go", "internal/mcp/bulk.go", "internal/attempts", "internal/replyfiles", "internal/cli/gate.go", "internal/speech", "internal/mcp/channel.go"}},
-	{"4. control plane and followers", []string{"internal/control", "internal/client", "internal/bridge/follow.go", "security/envtoken"}},
-	{"5. files", []string{"security/files", "security/fileperm", "internal/session", "internal/cli/files.go", "internal/cli/stream.go"}},
-	{"6. other users", []string{"security/peercred", "internal/bridge/open.go", "internal/bridge/peer.go"}},
+	{"1. page socket and handshake", []string{"internal/page", "security/origin", "security/credential", "security/ledger", "security/throttle", "security/limits", "internal/pairing", "internal/sites", "internal/attempts"}, false},
+	{"2. the door", []string{"internal/envelope"}, false},
+	{"3. the hub", []string{"internal/hub"}, false},
+	{"4. the gate and the tool list", []string{"security/gate", "security/unprintable", "security/toollist", "internal/speech"}, false},
+	{"5. the faces: MCP, the control plane and its client, stderr, and every other file that imports a carrier", []string{"internal/mcp", "internal/control", "internal/client", "internal/ui", "security/envtoken"}, true},
+	{"6. files", []string{"security/files", "security/fileperm", "internal/session", "internal/replyfiles", "internal/cli/files.go", "internal/cli/stream.go"}, false},
+	{"7. other users", []string{"security/peercred", "internal/bridge/open.go", "internal/bridge/peer.go"}, false},
 }
 
 func main() {
@@ -153,7 +159,7 @@ func render() (string, error) {
 	measure := func(files []string) ([]int, error) {
 		n := make([]int, 1+len(targets))
 		for _, f := range files {
-			c, err := codeLines(f)
+			c, _, err := codeLines(f)
 			if err != nil {
 				return nil, err
 			}
@@ -183,20 +189,15 @@ func render() (string, error) {
 		fmt.Fprintf(&b, "| %s | %d | %d | %d | %d | %s |\n", name, n[0], n[1], n[2], n[3], label)
 		return nil
 	}
-	for _, l := range layers {
-		files, err := goFiles(l.paths)
-		if err != nil {
+	// A layer's own files count whether or not the rule finds them
+	// (pairing and sites hold credentials, not page bytes).
+	own := make([][]string, len(layers))
+	for i, l := range layers {
+		if own[i], err = goFiles(l.paths); err != nil {
 			return "", err
 		}
-		// A layer's own files count whether or not the rule finds them
-		// (pairing and sites hold credentials, not page bytes).
-		var in []string
-		for _, f := range files {
-			in = append(in, f)
+		for _, f := range own[i] {
 			delete(counted, f)
-		}
-		if err := row(l.name, in, "`"+strings.Join(l.paths, "`, `")+"`"); err != nil {
-			return "", err
 		}
 	}
 	rest := make([]string, 0, len(counted))
@@ -204,8 +205,15 @@ func render() (string, error) {
 		rest = append(rest, f)
 	}
 	sort.Strings(rest)
-	if err := row("7. the faces: every other file that imports a carrier", rest, "`"+strings.Join(rest, "`, `")+"`"); err != nil {
-		return "", err
+	for i, l := range layers {
+		files, label := own[i], "`"+strings.Join(l.paths, "`, `")+"`"
+		if l.rest {
+			files = append(files, rest...)
+			label += "; " + "`" + strings.Join(rest, "`, `") + "`"
+		}
+		if err := row(l.name, files, label); err != nil {
+			return "", err
+		}
 	}
 	fmt.Fprintf(&b, "| **all trust-boundary code** | **%d** | **%d** | **%d** | **%d** | |\n", total[0], total[1], total[2], total[3])
 	readers := make([]string, 0, len(jsonReaders))
@@ -219,35 +227,43 @@ func render() (string, error) {
 	}
 	fmt.Fprintf(&b, "| of which, the files that read a page's or a leader's JSON: the door and its readers, and every file that imports either | %d | %d | %d | %d | `%s`, `%s` and their importers |\n",
 		n[0], n[1], n[2], n[3], door[0], door[1])
-	b.WriteString("\n| program | code lines in the linux binary (every package of this module it links) | of which at a trust boundary, by the same rule |\n|---|---:|---:|\n")
+	b.WriteString("\n| program | code lines in the linux binary (every package of this module it links) | of which at a trust boundary, by the same rule | comment lines, as a share of the non-blank lines of the same files |\n|---|---:|---:|---:|\n")
 	for _, p := range programs {
-		all, trust, err := programLines(p[1])
+		all, trust, comments, err := programLines(p[1])
 		if err != nil {
 			return "", err
 		}
-		fmt.Fprintf(&b, "| `%s` | %d | %d |\n", p[0], all, trust)
+		fmt.Fprintf(&b, "| `%s` | %d | %d | %d (%s) |\n", p[0], all, trust, comments, share(comments, all+comments))
 	}
 	return b.String(), nil
 }
 
+// share is part of whole as a percentage with one decimal.
+func share(part, whole int) string {
+	if whole == 0 {
+		return "0.0%"
+	}
+	return fmt.Sprintf("%.1f%%", 100*float64(part)/float64(whole))
+}
+
 // programLines measures the linux binary of the program cmd builds: the
 // code lines of every non-test file of this module's packages it links,
-// and those of the files at a trust boundary (the rule, and the layers'
-// files it links).
-func programLines(cmd string) (all, trust int, err error) {
+// those of the files at a trust boundary (the rule, and the layers' files
+// it links), and the comment lines of all of them.
+func programLines(cmd string) (all, trust, comments int, err error) {
 	linux := targets[0]
 	files, err := linkedFiles(cmd, linux)
 	if err != nil {
-		return 0, 0, err
+		return 0, 0, 0, err
 	}
 	counted, _, err := countedFiles(cmd)
 	if err != nil {
-		return 0, 0, err
+		return 0, 0, 0, err
 	}
 	for _, l := range layers {
 		fs, err := goFiles(l.paths)
 		if err != nil {
-			return 0, 0, err
+			return 0, 0, 0, err
 		}
 		for _, f := range fs {
 			counted[f] = true
@@ -255,20 +271,21 @@ func programLines(cmd string) (all, trust int, err error) {
 	}
 	for _, f := range files {
 		if ok, err := linux.MatchFile(filepath.Dir(f), filepath.Base(f)); err != nil {
-			return 0, 0, err
+			return 0, 0, 0, err
 		} else if !ok {
 			continue
 		}
-		n, err := codeLines(f)
+		n, c, err := codeLines(f)
 		if err != nil {
-			return 0, 0, err
+			return 0, 0, 0, err
 		}
 		all += n
+		comments += c
 		if counted[f] {
 			trust += n
 		}
 	}
-	return all, trust, nil
+	return all, trust, comments, nil
 }
 
 // linkedFiles lists the non-test files, by path from the module root, of
@@ -408,18 +425,19 @@ func goFiles(paths []string) ([]string, error) {
 	return out, nil
 }
 
-// codeLines counts the lines of a Go file that hold a token.
-func codeLines(path string) (int, error) {
+// codeLines counts the lines of a Go file that hold a token (code), and
+// those that hold a comment and no token (comments).
+func codeLines(path string) (code, comments int, err error) {
 	src, err := os.ReadFile(path)
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	fset := token.NewFileSet()
 	file := fset.AddFile(path, -1, len(src))
 	var s scanner.Scanner
 	var bad error
-	s.Init(file, src, func(pos token.Position, msg string) { bad = fmt.Errorf("%s: %s", pos, msg) }, 0)
-	lines := map[int]bool{}
+	s.Init(file, src, func(pos token.Position, msg string) { bad = fmt.Errorf("%s: %s", pos, msg) }, scanner.ScanComments)
+	lines, commented := map[int]bool{}, map[int]bool{}
 	for {
 		pos, kind, lit := s.Scan()
 		if kind == token.EOF {
@@ -429,11 +447,19 @@ func codeLines(path string) (int, error) {
 			continue // inserted at a line's end, not written
 		}
 		start := fset.Position(pos).Line
-		lines[start] = true
-		// A raw string spans lines; each is code.
-		for i := 0; i < strings.Count(lit, "\n"); i++ {
-			lines[start+i+1] = true
+		seen := lines
+		if kind == token.COMMENT {
+			seen = commented
+		}
+		// A raw string or a block comment spans lines; each is counted.
+		for i := 0; i <= strings.Count(lit, "\n"); i++ {
+			seen[start+i] = true
 		}
 	}
-	return len(lines), bad
+	for l := range commented {
+		if !lines[l] {
+			comments++
+		}
+	}
+	return len(lines), comments, bad
 }

@@ -29,9 +29,9 @@ func TestCodeLines(t *testing.T) {
 	f := t.TempDir() + "/x.go"
 	src := "// Package x.\npackage x\n\n/* a\nblock */\nvar s = `one\ntwo`\n\nfunc f() {} // trailing\n"
 	os.WriteFile(f, []byte(src), 0o600)
-	n, err := codeLines(f)
-	if err != nil || n != 4 {
-		t.Errorf("codeLines = %d, %v; want 4 (package, the raw string's two lines, func)", n, err)
+	n, c, err := codeLines(f)
+	if err != nil || n != 4 || c != 3 {
+		t.Errorf("codeLines = %d, %d, %v; want 4 code lines (package, the raw string's two lines, func) and 3 comment lines (the package comment, the block's two)", n, c, err)
 	}
 }
 
