@@ -3,7 +3,6 @@ package toolbox
 import (
 	"cmp"
 	"context"
-	"encoding/json"
 	"errors"
 	"io"
 	"log/slog"
@@ -126,36 +125,34 @@ var listenClock = struct {
 	now               func() time.Time
 }{ownerPoll, findPoll, bridgeGone, time.Now}
 
-// listenEvent is one event line. VoiceSupport and Message go with a
-// voice-off in a browser where voice cannot work, Message with
-// unavailable.
-type listenEvent struct {
-	Event        string `json:"event"`
-	VoiceSupport any    `json:"voiceSupport,omitempty"`
-	Message      string `json:"message,omitempty"`
+// field is one member of a line: its name and its value as JSON, either
+// the tab's own bytes as the door passed them or bytes gate.AppendString
+// wrote.
+type field struct {
+	name  string
+	value []byte
 }
 
-// heardLine is the first line of an answer: what the tab transcribed, and
-// the answer's selection, printed once per answer (null when it is not a
-// list); selectionMore counts the entries past the bounds.
-type heardLine struct {
-	Heard         string          `json:"heard"`
-	AtMs          *float64        `json:"atMs"`
-	Selection     []selectedShape `json:"selection"`
-	SelectionMore int             `json:"selectionMore,omitempty"`
+// line is fields as one JSON object, written by the one encoder of what
+// reaches stdout (gate.Guard.AppendObject): a tab's string within its
+// bound comes out as the same string does in a call's reply, cleaned and
+// with its escapes as they came, so no byte of the tab's reaches stdout
+// but as a string the gate wrote.
+func line(fields ...field) []byte {
+	return gate.Guard{}.AppendObject(nil, func(yield func(string, []byte) bool) {
+		for _, f := range fields {
+			if f.value != nil && !yield(f.name, f.value) {
+				return
+			}
+		}
+	})
 }
 
-// laterLine is each further utterance of the same answer, heard with the
-// same selection.
-type laterLine struct {
-	Heard string   `json:"heard"`
-	AtMs  *float64 `json:"atMs"`
-}
-
-// selectedShape is one entry of a line's selection.
-type selectedShape struct {
-	ID   string `json:"id"`
-	Name string `json:"name"`
+// eventLine is an event line. voiceSupport and message go with a
+// voice-off in a browser where voice cannot work, message with
+// unavailable; nil leaves them out.
+func eventLine(event string, voiceSupport, message []byte) []byte {
+	return line(field{"event", gate.AppendString(nil, event)}, field{"voiceSupport", voiceSupport}, field{"message", message})
 }
 
 // voiceReply is what listen reads of a voice.listen envelope; the
@@ -165,12 +162,14 @@ type voiceReply = speech.Answer
 var readVoice = speech.Read
 
 // heardLines are the lines of an answer: one per utterance with text among
-// the first maxUtterances entries of heard, its text clipped at maxText,
-// atMs a number or null; the first carries the answer's selection. dropped
-// counts the entries past them. A heard that is not a list is nothing
+// the first maxUtterances entries of heard, its text bounded at maxText
+// (text), atMs a number or null; the first carries the answer's
+// selection, printed once per answer (null when it is not a list), and
+// selectionMore counting the entries past its bounds. dropped counts the
+// utterances past maxUtterances. A heard that is not a list is nothing
 // heard. The lists are walked in place (envelope.Items), so a reply of
 // millions of entries costs no memory.
-func heardLines(r voiceReply) (lines []any, dropped int) {
+func heardLines(r voiceReply) (lines [][]byte, dropped int) {
 	n := 0
 	envelope.Items(r.Heard, func(raw []byte) bool {
 		if n++; n > maxUtterances {
@@ -178,62 +177,97 @@ func heardLines(r voiceReply) (lines []any, dropped int) {
 			return true
 		}
 		u, _ := envelope.ObjectOf(raw)
-		text, _ := u.String("text")
-		if text == "" {
+		t := u.Get("text")
+		if len(t) <= 2 || t[0] != '"' { // not a string, or ""
 			return true
 		}
-		var at *float64
-		if f, err := strconv.ParseFloat(string(u.Get("atMs")), 64); err == nil {
-			at = &f
+		heard := field{"heard", text(t, maxText)}
+		at := field{"atMs", number(u.Get("atMs"))}
+		if len(lines) > 0 {
+			lines = append(lines, line(heard, at))
+			return true
 		}
-		if len(lines) == 0 {
-			sel, more := selection(r.Selection)
-			lines = append(lines, heardLine{Heard: clip(text, maxText), AtMs: at, Selection: sel, SelectionMore: more})
-		} else {
-			lines = append(lines, laterLine{Heard: clip(text, maxText), AtMs: at})
+		sel, more := selection(r.Selection)
+		var over []byte
+		if more > 0 {
+			over = strconv.AppendInt(nil, int64(more), 10)
 		}
+		lines = append(lines, line(heard, at, field{"selection", sel}, field{"selectionMore", over}))
 		return true
 	})
 	return lines, dropped
 }
 
-// selection is an answer's selection as its first line prints it: the
-// {id, name} entries (those that are not objects, or have no id, left
-// out) while they fit maxSelection and maxSelectionBytes, each id and name
-// clipped at maxSelectionField; more counts the entries past the bounds.
-// It is nil when raw is not a list. An id is a string, or a number as
-// written.
-func selection(raw json.RawMessage) (sel []selectedShape, more int) {
-	sel = []selectedShape{}
-	size := 2 // []
-	if !envelope.Items(raw, func(e []byte) bool {
-		o, _ := envelope.ObjectOf(e)
-		id, ok := o.String("id")
-		if v := o.Get("id"); !ok && len(v) > 0 && (v[0] == '-' || '0' <= v[0] && v[0] <= '9') {
-			id = string(v)
-		}
-		if id == "" {
-			return true
-		}
-		name, _ := o.String("name")
-		s := selectedShape{ID: clip(id, maxSelectionField), Name: clip(name, maxSelectionField)}
-		n := len(`{"id":"","name":""},`) + printedLen(s.ID) + printedLen(s.Name)
-		if len(sel) == maxSelection || size+n > maxSelectionBytes {
-			more++
-		} else {
-			sel, size = append(sel, s), size+n
-		}
-		return true
-	}) {
-		return nil, 0
+// maxNumber bounds a number as a line holds it: a time in milliseconds is
+// a few digits.
+const maxNumber = 32
+
+// number is v when it is a JSON number of at most maxNumber bytes, as the
+// tab wrote it, else null.
+func number(v []byte) []byte {
+	if len(v) == 0 || len(v) > maxNumber || v[0] != '-' && (v[0] < '0' || v[0] > '9') {
+		return []byte("null")
 	}
-	return sel, more
+	return v
 }
 
-// clip is s as listen prints it: cleaned by the gate (security/gate.Clean)
-// and at most max bytes as the line's encoder writes it, cut at a
-// character and ending in "…" when cut.
-func clip(s string, max int) string {
+// selection is an answer's selection as its first line prints it: the
+// {id, name} entries (those that are not objects, or have no id, left
+// out) while they fit maxSelection and maxSelectionBytes as the line's
+// encoder writes them, each id and name bounded at maxSelectionField
+// (text); more counts the entries past the bounds. It is null when raw is
+// not a list. An id is a string, or a number written as a string.
+func selection(raw []byte) (sel []byte, more int) {
+	sel = []byte{'['}
+	n := 0
+	if !envelope.Items(raw, func(e []byte) bool {
+		o, _ := envelope.ObjectOf(e)
+		v := o.Get("id")
+		var id []byte
+		switch {
+		case len(v) > 2 && v[0] == '"':
+			id = text(v, maxSelectionField)
+		case len(v) > 0 && (v[0] == '-' || '0' <= v[0] && v[0] <= '9'):
+			id = clip(string(v), maxSelectionField)
+		default:
+			return true
+		}
+		name := o.Get("name")
+		if len(name) < 2 || name[0] != '"' {
+			name = []byte(`""`)
+		}
+		entry := line(field{"id", id}, field{"name", text(name, maxSelectionField)})
+		if n == maxSelection || len(sel)+len(entry)+2 > maxSelectionBytes {
+			more++
+			return true
+		}
+		if n++; n > 1 {
+			sel = append(sel, ',')
+		}
+		sel = append(sel, entry...)
+		return true
+	}) {
+		return []byte("null"), 0
+	}
+	return append(sel, ']'), more
+}
+
+// text is raw, a JSON string the door passed, as a line holds it: as the
+// tab wrote it when that is at most max bytes between its quotes, for the
+// gate to write as it writes the same string in a call's reply; else
+// decoded and clipped (clip).
+func text(raw []byte, max int) []byte {
+	if len(raw)-2 <= max {
+		return raw
+	}
+	s, _ := envelope.String(raw)
+	return clip(s, max)
+}
+
+// clip is s as listen prints it: cleaned by the gate (security/gate.Clean),
+// as a JSON string gate.AppendString wrote, of at most max bytes between
+// its quotes, cut at a character and ending in "…" when cut.
+func clip(s string, max int) []byte {
 	// Only a prefix can be printed: cleaning a megabyte to print a few
 	// hundred bytes of it would cost the flood's sender nothing and listen
 	// the megabyte. A tab that pads its text with invisible characters
@@ -247,46 +281,21 @@ func clip(s string, max int) string {
 		s = s[:i]
 	}
 	s = gate.Clean(s)
-	if !cut && printedLen(s) <= max {
-		return s
+	q := gate.AppendString(nil, s)
+	if !cut && len(q)-2 <= max {
+		return q
 	}
+	// The encoder writes each character on its own, so the first i
+	// characters of s are the first bytes of q: the cut is where they and
+	// "…" still fit, each measured as the encoder writes it.
 	n := len("…")
+	var one [16]byte
 	for i, r := range s {
-		if n += runeLen(r); n > max {
-			return s[:i] + "…"
+		if n += len(gate.AppendString(one[:0], string(r))) - 2; n > max {
+			return gate.AppendString(nil, s[:i]+"…")
 		}
 	}
-	return s + "…"
-}
-
-// printedLen is the length of s, valid UTF-8, inside the quotes of a JSON
-// string as encodeLine writes it.
-func printedLen(s string) int {
-	n := 0
-	for _, r := range s {
-		n += runeLen(r)
-	}
-	return n
-}
-
-// runeLen is the length of r as encodeLine (encoding/json) writes it in
-// a string.
-func runeLen(r rune) int {
-	switch {
-	case r == '"' || r == '\\' || r == '\n' || r == '\r' || r == '\t' || r == '\b' || r == '\f':
-		return 2
-	case r < 0x20 || r == '<' || r == '>' || r == '&' || r == '\u2028' || r == '\u2029':
-		return 6
-	}
-	return utf8.RuneLen(r)
-}
-
-// encodeLine is v, one of listen's line types, as one JSON object: the
-// only way a line is made, so no byte of the tab's reaches stdout but as a
-// string this encoder wrote.
-func encodeLine(v any) []byte {
-	b, _ := json.Marshal(v)
-	return b
+	return gate.AppendString(nil, s+"…")
 }
 
 // printer writes listen's lines to stdout, within maxLine each and maxRate
@@ -303,11 +312,10 @@ type printed struct {
 	n  int
 }
 
-// print writes v as a line, through emit (security/gate), which finds
-// nothing to change in it. A heard line (droppable) that would take the
-// lines of the last rateWindow past maxRate-eventRoom is dropped.
-func (p *printer) print(v any, droppable bool) {
-	b := encodeLine(v)
+// print writes b, a line the gate wrote (line), and a newline. A heard
+// line (droppable) that would take the lines of the last rateWindow past
+// maxRate-eventRoom is dropped.
+func (p *printer) print(b []byte, droppable bool) {
 	if len(b) == 0 || len(b) > maxLine { // cannot happen: the parts are bounded
 		p.log.Error("listen made a line over " + strconv.Itoa(maxLine) + " bytes, and did not print it")
 		return
@@ -324,7 +332,7 @@ func (p *printer) print(v any, droppable bool) {
 	}
 	p.sent = append(p.sent, printed{now, n})
 	p.inWindow += n
-	emitDoc(p.w, b)
+	p.w.Write(append(b[:len(b):len(b)], '\n'))
 }
 
 // errOwnerGone ends the run when the --owner process is gone.
@@ -346,11 +354,11 @@ type listener struct {
 	lost     time.Time // since when no bridge answers; zero while one does
 }
 
-func (l *listener) event(e string) { l.out.print(listenEvent{Event: e}, false) }
+func (l *listener) event(e string) { l.out.print(eventLine(e, nil, nil), false) }
 
 // unavailable prints the line that comes before listen's exit.
 func (l *listener) unavailable(msg string) {
-	l.out.print(listenEvent{Event: "unavailable", Message: clip(msg, maxMessage)}, false)
+	l.out.print(eventLine("unavailable", nil, clip(msg, maxMessage)), false)
 }
 
 // runListen runs the verb and returns its exit code. Which flags go with
@@ -555,7 +563,7 @@ func (l *listener) setVoice(r voiceReply) {
 		if l.voice != "unsupported" {
 			l.voice = "unsupported"
 			msg := clip(cmp.Or(r.Say, "Voice input does not work in this browser."), maxMessage)
-			l.out.print(listenEvent{Event: "voice-off", VoiceSupport: boundSupport(r.VoiceSupport), Message: msg}, false)
+			l.out.print(eventLine("voice-off", boundSupport(r.VoiceSupport), msg), false)
 		}
 	case l.voice == "on":
 		l.voice = "off"
@@ -568,23 +576,20 @@ func (l *listener) setVoice(r voiceReply) {
 // boundSupport is voiceSupport as listen prints it: none longer than a
 // line as it came (maxLine bytes), which is refused on its length alone,
 // with a note, before any byte of it is decoded or encoded; a string
-// decoded and clipped at maxVoiceSupport; another value through the gate
-// (security/gate: cleaned, compact) while the line's encoder writes it in
-// at most maxVoiceSupport bytes; else the note. The gate cleans the line
-// again as it is printed (emit).
-func boundSupport(v json.RawMessage) any {
-	over := "(the tab's voiceSupport is over " + strconv.Itoa(maxVoiceSupport) + " bytes; not shown)"
-	if len(v) > maxLine {
+// bounded as text is, at maxVoiceSupport; another value as the tab wrote
+// it when the line's encoder writes it in at most maxVoiceSupport bytes;
+// else the note.
+func boundSupport(v []byte) []byte {
+	over := gate.AppendString(nil, "(the tab's voiceSupport is over "+strconv.Itoa(maxVoiceSupport)+" bytes; not shown)")
+	switch {
+	case len(v) == 0 || len(v) > maxLine:
+		return over
+	case v[0] == '"':
+		return text(v, maxVoiceSupport)
+	case len(line(field{"v", v}))-len(`{"v":}`) > maxVoiceSupport:
 		return over
 	}
-	if s, ok := envelope.String(v); ok {
-		return clip(s, maxVoiceSupport)
-	}
-	g, _ := gate.Guard{}.Apply(v)
-	if len(encodeLine(json.RawMessage(g))) > maxVoiceSupport {
-		return over
-	}
-	return json.RawMessage(g)
+	return v
 }
 
 // pause waits d, or until ctx ends (false).

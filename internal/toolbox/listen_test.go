@@ -4,6 +4,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"go/ast"
+	goparser "go/parser"
+	"go/token"
 	"io"
 	"net"
 	"net/http"
@@ -146,42 +149,51 @@ func FuzzListenReply(f *testing.F) {
 		if len(lines) > maxUtterances || dropped < 0 {
 			t.Fatalf("heardLines(%q) = %d lines, %d dropped; want at most %d", reply, len(lines), dropped, maxUtterances)
 		}
-		for i, h := range lines {
-			b := wantLine(t, h)
-			if first := strings.Contains(string(b), `"selection":`); first != (i == 0) {
+		for i, b := range lines {
+			o := wantLine(t, b)
+			sel, first := o["selection"]
+			if first != (i == 0) {
 				t.Fatalf("heardLines(%q): line %d %s; want the selection on the first line only", reply, i, b)
 			}
-			if h, ok := h.(heardLine); ok {
-				if len(h.Selection) > maxSelection {
-					t.Fatalf("heardLines(%q): %d selected, over %d", reply, len(h.Selection), maxSelection)
-				}
-				for _, s := range h.Selection {
-					if s.ID == "" || printedLen(s.ID) > maxSelectionField || printedLen(s.Name) > maxSelectionField {
-						t.Fatalf("heardLines(%q): selection entry %+v, over the bounds", reply, s)
-					}
+			var list []map[string]json.RawMessage
+			json.Unmarshal(sel, &list)
+			if len(list) > maxSelection || len(sel) > maxSelectionBytes {
+				t.Fatalf("heardLines(%q): a selection of %d entries, %d bytes; want at most %d, %d", reply, len(list), len(sel), maxSelection, maxSelectionBytes)
+			}
+			for _, s := range list {
+				// A string that reads as one of the gate's notes has its
+				// "[" escaped: five bytes more.
+				if len(s["id"]) > maxSelectionField+2+5 || len(s["name"]) > maxSelectionField+2+5 {
+					t.Fatalf("heardLines(%q): selection entry %s %s, over the bounds", reply, s["id"], s["name"])
 				}
 			}
 		}
 		if r.VoiceSupport != nil {
-			if b := encodeLine(boundSupport(r.VoiceSupport)); len(b) == 0 || len(b) > maxVoiceSupport {
-				t.Fatalf("boundSupport(%q) = %q: not JSON, or over the bound", reply, b)
+			v := boundSupport(r.VoiceSupport)
+			if n := len(line(field{"v", v})) - len(`{"v":}`); n > maxVoiceSupport+5 {
+				t.Fatalf("boundSupport(%q) = %q: %d bytes, over the bound", reply, v, n)
 			}
-			msg := clip(r.Say+r.Message, maxMessage)
-			wantLine(t, listenEvent{Event: "voice-off", VoiceSupport: boundSupport(r.VoiceSupport), Message: msg})
+			wantLine(t, eventLine("voice-off", v, clip(r.Say+r.Message, maxMessage)))
 		}
 	})
 }
 
-// wantLine is v as listen prints it, which must be one JSON object on one
-// line of at most maxLine bytes.
-func wantLine(t *testing.T, v any) []byte {
+// wantLine is b, a line as listen prints it, which must be one JSON object
+// on one line of at most maxLine bytes, of a documented shape.
+func wantLine(t *testing.T, b []byte) map[string]json.RawMessage {
 	t.Helper()
-	b := encodeLine(v)
-	var o map[string]any
+	var o map[string]json.RawMessage
 	if len(b) == 0 || len(b) > maxLine || bytes.IndexByte(b, '\n') >= 0 || json.Unmarshal(b, &o) != nil {
-		t.Fatalf("encodeLine(%+v) = %d bytes %.200q; want one JSON object on a line of at most %d bytes", v, len(b), b, maxLine)
+		t.Fatalf("line %d bytes %.200q; want one JSON object on a line of at most %d bytes", len(b), b, maxLine)
 	}
-	return b
+	for k := range o {
+		switch k {
+		case "event", "voiceSupport", "message", "heard", "atMs", "selection", "selectionMore":
+		default:
+			t.Fatalf("line %.200q has a member %q listen does not print", b, k)
+		}
+	}
+	return o
 }
 
 // The worst a tab can send: 50 utterances each longer than maxText of
@@ -207,8 +219,8 @@ func TestListenLinesBoundedWhateverTheTabSends(t *testing.T) {
 		t.Errorf("heardLines = %d lines, %d dropped; want %d, 10", len(lines), dropped, maxUtterances)
 	}
 	total := 0
-	for i, h := range lines {
-		b := wantLine(t, h)
+	for i, b := range lines {
+		wantLine(t, b)
 		total += len(b)
 		if i == 0 && !strings.Contains(string(b), `"selectionMore":`) {
 			t.Errorf("first line %.300s: want a selectionMore", b)
@@ -232,18 +244,18 @@ func TestListenRateBound(t *testing.T) {
 		n int
 	}
 	var printed []at
-	line := laterLine{Heard: strings.Repeat("x", maxText)}
+	heard := line(field{"heard", clip(strings.Repeat("x", maxText), maxText)}, field{"atMs", []byte("null")})
 	events := 0
 	for step := range 400 { // an ask every 50 ms for 20 s, each 10 lines and an event
 		for range 10 {
 			before := out.Len()
-			p.print(line, true)
+			p.print(heard, true)
 			if n := out.Len() - before; n > 0 {
 				printed = append(printed, at{now, n})
 			}
 		}
 		before := out.Len()
-		p.print(listenEvent{Event: "voice-on"}, false)
+		p.print(eventLine("voice-on", nil, nil), false)
 		if out.Len() > before {
 			events++
 			printed = append(printed, at{now, out.Len() - before})
@@ -383,16 +395,55 @@ func TestSec_ListenVoiceSupportRefusedByItsLength(t *testing.T) {
 		raw := json.RawMessage(v)
 		var before, after runtime.MemStats
 		runtime.ReadMemStats(&before)
-		got := boundSupport(raw)
+		got := string(boundSupport(raw))
 		runtime.ReadMemStats(&after)
-		if got != over {
+		if got != `"`+over+`"` {
 			t.Errorf("boundSupport(%d bytes %.20q...) = %.80v, want the note", len(v), v, got)
 		}
 		if n := after.TotalAlloc - before.TotalAlloc; n > 1<<20 {
 			t.Errorf("boundSupport(%d bytes %.20q...) allocated %d bytes, want next to none", len(v), v, n)
 		}
 	}
-	if got, _ := boundSupport(json.RawMessage("[ \"<\u200b\" ]")).(json.RawMessage); string(got) != `["<"]` {
-		t.Errorf("boundSupport of a short list = %s, want it through the gate: cleaned, compact", got)
+	if got := eventLine("voice-off", boundSupport([]byte("[ \"<\u200b\" ]")), nil); string(got) != `{"event":"voice-off","voiceSupport":["<"]}` {
+		t.Errorf("the line of a short voiceSupport list = %s, want it through the gate: cleaned, compact", got)
+	}
+}
+
+// TestListenPrintsOnlyLines holds that listen.go writes stdout in one
+// place, printer.print, and makes every line it prints with line, the
+// gate's encoder (gate.Guard.AppendObject): no other encoder (encoding/json,
+// fmt) writes a byte of a line (issue 34: one encoder per exit).
+func TestListenPrintsOnlyLines(t *testing.T) {
+	fset := token.NewFileSet()
+	f, err := goparser.ParseFile(fset, "listen.go", nil, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, imp := range f.Imports {
+		if p, _ := strconv.Unquote(imp.Path.Value); p == "encoding/json" || p == "fmt" {
+			t.Errorf("listen.go imports %s: a second encoder for its lines", p)
+		}
+	}
+	writes := 0
+	for _, d := range f.Decls {
+		fn, _ := d.(*ast.FuncDecl)
+		ast.Inspect(d, func(n ast.Node) bool {
+			call, ok := n.(*ast.CallExpr)
+			if !ok {
+				return true
+			}
+			sel, ok := call.Fun.(*ast.SelectorExpr)
+			if !ok || sel.Sel.Name != "Write" && sel.Sel.Name != "WriteString" {
+				return true
+			}
+			writes++
+			if fn == nil || fn.Name.Name != "print" {
+				t.Errorf("%s: a write outside printer.print", fset.Position(call.Pos()))
+			}
+			return true
+		})
+	}
+	if writes != 1 {
+		t.Errorf("found %d writes in listen.go, want the one in printer.print", writes)
 	}
 }

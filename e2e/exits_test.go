@@ -1,0 +1,85 @@
+package e2e
+
+// One encoder per exit (issue 34): a string of the tab's reaches every
+// exit as the one encoder (security/gate) writes it, whichever face prints
+// it, and no face splices its own words into the tab's reply.
+
+import (
+	"encoding/json"
+	"strconv"
+	"sync"
+	"testing"
+)
+
+// The strings a page may send that encoders disagree on: characters
+// encoding/json escapes and jsontext does not (<, >, &), a line separator
+// JavaScript ends a line at, a bidi override the gate removes, and a
+// quote.
+var (
+	cleanedText = "make <it> red & \u2028bigger\u202e \"now\""
+	plainText   = "a<b && c>d"
+)
+
+// TestSpec7_16_ListenWritesTheTabsStringsAsCallDoes: listen's lines
+// (protocol.md §7.16) hold each of the tab's strings as the same bytes a
+// call's reply of the same strings prints (§4.4): one encoder writes both
+// exits. Before, listen wrote its lines with encoding/json, and printed <
+// and & as \u003c and \u0026 where call prints them as they are.
+func TestSpec7_16_ListenWritesTheTabsStringsAsCallDoes(t *testing.T) {
+	t.Parallel()
+	tok := newToken()
+	b := startBridge(t, bridgeOpts{token: tok})
+	p, _ := connectPageListing(t, b, map[string]any{"token": tok}, voiceTools)
+	var mu sync.Mutex
+	asked := 0
+	p.serve(func(cmd string, args map[string]any) map[string]any {
+		switch cmd {
+		case "scene.describe":
+			return map[string]any{"ok": true, "t1": cleanedText, "t2": plainText, "sid": "s<1>", "name": cleanedText}
+		case "voice.listen":
+			mu.Lock()
+			defer mu.Unlock()
+			if asked++; asked > 1 {
+				return refusedBy("Bye.")
+			}
+			return map[string]any{"ok": true,
+				"heard":     []any{map[string]any{"text": cleanedText, "atMs": 1}, map[string]any{"text": plainText, "atMs": 2}},
+				"selection": []any{map[string]any{"id": "s<1>", "name": cleanedText}}}
+		}
+		return defaultHandler(cmd, args)
+	})
+	b.awaitConnected(true)
+
+	r := b.cli("call", "scene.describe", "{}")
+	var call map[string]json.RawMessage
+	if r.code != 0 || json.Unmarshal([]byte(r.stdout), &call) != nil {
+		t.Fatalf("call: exit %d, stdout %q, stderr %q; bridge:\n%s", r.code, r.stdout, r.stderr, b.stderr)
+	}
+	l := startCLI(t, "--config-dir", b.configDir, "--port", strconv.Itoa(b.port), "listen")
+	if code := l.exit(t); code != 1 {
+		t.Errorf("listen after a refusal: exit %d, want 1", code)
+	}
+	lines := l.stdout.lines.all()
+	if len(lines) != 3 {
+		t.Fatalf("listen printed %q, want two heard lines and unavailable", lines)
+	}
+	var first, second map[string]json.RawMessage
+	var sel []map[string]json.RawMessage
+	if json.Unmarshal([]byte(lines[0]), &first) != nil || json.Unmarshal([]byte(lines[1]), &second) != nil ||
+		json.Unmarshal(first["selection"], &sel) != nil || len(sel) != 1 {
+		t.Fatalf("listen printed %q: want heard lines, the first with a selection of one", lines)
+	}
+	for _, c := range []struct {
+		what         string
+		listen, call json.RawMessage
+	}{
+		{"a heard text the gate cleans", first["heard"], call["t1"]},
+		{"a heard text it passes as it came", second["heard"], call["t2"]},
+		{"a selected id", sel[0]["id"], call["sid"]},
+		{"a selected name", sel[0]["name"], call["name"]},
+	} {
+		if string(c.listen) != string(c.call) || len(c.call) == 0 {
+			t.Errorf("%s: listen printed %s, call printed %s; want the same bytes", c.what, c.listen, c.call)
+		}
+	}
+}
