@@ -6,7 +6,9 @@ package e2e
 
 import (
 	"encoding/json"
+	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 )
@@ -80,6 +82,65 @@ func TestSpec7_16_ListenWritesTheTabsStringsAsCallDoes(t *testing.T) {
 	} {
 		if string(c.listen) != string(c.call) || len(c.call) == 0 {
 			t.Errorf("%s: listen printed %s, call printed %s; want the same bytes", c.what, c.listen, c.call)
+		}
+	}
+}
+
+// TestSpec7_15_CallToFilesPassesTheReplyAsACallDoes: call_to_files
+// (protocol.md §7.15) answers with the tab's reply in the block a call of
+// the same command gives, byte for byte, and the bridge's own words about
+// what it saved in a text block after it, in both MCP eras; the reply is
+// never rewritten to say what was saved. Before, the bridge's words led
+// the one text block and the reply was re-encoded with savedTo in place
+// of each file's data.
+func TestSpec7_15_CallToFilesPassesTheReplyAsACallDoes(t *testing.T) {
+	t.Parallel()
+	for _, modern := range []bool{false, true} {
+		b, tok := mcpBridge(t, "")
+		if !modern {
+			b.rpc.initialize()
+		}
+		p, _ := connectPage(t, b, map[string]any{"token": tok})
+		p.serve(func(cmd string, args map[string]any) map[string]any {
+			if cmd != "scene.describe" {
+				return defaultHandler(cmd, args)
+			}
+			return map[string]any{"ok": true, "say": "Exported " + plainText + ".", "note": cleanedText,
+				"savedTo": "/etc/passwd", "files": []any{
+					map[string]any{"name": cleanedText + ".dst", "dataUrl": b64URL("application/octet-stream", dstBytes)},
+					map[string]any{"name": "second.dst", "dataUrl": b64URL("application/octet-stream", []byte("stitches"))},
+				}}
+		})
+		call := func(name string, args map[string]any) (json.RawMessage, []json.RawMessage) {
+			params := map[string]any{"name": name, "arguments": args}
+			if modern {
+				params = modernParams(params)
+			}
+			m := b.rpc.response(b.rpc.request("tools/call", params))
+			var r struct {
+				Content []json.RawMessage `json:"content"`
+				IsError json.RawMessage   `json:"isError"`
+			}
+			b.rpc.result(m, &r)
+			return r.IsError, r.Content
+		}
+		plainErr, plain := call("scene.describe", map[string]any{})
+		out := t.TempDir()
+		savedErr, saved := call("call_to_files", map[string]any{"command": "scene.describe", "dir": out})
+		if len(plain) != 1 || len(saved) != 2 || string(saved[0]) != string(plain[0]) || string(savedErr) != string(plainErr) {
+			t.Errorf("modern %v: call_to_files answered %s (isError %s); want the call's block %s (isError %s), then the bridge's",
+				modern, saved, savedErr, plain, plainErr)
+			continue
+		}
+		var own struct{ Type, Text string }
+		json.Unmarshal(saved[1], &own)
+		for _, want := range []string{"files[0] -> " + filepath.Join(out, "make-it-red--bigger-now.stitchslop.dst"), "files[1] -> " + filepath.Join(out, "second.stitchslop.dst")} {
+			if own.Type != "text" || !strings.Contains(own.Text, want) {
+				t.Errorf("modern %v: the bridge's block %s; want it to say %q", modern, saved[1], want)
+			}
+		}
+		if strings.Contains(own.Text, "/etc/passwd") {
+			t.Errorf("modern %v: the bridge's block %s holds the tab's claim", modern, saved[1])
 		}
 	}
 }

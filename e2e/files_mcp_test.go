@@ -7,7 +7,6 @@ package e2e
 
 import (
 	"encoding/base64"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -72,7 +71,9 @@ func TestRef_CallWithFile(t *testing.T) {
 	if !strings.Contains(string(f.raw), `"big":12345678901234567`) {
 		t.Errorf("a large number in args changed on its way: %s", f.raw)
 	}
-	if r.IsError || !strings.Contains(r.text(), "Sent design.dst") || strings.Contains(r.text(), "base64,") {
+	// The tab's answer as any call gives it, then the bridge's words.
+	if own, _ := toolReply(t, r); r.IsError || r.Content[0].Text != "Imported.\n\n"+`{"ok":true,"say":"Imported."}` ||
+		!strings.HasPrefix(own, "call_with_file sent design.dst") || strings.Contains(r.text(), "base64,") {
 		t.Errorf("call_with_file result: %q", r.text())
 	}
 
@@ -137,15 +138,19 @@ func TestRef_CallToFiles(t *testing.T) {
 	if b, _ := os.ReadFile(filepath.Join(out, "ok.stitchslop.dst")); string(b) != "stitches" {
 		t.Errorf("ok.dst holds %q", b)
 	}
-	text := r.text()
-	if r.IsError || strings.Contains(text, "base64,") || len(r.Content) != 1 ||
-		!strings.Contains(text, filepath.Join(out, "ok.stitchslop.dst")) || !strings.Contains(text, filepath.Join(out, "x.stitchslop.txt")) {
-		t.Errorf("call_to_files result (isError %v, %d blocks): %q", r.IsError, len(r.Content), text)
+	// The tab's reply, less the image and text saved, then the bridge's
+	// words: no image block, the saved paths in the bridge's block only.
+	own, reply := toolReply(t, r)
+	if r.IsError || len(r.Content) != 2 || reply["dataUrl"] != nil || reply["text"] != nil || reply["savedTo"] != nil ||
+		!strings.Contains(own, filepath.Join(out, "ok.stitchslop.dst")) || !strings.Contains(own, filepath.Join(out, "x.stitchslop.txt")) ||
+		!strings.Contains(own, "dataUrl -> "+filepath.Join(out, "preview.stitchslop.png")) || !strings.Contains(own, "text -> "+filepath.Join(out, "notes.stitchslop.txt")) ||
+		strings.Contains(r.Content[0].Text, out) {
+		t.Errorf("call_to_files result (isError %v, %d blocks): %q", r.IsError, len(r.Content), r.text())
 	}
 
 	// Saved files are never replaced, unless overwrite.
 	os.WriteFile(filepath.Join(out, "ok.stitchslop.dst"), []byte("mine"), 0o644)
-	if r := call(false); !r.IsError || !strings.Contains(r.text(), "ok.stitchslop.dst") {
+	if r := call(false); !r.IsError || !strings.Contains(r.text(), "files[3]: "+filepath.Join(out, "ok.stitchslop.dst")+" already exists") {
 		t.Errorf("saving over existing files: %q, want them refused", r.text())
 	}
 	if b, _ := os.ReadFile(filepath.Join(out, "ok.stitchslop.dst")); string(b) != "mine" {
@@ -160,16 +165,17 @@ func TestRef_CallToFiles(t *testing.T) {
 	}
 }
 
-// toolReply splits call_to_files' text into its own words and the reply
-// it passes on, decoded.
-func toolReply(t *testing.T, text string) (intro string, reply map[string]any) {
+// toolReply splits a file tool's result into the tab's reply, its first
+// block, decoded, and the bridge's own words, its last text block, which
+// must be another.
+func toolReply(t *testing.T, r toolResult) (own string, reply map[string]any) {
 	t.Helper()
-	intro, rest, ok := strings.Cut(text, "The tab answered:\n\n")
-	i := strings.Index(rest, "{")
-	if !ok || i < 0 || json.Unmarshal([]byte(rest[i:]), &reply) != nil {
-		t.Fatalf("call_to_files result %q: want words, then the reply as JSON", text)
+	n := len(r.Content)
+	if n < 2 || r.Content[n-1].Type != "text" {
+		t.Fatalf("file tool result %+v: want the reply's block, then a text block of the bridge's", r)
 	}
-	return intro, reply
+	_, reply = r.envelope(t)
+	return r.Content[n-1].Text, reply
 }
 
 // A page's names that show as something they are not (U+202E shows
@@ -208,33 +214,24 @@ func TestRef_CallToFilesRefusesNames(t *testing.T) {
 	if b, _ := os.ReadFile(filepath.Join(out, "ber.stitchslop.dst")); string(b) != string(dstBytes) {
 		t.Errorf("ber.stitchslop.dst holds %q, want the first file's bytes", b)
 	}
-	intro, reply := toolReply(t, r.text())
+	own, reply := toolReply(t, r)
 	if !r.IsError {
 		t.Errorf("call_to_files with entries that are not objects: not isError: %q", r.text())
 	}
-	for _, want := range []string{"files[5]: it is not an object", "files[6]: it is not an object", "files[7]: it is not an object"} {
-		if !strings.Contains(intro, want) {
-			t.Errorf("call_to_files said %q, want %q", intro, want)
+	for i, name := range built {
+		want := fmt.Sprintf("files[%d]: it is not an object", i)
+		if name != "" {
+			want = fmt.Sprintf("files[%d] -> %s ", i, filepath.Join(out, name))
+		}
+		if !strings.Contains(own, want) {
+			t.Errorf("call_to_files said %q, want %q", own, want)
 		}
 	}
-	if strings.ContainsAny(intro, "\u202e\u0085\u009b") || strings.Contains(intro, "base64") {
-		t.Errorf("call_to_files said %q: a name from the tab, or its data", intro)
+	if strings.ContainsAny(r.text(), "\u202e\u0085\u009b") || strings.Contains(own, "base64") {
+		t.Errorf("call_to_files said %q: an invisible character from the tab, or its data in the bridge's words", r.text())
 	}
-	list, _ := reply["files"].([]any)
-	if len(list) != 11 {
+	if list, _ := reply["files"].([]any); len(list) != 11 {
 		t.Fatalf("reply passed on: %v, want its 11 entries", reply)
-	}
-	for i, e := range list {
-		e, _ := e.(map[string]any)
-		why, _ := e["error"].(string)
-		switch {
-		case built[i] != "":
-			if e["savedTo"] != filepath.Join(out, built[i]) || why != "" {
-				t.Errorf("files[%d] = %v, want savedTo %s", i, e, built[i])
-			}
-		case why != "it is not an object" || e["savedTo"] != nil || e["dataUrl"] != nil:
-			t.Errorf("files[%d] = %v, want {\"error\": \"it is not an object\"}", i, e)
-		}
 	}
 }
 
@@ -254,19 +251,17 @@ func TestRef_CallToFilesAtMost32(t *testing.T) {
 	if got := dirNames(t, out); len(got) != 32 || got[31] != "f31.stitchslop.dst" {
 		t.Errorf("call_to_files of 34 files saved %d: %q, want f00.stitchslop.dst to f31.stitchslop.dst", len(got), got)
 	}
-	intro, reply := toolReply(t, r.text())
+	own, reply := toolReply(t, r)
 	list, _ := reply["files"].([]any)
-	if !r.IsError || !strings.Contains(intro, "files[32]: one reply may save at most 32 files; files[33]: one reply may save at most 32 files") || len(list) != 34 {
+	if !r.IsError || !strings.Contains(own, "files[32]: one reply may save at most 32 files; files[33]: one reply may save at most 32 files") || len(list) != 34 {
 		t.Fatalf("call_to_files of 34 files: isError %v, %q", r.IsError, r.text())
-	}
-	if e := list[33].(map[string]any); e["error"] != "one reply may save at most 32 files" || e["name"] != "f33.dst" || e["dataUrl"] != nil {
-		t.Errorf("files[33] = %v, want refused, saying why", e)
 	}
 }
 
-// Only the bridge says what was saved, as call --save does: an entry with
-// no dataUrl, or a files member that is not a list, is reported, never
-// skipped, and savedTo or textSavedTo members from the tab are dropped.
+// Only the bridge says what was saved, in its own block: an entry with no
+// dataUrl, or a files member that is not a list, is reported, never
+// skipped, and the tab's own savedTo or textSavedTo stay in the tab's
+// block, as a call shows them, never in the bridge's words.
 func TestRef_CallToFilesPageCannotClaim(t *testing.T) {
 	t.Parallel()
 	b, p := mcpTab(t, "")
@@ -283,20 +278,16 @@ func TestRef_CallToFilesPageCannotClaim(t *testing.T) {
 	})
 	out := t.TempDir()
 	r := b.rpc.toolCall("call_to_files", map[string]any{"command": "design.export", "dir": out})
-	intro, reply := toolReply(t, r.text())
-	if !r.IsError || !strings.Contains(intro, "files[0]: it carries no dataUrl") {
-		t.Errorf("call_to_files with an entry without dataUrl: isError %v, said %q; want an error naming files[0]", r.IsError, intro)
+	own, _ := toolReply(t, r)
+	if !r.IsError || !strings.Contains(own, "saved nothing") || !strings.Contains(own, "files[0]: it carries no dataUrl") {
+		t.Errorf("call_to_files with an entry without dataUrl: isError %v, said %q; want nothing saved and an error naming files[0]", r.IsError, own)
 	}
-	if reply["savedTo"] != nil || reply["textSavedTo"] != nil {
-		t.Errorf("reply passed on %v: the tab's savedTo or textSavedTo kept", reply)
-	}
-	list, _ := reply["files"].([]any)
-	if e, _ := list[0].(map[string]any); len(list) != 1 || e["savedTo"] != nil || e["savedBytes"] != nil || e["error"] != "it carries no dataUrl" {
-		t.Errorf("files passed on: %v, want one entry with the bridge's error and no savedTo", list)
+	if strings.Contains(own, "/etc/") {
+		t.Errorf("call_to_files said %q: the tab's claim in the bridge's words", own)
 	}
 	r = b.rpc.toolCall("call_to_files", map[string]any{"command": "design.list", "dir": out})
-	if intro, _ := toolReply(t, r.text()); !r.IsError || !strings.Contains(intro, "files: it is not a list") {
-		t.Errorf("call_to_files with files a string: isError %v, said %q; want an error saying it is not a list", r.IsError, intro)
+	if own, _ := toolReply(t, r); !r.IsError || !strings.Contains(own, "files: it is not a list") {
+		t.Errorf("call_to_files with files a string: isError %v, said %q; want an error saying it is not a list", r.IsError, own)
 	}
 	if got := dirNames(t, out); len(got) != 0 {
 		t.Errorf("wrote %q, want nothing", got)

@@ -34,7 +34,7 @@ func TestToolResponseBulkGuard(t *testing.T) {
 	big := strings.Repeat("x", 3<<20)
 	env := `{"id":4,"ok":true,"say":"Here it is.","members":[{"id":1,"text":"` + big + `"},{"id":2,"text":"short"}],"count":2}`
 	for _, modern := range []bool{false, true} {
-		texts, image, isError, _ := decodeResult(t, toolResponse([]byte("4"), mustReply([]byte(env)), "", false, modern))
+		texts, image, isError, _ := decodeResult(t, toolResponse([]byte("4"), mustReply([]byte(env)), ownWords{}, modern))
 		wantText := "Here it is.\n\n" + `{"ok":true,"say":"Here it is.","members":[{"id":1,"text":` +
 			string(mustMarshal(modelNote("3,145,728", "string", "at members.0.text"))) + `},{"id":2,"text":"short"}],"count":2}`
 		if len(texts) != 1 || texts[0] != wantText || image != "" || isError {
@@ -49,7 +49,7 @@ func TestToolResponseBulkGuardSparesTheImage(t *testing.T) {
 	payload := pngHead + strings.Repeat("QUJD", 3<<20/4) // 3 MB of base64
 	nested := "data:image/png;base64," + strings.Repeat("A", 3000-22)
 	env := []byte(`{"id":9,"ok":true,"dataUrl":"data:image/png;base64,` + payload + `","thumbs":[{"dataUrl":"` + nested + `"}]}`)
-	m := toolResponse([]byte("9"), mustReply(env), "", false, false)
+	m := toolResponse([]byte("9"), mustReply(env), ownWords{}, false)
 	if len(m) != 2 || &m[0].Image.Base64()[0] != &env[bytes.Index(env, []byte(payload))] {
 		t.Fatal("the 3 MB image is not spliced from the envelope's own bytes")
 	}
@@ -67,7 +67,7 @@ func TestToolResponseBulkGuardSparesTheImage(t *testing.T) {
 func TestToolResponseBulkGuardKeepsIsErrorAndCutsSay(t *testing.T) {
 	big := strings.Repeat("y", 3<<20)
 	env := `{"id":1,"ok":false,"error":"too_big","message":"` + big + `","say":"` + big + `"}`
-	texts, _, isError, _ := decodeResult(t, toolResponse([]byte("1"), mustReply([]byte(env)), "", false, false))
+	texts, _, isError, _ := decodeResult(t, toolResponse([]byte("1"), mustReply([]byte(env)), ownWords{}, false))
 	if !isError || len(texts) != 1 {
 		t.Fatalf("ok:false with a 3 MB message: isError %v, %d texts; want isError and one text", isError, len(texts))
 	}
@@ -89,7 +89,7 @@ func TestToolResponseBulkGuardJustUnder(t *testing.T) {
 	s := strings.Repeat("z", 100_000)
 	d := "data:image/png;base64," + strings.Repeat("A", 2048-22)
 	env := `{"ok":true,"s":"` + s + `","d":["` + d + `"]}`
-	texts, _, _, _ := decodeResult(t, toolResponse([]byte("1"), mustReply([]byte(env)), "", false, false))
+	texts, _, _, _ := decodeResult(t, toolResponse([]byte("1"), mustReply([]byte(env)), ownWords{}, false))
 	if want := `{"ok":true,"s":"` + s + `","d":["` + d + `"]}`; len(texts) != 1 || texts[0] != want {
 		t.Errorf("toolResponse(strings at the limits) changed them: %.200q", texts)
 	}
@@ -108,6 +108,6 @@ func BenchmarkToolResponseBulk3MiB(b *testing.B) {
 	b.SetBytes(int64(len(env)))
 	b.ReportAllocs()
 	for b.Loop() {
-		toolResponse([]byte("12"), mustReply(env), "", false, false)
+		toolResponse([]byte("12"), mustReply(env), ownWords{}, false)
 	}
 }

@@ -80,7 +80,7 @@ func TestToolResponse(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			for _, modern := range []bool{false, true} {
-				texts, image, isError, rt := decodeResult(t, toolResponse([]byte("7"), mustReply([]byte(tt.env)), "", false, modern))
+				texts, image, isError, rt := decodeResult(t, toolResponse([]byte("7"), mustReply([]byte(tt.env)), ownWords{}, modern))
 				gt, _ := json.Marshal(texts)
 				wt, _ := json.Marshal(tt.texts)
 				if string(gt) != string(wt) || image != tt.image || isError != tt.isError {
@@ -99,7 +99,7 @@ func TestToolResponse(t *testing.T) {
 func TestToolResponseSplicesTheImage(t *testing.T) {
 	payload := pngHead + strings.Repeat("QUJD", 1<<18) // 1 MiB of base64
 	env := []byte(`{"id":9,"ok":true,"dataUrl":"data:image/png;base64,` + payload + `"}`)
-	m := toolResponse([]byte("9"), mustReply(env), "", false, false)
+	m := toolResponse([]byte("9"), mustReply(env), ownWords{}, false)
 	if len(m) != 2 {
 		t.Fatalf("image response has %d pieces, want 2 (head and payload, tail)", len(m))
 	}
@@ -117,7 +117,7 @@ func BenchmarkToolResponseText(b *testing.B) {
 	env := []byte(`{"id":12,"ok":true,"say":"Moved the star.","echo":"` + strings.Repeat("x", 200) + `","count":3}`)
 	b.ReportAllocs()
 	for b.Loop() {
-		toolResponse([]byte("12"), mustReply(env), "", false, false)
+		toolResponse([]byte("12"), mustReply(env), ownWords{}, false)
 	}
 }
 
@@ -126,7 +126,7 @@ func BenchmarkToolResponseImage8MiB(b *testing.B) {
 	b.SetBytes(int64(len(env)))
 	b.ReportAllocs()
 	for b.Loop() {
-		toolResponse([]byte("12"), mustReply(env), "", false, false)
+		toolResponse([]byte("12"), mustReply(env), ownWords{}, false)
 	}
 }
 

@@ -15,10 +15,11 @@ import (
 	"github.com/stitchslop/stitchslop-bridge/internal/replyfiles"
 )
 
-// The file tools (protocol.md §7.15): the agent
-// names files by path, and their bytes go between the disk and the tab
-// without passing through the model as base64. security/files decides what
-// may be read and written (THREAT_MODEL.md T16).
+// The file tools (protocol.md §7.15): the agent names files by path, and
+// their bytes go between the disk and the tab without passing through the
+// model as base64 (but for a data URL short enough that a call shows it).
+// security/files decides what may be read and written (THREAT_MODEL.md
+// T16).
 
 // maxAlso bounds call_with_file's extra files (colour sidecars and such).
 const maxAlso = replyfiles.MaxAttached - 1
@@ -156,7 +157,7 @@ func (s *Session) callWithFile(ctx context.Context, id, raw []byte, timeout time
 	if env.Bytes() == nil {
 		return fail("call_with_file: cancelled before the tab answered.")
 	}
-	return toolResponse(id, env, "Sent "+sent+". The tab answered:\n\n", false, modern)
+	return toolResponse(id, env, ownWords{words: "call_with_file sent " + sent + " to the tab, which answered with the block before this one."}, modern)
 }
 
 func (s *Session) callToFiles(ctx context.Context, id, raw []byte, timeout time.Duration, modern bool) Message {
@@ -183,24 +184,41 @@ func (s *Session) callToFiles(ctx context.Context, id, raw []byte, timeout time.
 	defer release()
 	r := replyfiles.Save(env, o)
 	if r.Tried() == 0 && !env.OK() {
-		return toolResponse(id, env, "", false, modern) // a refusal, or nothing to save: the reply as it came
+		return toolResponse(id, env, ownWords{}, modern) // a refusal, or nothing to save: the reply as it came
 	}
-	var saved, refused []string
+	return toolResponse(id, env, saveReport(r), modern)
+}
+
+// saveReport is what call_to_files says of what it saved (protocol.md
+// §7.15), in its own block after the tab's reply: the reply itself is
+// passed on as any call passes it, less the top-level dataUrl and text it
+// saved, so a page's own savedTo or path in it stays the page's words.
+// Refusing any part makes the result isError.
+func saveReport(r replyfiles.Result) ownWords {
+	var saved, refused, members []string
 	for _, p := range r.Saved {
 		saved = append(saved, fmt.Sprintf("%s -> %s (%d bytes)", p.Where, p.Path, p.Bytes))
+		if p.Where == "dataUrl" || p.Where == "text" {
+			members = append(members, p.Where)
+		}
 	}
 	for _, p := range r.Refused {
 		refused = append(refused, p.Where+": "+p.Why)
 	}
-	intro := "Nothing in the reply was saved (no files, and no fileName or textFile for what it carries)."
+	words := "call_to_files saved nothing of the reply (no files, and no fileName or textFile for what it carries)."
 	if saved != nil {
-		intro = "Saved " + strings.Join(saved, "; ") + "."
+		words = "call_to_files saved " + strings.Join(saved, "; ") + "."
 	}
 	if n := r.Renamed(); n > 0 {
-		intro += fmt.Sprintf(" %d of them are not under the name they were given: %s.", n, replyfiles.RenamedWhy)
+		words += fmt.Sprintf(" %d of them are not under the name they were given: %s.", n, replyfiles.RenamedWhy)
 	}
 	if refused != nil {
-		intro += " Not saved (nothing was written for these): " + strings.Join(refused, "; ") + "."
+		words += " Not saved (nothing was written for these): " + strings.Join(refused, "; ") + "."
 	}
-	return toolResponse(id, r.Env, intro+" The tab answered:\n\n", len(r.Refused) > 0, modern)
+	words += " The block before this one is the tab's reply as a call gives it"
+	if members != nil {
+		words += ", less the " + strings.Join(members, " and ") + " saved"
+	}
+	words += "; only this block, the bridge's own, says what was saved."
+	return ownWords{words: words, saved: members, refused: len(r.Refused) > 0}
 }

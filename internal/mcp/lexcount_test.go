@@ -16,9 +16,10 @@ import (
 func TestOneLexPerReply(t *testing.T) {
 	env := []byte(`{"id":3,"ok":true,"say":"Exported.","dataUrl":"data:image/png;base64,` + pngHead + `","files":[{"name":"a.dst","dataUrl":"data:application/octet-stream;base64,TEE6AP8="}],"text":"hi"}`)
 	before := envelope.Lexes()
-	r := replyfiles.Save(mustReply(env), replyfiles.Options{Dir: t.TempDir(), TextFile: "notes.txt", FileName: "p.png"})
-	toolResponse([]byte("3"), r.Env, "Saved. The tab answered:\n\n", len(r.Refused) > 0, true)
-	toolResponse([]byte("3"), mustReply(env), "", false, false)
+	reply := mustReply(env)
+	r := replyfiles.Save(reply, replyfiles.Options{Dir: t.TempDir(), TextFile: "notes.txt", FileName: "p.png"})
+	toolResponse([]byte("3"), reply, saveReport(r), true)
+	toolResponse([]byte("3"), mustReply(env), ownWords{}, false)
 	if got := envelope.Lexes() - before; got != 2 {
 		t.Errorf("two replies read %d times, want twice", got)
 	}

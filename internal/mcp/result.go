@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"slices"
 	"strconv"
 
 	"github.com/stitchslop/stitchslop-bridge/internal/envelope"
@@ -9,21 +10,25 @@ import (
 
 // toolResponse builds the tools/call response for request id from a page's
 // reply (protocol.md §3.5) as the door decoded it (envelope.Decode), from
-// the tab, a leader or the bridge itself. One text block, intro and the say
-// line first, then the envelope as compact JSON without its transport id;
-// an image (envelope.Image) becomes an image block and leaves the text;
-// any reply but ok:true is isError (one reading of ok: the shell exits 1
-// on it), and so is any reply when refused (a save report
-// that refused a file). In the text, strings too long for a model are
-// replaced by a note (modelGuard); the image is not text and is never cut.
+// the tab, a leader or the bridge itself. Its first text block is the say
+// line, then the envelope as compact JSON without its transport id; an
+// image (envelope.Image) becomes an image block and leaves the text; any
+// reply but ok:true is isError (one reading of ok: the shell exits 1 on
+// it). In the text, strings too long for a model are replaced by a note
+// (modelGuard); the image is not text and is never cut. A tool of the
+// bridge's own that ran the call adds its words (own): a text block after
+// the reply's, never inside it.
 //
 // Every byte of the Message is encoded here (the text by gate.AppendString
 // and modelGuard) but the image's base64, which only the door's
 // envelope.Image gives: the whole of it checked to be canonical base64,
 // which no byte of can end the JSON string it is written into. It is not
 // decoded or copied: that piece of the Message aliases the reply.
-func toolResponse(id []byte, env envelope.Reply, intro string, refused, modern bool) Message {
+func toolResponse(id []byte, env envelope.Reply, own ownWords, modern bool) Message {
 	img, hasImage := env.Image()
+	if slices.Contains(own.saved, "dataUrl") {
+		hasImage = false
+	}
 	var say string
 	if v := env.Get("say"); v != nil {
 		var cut bool
@@ -33,17 +38,16 @@ func toolResponse(id []byte, env envelope.Reply, intro string, refused, modern b
 	}
 	// Room for the text as the gate bounds it, not for the whole reply: a
 	// reply of megabytes is cut to notes.
-	text := make([]byte, 0, len(intro)+len(say)+2+min(len(env.Bytes())-len(img.Base64()), gate.MaxTotal+gate.MaxString))
-	text = append(text, intro...)
+	text := make([]byte, 0, len(say)+2+min(len(env.Bytes())-len(img.Base64()), gate.MaxTotal+gate.MaxString))
 	if say != "" {
 		text = append(text, say...)
 		text = append(text, "\n\n"...)
 	}
 	// The envelope without its transport id, nor the image it carries,
-	// bounded as a whole by the gate.
+	// nor what the bridge saved to files, bounded as a whole by the gate.
 	text = modelGuard.AppendObject(text, func(yield func(string, []byte) bool) {
 		for _, m := range env.Members() {
-			if m.Key == "id" || (hasImage && m.Key == "dataUrl") {
+			if m.Key == "id" || (hasImage && m.Key == "dataUrl") || slices.Contains(own.saved, m.Key) {
 				continue
 			}
 			if !yield(m.Key, m.Value) {
@@ -54,30 +58,55 @@ func toolResponse(id []byte, env envelope.Reply, intro string, refused, modern b
 	// One reading of ok on both faces (protocol.md §3.5, §4.4): a reply
 	// succeeds only when it says ok:true; ok:false, a missing ok or one
 	// that is not a boolean is isError here and exit 1 in the shell.
-	failed := refused || !env.OK()
-	// The text block, then the image block when there is an image.
-	head := make([]byte, 0, len(text)+len(id)+len(modernHead)+96)
+	failed := own.refused || !env.OK()
+	// The reply's text block, its image block when there is an image, then
+	// the bridge's own words.
+	head := make([]byte, 0, len(text)+len(id)+len(modernHead)+len(own.words)+96)
 	head = append(head, `{"jsonrpc":"2.0","id":`...)
 	head = append(head, id...)
 	head = append(head, `,"result":`...)
 	head = resultHead(head, string(text), modern)
 	if !hasImage {
-		return one(append(resultTail(head, "", failed), "}\n"...))
+		return one(append(resultEnd(ownBlock(head, own.words), failed), "}\n"...))
 	}
 	head = append(head, `,{"type":"image","data":"`...)
-	return Message{{Encoded: head, Image: img}, {Encoded: append(resultTail(make([]byte, 0, len(img.MIME())+48), img.MIME(), failed), "}\n"...)}}
+	tail := make([]byte, 0, len(img.MIME())+len(own.words)+96)
+	tail = append(tail, `","mimeType":`...)
+	tail = gate.AppendString(tail, img.MIME())
+	tail = append(tail, '}')
+	return Message{{Encoded: head, Image: img}, {Encoded: append(resultEnd(ownBlock(tail, own.words), failed), "}\n"...)}}
+}
+
+// ownWords is what a tool of the bridge's own (call_to_files,
+// call_with_file) adds to the page's reply it passes on. The reply is
+// never rewritten to say it: its block is a call's.
+type ownWords struct {
+	// words are the bridge's, in a text block after the reply's; "" adds
+	// none.
+	words string
+	// saved are the top-level members the bridge saved to files (a
+	// dataUrl, a text): left out of the reply's block, as an image is.
+	saved []string
+	// refused makes the result isError though the reply says ok:true.
+	refused bool
+}
+
+// ownBlock appends a text block of words, if any, after the blocks
+// before it.
+func ownBlock(dst []byte, words string) []byte {
+	if words == "" {
+		return dst
+	}
+	return textBlock(append(dst, ','), words)
 }
 
 // textResult is a tools/call result of one text block, in the era's shape.
 func textResult(text string, isError, modern bool) []byte {
-	return resultTail(resultHead(nil, text, modern), "", isError)
+	return resultEnd(resultHead(nil, text, modern), isError)
 }
 
-// resultHead and resultTail write every tools/call result there is, and
-// resultHead is where its text passes the gate to the model (security/gate:
-// invisible characters out, bounded), whoever built the text: a page's
-// reply, a greeting, a status, a save report. TestGateIsTheOnlyWayToTheModel
-// holds that nothing else writes a result's content.
+// resultHead opens every tools/call result there is, and its content
+// list, with a text block.
 func resultHead(dst []byte, text string, modern bool) []byte {
 	if modern {
 		dst = append(dst, modernHead...)
@@ -85,19 +114,23 @@ func resultHead(dst []byte, text string, modern bool) []byte {
 	} else {
 		dst = append(dst, '{')
 	}
-	dst = append(dst, `"content":[{"type":"text","text":`...)
+	dst = append(dst, `"content":[`...)
+	return textBlock(dst, text)
+}
+
+// textBlock writes every text block of a result, and is where its text
+// passes the gate to the model (security/gate: invisible characters out,
+// bounded), whoever built the text: a page's reply, a greeting, a status,
+// a save report. TestGateIsTheOnlyWayToTheModel holds that nothing else
+// writes a result's content.
+func textBlock(dst []byte, text string) []byte {
+	dst = append(dst, `{"type":"text","text":`...)
 	dst = gate.AppendString(dst, gate.Text(text))
 	return append(dst, '}')
 }
 
-// resultTail closes the content list and the result: after the image's
-// data, with its MIME type, when mime is given (an image's always is).
-func resultTail(dst []byte, mime string, isError bool) []byte {
-	if mime != "" {
-		dst = append(dst, `","mimeType":`...)
-		dst = gate.AppendString(dst, mime)
-		dst = append(dst, '}')
-	}
+// resultEnd closes the content list and the result.
+func resultEnd(dst []byte, isError bool) []byte {
 	dst = append(dst, `],"isError":`...)
 	dst = strconv.AppendBool(dst, isError)
 	return append(dst, '}')

@@ -35,8 +35,9 @@ func TestCallToFilesOfSixtyMBOfAngles(t *testing.T) {
 	var m Message
 	var r replyfiles.Result
 	n := allocated(func() {
-		r = replyfiles.Save(mustReply(env), replyfiles.Options{Dir: dir, TextFile: "notes.txt"})
-		m = toolResponse([]byte("3"), r.Env, "Saved. The tab answered:\n\n", len(r.Refused) > 0, false)
+		reply := mustReply(env)
+		r = replyfiles.Save(reply, replyfiles.Options{Dir: dir, TextFile: "notes.txt"})
+		m = toolResponse([]byte("3"), reply, saveReport(r), false)
 	})
 	saved := ""
 	for _, p := range r.Saved {

@@ -269,7 +269,7 @@ func (s *Session) toolsCall(r request, meta []byte, modern bool) {
 	}
 	id := r.id
 	cancel := s.srv.Hub.Start(tool, args, timeout, func(env envelope.Reply) {
-		s.finish(id, f, func() Message { return toolResponse(id, env, "", false, modern) })
+		s.finish(id, f, func() Message { return toolResponse(id, env, ownWords{}, modern) })
 	})
 	s.setCancel(f, cancel)
 }

@@ -3,7 +3,8 @@
 // call's arguments, and Save saves the files a page's reply carries. Every
 // file is read and written by security/files; this package decides which
 // parts of a reply are files, bounds how much of a reply it looks at, and
-// rewrites the reply to say what was saved.
+// says what was saved: Result's parts, and the shell's view of the reply
+// (Result.Env).
 //
 //   - Each files[i] is saved under a name files.Name builds, its dataUrl
 //     replaced by savedTo and savedBytes, or by error when refused; a
@@ -13,12 +14,12 @@
 //     the rest are only counted, so a reply of millions of entries costs
 //     one pass and a bounded report.
 //   - Members a page could use to claim a file was written (savedTo,
-//     textSavedTo, error ...) are dropped.
+//     textSavedTo, error ...) are dropped from Result.Env.
 //   - A reply's files are saved whether it says ok or not: a partial
 //     export's files are the user's all the same.
 //
-// Reasons never quote a name from the page. The rewritten reply still goes
-// to the model or the terminal through security/gate like any reply.
+// Reasons never quote a name from the page. Result.Env still goes to the
+// terminal through security/gate like any reply.
 package replyfiles
 
 import (
@@ -61,7 +62,9 @@ type Part struct {
 
 // Result is what Save did.
 type Result struct {
-	// Env is the reply to show, saying what was saved.
+	// Env is the reply as the shell shows it (--save), saying what was
+	// saved in place of the data; the MCP face shows the reply itself and
+	// says what was saved in a block of its own.
 	Env     envelope.Reply
 	Saved   []Part
 	Refused []Part
