@@ -1,12 +1,10 @@
-// Package hub ties the one attached page to its callers: the MCP face and
-// the control plane. It holds the page's connection, its tool list and the
-// calls waiting for a reply, and it is the only place that knows whether a
-// page is attached.
+// Package hub ties the one attached page to its callers (the MCP face, the
+// control plane): its connection, its tool list and the calls waiting for a
+// reply.
 //
-// Its lock guards memory only: nothing under it does file or network I/O or
-// calls back into a caller. A call in flight is an entry in a map with a
-// timer, not a goroutine, so a caller that starts many calls costs the hub
-// memory in proportion, and nothing else.
+// Its lock guards memory only: no file or network I/O, no call back into a
+// caller. A call in flight is a map entry with a timer, not a goroutine, so
+// many calls cost memory and nothing else.
 package hub
 
 import (
@@ -27,11 +25,10 @@ import (
 
 // Conn is an authenticated page connection, as the hub needs it.
 type Conn interface {
-	// Send queues a frame for the page. It waits only while the queue is
-	// full, and never longer than a write to the page may take; an error
-	// means the page cannot take it (gone or too slow) and is being closed.
+	// Send queues a frame, waiting only while the queue is full and never
+	// past a write's deadline; an error means the page is being closed.
 	Send(frame []byte) error
-	// Close closes the connection. The page side then calls Detach.
+	// Close closes the connection; the page side then calls Detach.
 	Close()
 	// Reachable reports whether the page is live: socket open and heard
 	// from recently (protocol.md §2.6).
@@ -46,18 +43,15 @@ const (
 	CodeCancelled    = "cancelled"
 )
 
-// NotConnectedMessage is the sentence for a call with no page attached.
 const NotConnectedMessage = "No Stitch Slop tab is connected to this bridge yet. Call wait_for_connection (or run `stitchslop-bridge wait`): the tab attaches on its own while its Allow agent connections switch is on; there is nothing for the user to press. (To try the bridge without a Stitch Slop account, `stitchslop demo` serves a stand-in tab.)"
 
-// Bounds of a caller-set deadline for one page call. The default is the
-// hub's own (60 s in production).
+// Bounds of a caller-set deadline for one page call.
 const (
 	MinCallTimeout = time.Second
 	MaxCallTimeout = 10 * time.Minute
 )
 
-// ErrBusy is returned by Reserve while another page is attached and
-// reachable, or is being admitted.
+// ErrBusy is Reserve's refusal while another page is attached or admitted.
 var ErrBusy = errors.New("another tab is attached")
 
 // Hub is safe for concurrent use.
@@ -85,9 +79,8 @@ type Hub struct {
 	voiceSeen    time.Time         // the follower owner's last ask (ClaimVoice)
 }
 
-// pending is a call waiting for the page's reply. Exactly one of Deliver,
-// the timer, Detach or the caller's cancel removes it from the map; the one
-// that does decides how it ends.
+// pending is a call waiting for the page's reply. Whichever of Deliver, the
+// timer, Detach or cancel removes it from the map decides how it ends.
 type pending struct {
 	conn    Conn
 	command string
@@ -95,8 +88,7 @@ type pending struct {
 	timer   *time.Timer
 }
 
-// New returns a hub whose page calls time out after callTimeout unless the
-// caller sets its own deadline.
+// New returns a hub whose calls time out after callTimeout by default.
 func New(callTimeout time.Duration) *Hub {
 	return &Hub{
 		callTimeout: callTimeout,
@@ -108,10 +100,9 @@ func New(callTimeout time.Duration) *Hub {
 	}
 }
 
-// Watch returns a channel that receives a value after the page's tool list
-// arrives, changes or goes. It has one slot: changes that come while the
-// watcher is busy collapse into one signal, since all a watcher does is
-// re-read the list. stop ends the watch.
+// Watch returns a channel signalled when the tool list arrives, changes or
+// goes. Its one slot collapses changes into one signal: a watcher only
+// re-reads the list.
 func (h *Hub) Watch() (changed <-chan struct{}, stop func()) {
 	ch := make(chan struct{}, 1)
 	h.mu.Lock()
@@ -134,15 +125,10 @@ func (h *Hub) notifyLocked() {
 }
 
 // Reserve claims the attachment slot for c before its credential is
-// redeemed, so that redemption (file I/O) runs outside the hub's lock while
-// no second tab can slip in. With a reachable page attached, or another tab
-// being admitted, it returns ErrBusy. An unreachable incumbent is detached
-// and returned as displaced: the caller tells it so and closes it. Its
-// pending calls fail with "disconnected", as on Detach.
-// Every successful Reserve is followed by Commit or Release.
-//
-// With takeover (the bridge's --takeover), a reachable incumbent is
-// displaced too.
+// redeemed, so redemption (file I/O) runs outside the lock while no second
+// tab can slip in. An unreachable incumbent (any, with --takeover) is
+// detached, its calls failed, and returned as displaced for the caller to
+// tell and close. Commit or Release follows every successful Reserve.
 func (h *Hub) Reserve(c Conn, takeover bool) (displaced Conn, err error) {
 	h.mu.Lock()
 	if h.reserved != nil || h.conn != nil && h.conn.Reachable() && !takeover {
@@ -163,7 +149,6 @@ func (h *Hub) Commit(c Conn) {
 	if h.reserved != c {
 		return
 	}
-	// attachedBy is "" here: nothing is attached while a tab is reserved.
 	h.reserved, h.conn, h.everAttached = nil, c, true
 	close(h.attached)
 	h.changedLocked()
@@ -175,9 +160,8 @@ func (h *Hub) changedLocked() {
 	h.changed = make(chan struct{})
 }
 
-// Next returns a channel closed when the next page attaches or the
-// attached one detaches. A caller takes it before reading the state it
-// waits on, so no change slips between the two.
+// Next returns a channel closed at the next attach or detach; taken before
+// the state is read, so no change slips between the two.
 func (h *Hub) Next() <-chan struct{} {
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -193,8 +177,7 @@ func (h *Hub) Release(c Conn) {
 	}
 }
 
-// Detach forgets c if it is the attached page: its tools go, its pending
-// calls fail at once with "disconnected".
+// Detach forgets c if attached: its tools go, its calls fail at once.
 func (h *Hub) Detach(c Conn) {
 	h.mu.Lock()
 	failed := h.detachLocked(c)
@@ -209,8 +192,7 @@ func fail(calls []*pending) {
 	}
 }
 
-// detachLocked detaches c and returns its pending calls, which the caller
-// fails (fail) once the lock is released.
+// detachLocked returns c's pending calls for the caller to fail unlocked.
 func (h *Hub) detachLocked(c Conn) []*pending {
 	if h.conn != c || c == nil {
 		return nil
@@ -233,9 +215,8 @@ func (h *Hub) detachLocked(c Conn) []*pending {
 }
 
 // SetTools records the tool list c sent. Watchers are woken (and an MCP
-// client sent tools/list_changed) only when the list differs from the one
-// c sent before, or is c's first: a page that sends the same list again, in
-// a loop or not, changes nothing an agent lists.
+// client told tools/list_changed) only when it differs from c's last: a
+// page that resends its list changes nothing an agent lists.
 func (h *Hub) SetTools(c Conn, tools []toollist.Tool, dropped []toollist.Dropped) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -252,15 +233,13 @@ func (h *Hub) SetTools(c Conn, tools []toollist.Tool, dropped []toollist.Dropped
 	}
 }
 
-// sameTool reports whether a and b list as the same tool.
 func sameTool(a, b toollist.Tool) bool {
 	return a.Name == b.Name && a.Title == b.Title && a.Description == b.Description &&
 		bytes.Equal(a.InputSchema, b.InputSchema) && bytes.Equal(a.Annotations, b.Annotations)
 }
 
 // Deliver hands c's reply to the call waiting for id, on the caller's
-// goroutine. A reply nobody waits for (late, cancelled, or never asked) is
-// dropped; it reports false then.
+// goroutine; false when nobody waits for it (late, cancelled, never asked).
 func (h *Hub) Deliver(c Conn, id int64, reply envelope.Reply) bool {
 	h.mu.Lock()
 	p, ok := h.pending[id]
@@ -283,14 +262,12 @@ type Snapshot struct {
 	Listed  bool
 	Tools   []toollist.Tool
 	Dropped []toollist.Dropped
-	// Squatters are other users' listeners on the ports the tab dials, as
-	// the bridge last found them (never nil).
+	// Squatters are other users' listeners on the ports the tab dials.
 	Squatters []Squatter
 	// Notice is what the agent must be told about the bridge itself, in
 	// plain words, each sentence led by a space; "" when nothing is amiss.
 	Notice string
-	// AttachedBy is how the attached tab got in (ByToken, ByPairing), or
-	// "" with none attached or not yet said.
+	// AttachedBy is ByToken or ByPairing, "" when not (yet) known.
 	AttachedBy string
 }
 
@@ -302,16 +279,13 @@ type Squatter struct {
 	UID     *int   `json:"uid,omitempty"` // its owner, where the system names a uid
 }
 
-// SetPeers records what the bridge last found of its neighbours: the
-// squatters (Snapshot.Squatters) and the notice (Snapshot.Notice). The
-// bridge sets them; the faces read them through State.
+// SetPeers records Snapshot.Squatters and Snapshot.Notice.
 func (h *Hub) SetPeers(squatters []Squatter, notice string) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.squatters, h.notice = append([]Squatter{}, squatters...), notice
 }
 
-// State returns the current state.
 func (h *Hub) State() Snapshot {
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -327,8 +301,7 @@ func (h *Hub) State() Snapshot {
 	}
 }
 
-// Running reports whether a call of command is waiting for the page's
-// reply (a listen verb's voice.listen, say).
+// Running reports whether a call of command waits for the page's reply.
 func (h *Hub) Running(command string) bool {
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -340,10 +313,8 @@ func (h *Hub) Running(command string) bool {
 	return false
 }
 
-// ArgNames returns the argument names the attached page's tool name
-// declares (its input schema's properties, sorted), and whether the page
-// lists such a tool. They are worked out once, when the list arrives, not
-// on every call.
+// ArgNames returns the sorted property names of tool name's input schema,
+// worked out once per list, and whether the page lists the tool.
 func (h *Hub) ArgNames(name string) ([]string, bool) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -351,7 +322,6 @@ func (h *Hub) ArgNames(name string) ([]string, bool) {
 	return names, ok
 }
 
-// argNames maps each tool to the property names of its input schema.
 func argNames(tools []toollist.Tool) map[string][]string {
 	m := make(map[string][]string, len(tools))
 	for _, t := range tools {
@@ -366,8 +336,7 @@ func argNames(tools []toollist.Tool) map[string][]string {
 	return m
 }
 
-// Wait blocks until a page is attached, or attaches (true), or ctx ends
-// (false).
+// Wait blocks until a page is attached (true) or ctx ends (false).
 func (h *Hub) Wait(ctx context.Context) bool {
 	select {
 	case <-h.Attached():
@@ -377,30 +346,24 @@ func (h *Hub) Wait(ctx context.Context) bool {
 	}
 }
 
-// Attached returns a channel closed once the next page attaches (or already
-// closed if one is attached).
+// Attached returns a channel closed once a page is attached.
 func (h *Hub) Attached() <-chan struct{} {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	return h.attached
 }
 
-// Start sends command with args to the page and arranges for done to get
-// the reply envelope, exactly once, unless cancel reports true first. When
-// there is no page, the page does not answer within timeout (0: the hub's
-// default), or it leaves, done gets an envelope of the bridge's own, with
-// ok:false. done runs on the page reader's goroutine or a timer's, or on
-// the caller's before Start returns when the call cannot be sent; it must
-// not block.
-//
-// args must be a JSON object (or empty, for {}); it goes to the page as the
-// bytes it came as.
+// Start sends command with args (a JSON object, or empty for {}, sent as
+// it came) to the page; done gets the reply exactly once unless cancel
+// reports true first: the bridge's own ok:false envelope when there is no
+// page, it leaves, or it does not answer within timeout (0: the hub's
+// default). done runs on the reader's, a timer's or (when the call cannot
+// be sent) the caller's goroutine, and must not block.
 func (h *Hub) Start(command string, args json.RawMessage, timeout time.Duration, done func(reply envelope.Reply)) (cancel func() bool) {
 	return h.start(command, args, timeout, done, false)
 }
 
-// start is Start; owner says the caller is voice.listen's one consumer
-// (CallVoice), whom a voice owner does not refuse.
+// start is Start; owner is voice.listen's one consumer (CallVoice).
 func (h *Hub) start(command string, args json.RawMessage, timeout time.Duration, done func(reply envelope.Reply), owner bool) (cancel func() bool) {
 	if envelope.IsNull(args) {
 		args = json.RawMessage(`{}`)
@@ -445,8 +408,7 @@ func (h *Hub) start(command string, args json.RawMessage, timeout time.Duration,
 	return cancel
 }
 
-// take removes the pending call id, if it is still there; the one who
-// takes it ends it. An id is never reused, so it names one call.
+// take removes the pending call id (never reused); who takes it ends it.
 func (h *Hub) take(id int64) bool {
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -467,51 +429,42 @@ func requestFrame(id int64, command string, args []byte) []byte {
 	return append(b, '}')
 }
 
-// Call is Start for a caller that waits: it returns the reply envelope, or
-// the bridge's own "cancelled" envelope when ctx ends first.
+// Call is Start for a caller that waits; ctx ending first is "cancelled".
 func (h *Hub) Call(ctx context.Context, command string, args json.RawMessage, timeout time.Duration) envelope.Reply {
 	return h.call(ctx, command, args, timeout, false)
 }
 
 // VoiceCommand is the tab's voice.listen (protocol.md §7.16); CodeRefused
-// is the tab's own refusal of it, and CodeVoiceTaken the bridge's, which
-// every caller but its one consumer gets once it has one (protocol.md
-// §7.19): distinct, so a refused voice channel knows the place may come
-// free without the tab changing.
+// is the tab's refusal of it, CodeVoiceTaken the bridge's to all but its
+// one consumer (§7.19): distinct, as that place may come free without the
+// tab changing.
 const (
 	VoiceCommand   = "voice.listen"
 	CodeRefused    = "refused"
 	CodeVoiceTaken = "voice_taken"
 )
 
-// SetVoiceOwner makes the caller of CallVoice, the session of this
-// bridge (pid, this process's), the one consumer of voice.listen: from
-// then on every other call of it (an agent's, a listen verb's, a
-// follower's) is refused with a message that names pid, so no one steals
-// the user's words from it, and pid is listed among the Listeners. It
-// holds until SetVoiceOwner(0), whatever ClaimVoice is asked meanwhile;
-// a follower's claim it finds is ended, and must be made anew.
+// SetVoiceOwner makes this bridge's session (pid, this process's) the one
+// consumer of voice.listen (CallVoice): every other call of it is refused
+// naming pid, so no one steals the user's words, until SetVoiceOwner(0).
+// A follower's claim it finds is ended.
 func (h *Hub) SetVoiceOwner(pid int) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.voiceSelf, h.voiceOwner, h.voiceSeen = pid, 0, time.Time{}
 }
 
-// VoiceOwner is the pid SetVoiceOwner set, 0 when none: a follower marks
-// only its own session's asks as the voice owner's (protocol.md §7.19).
+// VoiceOwner is the pid SetVoiceOwner set, or 0 (protocol.md §7.19).
 func (h *Hub) VoiceOwner() int {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	return h.voiceSelf
 }
 
-// ClaimVoice makes the session of pid, a follower bridge asking through
-// this one's control plane, voice.listen's one consumer, unless this
-// process's own session is (SetVoiceOwner) or another live follower is;
-// it reports whether pid is the owner now. A follower's claim lapses when
-// it has not asked for ListenerSilence or its process is gone; the
-// session's own place is never a claim, so no claim can renew or replace
-// it.
+// ClaimVoice makes the session of pid, a follower asking through the
+// control plane, voice.listen's one consumer unless this process's session
+// or another live follower is; it reports whether pid owns it now. A claim
+// lapses after ListenerSilence without an ask, or when pid is gone.
 func (h *Hub) ClaimVoice(pid int) bool {
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -525,8 +478,7 @@ func (h *Hub) ClaimVoice(pid int) bool {
 	return true
 }
 
-// voiceOwnerLocked is the pid of voice.listen's one consumer, this
-// process's session first, else a live follower's; 0 when none.
+// voiceOwnerLocked is voice.listen's one consumer's pid, or 0.
 func (h *Hub) voiceOwnerLocked() int {
 	if h.voiceSelf != 0 {
 		return h.voiceSelf
@@ -556,6 +508,5 @@ func (h *Hub) call(ctx context.Context, command string, args json.RawMessage, ti
 	}
 }
 
-// bridgeEnv is an envelope of the bridge's own, {"ok":false,"error":code,
-// "message":msg}, as the reply a call gets.
+// bridgeEnv is the bridge's own {"ok":false,"error":code,"message":msg}.
 func bridgeEnv(code, msg string) envelope.Reply { return envelope.Own(code, msg) }

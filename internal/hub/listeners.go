@@ -18,11 +18,11 @@ const (
 // before it no longer counts as running: six of its 25-second polls.
 const ListenerSilence = 150 * time.Second
 
-// listenerAlive says whether a pid is a live process; tests replace it.
+// listenerAlive is swapped by tests.
 var listenerAlive = session.Alive
 
-// SetAttachedBy records how the attached tab c got in: ByToken or
-// ByPairing. A follower records its leader's word.
+// SetAttachedBy records how the attached tab c got in; a follower, its
+// leader's word.
 func (h *Hub) SetAttachedBy(c Conn, how string) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -31,8 +31,8 @@ func (h *Hub) SetAttachedBy(c Conn, how string) {
 	}
 }
 
-// NoteListener records a request of the listen process pid (its
-// x-stitchslop-listener header): it counts as running for ListenerSilence.
+// NoteListener records a request of the listen process pid
+// (x-stitchslop-listener).
 func (h *Hub) NoteListener(pid int) {
 	if pid <= 0 {
 		return
@@ -42,10 +42,9 @@ func (h *Hub) NoteListener(pid int) {
 	h.listeners[pid] = time.Now()
 }
 
-// Listeners returns the pids of the listen processes running for this
-// bridge's tab, in order: seen within ListenerSilence and, where the
-// system can tell, alive, and the voice owner's (SetVoiceOwner). The dead
-// and the silent are forgotten.
+// Listeners returns, sorted, the voice owner's pid and those of the listen
+// processes seen within ListenerSilence and (where the system can tell)
+// alive; it forgets the rest.
 func (h *Hub) Listeners() []int {
 	h.mu.Lock()
 	defer h.mu.Unlock()

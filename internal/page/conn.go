@@ -14,14 +14,12 @@ import (
 	"github.com/stitchslop/stitchslop-bridge/security/limits"
 )
 
-// sendQueue is how many frames may wait for the writer without their
-// senders waiting. Past it a sender waits for room, at most writeWait: a
-// page that takes nothing for that long is dropped, so no caller waits on
-// it for longer.
+// sendQueue is how many frames may wait for the writer before a sender
+// waits for room, at most writeWait: a page that takes nothing that long
+// is dropped.
 const sendQueue = 64
 
-// writeWait bounds each frame written to a page (limits.WriteWait); tests
-// shorten it.
+// writeWait bounds each frame written to a page; tests shorten it.
 var writeWait = limits.WriteWait
 
 // closeWait bounds each write once the connection is ending: the frames
@@ -55,10 +53,8 @@ func newConn(ws *websocket.Conn, t Timings) *conn {
 	c := &conn{ws: ws, t: t, wait: writeWait, send: make(chan []byte, sendQueue), pong: make(chan []byte, 1), done: make(chan struct{}), finished: make(chan struct{})}
 	c.heard()
 	ws.SetPongHandler(func(string) error { c.heard(); return nil })
-	// gorilla's own handlers would write to the socket from the reader;
-	// only the writer writes. A pong waits in a one-slot queue (a page that
-	// pings faster than it reads gets the latest answer); a close frame
-	// ends the connection, and the writer sends ours.
+	// gorilla's own handlers would write from the reader; only the writer
+	// writes. A pong waits in a one-slot queue (the latest answer wins).
 	ws.SetPingHandler(func(data string) error {
 		select {
 		case c.pong <- []byte(data):
@@ -89,19 +85,17 @@ func (c *conn) Send(frame []byte) error {
 	select {
 	case c.send <- frame:
 		if len(c.send) == 0 {
-			// Handed straight to the idle writer, and the sender is a
-			// reader about to block: let the writer run on this thread
-			// now (see mcp.yieldIfIdle).
+			// Handed to the idle writer: let it run on this thread now
+			// (see mcp.yieldIfIdle).
 			runtime.Gosched()
 		}
 		return nil
 	default:
 	}
-	// The queue is full: a burst of callers (a thousand at once) or a page
-	// that stopped reading. Wait for room rather than drop a page that is
-	// only busy; one that takes nothing is closed by the writer's deadline
-	// (writeWait), which ends this wait, and the timer bounds it should the
-	// writer itself be stuck.
+	// The queue is full: a burst of callers, or a page that stopped
+	// reading. Wait for room rather than drop a busy page; the writer's
+	// deadline closes one that takes nothing, and the timer bounds the wait
+	// should the writer itself be stuck.
 	full := time.NewTimer(c.wait)
 	defer full.Stop()
 	select {
@@ -129,10 +123,8 @@ func (c *conn) Reachable() bool {
 	return time.Since(time.Unix(0, c.lastSeen.Load())) < c.t.Stale
 }
 
-// setReason records why the connection ended, unless a reason is already
-// recorded: the first failure is the cause, and the others follow from it
-// (the reader fails once the writer closed the socket). A timeout here is
-// the reader's: the read deadline that every frame and pong extends.
+// setReason records why the connection ended unless a reason is recorded
+// (the first failure is the cause); a timeout here is the read deadline's.
 func (c *conn) setReason(err error) { c.ended(err, "no pong or frame for "+c.t.Dead.String(), "") }
 
 // ended records err as why the connection ended, worded as timedOut when
@@ -150,10 +142,8 @@ func (c *conn) reason() string {
 	return cmp.Or(s, "closed")
 }
 
-// writeLoop is the socket's one writer goroutine: queued frames, pings,
-// the answer to the page's own pings and the close, until the connection
-// closes; then it closes the socket, which ends the reader. Each goes
-// through write.
+// writeLoop is the socket's one writer: frames, pings, pongs and the close;
+// closing the socket at the end ends the reader.
 func (c *conn) writeLoop() {
 	ping := time.NewTicker(c.t.Ping)
 	defer func() {
@@ -194,12 +184,10 @@ func (c *conn) writeLoop() {
 // closeGoingAway is a close frame's body: status 1001, going away.
 var closeGoingAway = websocket.FormatCloseMessage(websocket.CloseGoingAway, "")
 
-// write is the one way a frame reaches a page, from the writer goroutine
-// or, before there is one, from the handshake's refusal: a fresh write
-// deadline of wait, then gorilla's writer, one message in one frame. A
-// deadline per frame, as in gorilla's chat example, pings and pongs
-// included: one set only now and then would be long expired when a large
-// frame follows a quiet spell, and would drop a healthy tab.
+// write is the one way a frame reaches a page (the writer, or a refusal
+// before there is one), each with a fresh deadline: one set only now and
+// then would have expired when a large frame follows a quiet spell, and
+// drop a healthy tab.
 func write(ws *websocket.Conn, kind int, payload []byte, wait time.Duration) error {
 	ws.SetWriteDeadline(time.Now().Add(wait))
 	return ws.WriteMessage(kind, payload)

@@ -32,8 +32,7 @@ import (
 	"github.com/stitchslop/stitchslop-bridge/security/toollist"
 )
 
-// Timings are the page side's clocks. Defaults follow protocol.md; tests
-// shorten them.
+// Timings are the page side's clocks; tests shorten them.
 type Timings struct {
 	Ping  time.Duration // a ping every Ping (§2.9: 30 s)
 	Dead  time.Duration // no frame or pong for Dead: the page is gone (§2.9: 90 s)
@@ -41,7 +40,6 @@ type Timings struct {
 	Auth  time.Duration // the handshake frame must arrive within Auth (10 s)
 }
 
-// DefaultTimings are the production values.
 var DefaultTimings = Timings{
 	Ping:  30 * time.Second,
 	Dead:  90 * time.Second,
@@ -54,44 +52,37 @@ type Server struct {
 	Port    int // the bound port, reported in hello
 	Hub     *hub.Hub
 	Pairing *pairing.Store
-	// Sites is the site served and the tokens armed, each for one site.
-	Sites *sites.Sites
-	// Switched is called when a tab from a site other than the one served
-	// authenticates, before it is attached, with the bridge now serving
-	// that site; the bridge rewrites its session file.
+	Sites   *sites.Sites
+	// Switched is called, before the tab is attached, when a tab of another
+	// site than the one served authenticates: the bridge rewrites its
+	// session file.
 	Switched func(site string)
 	Log      *slog.Logger
 	Timings  Timings
-	// Guesses bounds failed credential checks (T5); every check takes a
-	// unit of it first, and a right credential gives it back.
-	Guesses *throttle.Budget
-	// Attempts records tabs dialling and being refused (connection_status,
-	// /status, a timed-out wait).
+	// Guesses bounds failed credential checks (T5): each check takes a
+	// unit first, and a right credential gives it back.
+	Guesses  *throttle.Budget
 	Attempts *attempts.Log
-	// Takeover lets a new tab displace a live one (--takeover, §2.6's
-	// opt-in) instead of being refused as busy.
+	// Takeover lets a new tab displace a live one (--takeover, §2.6).
 	Takeover bool
 	// Reserved are the bridge's own tool names (mcp.ReservedTools): a page
-	// tool named like one of them is dropped, never listed (T8).
+	// tool named like one is dropped (T8).
 	Reserved []string
 
 	mu sync.Mutex // guards the fields below; held for memory only
-	// waiting are the sockets that have not sent their first frame yet,
-	// each counted from before its upgrade is answered, oldest first; at
-	// most limits.MaxUnauthSockets of them.
+	// waiting are the sockets yet to send their first frame, oldest first,
+	// at most limits.MaxUnauthSockets.
 	waiting []*waiter
 	live    []*conn // attached tabs (and one being displaced), for Shutdown
 	closing bool    // Shutdown has begun: nothing new is served
 }
 
-// Handshake frames.
 type hello struct {
 	Hello         string `json:"hello"`
 	Protocol      int    `json:"protocol"`
 	Port          int    `json:"port"`
 	PairingSecret string `json:"pairingSecret,omitempty"`
-	// Bridge is this bridge's extension to the hello: which binary it is
-	// (docs/protocol.md §7.18). A page reads the members above by name.
+	// Bridge says which binary this is (docs/protocol.md §7.18).
 	Bridge version.Identity `json:"bridge"`
 }
 
@@ -108,9 +99,8 @@ var upgrader = websocket.Upgrader{
 	CheckOrigin: func(*http.Request) bool { return true },
 }
 
-// ServeHTTP checks the Origin of r, a WebSocket upgrade that
-// security/origin.Guard let through (its Host names this bridge), upgrades
-// it and serves the page until it leaves.
+// ServeHTTP checks the Origin of r, an upgrade security/origin.Guard let
+// through, upgrades it and serves the page until it leaves.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	site, status, reason := origin.CheckUpgrade(r, s.admits)
 	s.Attempts.Attempt() // a tab (or a page) dialled this bridge by its name: origin.Guard let it through
@@ -149,21 +139,17 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// waiter is a socket counted among those waiting for their first frame.
-// It is counted before its upgrade is answered, so sockets are counted in
-// the order their upgrades were answered; ws is set once the upgrade is
-// done.
+// waiter is a socket waiting for its first frame, counted from before its
+// upgrade is answered; ws is set once it is.
 type waiter struct {
 	ws     *websocket.Conn
 	closed bool // evicted, or shut down, before ws was set: close ws once it is
 }
 
-// await counts a socket about to be upgraded among the sockets waiting for
-// their first frame. With limits.MaxUnauthSockets already waiting, the
-// oldest of them is closed to make room: a socket that has sat silent
-// longest is the least likely to be a tab (a tab sends its handshake at
-// once), so idle sockets can delay a genuine tab by one round trip, never
-// lock it out. It returns nil once Shutdown has begun.
+// await counts a socket about to be upgraded as waiting. With
+// limits.MaxUnauthSockets waiting, the oldest is closed to make room: a tab
+// sends its handshake at once, so idle sockets can delay a tab by one
+// round trip, never lock it out. It returns nil once Shutdown has begun.
 func (s *Server) await() *waiter {
 	s.mu.Lock()
 	if s.closing {
@@ -189,8 +175,8 @@ func (s *Server) await() *waiter {
 	return wt
 }
 
-// upgraded sets the socket of wt, now upgraded. It reports false when wt
-// was evicted or shut down meanwhile: the caller closes ws.
+// upgraded sets wt's socket, or reports false (the caller closes ws) when
+// wt was evicted or shut down meanwhile.
 func (s *Server) upgraded(wt *waiter, ws *websocket.Conn) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -201,24 +187,20 @@ func (s *Server) upgraded(wt *waiter, ws *websocket.Conn) bool {
 	return true
 }
 
-// stopWaiting takes wt off the waiting list: its first frame came, or its
-// read or its upgrade failed. From here on it cannot be evicted.
+// stopWaiting takes wt off the waiting list, so it cannot be evicted.
 func (s *Server) stopWaiting(wt *waiter) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.waiting = slices.DeleteFunc(s.waiting, func(w *waiter) bool { return w == wt })
 }
 
-// shutdownWait bounds how long Shutdown waits for the tabs' writers to send
-// their close frames: a tab that cannot take a two-byte frame in this time
-// is left to see the socket drop.
+// shutdownWait bounds how long Shutdown waits for the tabs' close frames.
 const shutdownWait = 2 * time.Second
 
-// Shutdown ends the page side for a bridge that is exiting: sockets still
-// waiting for a handshake are closed, every attached tab is sent a close
-// frame (1001, going away) so it knows the bridge stopped rather than
-// crashed, and Shutdown returns when their writers are done or after
-// shutdownWait. Upgrades that come later are closed at once.
+// Shutdown ends the page side: waiting sockets are closed, and each tab is
+// sent a close frame (1001, going away) so it knows the bridge stopped
+// rather than crashed, for at most shutdownWait. Later upgrades are closed
+// at once.
 func (s *Server) Shutdown() {
 	s.mu.Lock()
 	s.closing = true
@@ -249,8 +231,7 @@ func (s *Server) Shutdown() {
 	}
 }
 
-// refuse writes a refusal frame and a close frame, through write, and
-// closes the socket.
+// refuse writes a refusal frame and a close frame and closes the socket.
 func (s *Server) refuse(ws *websocket.Conn, f refusal) {
 	b, _ := json.Marshal(f)
 	if write(ws, websocket.TextMessage, b, writeWait) == nil {
@@ -265,11 +246,10 @@ type Credentials struct {
 	Secret string
 }
 
-// ParseFirstFrame reads a handshake frame: a JSON object with a token, a
-// secret, or both. A member that is not a string counts as absent.
+// ParseFirstFrame reads a handshake frame, through the door as every frame
+// (a name given twice is refused): a JSON object with a token, a secret or
+// both; a member that is not a string counts as absent.
 func ParseFirstFrame(b []byte) (Credentials, error) {
-	// Through the door, as every frame: a name given twice is refused,
-	// not read first-wins here and last-wins there.
 	f, err := envelope.Decode(b)
 	if err != nil {
 		return Credentials{}, errors.New("the first frame is not a JSON object, or names a member twice")
@@ -298,9 +278,8 @@ func (s *Server) admits(site string) bool {
 	return paired
 }
 
-// handshake reads the first frame from a tab of site, counted as waiting by
-// wt, and admits it, or refuses it. It returns the attached connection, or
-// nil.
+// handshake reads the first frame of a tab of site and admits it (the
+// attached connection) or refuses it (nil).
 func (s *Server) handshake(ws *websocket.Conn, wt *waiter, site string) *conn {
 	ws.SetReadLimit(limits.PreAuthFrame)
 	ws.SetReadDeadline(time.Now().Add(s.Timings.Auth))
@@ -365,11 +344,9 @@ func (s *Server) handshake(ws *websocket.Conn, wt *waiter, site string) *conn {
 		displaced.Send(b)
 		displaced.Close()
 	}
-	// The slot is ours; redeeming the token (a file lock, a write, a
-	// rename) happens outside the hub's lock, so nothing else waits on it.
-	// The identity's hash is ready long before a tab attaches (the bridge
-	// starts it first thing); in the bridge's first moments the hello
-	// waits for it at most version.HashWait, then goes without it.
+	// The slot is ours; redeeming the token (file I/O) happens outside the
+	// hub's lock. In the bridge's first moments the hello waits for the
+	// identity's hash at most version.HashWait.
 	h := hello{Hello: "stitchslop-connector", Protocol: version.Protocol, Port: s.Port, Bridge: version.Self(version.HashWait)}
 	if tokenOK {
 		h.PairingSecret, err = s.Pairing.Redeem(site, tok)
@@ -394,8 +371,7 @@ func (s *Server) handshake(ws *websocket.Conn, wt *waiter, site string) *conn {
 		s.refuse(ws, refusal{Error: "internal", Message: "The bridge could not store the pairing; see its log."})
 		return nil
 	}
-	// While the slot is reserved no other tab can be admitted, so the
-	// served site changes for one tab at a time.
+	// The slot is reserved: the served site changes for one tab at a time.
 	if prev := s.Sites.Serve(site); prev != site {
 		s.Log.Info("now serving another site", "site", site, "before", prev)
 		if s.Switched != nil {
@@ -412,16 +388,15 @@ func (s *Server) handshake(ws *websocket.Conn, wt *waiter, site string) *conn {
 	return c
 }
 
-// demoRefused is the fix for a tab of site refused for its demo pairing
-// (THREAT_MODEL.md T17): a pairing `stitchslop demo` made is
-// admitted by a demo bridge only, since once the demo is gone any local
-// program can serve its loopback origin. The secret is never quoted.
+// demoRefused is the fix for a tab refused for its demo pairing
+// (THREAT_MODEL.md T17): only a demo bridge admits one, since once the demo
+// is gone any local program can serve its loopback origin.
 func demoRefused(site string) string {
 	return "A tab from " + gate.Quote(site) + " was refused: its pairing was made by `stitchslop demo`, and only a demo bridge admits it (once the demo is gone, any local program can serve that address). Run the demo again to use its page, or pair the real Stitch Slop site."
 }
 
-// refuseCredential refuses a tab of site whose first frame cr carried no
-// credential that admits it; spent says its token was armed but redeemed.
+// refuseCredential refuses a tab whose credentials cr admit nothing; spent
+// says its token was armed but redeemed.
 func (s *Server) refuseCredential(ws *websocket.Conn, site string, cr Credentials, spent bool) {
 	why, reason, fix := "no stored pairing or unspent token matches", attempts.WrongPairing, "The tab's stored pairing does not match this bridge's (paired with another bridge or config dir, or unpaired). Open the Stitch Slop agent panel for a fresh token and give it to the bridge."
 	switch {
@@ -432,9 +407,8 @@ func (s *Server) refuseCredential(ws *websocket.Conn, site string, cr Credential
 	case cr.Token == "" && cr.Secret == "":
 		why = "its first frame carried neither a token nor a secret"
 	case cr.Token != "":
-		// A site that holds a pairing was refused its pairing, whatever
-		// token came with it (one meant for another site, say):
-		// wrong_pairing. Only an unpaired site's token is unknown_token.
+		// A paired site refused is wrong_pairing whatever token came with
+		// it; only an unpaired site's token is unknown_token.
 		if paired, err := s.Pairing.Paired(site); err != nil || !paired {
 			reason, fix = attempts.UnknownToken, "The tab offered a token this bridge was not given. Start the bridge with that token in STITCHSLOP_TOKEN (or pair it), or open the agent panel for a fresh one."
 		}
@@ -444,9 +418,9 @@ func (s *Server) refuseCredential(ws *websocket.Conn, site string, cr Credential
 	s.refuse(ws, refusal{Error: "bad_credential", Message: "This bridge does not recognise the tab's pairing or token. Reopen the Stitch Slop agent panel for a fresh token; tokens work once."})
 }
 
-// serve reads the attached page's frames until it leaves. Each is decoded
-// once, by the door (envelope.Decode), into the Reply the hub delivers to
-// the call of its id: every face answers from that value.
+// serve reads the attached page's frames until it leaves, each through the
+// door (envelope.Decode): a reply reaches its call as the Reply the door
+// made; a tool list's value goes to toollist.Sanitize.
 func (s *Server) serve(c *conn) {
 	s.mu.Lock()
 	if s.closing {
@@ -457,8 +431,7 @@ func (s *Server) serve(c *conn) {
 	s.mu.Unlock()
 	go c.writeLoop()
 	// A frame that makes the reader panic ends this tab's connection, not
-	// the bridge, and is not dumped: the cleanup below runs first, and the
-	// calls waiting on the tab are answered that it went.
+	// the bridge; the cleanup below answers the calls waiting on it.
 	defer func() {
 		if recover() != nil {
 			s.Log.Error("a frame from the tab could not be handled; the tab was disconnected")
@@ -480,9 +453,6 @@ func (s *Server) serve(c *conn) {
 			return
 		}
 		c.heard()
-		// The door (envelope.Decode): each frame is read once, here, and
-		// what the hub delivers, and the MCP face answers from, is only
-		// ever the Reply it made.
 		frame, err := envelope.Decode(msg)
 		if err != nil && s.answerBadReply(c, err) {
 			s.Log.Warn("refused a reply from the tab: " + err.Error())
@@ -502,8 +472,8 @@ func (s *Server) serve(c *conn) {
 		case tools != nil:
 			list, dropped := toollist.Sanitize(tools, s.Reserved)
 			for _, d := range dropped {
-				// An invalid name comes Go-quoted for the JSON report; the
-				// logger quotes it itself, once.
+				// An invalid name comes Go-quoted for the JSON report; the logger
+				// quotes it itself.
 				name := d.Name
 				if u, err := strconv.Unquote(name); err == nil {
 					name = u
@@ -516,20 +486,17 @@ func (s *Server) serve(c *conn) {
 	}
 }
 
-// CodeBadReply is the error of the envelope that answers a call whose
-// reply the door refuses: not one valid JSON object (a raw control
-// character in a string, invalid UTF-8, nesting past jsontext's depth), or one whose
-// member names are refused (a name given twice, which of the two a reader
-// takes differs from reader to reader, so none is taken; a name that does
-// not print as it decodes; too long a name, or too many).
+// CodeBadReply answers a call whose reply the door refused: not one valid
+// JSON object, or member names it does not read (one given twice, which
+// readers disagree on; one that does not print as it decodes; too long or
+// too many).
 const CodeBadReply = "bad_reply"
 
-// answerBadReply answers, in the tab's place, the call that a frame the
-// door refused for why replies to, if one is waiting, rather than leave it
-// to time out. The id is the door's (envelope.Refused): the top-level id
-// it read before the fault, as pages write it first; the refused bytes are
-// not read again. The tab is authenticated and may answer any call it was
-// sent; all it can choose here is which one fails now.
+// answerBadReply answers, in the tab's place, the waiting call a refused
+// frame replies to, rather than leave it to time out. The id is the one
+// the door read before the fault (envelope.Refused); the refused bytes are
+// not read again. The tab may answer any call it was sent, so all it
+// chooses here is which one fails now.
 func (s *Server) answerBadReply(c *conn, why error) bool {
 	var ref *envelope.Refused
 	if !errors.As(why, &ref) {
@@ -544,27 +511,20 @@ func (s *Server) answerBadReply(c *conn, why error) bool {
 		"The Stitch Slop tab's reply "+what+", so the bridge did not read it. This is a fault in the page; try again, or reload the tab."))
 }
 
-// readChunk is the size of the reusable buffer a frame is read into first.
-// A frame that fits is copied out at its exact size. A longer one (an image
-// reply) continues in one buffer sized from the previous long frame, since
-// renders come back at much the same size: then it is read with one
-// allocation and no copy, and handed on as it is. A buffer too small
-// doubles; one far too large is copied down, so no frame keeps more than
-// twice its size alive.
+// readChunk is the reusable buffer a frame is read into first; one that
+// fits is copied out at its size. A longer one (an image) continues in a
+// buffer sized from the previous long frame, as renders come back at much
+// the same size; one far too large is copied down, so no frame keeps more
+// than twice its size alive.
 const readChunk = 32 << 10
 
-// collectBefore is the size of a long frame after which the reader has the
-// garbage collector run before it allocates for the next long frame. By
-// then the previous one has usually been relayed and is garbage; collected
-// first, its pages take the new buffer, and the process keeps one long
-// frame's memory instead of two or three (8 MiB renders in a row: peak
-// RSS 31 to 35 MiB instead of up to 47). A collection costs about a
-// millisecond with the bridge's small live heap, against the tens of
-// milliseconds of reading a frame this long.
+// collectBefore is the size of a long frame after which the garbage
+// collector runs before the next long frame is allocated: the previous one
+// is usually garbage by then, so the process holds one long frame's memory
+// instead of two or three, for a collection far cheaper than the read.
 const collectBefore = 4 << 20
 
-// readMessage reads one whole message, within the read limit set on the
-// socket. Only the reader goroutine calls it.
+// readMessage reads one whole message; only the reader calls it.
 func (c *conn) readMessage() ([]byte, error) {
 	_, r, err := c.ws.NextReader()
 	if err != nil {

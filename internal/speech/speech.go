@@ -1,8 +1,7 @@
 // Package speech reads the tab's voice.listen answers (protocol.md §7.16)
-// for the two places that ask for them: the listen verb, which prints
-// lines, and the bridge's voice channel (--voice-channel), which loops
-// voice.listen itself and hands each utterance to the MCP session as one
-// event (Run, protocol.md §7.19).
+// for the listen verb and for the bridge's voice channel (Run,
+// --voice-channel), which hands each utterance to the MCP session as an
+// event (protocol.md §7.19).
 package speech
 
 import (
@@ -29,11 +28,9 @@ const (
 	CallTimeout = CallSeconds * time.Second
 )
 
-// Args are the arguments of every ask.
 var Args = json.RawMessage(`{"timeoutSeconds":` + strconv.Itoa(Seconds) + `}`)
 
-// Answer is what is read of a voice.listen envelope; a member of another
-// type counts as absent.
+// Answer is a voice.listen envelope; a member of another type is absent.
 type Answer struct {
 	OK           bool
 	Error        string
@@ -72,7 +69,6 @@ const (
 	Failed              // anything else: pause, then ask again
 )
 
-// Next says what a reads as.
 func (a Answer) Next() Next {
 	switch {
 	case a.OK:
@@ -89,32 +85,27 @@ func (a Answer) Next() Next {
 	return Failed
 }
 
-// The bounds of the channel's events, whatever the tab sends: the
-// session's context is the model's, so they are tighter than listen's
-// lines. Sizes are bytes of the strings as cleaned (gate.Clean).
+// The bounds of the channel's events, in bytes as cleaned: the session's
+// context is the model's, so they are tighter than listen's lines.
 const (
-	// MaxText bounds the words of one event: 25 seconds of speech is a
-	// few hundred bytes; past it the text is cut, ending in "…".
+	// MaxText bounds one event's words: 25 s of speech is a few hundred.
 	MaxText = 2000
-	// MaxUtterances bounds the events of one answer; the rest are counted
-	// as dropped.
+	// MaxUtterances bounds the events of one answer.
 	MaxUtterances = 20
 	// maxNames and maxName bound the selection's names in meta.
 	maxNames = 20
 	maxName  = 64
-	// Window and MaxRate bound what reaches the session in any Window;
-	// an utterance past it is dropped and counted.
+	// An utterance past MaxRate in a Window is dropped and counted.
 	Window  = 3 * time.Second
 	MaxRate = 16 << 10
 	pause   = time.Second
-	// maxEvents bounds the utterances sent in a Window: each is a turn of
-	// the model's.
+	// maxEvents bounds the utterances, each a turn of the model's, in a
+	// Window.
 	maxEvents = 20
 )
 
 // Event is one channel event: Content the words (or the bridge's own
-// sentence), Meta its attributes, keys of letters and underscores only
-// and values the bridge wrote or cleaned.
+// sentence), Meta attributes of the bridge's keys and cleaned values.
 type Event struct {
 	Content string
 	Meta    map[string]string
@@ -140,10 +131,9 @@ type Tab interface {
 	Watch() (changed <-chan struct{}, stop func())
 }
 
-// Run asks tab for what the user says, over and over, while a tab that
-// lists voice.listen is attached, and hands send one Event per utterance
-// and per change of the voice switch, within MaxRate per Window, until
-// ctx ends.
+// Run asks tab for what the user says while it lists voice.listen, and
+// hands send an Event per utterance and per change of the voice switch,
+// until ctx ends.
 func Run(ctx context.Context, tab Tab, send func(Event)) {
 	b := budget{}
 	voice := "" // as last sent: "on", "off", "unsupported"; "" before
@@ -165,17 +155,15 @@ func Run(ctx context.Context, tab Tab, send func(Event)) {
 		case Taken:
 			wait(ctx, next, listed, retake)
 		}
-		// Whatever came back, and however fast: a tab that answers at
-		// once, even with the bridge's own words (timeout), gets asks at
-		// most a pause apart.
+		// However fast the answer (the bridge's own timeout too), asks are
+		// at least a pause apart.
 		if time.Since(started) < pause {
 			wait(ctx, nil, nil, pause)
 		}
 	}
 }
 
-// answer sends what an ok answer carries. The list is walked in place, so
-// a reply of millions of entries costs no memory.
+// answer sends what an ok answer carries, walking its list in place.
 func (b *budget) answer(a Answer, voice *string, send func(Event)) {
 	if e, ok := switched(a, voice); ok {
 		b.send(e, send, false)
@@ -197,8 +185,8 @@ func (b *budget) answer(a Answer, voice *string, send func(Event)) {
 	b.flush(send)
 }
 
-// wait returns when next is closed, listed signals, d has passed (0:
-// never) or ctx ends.
+// wait returns when next closes, listed signals, d (0: never) passes or
+// ctx ends.
 func wait(ctx context.Context, next, listed <-chan struct{}, d time.Duration) {
 	var after <-chan time.Time
 	if d > 0 {
@@ -236,8 +224,8 @@ func switched(a Answer, last *string) (Event, bool) {
 	return Event{Content: say, Meta: map[string]string{"voice": now, "time": stamp()}}, true
 }
 
-// meta is an utterance's attributes: the bridge's time, and the names of
-// the selection (selectedShape's name) when it names any.
+// meta is an utterance's attributes: the bridge's time, the selection's
+// names.
 func meta(selection json.RawMessage) map[string]string {
 	m := map[string]string{"time": stamp()}
 	var names []string
@@ -277,8 +265,7 @@ func plain(s string) string {
 	}, s)), " ")
 }
 
-// stamp is the bridge's clock, to the millisecond, not the tab's: the
-// tab's atMs is its own.
+// stamp is the bridge's clock, not the tab's (atMs is the tab's own).
 func stamp() string { return time.Now().UTC().Format(Stamp) }
 
 // Stamp is the layout of meta's time: RFC 3339 in UTC, milliseconds.
@@ -286,8 +273,7 @@ const Stamp = "2006-01-02T15:04:05.000Z07:00"
 
 // Clip is s cleaned by the gate, on one line, at most max bytes; < and >
 // become ‹ and › so the words cannot close or open the event's tag. Only a
-// prefix is looked at: cleaning a megabyte to keep a few hundred bytes
-// would cost the sender nothing and the bridge the megabyte.
+// prefix is cleaned, so a megabyte costs its sender more than the bridge.
 func Clip(s string, max int) string {
 	if len(s) > 4*max {
 		i := 4 * max
@@ -308,8 +294,8 @@ func Clip(s string, max int) string {
 	return s[:i] + "…"
 }
 
-// budget holds what was sent in the last Window, and how many
-// utterances were dropped since the last event that said so.
+// budget holds what was sent in the last Window, and the drops not yet
+// reported.
 type budget struct {
 	sent    []sent
 	size    int
@@ -342,8 +328,7 @@ func (b *budget) send(e Event, send func(Event), droppable bool) {
 	send(e)
 }
 
-// flush ends an answer: one event says how many utterances were
-// dropped, if any were.
+// flush ends an answer with an event counting the drops, if any.
 func (b *budget) flush(send func(Event)) {
 	if b.dropped == 0 {
 		return
