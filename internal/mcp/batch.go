@@ -9,15 +9,11 @@ import (
 	"sync"
 )
 
-// JSON-RPC batches, which MCP allowed in 2025-03-26 only (2025-06-18 took
-// them out again). A session that negotiated 2025-03-26 serves them as
-// JSON-RPC 2.0 says: every request in the batch is answered, notifications
-// are not, and the answers go back together as one array on one line, once
-// the last is ready; a batch of notifications alone gets nothing. Each
-// message is handled as if it had come on its own line, with the same
-// bounds (MaxLine for the whole line, MaxInFlight for the requests that
-// wait), and MaxBatch messages at most. Every other era is refused one
-// -32600 for the whole line, as before.
+// JSON-RPC batches, which MCP allowed in 2025-03-26 only. A session that
+// negotiated it serves them as JSON-RPC 2.0 says: each request answered
+// as if on its own line, with the same bounds, the answers together as one
+// array on one line once the last is ready, at most MaxBatch messages.
+// Every other era gets one -32600 for the whole line.
 
 // batchVersion is the one revision that has batches.
 const batchVersion = "2025-03-26"

@@ -48,13 +48,10 @@ func (srv *Server) instructions() string {
 }
 
 // channel runs the voice loop (speech.Run) for this session until it
-// ends, once the client has sent notifications/initialized on a
-// connection opened with initialize: before that, an utterance would have
-// no one to go to, so the tab is not asked. A session of the 2026-07-28
-// revision never starts it. From that notification (Session.notification
-// makes the session voice.listen's one consumer, hub.Hub.SetVoiceOwner,
-// and sets hearing) until the session ends, only the loop asks; a
-// follower's asks are listed at its leader as this process's.
+// ends, from notifications/initialized on a connection opened with
+// initialize (before it, an utterance would go to no one; a 2026-07-28
+// session never starts it). From then on only the loop asks
+// (hub.Hub.SetVoiceOwner).
 func (s *Session) channel() {
 	defer func() {
 		if s.hearing.Swap(false) {

@@ -1,27 +1,16 @@
 // Package mcp is the bridge's MCP face (protocol.md §3).
 //
-// It is split the way the page side is:
+// Server is the dispatcher: it knows the tools and the hub, nothing of
+// stdio; Session.Handle answers one JSON-RPC line through the session's
+// Output. stdio.go is the transport: a reader and one writer goroutine per
+// session fed by bounded queues; stdout carries nothing else, ever. Both
+// eras of MCP are served, pinned by the client's first accepted request
+// (eras.go).
 //
-//   - Server is the dispatcher: it knows the tools and the hub, and nothing
-//     of stdio. Session.Handle takes one JSON-RPC message and answers
-//     through the session's Output, so a second transport (MCP over
-//     streamable HTTP, later) is a new file beside stdio.go.
-//   - stdio.go is the one transport today: a reader (the Serve loop) and one
-//     writer goroutine per session fed by bounded queues. stdout carries
-//     nothing else, ever.
-//
-// Both eras of MCP are served on one connection, pinned by the client's
-// first accepted request (eras.go): the 2025 era opens with initialize; the
-// 2026-07-28 revision is stateless and carries its version in every
-// request's _meta.
-//
-// Bounds: at most MaxInFlight requests that wait (page calls and
-// wait_for_connection) and MaxSubscriptions subscriptions per session, and
-// MaxBatch messages in a batch (batch.go; 2025-03-26 sessions only). A
-// call of a tab tool in flight is a map entry and a timer, not a goroutine;
-// wait_for_connection, pair, call_to_files and call_with_file each hold one
-// goroutine while they wait, so MaxInFlight bounds those too. Tool-list
-// changes are a one-slot signal the writer turns into notifications, so a
+// Bounds: MaxInFlight requests that wait, MaxSubscriptions subscriptions,
+// MaxBatch messages in a batch. A tab call in flight is a map entry and a
+// timer; wait_for_connection, pair and the file tools hold a goroutine
+// each, within MaxInFlight. Tool-list changes are a one-slot signal, so a
 // page that floods tool lists while stdout is stalled grows nothing.
 package mcp
 
@@ -42,14 +31,10 @@ import (
 	"github.com/stitchslop/stitchslop-bridge/internal/sites"
 )
 
-// Bounds of one session. MaxInFlight is well above what a client runs at
-// once (the benchmark keeps 64 in flight); a client past it gets an error
-// for the extra request, never a queue. MaxBatch bounds the messages of one
-// JSON-RPC batch (MCP 2025-03-26 only): a batch is answered as one line, so
-// its answers are held in memory until the last is ready, and 64 is as many
-// answers as the stdio reader may queue ahead of the writer for single
-// lines (syncQueue); a held request in a batch still takes one of the
-// MaxInFlight slots.
+// Bounds of one session. A request past MaxInFlight gets an error, never a
+// queue. A batch (MCP 2025-03-26) is answered as one line, its answers held
+// until the last is ready: MaxBatch is as many as the stdio reader queues
+// ahead of the writer for single lines (syncQueue).
 const (
 	MaxInFlight      = 256
 	MaxSubscriptions = 16
@@ -73,8 +58,7 @@ const (
 // ServerName is serverInfo.name, fixed by protocol.md §3.2.
 const ServerName = "stitchslop-connector"
 
-// TimeoutMetaKey is the _meta key of a tools/call request that sets the page
-// call's deadline in milliseconds (hub.MinCallTimeout to hub.MaxCallTimeout).
+// TimeoutMetaKey is the _meta key of a tools/call's deadline in ms.
 const TimeoutMetaKey = "com.stitchslop/timeoutMs"
 
 // Instructions tell the model how the connection comes about.
@@ -87,46 +71,32 @@ const Instructions = "This server connects you to the embroidery design open in 
 
 // Server is the dispatcher shared by every session.
 type Server struct {
-	Hub *hub.Hub
-	// Sites is the site served and the tokens armed (the pair tool arms
-	// one); Pairing says whether a token is spent and a site paired.
+	Hub     *hub.Hub
 	Sites   *sites.Sites
 	Pairing sites.Store
-	// Open makes the bridge reach a tab if it does not yet (--lazy:
-	// following a bridge that serves the site, or binding; own, the
-	// agent's ownBridge, always binds; parallel calls bind once) and
-	// returns the port the tab dials; site, when not "", is the allowed
-	// site the agent named, which the bridge is for from then on. Where
-	// says how the bridge reaches a tab now: mode "serving", "follower"
-	// or "idle" (port 0).
+	// Open makes the bridge reach a tab if it does not yet (--lazy: follow
+	// or bind; own always binds) and returns the port the tab dials; site,
+	// when not "", is the site the bridge is for from then on. Where says
+	// how it reaches a tab now: "serving", "follower" or "idle" (port 0).
 	Open func(ctx context.Context, own bool, site string) (int, error)
-	// Relay gives a token pair armed here to the bridge this one follows,
-	// whose port the tab dials; it does nothing when not following.
+	// Relay gives a token pair armed to the bridge this one follows.
 	Relay func(ctx context.Context, token, site string) error
 	Where func() (mode string, port int)
-	// ListenCommand is the shell command that runs the listen verb against
-	// the bridge whose tab dials port (nil: the greeting offers none).
+	// ListenCommand is the shell command of listen for port (nil: none).
 	ListenCommand func(port int) string
-	// VoiceChannel is --voice-channel: the session declares Claude Code's
-	// channel and hears the tab's voice itself (channel.go).
+	// VoiceChannel is --voice-channel (channel.go).
 	VoiceChannel bool
-	// Host is the bridge followed, read now, and false when not following
-	// (nil: never): a follower reports its host's attempts, refusals and
-	// listeners. OtherBridges lists the other live bridges on the config
-	// dir (nil: none).
+	// Host is the bridge followed, read now (false: not following), whose
+	// attempts, refusals and listeners a follower reports.
 	Host         func(ctx context.Context) (HostStatus, bool)
 	OtherBridges func() []OtherBridge
 	Log          *slog.Logger
-	// Activity is called for every message a client sends. It must be
-	// cheap: it runs on the reader's path.
-	Activity func()
-	// Attempts is the record of tabs dialling and being refused; PairedOrigins
-	// lists the sites with a stored pairing (connection_status).
+	// Activity is called for every message, on the reader's path: cheap.
+	Activity      func()
 	Attempts      *attempts.Log
 	PairedOrigins func() []string
 	// Initialized is called once, when a client first opens a session in
-	// either era: initialize, or a first accepted 2026-07-28 request. The
-	// bridge is then owned (protocol.md §2.7, §2.8).
+	// either era: the bridge is then owned (protocol.md §2.7, §2.8).
 	Initialized func()
 
 	initOnce  sync.Once
@@ -134,39 +104,30 @@ type Server struct {
 	fileSem   chan struct{} // fileCalls slots
 }
 
-// Message is one outgoing JSON-RPC message as the pieces to write in order,
-// the last ending in a newline. Every piece is bytes this package encoded,
-// then an image's base64 when the piece ends an image block's "data":"
-// (toolResponse). That base64 is an envelope.Image, which only the door
-// makes, and only of canonical base64, which cannot end a string: the type
-// leaves no other way to write bytes this package did not encode. It
-// aliases the page's reply, so that an image is written from the bytes it
-// arrived in.
+// Message is one outgoing JSON-RPC message as pieces written in order, the
+// last ending in a newline: bytes this package encoded, then, in an image
+// block, an envelope.Image's base64, which only the door makes, of
+// canonical base64 that cannot end a string. The type leaves no other way
+// to write bytes this package did not encode.
 type Message []Piece
 
-// Piece is bytes this package encoded, then an image's base64 (none but in
-// an image block).
 type Piece struct {
 	Encoded []byte
 	Image   envelope.Image
 }
 
-// one is a Message of one piece, all encoded here.
 func one(b []byte) Message { return Message{{Encoded: b}} }
 
 // Output is where a session's messages go; a transport implements it.
 type Output interface {
-	// Send queues m. It may block while the transport is backed up, which
-	// pushes back on the reader.
+	// Send queues m, blocking (pushing back on the reader) while backed up.
 	Send(m Message)
-	// SendHeld queues m for a request that holds one of the session's
-	// held slots (MaxInFlight + MaxSubscriptions). It never blocks;
-	// written runs once m is written or dropped, on the transport's writer.
+	// SendHeld queues m for a request holding a slot, never blocking;
+	// written runs on the writer once m is written or dropped.
 	SendHeld(m Message, written func())
 }
 
-// Session is one client connection's state: its era, the requests in
-// flight, its subscriptions.
+// Session is one client connection's state.
 type Session struct {
 	srv *Server
 	out Output
@@ -174,27 +135,20 @@ type Session struct {
 	end context.CancelFunc
 	// kick has one slot: a subscription that missed a change before its
 	// acknowledgement was written asks the writer to look again.
-	kick chan struct{}
-	// slots counts held requests; a token is taken when one starts and
-	// given back when its answer has been written or dropped.
-	slots chan struct{}
-	// running counts the goroutines the session started (one per
-	// wait_for_connection).
-	running sync.WaitGroup
+	kick    chan struct{}
+	slots   chan struct{}  // held requests, given back once answered or dropped
+	running sync.WaitGroup // the goroutines of held tools
 
-	// initialized is closed when a 2025-era client has sent
-	// notifications/initialized: the voice channel sends from then on.
+	// initialized is closed at notifications/initialized: the voice channel
+	// sends from then on.
 	initialized chan struct{}
 
-	// hearing is true while this session's voice loop owns the voice
-	// (--voice-channel, from notifications/initialized until the session
-	// ends): the greeting and connection_status say voice arrives by
-	// itself only then (protocol.md §7.19).
+	// hearing is true while this session's voice loop owns the voice: only
+	// then do the greeting and connection_status say voice arrives by
+	// itself (protocol.md §7.19).
 	hearing atomic.Bool
 
-	// batch is the JSON-RPC batch whose messages Handle is answering now,
-	// or nil; only Handle's goroutine touches it.
-	batch *batch
+	batch *batch // the batch Handle is answering, or nil; Handle's goroutine only
 
 	mu       sync.Mutex
 	era      era
@@ -204,15 +158,15 @@ type Session struct {
 	subs     map[string]*subscription
 }
 
-// flight is a request that waits: a page call or wait_for_connection.
+// flight is a request that waits: a page call or a held tool.
 type flight struct {
 	cancel    func() bool // stops the work; true if no answer will come
 	cancelled bool
 	batch     *batch // the batch it came in, or nil
 }
 
-// NewSession starts a session answering through out. It ends when ctx does
-// or Close is called.
+// NewSession starts a session answering through out, until ctx ends or
+// Close.
 func (srv *Server) NewSession(ctx context.Context, out Output) *Session {
 	ctx, end := context.WithCancel(ctx)
 	return &Session{
@@ -224,11 +178,11 @@ func (srv *Server) NewSession(ctx context.Context, out Output) *Session {
 	}
 }
 
-// Close ends the session: every request in flight is cancelled at once and
-// nothing more is answered. It returns how many requests it cancelled.
+// Close ends the session, cancelling every request in flight (it returns
+// how many) and answering nothing more.
 func (s *Session) Close() int {
-	// The context ends under the lock: a wait that returns on it then
-	// finds itself already taken here, and is counted.
+	// Ended under the lock, so a wait that returns on it finds itself
+	// already taken here, and counted.
 	s.mu.Lock()
 	s.end()
 	flights := s.inflight
@@ -256,7 +210,6 @@ func (s *Session) Owned() bool {
 	return s.era != eraNone
 }
 
-// request is one parsed incoming message.
 type request struct {
 	id     []byte // raw; nil for a notification
 	method string
@@ -265,10 +218,9 @@ type request struct {
 
 var null = []byte("null")
 
-// Handle answers one line: a message, or a batch of them where the session
-// negotiated MCP 2025-03-26. Requests that wait (page calls,
-// wait_for_connection) answer later through SendHeld; everything else is
-// answered before Handle returns. Handle is called from one goroutine.
+// Handle answers one line, a message or a batch (MCP 2025-03-26), from one
+// goroutine: requests that wait answer later through SendHeld, the rest
+// before it returns.
 func (s *Session) Handle(line []byte) {
 	if s.srv.Activity != nil {
 		s.srv.Activity()
@@ -285,7 +237,6 @@ func (s *Session) Handle(line []byte) {
 	s.handleMessage(line)
 }
 
-// handleMessage answers one JSON-RPC message, valid JSON.
 func (s *Session) handleMessage(msg []byte) {
 	r, ok := s.parse(msg)
 	if !ok {
@@ -298,10 +249,9 @@ func (s *Session) handleMessage(msg []byte) {
 	s.dispatch(r)
 }
 
-// parse checks the JSON-RPC envelope of one message and answers what is
-// wrong with it. A response (the bridge asks nothing, so it answers
-// nothing) is ignored, whatever its id, so that two peers never trade
-// errors about each other's errors.
+// parse checks one message's JSON-RPC envelope and answers what is wrong. A
+// response is ignored, whatever its id: the bridge asks nothing, and two
+// peers must never trade errors about each other's errors.
 func (s *Session) parse(msg []byte) (request, bool) {
 	if msg[0] != '{' {
 		s.fail(null, codeInvalidRequest, "invalid request: expected a JSON-RPC object")
@@ -353,8 +303,7 @@ func (s *Session) parse(msg []byte) (request, bool) {
 	return r, true
 }
 
-// validID reports whether raw is an MCP request id: a string or an integer
-// (digits, optionally signed). null, fractions and exponents are refused.
+// validID reports whether raw is an MCP request id: a string or an integer.
 func validID(raw []byte) bool {
 	if len(raw) == 0 {
 		return false
@@ -409,13 +358,11 @@ func (s *Session) notification(r request) {
 			s.cancel(id)
 		}
 	default:
-		// Anything else: never answered.
 	}
 }
 
-// cancel ends the request id if it is still in flight: its answer is never
-// written (the MCP cancellation rule), and a page reply that comes later
-// is dropped by the hub.
+// cancel ends the request id if in flight: its answer is never written
+// (MCP's cancellation rule), and the hub drops a late page reply.
 func (s *Session) cancel(id []byte) {
 	k := string(id)
 	s.mu.Lock()
@@ -439,9 +386,8 @@ func (s *Session) cancel(id []byte) {
 	}
 }
 
-// begin takes a held slot for request id and records it as in flight. It
-// answers and reports false when the session is at its bound or the id is
-// already in use.
+// begin takes a held slot for id and records it in flight, or answers
+// and reports false (at the bound, or the id in use).
 func (s *Session) begin(id []byte, f *flight) bool {
 	select {
 	case s.slots <- struct{}{}:
@@ -473,8 +419,7 @@ func (s *Session) begin(id []byte, f *flight) bool {
 
 func (s *Session) release() { <-s.slots }
 
-// drop ends a flight that will never be answered: its slot is given back,
-// or, in a batch, the batch stops waiting for it.
+// drop ends a flight that will never be answered.
 func (s *Session) drop(f *flight) {
 	if f.batch != nil {
 		s.settle(f.batch)
@@ -483,8 +428,7 @@ func (s *Session) drop(f *flight) {
 	s.release()
 }
 
-// finish answers a flight with what build makes, unless it was cancelled or
-// the session has ended.
+// finish answers f with build's Message, unless cancelled or ended.
 func (s *Session) finish(id []byte, f *flight, build func() Message) {
 	k := string(id)
 	s.mu.Lock()
@@ -506,11 +450,10 @@ func (s *Session) finish(id []byte, f *flight, build func() Message) {
 	s.out.SendHeld(m, s.release)
 }
 
-// guarded returns what build makes, or an internal error for id if it
-// panics. A page's reply (or a leader's answer) shapes what build reads,
-// and it runs on a goroutine of its own or the tab's reader, where a panic
-// would end the bridge; none of the panic's value, which may quote the
-// reply, is logged or answered.
+// guarded returns what build makes, or an internal error if it panics: a
+// page's reply shapes what build reads, and a panic would end the bridge.
+// The panic's value, which may quote the reply, is neither logged nor
+// answered.
 func (s *Session) guarded(id []byte, build func() Message) (m Message) {
 	defer func() {
 		if recover() != nil {
@@ -521,15 +464,14 @@ func (s *Session) guarded(id []byte, build func() Message) (m Message) {
 	return build()
 }
 
-// setCancel records how to stop f, unless it already ended.
+// setCancel records how to stop f.
 func (s *Session) setCancel(f *flight, cancel func() bool) {
 	s.mu.Lock()
 	f.cancel = cancel
 	s.mu.Unlock()
 }
 
-// send writes an answer made on Handle's goroutine: into the batch being
-// answered, if any, else to the session's output.
+// send writes an answer made on Handle's goroutine, into the batch if any.
 func (s *Session) send(m Message) {
 	if s.batch != nil {
 		s.batch.add(m)

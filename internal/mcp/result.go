@@ -8,22 +8,16 @@ import (
 	"github.com/stitchslop/stitchslop-bridge/security/gate"
 )
 
-// toolResponse builds the tools/call response for request id from a page's
-// reply (protocol.md §3.5) as the door decoded it (envelope.Decode), from
-// the tab, a leader or the bridge itself. Its first text block is the say
-// line, then the envelope as compact JSON without its transport id; an
-// image (envelope.Image) becomes an image block and leaves the text; any
-// reply but ok:true is isError (one reading of ok: the shell exits 1 on
-// it). In the text, strings too long for a model are replaced by a note
-// (modelGuard); the image is not text and is never cut. A tool of the
-// bridge's own that ran the call adds its words (own): a text block after
-// the reply's, never inside it.
+// toolResponse builds the tools/call response for request id from a reply
+// the door decoded (protocol.md §3.5): a text block of the say line, then
+// the envelope as compact JSON without its transport id, bounded by
+// modelGuard; an image (envelope.Image) as an image block; isError for any
+// reply but ok:true. A bridge tool's own words (own) are a text block
+// after the reply's, never inside it.
 //
-// Every byte of the Message is encoded here (the text by gate.AppendString
-// and modelGuard) but the image's base64, which only the door's
-// envelope.Image gives: the whole of it checked to be canonical base64,
-// which no byte of can end the JSON string it is written into. It is not
-// decoded or copied: that piece of the Message aliases the reply.
+// Every byte is encoded here but the image's base64, which only the door's
+// envelope.Image gives, canonical, so no byte of it can end the string it
+// is written into; it aliases the reply, uncopied.
 func toolResponse(id []byte, env envelope.Reply, own ownWords, modern bool) Message {
 	img, hasImage := env.Image()
 	if slices.Contains(own.saved, "dataUrl") {
@@ -77,22 +71,15 @@ func toolResponse(id []byte, env envelope.Reply, own ownWords, modern bool) Mess
 	return Message{{Encoded: head, Image: img}, {Encoded: append(resultEnd(ownBlock(tail, own.words), failed), "}\n"...)}}
 }
 
-// ownWords is what a tool of the bridge's own (call_to_files,
-// call_with_file) adds to the page's reply it passes on. The reply is
-// never rewritten to say it: its block is a call's.
+// ownWords is what a file tool adds to the reply it passes on, which is
+// never rewritten to say it.
 type ownWords struct {
-	// words are the bridge's, in a text block after the reply's; "" adds
-	// none.
-	words string
-	// saved are the top-level members the bridge saved to files (a
-	// dataUrl, a text): left out of the reply's block, as an image is.
-	saved []string
-	// refused makes the result isError though the reply says ok:true.
-	refused bool
+	words   string   // the bridge's, in a text block after the reply's
+	saved   []string // top-level members saved to files: left out, as an image is
+	refused bool     // isError though the reply says ok:true
 }
 
-// ownBlock appends a text block of words, if any, after the blocks
-// before it.
+// ownBlock appends a text block of words, if any.
 func ownBlock(dst []byte, words string) []byte {
 	if words == "" {
 		return dst
@@ -100,13 +87,13 @@ func ownBlock(dst []byte, words string) []byte {
 	return textBlock(append(dst, ','), words)
 }
 
-// textResult is a tools/call result of one text block, in the era's shape.
+// textResult is a result of one text block, in the era's shape.
 func textResult(text string, isError, modern bool) []byte {
 	return resultEnd(resultHead(nil, text, modern), isError)
 }
 
-// resultHead opens every tools/call result there is, and its content
-// list, with a text block.
+// resultHead opens every tools/call result, its content list and its
+// first text block.
 func resultHead(dst []byte, text string, modern bool) []byte {
 	if modern {
 		dst = append(dst, modernHead...)
@@ -119,10 +106,8 @@ func resultHead(dst []byte, text string, modern bool) []byte {
 }
 
 // textBlock writes every text block of a result, and is where its text
-// passes the gate to the model (security/gate: invisible characters out,
-// bounded), whoever built the text: a page's reply, a greeting, a status,
-// a save report. TestGateIsTheOnlyWayToTheModel holds that nothing else
-// writes a result's content.
+// passes the gate to the model (gate.Text: cleaned, bounded), whoever built
+// it. TestGateIsTheOnlyWayToTheModel holds that nothing else writes one.
 func textBlock(dst []byte, text string) []byte {
 	dst = append(dst, `{"type":"text","text":`...)
 	dst = gate.AppendString(dst, gate.Text(text))

@@ -126,13 +126,10 @@ func (srv *Server) Serve(ctx context.Context, in io.Reader, out io.Writer) (open
 }
 
 // yieldIfIdle gives the processor to a writer that was parked: queued is
-// its queue's length just after a send, and a send to a waiting receiver
-// hands the message over without buffering it, so 0 means the writer was
-// idle and this message is its only work. The sender (a reader) blocks on
-// its next read right after; yielding lets the writer run on this thread
-// now instead of being woken on another, which saves about two context
-// switches per relayed call. Under load the writer is busy, messages
-// queue, and nobody yields.
+// its queue's length just after a send, 0 when the writer was idle and
+// took the message at once. The sender, a reader, blocks on its next read
+// right after, so the writer runs on this thread instead of being woken on
+// another. Under load messages queue, and nobody yields.
 func yieldIfIdle(queued int) {
 	if queued == 0 {
 		runtime.Gosched()

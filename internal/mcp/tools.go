@@ -24,12 +24,9 @@ import (
 	"github.com/stitchslop/stitchslop-bridge/security/unprintable"
 )
 
-// ReservedTools are the names of the bridge's own tools, those it has and
-// those the next versions add (pairing through the agent, status, files).
-// It is the one list: the page side's sanitiser (security/toollist) drops
-// a page tool whose name folds to any of them, so a page can never shadow
-// a bridge tool, even one it does not know yet. A new bridge tool is added
-// here first; TestBridgeToolsReserved fails otherwise.
+// ReservedTools are the names of the bridge's own tools: the page side's
+// sanitiser (security/toollist) drops a page tool whose name folds to any
+// of them, so a page cannot shadow one (TestBridgeToolsReserved).
 var ReservedTools = []string{"wait_for_connection", "pair", "connection_status", "call_with_file", "call_to_files"}
 
 // Bounds of wait_for_connection's timeoutSeconds (protocol.md §3.4).
@@ -38,21 +35,16 @@ const (
 	WaitMaxSeconds     = 120
 )
 
-// DescribeArgs is what the connection greeting asks scene.describe for, as
-// the reference bridge does.
+// DescribeArgs is what the greeting asks scene.describe for.
 var DescribeArgs = json.RawMessage(`{"limit":8}`)
 
-// annotations are a bridge tool's MCP hints, said truthfully:
-// wait_for_connection and pair change only the bridge's own state (a port
-// opened, a token armed) and repeat harmlessly; connection_status reads;
-// the two file tools run a tab command, which may change the design, and
-// call_to_files writes files (replacing some with overwrite), so both are
-// destructive, not idempotent and open-world (the tab is a web page).
+// annotations are a bridge tool's MCP hints, said truthfully: the file
+// tools run a tab command, which may change the design, and call_to_files
+// writes files, so both are destructive, not idempotent and open-world.
 func annotations(readOnly, destructive, idempotent, openWorld bool) map[string]bool {
 	return map[string]bool{"readOnlyHint": readOnly, "destructiveHint": destructive, "idempotentHint": idempotent, "openWorldHint": openWorld}
 }
 
-// The arguments the bridge's waiting tools take.
 var (
 	waitArgs = []string{"origin", "ownBridge", "timeoutSeconds"}
 	pairArgs = []string{"origin", "timeoutSeconds", "token"}
@@ -178,11 +170,10 @@ func merge(a, b map[string]any) map[string]any {
 	return m
 }
 
-// toolList answers tools/list: the bridge's five tools, then the tab's in
-// the order the tab listed them, so the bytes are the same on every call
-// until the tab sends a new list (clients cache lists by order). In the
-// 2026-07-28 era it says the list may not be cached, since the tab's tools
-// come and go.
+// toolList answers tools/list: the bridge's tools, then the tab's in its
+// order, so the bytes change only with a new list (clients cache by
+// order). In the 2026-07-28 era the list may not be cached: the tab's
+// tools come and go.
 func (s *Session) toolList(modern bool) []byte {
 	tools := []any{waitTool, pairTool, statusTool, withFileTool, toFilesTool}
 	for _, t := range s.srv.Hub.State().Tools {
@@ -203,10 +194,9 @@ func (s *Session) toolList(modern bool) []byte {
 	return finishResult(b, modern)
 }
 
-// toolsCall starts a tools/call. Well-formed calls while the tab is not
-// there, or with arguments a tool does not take, are answered with isError
-// and a sentence for the model (§3.5); a malformed request, or a tool that
-// neither the bridge nor the connected tab lists, is -32602.
+// toolsCall starts a tools/call. A well-formed call with no tab there, or
+// with arguments the tool does not take, is isError with a sentence for
+// the model (§3.5); a malformed one, or an unknown tool, is -32602.
 func (s *Session) toolsCall(r request, meta []byte, modern bool) {
 	var name, args []byte
 	if !envelope.Each(r.params, func(k string, v []byte) bool {
@@ -256,10 +246,8 @@ func (s *Session) toolsCall(r request, meta []byte, modern bool) {
 			return
 		}
 	} else if st := s.srv.Hub.State(); st.Connected && st.Listed {
-		// A tool in neither list while the tab's list is here (even an
-		// empty one) is unknown: -32602, as both revisions ask. With no
-		// tab, or none listed yet, the call goes on and is answered
-		// isError with the fix (§3.5).
+		// Unknown only once the tab's list is here; before, the call goes
+		// on and is answered isError with the fix (§3.5).
 		s.fail(r.id, codeInvalidParams, "invalid params: unknown tool: neither this bridge nor the connected Stitch Slop tab lists a tool of that name; tools/list names the tools there are")
 		return
 	}
@@ -274,13 +262,11 @@ func (s *Session) toolsCall(r request, meta []byte, modern bool) {
 	s.setCancel(f, cancel)
 }
 
-// toolError is a tools/call result that says what was wrong, as isError.
 func toolError(msg string, modern bool) []byte { return textResult(msg, true, modern) }
 
-// misspelt checks args against the names a tool takes. An argument whose
-// name is a near miss of one of them (case or separators) is refused with
-// the right spelling; with strict, any unknown argument is refused. It
-// returns the refusal, or "".
+// misspelt returns the refusal of an argument whose name is a near miss
+// (case or separators) of one a tool takes, with the right spelling, or,
+// with strict, of any unknown argument; else "".
 func misspelt(tool string, args []byte, known []string, strict bool) string {
 	if len(known) == 0 && !strict {
 		return ""
@@ -317,17 +303,15 @@ func quoteList(names []string) string {
 
 // waitSpec is what a waiting tool was asked.
 type waitSpec struct {
-	secs  float64
-	site  string // the site whose tab to wait for; "" for any
-	token string // pair's token, as given
-	own   bool   // ownBridge: a port of this bridge's own, never following
-	// before is the attempts record when the wait was asked for.
-	before attempts.Snapshot
+	secs   float64
+	site   string            // the site whose tab to wait for; "" for any
+	token  string            // pair's token, as given
+	own    bool              // ownBridge: a port of this bridge's own, never following
+	before attempts.Snapshot // the record when the wait was asked for
 }
 
-// startWait runs wait_for_connection or pair in its own goroutine: it
-// blocks for up to two minutes, and it is one of the session's held
-// requests.
+// startWait runs wait_for_connection or pair, a held request, in its own
+// goroutine.
 func (s *Session) startWait(tool string, id, args []byte, timeout time.Duration, modern bool) {
 	w, msg := s.waitArgs(tool, args)
 	if msg != "" {
@@ -340,8 +324,6 @@ func (s *Session) startWait(tool string, id, args []byte, timeout time.Duration,
 	}
 	ctx, stop := context.WithCancel(s.ctx)
 	s.setCancel(f, func() bool { stop(); return false })
-	// The wait begins now: what the bridge saw from here on is the wait's
-	// (a follower reads its host's record instead).
 	w.before = s.srv.Attempts.Snapshot()
 	s.running.Add(1)
 	go func() {
@@ -352,10 +334,9 @@ func (s *Session) startWait(tool string, id, args []byte, timeout time.Duration,
 	}()
 }
 
-// waitArgs reads a waiting tool's arguments. timeoutSeconds defaults to
-// WaitDefaultSeconds and is capped at WaitMaxSeconds; zero or less means
-// the default. An origin is read as pasted (origin.Pasted: trailing ".,;"
-// and "/" dropped, case folded) and must then be an allowed site.
+// waitArgs reads a waiting tool's arguments: timeoutSeconds capped at
+// WaitMaxSeconds (zero or less, the default); an origin read as pasted
+// (origin.Pasted), which must be an allowed site.
 func (s *Session) waitArgs(tool string, args []byte) (waitSpec, string) {
 	known := waitArgs
 	if tool == "pair" {
@@ -397,8 +378,8 @@ func (s *Session) waitArgs(tool string, args []byte) (waitSpec, string) {
 	return w, ""
 }
 
-// attachedTo waits until a tab is attached and, when site is not "", the
-// bridge serves site; false when ctx ends first.
+// attachedTo waits until a tab is attached and the bridge serves site
+// (when not ""); false when ctx ends first.
 func (s *Session) attachedTo(ctx context.Context, site string) bool {
 	h := s.srv.Hub
 	for {
@@ -414,9 +395,8 @@ func (s *Session) attachedTo(ctx context.Context, site string) bool {
 	}
 }
 
-// HostStatus is what a follower reads of the bridge it follows, from its
-// /status: a follower reports its host's tab, attempts, refusals and
-// listen processes, not its own empty ones.
+// HostStatus is what a follower reads of its host's /status, and reports
+// in place of its own empty record.
 type HostStatus struct {
 	Port, PID  int
 	Connected  bool
@@ -432,21 +412,15 @@ type OtherBridge struct {
 	PID    int    `json:"pid"`
 }
 
-// ReachAny is what the greeting and connection_status say for a client
-// that never refreshes its tool list (some ignore tools/list_changed): the
-// tab's commands are reachable through the bridge's own file tools.
+// ReachAny is for a client that never refreshes its tool list.
 const ReachAny = "If your client does not show the tab's tools (some never refresh their tool list), reach any tab command through call_to_files (command, args and a dir for any files it returns; it answers with the tab's reply) or, to give it a file, call_with_file: no restart is needed."
 
-// ListWait bounds how long the greeting waits, once the tab is attached,
-// for its tool list: the tab sends it right after the hello (a follower
-// mirrors it in the same poll that sees the tab), and the greeting's
-// listen part reads it. Past the bound the greeting is written without it.
+// ListWait bounds how long the greeting waits for the attached tab's tool
+// list, which the tab sends right after the hello.
 const ListWait = 3 * time.Second
 
-// Bounds of the canvas in the greeting: at most greetItems items (what
-// DescribeArgs asks for; a page may send more), each name and treatment
-// cut to greetLabel runes. The gate bounds the whole text anyway; these
-// keep the greeting short.
+// Bounds of the canvas in the greeting, in items and runes a label: the
+// gate bounds the whole; these keep it short.
 const (
 	greetItems = 8
 	greetLabel = 80
@@ -456,8 +430,7 @@ const (
 // them (protocol.md §7.6).
 const greetSay = "I'm listening. Press Talk (⌥M) and speak."
 
-// host is the followed bridge's view, or false when this bridge serves
-// the tab itself.
+// host is the followed bridge's view, or false.
 func (s *Session) host(ctx context.Context) (HostStatus, bool) {
 	if s.srv.Host == nil {
 		return HostStatus{}, false
@@ -465,8 +438,7 @@ func (s *Session) host(ctx context.Context) (HostStatus, bool) {
 	return s.srv.Host(ctx)
 }
 
-// record is the attempts record a wait and connection_status read: the
-// host's for a follower.
+// record is the attempts record: the host's for a follower.
 func (s *Session) record(ctx context.Context) attempts.Snapshot {
 	if h, ok := s.host(ctx); ok {
 		return h.Attempts
@@ -523,9 +495,8 @@ func (s *Session) waitForConnection(ctx context.Context, id []byte, tool string,
 	return one(response(id, textResult(s.greeting(ctx, tool, port, mode, already, paired, timeout), false, modern)))
 }
 
-// stillWaiting is a timed-out wait's result: a normal result, then what
-// the bridge (the host, for a follower) saw since the wait began, the
-// panel's status words, and the sites admitted.
+// stillWaiting is a timed-out wait's result: what the bridge saw since the
+// wait began, the panel's status words, and the sites admitted.
 func (s *Session) stillWaiting(ctx context.Context, tool, site string, port int, mode string, secs float64, paired sites.Pairing, before attempts.Snapshot) string {
 	where := fmt.Sprintf("this bridge (port %d)", port)
 	if mode == "follower" {
@@ -593,12 +564,9 @@ func (s *Session) awaitList(ctx context.Context) {
 }
 
 // greeting is the connect result of wait_for_connection and pair, in the
-// reference bridge's order: attached now or already, how the tab got in,
-// the canvas, the tools, voice, and what to do first.
-//
-// The canvas is asked for first; then the greeting waits (awaitList) for
-// the tab's tool list, which the tools and voice parts read, so a wait
-// parked before the tab attached gets them too.
+// reference bridge's order: attached, how, the canvas, the tools, voice,
+// what to do first. The tool list is awaited (awaitList) after the canvas,
+// so a wait parked before the tab attached gets it too.
 func (s *Session) greeting(ctx context.Context, tool string, port int, mode string, already bool, paired sites.Pairing, timeout time.Duration) string {
 	canvas := s.canvas(ctx, s.srv.Hub.State(), timeout)
 	s.awaitList(ctx)
@@ -643,9 +611,7 @@ func (s *Session) greeting(ctx context.Context, tool string, port int, mode stri
 	return strings.Join(lines, "\n\n")
 }
 
-// howIn says how the tab got in: by the one-time token, now spent (the
-// machine stays paired), or by the browser's stored pairing, so no token
-// was needed and any the user gave is unused.
+// howIn says how the tab got in: the token, or the stored pairing.
 func (s *Session) howIn(tool, by string, p sites.Pairing, site string) string {
 	switch by {
 	case hub.ByToken:
@@ -667,10 +633,8 @@ func (s *Session) howIn(tool, by string, p sites.Pairing, site string) string {
 	return ""
 }
 
-// canvas is the greeting's description of the open design, from
-// scene.describe {"limit":8}: the app's say line, then its items. A
-// describe that fails, or answers in another shape, never fails the
-// greeting.
+// canvas describes the open design from scene.describe: its say line,
+// then its items. A describe that fails never fails the greeting.
 func (s *Session) canvas(ctx context.Context, st hub.Snapshot, timeout time.Duration) string {
 	if _, ok := s.srv.Hub.ArgNames("scene.describe"); st.Listed && !ok {
 		return "The tab does not list scene.describe, so the canvas is not described here."
@@ -725,10 +689,9 @@ func (s *Session) canvas(ctx context.Context, st hub.Snapshot, timeout time.Dura
 	return b.String()
 }
 
-// voicePart is the greeting's listen guidance when the tab lists
-// voice.listen: the exact command to start under Monitor, or that a
-// listener already runs (pids: the host's for a follower); and whether the
-// greeting waits for voice-on (an app with a voice switch).
+// voicePart is the greeting's voice guidance (the listen command to run
+// under Monitor, or that one runs), and whether the greeting waits for
+// voice-on (an app with a voice switch).
 func (s *Session) voicePart(port int, st hub.Snapshot, hostListeners []int) (string, bool) {
 	hearing := s.hearing.Load()
 	if _, ok := s.srv.Hub.ArgNames("voice.listen"); !ok || (s.srv.ListenCommand == nil && !hearing) {
@@ -772,10 +735,9 @@ func (s *Session) voicePart(port int, st hub.Snapshot, hostListeners []int) (str
 	return b.String(), false
 }
 
-// clip bounds a page string for the greeting to n runes, marked with "…",
-// and makes it one line: each character of the one rule (a newline, a
-// separator, a zero-width or bidi character) becomes a space, so an item's
-// name cannot pose as a line of the greeting.
+// clip bounds a page string to n runes and one line (each character of
+// the one rule becomes a space), so a name cannot pose as a line of the
+// greeting.
 func clip(s string, n int) string {
 	s = strings.Map(func(r rune) rune {
 		if unprintable.Is(r) {
@@ -790,7 +752,7 @@ func clip(s string, n int) string {
 	return string(r[:n]) + "…"
 }
 
-// thousands writes n with comma thousands separators: 12,345.
+// thousands writes n as 12,345.
 func thousands(n int64) string {
 	d := strconv.FormatInt(n, 10)
 	neg := strings.HasPrefix(d, "-")
@@ -808,8 +770,7 @@ func thousands(n int64) string {
 	return b.String()
 }
 
-// expired is a context that has ended: attachedTo(expired, site) only
-// looks.
+// expired has ended: attachedTo(expired, site) only looks.
 var expired = func() context.Context {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
@@ -832,10 +793,8 @@ func (s *Session) pairOutcome(p sites.Pairing) string {
 	return "It used its stored pairing; the token was not needed and is left unspent."
 }
 
-// connectionStatus answers connection_status: what the bridge knows (the
-// host's record, for a follower), as JSON, and opens nothing. The field
-// names are the reference bridge's; mode is "serving", "follower" or
-// "idle" (protocol.md §7.7).
+// connectionStatus answers connection_status with what the bridge knows,
+// opening nothing; the names are the reference bridge's (protocol.md §7.7).
 func (s *Session) connectionStatus(modern bool) []byte {
 	st := s.srv.Hub.State()
 	h, following := s.host(s.ctx)
