@@ -19,3 +19,13 @@ var modelGuard = gate.Guard{Remedy: modelRemedy}
 func modelRemedy(gate.Left) string {
 	return "to get it, call call_to_files with the same command, args and a dir (and textFile to save long text): it saves the data as files and answers with their paths"
 }
+
+// savedRemedy is modelRemedy in call_to_files' own answer, where a data
+// URL left out was saved, or refused, as the block after the reply says:
+// a model told to call call_to_files again would save the files twice.
+func savedRemedy(l gate.Left) string {
+	if l.DataURL {
+		return "the bridge's block after this one says whether call_to_files saved it, and where"
+	}
+	return modelRemedy(l)
+}

@@ -190,10 +190,10 @@ func (s *Session) callToFiles(ctx context.Context, id, raw []byte, timeout time.
 }
 
 // saveReport is what call_to_files says of what it saved (protocol.md
-// §7.15), in its own block after the tab's reply: the reply itself is
-// passed on as any call passes it, less the top-level dataUrl and text it
-// saved, so a page's own savedTo or path in it stays the page's words.
-// Refusing any part makes the result isError.
+// §7.15), in its own block after the tab's reply: the reply is passed on
+// as any call passes it, less the top-level dataUrl and text it saved (a
+// page's own savedTo stays the page's words), its notes of data URLs
+// pointing to this block. Refusing any part makes the result isError.
 func saveReport(r replyfiles.Result) ownWords {
 	var saved, refused, members []string
 	for _, p := range r.Saved {
@@ -220,5 +220,5 @@ func saveReport(r replyfiles.Result) ownWords {
 		words += ", less the " + strings.Join(members, " and ") + " saved"
 	}
 	words += "; only this block, the bridge's own, says what was saved."
-	return ownWords{words: words, saved: members, refused: len(r.Refused) > 0}
+	return ownWords{words: words, saved: members, refused: len(r.Refused) > 0, remedy: savedRemedy}
 }

@@ -23,10 +23,14 @@ func toolResponse(id []byte, env envelope.Reply, own ownWords, modern bool) Mess
 	if slices.Contains(own.saved, "dataUrl") {
 		hasImage = false
 	}
+	guard := modelGuard
+	if own.remedy != nil {
+		guard.Remedy = own.remedy
+	}
 	var say string
 	if v := env.Get("say"); v != nil {
 		var cut bool
-		if say, cut = modelGuard.Note("say", v); !cut {
+		if say, cut = guard.Note("say", v); !cut {
 			say, _ = envelope.String(v)
 		}
 	}
@@ -39,7 +43,7 @@ func toolResponse(id []byte, env envelope.Reply, own ownWords, modern bool) Mess
 	}
 	// The envelope without its transport id, nor the image it carries,
 	// nor what the bridge saved to files, bounded as a whole by the gate.
-	text = modelGuard.AppendObject(text, func(yield func(string, []byte) bool) {
+	text = guard.AppendObject(text, func(yield func(string, []byte) bool) {
 		for _, m := range env.Members() {
 			if m.Key == "id" || (hasImage && m.Key == "dataUrl") || slices.Contains(own.saved, m.Key) {
 				continue
@@ -74,9 +78,10 @@ func toolResponse(id []byte, env envelope.Reply, own ownWords, modern bool) Mess
 // ownWords is what a file tool adds to the reply it passes on, which is
 // never rewritten to say it.
 type ownWords struct {
-	words   string   // the bridge's, in a text block after the reply's
-	saved   []string // top-level members saved to files: left out, as an image is
-	refused bool     // isError though the reply says ok:true
+	words   string                 // the bridge's, in a text block after the reply's
+	saved   []string               // top-level members saved to files: left out, as an image is
+	refused bool                   // isError though the reply says ok:true
+	remedy  func(gate.Left) string // the notes' remedy, when not modelRemedy
 }
 
 // ownBlock appends a text block of words, if any.
