@@ -65,14 +65,14 @@ func toolResponse(id []byte, env envelope.Reply, own ownWords, modern bool) Mess
 	head = append(head, `,"result":`...)
 	head = resultHead(head, string(text), modern)
 	if !hasImage {
-		return one(append(resultEnd(ownBlock(head, own.words), failed), "}\n"...))
+		return one(append(resultEnd(head, own.words, failed), "}\n"...))
 	}
 	head = append(head, `,{"type":"image","data":"`...)
 	tail := make([]byte, 0, len(img.MIME())+len(own.words)+96)
 	tail = append(tail, `","mimeType":`...)
 	tail = gate.AppendString(tail, img.MIME())
 	tail = append(tail, '}')
-	return Message{{Encoded: head, Image: img}, {Encoded: append(resultEnd(ownBlock(tail, own.words), failed), "}\n"...)}}
+	return Message{{Encoded: head, Image: img}, {Encoded: append(resultEnd(tail, own.words, failed), "}\n"...)}}
 }
 
 // ownWords is what a file tool adds to the reply it passes on, which is
@@ -84,17 +84,9 @@ type ownWords struct {
 	remedy  func(gate.Left) string // the notes' remedy, when not modelRemedy
 }
 
-// ownBlock appends a text block of words, if any.
-func ownBlock(dst []byte, words string) []byte {
-	if words == "" {
-		return dst
-	}
-	return textBlock(append(dst, ','), words)
-}
-
 // textResult is a result of one text block, in the era's shape.
 func textResult(text string, isError, modern bool) []byte {
-	return resultEnd(resultHead(nil, text, modern), isError)
+	return resultEnd(resultHead(nil, text, modern), "", isError)
 }
 
 // resultHead opens every tools/call result, its content list and its
@@ -119,8 +111,12 @@ func textBlock(dst []byte, text string) []byte {
 	return append(dst, '}')
 }
 
-// resultEnd closes the content list and the result.
-func resultEnd(dst []byte, isError bool) []byte {
+// resultEnd closes the content list, after a text block of the bridge's
+// own words if any, and the result.
+func resultEnd(dst []byte, own string, isError bool) []byte {
+	if own != "" {
+		dst = textBlock(append(dst, ','), own)
+	}
 	dst = append(dst, `],"isError":`...)
 	dst = strconv.AppendBool(dst, isError)
 	return append(dst, '}')
