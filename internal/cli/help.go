@@ -100,12 +100,6 @@ func (p *Program) reference() string {
 	return b.String()
 }
 
-// WriteFlags writes the help's list of fs.
-func WriteFlags(b *strings.Builder, fs []Flag) { writeFlags(b, fs) }
-
-// WriteExits writes the help's list of es.
-func WriteExits(b *strings.Builder, es []Exit) { writeExits(b, es) }
-
 func writeFlags(b *strings.Builder, fs []flagDef) {
 	for _, f := range fs {
 		name := "--" + f.Name

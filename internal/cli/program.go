@@ -148,9 +148,6 @@ func (p *Program) verbNames() []string {
 // VerbNames lists the verbs, the run with no verb left out.
 func (p *Program) VerbNames() []string { return p.verbNames() }
 
-// TakesValue says whether flag name takes a value.
-func (p *Program) TakesValue(name string) bool { return p.flagSpec[name] }
-
 // elsewhere is the pointer for a verb of the other program, or "".
 func (p *Program) elsewhere(word string) string {
 	for _, v := range p.Elsewhere {
@@ -189,16 +186,6 @@ func Mistake(log *slog.Logger, stdout io.Writer, c *Command, a Args, msg, hint s
 	return mistake(log, stdout, c, a, msg, hint)
 }
 
-// Failed reports err, which kept command c from answering: exit 1, and a
-// failure document on stdout when c prints JSON.
-func Failed(log *slog.Logger, stdout io.Writer, c *Command, a Args, err error) int {
-	log.Error(err.Error())
-	if c.JSON || (c.JSONFlag && a.has("json")) {
-		stdout.Write(append(envelope.Bridge("failed", err.Error()), '\n'))
-	}
-	return 1
-}
-
 // The parsed command line, for toolbox.
 
 // Pos is the positional words, the verb first.
@@ -223,13 +210,6 @@ func StderrOf(ctx context.Context) io.Writer { return stderrOf(ctx) }
 // EmitDoc prints one document that holds what a bridge or a page
 // answered, through the gate every such print passes (gate.go).
 func EmitDoc(w io.Writer, doc []byte) { emitDoc(w, doc) }
-
-// Wrap fills text's paragraphs to the help's width, the first line after
-// lead.
-func Wrap(text, lead string) string { return wrap(text, lead, helpWidth) }
-
-// HelpFor is the help of c.
-func HelpFor(c *Command) string { return helpFor(c) }
 
 // For the voice listener (toolbox), which drives a bridge as the shell
 // verbs do.

@@ -41,11 +41,8 @@ func Short() string {
 	return "(devel)"
 }
 
-// Line is the one line the bridge's --version prints: version, protocol,
-// Go version and platform, plus the commit when it is known.
-func Line() string { return LineOf("stitchslop-bridge") }
-
-// LineOf is Line for the program named name (the module builds two).
+// LineOf is the one line version prints for the program named name:
+// version, protocol, Go version and platform, and the commit when known.
 func LineOf(name string) string {
 	s := fmt.Sprintf("%s %s (wire protocol %d) %s %s/%s",
 		name, Short(), Protocol, runtime.Version(), runtime.GOOS, runtime.GOARCH)
