@@ -62,13 +62,10 @@ type Config struct {
 	// spent-token ledger live instead of ConfigDir: the demo's bridge keeps
 	// its pairings in a throwaway folder that nothing else reads (T17).
 	PairingDir string
-	// Listening, when set, is called with the port each time the bridge
-	// starts listening (the demo prints what to try).
-	Listening func(port int)
-	Token     string // bootstrap token, from the environment
-	Stdin     io.Reader
-	Stdout    io.Writer
-	Log       *slog.Logger
+	Token      string // bootstrap token, from the environment
+	Stdin      io.Reader
+	Stdout     io.Writer
+	Log        *slog.Logger
 }
 
 // Timings are the process's clocks; tests shorten them (see hooks.go).

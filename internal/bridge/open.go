@@ -255,9 +255,6 @@ func (b *bridge) listen(ports []int) (int, error) {
 		go b.watchSquatters(scan, port, stop)
 	}
 	log.Info("session file written", "path", session.Path(cfg.ConfigDir, port))
-	if cfg.Listening != nil {
-		cfg.Listening(port)
-	}
 	return port, nil
 }
 

@@ -98,14 +98,6 @@ func isNumber(s string) bool {
 
 func (a args) has(name string) bool { _, ok := a.flags[name]; return ok }
 
-// Main runs the bridge's program and returns its exit code.
-func Main(ctx context.Context, argv []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	return Bridge.Main(ctx, argv, stdin, stdout, stderr)
-}
-
-// parse parses argv as the bridge's command line.
-func parse(argv []string) (args, error) { return Bridge.parse(argv) }
-
 // runBridgeCommand runs the bridge (no verb) or one of its verbs.
 func runBridgeCommand(ctx context.Context, c *command, a args, dir string, stdin io.Reader, stdout io.Writer, log *slog.Logger) int {
 	if c.Name == "" {

@@ -270,9 +270,6 @@ var globalFlags = []flagDef{
 	{Name: "version", Help: "print the version and exit"},
 }
 
-// lookup returns the bridge's command named name, or nil.
-func lookup(name string) *command { return Bridge.lookup(name) }
-
 // flag returns c's flag named name.
 func (c *command) flag(name string) (flagDef, bool) {
 	for _, f := range c.Flags {

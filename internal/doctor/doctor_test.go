@@ -16,6 +16,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 	"unicode/utf8"
@@ -335,13 +336,12 @@ func startBridge(t *testing.T, dir string) int {
 	t.Helper()
 	port := freePort(t)
 	ctx, cancel := context.WithCancel(context.Background())
-	listening := make(chan int, 1)
+	listening := &logged{msg: "session file written", seen: make(chan struct{})}
 	done := make(chan error, 1)
 	go func() {
 		done <- bridge.Run(ctx, bridge.Config{
 			Origin: site, Ports: []int{port}, ConfigDir: dir,
-			Stdin: strings.NewReader(""), Stdout: io.Discard, Log: slog.New(slog.DiscardHandler),
-			Listening: func(p int) { listening <- p },
+			Stdin: strings.NewReader(""), Stdout: io.Discard, Log: slog.New(listening),
 		})
 	}()
 	t.Cleanup(func() {
@@ -351,12 +351,30 @@ func startBridge(t *testing.T, dir string) int {
 		}
 	})
 	select {
-	case p := <-listening:
-		return p
+	case <-listening.seen:
+		return port
 	case err := <-done:
 		t.Fatalf("bridge.Run returned before listening: %v", err)
 	}
 	return 0
+}
+
+// logged is a log handler that closes seen at the first record of msg,
+// the bridge's line once it listens and its session file is written.
+type logged struct {
+	msg  string
+	seen chan struct{}
+	once sync.Once
+}
+
+func (l *logged) Enabled(context.Context, slog.Level) bool { return true }
+func (l *logged) WithAttrs([]slog.Attr) slog.Handler       { return l }
+func (l *logged) WithGroup(string) slog.Handler            { return l }
+func (l *logged) Handle(_ context.Context, r slog.Record) error {
+	if r.Message == l.msg {
+		l.once.Do(func() { close(l.seen) })
+	}
+	return nil
 }
 
 func TestHealthyBridge(t *testing.T) {

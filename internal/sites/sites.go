@@ -61,9 +61,6 @@ func New(launch, token string) *Sites {
 	return s
 }
 
-// Launch is the origin the bridge was started for.
-func (s *Sites) Launch() string { return s.launch }
-
 // Allowed reports whether site may pair or be admitted (origin.AllowedSite).
 func (s *Sites) Allowed(site string) bool { return origin.AllowedSite(site, s.launch) }
 

@@ -61,8 +61,8 @@ func TestServe(t *testing.T) {
 	if s.Served() != launch {
 		t.Fatalf("served %q at start", s.Served())
 	}
-	if prev := s.Serve("http://localhost:5173"); prev != launch || s.Served() != "http://localhost:5173" || s.Launch() != launch {
-		t.Fatalf("after Serve: prev %q, served %q, launch %q", prev, s.Served(), s.Launch())
+	if prev := s.Serve("http://localhost:5173"); prev != launch || s.Served() != "http://localhost:5173" || s.launch != launch {
+		t.Fatalf("after Serve: prev %q, served %q, launch %q", prev, s.Served(), s.launch)
 	}
 }
 
