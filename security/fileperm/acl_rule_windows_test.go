@@ -7,7 +7,7 @@ import (
 	"testing"
 )
 
-// The Windows owner-only rule, on plain values; it runs on every OS.
+// The Windows owner-only rule, on plain values.
 
 const (
 	userSID     = "S-1-5-21-1-2-3-1001"

@@ -8,9 +8,9 @@ import (
 
 // On Windows, T10 rests on an owner-only DACL rather than on mode bits
 // (acl_windows.go). The rule that judges an existing object's security
-// descriptor lives here, over plain values, so that its tests (acl_test.go)
-// run on every OS: acl_windows.go only turns descriptors into these values
-// and writes the repair.
+// descriptor lives here, over plain values, so that its tests need no
+// real descriptors: acl_windows.go only turns descriptors into these
+// values and writes the repair. No other system's binary holds it.
 
 // aclEntry is one entry of a DACL.
 type aclEntry struct {
