@@ -219,3 +219,10 @@ func TestWinListeners(t *testing.T) {
 		}
 	}
 }
+
+func TestParseTCPTableBounded(t *testing.T) {
+	buf := make([]byte, maxTableBytes+1) // dwNumEntries 0, then padding
+	if got, err := parseTCPTable(buf); err == nil {
+		t.Errorf("parseTCPTable(%d bytes) = %d rows, nil; want an error over %d bytes", len(buf), len(got), maxTableBytes)
+	}
+}

@@ -1,7 +1,7 @@
 package peercred
 
-// Parsing GetExtendedTcpTable's TCP_TABLE_OWNER_PID_ALL tables, with no OS
-// calls, so it is tested on every platform.
+// Parsing GetExtendedTcpTable's TCP_TABLE_OWNER_PID_ALL tables, apart from
+// the OS calls (peercred_windows.go), so its tests need no real table.
 
 import (
 	"encoding/binary"
