@@ -144,8 +144,11 @@ func New(s session.File) *Client {
 }
 
 // unidentified is a listener on the session file's port that is not the
-// session file's bridge.
-type unidentified struct{ why string }
+// session file's bridge, or (lookup) one this system cannot tie to it.
+type unidentified struct {
+	why    string
+	lookup bool
+}
 
 func (e *unidentified) Error() string { return e.why }
 
@@ -162,10 +165,13 @@ func identify(c net.Conn, s session.File) error {
 		if err == nil || errors.Is(err, peercred.ErrUnsupported) {
 			return nil
 		}
-		return &unidentified{fmt.Sprintf("port %d is held by another user's process, not the bridge (pid %d) its session file names", s.Port, s.PID)}
+		return &unidentified{fmt.Sprintf("port %d is held by another user's process, not the bridge (pid %d) its session file names", s.Port, s.PID), false}
 	}
-	if err != nil || !held {
-		return &unidentified{fmt.Sprintf("port %d is not held by the bridge (pid %d) its session file names", s.Port, s.PID)}
+	if err != nil {
+		return &unidentified{fmt.Sprintf("cannot tell whether port %d is held by the bridge (pid %d) its session file names: %v", s.Port, s.PID, err), true}
+	}
+	if !held {
+		return &unidentified{fmt.Sprintf("port %d is not held by the bridge (pid %d) its session file names", s.Port, s.PID), false}
 	}
 	return nil
 }
@@ -254,6 +260,9 @@ func (c *Client) sendError(ctx context.Context, r Request, err error) error {
 	// session file outlived its bridge; a connect timeout, a bridge too
 	// frozen to accept. Both leave nothing to drive (exit 3).
 	var un *unidentified
+	if errors.As(err, &un) && un.lookup {
+		return &Error{Exit: exitcode.NoBridge, Code: "stale_session", Msg: "the key was not sent: " + un.why}
+	}
 	if errors.As(err, &un) {
 		return &Error{Exit: exitcode.NoBridge, Code: "stale_session",
 			Msg:  "the session file is stale and the key was not sent: " + un.why,

@@ -212,6 +212,32 @@ func TestKeyOnlyToTheNamedBridge(t *testing.T) {
 	}
 }
 
+// Where the system cannot say which process holds the port (no sock_diag,
+// say), the key is not sent either, and the error gives the cause instead
+// of calling the session file stale.
+func TestKeyNotSentWhenHolderUnknown(t *testing.T) {
+	cause := errors.New("peercred: the socket table cannot be read")
+	old := holdsPort
+	holdsPort = func(int, int) (bool, error) { return false, cause }
+	t.Cleanup(func() { holdsPort = old })
+	sent := make(chan string, 1)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		sent <- r.Header.Get("x-stitchslop-key")
+	}))
+	defer srv.Close()
+	_, err := New(session.File{Port: serverPort(t, srv), Key: "the-key", PID: os.Getpid()}).Do(context.Background(), Request{Method: "GET", Path: "/status", Timeout: guardTimeout})
+	var ce *Error
+	if !errors.As(err, &ce) || ce.Exit != exitcode.NoBridge || !strings.Contains(ce.Msg, "key was not sent") ||
+		!strings.Contains(ce.Msg, cause.Error()) || strings.Contains(ce.Msg, "stale") {
+		t.Fatalf("an unknown holder: %v, want exit 3 saying the key was not sent and why", err)
+	}
+	select {
+	case k := <-sent:
+		t.Fatalf("the listener received the key %q", k)
+	default:
+	}
+}
+
 // shortAnswer swaps in a small answer bound for one test.
 func shortAnswer(t *testing.T, n int64) {
 	t.Helper()

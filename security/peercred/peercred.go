@@ -8,8 +8,8 @@
 // the CLI send the control-plane key only to the bridge its session file
 // names.
 //
-// Linux reads netlink sock_diag, else /proc/net/tcp{,6}; Windows reads
-// GetExtendedTcpTable and the owning token's SID. Elsewhere every function
+// Linux reads netlink sock_diag (and /proc/<pid>/fd for HoldsPort); Windows
+// reads GetExtendedTcpTable and the owning token's SID. Elsewhere every function
 // returns ErrUnsupported and Listen lets every connection through, saying
 // so once: the BSD pcblist records change layout between releases and
 // cannot be parsed reliably without cgo.

@@ -1,24 +1,23 @@
 package peercred
 
 import (
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"net/netip"
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 )
 
-// Test hooks, swapped in t.Cleanup: where procfs is, the byte order the
-// kernel prints address words in, and who "we" are.
+// Test hooks, swapped in t.Cleanup: where procfs is, who "we" are, and the
+// kernel's socket tables (sockdiag_linux.go).
 var (
-	procRoot                     = "/proc"
-	useSockDiag                  = true // ask the kernel by netlink first
-	hostOrder   binary.ByteOrder = binary.NativeEndian
-	getuid                       = os.Getuid
+	procRoot    = "/proc"
+	getuid      = os.Getuid
+	peerTable   = diagPeer
+	listenTable = diagListeners
 )
 
 const (
@@ -30,11 +29,11 @@ const (
 )
 
 func sameUser(local, remote netip.AddrPort) error {
-	entries, err := sockets(func() ([]entry, error) { return diagPeer(local, remote) })
+	entries, err := peerTable(local, remote)
 	if err != nil {
 		return err
 	}
-	uid, err := peerID(entries, local, remote, procLive)
+	uid, err := peerID(entries, local, remote, live)
 	if err != nil {
 		return err
 	}
@@ -45,7 +44,7 @@ func sameUser(local, remote netip.AddrPort) error {
 }
 
 func listenersOn(port uint16) ([]Squatter, error) {
-	entries, err := sockets(diagListeners)
+	entries, err := listenTable()
 	if err != nil {
 		return nil, err
 	}
@@ -58,7 +57,7 @@ func listenersOn(port uint16) ([]Squatter, error) {
 }
 
 func holdsPort(pid int, port uint16) (bool, error) {
-	entries, err := sockets(diagListeners)
+	entries, err := listenTable()
 	if err != nil {
 		return false, err
 	}
@@ -79,58 +78,6 @@ func holdsPort(pid int, port uint16) (bool, error) {
 		}
 	}
 	return true, nil
-}
-
-// sockets asks the kernel by sock_diag (diag) or, where that is not
-// available, reads /proc.
-func sockets(diag func() ([]entry, error)) ([]entry, error) {
-	if useSockDiag {
-		if entries, err := diag(); err == nil {
-			return entries, nil
-		}
-	}
-	return readProcTables()
-}
-
-// readProcTables reads and parses /proc/net/tcp and /proc/net/tcp6, the
-// sockets of this process's network namespace. A kernel without IPv6 has
-// no tcp6 file and no IPv6 sockets to miss.
-func readProcTables() ([]entry, error) {
-	var all []entry
-	for _, name := range []string{"tcp", "tcp6"} {
-		path := filepath.Join(procRoot, "net", name)
-		data, err := readCapped(path, maxTableBytes)
-		if name == "tcp6" && errors.Is(err, fs.ErrNotExist) {
-			continue
-		}
-		if err != nil {
-			return nil, err
-		}
-		entries, err := parseProcNetTCP(data, hostOrder)
-		if err != nil {
-			return nil, fmt.Errorf("%w (%s)", err, path)
-		}
-		all = append(all, entries...)
-	}
-	return all, nil
-}
-
-// readCapped reads a whole file of at most max bytes. procfs reports size
-// 0, so the bound is applied to the read itself.
-func readCapped(path string, max int64) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("peercred: %w", err)
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, max+1))
-	if err != nil {
-		return nil, fmt.Errorf("peercred: reading %s: %w", path, err)
-	}
-	if int64(len(data)) > max {
-		return nil, fmt.Errorf("peercred: %s is larger than %d bytes; refusing to half-read it", path, max)
-	}
-	return data, nil
 }
 
 // socketInodes returns the inodes of the sockets process pid has open, from
@@ -168,4 +115,43 @@ func socketInodes(pid int) (map[uint64]bool, error) {
 			return nil, fmt.Errorf("peercred: file descriptors of pid %d: %w", pid, err)
 		}
 	}
+}
+
+// Linux TCP states (include/net/tcp_states.h), as sock_diag gives them.
+const (
+	linuxEstablished = 0x01
+	linuxSynSent     = 0x02
+	linuxFinWait1    = 0x04
+	linuxFinWait2    = 0x05
+	linuxCloseWait   = 0x08
+	linuxLastAck     = 0x09
+	linuxListen      = 0x0A
+	linuxClosing     = 0x0B
+)
+
+// live reports whether e can be the live client end of a connection: in a
+// connection state and still held by a process (inode not 0), since a
+// socket its process closed is given uid 0, which would pass for root's.
+func live(e entry) bool {
+	switch e.State {
+	case linuxEstablished, linuxSynSent, linuxFinWait1, linuxFinWait2,
+		linuxCloseWait, linuxLastAck, linuxClosing:
+		return e.Inode != 0
+	}
+	return false
+}
+
+// parseSocketLink parses the target of a /proc/<pid>/fd/N link to a
+// socket, "socket:[12345]", into its inode.
+func parseSocketLink(target string) (uint64, bool) {
+	s, ok := strings.CutPrefix(target, "socket:[")
+	if !ok {
+		return 0, false
+	}
+	s, ok = strings.CutSuffix(s, "]")
+	ino, err := strconv.ParseUint(s, 10, 64)
+	if !ok || err != nil || ino == 0 {
+		return 0, false
+	}
+	return ino, true
 }

@@ -3,7 +3,6 @@ package peercred
 import (
 	"bufio"
 	"context"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -14,6 +13,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -80,23 +80,11 @@ func swap[T any](t *testing.T, p *T, v T) {
 	t.Cleanup(func() { *p = old })
 }
 
-// fakeProc points the package at a procfs made of fixtures, seen by uid 1000.
-func fakeProc(t *testing.T, tcp, tcp6 string) string {
+// fakeTables points the package at the kernel tables in entries and a
+// procfs of fixtures holding /proc/<pid>/fd only, seen by uid 1000.
+func fakeTables(t *testing.T, entries []entry) {
 	t.Helper()
 	root := t.TempDir()
-	mustWrite := func(path, text string) {
-		t.Helper()
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	mustWrite(filepath.Join(root, "net", "tcp"), tcp)
-	if tcp6 != "" {
-		mustWrite(filepath.Join(root, "net", "tcp6"), tcp6)
-	}
 	fds := map[string][]string{
 		"4242": {"/dev/null", "socket:[45678]", "pipe:[9]", "socket:[45679]"},
 		"4343": {"socket:[50002]"},
@@ -114,25 +102,22 @@ func fakeProc(t *testing.T, tcp, tcp6 string) string {
 		}
 	}
 	swap(t, &procRoot, root)
-	swap(t, &useSockDiag, false) // the fixture is /proc; the kernel would answer for the real machine
-	swap[binary.ByteOrder](t, &hostOrder, binary.LittleEndian)
+	table := func() ([]entry, error) { return slices.Clone(entries), nil }
+	swap(t, &peerTable, func(netip.AddrPort, netip.AddrPort) ([]entry, error) { return table() })
+	swap(t, &listenTable, table)
 	swap(t, &getuid, func() int { return 1000 })
-	return root
 }
 
-const (
-	// 127.0.0.1:55555 -> 127.0.0.1:8787, uid 1000: a client of ours.
-	lineOurClient4 = "   5: 0100007F:D903 0100007F:2253 01 00000000:00000000 00:00000000 00000000  1000        0 45682 1 0000000000000000 20 4 30 10 -1"
-	// 127.0.0.1:8790 listening, uid 1000, beside lineAny6's [::]:8790.
-	lineListen8790 = "   6: 0100007F:2256 00000000:0000 0A 00000000:00000000 00:00000000 00000000  1000        0 45690 1 0000000000000000 100 0 0 10 0"
-	// 127.0.0.2:8791 listening, uid 65534: gets nothing sent to 127.0.0.1.
-	lineListen127002 = "   7: 0200007F:2257 00000000:0000 0A 00000000:00000000 00:00000000 00000000 65534        0 45700 1 0000000000000000 100 0 0 10 0"
-)
-
 var (
-	fixtureTCP = strings.Join([]string{tcpHeader, lineListen4, lineServer4, lineClient4, lineTimeWait4,
-		lineAny4, lineOurClient4, lineListen8790, lineListen127002}, "\n") + "\n"
-	fixtureTCP6 = strings.Join([]string{tcp6Header, lineListen6, lineAny6, lineMapped}, "\n") + "\n"
+	// 127.0.0.1:55555 -> 127.0.0.1:8787, uid 1000: a client of ours.
+	eOurClient4 = entry{ap("127.0.0.1:55555"), ap("127.0.0.1:8787"), linuxEstablished, 1000, 45682}
+	// 127.0.0.1:8790 listening, uid 1000, beside eAny6's [::]:8790.
+	eListen8790 = entry{ap("127.0.0.1:8790"), ap("0.0.0.0:0"), linuxListen, 1000, 45690}
+	// 127.0.0.2:8791 listening, uid 65534: gets nothing sent to 127.0.0.1.
+	eListen127002 = entry{ap("127.0.0.2:8791"), ap("0.0.0.0:0"), linuxListen, 65534, 45700}
+
+	fixture = []entry{eListen4, eServer4, eClient4, eTimeWait4, eAny4, eOurClient4, eListen8790, eListen127002,
+		eListen6, eAny6, eMapped}
 )
 
 func tcpConn(local, remote string) net.Conn {
@@ -145,7 +130,7 @@ func tcpConn(local, remote string) net.Conn {
 }
 
 func TestSameUserFixture(t *testing.T) {
-	fakeProc(t, fixtureTCP, fixtureTCP6)
+	fakeTables(t, fixture)
 	tests := []struct {
 		name          string
 		uid           int
@@ -183,7 +168,7 @@ func TestSameUserFixture(t *testing.T) {
 }
 
 func TestListenerOwnerFixture(t *testing.T) {
-	fakeProc(t, fixtureTCP, fixtureTCP6)
+	fakeTables(t, fixture)
 	tests := []struct {
 		port  int
 		found bool
@@ -206,7 +191,7 @@ func TestListenerOwnerFixture(t *testing.T) {
 }
 
 func TestSquattersFixture(t *testing.T) {
-	fakeProc(t, fixtureTCP, fixtureTCP6)
+	fakeTables(t, fixture)
 	nob := Owner{UID: 65534}
 	tests := []struct {
 		port int
@@ -234,7 +219,7 @@ func TestSquattersFixture(t *testing.T) {
 }
 
 func TestHoldsPortFixture(t *testing.T) {
-	fakeProc(t, fixtureTCP, fixtureTCP6)
+	fakeTables(t, fixture)
 	tests := []struct {
 		pid, port int
 		want      bool
@@ -258,59 +243,67 @@ func TestHoldsPortFixture(t *testing.T) {
 	}
 }
 
-// Anything not understood is an error from every function, never a
-// default answer.
-func TestFailClosedFixture(t *testing.T) {
-	tests := []struct {
-		name, tcp, tcp6 string
-	}{
-		{"malformed tcp", fixtureTCP + "   9: 0100007F:2253\n", fixtureTCP6},
-		{"malformed tcp6", fixtureTCP, fixtureTCP6 + "garbage\n"},
-		{"tcp without header", strings.TrimPrefix(fixtureTCP, tcpHeader+"\n"), fixtureTCP6},
-		{"empty tcp", "", fixtureTCP6},
+// Where the kernel's socket table cannot be read (no netlink sock_diag:
+// WSL1, a sandbox), every function fails, never a default answer: no
+// connection passes, and the error says why.
+func TestFailClosedWithoutSockDiag(t *testing.T) {
+	swap(t, &openDiag, func() (int, error) { return -1, syscall.EAFNOSUPPORT })
+	if err := SameUser(tcpConn("127.0.0.1:8787", "127.0.0.1:55555")); !errors.Is(err, syscall.EAFNOSUPPORT) ||
+		!strings.Contains(err.Error(), "every one is refused") {
+		t.Errorf("SameUser = %v, want the sock_diag failure, saying connections are refused", err)
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			fakeProc(t, tt.tcp, tt.tcp6)
-			if err := SameUser(tcpConn("127.0.0.1:8787", "127.0.0.1:55555")); err == nil {
-				t.Error("SameUser = nil, want an error")
-			}
-			if o, found, err := ListenerOwner(8787); err == nil {
-				t.Errorf("ListenerOwner(8787) = %+v, %v, nil; want an error", o, found)
-			}
-			if held, err := HoldsPort(4242, 8787); err == nil || held {
-				t.Errorf("HoldsPort(4242, 8787) = %v, %v; want false and an error", held, err)
-			}
-		})
+	if o, found, err := ListenerOwner(8787); err == nil {
+		t.Errorf("ListenerOwner(8787) = %+v, %v, nil; want an error", o, found)
 	}
-	t.Run("no tcp file", func(t *testing.T) {
-		root := fakeProc(t, fixtureTCP, fixtureTCP6)
-		if err := os.Remove(filepath.Join(root, "net", "tcp")); err != nil {
-			t.Fatal(err)
-		}
-		if _, _, err := ListenerOwner(8787); err == nil {
-			t.Error("ListenerOwner(8787) without /proc/net/tcp: nil error")
-		}
-	})
-	t.Run("no tcp6 file means no IPv6", func(t *testing.T) {
-		fakeProc(t, fixtureTCP, "")
-		if o, found, err := ListenerOwner(8787); err != nil || !found || !o.Mine {
-			t.Errorf("ListenerOwner(8787) without tcp6 = %+v, %v, %v; want ours", o, found, err)
-		}
-	})
-}
+	if sq, err := Squatters(8787); err == nil {
+		t.Errorf("Squatters(8787) = %v, nil; want an error", sq)
+	}
+	if held, err := HoldsPort(os.Getpid(), 8787); err == nil || held {
+		t.Errorf("HoldsPort = %v, %v; want false and an error", held, err)
+	}
 
-func TestReadCapped(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "tcp")
-	if err := os.WriteFile(path, []byte("0123456789"), 0o644); err != nil {
+	// A real connection of our own user is closed unread, and the log
+	// says why.
+	lines := make(chan string, 16)
+	ln, err := Listen("127.0.0.1:0", slog.New(slog.NewTextHandler(chanWriter(lines), nil)))
+	if err != nil {
 		t.Fatal(err)
 	}
-	if b, err := readCapped(path, 10); err != nil || string(b) != "0123456789" {
-		t.Errorf("readCapped(10 bytes, max 10) = %q, %v; want the file", b, err)
+	defer ln.Close()
+	accepted := make(chan net.Conn, 1)
+	go func() {
+		if c, err := ln.Accept(); err == nil {
+			accepted <- c
+		}
+	}()
+	c, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
 	}
-	if b, err := readCapped(path, 9); err == nil {
-		t.Errorf("readCapped(10 bytes, max 9) = %q, nil; want an error", b)
+	defer c.Close()
+	select {
+	case line := <-lines:
+		if !strings.Contains(line, "refused a connection whose owner could not be checked") || !strings.Contains(line, "sock_diag") {
+			t.Errorf("log = %q, want the refusal and its cause", line)
+		}
+	case c := <-accepted:
+		c.Close()
+		t.Fatal("Accept returned a connection whose owner could not be checked")
+	case <-time.After(liveTimeout):
+		t.Fatal("no refusal logged")
 	}
+	c.SetReadDeadline(time.Now().Add(liveTimeout))
+	if n, err := c.Read(make([]byte, 1)); err == nil || n != 0 {
+		t.Fatalf("our own connection, unchecked, read %d bytes, %v; want it closed", n, err)
+	}
+}
+
+// chanWriter sends each write, a log line, to its channel.
+type chanWriter chan string
+
+func (w chanWriter) Write(p []byte) (int, error) {
+	w <- string(p)
+	return len(p), nil
 }
 
 func TestHoldsPortPID1(t *testing.T) {

@@ -119,3 +119,5 @@ func TestCanon(t *testing.T) {
 		}
 	}
 }
+
+func ap(s string) netip.AddrPort { return netip.MustParseAddrPort(s) }

@@ -11,7 +11,9 @@ import (
 
 // The kernel's socket diagnostics (netlink NETLINK_SOCK_DIAG, as ss uses):
 // an exact lookup by four-tuple and a dump of listeners only, where
-// /proc/net/tcp walks the whole connection table. /proc stays the fallback.
+// /proc/net/tcp would walk the whole connection table (docs/performance.md).
+// It is the one way: where it is unavailable every lookup fails, so every
+// connection is refused (noDiagError).
 
 // Layout of struct inet_diag_req_v2 and struct inet_diag_msg
 // (linux/inet_diag.h), in the kernel's native byte order except the
@@ -27,6 +29,23 @@ const (
 	// maxTableBytes in all is refused, as for /proc.
 	diagMaxReply = 1 << 16
 )
+
+// openDiag opens a netlink socket to the kernel's socket diagnostics; a
+// test hook.
+var openDiag = func() (int, error) {
+	return unix.Socket(unix.AF_NETLINK, unix.SOCK_DGRAM|unix.SOCK_CLOEXEC, unix.NETLINK_SOCK_DIAG)
+}
+
+// noDiagError is a system where no socket's owner can be looked up: WSL1, or
+// a sandbox that denies netlink sockets.
+type noDiagError struct{ err error }
+
+func (e *noDiagError) Error() string {
+	return "peercred: this system does not let the bridge read the kernel's socket table (netlink sock_diag: " + e.err.Error() +
+		"), so no connection's owner can be checked and every one is refused"
+}
+
+func (e *noDiagError) Unwrap() error { return e.err }
 
 // diagPeer looks up the other end of our connection, as a table of at most
 // one entry.
@@ -77,9 +96,9 @@ func diagRequest(src, dst netip.AddrPort, states uint32) []byte {
 
 // diagRoundTrip sends one request and parses the inet_diag_msg replies.
 func diagRoundTrip(req []byte, v4, dump bool) ([]entry, error) {
-	fd, err := unix.Socket(unix.AF_NETLINK, unix.SOCK_DGRAM|unix.SOCK_CLOEXEC, unix.NETLINK_SOCK_DIAG)
+	fd, err := openDiag()
 	if err != nil {
-		return nil, fmt.Errorf("peercred: sock_diag socket: %w", err)
+		return nil, &noDiagError{err}
 	}
 	defer unix.Close(fd)
 	tv := unix.Timeval{Sec: 2}
