@@ -132,7 +132,7 @@ func New(s session.File) *Client {
 		if err != nil {
 			return nil, err
 		}
-		if err := identify(c, s); err != nil {
+		if err := identify(s); err != nil {
 			c.Close()
 			return nil, err
 		}
@@ -154,33 +154,23 @@ func (e *unidentified) Error() string { return e.why }
 
 // identify makes sure the key goes only to the bridge the session file
 // names (THREAT_MODEL T10): the process holding the port must be the
-// file's pid (peercred.HoldsPort, Linux and Windows). Where the OS cannot
-// say which process holds a port, the listener must at least belong to
-// this user (peercred.SameUser); where it cannot say that either, the
-// session file's 0600 mode is the only check.
-func identify(c net.Conn, s session.File) error {
+// file's pid (peercred.HoldsPort). Where the OS cannot say (not Linux or
+// Windows), the session file's 0600 mode is the only check.
+func identify(s session.File) error {
 	held, err := holdsPort(s.PID, s.Port)
-	if errors.Is(err, peercred.ErrUnsupported) {
-		err = sameUser(c)
-		if err == nil || errors.Is(err, peercred.ErrUnsupported) {
-			return nil
-		}
-		return &unidentified{fmt.Sprintf("port %d is held by another user's process, not the bridge (pid %d) its session file names", s.Port, s.PID), false}
-	}
-	if err != nil {
+	switch {
+	case errors.Is(err, peercred.ErrUnsupported):
+		return nil
+	case err != nil:
 		return &unidentified{fmt.Sprintf("cannot tell whether port %d is held by the bridge (pid %d) its session file names: %v", s.Port, s.PID, err), true}
-	}
-	if !held {
+	case !held:
 		return &unidentified{fmt.Sprintf("port %d is not held by the bridge (pid %d) its session file names", s.Port, s.PID), false}
 	}
 	return nil
 }
 
-// The peer lookups; test hooks.
-var (
-	holdsPort = peercred.HoldsPort
-	sameUser  = peercred.SameUser
-)
+// holdsPort is peercred.HoldsPort; a test hook.
+var holdsPort = peercred.HoldsPort
 
 // Do sends a request and returns the body of a 200 answer, read whole: in
 // one buffer of its size when the answer gives its length, as the bridge's
