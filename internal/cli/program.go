@@ -19,8 +19,6 @@ import (
 // person runs by hand (internal/toolbox), which is built on this package and
 // never linked into the bridge. The names below are what toolbox uses.
 
-// Command, Flag, Exit and Args are a command's definition and a parsed
-// command line.
 type (
 	Command = command
 	Flag    = flagDef
@@ -49,7 +47,6 @@ type Program struct {
 	flagSpec, repeatable map[string]bool
 }
 
-// NewProgram makes a program of its commands.
 func NewProgram(p *Program) *Program {
 	p.flagSpec, p.repeatable = map[string]bool{}, map[string]bool{}
 	for _, f := range globalFlags {
@@ -67,7 +64,6 @@ func NewProgram(p *Program) *Program {
 	return p
 }
 
-// Main runs the program and returns its exit code.
 func (p *Program) Main(ctx context.Context, argv []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	log := ui.NewLogger(stderr)
 	defer ui.Flush(log) // the counts of repeated warnings still held
@@ -133,7 +129,6 @@ func (p *Program) lookup(name string) *command {
 	return nil
 }
 
-// Lookup returns the command named name, or nil.
 func (p *Program) Lookup(name string) *Command { return p.lookup(name) }
 
 // verbNames lists the verbs, the run with no verb left out.
@@ -145,7 +140,6 @@ func (p *Program) verbNames() []string {
 	return names
 }
 
-// VerbNames lists the verbs, the run with no verb left out.
 func (p *Program) VerbNames() []string { return p.verbNames() }
 
 // elsewhere is the pointer for a verb of the other program, or "".
@@ -180,62 +174,42 @@ func shellLine(words []string) (string, bool) {
 	return strings.Join(q, " "), true
 }
 
-// Mistake reports a usage error of command c: the error and its hints on
-// stderr, and for a verb that prints JSON a usage envelope on stdout.
+// Forwarders for toolbox, each the lower-case function of this package
+// the shell verbs use (verbs.go, cli.go, gate.go), so stitchslop's verbs
+// behave as the bridge's do. Args.Pos holds the verb first; Args.Flag is
+// a flag's last value.
+
 func Mistake(log *slog.Logger, stdout io.Writer, c *Command, a Args, msg, hint string) int {
 	return mistake(log, stdout, c, a, msg, hint)
 }
 
-// The parsed command line, for toolbox.
-
-// Pos is the positional words, the verb first.
 func (a args) Pos() []string { return a.pos }
 
-// Has says whether flag name was given.
 func (a args) Has(name string) bool { return a.has(name) }
 
-// Flag is the last value given to flag name.
 func (a args) Flag(name string) (string, bool) { v, ok := a.flags[name]; return v, ok }
 
-// PortsFlag reads --port as the bridge does: one port, or a list tried in
-// order; nil means the default scan.
 func PortsFlag(a Args) ([]int, error) { return portsFlag(a) }
 
-// PortFlag reads --port for a shell verb: the one bridge to drive.
 func PortFlag(a Args) (int, error) { return portFlag(a) }
 
-// StderrOf is the stderr Main was given (for what a person reads).
 func StderrOf(ctx context.Context) io.Writer { return stderrOf(ctx) }
 
-// EmitDoc prints one document that holds what a bridge or a page
-// answered, through the gate every such print passes (gate.go).
 func EmitDoc(w io.Writer, doc []byte) { emitDoc(w, doc) }
 
-// For the voice listener (toolbox), which drives a bridge as the shell
-// verbs do.
-
-// CallBody is the body of POST /call.
 type CallBody = callBody
 
-// QuickTimeout and AnswerMargin are the shell verbs' request timeouts
-// (verbs.go).
 const (
 	QuickTimeout = quickTimeout
 	AnswerMargin = answerMargin
 )
 
-// Fail reports the error that ended verb c, as the shell verbs do.
 func Fail(log *slog.Logger, stdout io.Writer, c *Command, a Args, err error) int {
 	return fail(log, stdout, c, a, err)
 }
 
-// UsageErr is a mistake on a verb's command line, found once it runs.
 func UsageErr(format string, v ...any) error { return usageErr(format, v...) }
 
-// Quiet reports err on stderr, with its hint, and returns it as a
-// *client.Error.
 func Quiet(log *slog.Logger, err error) *client.Error { return quiet(log, err) }
 
-// Door decodes a bridge's answer, once, into the value every printer
-// takes.
 func Door(env []byte, err error) (envelope.Reply, error) { return door(env, err) }

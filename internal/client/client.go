@@ -35,10 +35,8 @@ type Error struct {
 
 func (e *Error) Error() string { return e.Msg }
 
-// Find picks the bridge to drive. Session files of dead processes are
-// pruned. With port != 0 only that bridge will do; otherwise exactly one
-// live bridge must exist: choosing among several would silently drive the
-// wrong document.
+// Find picks the bridge to drive: port's, or the only live one, since
+// choosing among several would silently drive the wrong document.
 func Find(dir string, port int) (session.File, error) {
 	live, bad, err := session.List(dir)
 	if err != nil {
@@ -81,7 +79,6 @@ func Find(dir string, port int) (session.File, error) {
 // retransmission on a loaded machine.
 const ConnectTimeout = 2 * time.Second
 
-// connectTimeout is ConnectTimeout; tests shorten it.
 var connectTimeout = ConnectTimeout
 
 // maxErrorBody caps how much of an answer other than 200 is read to word
@@ -98,33 +95,26 @@ var maxAnswer int64 = limits.ControlAnswer
 // errNoAnswer is the cause of a request's context when its Timeout ran out.
 var errNoAnswer = errors.New("the bridge did not answer in time")
 
-// Request is one control-plane request.
 type Request struct {
 	Method string
 	Path   string
 	Body   any // sent as JSON when not nil
 
-	// Timeout bounds the whole exchange, connect and the answer's last byte
-	// included. It must be positive: a frozen bridge must never hang the
-	// shell.
+	// Timeout bounds the whole exchange, and must be positive: a frozen
+	// bridge must never hang the shell.
 	Timeout time.Duration
 
-	// Listener, when positive, is the pid of the listen process sending
-	// the request, sent as control.ListenerHeader: the bridge reports it
-	// among its listeners and does not count it as an agent's use.
-	Listener int
-	// VoiceOwner, when positive, is the pid of a follower bridge whose
-	// session hears the tab's voice, sent as control.VoiceOwnerHeader.
+	// Listener and VoiceOwner, when positive, are sent as
+	// control.ListenerHeader and control.VoiceOwnerHeader.
+	Listener   int
 	VoiceOwner int
 }
 
-// Client talks to one bridge.
 type Client struct {
 	s    session.File
 	http *http.Client
 }
 
-// New returns a client for the bridge described by s.
 func New(s session.File) *Client {
 	dialer := &net.Dialer{Timeout: connectTimeout}
 	dial := func(ctx context.Context, network, addr string) (net.Conn, error) {

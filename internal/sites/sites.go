@@ -26,10 +26,8 @@ const (
 	MaxSites  = 16
 )
 
-// ErrNotAllowed is returned by Arm for a site that is not allowed.
 var ErrNotAllowed = errors.New("that site is not allowed")
 
-// TokenPattern is the form of a Stitch Slop token.
 var TokenPattern = regexp.MustCompile(`^tok_[0-9a-f]{6,64}$`)
 
 // CleanToken returns s without surrounding white space and trailing '.',
@@ -40,7 +38,6 @@ func CleanToken(s string) (string, bool) {
 	return t, TokenPattern.MatchString(t)
 }
 
-// Sites is safe for concurrent use.
 type Sites struct {
 	launch string
 
@@ -64,18 +61,15 @@ func New(launch, token string) *Sites {
 // Allowed reports whether site may pair or be admitted (origin.AllowedSite).
 func (s *Sites) Allowed(site string) bool { return origin.AllowedSite(site, s.launch) }
 
-// Served is the site the bridge serves now.
 func (s *Sites) Served() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.served
 }
 
-// SwitchNotice is what the agent and the person must be told while the
-// bridge serves a site other than its launch origin, led by a space: an
-// agent started for one site should not drive another's without knowing.
-// A loopback site is named as one: any program here may serve its port,
-// so its page may not be the one the user paired (THREAT_MODEL T17).
+// SwitchNotice, led by a space, tells the agent and the person that the
+// bridge serves a site other than its launch origin, and that a loopback
+// site may be any local program's page (THREAT_MODEL T17).
 func (s *Sites) SwitchNotice() string {
 	s.mu.Lock()
 	served, chosen := s.served, s.chosen
@@ -103,7 +97,7 @@ func (s *Sites) Choose(site string) {
 	s.served, s.chosen = site, site
 }
 
-// Serve makes site the served one and returns the one served before.
+// Serve makes site the served one and returns the one before.
 func (s *Sites) Serve(site string) (prev string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -136,22 +130,19 @@ func (s *Sites) Arm(site, token string) error {
 	return nil
 }
 
-// ArmedSites lists the sites with a token armed, sorted.
 func (s *Sites) ArmedSites() []string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return slices.Sorted(slices.Values(s.order))
 }
 
-// HasTokens reports whether any token is armed for site.
 func (s *Sites) HasTokens(site string) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return len(s.armed[site]) > 0
 }
 
-// Armed reports whether token is armed for site. Every armed token of the
-// site is compared, in constant time, whatever matches.
+// Armed compares token with every one armed for site, in constant time.
 func (s *Sites) Armed(site, token string) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -165,13 +156,11 @@ var (
 	ErrSpent    = errors.New("that token was already redeemed, and tokens work once; open the Stitch Slop agent panel for a fresh one")
 )
 
-// Store is what Pair asks of the pairing store.
 type Store interface {
 	Spent(token string) (bool, error)
 	Paired(site string) (bool, error)
 }
 
-// Pairing is what Pair did.
 type Pairing struct {
 	Site  string // normalised
 	Token string // cleaned (CleanToken)

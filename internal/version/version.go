@@ -1,9 +1,7 @@
-// Package version holds the build identity printed by --version and sent
-// as serverInfo.version, and Identity: which binary this is, with the
-// SHA-256 of its executable file (docs/protocol.md §7.18).
-//
+// Package version holds the build identity (--version, serverInfo.version)
+// and Identity, with the SHA-256 of the executable (docs/protocol.md §7.18).
 // Release builds set Version, Commit and Date with -ldflags -X; a plain
-// build leaves them empty and String falls back to debug.ReadBuildInfo.
+// build falls back to debug.ReadBuildInfo.
 package version
 
 import (
@@ -20,7 +18,6 @@ import (
 	"time"
 )
 
-// Protocol is the Stitch Slop wire protocol this bridge speaks.
 const Protocol = 1
 
 // Set by -ldflags -X in release builds.
@@ -30,7 +27,6 @@ var (
 	Date    = ""
 )
 
-// Short returns the version alone, e.g. "1.2.3" or "(devel)".
 func Short() string {
 	if Version != "" {
 		return Version
@@ -82,14 +78,12 @@ type Identity struct {
 	SHA256Error string `json:"sha256Error,omitempty"`
 }
 
-// HashWait bounds how long the hello waits for the executable's hash;
-// past it the hello goes without and says NotYet.
+// HashWait bounds how long the hello waits for the hash; then it says NotYet.
 const HashWait = 2 * time.Second
 
-// NotYet is SHA256Error while the hash is still being computed.
 const NotYet = "still being computed"
 
-// hasher computes a hash once, in the background, and hands it out.
+// hasher computes a hash once, in the background.
 type hasher struct {
 	once     sync.Once
 	done     chan struct{}
@@ -98,7 +92,6 @@ type hasher struct {
 
 func newHasher() *hasher { return &hasher{done: make(chan struct{})} }
 
-// start runs hash in its own goroutine, the first time only.
 func (h *hasher) start(hash func() (string, string)) {
 	h.once.Do(func() {
 		go func() {
@@ -108,8 +101,7 @@ func (h *hasher) start(hash func() (string, string)) {
 	})
 }
 
-// result is the hash and its error, waiting at most wait; NotYet when the
-// hash is not done by then.
+// result waits at most wait for the hash.
 func (h *hasher) result(wait time.Duration) (string, string) {
 	t := time.NewTimer(wait)
 	defer t.Stop()
@@ -125,7 +117,6 @@ func (h *hasher) result(wait time.Duration) (string, string) {
 	return h.sum, h.err
 }
 
-// self hashes this process's executable.
 var self = newHasher()
 
 // executable is the file Self hashes. On Linux it is /proc/self/exe, which
@@ -142,12 +133,10 @@ var executable = func() (string, error) {
 	return os.Executable()
 }
 
-// StartHash starts hashing the executable in the background, once, so the
-// hash is off the start-up path.
+// StartHash starts the hash, once, off the start-up path.
 func StartHash() { self.start(hashExecutable) }
 
-// hashExecutable hashes the file this process runs from. An error is
-// reported in words without the path, since the page sees them.
+// hashExecutable's errors name no path: the page sees them.
 func hashExecutable() (string, string) {
 	path, err := executable()
 	if err != nil {
@@ -174,13 +163,10 @@ func reason(err error) string {
 	return err.Error()
 }
 
-// Self returns this binary's identity, waiting at most wait for the hash
-// (StartHash begins it if nothing has). With the hash not done by then,
-// SHA256 is "" and SHA256Error is NotYet.
+// Self is the bridge's identity, waiting at most wait for the hash.
 func Self(wait time.Duration) Identity { return SelfOf("stitchslop-bridge", wait) }
 
-// SelfOf is Self for the program named name: the bridge's identity is
-// Self's; stitchslop, the hand-run tools, names itself for version --json.
+// SelfOf is Self for the program named name (stitchslop's version --json).
 func SelfOf(name string, wait time.Duration) Identity {
 	StartHash()
 	id := Identity{Name: name, Version: Short(), Commit: commit(), OS: runtime.GOOS, Arch: runtime.GOARCH}

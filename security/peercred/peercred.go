@@ -1,26 +1,14 @@
-// Package peercred asks the operating system which user is on the other
-// end of a loopback TCP connection, and who holds a listening port. It
-// mitigates THREAT_MODEL.md T10 (other-user) and T17 (demo): another local
-// account's process that dials the bridge or the demo's page server, or
-// squats a port the tab dials. Listen is the one way the binary listens,
-// and closes unread every connection SameUser does not pass; Squatters
-// finds another user's listeners where the tab would land; HoldsPort lets
-// the CLI send the control-plane key only to the bridge its session file
-// names.
-//
-// Linux reads netlink sock_diag (and /proc/<pid>/fd for HoldsPort); Windows
-// reads GetExtendedTcpTable and the owning token's SID. Elsewhere every function
-// returns ErrUnsupported and Listen lets every connection through, saying
-// so once: the BSD pcblist records change layout between releases and
-// cannot be parsed reliably without cgo.
+// Package peercred asks the OS which user is on the other end of a loopback
+// TCP connection, and who holds a listening port (THREAT_MODEL.md T10,
+// T17). Linux reads netlink sock_diag (and /proc/<pid>/fd for HoldsPort);
+// Windows GetExtendedTcpTable and the owning token's SID; elsewhere every
+// function returns ErrUnsupported (the BSD pcblist layout changes between
+// releases and cannot be read reliably without cgo).
 //
 // Fail closed: every function returns an error when it cannot prove its
-// answer, and callers treat that as a refusal or "not held".
-//
-// Residual risk: another process of the same user is indistinguishable
-// (T11); root can do anything; a socket this user hands to another user's
-// process counts as ours; a pid may be reused; Squatters is a snapshot,
-// and a squatter that binds later is found at the next look.
+// answer, and callers treat that as a refusal or "not held". Residual risk:
+// the same user's other processes (T11), root, a socket handed to another
+// user's process, pid reuse, and a squatter that binds between looks.
 package peercred
 
 import (
@@ -32,34 +20,27 @@ import (
 	"strings"
 )
 
-// maxTableBytes bounds one read of a kernel TCP table. A larger table is
-// refused rather than truncated: a truncated one could hide the entry that
-// matters.
+// maxTableBytes bounds a kernel TCP table; a larger one is refused, since a
+// truncated one could hide the entry that matters.
 const maxTableBytes = 16 << 20
 
-// ErrUnsupported is returned by every function on systems other than Linux
-// and Windows.
+// ErrUnsupported is every function's answer but on Linux and Windows.
 var ErrUnsupported = errors.New("peercred: finding the owner of a socket is not supported on this platform")
 
-// ErrNoOwners is Squatters on a system whose socket table names pid 0 for
-// a listener (Wine's, for every socket): another user's listener cannot
-// then be told from ours.
+// ErrNoOwners is Squatters where the table names pid 0 for every listener
+// (Wine): another user's cannot then be told from ours.
 var ErrNoOwners = errors.New("peercred: the system's socket table names no owner for a listener, so another user's cannot be told from this one's")
 
-// Owner is the owner of a socket, as far as the operating system says.
+// Owner is the owner of a socket, as far as the OS says: UID on Linux (-1
+// on Windows), SID and PID on Windows.
 type Owner struct {
-	// UID is the owner's numeric user id on Linux; -1 on Windows.
 	UID int
-	// SID is the owner's security identifier on Windows; "" elsewhere, or
-	// when it could not be read.
 	SID string
-	// PID is the owning process on Windows; 0 on Linux.
 	PID int
 	// Mine is true only when the owner is proven to be this process's user.
 	Mine bool
 }
 
-// String describes the owner for a message to the person.
 func (o Owner) String() string {
 	var parts []string
 	if o.UID >= 0 {
@@ -77,8 +58,7 @@ func (o Owner) String() string {
 	return strings.Join(parts, " ")
 }
 
-// OtherUserError is SameUser's answer when the peer is proven to belong to
-// another user. Any other error means the owner could not be found.
+// OtherUserError is SameUser's answer for a peer proven another user's.
 type OtherUserError struct {
 	Owner Owner
 }
@@ -88,8 +68,7 @@ func (e *OtherUserError) Error() string {
 }
 
 // SameUser returns nil only if the remote end of c, an accepted loopback
-// TCP connection, is a socket of this process's user; an *OtherUserError
-// when it is proven someone else's. Any error is a refusal.
+// connection, is this user's; any error is a refusal.
 func SameUser(c net.Conn) error {
 	if c == nil {
 		return errors.New("peercred: nil connection")
@@ -105,9 +84,8 @@ func SameUser(c net.Conn) error {
 	return sameUser(local, remote)
 }
 
-// ListenerOwner reports who listens where a connection to 127.0.0.1:port
-// or [::1]:port would land, for doctor. Of several, one not proven ours is
-// reported, so Mine is true only if every one is ours.
+// ListenerOwner reports who listens where 127.0.0.1:port or [::1]:port
+// lands, for doctor: one not proven ours if there is one.
 func ListenerOwner(port int) (owner Owner, found bool, err error) {
 	if err := checkPort(port); err != nil {
 		return Owner{}, false, err
@@ -125,9 +103,7 @@ func ListenerOwner(port int) (owner Owner, found bool, err error) {
 }
 
 // HoldsPort reports whether process pid holds every socket listening where
-// a connection to 127.0.0.1:port would land. On Linux it is an error when
-// /proc/<pid>/fd is unreadable or a listener has no inode; a caller treats
-// an error as "not held".
+// a connection to 127.0.0.1:port would land.
 func HoldsPort(pid, port int) (bool, error) {
 	if pid <= 0 {
 		return false, fmt.Errorf("peercred: pid %d is not a process id", pid)
@@ -145,7 +121,6 @@ func checkPort(port int) error {
 	return nil
 }
 
-// tcpAddrPort turns a connection's address into canon form.
 func tcpAddrPort(a net.Addr) (netip.AddrPort, error) {
 	ta, ok := a.(*net.TCPAddr)
 	if !ok || ta == nil {
@@ -172,20 +147,16 @@ func receives127(a netip.Addr) bool {
 	return a == netip.AddrFrom4([4]byte{127, 0, 0, 1}) || a.IsUnspecified()
 }
 
-// receivesLoopback reports whether a socket listening at address a gets
-// connections made to 127.0.0.1 or to [::1].
 func receivesLoopback(a netip.Addr) bool {
 	return receives127(a) || a.WithZone("") == netip.IPv6Loopback()
 }
 
-// entry is one socket of a kernel table, addresses as the table gives them
-// (compare through canon).
+// entry is one socket of a kernel table (compare addresses through canon).
 type entry struct {
 	Local, Remote netip.AddrPort
 	// State is in the table's own numbering (linux*, win*).
 	State uint32
-	// ID is the owner: the creator's uid on Linux (0 for TIME_WAIT), the
-	// owning pid on Windows.
+	// ID is the creator's uid on Linux (0 for TIME_WAIT), the pid on Windows.
 	ID uint32
 	// Inode is the socket's inode on Linux, 0 once no process holds it.
 	Inode uint64
@@ -196,8 +167,8 @@ var (
 	errAmbiguousPeer = errors.New("peercred: the other end of this connection matches sockets of different owners")
 )
 
-// peerID finds the owner of the live entry whose ends are the connection's
-// ends swapped.
+// peerID is the owner of the live entry whose ends are the connection's
+// swapped.
 func peerID(entries []entry, local, remote netip.AddrPort, live func(entry) bool) (uint32, error) {
 	var id uint32
 	found := false
