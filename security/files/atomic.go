@@ -7,7 +7,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"time"
 )
 
 // The one writer that replaces files: Batch.Save, Out and fileperm's
@@ -23,14 +22,6 @@ const (
 // tempTries is how many random names a Pending tries before giving up: a
 // collision of 130 random bits is someone planting names, not chance.
 const tempTries = 4
-
-// renameRetries and renameBackoff bound how long Commit waits for a
-// Windows reader that opened the target without FILE_SHARE_DELETE (an
-// antivirus, an editor) to let go of it.
-const (
-	renameRetries = 20
-	renameBackoff = 10 * time.Millisecond
-)
 
 // Test hooks: the steps of a commit whose failure must leave the old file
 // as it was and no temporary file, and a file system without hard links.
@@ -175,18 +166,6 @@ func (p *Pending) Abort() {
 	p.f.Close()
 	p.dir.Remove(p.tmp)
 	p.dir.Close()
-}
-
-// renameRetrying renames old over new in r, retrying a Windows sharing
-// violation (see renameRetries).
-func renameRetrying(r *os.Root, old, new string) error {
-	for i := 0; ; i++ {
-		err := renameAt(r, old, new)
-		if err == nil || i == renameRetries || !sharingViolation(err) {
-			return err
-		}
-		time.Sleep(renameBackoff)
-	}
 }
 
 // syncDir flushes the renames and links in r to disk, as far as the OS

@@ -15,8 +15,9 @@ const openNonblock = syscall.O_NONBLOCK
 // link reports whether fi, from Lstat, is a symbolic link.
 func link(fi fs.FileInfo) bool { return fi.Mode()&fs.ModeSymlink != 0 }
 
-// sharingViolation is a Windows condition; a Unix rename never fails so.
-func sharingViolation(error) bool { return false }
+// renameRetrying is renameAt: a Unix rename is never refused for a reader
+// holding the file, as a Windows one is (os_windows.go).
+func renameRetrying(r *os.Root, old, new string) error { return renameAt(r, old, new) }
 
 // OpenNoFollow opens path for reading, not through a final symbolic link
 // (O_NOFOLLOW), and without blocking should it be a FIFO swapped in after

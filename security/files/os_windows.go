@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"time"
 
 	"golang.org/x/sys/windows"
 )
@@ -23,8 +24,26 @@ func link(fi fs.FileInfo) bool {
 	return m&fs.ModeSymlink != 0 || m&fs.ModeIrregular != 0 && !m.IsDir()
 }
 
-// sharingViolation reports whether a rename failed because another process
-// has the file open without FILE_SHARE_DELETE, for as long as it holds it.
+// renameRetries and renameBackoff bound how long Commit waits for a reader
+// that opened the target without FILE_SHARE_DELETE (an antivirus, an
+// editor) to let go of it.
+const (
+	renameRetries = 20
+	renameBackoff = 10 * time.Millisecond
+)
+
+// renameRetrying renames old over new in r, retrying while another process
+// has the file open without FILE_SHARE_DELETE.
+func renameRetrying(r *os.Root, old, new string) error {
+	for i := 0; ; i++ {
+		err := renameAt(r, old, new)
+		if err == nil || i == renameRetries || !sharingViolation(err) {
+			return err
+		}
+		time.Sleep(renameBackoff)
+	}
+}
+
 func sharingViolation(err error) bool {
 	return errors.Is(err, windows.ERROR_SHARING_VIOLATION) || errors.Is(err, windows.ERROR_ACCESS_DENIED) ||
 		errors.Is(err, windows.ERROR_LOCK_VIOLATION)
