@@ -335,7 +335,7 @@ func TestRef3_PairRefusesArgvTokenWithTheCommand(t *testing.T) {
 	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 64 {
 		t.Fatalf("pair <token>: %v, want exit 64", err)
 	}
-	if want := "`STITCHSLOP_TOKEN=<token> stitchslop-bridge pair --origin '" + pastedSite + "'`"; !strings.Contains(string(out), want) {
+	if want := "`STITCHSLOP_TOKEN=<token> stitchslop-bridge pair --origin " + pastedSite + "`"; !strings.Contains(string(out), want) {
 		t.Errorf("pair <token>: %s, want the command %s", out, want)
 	}
 	if strings.Contains(string(out), tok) {

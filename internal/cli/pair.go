@@ -51,26 +51,18 @@ func pairRequest(a args, stdin io.Reader) (client.Request, error) {
 }
 
 // pairCommand is the pair verb as it was given, less the positional
-// token: the flags in their order, each value quoted for a POSIX shell.
-// A value with a character that is not printable ASCII is shown as <…>,
-// so nothing from argv reaches the terminal unescaped.
+// token, as shellLine writes a command line (the flags alone are left out
+// when a value holds a character no line should carry).
 func pairCommand(a args) string {
-	var b strings.Builder
-	b.WriteString("stitchslop-bridge pair")
+	words := []string{"stitchslop-bridge", "pair"}
 	for _, name := range a.order {
-		b.WriteString(" --" + name)
+		words = append(words, "--"+name)
 		if Bridge.flagSpec[name] {
-			b.WriteString(" " + quoteValue(a.flags[name]))
+			words = append(words, a.flags[name])
 		}
 	}
-	return b.String()
-}
-
-func quoteValue(v string) string {
-	for i := 0; i < len(v); i++ {
-		if v[i] < 0x20 || v[i] > 0x7e {
-			return "<…>"
-		}
+	if line, ok := shellLine(words); ok {
+		return line
 	}
-	return "'" + strings.ReplaceAll(v, "'", `'\''`) + "'"
+	return "stitchslop-bridge pair"
 }

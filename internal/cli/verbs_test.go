@@ -229,3 +229,26 @@ func TestCallOut(t *testing.T) {
 		t.Errorf("call --out stderr %q, want word of the saved file", stderr)
 	}
 }
+
+// A token given to pair on the command line is refused with the command to
+// run instead, written by the one rule for a command line (shellLine): the
+// flags as given, quoted only where a shell needs it, the token left out.
+func TestPairOnTheCommandLineNamesTheLineToRun(t *testing.T) {
+	for _, tt := range []struct {
+		argv []string
+		line string
+	}{
+		{[]string{"pair", "abc", "--origin", "http://localhost:5173"}, "`STITCHSLOP_TOKEN=<token> stitchslop-bridge pair --origin http://localhost:5173`"},
+		{[]string{"pair", "abc", "--port", "8788", "--origin", "http://a b"}, "`STITCHSLOP_TOKEN=<token> stitchslop-bridge pair --port 8788 --origin 'http://a b'`"},
+		{[]string{"pair", "abc", "--origin", "x\x1by"}, "`STITCHSLOP_TOKEN=<token> stitchslop-bridge pair`"},
+	} {
+		a, err := parse(tt.argv)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = pairRequest(a, strings.NewReader(""))
+		if err == nil || !strings.Contains(err.Error(), tt.line) || strings.Contains(err.Error(), "abc") {
+			t.Errorf("pair %q: %v; want a usage error naming %s and not the token", tt.argv[1:], err, tt.line)
+		}
+	}
+}
