@@ -20,10 +20,6 @@ import (
 	"strings"
 )
 
-// maxTableBytes bounds a kernel TCP table; a larger one is refused, since a
-// truncated one could hide the entry that matters.
-const maxTableBytes = 16 << 20
-
 // ErrUnsupported is every function's answer but on Linux and Windows.
 var ErrUnsupported = errors.New("peercred: finding the owner of a socket is not supported on this platform")
 
@@ -145,56 +141,4 @@ func canon(ap netip.AddrPort) netip.AddrPort {
 func receives127(a netip.Addr) bool {
 	a = a.Unmap().WithZone("")
 	return a == netip.AddrFrom4([4]byte{127, 0, 0, 1}) || a.IsUnspecified()
-}
-
-func receivesLoopback(a netip.Addr) bool {
-	return receives127(a) || a.WithZone("") == netip.IPv6Loopback()
-}
-
-// entry is one socket of a kernel table (compare addresses through canon).
-type entry struct {
-	Local, Remote netip.AddrPort
-	// State is in the table's own numbering (linux*, win*).
-	State uint32
-	// ID is the creator's uid on Linux (0 for TIME_WAIT), the pid on Windows.
-	ID uint32
-	// Inode is the socket's inode on Linux, 0 once no process holds it.
-	Inode uint64
-}
-
-var (
-	errNoPeer        = errors.New("peercred: no open socket is the other end of this connection (not local, or already closed)")
-	errAmbiguousPeer = errors.New("peercred: the other end of this connection matches sockets of different owners")
-)
-
-// peerID is the owner of the live entry whose ends are the connection's
-// swapped.
-func peerID(entries []entry, local, remote netip.AddrPort, live func(entry) bool) (uint32, error) {
-	var id uint32
-	found := false
-	for _, e := range entries {
-		if !live(e) || canon(e.Local) != remote || canon(e.Remote) != local {
-			continue
-		}
-		if found && e.ID != id {
-			return 0, errAmbiguousPeer
-		}
-		id, found = e.ID, true
-	}
-	if !found {
-		return 0, errNoPeer
-	}
-	return id, nil
-}
-
-// listenersAt returns the entries in state listen (linuxListen,
-// winListen) on port whose local address receives(addr) accepts.
-func listenersAt(entries []entry, listen uint32, port uint16, receives func(netip.Addr) bool) []entry {
-	var out []entry
-	for _, e := range entries {
-		if e.State == listen && e.Local.Port() == port && receives(e.Local.Addr()) {
-			out = append(out, e)
-		}
-	}
-	return out
 }
