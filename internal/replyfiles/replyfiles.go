@@ -2,24 +2,15 @@
 // both faces (THREAT_MODEL.md T9, T16): AttachFiles puts files into a
 // call's arguments, and Save saves the files a page's reply carries. Every
 // file is read and written by security/files; this package decides which
-// parts of a reply are files, bounds how much of a reply it looks at, and
-// says what was saved: Result's parts, and the shell's view of the reply
-// (Result.Env).
+// parts of a reply are files and says what was saved.
 //
-//   - Each files[i] is saved under a name files.Name builds, its dataUrl
-//     replaced by savedTo and savedBytes, or by error when refused; a
-//     top-level dataUrl and the reply's text are saved when
-//     Options.FileName and Options.TextFile ask.
-//   - At most files.MaxSaved entries are saved and lookPast more refused;
-//     the rest are only counted, so a reply of millions of entries costs
-//     one pass and a bounded report.
-//   - Members a page could use to claim a file was written (savedTo,
-//     textSavedTo, error ...) are dropped from Result.Env.
-//   - A reply's files are saved whether it says ok or not: a partial
-//     export's files are the user's all the same.
-//
-// Reasons never quote a name from the page. Result.Env still goes to the
-// terminal through security/gate like any reply.
+// At most files.MaxSaved entries are saved and lookPast more refused; the
+// rest are only counted, so a reply of millions of entries costs one pass
+// and a bounded report. Members a page could use to claim a file was
+// written (savedTo, textSavedTo, error ...) are dropped. A reply's files
+// are saved whether it says ok or not: a partial export's files are the
+// user's all the same. Reasons never quote a name from the page;
+// Result.Env still goes to the terminal through security/gate.
 package replyfiles
 
 import (
@@ -75,8 +66,7 @@ type Result struct {
 // a name other than the one it was given.
 const RenamedWhy = "the saved name is the bridge's, not the page's: it is built from a short stem of the name given (letters, digits, - and _), .stitchslop and the content's kind, so that no saved file is one a tool, an agent or the OS reads by its name. Use the file under the saved name; do not rename it to the name the page gave, which would undo that. The Stitch Slop team's bridge would have used the name as given (docs/protocol.md §7.15)"
 
-// Renamed is how many parts were saved under a name other than the one
-// given.
+// Renamed is how many parts were saved under another name than given.
 func (r Result) Renamed() int {
 	n := 0
 	for _, p := range r.Saved {
@@ -87,8 +77,7 @@ func (r Result) Renamed() int {
 	return n
 }
 
-// Tried is how many files, top-level image and text were to be saved:
-// each of them is saved or refused.
+// Tried is how many files, top-level image and text were to be saved.
 func (r Result) Tried() int { return len(r.Saved) + len(r.Refused) }
 
 // Members the bridge writes into a rewritten reply.
@@ -231,8 +220,6 @@ func (s *saver) entry(i int, raw []byte) []byte {
 	return e.AppendJSON(nil)
 }
 
-// dataURL decodes and saves one data URL, given the name name, recorded
-// under where, and returns obj saying what became of it.
 func (s *saver) dataURL(where, name, v string, obj envelope.Object) envelope.Object {
 	_, data, err := files.DecodeDataURL(v)
 	path, why := s.save(where, name, data, err)
@@ -243,7 +230,7 @@ func (s *saver) dataURL(where, name, v string, obj envelope.Object) envelope.Obj
 }
 
 // save saves data under the name files.Name builds, unless err already
-// refuses it, and returns the path written or why not.
+// refuses it.
 func (s *saver) save(where, name string, data []byte, err error) (path, why string) {
 	if err == nil {
 		path, err = s.Save(name, data)
@@ -257,7 +244,6 @@ func (s *saver) save(where, name string, data []byte, err error) (path, why stri
 	return path, ""
 }
 
-// refused records where as refused and returns obj with the reason.
 func (s *saver) refused(where, why string, obj envelope.Object) envelope.Object {
 	s.r.Refused = append(s.r.Refused, Part{Where: where, Why: why})
 	return obj.With("error", why)

@@ -47,10 +47,8 @@ func Write(dir string, f File) error {
 	return fileperm.WriteFile(Path(dir, f.Port), append(b, '\n'))
 }
 
-// Read reads and parses one session file, refusing what fileperm.ReadFile
-// refuses (a link, another user's file, one over limits.ConfigFile) and
-// repairing a loose mode as it does. It is the one reader of a session
-// file: the shell's verbs, listen and doctor read through it.
+// Read is the one reader of a session file (the shell's verbs, listen and
+// doctor), refusing and repairing as fileperm.ReadFile does.
 func Read(path string) (File, error) {
 	var f File
 	b, err := fileperm.ReadFile(path, nil)

@@ -8,10 +8,9 @@
 //     afterwards). An existing one that is looser is repaired with a Warn
 //     if the user owns it, else refused.
 //   - T13 (bad-config): a symbolic link, a non-regular file or another
-//     owner's object is refused, never repaired, read or written through.
-//     Reads open without following links and check the object opened,
-//     never the path again, so nothing swapped in meanwhile is accepted.
-//     KeepAside sets a corrupt file aside rather than overwrite it.
+//     owner's object is refused, never repaired, read or written through
+//     (openChecked). KeepAside sets a corrupt file aside rather than
+//     overwrite it.
 //   - T14 (lost-update): WriteFile is atomic (security/files' Pending), and
 //     Lock serialises read-modify-write cycles between processes.
 //
@@ -44,15 +43,9 @@ const (
 	FileMode fs.FileMode = 0o600
 	// CorruptSuffix starts the suffix KeepAside adds to a file's name,
 	// followed by a UTC timestamp (corruptTimeFormat).
-	CorruptSuffix = ".corrupt-"
-	// corruptTimeFormat is the time layout in a name made by KeepAside.
+	CorruptSuffix     = ".corrupt-"
 	corruptTimeFormat = "20060102T150405Z"
 )
-
-// The OS hooks (mkdirPrivate, createPrivate, checkAccess, openDirNoFollow,
-// setCreatedMode, openLockFile, lockFile, unlockFile) are defined in
-// fileperm_unix.go and fileperm_windows.go; what they create is the user's
-// alone from birth.
 
 // Test hooks: who "we" are, and the clock.
 var (
@@ -75,8 +68,7 @@ func EnsureDir(dir string, warn Warn) error {
 		if err := homeMissing(dir); err != nil {
 			return err
 		}
-		// The parents keep what they inherit (mode 0700 less the umask on
-		// Unix); only the config dir itself is private.
+		// Only the config dir itself is private; parents keep the umask's.
 		err = os.MkdirAll(filepath.Dir(filepath.Clean(dir)), DirMode)
 		if err == nil {
 			err = mkdirPrivate(dir)
@@ -122,8 +114,7 @@ func homeMissing(dir string) error {
 	return nil
 }
 
-// CheckFile checks an existing file as ReadFile does, tightening its mode
-// with a warning; a missing file is fine.
+// CheckFile checks an existing file as ReadFile does; a missing one is fine.
 func CheckFile(path string, warn Warn) error {
 	f, _, err := openChecked(path, false, warn) // nil, nil, nil if it does not exist
 	if f != nil {
@@ -168,8 +159,6 @@ func openChecked(path string, dir bool, warn Warn) (*os.File, fs.FileInfo, error
 	return f, fi, nil
 }
 
-// kindErr refuses fi, what is at path, unless it is a directory (dir) or a
-// regular file.
 func kindErr(path string, fi fs.FileInfo, dir bool) error {
 	switch kindFault(fi, dir) {
 	case Link:
@@ -186,8 +175,7 @@ func kindErr(path string, fi fs.FileInfo, dir bool) error {
 	return nil
 }
 
-// Fault is what fileperm finds wrong with the config directory or one of
-// its files: the one judgement the checks act on and Judge reports.
+// Fault is the one judgement the checks act on and Judge reports.
 type Fault int
 
 const (
@@ -224,8 +212,6 @@ func Judge(path string, dir bool) (Verdict, error) {
 	return v, nil
 }
 
-// kindFault judges the kind of fi: a link, or not a directory (dir) or a
-// regular file, is refused.
 func kindFault(fi fs.FileInfo, dir bool) Fault {
 	switch {
 	case fi.Mode()&fs.ModeSymlink != 0:

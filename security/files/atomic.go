@@ -84,12 +84,10 @@ func create(r *os.Root, name, path string, open func(string) (*os.File, error)) 
 	}
 }
 
-// Path is the path the file is put in place at.
+// Path is the target's path.
 func (p *Pending) Path() string { return p.path }
 
-// Type is the image type the bytes written sniff as, "" for none: after
-// Commit of an image's file, the type they were checked to be, in the
-// bridge's words rather than the page's.
+// Type is the image type the bytes written sniff as, "" for none.
 func (p *Pending) Type() string { return sniff(p.head) }
 
 // Write writes to the temporary file; an error does not name it.

@@ -24,9 +24,9 @@ func sniff(b []byte) string {
 	return ""
 }
 
-// ImageType returns data's image type when its bytes are the image type
-// mime claims, else "". It decides what becomes an MCP image block, named
-// in the bridge's words rather than the page's.
+// ImageType returns the image type head's bytes sniff as when it is the
+// one mime claims, else "": an MCP image block is named in the bridge's
+// words rather than the page's.
 func ImageType(mime string, head []byte) string {
 	if got := sniff(head); got != "" && got == rasterType(mime) {
 		return got

@@ -12,7 +12,6 @@ import (
 // after its inspection; the check that follows refuses it.
 const openNonblock = syscall.O_NONBLOCK
 
-// link reports whether fi, from Lstat, is a symbolic link.
 func link(fi fs.FileInfo) bool { return fi.Mode()&fs.ModeSymlink != 0 }
 
 // renameRetrying is renameAt: a Unix rename is never refused for a reader

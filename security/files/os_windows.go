@@ -87,6 +87,5 @@ func longName(dir, name string) string {
 }
 
 // owned is true on Windows: a folder's or a link's owner is not consulted
-// there (THREAT_MODEL.md T16); the walk follows links and writes into
-// folders as it always has.
+// there (THREAT_MODEL.md T16).
 func owned(fs.FileInfo, bool) bool { return true }
