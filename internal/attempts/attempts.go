@@ -26,8 +26,7 @@ const (
 	DemoPairing  = "demo_pairing"  // its pairing is one `stitchslop demo` made (T17)
 )
 
-// Keep is how many distinct refusals are kept; a repeat is merged into its
-// earlier entry, with a count.
+// Keep is how many distinct refusals are kept; a repeat adds to a count.
 const Keep = 10
 
 // Refusal is one kind of refusal, merged over its repeats.
@@ -49,7 +48,6 @@ type Log struct {
 	elsewhere int
 }
 
-// do runs f under the lock; on a nil *Log it does nothing.
 func (l *Log) do(f func()) {
 	if l == nil {
 		return
@@ -175,12 +173,8 @@ func Explain(now, before Snapshot) string {
 	return "No tab dialled during the wait (the last attempt was at " + now.LastAttemptAt + "). " + noAttempt
 }
 
-// elsewhereNote follows the count of refusals of sites that are not
-// allowed: the one sentence the agent and the shell get about them.
 const elsewhereNote = " from sites that are not allowed were refused; any web page can cause these, so they say nothing about your tab and need nothing done."
 
-// noAttempt is what no attempt means: the tab is not trying, so no token
-// or pairing is at fault.
 const noAttempt = "That is not a credential problem (do not ask for a token): the tab is not trying. " +
 	"The Allow agent connections switch in the Stitch Slop tab may be off, the browser may be blocking the connection, or the tab may be connected to another bridge or another tab; the words the Stitch Slop panel shows under Allow agent connections say which. Waiting again is fine."
 
@@ -205,9 +199,8 @@ var advice = map[string]string{
 	DemoPairing:  "the tab's pairing was made by `stitchslop demo`, and only a demo admits it: the demo's page is not Stitch Slop. If the user means the real app, ask them to open it and paste the line its agent panel shows, then call pair with it.",
 }
 
-// PanelWords are the status words the Stitch Slop panel shows under
-// Allow agent connections, each with what it means and what to do: the
-// user can read them out when a wait times out.
+// PanelWords lets the user read out the panel's status words when a wait
+// times out.
 const PanelWords = `What the Stitch Slop panel shows under "Allow agent connections" says which case it is: ` +
 	`"Not connected": the switch is off; ask the user to turn it on. ` +
 	`"Waiting to connect": the tab is trying; refusals (above, and in connection_status) say why it is not let in. ` +

@@ -2,12 +2,11 @@
 // config directory, shared with the Stitch Slop team's own bridge, and the
 // spent-token file beside it (security/ledger), which is ours alone.
 //
-// Entries of pairing.json are its object-valued fields, keyed by
-// normalised origin; every other field, and every member of an entry this
-// bridge does not know, survives every write as it was. The files are
-// re-read on every use because several bridges may share them; every
-// read-modify-write holds the lock, and a pairing.json that does not parse
-// is never overwritten.
+// Entries are pairing.json's object-valued fields, keyed by normalised
+// origin; what this bridge does not know survives every write. The files
+// are re-read on every use since several bridges may share them; every
+// read-modify-write holds the lock; a pairing.json that does not parse is
+// never overwritten.
 //
 // A demo's Store keeps its secrets in demoSecrets and reads only those;
 // every other Store reads only secret and secrets. So no production
@@ -50,20 +49,17 @@ var ErrSpent = errors.New("the token was already redeemed")
 // ErrCorrupt is wrapped by reads of a pairing.json that does not parse.
 var ErrCorrupt = errors.New("pairing.json is not valid")
 
-// Store reads and writes one pairing.json and its spent-token file. One
 // Store serves a whole process; its methods are safe for concurrent use.
 type Store struct {
 	path      string
 	spentFile string
 	log       *slog.Logger
 
-	// Demo makes this the store of a demo bridge: it reads and writes the
-	// demo's pairings (demoSecrets) only.
+	// Demo makes this a demo bridge's store: demoSecrets only (T17).
 	Demo bool
 
 	mu sync.Mutex
-	// spent holds the fingerprints of tokens this process redeemed or
-	// found spent, never trimmed: it grows only by tokens truly spent.
+	// spent: fingerprints this process redeemed or found spent, never trimmed.
 	spent []string
 }
 
@@ -80,14 +76,12 @@ func (s *Store) LedgerPath() string { return s.spentFile }
 
 func (s *Store) warn(msg string) { s.log.Warn(msg) }
 
-// remembered reports whether this process has seen token spent.
 func (s *Store) remembered(token string) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return ledger.Spent(s.spent, token)
 }
 
-// remember records that token is spent, for the life of the process.
 func (s *Store) remember(token string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -96,14 +90,13 @@ func (s *Store) remember(token string) {
 	}
 }
 
-// file is pairing.json as read, every field kept as raw bytes, so what is
-// not an entry, or not known in one, is written out as it was read.
+// file keeps every field as raw bytes, so what is not an entry, or not
+// known in one, is written out as it was read.
 type file struct {
 	top     map[string]json.RawMessage
 	entries map[string]entry
 }
 
-// entry is one origin's entry, every field as its raw bytes.
 type entry = map[string]json.RawMessage
 
 func (s *Store) read() (file, error) {
@@ -121,8 +114,7 @@ func (s *Store) read() (file, error) {
 		f.top = map[string]json.RawMessage{}
 	}
 	for k, v := range f.top {
-		// A field that is not an object (null included) is no entry: it
-		// stays in top as it is.
+		// A field that is not an object (null too) stays in top as it is.
 		var e entry
 		if json.Unmarshal(v, &e) == nil && e != nil {
 			f.entries[k] = e
@@ -142,7 +134,6 @@ func (s *Store) write(f file) error {
 	return fileperm.WriteFile(s.path, append(b, '\n'))
 }
 
-// load reads pairing.json and the spent-token file.
 func (s *Store) load() (file, *ledger.File, error) {
 	f, err := s.read()
 	if err != nil {
@@ -152,11 +143,9 @@ func (s *Store) load() (file, *ledger.File, error) {
 	return f, l, err
 }
 
-// Check reads the files once at start-up. A pairing.json that does not
-// parse is kept aside and reported, and the store starts empty; an
-// unreadable spent-token file is reported. Fingerprints only pairing.json
-// holds are copied into the spent-token file. With no pairing.json no lock
-// is taken, so a bridge that never pairs leaves no lock file behind.
+// Check runs at start-up: a pairing.json that does not parse is kept aside
+// and the store starts empty. With no pairing.json no lock is taken, so a
+// bridge that never pairs leaves no lock file behind.
 func (s *Store) Check() error {
 	if b, err := fileperm.ReadFile(s.path, nil); err == nil && len(b) == 0 {
 		if _, err := ledger.ReadFile(s.spentFile, s.warn); err != nil {
@@ -192,16 +181,13 @@ func (s *Store) Check() error {
 	return nil
 }
 
-// field is e's key decoded as a T; the zero T when it is missing or of
-// another shape.
+// field is the zero T when key is missing or of another shape.
 func field[T any](e entry, key string) T {
 	var v T
 	json.Unmarshal(e[key], &v)
 	return v
 }
 
-// demoMember is the member of an entry that holds a demo's secrets,
-// newest first.
 const demoMember = "demoSecrets"
 
 // secretsOf is e's secrets for this store: a demo's, or the others.
@@ -235,7 +221,6 @@ func (s *Store) Paired(o string) (bool, error) {
 	return err == nil && len(secrets) > 0, err
 }
 
-// secretsFor reads origin's stored secrets.
 func (s *Store) secretsFor(o string) ([]string, error) {
 	f, err := s.read()
 	return s.secretsOf(f.entries[origin.Normalize(o)]), err
@@ -293,9 +278,8 @@ func (s *Store) Spent(token string) (bool, error) {
 	return s.spentIn(f, l, token)
 }
 
-// spentIn checks token against every usedTokens and the spent-token file.
-// A usedTokens that is not a list of strings is an error: read as empty it
-// would let its tokens pair again.
+// spentIn refuses a usedTokens that is not a list of strings: read as empty
+// it would let its tokens pair again.
 func (s *Store) spentIn(f file, l *ledger.File, token string) (bool, error) {
 	for k, e := range f.entries {
 		if raw, ok := e["usedTokens"]; ok && json.Unmarshal(raw, new([]string)) != nil {
@@ -380,11 +364,10 @@ type Unpaired struct {
 	Spent int
 }
 
-// Unpair removes origin o's stored secrets under the lock, keeping
-// usedTokens so spent tokens stay spent. A running bridge keeps its
-// attached tab; its next handshake is refused. A pairing.json that does
-// not parse is an error, never kept aside: revoking must not look as if it
-// worked.
+// Unpair removes origin o's stored secrets, keeping usedTokens so spent
+// tokens stay spent; an attached tab's next handshake is refused. A
+// pairing.json that does not parse is an error, never kept aside: revoking
+// must not look as if it worked.
 func (s *Store) Unpair(o string) (Unpaired, error) {
 	// A key that parses is compared as Parse has it, without a default
 	// port; another as it is, normalised.
@@ -444,8 +427,8 @@ func (s *Store) unpair(match func(key string) bool) (Unpaired, error) {
 	return res, nil
 }
 
-// holdsSecrets reports whether e has anything in secret, secrets or
-// demoSecrets, readable or not.
+// holdsSecrets counts an unreadable secrets as holding some, so Unpair
+// clears it too.
 func holdsSecrets(e entry) bool {
 	if _, ok := e["secret"]; ok {
 		return true

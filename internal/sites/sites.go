@@ -18,9 +18,8 @@ import (
 	"github.com/stitchslop/stitchslop-bridge/security/origin"
 )
 
-// Bounds of the armed tokens: a site keeps its newest MaxTokens, and at
-// most MaxSites sites have tokens armed (loopback sites on any port are
-// allowed, so the set of sites is not small by itself).
+// Bounds of the armed tokens: loopback sites on any port are allowed, so
+// the set of sites is not small by itself.
 const (
 	MaxTokens = 5
 	MaxSites  = 16
@@ -142,7 +141,7 @@ func (s *Sites) HasTokens(site string) bool {
 	return len(s.armed[site]) > 0
 }
 
-// Armed compares token with every one armed for site, in constant time.
+// Armed compares token with every one armed for site (credential.EqualAny).
 func (s *Sites) Armed(site, token string) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
