@@ -123,7 +123,6 @@ func (b *bridge) findLeader() (session.File, bool) {
 	return session.File{}, false
 }
 
-// follow starts following the bridge sess describes.
 func (b *bridge) follow(sess session.File) {
 	ctx, cancel := context.WithCancel(context.Background())
 	l := &leader{sess: sess, c: client.New(sess), ctx: ctx, cancel: cancel, done: make(chan struct{})}

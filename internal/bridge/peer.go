@@ -246,7 +246,6 @@ func (b *bridge) seedSquatters(skipped []peercred.Squatter, bound int) {
 	}
 }
 
-// minus returns the squatters of a that are not in b.
 func minus(a, b []peercred.Squatter) []peercred.Squatter {
 	var out []peercred.Squatter
 	for _, s := range a {
@@ -267,7 +266,6 @@ func squatMessage(s peercred.Squatter, bound int) string {
 		s.Port, s.Addr, s.Owner)
 }
 
-// watchSquatters looks again every b.t.Squat until stop is closed.
 func (b *bridge) watchSquatters(scan []int, bound int, stop <-chan struct{}) {
 	if b.t.Squat <= 0 {
 		return

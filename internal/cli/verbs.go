@@ -22,8 +22,7 @@ import (
 // JSON document, so an agent parsing .ok and one checking $? agree; but for
 // call --out and --save, whose ok:true reply not written whole exits 1,
 // each part not written saying why in an error member (docs/protocol.md
-// §4.4). Which flags go with the verb, Main has checked already
-// (checkFlags).
+// §4.4). Program.Main has checked the flags already (checkFlags).
 func runVerb(ctx context.Context, c *command, a args, dir string, stdin io.Reader, stdout io.Writer, log *slog.Logger) int {
 	out, err := verb(ctx, a, dir, stdin, log)
 	var ns *notSaved

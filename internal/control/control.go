@@ -121,10 +121,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	rt.serve(s, w, r)
 }
 
-// listenerPID reads the listener header: a positive decimal pid, digits
-// only (base 10 takes no sign, space or underscore), below 2^31: a pid is a
-// 32-bit number everywhere the bridge runs. Anything else is no listener's,
-// and the request counts as an agent's.
+// listenerPID takes a positive pid below 2^31, digits only (base 10 takes
+// no sign, space or underscore); anything else counts as an agent's.
 func listenerPID(v string) (int, bool) {
 	pid, err := strconv.ParseUint(v, 10, 31)
 	if err != nil || pid == 0 {

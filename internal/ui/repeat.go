@@ -109,8 +109,6 @@ func (rs *repeats) summariseOther(p *repeat) {
 	h.write(line)
 }
 
-// otherSummary is the record that stands for the lines of other kinds held
-// back: how many, over how long, and the last of them.
 func (p *repeat) otherSummary(now time.Time) slog.Record {
 	lines := "lines"
 	if p.n == 1 {
@@ -179,9 +177,7 @@ func (rs *repeats) flush() {
 	}
 }
 
-// summary is the record that stands for the repeats held back: the
-// message, how many more times and over how long, and the last one's
-// attributes.
+// summary carries the last repeat's attributes.
 func (p *repeat) summary(now time.Time) slog.Record {
 	times := "times"
 	if p.n == 1 {

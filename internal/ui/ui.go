@@ -66,8 +66,6 @@ func render(r slog.Record) slog.Record {
 	return out
 }
 
-// renderAttr returns a with its value as a line shows it: quoted when
-// needed, and cut at the gate's bound.
 func renderAttr(a slog.Attr) slog.Attr {
 	return slog.String(a.Key, bound(quote(a.Value.String())))
 }
@@ -76,7 +74,6 @@ func renderAttr(a slog.Attr) slog.Attr {
 // a page's huge message costs no more than a few lines' worth.
 const MaxPiece = 4 << 10
 
-// bound cuts rendered text at MaxPiece bytes, as the gate cuts any text.
 func bound(s string) string {
 	if len(s) <= MaxPiece {
 		return s
@@ -84,7 +81,6 @@ func bound(s string) string {
 	return strings.ReplaceAll(gate.TextN(s, MaxPiece), "\n", " ")
 }
 
-// write writes r, rendered, as one line.
 func (h *handler) write(r slog.Record) error {
 	var b strings.Builder
 	b.WriteString(Prefix)
