@@ -56,12 +56,9 @@ var (
 // Warn receives a sentence about something repaired.
 type Warn func(msg string)
 
-// EnsureDir creates dir with DirMode if it does not exist, or checks and
-// repairs an existing one. A directory it creates is checked again after
-// the mkdir and its mode set through the opened handle, so another user
-// swapping in a symlink meanwhile makes it fail, never chmod the link's
-// target. It never creates a missing home directory: HOME pointing
-// nowhere is a mistake to report.
+// EnsureDir creates dir with DirMode, or checks and repairs an existing
+// one. It never creates a missing home directory: HOME pointing nowhere is
+// a mistake to report.
 func EnsureDir(dir string, warn Warn) error {
 	f, _, err := openChecked(dir, true, warn)
 	if f == nil && err == nil { // it does not exist
@@ -76,8 +73,9 @@ func EnsureDir(dir string, warn Warn) error {
 		if err != nil && !errors.Is(err, fs.ErrExist) {
 			return fmt.Errorf("creating config directory %s: %w", dir, err)
 		}
-		// Whoever made it, anyone who may write its parent can have put
-		// something else there since: check it like any other.
+		// Whoever made it, anyone who may write its parent can have swapped
+		// in a symlink since: check it like any other, and set the mode
+		// through the opened handle, never by path.
 		created := err == nil
 		if f, _, err = openChecked(dir, true, warn); f == nil && err == nil {
 			err = fmt.Errorf("config directory %s: %w", dir, fs.ErrNotExist)

@@ -41,15 +41,13 @@ type Pending struct {
 	path string   // the target's path, for errors
 	tmp  string   // the temporary file's name in dir
 	f    *os.File
-	want string // if set, the image type the bytes must sniff as (imageType)
+	want string // if set, the image type the bytes must sniff as
 	head []byte // the first SniffLen bytes written, for want
 }
 
 // CreateWith starts writing path, in its existing folder, for the
-// bridge's own files (security/fileperm). The temporary file is made by
-// open, which must create exactly that path or fail with fs.ErrExist
-// (O_EXCL); fileperm's makes it the user's alone from birth; nil makes it
-// 0666 less the umask.
+// bridge's own files (security/fileperm). open must create exactly its path
+// or fail with fs.ErrExist (O_EXCL); nil makes the file 0666 less the umask.
 func CreateWith(path string, open func(path string) (*os.File, error)) (*Pending, error) {
 	r, err := os.OpenRoot(filepath.Dir(path))
 	if err != nil {
@@ -62,8 +60,7 @@ func CreateWith(path string, open func(path string) (*os.File, error)) (*Pending
 	return p, err
 }
 
-// create starts a Pending for name in the opened folder r, which the
-// Pending closes when committed or aborted.
+// create: the Pending closes r when committed or aborted.
 func create(r *os.Root, name, path string, open func(string) (*os.File, error)) (*Pending, error) {
 	for tries := 0; ; tries++ {
 		tmp := tempPrefix + rand.Text() + tempSuffix

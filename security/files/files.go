@@ -169,9 +169,8 @@ func Prepare(dir string) error {
 	return w.probe()
 }
 
-// probe proves the walk's folder takes a new file by creating and removing
-// one as a Pending would, so a read-only folder or /proc is found out
-// before the tab runs the command.
+// probe creates and removes a file as a Pending would, so a read-only
+// folder or /proc is found out before the tab runs the command.
 func (w *walked) probe() error {
 	p, err := create(w.dir(), "", w.abs, nil)
 	if err != nil {
@@ -240,8 +239,6 @@ func (w *walked) check(name string, overwrite bool) error {
 	return nil
 }
 
-// create starts a Pending for name in the walk's folder; want, if set, is
-// the image type the bytes must sniff as.
 func (w *walked) create(name string, overwrite bool, want string) (*Pending, error) {
 	if err := w.check(name, overwrite); err != nil {
 		return nil, err
@@ -307,8 +304,7 @@ type NameError struct {
 func (e *NameError) Error() string { return "files: the file name is refused: " + e.Why }
 
 // checkName returns why name, the last part of an --out path, is refused,
-// or "": it must be a visible name valid on every OS, of an image kind, and
-// not hold Mark (so it is never a name a Batch builds).
+// or "". Holding Mark is refused, so it is never a name a Batch builds.
 func checkName(name string) string {
 	first, _ := utf8.DecodeRuneInString(name)
 	switch {

@@ -15,8 +15,7 @@ var procGetExtendedTcpTable = windows.NewLazySystemDLL("iphlpapi.dll").NewProc("
 const (
 	afInet  = 2  // AF_INET
 	afInet6 = 23 // AF_INET6
-	// tcpTableOwnerPIDAll is TCP_TABLE_OWNER_PID_ALL: every socket, with
-	// its owning pid.
+	// tcpTableOwnerPIDAll is TCP_TABLE_OWNER_PID_ALL.
 	tcpTableOwnerPIDAll = 5
 	// tableAttempts bounds the size-and-retry loop: the table may grow
 	// between the call that says how big it is and the one that fills it.

@@ -25,13 +25,12 @@ const (
 	diagSockIDOff = 4 // of the id in both structs
 	tcpfAll       = 0xFFFFFFFF
 	tcpfListen    = 1 << linuxListen
-	// diagMaxReply bounds one read of the dump; a table larger than
-	// maxTableBytes in all is refused, as for /proc.
+	// diagMaxReply bounds one read of the dump; a dump larger than
+	// maxTableBytes in all is refused.
 	diagMaxReply = 1 << 16
 )
 
-// openDiag opens a netlink socket to the kernel's socket diagnostics; a
-// test hook.
+// openDiag is a test hook.
 var openDiag = func() (int, error) {
 	return unix.Socket(unix.AF_NETLINK, unix.SOCK_DGRAM|unix.SOCK_CLOEXEC, unix.NETLINK_SOCK_DIAG)
 }
@@ -166,7 +165,7 @@ func parseDiag(b []byte, v4 bool, out *[]entry) (done bool, err error) {
 	return false, nil
 }
 
-// diagEntry decodes one inet_diag_msg into the same entry /proc gives.
+// diagEntry decodes one inet_diag_msg.
 func diagEntry(m []byte, v4 bool) entry {
 	id := m[diagSockIDOff:]
 	addr := func(a []byte) netip.Addr {
