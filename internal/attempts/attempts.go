@@ -136,9 +136,8 @@ func (s Snapshot) Taken(t time.Time) Snapshot {
 }
 
 // Explain says, for a wait that timed out, what the bridge saw since
-// before: no attempt at all, which is never a credential matter, or the
-// refusals with their Advice. Refusals of sites not allowed are only
-// counted, since any web page can cause them.
+// before. Refusals of sites not allowed are only counted: any web page can
+// cause them.
 func Explain(now, before Snapshot) string {
 	dialled, refused := now.Since(before)
 	elsewhere := ""
@@ -178,8 +177,7 @@ const elsewhereNote = " from sites that are not allowed were refused; any web pa
 const noAttempt = "That is not a credential problem (do not ask for a token): the tab is not trying. " +
 	"The Allow agent connections switch in the Stitch Slop tab may be off, the browser may be blocking the connection, or the tab may be connected to another bridge or another tab; the words the Stitch Slop panel shows under Allow agent connections say which. Waiting again is fine."
 
-// Advice is what to tell the user about a refusal of reason: a sentence
-// for the agent, the same whatever the tab sent.
+// Advice is a sentence for the agent, the same whatever the tab sent.
 func Advice(reason string) string {
 	if a, ok := advice[reason]; ok {
 		return a

@@ -92,7 +92,6 @@ const maxErrorText = 300
 // decide how much this process reads.
 var maxAnswer int64 = limits.ControlAnswer
 
-// errNoAnswer is the cause of a request's context when its Timeout ran out.
 var errNoAnswer = errors.New("the bridge did not answer in time")
 
 type Request struct {
@@ -162,11 +161,10 @@ func identify(s session.File) error {
 // holdsPort is peercred.HoldsPort; a test hook.
 var holdsPort = peercred.HoldsPort
 
-// Do sends a request and returns the body of a 200 answer, read whole: in
-// one buffer of its size when the answer gives its length, as the bridge's
-// do, so that a reply of an image is held once. Any other answer, a body
-// over limits.ControlAnswer, and a bridge that does not answer in full
-// within r.Timeout, become an *Error.
+// Do returns the body of a 200 answer, in one buffer of its size when the
+// answer gives its length, so that a reply of an image is held once. Any
+// other answer, one over maxAnswer, or none in full within r.Timeout, is an
+// *Error.
 func (c *Client) Do(ctx context.Context, r Request) ([]byte, error) {
 	if r.Timeout <= 0 {
 		return nil, fmt.Errorf("request %s %s: no timeout given", r.Method, r.Path)

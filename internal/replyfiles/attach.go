@@ -39,10 +39,10 @@ type AttachError struct {
 func (e *AttachError) Error() string { return e.Why }
 
 // AttachFiles is the one attach-files of both faces: it reads each file of
-// list (security/files.Read decides what may go) into args and returns the
-// arguments re-encoded and a sentence of what was sent. Every key is set
-// before any file is read, so a key that cannot fit costs no read. Any
-// error is an *AttachError, and then nothing is to be sent.
+// list (security/files.Read decides what may go) into args and returns them
+// re-encoded, with a sentence of what was sent. Every key is set before any
+// file is read, so a key that cannot fit costs no read. Any error is an
+// *AttachError.
 func AttachFiles(args json.RawMessage, list []Attach, argsName string) (json.RawMessage, string, error) {
 	m, err := decodeArgs(args, argsName)
 	if err != nil {

@@ -53,17 +53,15 @@ type Part struct {
 
 // Result is what Save did.
 type Result struct {
-	// Env is the reply as the shell shows it (--save), saying what was
-	// saved in place of the data; the MCP face shows the reply itself and
-	// says what was saved in a block of its own.
+	// Env is the reply as the shell shows it (--save); the MCP face says
+	// what was saved in a block of its own.
 	Env     envelope.Reply
 	Saved   []Part
 	Refused []Part
 	HasText bool // the reply has a text string
 }
 
-// RenamedWhy says, to the agent and the person, why a file was saved under
-// a name other than the one it was given.
+// RenamedWhy says why a file was saved under another name than given.
 const RenamedWhy = "the saved name is the bridge's, not the page's: it is built from a short stem of the name given (letters, digits, - and _), .stitchslop and the content's kind, so that no saved file is one a tool, an agent or the OS reads by its name. Use the file under the saved name; do not rename it to the name the page gave, which would undo that. The Stitch Slop team's bridge would have used the name as given (docs/protocol.md §7.15)"
 
 // Renamed is how many parts were saved under another name than given.
@@ -92,8 +90,7 @@ type saver struct {
 	r           *Result
 }
 
-// NotReady is Ready's refusal of Options.Dir; Why says why and quotes
-// nothing.
+// NotReady is Ready's refusal of Options.Dir; Why quotes nothing.
 type NotReady struct {
 	Why string
 }

@@ -7,10 +7,9 @@ import (
 	"time"
 )
 
-// RepeatWindow is how long a line is counted rather than written again
-// once written: a page in a loop makes the same line hundreds of times a
-// minute, burying the lines that matter. Its repeats become one count line
-// at the window's end.
+// RepeatWindow is how long a written line's repeats are counted, then
+// written as one count line: a page in a loop makes the same line hundreds
+// of times a minute, burying the lines that matter.
 const RepeatWindow = 10 * time.Second
 
 // maxRepeatKeys bounds the messages counted at once, so messages that
@@ -37,9 +36,8 @@ type repeatKey struct {
 	msg   string
 }
 
-// repeat is one message's window: it ends at end; n records were held
-// back in it, the last of them last (with its handler, for its
-// attributes).
+// repeat is one message's window; n records were held back in it, and h
+// is last's handler, for its attributes.
 type repeat struct {
 	start, end time.Time
 	n          int
@@ -144,8 +142,7 @@ func (rs *repeats) summarise(k repeatKey) {
 	h.write(line)
 }
 
-// flush writes the counts of every window still open, for a process that
-// is about to exit.
+// flush writes the counts of every window still open, at exit.
 func (rs *repeats) flush() {
 	rs.mu.Lock()
 	now := repeatClock.now()
