@@ -174,8 +174,7 @@ func pairingFolder(configDir string, log *slog.Logger) (string, error) {
 	return dir, nil
 }
 
-// pairingPrefix starts the name of a demo's pairing folder; the pid of the
-// demo that made it follows.
+// pairingPrefix is followed by the pid of the demo that made the folder.
 const pairingPrefix = "demo-"
 
 // sweep removes the pairing folders of killed demos, whose pid is not a
@@ -203,10 +202,9 @@ func sweep(configDir string, log *slog.Logger) {
 	}
 }
 
-// removeDir removes the config dir the demo created, when the bridge has
-// left it empty: another bridge may have started on it since (an agent
-// registered with the demo's line), and what is not the demo's is never
-// removed.
+// removeDir removes the config dir the demo created only when empty:
+// another bridge may have started on it since (an agent registered with the
+// demo's line).
 func removeDir(dir string, log *slog.Logger) {
 	if err := os.Remove(dir); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		log.Info("the demo created " + dir + "; it now holds more than the demo wrote, so it is kept")
@@ -268,8 +266,7 @@ type tokens struct {
 	arm   func(ctx context.Context, token string) error // nil until connect
 }
 
-// connect finds the demo's bridge by its session file, as the shell verbs
-// do.
+// connect finds the demo's bridge by its session file, as the shell verbs do.
 func (t *tokens) connect(dir string, port, pid int, site string) error {
 	sess, err := session.Read(session.Path(dir, port))
 	if err != nil {
@@ -339,8 +336,6 @@ func buildState(files fs.FS, pagePort int, ports []int, t *tokens, log *slog.Log
 // another program left in the browser's cache can stand in for it.
 var subresources = []string{"app.js", "style.css"}
 
-// withIntegrity is index.html with the sha384 of each subresource in its
-// integrity attribute.
 func withIntegrity(files fs.FS) ([]byte, error) {
 	page, err := fs.ReadFile(files, "index.html")
 	if err != nil {
@@ -389,8 +384,7 @@ func (s *state) guarded() http.Handler {
 // the refusal holds in a browser that sends no Sec-Fetch-Site too.
 const TokenHeader = "X-Stitchslop-Demo"
 
-// ServeHTTP serves the page's files and its token, behind
-// security/origin.Guard (guarded).
+// ServeHTTP runs behind security/origin.Guard (guarded).
 func (s *state) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h := w.Header()
 	// A site that opened the demo in a window of its own keeps no handle on
@@ -466,7 +460,6 @@ func (s *state) serveToken(w http.ResponseWriter, r *http.Request) {
 	}{tok, port, s.dialOrder(port)})
 }
 
-// newToken makes a one-time token for the demo's page.
 func newToken() (string, error) {
 	b := make([]byte, 16)
 	if _, err := rand.Read(b); err != nil {

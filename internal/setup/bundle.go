@@ -12,10 +12,8 @@ import (
 // with --lazy, so no token is written into any file. Each release has one
 // per OS and arch below, listed in its signed checksums.txt.
 
-// releasesURL is where the releases are downloaded from.
 const releasesURL = "https://github.com/stitchslop/stitchslop-bridge/releases"
 
-// repoURL is what a clone of the source is made from.
 const repoURL = "https://github.com/stitchslop/stitchslop-bridge"
 
 // desktopGOOS are the systems Claude Desktop is made for; elsewhere setup
@@ -37,8 +35,7 @@ type BundleOffer struct {
 	// File then says VERSION for its version).
 	URL string `json:"url"`
 	// Verify are the ways to check File, in the order to try them, each
-	// run where File, checksums.txt and checksums.txt.sigstore.json were
-	// downloaded.
+	// run where File and the signed checksums.txt were downloaded.
 	Verify []VerifyWay `json:"verify"`
 	// Steps are what to do, in order, for a person.
 	Steps []string `json:"steps"`

@@ -22,8 +22,8 @@ func posixSafe(r rune) bool {
 }
 
 // QuotePosix quotes s for sh, bash and zsh: unchanged when every character is
-// safe bare, else inside single quotes, where nothing is special, with each
-// embedded ' written as '\”.
+// safe bare, else inside single quotes, where nothing is special; each
+// embedded ' closes them, is written backslash-escaped, and reopens them.
 func QuotePosix(s string) string {
 	if s != "" && strings.IndexFunc(s, func(r rune) bool { return !posixSafe(r) }) < 0 {
 		return s

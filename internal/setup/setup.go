@@ -60,8 +60,8 @@ const ServerName = "stitchslop"
 const TokenEnv = "STITCHSLOP_TOKEN"
 
 // TokenPlaceholder stands for the token in the environment-variable form.
-// The bridge refuses a STITCHSLOP_TOKEN holding <, > or a space, so a
-// snippet pasted without replacing it fails loudly instead of arming junk.
+// The bridge refuses a STITCHSLOP_TOKEN not of a token's form
+// (sites.TokenPattern), so a snippet pasted unchanged fails loudly.
 const TokenPlaceholder = "<paste the token here>"
 
 // LazyFlag makes the bridge wait for the agent's pair call.
@@ -116,9 +116,8 @@ type Plan struct {
 	// work at once, without registering anything or a new session.
 	ShellVerbs []Snippet `json:"shell_verbs"`
 	// Bundle, for Claude Desktop, is the one-click install, offered
-	// before the config file: the release's MCP Bundle, checked before it
-	// is opened. Absent for other clients and where Claude Desktop does
-	// not run.
+	// before the config file; nil for other clients and where Claude
+	// Desktop does not run.
 	Bundle *BundleOffer `json:"bundle,omitempty"`
 	// Unsupported, when set, says why this client cannot be registered on
 	// this system and what to use instead; the plan then has no snippets.
@@ -240,7 +239,6 @@ func claudeDesktopConfig(goos string) string {
 	return "~/Library/Application Support/Claude/claude_desktop_config.json"
 }
 
-// goosTitle is goos as a person names it.
 func goosTitle(goos string) string {
 	switch goos {
 	case "linux":

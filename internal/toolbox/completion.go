@@ -113,8 +113,9 @@ func argWords(p *cli.Program, c *command) []string {
 	return c.Args
 }
 
-// sq quotes s for a POSIX shell (and zsh, fish): single quotes, any single
-// quote in s written '\”.
+// sq quotes s for a POSIX shell (and zsh, fish) in single quotes; each
+// single quote in s closes them, is written backslash-escaped, and
+// reopens them.
 func sq(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
 
 // header is the first line of each script: what made it.

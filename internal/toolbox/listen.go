@@ -26,19 +26,14 @@ import (
 //	{"heard":"make it red","atMs":1200,"selection":[{"id":"s1","name":"Rose"}]}
 //	{"event":"connected"|"disconnected"|"voice-on"|"voice-off"|"unavailable"}
 //
-// The tab holds voice.listen {timeoutSeconds} until the user speaks, its
-// voice switch flips or the time is up, then answers {ok:true, heard:
-// [{text, atMs}, ...], selection:[{id, name}, ...], say, voiceOn?}; heard
-// is [] when nothing was said. voiceOn comes only from an app with a voice
-// switch; a voiceOn:false reply may carry voiceSupport (voice cannot work
-// in this browser) with a say sentence. ok:false with refused,
-// unknown_command or bad_arguments, or the bridge's voice_taken (another
-// session hears, protocol.md §7.19), means no voice here: listen prints
-// unavailable with the app's message and exits 1. The bridge's own
-// timeout means ask again; not_connected and disconnected, wait on /wait
-// for the tab. Every request carries the listener header with this
-// process's pid, so the bridge lists it and does not count it as an
-// agent's use.
+// The tab holds voice.listen until the user speaks, its voice switch flips
+// or the time is up (its answer: protocol.md §7.16). ok:false with
+// refused, unknown_command or bad_arguments, or the bridge's voice_taken
+// (§7.19), means no voice here: listen prints unavailable with the app's
+// message and exits 1. The bridge's own timeout means ask again;
+// not_connected and disconnected, wait on /wait for the tab. Every request
+// carries the listener header with this process's pid, so the bridge does
+// not count it as an agent's use.
 //
 // connected and disconnected are printed once per change, none at start.
 // voice-on and voice-off: on the first answer only when the switch is on,
