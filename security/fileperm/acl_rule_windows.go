@@ -12,7 +12,6 @@ import (
 // real descriptors: acl_windows.go only turns descriptors into these
 // values and writes the repair. No other system's binary holds it.
 
-// aclEntry is one entry of a DACL.
 type aclEntry struct {
 	sid   string // the principal, "S-1-1-0"; "" for an entry type not decoded
 	allow bool   // false for a deny entry, which can only take access away
@@ -57,7 +56,6 @@ func (s secInfo) loosenessFor(user string) looseness {
 
 func (l looseness) ok() bool { return !l.noDACL && !l.inherits && len(l.others) == 0 }
 
-// describe words l for a message, naming each principal with name.
 func (l looseness) describe(name func(sid string) string) string {
 	if l.noDACL {
 		return "no DACL, which gives everyone full access"

@@ -22,12 +22,10 @@ const (
 	accessDeniedCallbackObjectACEType = 0xC
 )
 
-// winToken is the process token's user, and its default owner: the owner
-// Windows gives what the process creates without naming one.
+// winToken is token (acl_rule_windows.go) as SIDs.
 type winToken struct{ user, owner *windows.SID }
 
-// Test hooks, swapped in t.Cleanup: who we are, and the call that rewrites
-// a DACL.
+// Test hooks, swapped in t.Cleanup.
 var (
 	currentToken    = sync.OnceValues(readToken)
 	setSecurityInfo = windows.SetSecurityInfo
@@ -56,14 +54,12 @@ func readToken() (winToken, error) {
 	return tok, nil
 }
 
-// ownerOnly is the descriptor every object gets, in SDDL
-// "O:<user>D:P(A;OICI;FA;;;<user>)" for a directory and
-// "O:<user>D:P(A;;FA;;;<user>)" for a file: owner user (not the token's
-// default owner, so an elevated run's directory stays the user's), and a
-// protected DACL of one entry. SYSTEM gets none: it can read anything
-// through its privileges anyway, and without one an indexer or sync agent
-// running as SYSTEM is kept out. Administrators get none either: an entry
-// would hand the files to every elevated process.
+// ownerOnly is the descriptor every object gets: owner user (not the
+// token's default owner, so an elevated run's directory stays the user's)
+// and a protected DACL of one entry, user's. SYSTEM gets none: it reads
+// anything through its privileges anyway, and without one an indexer or
+// sync agent running as SYSTEM is kept out. Administrators get none: an
+// entry would hand the files to every elevated process.
 func ownerOnly(user *windows.SID, dir bool) (*windows.SECURITY_DESCRIPTOR, error) {
 	inherit := ""
 	if dir {
@@ -86,7 +82,6 @@ func privateAttributes(dir bool) (*windows.SecurityAttributes, error) {
 	return &windows.SecurityAttributes{Length: uint32(unsafe.Sizeof(windows.SecurityAttributes{})), SecurityDescriptor: sd}, nil
 }
 
-// readSecInfo reads the owner and DACL of the object open as h.
 func readSecInfo(h windows.Handle) (secInfo, error) {
 	sd, err := windows.GetSecurityInfo(h, windows.SE_FILE_OBJECT, windows.OWNER_SECURITY_INFORMATION|windows.DACL_SECURITY_INFORMATION)
 	if err != nil {

@@ -435,7 +435,7 @@ type Batch struct {
 	taken     []string // the names saved
 }
 
-// Save saves data under the name Name builds and returns the path written.
+// Save returns the path written.
 func (b *Batch) Save(given string, data []byte) (string, error) {
 	stem, ext, err := Name(given, data)
 	if err != nil {
