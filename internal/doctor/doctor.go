@@ -5,8 +5,10 @@
 // what holds each port the tab tries (§2.1), including another user's
 // squatter, each live bridge's /status, and the paired sites.
 //
-// Doctor only reads: it repairs no mode, prunes no session file, and sends
-// a session key only to the process its session file names. No secret
+// Doctor only reads: it repairs no mode (on Windows, reading a session file
+// tightens a loose ACL, as a verb's read does: readSessions), prunes no
+// session file, and sends a session key only to the process its session
+// file names. No secret
 // reaches a Finding, and text from a file or a bridge is cut and quoted
 // when it is not plain printable text (untrusted).
 package doctor

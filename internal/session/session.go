@@ -48,7 +48,8 @@ func Write(dir string, f File) error {
 }
 
 // Read is the one reader of a session file (the shell's verbs, listen and
-// doctor), refusing and repairing as fileperm.ReadFile does.
+// doctor): what fileperm.ReadFile refuses is refused, a loose mode silently
+// repaired.
 func Read(path string) (File, error) {
 	var f File
 	b, err := fileperm.ReadFile(path, nil)
