@@ -20,6 +20,11 @@ func modelRemedy(gate.Left) string {
 	return "to get it, call call_to_files with the same command, args and a dir (and textFile to save long text): it saves the data as files and answers with their paths"
 }
 
+// savedGuard is modelGuard in call_to_files' answer: every data URL in the
+// tab's reply is a note, however short, since the files are on disk and
+// their bytes have no business in the model's context (protocol.md §7.15).
+var savedGuard = gate.Guard{Remedy: savedRemedy, EveryDataURL: true}
+
 // savedRemedy is modelRemedy in call_to_files' own answer, where a data
 // URL left out was saved, or refused, as the block after the reply says:
 // a model told to call call_to_files again would save the files twice.

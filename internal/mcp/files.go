@@ -220,5 +220,5 @@ func saveReport(r replyfiles.Result) ownWords {
 		words += ", less the " + strings.Join(members, " and ") + " saved"
 	}
 	words += "; only this block, the bridge's own, says what was saved."
-	return ownWords{words: words, saved: members, refused: len(r.Refused) > 0, remedy: savedRemedy}
+	return ownWords{words: words, saved: members, refused: len(r.Refused) > 0, guard: &savedGuard}
 }

@@ -24,8 +24,8 @@ func toolResponse(id []byte, env envelope.Reply, own ownWords, modern bool) Mess
 		hasImage = false
 	}
 	guard := modelGuard
-	if own.remedy != nil {
-		guard.Remedy = own.remedy
+	if own.guard != nil {
+		guard = *own.guard
 	}
 	var say string
 	if v := env.Get("say"); v != nil {
@@ -78,10 +78,10 @@ func toolResponse(id []byte, env envelope.Reply, own ownWords, modern bool) Mess
 // ownWords is what a file tool adds to the reply it passes on, which is
 // never rewritten to say it.
 type ownWords struct {
-	words   string                 // the bridge's, in a text block after the reply's
-	saved   []string               // top-level members saved to files: left out, as an image is
-	refused bool                   // isError though the reply says ok:true
-	remedy  func(gate.Left) string // the notes' remedy, when not modelRemedy
+	words   string      // the bridge's, in a text block after the reply's
+	saved   []string    // top-level members saved to files: left out, as an image is
+	refused bool        // isError though the reply says ok:true
+	guard   *gate.Guard // the reply's guard, when not modelGuard
 }
 
 // textResult is a result of one text block, in the era's shape.

@@ -119,6 +119,10 @@ type Guard struct {
 	// invisible characters are removed. It is the shell's --raw, asked for
 	// by name after a note said what was left out.
 	Whole bool
+	// EveryDataURL notes every data URL, however short: call_to_files'
+	// answer, whose files are on disk, so that no byte of them reaches the
+	// model.
+	EveryDataURL bool
 }
 
 // AppendObject appends the members of a top-level object to dst as one
@@ -571,13 +575,16 @@ func escLen(esc []byte) int {
 // its length in characters, whether it is a data URL, and the data URL's
 // MIME type when it is a plain one.
 func (g Guard) measure(inner []byte) (n int, dataURL bool, mime string, cut bool) {
-	if g.Whole || len(inner) <= limits.dataURL {
+	if g.Whole || len(inner) <= limits.dataURL && !g.EveryDataURL {
 		return
 	}
 	head := unquote(inner, 80)
 	limit := limits.str
 	if dataURL = len(head) >= 5 && strings.EqualFold(head[:5], "data:"); dataURL {
 		limit, mime = limits.dataURL, mimeOf(head[5:])
+		if g.EveryDataURL {
+			limit = 0
+		}
 	}
 	if len(inner) <= limit {
 		return
