@@ -7,29 +7,20 @@ import (
 	"github.com/stitchslop/stitchslop-bridge/security/files"
 )
 
-// Image is the image a reply's top-level dataUrl carries, as the door
-// found it: the whole payload canonical standard base64 (canonicalBase64),
-// so that no byte of it can end the JSON string it is copied into, and
-// decoding to the image type it claims (files.ImageType). Only the door
-// makes one. Its base64 is a piece of the reply's bytes when the page
-// wrote the string without escapes, as pages do: never copied, never
-// decoded.
+// Image is a reply's dataUrl as the door found it: canonical base64, so no
+// byte can end the JSON string it is copied into, of the type it claims
+// (files.ImageType). Its base64 is a piece of the reply, never copied.
 type Image struct {
 	mime string
 	data []byte
 }
 
-// MIME returns the image's type as its bytes say it (files.ImageType),
-// which is the type the data URL claims: image/png, image/jpeg, image/gif
-// or image/webp, never the page's spelling of it.
+// MIME is the type as the bytes say it, never the page's spelling.
 func (im Image) MIME() string { return im.mime }
 
-// Base64 returns the image's payload: canonical standard base64, which an
-// MCP image block carries as it is. It must not be changed.
+// Base64 must not be changed.
 func (im Image) Base64() []byte { return im.data }
 
-// imageOf returns the image v, the raw value of a dataUrl member, holds,
-// or the zero Image when it holds none that may pass as one.
 func imageOf(v []byte) Image {
 	mime, data, ok := DataURL(v)
 	if !ok || !canonicalBase64(data) {
@@ -44,10 +35,8 @@ func imageOf(v []byte) Image {
 	return Image{typ, data}
 }
 
-// DataURL reads v, a raw JSON value of a reply (its top-level dataUrl),
-// for every face: the MIME type of a base64 data URL (files.SplitDataURL)
-// and its payload, not decoded. A string without escapes, as pages write
-// them, is read in place: payload is a piece of v, never a copy.
+// DataURL returns the MIME type and payload, not decoded, of v, a raw
+// dataUrl value; a string without escapes is read in place.
 func DataURL(v []byte) (mime string, payload []byte, ok bool) {
 	s, plain := Plain(v)
 	if !plain {
@@ -65,8 +54,7 @@ func DataURL(v []byte) (mime string, payload []byte, ok bool) {
 	return mime, payload, ok
 }
 
-// b64 maps each byte to its value in the standard base64 alphabet
-// (A-Z a-z 0-9 + /), and every other byte to 0xFF.
+// b64 maps each byte to its base64 value, others to 0xFF.
 var b64 = func() (t [256]byte) {
 	const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
 	for i := range t {
@@ -78,13 +66,9 @@ var b64 = func() (t [256]byte) {
 	return t
 }()
 
-// canonicalBase64 reports whether p is standard base64 as
-// base64.StdEncoding writes it, and nothing else: whole quanta of the
-// alphabet, "=" only as the padding of the last one, and no bits set past
-// the data it pads. None of these bytes is a quote, a backslash or a
-// control character, so p copied as is between quotes is one JSON string
-// that decodes to p. One pass without branches per byte: an 8 MiB image's
-// 11 MB take about as long as reading them.
+// canonicalBase64 reports whether p is exactly what base64.StdEncoding
+// writes (no bits set past the padded data). Branch-free per byte: an
+// 8 MiB image is checked about as fast as it is read.
 func canonicalBase64(p []byte) bool {
 	if len(p) == 0 || len(p)%4 != 0 {
 		return false

@@ -14,56 +14,39 @@ import (
 	"github.com/stitchslop/stitchslop-bridge/security/unprintable"
 )
 
-// Reply is an answer from a tab or a leader bridge as the door (Decode)
-// read it: its top-level members in order, each value a raw piece of the
-// answer's bytes that the standard's reader (jsontext) has validated, and
-// its image when it carries one fit to pass as an image block. Decode is
-// the only way to make a Reply from bytes; Own makes the bridge's own.
-// Whoever holds one holds bytes that passed the one validation, already
-// split into members: nothing past the door lexes the answer again to find
-// them.
+// Reply is an answer as the door read it: top-level members in order, each
+// a validated piece of the bytes, and its image when one may pass as an
+// image block. Only Decode (and Own, for the bridge's own) makes one, so
+// nothing past the door lexes the answer again.
 type Reply struct {
 	raw     []byte
 	members Object
 	image   Image
 }
 
-// The door's refusals. ErrNotObject is anything that is not one valid JSON
-// object (invalid UTF-8 and an escaped lone surrogate included: no Unicode
-// text); ErrBadNames is a valid JSON object refused all the same for its
-// member names: an object, at some depth, that names a member twice, or
-// has over MaxMembers of them, or a name over MaxName bytes or one that
-// does not print as it decodes.
+// The door's refusals: ErrNotObject for anything but one valid JSON object
+// (invalid UTF-8 and an escaped lone surrogate included); ErrBadNames for a
+// valid object refused for its names, at any depth.
 var (
 	ErrNotObject = errors.New("not one valid JSON object")
 	ErrBadNames  = errors.New("a valid JSON object, but one whose member names are refused: one given twice, too long, or holding a character that does not print, or too many of them")
 )
 
-// MaxMembers bounds the members of each object the door passes: a reply
-// or a tool list has a few dozen, and security/gate passes at most
-// gate.MaxItems of them to a model anyway.
+// MaxMembers bounds each object's members: a reply or a tool list has a
+// few dozen, and security/gate passes at most gate.MaxItems to a model.
 const MaxMembers = 10_000
 
-// MaxName bounds, in bytes as written, each member name the door passes:
-// a name is a word or a path, and a longer one is refused rather than
-// carried to a reader that would have to cut it (security/gate cuts a
-// string only past gate.MaxDataURL, above this, so no two names it writes
-// can be cut to one note).
+// MaxName bounds each member name, in bytes as written: refused rather
+// than cut, and below gate.MaxDataURL, so security/gate never cuts two
+// names to one note.
 const MaxName = 1024
 
-// errName is a name the door refuses though jsontext reads it.
 var errName = errors.New("envelope: a member name refused")
 
-// Decode is the door: it reads b, a frame from a tab, an answer from a
-// leader bridge or a reply the shell's client received, once, where it
-// enters, with the standard's reader (jsontext, which refuses a name given
-// twice at any depth, invalid UTF-8 and a lone surrogate, and nests at
-// most 10,000 deep), checking each name at every depth as it passes. b is
-// kept, not copied; it must not change after.
-//
-// The one rule for duplicate names: there are none to disagree about. A
-// name given twice ("say":"a" and "say":"b", or "a" and "\u0061") is
-// refused, so every reader of a reply reads the same members.
+// Decode is the door: it reads b once, where it enters, with jsontext,
+// checking each name at every depth. A name given twice ("a" and "\u0061"
+// too) is refused, so no two readers of a reply can disagree about which
+// one counts. b is kept, not copied; it must not change after.
 func Decode(b []byte) (Reply, error) {
 	lexed()
 	rd := newReader(b)
@@ -87,17 +70,14 @@ func Decode(b []byte) (Reply, error) {
 	return r, nil
 }
 
-// Refused is the door's refusal of an answer: ErrNotObject or ErrBadNames
-// (errors.Is), and the integer id of the call it answers when the door
-// read one at its top level before the fault (pages write it first), so
-// that the call can fail at once rather than time out, with nothing read
-// again of bytes the door refused.
+// Refused wraps ErrNotObject or ErrBadNames with the id the door read
+// before the fault (pages write it first), so that the call fails at once
+// rather than times out.
 type Refused struct {
 	why   error
 	ID    int64
 	HasID bool
-	// Detail says where and how the answer is not a JSON object, from the
-	// reader's error: a byte offset and a kind, never the bytes there.
+	// Detail is a byte offset and a kind, never the bytes there.
 	Detail string
 }
 
@@ -166,8 +146,7 @@ func (rd *reader) top(b []byte, member func(name string, v []byte)) error {
 	}
 }
 
-// checkName checks the raw name v, the nth of its object, and returns it
-// decoded when keep is set.
+// checkName checks the raw name v, the nth of its object; decoded if keep.
 func checkName(v []byte, n int64, keep bool) (string, error) {
 	if n > MaxMembers || len(v)-2 > MaxName {
 		return "", errName
@@ -186,8 +165,6 @@ func checkName(v []byte, n int64, keep bool) (string, error) {
 	return "", errName
 }
 
-// refusal says why the door refused b, on which the reader failed with
-// err: ErrBadNames when b is a JSON object that only its names spoil.
 func refusal(b []byte, err error) *Refused {
 	if errors.Is(err, errName) || errors.Is(err, jsontext.ErrDuplicateName) {
 		if v := jsontext.Value(b); v.Kind() == '{' && v.IsValid(jsontext.AllowDuplicateNames(true)) {
@@ -225,8 +202,8 @@ var syntaxKinds = []struct{ in, why string }{
 	{"invalid UTF-8", "a string holds invalid UTF-8"},
 }
 
-// keyOf is the name k, plain text without escapes; the envelope's own
-// names, which every reply has, without a copy.
+// keyOf returns the envelope's own names, which every reply has, without
+// a copy.
 func keyOf(k []byte) string {
 	switch string(k) {
 	case "id":
@@ -245,23 +222,17 @@ func keyOf(k []byte) string {
 	return string(k)
 }
 
-// Own is the envelope the bridge answers with itself, for a call the page
-// did not answer: {"ok":false,"error":code,"message":msg}.
+// Own is the bridge's own answer to a call the page did not answer.
 func Own(code, msg string) Reply {
 	o := Object{}.With("ok", false).With("error", code).With("message", msg)
 	return Reply{raw: o.AppendJSON(nil), members: o}
 }
 
-// Bridge is Own's bytes, for the faces that write an envelope of the
-// bridge's own straight out (the control plane, the shell).
 func Bridge(code, msg string) []byte { return Own(code, msg).raw }
 
-// With returns r showing the members o in place of its own: the reply as
-// a face shows it once the bridge has saved what it carried (the shell's
-// --out and --save, call_to_files), o's values pieces of r or the bridge's
-// own JSON. Nothing is encoded or read again: every exit writes members
-// through its own encoder. Bytes stays the reply as it came; the image
-// stays when o keeps r's dataUrl.
+// With returns r showing o in place of its members, once the bridge has
+// saved what it carried (--out, --save, call_to_files). Bytes stays as it
+// came; the image stays only while o keeps r's own dataUrl.
 func (r Reply) With(o Object) Reply {
 	out := Reply{raw: r.raw, members: o}
 	if v := o.Get("dataUrl"); v != nil && r.image.data != nil && &v[0] == &r.Get("dataUrl")[0] {
@@ -270,33 +241,23 @@ func (r Reply) With(o Object) Reply {
 	return out
 }
 
-// Bytes returns the reply as it came, for what passes it on verbatim (a
-// leader's /call, protocol.md §4.2; the shell's --raw); it must not be
-// changed. The zero Reply, which no door made, has none.
+// Bytes is the reply as it came, for what passes it on verbatim (a
+// leader's /call, protocol.md §4.2; --raw); it must not be changed.
 func (r Reply) Bytes() []byte { return r.raw }
 
-// Members returns the reply's top-level members, in order. The slice is
-// the reply's own: change a clone (Object's methods return new ones).
+// Members is the reply's own slice: change a clone.
 func (r Reply) Members() Object { return r.members }
 
-// Get returns the raw value of the member called name, or nil.
 func (r Reply) Get(name string) json.RawMessage { return r.members.Get(name) }
 
-// String returns the value of the member called name if it is a string.
 func (r Reply) String(name string) (string, bool) { return r.members.String(name) }
 
-// OK reports whether the reply says ok:true.
 func (r Reply) OK() bool { return r.members.OK() }
 
-// ID returns the reply's id when it is an integer: the call it answers.
 func (r Reply) ID() (int64, bool) { return Int(r.Get("id")) }
 
-// Image returns the image the reply's dataUrl carries, if it is one that
-// may pass as an image block (see Image).
 func (r Reply) Image() (Image, bool) { return r.image, r.image.data != nil }
 
-// Into decodes the reply into v, a struct of the fields a reader wants
-// (a leader's /status, say), with the standard's JSON v2 reader, which
-// matches a field's name exactly (case included) as every other reader of
-// the reply does, and refuses a name given twice as the door did.
+// Into decodes with JSON v2, which matches names exactly (case included)
+// as every other reader of the reply does.
 func (r Reply) Into(v any) error { return jsonv2.Unmarshal(r.raw, v) }
