@@ -1,50 +1,23 @@
 // Package gate is the one gate between a page and the model: every string
-// that came from a page (or from a leader bridge relaying one) and that a
-// model reads passes through it. It mitigates THREAT_MODEL.md T8
-// (site-inject: a compromised or buggy site answers a call with hidden
-// instructions or megabytes) and T9 (input-dos), where the resource
-// exhausted is the model's context window or the bridge's memory.
+// from a page (or a leader relaying one) that a model reads passes through
+// it (THREAT_MODEL.md T8 site-inject, T9 input-dos: the model's context
+// and the bridge's memory).
 //
-// Two entry points, one rule set:
+// Guard copies a JSON value in one pass: invisible characters removed from
+// every string and name (security/unprintable), a string too long to be of
+// use (a data URL over MaxDataURL, anything over MaxString) replaced by a
+// note that says how to get it whole, at most MaxItems entries per
+// container, about MaxTotal bytes in all, and a page's string that starts
+// as a note does ("[bridge") with that "[" escaped. Text does the same for
+// a whole text the model reads; Quote shows a page's or a file's name.
 //
-//   - Guard copies a JSON value (a page's reply) and, in the same pass,
-//     removes invisible characters from every string and member name
-//     (the one rule, security/unprintable: controls, format and
-//     default-ignorable characters, private use, unassigned code points);
-//     replaces each string too long to be of use to a model with a one-line
-//     note saying what was there and how to get it whole: a data URL
-//     ("data:…", scheme matched without regard to case) of more than
-//     MaxDataURL characters, or any string of more than MaxString; keeps at
-//     most MaxItems elements of an array or members of an object; and stops
-//     at about MaxTotal bytes, each container closed by a note saying how
-//     many entries were left out. The result is valid JSON. A reply's
-//     top level is bounded the same way (AppendObject), and a page's string
-//     that starts as a note does ("[bridge") has that "[" escaped.
-//   - Text (Clean, and a bound of MaxText bytes) for a whole text the model
-//     reads: a tool result, a greeting, a status. internal/mcp builds every
-//     tool result through it.
+// A limit counts characters as encoding/json decodes them. A raw string is
+// never shorter than its decoded form, so one whose raw form is within a
+// limit is passed uncounted.
 //
-// Quote is the one way a page's or a file's name is shown: quoted once,
-// escaped.
-//
-// Member order, numbers and escapes come out as they came; the output is
-// compact, written by the standard's encoder (jsontext). A string is rewritten only when it changes: one with
-// nothing to clean and within the limits is copied as it was.
-//
-// A character is a Unicode code point of the decoded string, as
-// encoding/json decodes it. A JSON string's raw form is never shorter than
-// that (an escape is two to twelve bytes for one character, a multi-byte
-// UTF-8 sequence one character), so a string whose raw form is within a
-// limit is within it decoded and is passed without being counted; one of
-// plain ASCII without escapes is not decoded at all.
-//
-// What it does not cover: the top-level image of an MCP reply, which the
-// MCP face turns into an image block (its bytes checked against its type by
-// security/files.ImageType) before the guard sees the rest; and the words
-// themselves, which reach the model as the page wrote them, visible (T8:
-// the model must treat a page's reply as data). It expects valid JSON,
-// which the bridge checks when a frame arrives; on other input it neither
-// panics nor promises anything.
+// Not covered: the MCP reply's top-level image (an image block, checked by
+// files.ImageType), and the visible words, which the model must treat as
+// data (T8).
 package gate
 
 import (
@@ -61,67 +34,47 @@ import (
 	"github.com/stitchslop/stitchslop-bridge/security/unprintable"
 )
 
-// The limits, in characters (see the package doc for how they are
-// counted).
+// The limits, in characters.
 const (
-	// MaxDataURL is the longest data URL passed to the reader as text:
-	// about 1.5 KB of file, room for a tiny icon. Past that, a data URL is
-	// base64 that a model can neither see nor use, and that costs it a
-	// token for every three or four characters.
+	// MaxDataURL is room for a tiny icon; a longer data URL is base64 a
+	// model can neither see nor use, at a token per three or four bytes.
 	MaxDataURL = 2048
-	// MaxString is the longest string of any kind passed as text: some
-	// 25,000 tokens, more than any sentence, name or description a page
-	// has reason to send, and well under a model's context. It must be
-	// more than MaxDataURL, which is the fast path's only threshold.
+	// MaxString is some 25,000 tokens, more than any text a page has reason
+	// to send. It must exceed MaxDataURL, the fast path's only threshold.
 	MaxString = 100_000
-	// MaxItems is the most elements of one array, or members of one
-	// object, passed on: a list of a few thousand shapes or files is all a
-	// model can take in, and a reply of a million zeros is none.
+	// MaxItems is about as many entries as a model can take in.
 	MaxItems = 2_000
-	// MaxTotal is about how many bytes of a guarded value are passed on:
-	// twice MaxString, some 50,000 tokens. Past it, each open container is
-	// closed with a note; one element may overshoot it, by at most
+	// MaxTotal is in bytes; one element may overshoot it by at most
 	// MaxString characters.
 	MaxTotal = 2 * MaxString
 )
 
-// limits are the thresholds the code uses, which tests shrink so that
-// short inputs reach the slow paths.
+// limits are shrunk by tests so that short inputs reach the slow paths.
 var limits = struct{ dataURL, str, items, total int }{MaxDataURL, MaxString, MaxItems, MaxTotal}
 
-// maxPath bounds, in bytes, the path a note gives: a longer one keeps its
-// end, the most specific part, after "...", cut between segments.
+// maxPath bounds a note's path in bytes; a longer one keeps its end, the
+// most specific part.
 const maxPath = 200
 
-// maxKeyShown bounds, in bytes, a member name as a path shows it.
 const maxKeyShown = 48
 
 // Left says what a note stands for, so that a Remedy can word how to get it.
 type Left struct {
-	// At is the path of the string in the value: member names and array
-	// indices joined by dots ("members.0.text"); a name that is not a plain
-	// identifier is quoted in brackets (`a["b.c"]`); "" is the value itself.
-	// For a member name, At is the path of its object.
-	At string
-	// DataURL says the string is a data URL.
+	// At is the path ("members.0.text", `a["b.c"]`, "" for the value
+	// itself); for a member name, the path of its object.
+	At      string
 	DataURL bool
-	// Name says the string is a member name.
-	Name bool
+	Name    bool
 }
 
-// Guard walks JSON values through the gate: cleaned, over-long strings
-// noted, containers capped, the whole bounded (see the package doc).
 type Guard struct {
-	// Remedy returns the end of a note: how the reader gets the string
-	// whole, in one line without a final period.
+	// Remedy returns the end of a note: how to get the string whole, in
+	// one line without a final period.
 	Remedy func(Left) string
-	// Whole keeps every string and entry, however long or many: only
-	// invisible characters are removed. It is the shell's --raw, asked for
-	// by name after a note said what was left out.
+	// Whole only cleans: the shell's --raw, asked for by name after a note.
 	Whole bool
 	// EveryDataURL notes every data URL, however short: call_to_files'
-	// answer, whose files are on disk, so that no byte of them reaches the
-	// model.
+	// files are on disk, and no byte of them need reach the model.
 	EveryDataURL bool
 }
 
@@ -179,17 +132,14 @@ func (g Guard) appendMember(dst []byte, key string, value []byte, origin int) []
 	return out
 }
 
-// Reserved reports whether a member name, as it reads once cleaned, is
-// one the guard keeps for its own notes ("[bridge]", and any name starting
-// "[bridge"): a page's member of such a name is left out, so that no note
-// of the guard's is given twice in an object, or posed as.
+// Reserved reports whether a cleaned member name starts "[bridge": a
+// page's member of such a name is left out, so that none poses as a note.
 func Reserved(name string) bool { return strings.HasPrefix(name, reservedPrefix) }
 
 const reservedPrefix = "[bridge"
 
-// Apply returns doc, a JSON document, guarded and compact, and whether
-// anything was changed. When nothing is changed, doc itself comes back,
-// whitespace and all. Invalid JSON also comes back as it came.
+// Apply returns doc guarded and compact, or doc itself when nothing
+// changed or it is not valid JSON.
 func (g Guard) Apply(doc []byte) ([]byte, bool) {
 	if !jsontext.Value(doc).IsValid(jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true)) {
 		return doc, false
@@ -201,9 +151,8 @@ func (g Guard) Apply(doc []byte) ([]byte, bool) {
 	return out, true
 }
 
-// Note returns the note that replaces the raw JSON string v, the value of
-// the top-level member key, if v is over a limit. The note is the
-// string's value, not JSON.
+// Note returns the note (not JSON) that replaces v, the raw string value of
+// the top-level member key, if v is over a limit.
 func (g Guard) Note(key string, v []byte) (string, bool) {
 	if len(v) < 2 || v[0] != '"' {
 		return "", false
@@ -215,17 +164,14 @@ func (g Guard) Note(key string, v []byte) (string, bool) {
 	return g.note(n, mime, Left{At: pathOf(AppendString(nil, key), nil), DataURL: dataURL}), true
 }
 
-// frame is an open object or array while walking a value.
 type frame struct {
 	obj bool
-	// key is the raw name of the object's current member, quotes included;
-	// nil before the first, or when the name was left out.
+	// key is the current member's raw name; nil when it was left out.
 	key []byte
 	n   int // the entries begun: the array's current index is n-1
 }
 
-// coder is what one walk reads with and writes with: the standard's reader
-// and writer (jsontext), pooled, so that a reply costs neither of its own.
+// coder is pooled, so that a reply costs no reader or writer of its own.
 type coder struct {
 	in     bytes.Buffer
 	out    bytes.Buffer
@@ -236,28 +182,19 @@ type coder struct {
 
 var coders = sync.Pool{New: func() any { return new(coder) }}
 
-// The walk reads a value the door checked (names once each, Unicode text),
-// or with Apply one it checked itself: invalid UTF-8 and a lone surrogate
-// read, and come out as U+FFFD. It writes the page's escapes as they came
-// (PreserveRawStrings), U+2028 and U+2029 escaped, as AppendString does.
+// Apply's input may hold invalid UTF-8 or a lone surrogate: read, and
+// written as U+FFFD. The page's escapes are kept (PreserveRawStrings);
+// U+2028 and U+2029 escaped, as AppendString does.
 var (
 	readOpts  = []jsontext.Options{jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true)}
 	writeOpts = []jsontext.Options{jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true), jsontext.EscapeForJS(true), jsontext.PreserveRawStrings(true)}
 )
 
-// walk appends the valid JSON value v to dst, guarded and compact, and
-// reports whether anything was cleaned, cut or left out. base is the raw
-// name of the top-level member whose value v is, or nil. The budget
-// counts dst from origin.
-//
-// v is read a token at a time with jsontext's Decoder and written with its
-// Encoder, which appends to dst: each string within the limits and with
-// nothing to clean goes as it came. Past limits.items entries of a
-// container, or past the budget (limits.total, counting what it appends
-// from every level), the rest of the container is skipped and a note
-// closes it; past the ceiling (limits.total+limits.str) without one, so
-// that a value nested thousands deep costs one pass and at most a bracket
-// a level more.
+// walk appends v guarded and reports whether anything changed. base is the
+// raw name of the top-level member v is the value of, or nil; the budget
+// counts dst from origin. Past the ceiling (limits.total+limits.str) a
+// container closes without a note, so a value nested thousands deep costs
+// one pass and a bracket a level.
 func (g Guard) walk(dst, v, base []byte, origin int) ([]byte, bool) {
 	if out, changed, ok := g.scalar(dst, v, base); ok {
 		return out, changed
@@ -278,8 +215,7 @@ func (g Guard) walk(dst, v, base []byte, origin int) ([]byte, bool) {
 	stack := c.frames[:0]
 	changed := false
 	written := func() int { return len(dst) + int(e.OutputOffset()) - origin }
-	// On a read error (the end, or input that is not valid JSON, which
-	// only Guard's own tests give it), nothing more is written.
+	// On a read error (the end, or invalid JSON) nothing more is written.
 walk:
 	for {
 		kind := d.PeekKind()
@@ -314,9 +250,6 @@ walk:
 			}
 		}
 		if top != nil {
-			// An entry begins: past the count or the budget, the rest of
-			// the container is left out, with a note in its place: an
-			// element, or a member named "[bridge]".
 			if top.n > 0 && !g.Whole && (top.n >= limits.items || written() > limits.total) {
 				entries, err := g.skipRest(d, top.obj, name != nil)
 				changed = true
@@ -389,10 +322,8 @@ walk:
 	return bytes.TrimSuffix(c.out.Bytes(), []byte("\n")), changed
 }
 
-// scalar appends v when it is a string, a number or a literal that the
-// door read (or jsontext checked: Apply), without a reader or a writer:
-// most members of a reply are one, and a walk's pooled coder costs more
-// than they do. ok is false for a container, which walk reads.
+// scalar appends v without a coder when it is no container (ok): most
+// members of a reply are scalars, which cost less than a coder.
 func (g Guard) scalar(dst, v, base []byte) (out []byte, changed, ok bool) {
 	if len(v) == 0 {
 		return dst, false, false
@@ -422,11 +353,8 @@ func (g Guard) scalar(dst, v, base []byte) (out []byte, changed, ok bool) {
 	return append(dst, v...), false, true
 }
 
-// skipRest skips the rest of the container the reader is in, its current
-// member's value first when nameRead (its name read), and says how many
-// entries it skipped, or the read error that stopped it (input that is
-// not valid JSON), after which the walk must stop: the reader has not
-// moved past what it could not read.
+// skipRest skips the rest of the container and counts the entries. After
+// an error the walk must stop: the reader has not moved past it.
 func (g Guard) skipRest(d *jsontext.Decoder, obj, nameRead bool) (int, error) {
 	entries := 0
 	if nameRead {
@@ -453,12 +381,9 @@ func (g Guard) skipRest(d *jsontext.Decoder, obj, nameRead bool) (int, error) {
 	return entries, nil
 }
 
-// marked returns the JSON string of a page's string value that, cleaned,
-// starts as the guard's notes do ("[bridge"), with that first "[" escaped
-// (\u005b): the same value to a JSON reader, but text a model reading the
-// JSON cannot take for a note of the bridge's. inner is the raw string's
-// contents, c what cleaned returned for them ("" when it did not decode
-// them: plain ASCII without escapes). ok is false for any other string.
+// marked returns a page's string that starts as a note does with that "["
+// escaped (\u005b): the same value to a JSON reader, but no text a model
+// can take for the bridge's note. c is what cleaned returned for inner.
 func marked(inner []byte, c string) ([]byte, bool) {
 	v := c
 	if v == "" {
@@ -473,8 +398,6 @@ func marked(inner []byte, c string) ([]byte, bool) {
 	return append([]byte(`"\u005b`), q[2:]...), true
 }
 
-// reserved reports whether the contents of a raw JSON string, a member
-// name, read as a Reserved name once cleaned.
 func reserved(inner []byte) bool {
 	if bytes.IndexByte(inner, '\\') < 0 && unprintable.PlainText(inner) {
 		return bytes.HasPrefix(inner, []byte(reservedPrefix))
@@ -482,12 +405,9 @@ func reserved(inner []byte) bool {
 	return Reserved(Clean(unquote(inner, -1))) // "\u005b" and "\u200b[" read as "[" too
 }
 
-// cleaned returns the contents of a raw JSON string (no quotes) as Clean
-// leaves them, and whether that differs from the string's value. A string
-// of plain ASCII without escapes is not decoded. A string that escapes a
-// lone surrogate (\ud800) is rewritten, the surrogate as U+FFFD: it is JSON
-// by the grammar but no Unicode text, and strict readers of the output
-// refuse it.
+// cleaned returns the raw string contents inner as Clean leaves them, and
+// whether they changed. A lone surrogate escape is rewritten as U+FFFD:
+// strict readers of the output refuse it.
 func cleaned(inner []byte) (string, bool) {
 	if bytes.IndexByte(inner, '\\') < 0 && unprintable.PlainText(inner) {
 		return "", false
@@ -532,11 +452,8 @@ func loneSurrogate(inner []byte) bool {
 	return false
 }
 
-// unquote decodes the contents of a raw JSON string (no quotes), its
-// first limit characters when limit is not negative, with jsontext:
-// invalid UTF-8 and a lone surrogate read as U+FFFD. Only the piece that
-// holds them is decoded, so the head of a string of megabytes costs
-// little.
+// unquote decodes the first limit characters of inner (all when limit is
+// negative), so the head of a string of megabytes costs little.
 func unquote(inner []byte, limit int) string {
 	if limit >= 0 {
 		i := 0
@@ -556,8 +473,8 @@ func unquote(inner []byte, limit int) string {
 	return string(u)
 }
 
-// escLen is the length of the escape at the start of esc, a surrogate
-// pair of escapes as one: one character decoded.
+// escLen is the length of the escape at esc's start; a surrogate pair of
+// escapes is one.
 func escLen(esc []byte) int {
 	if len(esc) < 6 || esc[1] != 'u' {
 		return min(2, len(esc))
@@ -570,10 +487,8 @@ func escLen(esc []byte) int {
 	return 6
 }
 
-// measure looks at the contents of a raw JSON string (no quotes) and says
-// whether it is over its limit (never, for a Whole guard), and if it is,
-// its length in characters, whether it is a data URL, and the data URL's
-// MIME type when it is a plain one.
+// measure says whether inner is over its limit and, if so, its length in
+// characters and whether (and of what type) it is a data URL.
 func (g Guard) measure(inner []byte) (n int, dataURL bool, mime string, cut bool) {
 	if g.Whole || len(inner) <= limits.dataURL && !g.EveryDataURL {
 		return
@@ -593,9 +508,8 @@ func (g Guard) measure(inner []byte) (n int, dataURL bool, mime string, cut bool
 	return n, dataURL, mime, n > limit
 }
 
-// decodedLen counts the characters of a raw JSON string's contents as
-// encoding/json decodes them: an escape is one character, a surrogate pair
-// of escapes one, and each byte of invalid UTF-8 one (it becomes U+FFFD).
+// decodedLen counts characters as encoding/json decodes them: each byte of
+// invalid UTF-8 becomes one U+FFFD.
 func decodedLen(inner []byte) int {
 	n := 0
 	for {
@@ -608,9 +522,8 @@ func decodedLen(inner []byte) int {
 	}
 }
 
-// mimeOf returns the MIME type at the start of what follows "data:", in
-// lower case, if it is a plain type/subtype (RFC 6838 names) of at most 64
-// bytes; otherwise "".
+// mimeOf returns the plain type/subtype (RFC 6838) after "data:", at most
+// 64 bytes, in lower case, or "".
 func mimeOf(s string) string {
 	m := mimeType.FindString(s)
 	if m == "" || len(m) > 64+1 {
@@ -621,10 +534,8 @@ func mimeOf(s string) string {
 
 var mimeType = regexp.MustCompile(`^[A-Za-z0-9!#$&^_.+-]+/[A-Za-z0-9!#$&^_.+-]+[;,]`)
 
-// pathOf renders the path of a value: base (a raw top-level member name, or
-// nil), then each open container's current member or index. It renders
-// from the innermost segment out and stops at about maxPath bytes, so a
-// path thousands of levels deep costs no more than a short one.
+// pathOf renders from the innermost segment out and stops at about maxPath
+// bytes, so a path thousands of levels deep costs no more than a short one.
 func pathOf(base []byte, stack []frame) string {
 	if base != nil {
 		stack = append([]frame{{obj: true, key: base}}, stack...)
@@ -647,10 +558,8 @@ func pathOf(base []byte, stack []frame) string {
 	return more + strings.TrimPrefix(path, ".")
 }
 
-// nameSegment renders the raw member name key as a path segment: the name
-// itself if it is a plain identifier, otherwise ["name"] in Go's ASCII
-// quoting, so that the note holds no control or invisible character from
-// the page, and at most maxKeyShown bytes of it.
+// nameSegment quotes a name that is no plain identifier in Go's ASCII
+// quoting, so that a note holds no invisible character from the page.
 func nameSegment(key []byte) string {
 	if key == nil {
 		return "[name left out]"
@@ -666,12 +575,8 @@ func nameSegment(key []byte) string {
 	return "[" + strconv.QuoteToASCII(name) + more + "]"
 }
 
-// ident is a member name a path shows as it is.
 var ident = regexp.MustCompile(`^[A-Za-z_$][A-Za-z0-9_$-]*$`)
 
-// note words the string that takes the place of one left out, e.g.
-// [bridge: a 3,145,728-character string was left out here (at
-// members.0.text); <remedy>].
 func (g Guard) note(n int, mime string, l Left) string {
 	what := "string"
 	switch {
@@ -694,8 +599,6 @@ func (g Guard) note(n int, mime string, l Left) string {
 	return g.say("a "+thousands(n)+"-character "+what+" was left out here ("+where+")", l)
 }
 
-// notMore words the note that closes a container whose last entries were
-// left out.
 func (g Guard) notMore(n int, obj bool, l Left) string {
 	what := "items"
 	if obj {
@@ -708,7 +611,6 @@ func (g Guard) notMore(n int, obj bool, l Left) string {
 	return g.say(thousands(n)+" more "+what+" were left out here ("+at+")", l)
 }
 
-// say puts a note's words, and the Remedy for l, in the note's brackets.
 func (g Guard) say(words string, l Left) string {
 	if g.Remedy != nil {
 		if r := g.Remedy(l); r != "" {
@@ -718,7 +620,6 @@ func (g Guard) say(words string, l Left) string {
 	return "[bridge: " + words + "]"
 }
 
-// thousands formats n with commas: 3145728 is 3,145,728.
 func thousands(n int) string {
 	s := strconv.Itoa(n)
 	for i := len(s) - 3; i > 0; i -= 3 {
@@ -727,11 +628,9 @@ func thousands(n int) string {
 	return s
 }
 
-// AppendString appends s to dst as a JSON string: the one JSON string
-// encoder of what the bridge writes itself, jsontext's, which does not
-// escape <, > and &, which are safe in every place this output goes
-// (stdout and HTTP bodies of type application/json). Invalid UTF-8 becomes
-// U+FFFD; U+2028 and U+2029, which end lines in JavaScript, are escaped.
+// AppendString is the one JSON string encoder of what the bridge writes
+// itself. <, > and & stay, safe on stdout and in application/json bodies;
+// U+2028 and U+2029, which end lines in JavaScript, are escaped.
 func AppendString(dst []byte, s string) []byte {
 	if plainASCII(s) { // a name or a word: as it is, between quotes
 		dst = append(dst, '"')
@@ -748,8 +647,7 @@ func AppendString(dst []byte, s string) []byte {
 	return dst
 }
 
-// plainASCII reports whether s is printable ASCII without a quote or a
-// backslash: a JSON string of it is s between quotes.
+// plainASCII reports whether a JSON string of s is s between quotes.
 func plainASCII(s string) bool {
 	for i := range len(s) {
 		if c := s[i]; c < 0x20 || c >= 0x7F || c == '"' || c == '\\' {
