@@ -19,7 +19,6 @@ import (
 // (protocol.md §2.4, §4.1).
 const SecretBytes = 32
 
-// FingerprintLen is a Fingerprint's length in hex characters.
 const FingerprintLen = 32
 
 // randRead is swapped by a test: a failing source is an error, never a
@@ -30,8 +29,8 @@ var randRead = rand.Read
 // time. An empty want never matches: an unset credential is not a wildcard.
 func Equal(got, want string) bool { return EqualAny(got, []string{want}) }
 
-// EqualAny reports whether got equals any of wants, comparing every one so
-// the time does not tell which matched. An empty want matches nothing.
+// EqualAny compares every one of wants, so the time does not tell which
+// matched.
 func EqualAny(got string, wants []string) bool {
 	g := sha256.Sum256([]byte(got))
 	match := 0

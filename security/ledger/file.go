@@ -31,10 +31,8 @@ const maxFileLines = limits.ConfigFile / lineLen
 // fingerprint per line; the caller then refuses to redeem any token.
 var ErrCorrupt = errors.New("the spent-token file is not valid")
 
-// File is the spent-token file: one fingerprint per line, oldest first.
-// Each write replaces the whole file atomically, so a crash cannot leave a
-// torn line that would refuse every later redemption. The caller holds the
-// pairing file's lock (fileperm.Lock) from ReadFile to Write (T14).
+// File is the spent-token file, one fingerprint per line, oldest first,
+// replaced whole on each write: a torn line would refuse every redemption.
 type File struct {
 	path  string
 	fps   []string        // normalised, valid, unique, oldest first
@@ -71,7 +69,6 @@ func (f *File) Spent(token string) bool {
 	return Spent(f.fps, token)
 }
 
-// Record adds token's fingerprint if it is not there yet.
 func (f *File) Record(token string) { f.Add(credential.Fingerprint(token)) }
 
 // Add adds fingerprints that are not there yet, newest last, skipping what
@@ -87,9 +84,8 @@ func (f *File) Add(fps ...string) {
 	}
 }
 
-// Write adds keep (usedTokens) and, if anything changed, writes the file
-// with fileperm.WriteFile: the newest FileKeep and every one in keep, at
-// most maxFileLines.
+// Write adds keep (usedTokens) and, if anything changed, writes the newest
+// FileKeep and every one in keep, at most maxFileLines.
 func (f *File) Write(keep []string) error {
 	f.Add(keep...)
 	if !f.dirty {

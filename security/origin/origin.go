@@ -90,7 +90,6 @@ func validHost(h string, bracketed bool) bool {
 		!strings.ContainsAny(h[:1], ".-") && !strings.ContainsAny(h[len(h)-1:], ".-") && !strings.Contains(h, "..")
 }
 
-// ipv4Loopback is the address every server binds.
 var ipv4Loopback = netip.AddrFrom4([4]byte{127, 0, 0, 1})
 
 // loopbackHost reports whether a Host header is localhost, 127.0.0.1 or
@@ -133,7 +132,6 @@ func CheckUpgrade(r *http.Request, admit func(site string) bool) (site string, s
 	return site, 0, ""
 }
 
-// Production are the Stitch Slop app's own sites.
 var Production = []string{"https://www.stitchslop.com", "https://stitchslop.com"}
 
 // AllowedSite reports whether a tab on site may pair with a bridge

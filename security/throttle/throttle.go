@@ -27,7 +27,6 @@ type Budget struct {
 	now       func() time.Time
 }
 
-// New returns a full budget.
 func New() *Budget {
 	return &Budget{units: Burst, now: time.Now}
 }
