@@ -42,7 +42,6 @@ type Answer struct {
 	VoiceSupport json.RawMessage // nil when absent or null
 }
 
-// Read reads env, a voice.listen answer.
 func Read(env envelope.Reply) Answer {
 	r := Answer{OK: env.OK(), Heard: env.Get("heard"), Selection: env.Get("selection")}
 	r.Error, _ = env.String("error")
@@ -89,8 +88,7 @@ func (a Answer) Next() Next {
 // context is the model's, so they are tighter than listen's lines.
 const (
 	// MaxText bounds one event's words: 25 s of speech is a few hundred.
-	MaxText = 2000
-	// MaxUtterances bounds the events of one answer.
+	MaxText       = 2000
 	MaxUtterances = 20
 	// maxNames and maxName bound the selection's names in meta.
 	maxNames = 20
@@ -224,8 +222,6 @@ func switched(a Answer, last *string) (Event, bool) {
 	return Event{Content: say, Meta: map[string]string{"voice": now, "time": stamp()}}, true
 }
 
-// meta is an utterance's attributes: the bridge's time, the selection's
-// names.
 func meta(selection json.RawMessage) map[string]string {
 	m := map[string]string{"time": stamp()}
 	var names []string
@@ -268,7 +264,6 @@ func plain(s string) string {
 // stamp is the bridge's clock, not the tab's (atMs is the tab's own).
 func stamp() string { return time.Now().UTC().Format(Stamp) }
 
-// Stamp is the layout of meta's time: RFC 3339 in UTC, milliseconds.
 const Stamp = "2006-01-02T15:04:05.000Z07:00"
 
 // Clip is s cleaned by the gate, on one line, at most max bytes; < and >
@@ -339,7 +334,6 @@ func (b *budget) flush(send func(Event)) {
 	b.send(d, send, false)
 }
 
-// size is e's bytes as counted against MaxRate.
 func size(e Event) int {
 	n := len(e.Content)
 	for k, v := range e.Meta {

@@ -74,7 +74,6 @@ const (
 
 var emptySchema = json.RawMessage(`{"type":"object"}`)
 
-// NotAList is the reason given when the tools field is not a JSON list.
 const NotAList = "the tools field is not a list"
 
 // MoreDropped and MoreParts are the reasons of the entries that count
@@ -201,7 +200,6 @@ func cut(s string, n int) string {
 	return string([]rune(s)[:n-1]) + "…"
 }
 
-// isObject reports whether raw, a value of a valid list, is an object.
 func isObject(raw []byte) bool { return len(raw) > 0 && raw[0] == '{' }
 
 // cleanSchema cleans every key and string of an object schema, drops
