@@ -81,7 +81,6 @@ func (l *Log) Refuse(reason, origin, message string) {
 	})
 }
 
-// Snapshot is the record at one moment.
 type Snapshot struct {
 	Attempts      int       `json:"attempts"`
 	LastAttemptAt string    `json:"lastAttemptAt,omitempty"`

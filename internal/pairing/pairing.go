@@ -63,15 +63,12 @@ type Store struct {
 	spent []string
 }
 
-// New returns the store for the config directory dir.
 func New(dir string, log *slog.Logger) *Store {
 	return &Store{path: paths.Pairing(dir), spentFile: filepath.Join(dir, ledger.FileName), log: log}
 }
 
-// Path is pairing.json's path.
 func (s *Store) Path() string { return s.path }
 
-// LedgerPath is the spent-token file's path.
 func (s *Store) LedgerPath() string { return s.spentFile }
 
 func (s *Store) warn(msg string) { s.log.Warn(msg) }
@@ -215,7 +212,6 @@ func allUsed(f file) []string {
 	return all
 }
 
-// Paired reports whether origin has a stored secret.
 func (s *Store) Paired(o string) (bool, error) {
 	secrets, err := s.secretsFor(o)
 	return err == nil && len(secrets) > 0, err
@@ -239,7 +235,6 @@ func (s *Store) DemoSecret(o, secret string) bool {
 	return err == nil && secret != "" && credential.EqualAny(secret, field[[]string](f.entries[origin.Normalize(o)], demoMember))
 }
 
-// PairedOrigins lists the sites with a stored secret, sorted.
 func (s *Store) PairedOrigins() ([]string, error) {
 	f, err := s.read()
 	if err != nil {
@@ -255,7 +250,6 @@ func (s *Store) PairedOrigins() ([]string, error) {
 	return out, nil
 }
 
-// VerifySecret reports whether secret is one of origin's stored secrets.
 func (s *Store) VerifySecret(o, secret string) (bool, error) {
 	if secret == "" {
 		return false, nil
@@ -381,7 +375,6 @@ func (s *Store) Unpair(o string) (Unpaired, error) {
 	return s.unpair(func(key string) bool { return canon(key) == target })
 }
 
-// UnpairAll is Unpair for every entry.
 func (s *Store) UnpairAll() (Unpaired, error) {
 	return s.unpair(func(string) bool { return true })
 }

@@ -17,7 +17,6 @@ import (
 // as data URLs.
 const MaxAttached = 4
 
-// Attach is one file to put into a call's arguments.
 type Attach struct {
 	Path    string // the file, as security/files.Read takes it
 	Arg     string // the argument that gets it: up to 3 names joined by dots (sidecar.data)

@@ -51,7 +51,6 @@ type Part struct {
 	Renamed bool   // saved under a name other than the one given (files.Name)
 }
 
-// Result is what Save did.
 type Result struct {
 	// Env is the reply as the shell shows it (--save); the MCP face says
 	// what was saved in a block of its own.
@@ -64,7 +63,6 @@ type Result struct {
 // RenamedWhy says why a file was saved under another name than given.
 const RenamedWhy = "the saved name is the bridge's, not the page's: it is built from a short stem of the name given (letters, digits, - and _), .stitchslop and the content's kind, so that no saved file is one a tool, an agent or the OS reads by its name. Use the file under the saved name; do not rename it to the name the page gave, which would undo that. The Stitch Slop team's bridge would have used the name as given (docs/protocol.md §7.15)"
 
-// Renamed is how many parts were saved under another name than given.
 func (r Result) Renamed() int {
 	n := 0
 	for _, p := range r.Saved {

@@ -194,7 +194,6 @@ func Flush(l *slog.Logger) {
 	}
 }
 
-// thousands writes n with comma separators: 2,999.
 func thousands(n int) string {
 	s := strconv.Itoa(n)
 	for i := len(s) - 3; i > 0; i -= 3 {

@@ -26,7 +26,6 @@ import (
 	"github.com/stitchslop/stitchslop-bridge/security/unprintable"
 )
 
-// Prefix starts every line.
 const Prefix = "stitchslop-bridge: "
 
 // LevelHint marks a line that says how to fix what the line before reported.
@@ -131,7 +130,6 @@ func quote(s string) string {
 // so bytes from a page cannot drive the terminal or hide text.
 func escape(s string) string { return unprintable.Escape(s) }
 
-// Hint logs a hint line.
 func Hint(l *slog.Logger, msg string) {
 	l.Log(context.Background(), LevelHint, msg)
 }
