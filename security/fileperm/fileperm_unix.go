@@ -10,13 +10,11 @@ import (
 	"syscall"
 )
 
-// mkdirPrivate makes dir with Mkdir, which fails on anything already
-// there, a symlink included (MkdirAll would take a symlink to a directory
-// for the directory). The mode is made exact afterwards through the opened
-// handle (setCreatedMode), never by path.
+// mkdirPrivate uses Mkdir, which fails on a symlink already there (MkdirAll
+// would take one to a directory for the directory).
 func mkdirPrivate(dir string) error { return os.Mkdir(dir, DirMode) }
 
-// setCreatedMode makes the mode exact: Mkdir applied the umask.
+// setCreatedMode: Mkdir applied the umask.
 func setCreatedMode(f *os.File) error { return f.Chmod(DirMode) }
 
 // createPrivate creates path exclusively; Chmod makes its mode exactly

@@ -81,7 +81,6 @@ func create(r *os.Root, name, path string, open func(string) (*os.File, error)) 
 	}
 }
 
-// Path is the target's path.
 func (p *Pending) Path() string { return p.path }
 
 // Type is the image type the bytes written sniff as, "" for none.

@@ -15,9 +15,8 @@
 // folders must be the user's own; a file is put in place whole, and only over a
 // regular file with overwrite.
 //
-// Not covered: a file of an allowed kind goes whatever it holds; the agent
-// chooses the path and folder, and a non-hidden secret is not stopped;
-// "hidden" means a leading dot only; lookalike names are not refused; a
+// Not covered: a file of an allowed kind goes whatever it holds; a secret
+// outside a dot-folder is not stopped; lookalike names are not refused; a
 // process of the same user (T11) can do anything the user can.
 package files
 
@@ -39,8 +38,7 @@ import (
 	"github.com/stitchslop/stitchslop-bridge/security/unprintable"
 )
 
-// MaxIn is the largest file Read sends to the tab, in bytes, as the
-// reference bridge allows.
+// MaxIn is in bytes, as the reference bridge allows.
 const MaxIn = 14 << 20
 
 // Mode of a file sent to the tab.
@@ -435,7 +433,6 @@ type Batch struct {
 	taken     []string // the names saved
 }
 
-// Save returns the path written.
 func (b *Batch) Save(given string, data []byte) (string, error) {
 	stem, ext, err := Name(given, data)
 	if err != nil {
