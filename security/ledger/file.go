@@ -12,13 +12,10 @@ import (
 	"github.com/stitchslop/stitchslop-bridge/security/limits"
 )
 
-// FileName is our spent-token file in the config directory; the reference
-// bridge has none.
 const FileName = "spent-tokens"
 
-// FileKeep is how many of the newest fingerprints the file keeps, besides
-// every one still in usedTokens; at least Keep, since the file exists to
-// remember more than usedTokens.
+// FileKeep, besides every one still in usedTokens; at least Keep, since the
+// file exists to remember more than usedTokens.
 const FileKeep = 10000
 
 const lineLen = credential.FingerprintLen + 1
@@ -27,16 +24,14 @@ const lineLen = credential.FingerprintLen + 1
 // this bridge wrote and then refused to read would refuse every redemption.
 const maxFileLines = limits.ConfigFile / lineLen
 
-// ErrCorrupt is wrapped by reads of a spent-token file that is not one
-// fingerprint per line; the caller then refuses to redeem any token.
 var ErrCorrupt = errors.New("the spent-token file is not valid")
 
 // File is the spent-token file, one fingerprint per line, oldest first,
 // replaced whole on each write: a torn line would refuse every redemption.
 type File struct {
 	path  string
-	fps   []string        // normalised, valid, unique, oldest first
-	set   map[string]bool // the same, for deduplication only
+	fps   []string // normalised, valid, unique, oldest first
+	set   map[string]bool
 	dirty bool
 }
 

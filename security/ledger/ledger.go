@@ -1,11 +1,10 @@
 // Package ledger makes a bootstrap token work once (THREAT_MODEL.md T6),
 // across restarts and with the reference bridge sharing the config dir.
-// Spent tokens are kept as fingerprints in pairing.json's usedTokens (Spent,
-// Record: the reference bridge's format, so each refuses the other's) and
-// in our own spent-token file (File), so deleting pairing.json revives
-// none. The caller holds the pairing file's lock (T14) from check to write.
-// An unreadable spent-token file refuses every redemption rather than
-// revive what it held.
+// Fingerprints are kept in pairing.json's usedTokens (the reference
+// bridge's format, so each refuses the other's) and in our own File, so
+// deleting pairing.json revives none; an unreadable File refuses every
+// redemption. The caller holds the pairing file's lock (T14) from check to
+// write.
 //
 // Not covered: whoever presents a token first pairs; a process of the user
 // (T11) can delete both files; fingerprints older than the newest FileKeep
