@@ -135,8 +135,6 @@ func bidi(r rune) bool {
 // text Strip returns as it is, the common fast path.
 func PlainText[T string | []byte](s T) bool { return ascii(s, true) }
 
-// ascii reports whether s is printable ASCII, with layout also tab and
-// newline.
 func ascii[T string | []byte](s T, layout bool) bool {
 	for i := 0; i < len(s); i++ {
 		if c := s[i]; c >= 0x7F || (c < 0x20 && !(layout && (c == '\t' || c == '\n'))) {
