@@ -16,8 +16,8 @@ import (
 
 // Reply is an answer as the door read it: top-level members in order, each
 // a validated piece of the bytes, and its image when one may pass as an
-// image block. Only Decode (and Own, for the bridge's own) makes one, so
-// nothing past the door lexes the answer again.
+// image block. Decode is the only way from bytes (Own makes the bridge's
+// own), so nothing past the door lexes the answer again.
 type Reply struct {
 	raw     []byte
 	members Object

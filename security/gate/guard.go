@@ -8,7 +8,7 @@
 // use (a data URL over MaxDataURL, anything over MaxString) replaced by a
 // note that says how to get it whole, at most MaxItems entries per
 // container, about MaxTotal bytes in all, and a page's string that starts
-// as a note does ("[bridge") with that "[" escaped. Text does the same for
+// as a note does ("[bridge") with that "[" escaped. Text cleans and bounds
 // a whole text the model reads; Quote shows a page's or a file's name.
 //
 // A limit counts characters as encoding/json decodes them. A raw string is
@@ -322,8 +322,9 @@ walk:
 	return bytes.TrimSuffix(c.out.Bytes(), []byte("\n")), changed
 }
 
-// scalar appends v without a coder when it is no container (ok): most
-// members of a reply are scalars, which cost less than a coder.
+// scalar appends a string, number or literal without a coder, which costs
+// more than most members of a reply; ok is false for a container or a
+// value with spaces around it, which walk reads.
 func (g Guard) scalar(dst, v, base []byte) (out []byte, changed, ok bool) {
 	if len(v) == 0 {
 		return dst, false, false

@@ -85,7 +85,8 @@ func nameOf(k []byte) string {
 	return string(u)
 }
 
-// Items reports whether v is an array.
+// Items calls f with each element until f returns false. It reports
+// whether v is an array.
 func Items(v []byte, f func(value []byte) bool) bool {
 	if len(v) == 0 {
 		return false
