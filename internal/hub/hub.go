@@ -101,8 +101,7 @@ func New(callTimeout time.Duration) *Hub {
 }
 
 // Watch returns a channel signalled when the tool list arrives, changes or
-// goes. Its one slot collapses changes into one signal: a watcher only
-// re-reads the list.
+// goes; its one slot collapses changes, as a watcher only re-reads the list.
 func (h *Hub) Watch() (changed <-chan struct{}, stop func()) {
 	ch := make(chan struct{}, 1)
 	h.mu.Lock()
@@ -353,12 +352,11 @@ func (h *Hub) Attached() <-chan struct{} {
 	return h.attached
 }
 
-// Start sends command with args (a JSON object, or empty for {}, sent as
-// it came) to the page; done gets the reply exactly once unless cancel
-// reports true first: the bridge's own ok:false envelope when there is no
-// page, it leaves, or it does not answer within timeout (0: the hub's
-// default). done runs on the reader's, a timer's or (when the call cannot
-// be sent) the caller's goroutine, and must not block.
+// Start sends command with args (a JSON object sent as it came; empty is
+// {}) to the page; done gets the reply exactly once unless cancel reports
+// true first: the bridge's own ok:false envelope when there is no page, it
+// leaves, or it does not answer within timeout (0: the hub's default). done
+// runs on the reader's, a timer's or the caller's goroutine: it must not block.
 func (h *Hub) Start(command string, args json.RawMessage, timeout time.Duration, done func(reply envelope.Reply)) (cancel func() bool) {
 	return h.start(command, args, timeout, done, false)
 }
@@ -478,7 +476,6 @@ func (h *Hub) ClaimVoice(pid int) bool {
 	return true
 }
 
-// voiceOwnerLocked is voice.listen's one consumer's pid, or 0.
 func (h *Hub) voiceOwnerLocked() int {
 	if h.voiceSelf != 0 {
 		return h.voiceSelf
@@ -508,5 +505,4 @@ func (h *Hub) call(ctx context.Context, command string, args json.RawMessage, ti
 	}
 }
 
-// bridgeEnv is the bridge's own {"ok":false,"error":code,"message":msg}.
 func bridgeEnv(code, msg string) envelope.Reply { return envelope.Own(code, msg) }

@@ -15,10 +15,8 @@ import (
 // array on one line once the last is ready, at most MaxBatch messages.
 // Every other era gets one -32600 for the whole line.
 
-// batchVersion is the one revision that has batches.
 const batchVersion = "2025-03-26"
 
-// batch gathers the answers to one batch.
 type batch struct {
 	mu    sync.Mutex
 	parts Message // "[", answers separated by ",", no newlines
@@ -38,7 +36,6 @@ var (
 	batchClose = Piece{Encoded: []byte("]\n")}
 )
 
-// hold records a held request of the batch.
 func (b *batch) hold() {
 	b.mu.Lock()
 	b.pending++
@@ -92,14 +89,12 @@ func (s *Session) settle(b *batch) {
 	}
 }
 
-// batches reports whether the session serves batches.
 func (s *Session) batches() bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.era == eraLegacy && s.version == batchVersion
 }
 
-// errBatchTooLong is splitBatch's answer for a batch over MaxBatch.
 var errBatchTooLong = errors.New("batch too long")
 
 // splitBatch returns the messages of the array line, valid JSON, stopping
@@ -126,7 +121,6 @@ func splitBatch(line []byte, max int) ([]json.RawMessage, error) {
 	return msgs, nil
 }
 
-// handleBatch answers a line that is a JSON array.
 func (s *Session) handleBatch(line []byte) {
 	if !s.batches() {
 		s.fail(null, codeInvalidRequest, "invalid request: JSON-RPC batches are served only on a connection that negotiated MCP "+batchVersion+"; send one message per line")

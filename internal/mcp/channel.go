@@ -19,7 +19,6 @@ import (
 // ChannelMethod is the notification of one channel event.
 const ChannelMethod = "notifications/claude/channel"
 
-// channelCapability is the capability's name under experimental.
 const channelCapability = "claude/channel"
 
 // ChannelInstructions follow Instructions when the channel is on: what
@@ -29,8 +28,6 @@ const ChannelInstructions = " Voice: what the user says to the Stitch Slop tab r
 	"Its selection attribute names the shapes the user had selected, its time when the bridge received it; an event with a voice attribute says the user switched voice input on or off, and one with dropped that some utterances were too many to pass on. " +
 	"Answer the user out loud with the tab's voice.say tool; never call voice.listen and start no listener: the bridge listens for you."
 
-// capabilities is the initialize result's capabilities: the channel's
-// only with the flag.
 func (srv *Server) capabilities() map[string]any {
 	c := map[string]any{"tools": map[string]any{"listChanged": true}}
 	if srv.VoiceChannel {
@@ -39,7 +36,6 @@ func (srv *Server) capabilities() map[string]any {
 	return c
 }
 
-// instructions is the initialize result's instructions.
 func (srv *Server) instructions() string {
 	if srv.VoiceChannel {
 		return Instructions + ChannelInstructions
@@ -67,9 +63,7 @@ func (s *Session) channel() {
 }
 
 // channelNotification is e as one JSON-RPC notification: its text passes
-// the gate (gate.Text) as a result's does, and every string is encoded by
-// the one string encoder (gate.AppendString). meta's keys are the voice
-// package's own, written in order.
+// the gate as a result's does; meta's keys are the voice package's own.
 func channelNotification(e speech.Event) Message {
 	b := []byte(`{"jsonrpc":"2.0","method":"` + ChannelMethod + `","params":{"content":`)
 	b = gate.AppendString(b, gate.Text(e.Content))

@@ -21,10 +21,9 @@ import (
 //
 // A request that fails (an unsupported version, say) pins nothing, so a
 // dual-era client may retry in the other era. Before anything is pinned, a
-// request without the modern _meta is answered as the 2025 era answers
-// it, as it always was; server/discover, which only 2026-07-28 has, is
-// then a malformed request (-32602), and a dual-era client that gets it
-// falls back to initialize, as the revision's stdio probe rules say.
+// request without the modern _meta is answered as the 2025 era answers it;
+// server/discover is then a malformed request (-32602), on which a
+// dual-era client falls back to initialize (the revision's stdio probe).
 type era int
 
 const (
@@ -41,7 +40,6 @@ const ModernVersion = "2026-07-28"
 // the newest is answered.
 var LegacyVersions = []string{"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"}
 
-// The _meta keys of the 2026-07-28 revision.
 const (
 	metaProtocolVersion = "io.modelcontextprotocol/protocolVersion"
 	metaClientCaps      = "io.modelcontextprotocol/clientCapabilities"
@@ -49,7 +47,6 @@ const (
 	metaSubscriptionID  = "io.modelcontextprotocol/subscriptionId"
 )
 
-// serverInfo is {name, version}, encoded once.
 var serverInfo, _ = json.Marshal(map[string]string{
 	"name":    ServerName,
 	"version": fmt.Sprintf("%s (wire protocol %d)", version.Short(), version.Protocol),
@@ -59,7 +56,6 @@ var serverInfo, _ = json.Marshal(map[string]string{
 // identity in _meta, which the revision asks for on each result.
 var modernHead = []byte(`{"resultType":"complete","_meta":{"` + metaServerInfo + `":` + string(serverInfo) + `}`)
 
-// finishResult turns a result object into the era's shape.
 func finishResult(obj []byte, modern bool) []byte {
 	if !modern {
 		return obj
@@ -113,7 +109,6 @@ func (s *Session) legacy(r request, meta []byte) {
 	}
 }
 
-// pin fixes the session's era on its first accepted request.
 func (s *Session) pin(e era) {
 	s.mu.Lock()
 	first := s.era == eraNone
@@ -216,7 +211,6 @@ var discoverResult = func() []byte {
 	return finishResult(b, true)
 }()
 
-// subscription is an open subscriptions/listen request.
 type subscription struct {
 	id     []byte
 	tools  bool // toolsListChanged was asked for and is honoured

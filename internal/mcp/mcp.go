@@ -7,11 +7,10 @@
 // eras of MCP are served, pinned by the client's first accepted request
 // (eras.go).
 //
-// Bounds: MaxInFlight requests that wait, MaxSubscriptions subscriptions,
-// MaxBatch messages in a batch. A tab call in flight is a map entry and a
-// timer; wait_for_connection, pair and the file tools hold a goroutine
-// each, within MaxInFlight. Tool-list changes are a one-slot signal, so a
-// page that floods tool lists while stdout is stalled grows nothing.
+// A tab call in flight is a map entry and a timer; a held tool
+// (wait_for_connection, pair, the file tools) a goroutine, within
+// MaxInFlight. Tool-list changes are a one-slot signal, so a page that
+// floods tool lists while stdout is stalled grows nothing.
 package mcp
 
 import (
@@ -41,7 +40,6 @@ const (
 	MaxBatch         = 64
 )
 
-// JSON-RPC and MCP error codes.
 const (
 	codeParse          = -32700
 	codeInvalidRequest = -32600
@@ -165,8 +163,6 @@ type flight struct {
 	batch     *batch // the batch it came in, or nil
 }
 
-// NewSession starts a session answering through out, until ctx ends or
-// Close.
 func (srv *Server) NewSession(ctx context.Context, out Output) *Session {
 	ctx, end := context.WithCancel(ctx)
 	return &Session{
@@ -450,10 +446,9 @@ func (s *Session) finish(id []byte, f *flight, build func() Message) {
 	s.out.SendHeld(m, s.release)
 }
 
-// guarded returns what build makes, or an internal error if it panics: a
-// page's reply shapes what build reads, and a panic would end the bridge.
-// The panic's value, which may quote the reply, is neither logged nor
-// answered.
+// guarded turns a panic in build into an internal error: a page's reply
+// shapes what build reads. The panic's value may quote the reply, so it is
+// neither logged nor answered.
 func (s *Session) guarded(id []byte, build func() Message) (m Message) {
 	defer func() {
 		if recover() != nil {
@@ -464,14 +459,12 @@ func (s *Session) guarded(id []byte, build func() Message) (m Message) {
 	return build()
 }
 
-// setCancel records how to stop f.
 func (s *Session) setCancel(f *flight, cancel func() bool) {
 	s.mu.Lock()
 	f.cancel = cancel
 	s.mu.Unlock()
 }
 
-// send writes an answer made on Handle's goroutine, into the batch if any.
 func (s *Session) send(m Message) {
 	if s.batch != nil {
 		s.batch.add(m)

@@ -29,8 +29,6 @@ const (
 	eofFlushWait = 250 * time.Millisecond
 )
 
-// stdio is the stdio transport of one session: the reader is Serve's loop,
-// the writer is the goroutine run by write.
 type stdio struct {
 	sync chan Message
 	held chan heldMessage
@@ -125,11 +123,9 @@ func (srv *Server) Serve(ctx context.Context, in io.Reader, out io.Writer) (open
 	}
 }
 
-// yieldIfIdle gives the processor to a writer that was parked: queued is
-// its queue's length just after a send, 0 when the writer was idle and
-// took the message at once. The sender, a reader, blocks on its next read
-// right after, so the writer runs on this thread instead of being woken on
-// another. Under load messages queue, and nobody yields.
+// yieldIfIdle gives the processor to a writer that took the message at
+// once (queued is 0): the reader blocks on its next read right after, so
+// the writer runs on this thread instead of being woken on another.
 func yieldIfIdle(queued int) {
 	if queued == 0 {
 		runtime.Gosched()
@@ -152,11 +148,9 @@ func (t *stdio) stop(wait time.Duration) {
 	}
 }
 
-// write is the session's one writer: answers, held answers, list-change
-// and channel notifications, in the order they come, through one buffer
-// that is flushed whenever nothing more is waiting. What is queued when the
-// session ends is written before it returns. After a write error (the
-// client has gone) nothing more is written.
+// write is the session's one writer, through one buffer flushed whenever
+// nothing more is waiting. What is queued when the session ends is written
+// before it returns; after a write error nothing more is.
 func (t *stdio) write(out io.Writer, s *Session, changed <-chan struct{}, srv *Server) {
 	defer close(t.gone)
 	w := bufio.NewWriterSize(out, 64<<10)

@@ -92,10 +92,9 @@ func (c *conn) Send(frame []byte) error {
 		return nil
 	default:
 	}
-	// The queue is full: a burst of callers, or a page that stopped
-	// reading. Wait for room rather than drop a busy page; the writer's
-	// deadline closes one that takes nothing, and the timer bounds the wait
-	// should the writer itself be stuck.
+	// The queue is full: wait for room rather than drop a busy page; the
+	// writer's deadline closes one that takes nothing, and the timer bounds
+	// the wait should the writer itself be stuck.
 	full := time.NewTimer(c.wait)
 	defer full.Stop()
 	select {
@@ -181,13 +180,11 @@ func (c *conn) writeLoop() {
 	}
 }
 
-// closeGoingAway is a close frame's body: status 1001, going away.
 var closeGoingAway = websocket.FormatCloseMessage(websocket.CloseGoingAway, "")
 
-// write is the one way a frame reaches a page (the writer, or a refusal
-// before there is one), each with a fresh deadline: one set only now and
-// then would have expired when a large frame follows a quiet spell, and
-// drop a healthy tab.
+// write is the one way a frame reaches a page, each with a fresh deadline:
+// one set only now and then would have expired when a large frame follows
+// a quiet spell, and drop a healthy tab.
 func write(ws *websocket.Conn, kind int, payload []byte, wait time.Duration) error {
 	ws.SetWriteDeadline(time.Now().Add(wait))
 	return ws.WriteMessage(kind, payload)

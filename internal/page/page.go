@@ -54,8 +54,7 @@ type Server struct {
 	Pairing *pairing.Store
 	Sites   *sites.Sites
 	// Switched is called, before the tab is attached, when a tab of another
-	// site than the one served authenticates: the bridge rewrites its
-	// session file.
+	// site than the one served authenticates (the session file names it).
 	Switched func(site string)
 	Log      *slog.Logger
 	Timings  Timings
@@ -194,7 +193,6 @@ func (s *Server) stopWaiting(wt *waiter) {
 	s.waiting = slices.DeleteFunc(s.waiting, func(w *waiter) bool { return w == wt })
 }
 
-// shutdownWait bounds how long Shutdown waits for the tabs' close frames.
 const shutdownWait = 2 * time.Second
 
 // Shutdown ends the page side: waiting sockets are closed, and each tab is
@@ -231,7 +229,6 @@ func (s *Server) Shutdown() {
 	}
 }
 
-// refuse writes a refusal frame and a close frame and closes the socket.
 func (s *Server) refuse(ws *websocket.Conn, f refusal) {
 	b, _ := json.Marshal(f)
 	if write(ws, websocket.TextMessage, b, writeWait) == nil {
@@ -486,16 +483,13 @@ func (s *Server) serve(c *conn) {
 	}
 }
 
-// CodeBadReply answers a call whose reply the door refused: not one valid
-// JSON object, or member names it does not read (one given twice, which
-// readers disagree on; one that does not print as it decodes; too long or
-// too many).
+// CodeBadReply answers a call whose reply the door (envelope.Decode)
+// refused.
 const CodeBadReply = "bad_reply"
 
-// answerBadReply answers, in the tab's place, the waiting call a refused
-// frame replies to, rather than leave it to time out. The id is the one
-// the door read before the fault (envelope.Refused); the refused bytes are
-// not read again. The tab may answer any call it was sent, so all it
+// answerBadReply fails now, rather than at its timeout, the waiting call a
+// refused frame replies to, by the id the door read before the fault
+// (envelope.Refused). The tab may answer any call it was sent, so all it
 // chooses here is which one fails now.
 func (s *Server) answerBadReply(c *conn, why error) bool {
 	var ref *envelope.Refused
@@ -511,20 +505,17 @@ func (s *Server) answerBadReply(c *conn, why error) bool {
 		"The Stitch Slop tab's reply "+what+", so the bridge did not read it. This is a fault in the page; try again, or reload the tab."))
 }
 
-// readChunk is the reusable buffer a frame is read into first; one that
-// fits is copied out at its size. A longer one (an image) continues in a
-// buffer sized from the previous long frame, as renders come back at much
-// the same size; one far too large is copied down, so no frame keeps more
-// than twice its size alive.
+// readChunk is the reusable buffer a frame is read into first. A longer
+// frame (an image) continues in a buffer sized from the previous long one,
+// as renders come back at much the same size; one far too large is copied
+// down, so no frame keeps more than twice its size alive.
 const readChunk = 32 << 10
 
 // collectBefore is the size of a long frame after which the garbage
 // collector runs before the next long frame is allocated: the previous one
-// is usually garbage by then, so the process holds one long frame's memory
-// instead of two or three, for a collection far cheaper than the read.
+// is garbage by then, so the process holds one long frame, not two or three.
 const collectBefore = 4 << 20
 
-// readMessage reads one whole message; only the reader calls it.
 func (c *conn) readMessage() ([]byte, error) {
 	_, r, err := c.ws.NextReader()
 	if err != nil {
