@@ -34,7 +34,6 @@ import (
 // DefaultPorts are scanned in order (§2.1); the page tries the same four.
 var DefaultPorts = []int{8787, 8788, 8789, 8790}
 
-// ExitError carries an exit code with its reason.
 type ExitError struct {
 	Code int
 	Err  error
@@ -90,8 +89,7 @@ var DefaultTimings = Timings{
 // limits.PageFrame still works. GOMEMLIMIT overrides it.
 const softMemoryLimit = 32 << 20
 
-// Run runs the bridge until it has a reason to exit. A nil error is a clean
-// exit (code 0).
+// Run runs the bridge until it has a reason to exit; nil is exit code 0.
 func Run(ctx context.Context, cfg Config) error {
 	t := DefaultTimings
 	t.Idle = cfg.Idle
@@ -270,10 +268,9 @@ func Run(ctx context.Context, cfg Config) error {
 	}
 }
 
-// front routes what security/origin.Guard let through (it stands before
-// front on the port, for every request whatever its method or target):
-// WebSocket upgrades to the page side and everything else to the control
-// plane, each of which applies its own Origin rule.
+// front routes what security/origin.Guard let through, for every request
+// whatever its method or target: WebSocket upgrades to the page side, the
+// rest to the control plane; each applies its own Origin rule.
 type front struct {
 	page    *page.Server
 	control *control.Server

@@ -282,8 +282,8 @@ type leaderConn struct {
 	l *leader
 }
 
-// leaderCallTimeout is the deadline the leader is given for each call: the
-// longest there is, since this bridge's hub keeps the caller's own.
+// leaderCallTimeout is the longest there is: this bridge's hub keeps the
+// caller's own deadline.
 const leaderCallTimeout = hub.MaxCallTimeout
 
 func (c *leaderConn) Send(frame []byte) error {

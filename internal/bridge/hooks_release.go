@@ -4,9 +4,8 @@ package bridge
 
 import "log/slog"
 
-// A build without the stitchslop_testhooks tag (every release build) has
-// no test seams: the clocks are DefaultTimings and the ports DefaultPorts,
-// whatever the environment holds (hooks.go).
+// A release build (no stitchslop_testhooks tag) has no test seams
+// (hooks.go), whatever the environment holds.
 
 func testTimings(*slog.Logger, *Timings) {}
 

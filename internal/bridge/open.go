@@ -67,7 +67,7 @@ type opening struct {
 	err  error
 }
 
-// touch records agent activity (protocol.md §2.8).
+// touch records agent activity (§2.8).
 func (b *bridge) touch() { b.lastActivity.Store(time.Now().UnixNano()) }
 
 // Port is the port the bridge listens on, 0 while it listens on nothing.
@@ -147,8 +147,7 @@ func ended(o *opening) bool {
 }
 
 // attempt follows a leader or binds; Open runs one at a time. A port
-// inherited from a leader that went away is tried first. site, when not
-// "", is chosen first (Open).
+// inherited from a leader that went away is tried first.
 func (b *bridge) attempt(own bool, site string) error {
 	b.mu.Lock()
 	listening, inherit := b.sess.Port != 0, b.inherit
@@ -339,12 +338,10 @@ func listenProgram() string {
 	return beside
 }
 
-// shellQuote quotes s for a POSIX shell.
 func shellQuote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
-// pairedOrigins lists the sites with a stored pairing.
 func (b *bridge) pairedOrigins() []string {
 	o, err := b.store.PairedOrigins()
 	if err != nil {

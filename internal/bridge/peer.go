@@ -36,7 +36,6 @@ type squatError struct{ error }
 
 func (e *squatError) Unwrap() error { return e.error }
 
-// squatHint is the fix for a squatter on port, for a hint line.
 func squatHint(port int) string {
 	return "stop that process, or ask whoever runs it to; `lsof -nP -iTCP:" + strconv.Itoa(port) +
 		" -sTCP:LISTEN` (as root) names it; `stitchslop doctor` reports it while it stays"
@@ -93,9 +92,8 @@ func listen(ports []int, ours map[int]session.File, log *slog.Logger) (ln net.Li
 	return nil, 0, skipped, err
 }
 
-// portList writes ports as asked for: a range when they run up one by one
-// (8787-8790), else each, joined by sep (lsof takes both forms after
-// -iTCP:).
+// portList writes ports as a range when they run up one by one
+// (8787-8790), else each joined by sep; lsof -iTCP: takes both.
 func portList(ports []int, sep string) string {
 	run := len(ports) > 2
 	for i := 1; run && i < len(ports); i++ {
@@ -284,8 +282,7 @@ func (b *bridge) watchSquatters(scan []int, bound int, stop <-chan struct{}) {
 	}
 }
 
-// publishLocked puts the squatters and the notice in the hub; b.squats.mu
-// is held.
+// publishLocked puts the squatters and the notice in the hub.
 func (b *bridge) publishLocked() {
 	list := make([]hub.Squatter, 0, len(b.squats.known))
 	var where []string
