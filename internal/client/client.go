@@ -307,7 +307,6 @@ func (c *Client) tooLarge() error {
 			c.s.Port, maxAnswer>>20, limits.PageFrame>>20)}
 }
 
-// seconds writes d as a number of seconds: "15 s", "0.25 s".
 func seconds(d time.Duration) string {
 	return strconv.FormatFloat(d.Seconds(), 'f', -1, 64) + " s"
 }

@@ -35,9 +35,7 @@ import (
 const KeyHeader = "x-stitchslop-key"
 
 // ListenerHeader marks a request of the listen verb with its pid
-// (protocol.md §7.16): the bridge keeps the pid among its
-// listeners (hub.NoteListener), and the request is not an agent's use, so
-// --exit-when-unused still ends a bridge that only a listener polls.
+// (protocol.md §7.16): a listener, not an agent's use (ServeHTTP).
 const ListenerHeader = "x-stitchslop-listener"
 
 // VoiceOwnerHeader carries the pid of a follower bridge whose session hears
@@ -64,10 +62,9 @@ type Server struct {
 	// PairedOrigins lists every site with a stored pairing; the served
 	// site is paired when it is among them.
 	PairedOrigins func() []string
-	// Attempts is the record of tabs dialling and being refused.
-	Attempts *attempts.Log
-	Activity func() // called for every authenticated request but a listener's: an agent is here
-	Log      *slog.Logger
+	Attempts      *attempts.Log
+	Activity      func() // called for every authenticated request but a listener's: an agent is here
+	Log           *slog.Logger
 }
 
 type route struct {
@@ -196,7 +193,6 @@ type CallRequest struct {
 	TimeoutMs *float64        `json:"timeoutMs"`
 }
 
-// timeout is the call's deadline, 0 for the hub's default.
 func (c CallRequest) timeout() time.Duration {
 	if c.TimeoutMs == nil {
 		return 0

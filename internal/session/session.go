@@ -28,7 +28,6 @@ type File struct {
 	StartedAt string `json:"startedAt"`
 }
 
-// Path is the session file for port in dir.
 func Path(dir string, port int) string {
 	return filepath.Join(dir, "session-"+strconv.Itoa(port)+".json")
 }
@@ -47,9 +46,8 @@ func Write(dir string, f File) error {
 	return fileperm.WriteFile(Path(dir, f.Port), append(b, '\n'))
 }
 
-// Read is the one reader of a session file (the shell's verbs, listen and
-// doctor): what fileperm.ReadFile refuses is refused, a loose mode silently
-// repaired.
+// Read is the one reader of a session file: what fileperm.ReadFile refuses
+// is refused, a loose mode silently repaired.
 func Read(path string) (File, error) {
 	var f File
 	b, err := fileperm.ReadFile(path, nil)

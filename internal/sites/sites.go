@@ -29,9 +29,8 @@ var ErrNotAllowed = errors.New("that site is not allowed")
 
 var TokenPattern = regexp.MustCompile(`^tok_[0-9a-f]{6,64}$`)
 
-// CleanToken returns s without surrounding white space and trailing '.',
-// ',' or ';' (a token pasted from a sentence), and whether the rest is a
-// token's form (TokenPattern).
+// CleanToken trims white space and trailing '.', ',' and ';' (a token
+// pasted from a sentence) and reports whether the rest is a token's form.
 func CleanToken(s string) (string, bool) {
 	t := strings.TrimRight(strings.TrimSpace(s), ".,;")
 	return t, TokenPattern.MatchString(t)
@@ -96,7 +95,6 @@ func (s *Sites) Choose(site string) {
 	s.served, s.chosen = site, site
 }
 
-// Serve makes site the served one and returns the one before.
 func (s *Sites) Serve(site string) (prev string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()

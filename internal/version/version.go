@@ -20,7 +20,6 @@ import (
 
 const Protocol = 1
 
-// Set by -ldflags -X in release builds.
 var (
 	Version = ""
 	Commit  = ""
@@ -101,7 +100,6 @@ func (h *hasher) start(hash func() (string, string)) {
 	})
 }
 
-// result waits at most wait for the hash.
 func (h *hasher) result(wait time.Duration) (string, string) {
 	t := time.NewTimer(wait)
 	defer t.Stop()
