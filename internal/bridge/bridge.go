@@ -57,9 +57,8 @@ type Config struct {
 	// (pairing.Store.Demo; THREAT_MODEL.md T17), and it stops when its
 	// stdin ends, the pipe of the demo that started it.
 	Demo bool
-	// PairingDir, when set, is where pairing.json, its lock and the
-	// spent-token ledger live instead of ConfigDir: the demo's bridge keeps
-	// its pairings in a throwaway folder that nothing else reads (T17).
+	// PairingDir, when set, holds pairing.json, its lock and the spent-token
+	// ledger instead of ConfigDir: the demo's throwaway folder (T17).
 	PairingDir string
 	Token      string // bootstrap token, from the environment
 	Stdin      io.Reader

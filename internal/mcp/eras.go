@@ -187,10 +187,9 @@ func (s *Session) modern(r request, meta []byte) {
 	}
 }
 
-// modernVersions are the revisions a request that carries its version in
-// _meta may name: server/discover's supportedVersions and the supported
-// list of -32022 are this one list, so a client that retries with a listed
-// version is served.
+// modernVersions are the revisions a request may name in _meta: both
+// server/discover's supportedVersions and -32022's supported list, so a
+// client that retries with a listed version is served.
 var modernVersions = []string{ModernVersion}
 
 // unsupportedMessage is -32022's message: the 2025 revisions are served

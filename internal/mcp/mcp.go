@@ -121,7 +121,8 @@ type Output interface {
 	// Send queues m, blocking (pushing back on the reader) while backed up.
 	Send(m Message)
 	// SendHeld queues m for a request holding a slot, never blocking;
-	// written runs on the writer once m is written or dropped.
+	// written runs once m is written (on the writer) or dropped, and not
+	// for what the writer drains as the session ends.
 	SendHeld(m Message, written func())
 }
 

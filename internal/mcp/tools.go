@@ -430,7 +430,6 @@ const (
 // them (protocol.md §7.6).
 const greetSay = "I'm listening. Press Talk (⌥M) and speak."
 
-// host is the followed bridge's view, or false.
 func (s *Session) host(ctx context.Context) (HostStatus, bool) {
 	if s.srv.Host == nil {
 		return HostStatus{}, false
@@ -517,10 +516,9 @@ func (s *Session) stillWaiting(ctx context.Context, tool, site string, port int,
 	return b.String()
 }
 
-// leaderWords is what the bridge a follower follows reports of the tabs
-// that dialled it since before: its refusals' reason, origin and message
-// quoted as its words (gate.Quote), never worded as this bridge's own
-// diagnosis, since another process wrote them.
+// leaderWords is what the followed bridge reports of the tabs that
+// dialled it since before: its refusals quoted as its words (gate.Quote),
+// never worded as this bridge's own diagnosis.
 func leaderWords(port int, now, before attempts.Snapshot) string {
 	dialled, refused := now.Since(before)
 	if len(refused) == 0 {
@@ -533,7 +531,6 @@ func leaderWords(port int, now, before attempts.Snapshot) string {
 	return strings.Join(parts, " ")
 }
 
-// leaderRefusal quotes one refusal the followed bridge reports.
 func leaderRefusal(port int, r attempts.Refusal) string {
 	w := fmt.Sprintf("The bridge on port %d, which this one follows, reports a refusal %d times, in its words: reason %s", port, r.Count, gate.Quote(r.Reason))
 	if r.Origin != "" {
@@ -752,7 +749,6 @@ func clip(s string, n int) string {
 	return string(r[:n]) + "…"
 }
 
-// thousands writes n as 12,345.
 func thousands(n int64) string {
 	d := strconv.FormatInt(n, 10)
 	neg := strings.HasPrefix(d, "-")
