@@ -109,8 +109,7 @@ func portList(ports []int, sep string) string {
 	return strings.Join(words, sep)
 }
 
-// ownBridges are the bridges of this user listening now, by port, as the
-// live session files in dir say.
+// ownBridges are this user's live bridges by port, from dir's session files.
 func ownBridges(dir string) map[int]session.File {
 	live, _, _ := session.List(dir)
 	ours := make(map[int]session.File, len(live))

@@ -83,8 +83,7 @@ var routes = map[string]route{
 // ServeHTTP answers one request that is not a WebSocket upgrade: the
 // control-plane routes, and 426 for anything else.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	// Origin before anything else, the key included (§4.3); the Host is
-	// security/origin.Guard's, in front of every handler.
+	// Origin before the key (§4.3); the Host is origin.Guard's, in front.
 	if status, reason := origin.CheckControl(r); status != 0 {
 		s.Log.Warn("refused a control-plane request ("+strconv.Itoa(status)+"): "+reason, "path", origin.Clip(r.URL.Path))
 		writeRaw(w, status, envelope.Bridge("forbidden", reason))

@@ -73,9 +73,8 @@ type Server struct {
 	Sites   *sites.Sites
 	Pairing sites.Store
 	// Open makes the bridge reach a tab if it does not yet (--lazy: follow
-	// or bind; own always binds) and returns the port the tab dials; site,
-	// when not "", is the site the bridge is for from then on. Where says
-	// how it reaches a tab now: "serving", "follower" or "idle" (port 0).
+	// or bind; own always binds) and returns the port the tab dials. Where
+	// says how it reaches a tab now: "serving", "follower" or "idle".
 	Open func(ctx context.Context, own bool, site string) (int, error)
 	// Relay gives a token pair armed to the bridge this one follows.
 	Relay func(ctx context.Context, token, site string) error
