@@ -34,3 +34,22 @@ func TestSec_ListenAtMsDecodes(t *testing.T) {
 		}
 	}
 }
+
+// TestSec_ListenVoiceSupportNumbersDecode: a voiceSupport that is not a
+// string goes on as the tab wrote it, and the gate passes numbers as they
+// came, so a number no float64 holds in it would make the voice-off line
+// one Go's encoding/json refuses: it is replaced by a note. Fails before
+// boundSupport checked numbers (finiteNumbers): the line held 1e999.
+func TestSec_ListenVoiceSupportNumbersDecode(t *testing.T) {
+	for _, v := range []string{`1e999`, `{"speech":-1E400}`, `[1,[2e9999]]`} {
+		got := eventLine("voice-off", boundSupport([]byte(v)), nil)
+		if err := json.Unmarshal(got, new(any)); err != nil {
+			t.Errorf("voiceSupport %s: line %s does not decode: %v", v, got, err)
+		}
+	}
+	for _, v := range []string{`{"speech":false,"n":1e300}`, `[0,-0.5,1e-400]`} {
+		if got := string(boundSupport([]byte(v))); got != v {
+			t.Errorf("voiceSupport %s = %s; want it as the tab wrote it", v, got)
+		}
+	}
+}
