@@ -2,6 +2,7 @@ package peercred
 
 import (
 	"net"
+	"net/netip"
 	"testing"
 
 	"golang.org/x/sys/unix"
@@ -42,5 +43,40 @@ func TestSec_SameUserIPv4MappedClient(t *testing.T) {
 	defer server.Close()
 	if err := SameUser(server); err != nil {
 		t.Errorf("SameUser of this user's own dual-stack client = %v; want nil", err)
+	}
+}
+
+// TestDiagEntryByItsFamily: an inet_diag_msg's addresses are read by its
+// own idiag_family: AF_INET6 as 16 bytes (an IPv4-mapped one compares,
+// through canon, as the IPv4 address it maps), AF_INET as 4, and another
+// family as no address, which matches no connection.
+func TestDiagEntryByItsFamily(t *testing.T) {
+	msg := func(family byte, src, dst []byte) []byte {
+		m := make([]byte, diagMsgLen)
+		m[0], m[1] = family, linuxEstablished
+		id := m[diagSockIDOff:]
+		id[0], id[1], id[2], id[3] = 0xd9, 0x03, 0x22, 0x53 // 55555, 8787
+		copy(id[4:], src)
+		copy(id[20:], dst)
+		m[68] = 1 // an inode
+		return m
+	}
+	v4 := []byte{127, 0, 0, 1}
+	mapped := []byte{10: 0xff, 11: 0xff, 12: 127, 15: 1}
+	local, remote := netip.MustParseAddrPort("127.0.0.1:8787"), netip.MustParseAddrPort("127.0.0.1:55555")
+	for _, tt := range []struct {
+		name  string
+		m     []byte
+		match bool
+	}{
+		{"AF_INET", msg(unix.AF_INET, v4, v4), true},
+		{"AF_INET6 mapped", msg(unix.AF_INET6, mapped, mapped), true},
+		{"AF_UNIX", msg(unix.AF_UNIX, v4, v4), false},
+	} {
+		e := diagEntry(tt.m)
+		_, err := peerID([]entry{e}, local, remote, live)
+		if (err == nil) != tt.match {
+			t.Errorf("%s: %+v matches %v -> %v: %v; want %v", tt.name, e, remote, local, err == nil, tt.match)
+		}
 	}
 }
