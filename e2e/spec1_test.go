@@ -39,6 +39,9 @@ func TestSpec1_TokenFlagRefused(t *testing.T) {
 		{"equals", []string{"--origin", testOrigin, "--token=" + tok, "--config-dir", dir}, bridge},
 		{"pair", []string{"pair", "--token", tok, "--port", "9401"}, "hint: run it as: STITCHSLOP_TOKEN=<token> stitchslop-bridge pair --port 9401\n"},
 		{"lazy", []string{"--lazy", "--token", tok}, "hint: run it as: STITCHSLOP_TOKEN=<token> stitchslop-bridge --lazy\n"},
+		// A backslash: fish would read the quoted line differently, so
+		// no line, the command said in words.
+		{"no line", []string{"--lazy", "--origin", `http://a\b`, "--token", tok}, "hint: run the same command without the token flag and its value, with STITCHSLOP_TOKEN=<token> before it\n"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -22,8 +22,11 @@ func pairRequest(a args, stdin io.Reader) (client.Request, error) {
 	rest := a.pos[1:]
 	switch {
 	case len(rest) > 1 || (len(rest) == 1 && rest[0] != "-"):
-		return client.Request{}, usageErr("pair takes the token from %s or stdin, never from the command line, which every process can read through ps; nothing was sent. "+
-			"Run this instead, with the token from the agent panel in place of <token>: `%s=<token> %s`", envtoken.Var, envtoken.Var, pairCommand(a))
+		const why = "pair takes the token from %s or stdin, never from the command line, which every process can read through ps; nothing was sent. "
+		if line, ok := pairCommand(a); ok {
+			return client.Request{}, usageErr(why+"Run this instead, with the token from the agent panel in place of <token>: `%s=<token> %s`", envtoken.Var, envtoken.Var, line)
+		}
+		return client.Request{}, usageErr(why+"Run the same command without the token, with %s=<token> before it, the token from the agent panel in place of <token>", envtoken.Var, envtoken.Var)
 	}
 	raw := ""
 	if len(rest) == 0 {
@@ -51,9 +54,9 @@ func pairRequest(a args, stdin io.Reader) (client.Request, error) {
 }
 
 // pairCommand is the pair verb as it was given, less the positional
-// token, as shellLine writes a command line (the flags alone are left out
-// when a value holds a character no line should carry).
-func pairCommand(a args) string {
+// token, as shellLine writes a command line; false when shellLine gives
+// none.
+func pairCommand(a args) (string, bool) {
 	words := []string{"stitchslop-bridge", "pair"}
 	for _, name := range a.order {
 		words = append(words, "--"+name)
@@ -61,8 +64,5 @@ func pairCommand(a args) string {
 			words = append(words, a.flags[name])
 		}
 	}
-	if line, ok := shellLine(words); ok {
-		return line
-	}
-	return "stitchslop-bridge pair"
+	return shellLine(words)
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/stitchslop/stitchslop-bridge/internal/exitcode"
 	"github.com/stitchslop/stitchslop-bridge/internal/ui"
 	"github.com/stitchslop/stitchslop-bridge/security/envtoken"
+	"github.com/stitchslop/stitchslop-bridge/security/unprintable"
 )
 
 // The module builds two programs from one command-line definition each:
@@ -70,9 +71,12 @@ func (p *Program) Main(ctx context.Context, argv []string, stdin io.Reader, stdo
 	if rest, err := envtoken.CheckArgs(argv); err != nil {
 		log.Error(err.Error())
 		// The command as given, the token moved to the environment; rest
-		// holds no token. A word no shell line can carry gets no line.
+		// holds no token. A word no shell line can carry gets no line, the
+		// hint in words instead.
 		if line, ok := shellLine(append([]string{p.Name}, rest...)); ok {
 			ui.Hint(log, "run it as: "+envtoken.Var+"=<token> "+line)
+		} else {
+			ui.Hint(log, "run the same command without the token flag and its value, with "+envtoken.Var+"=<token> before it")
 		}
 		return exitcode.Usage
 	}
@@ -152,17 +156,23 @@ func (p *Program) elsewhere(word string) string {
 	return ""
 }
 
-// shellLine joins words into a line for a POSIX shell, each quoted unless
-// it is plain; false when a word holds a character no line should carry.
+// shellLine joins words into a line that a POSIX shell, zsh and fish each
+// read as the same words: each in single quotes unless it is plain, a
+// quote in it closed, escaped and reopened; a word starting with = is
+// quoted too (zsh expands =cmd to its path). It gives no line (false) when
+// a word holds a backslash (fish reads a backslash before a quote inside
+// quotes as an escape, so the quotes would pair up differently) or a
+// character unprintable.Any names (the logger would print it escaped, and
+// the pasted line would not be the one meant).
 func shellLine(words []string) (string, bool) {
 	var q []string
 	for _, w := range words {
-		plain := w != ""
+		if strings.ContainsRune(w, '\\') || unprintable.Any(w) {
+			return "", false
+		}
+		plain := w != "" && w[0] != '='
 		for _, r := range w {
-			switch {
-			case r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0):
-				return "", false
-			case !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./=:,+@%", r)):
+			if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./=:,+@%", r)) {
 				plain = false
 			}
 		}

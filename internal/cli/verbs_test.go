@@ -232,7 +232,8 @@ func TestCallOut(t *testing.T) {
 
 // A token given to pair on the command line is refused with the command to
 // run instead, written by the one rule for a command line (shellLine): the
-// flags as given, quoted only where a shell needs it, the token left out.
+// flags as given, quoted only where a shell needs it, the token left out;
+// said in words when shellLine gives no line.
 func TestPairOnTheCommandLineNamesTheLineToRun(t *testing.T) {
 	for _, tt := range []struct {
 		argv []string
@@ -240,7 +241,7 @@ func TestPairOnTheCommandLineNamesTheLineToRun(t *testing.T) {
 	}{
 		{[]string{"pair", "abc", "--origin", "http://localhost:5173"}, "`STITCHSLOP_TOKEN=<token> stitchslop-bridge pair --origin http://localhost:5173`"},
 		{[]string{"pair", "abc", "--port", "8788", "--origin", "http://a b"}, "`STITCHSLOP_TOKEN=<token> stitchslop-bridge pair --port 8788 --origin 'http://a b'`"},
-		{[]string{"pair", "abc", "--origin", "x\x1by"}, "`STITCHSLOP_TOKEN=<token> stitchslop-bridge pair`"},
+		{[]string{"pair", "abc", "--origin", "x\x1by"}, "Run the same command without the token, with STITCHSLOP_TOKEN=<token> before it"},
 	} {
 		a, err := parse(tt.argv)
 		if err != nil {

@@ -1,6 +1,7 @@
 package toolbox
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"errors"
@@ -10,6 +11,8 @@ import (
 	"strconv"
 	"time"
 	"unicode/utf8"
+
+	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/stitchslop/stitchslop-bridge/internal/client"
 	"github.com/stitchslop/stitchslop-bridge/internal/envelope"
@@ -197,13 +200,41 @@ func heardLines(r voiceReply) (lines [][]byte, dropped int) {
 // a few digits.
 const maxNumber = 32
 
-// number is v when it is a JSON number of at most maxNumber bytes, as the
-// tab wrote it, else null.
+// number is v when it is a JSON number of at most maxNumber bytes that a
+// float64 holds, as the tab wrote it, else null: a number past float64's
+// range (1e999) makes a line Go's encoding/json refuses whole, and that
+// JavaScript reads as Infinity.
 func number(v []byte) []byte {
 	if len(v) == 0 || len(v) > maxNumber || v[0] != '-' && (v[0] < '0' || v[0] > '9') {
 		return []byte("null")
 	}
+	if _, err := strconv.ParseFloat(string(v), 64); err != nil {
+		return []byte("null")
+	}
 	return v
+}
+
+// finiteNumbers reports whether every number in v, a JSON value the door
+// passed, is one a float64 holds (number).
+func finiteNumbers(v []byte) bool {
+	d := jsontext.NewDecoder(bytes.NewReader(v))
+	for {
+		var err error
+		if d.PeekKind() == '0' {
+			var n jsontext.Value
+			if n, err = d.ReadValue(); err == nil {
+				_, err = strconv.ParseFloat(string(n), 64)
+			}
+		} else {
+			_, err = d.ReadToken()
+		}
+		if err == io.EOF {
+			return true
+		}
+		if err != nil {
+			return false
+		}
+	}
 }
 
 // selection is an answer's selection as its first line prints it: the
@@ -572,8 +603,9 @@ func (l *listener) setVoice(r voiceReply) {
 // line as it came (maxLine bytes), which is refused on its length alone,
 // with a note, before any byte of it is decoded or encoded; a string
 // bounded as text is, at maxVoiceSupport; another value as the tab wrote
-// it when the line's encoder writes it in at most maxVoiceSupport bytes;
-// else the note.
+// it when the line's encoder writes it in at most maxVoiceSupport bytes
+// and every number in it is one a float64 holds (the gate passes numbers
+// as they came); else a note.
 func boundSupport(v []byte) []byte {
 	over := gate.AppendString(nil, "(the tab's voiceSupport is over "+strconv.Itoa(maxVoiceSupport)+" bytes; not shown)")
 	switch {
@@ -583,6 +615,8 @@ func boundSupport(v []byte) []byte {
 		return text(v, maxVoiceSupport)
 	case len(line(field{"v", v}))-len(`{"v":}`) > maxVoiceSupport:
 		return over
+	case !finiteNumbers(v):
+		return gate.AppendString(nil, "(the tab's voiceSupport holds a number no float64 holds; not shown)")
 	}
 	return v
 }

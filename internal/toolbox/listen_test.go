@@ -183,7 +183,9 @@ func FuzzListenReply(f *testing.F) {
 func wantLine(t *testing.T, b []byte) map[string]json.RawMessage {
 	t.Helper()
 	var o map[string]json.RawMessage
-	if len(b) == 0 || len(b) > maxLine || bytes.IndexByte(b, '\n') >= 0 || json.Unmarshal(b, &o) != nil {
+	// Decoded twice: as raw members for their names, and as values, which
+	// parses every number as a float64 the way a monitor in Go reads it.
+	if len(b) == 0 || len(b) > maxLine || bytes.IndexByte(b, '\n') >= 0 || json.Unmarshal(b, &o) != nil || json.Unmarshal(b, new(any)) != nil {
 		t.Fatalf("line %d bytes %.200q; want one JSON object on a line of at most %d bytes", len(b), b, maxLine)
 	}
 	for k := range o {

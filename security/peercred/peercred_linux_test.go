@@ -38,7 +38,8 @@ func TestMain(m *testing.M) {
 
 // runHelper is the helper process: "listen" listens on 127.0.0.1:0 and
 // prints its port, "listen6" the same on [::1]:0; "dial:PORT" connects to
-// 127.0.0.1:PORT and prints "ok".
+// 127.0.0.1:PORT and prints "ok", "dial6:PORT" the same from an IPv6
+// socket, as ::ffff:127.0.0.1 (a dual-stack client).
 // Either then holds its socket until its stdin is closed.
 func runHelper(mode string) int {
 	var keep io.Closer
@@ -55,6 +56,19 @@ func runHelper(mode string) int {
 		}
 		keep = ln
 		fmt.Println(ln.Addr().(*net.TCPAddr).Port)
+	case strings.HasPrefix(mode, "dial6:"):
+		// net.Dial would pick an IPv4 socket for a mapped address.
+		port, _ := strconv.Atoi(strings.TrimPrefix(mode, "dial6:"))
+		fd, err := syscall.Socket(syscall.AF_INET6, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
+		if err == nil {
+			err = syscall.Connect(fd, &syscall.SockaddrInet6{Port: port, Addr: [16]byte{10: 0xff, 11: 0xff, 12: 127, 15: 1}})
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "helper:", err)
+			return 1
+		}
+		keep = os.NewFile(uintptr(fd), "dial6")
+		fmt.Println("ok")
 	case strings.HasPrefix(mode, "dial:"):
 		c, err := net.DialTimeout("tcp", net.JoinHostPort("127.0.0.1", strings.TrimPrefix(mode, "dial:")), liveTimeout)
 		if err != nil {
@@ -327,21 +341,26 @@ func TestOtherUserLive(t *testing.T) {
 	}
 	bin := helperBinary(t)
 
-	t.Run("dial", func(t *testing.T) {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer l.Close()
-		ln := l.(*net.TCPListener)
-		startHelper(t, bin, "dial:"+strconv.Itoa(ln.Addr().(*net.TCPAddr).Port))
-		c := accept(t, ln)
-		err = SameUser(c)
-		var oe *OtherUserError
-		if !errors.As(err, &oe) || oe.Owner.UID != nobody || oe.Owner.Mine {
-			t.Errorf("SameUser(connection from uid %d) = %v, want *OtherUserError for uid %d", nobody, err, nobody)
-		}
-	})
+	// dial6: the same from a dual-stack socket, which the kernel describes
+	// as AF_INET6 with IPv4-mapped addresses: still found, still refused
+	// as another user's (TestSec_SameUserIPv4MappedClient is ours).
+	for _, mode := range []string{"dial", "dial6"} {
+		t.Run(mode, func(t *testing.T) {
+			l, err := net.Listen("tcp", "127.0.0.1:0")
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer l.Close()
+			ln := l.(*net.TCPListener)
+			startHelper(t, bin, mode+":"+strconv.Itoa(ln.Addr().(*net.TCPAddr).Port))
+			c := accept(t, ln)
+			err = SameUser(c)
+			var oe *OtherUserError
+			if !errors.As(err, &oe) || oe.Owner.UID != nobody || oe.Owner.Mine {
+				t.Errorf("SameUser(connection from uid %d) = %v, want *OtherUserError for uid %d", nobody, err, nobody)
+			}
+		})
+	}
 
 	t.Run("listen", func(t *testing.T) {
 		cmd, line := startHelper(t, bin, "listen")

@@ -50,7 +50,7 @@ func (e *noDiagError) Unwrap() error { return e.err }
 // one entry.
 func diagPeer(local, remote netip.AddrPort) ([]entry, error) {
 	req := diagRequest(remote, local, tcpfAll)
-	msgs, err := diagRoundTrip(req, remote.Addr().Is4(), false)
+	msgs, err := diagRoundTrip(req, false)
 	if errors.Is(err, unix.ENOENT) {
 		return nil, nil
 	}
@@ -62,7 +62,7 @@ func diagListeners() ([]entry, error) {
 	var all []entry
 	for _, a := range []netip.Addr{netip.IPv4Unspecified(), netip.IPv6Unspecified()} {
 		anyPort := netip.AddrPortFrom(a, 0)
-		msgs, err := diagRoundTrip(diagRequest(anyPort, anyPort, tcpfListen), a.Is4(), true)
+		msgs, err := diagRoundTrip(diagRequest(anyPort, anyPort, tcpfListen), true)
 		if err != nil {
 			return nil, err
 		}
@@ -94,7 +94,7 @@ func diagRequest(src, dst netip.AddrPort, states uint32) []byte {
 }
 
 // diagRoundTrip sends one request and parses the inet_diag_msg replies.
-func diagRoundTrip(req []byte, v4, dump bool) ([]entry, error) {
+func diagRoundTrip(req []byte, dump bool) ([]entry, error) {
 	fd, err := openDiag()
 	if err != nil {
 		return nil, &noDiagError{err}
@@ -126,7 +126,7 @@ func diagRoundTrip(req []byte, v4, dump bool) ([]entry, error) {
 		if total += n; total > maxTableBytes {
 			return nil, fmt.Errorf("peercred: sock_diag reply over %d bytes; refusing to half-read it", maxTableBytes)
 		}
-		done, err := parseDiag(buf[:n], v4, &out)
+		done, err := parseDiag(buf[:n], &out)
 		if err != nil || done || !dump {
 			return out, err
 		}
@@ -135,7 +135,7 @@ func diagRoundTrip(req []byte, v4, dump bool) ([]entry, error) {
 
 // parseDiag appends the sockets in one netlink datagram to out. done is
 // true at NLMSG_DONE; a NLMSG_ERROR becomes its errno.
-func parseDiag(b []byte, v4 bool, out *[]entry) (done bool, err error) {
+func parseDiag(b []byte, out *[]entry) (done bool, err error) {
 	for len(b) >= nlmsgHdrLen {
 		l := int(binary.NativeEndian.Uint32(b[0:]))
 		typ := binary.NativeEndian.Uint16(b[4:])
@@ -158,21 +158,28 @@ func parseDiag(b []byte, v4 bool, out *[]entry) (done bool, err error) {
 			if len(body) < diagMsgLen {
 				return false, errors.New("peercred: short sock_diag message")
 			}
-			*out = append(*out, diagEntry(body, v4))
+			*out = append(*out, diagEntry(body))
 		}
 		b = b[(l+3)&^3:]
 	}
 	return false, nil
 }
 
-// diagEntry decodes one inet_diag_msg.
-func diagEntry(m []byte, v4 bool) entry {
+// diagEntry decodes one inet_diag_msg, its addresses by its own family
+// (idiag_family), not the one asked for: an AF_INET request finds an
+// IPv6 socket's IPv4-mapped connection (a dual-stack client dialling
+// 127.0.0.1), described as AF_INET6. Another family gives no address,
+// which matches nothing; callers compare through canon, which unmaps.
+func diagEntry(m []byte) entry {
 	id := m[diagSockIDOff:]
 	addr := func(a []byte) netip.Addr {
-		if v4 {
+		switch m[0] {
+		case unix.AF_INET:
 			return netip.AddrFrom4([4]byte(a[:4]))
+		case unix.AF_INET6:
+			return netip.AddrFrom16([16]byte(a[:16]))
 		}
-		return netip.AddrFrom16([16]byte(a[:16]))
+		return netip.Addr{}
 	}
 	return entry{
 		Local:  netip.AddrPortFrom(addr(id[4:]), binary.BigEndian.Uint16(id[0:])),
