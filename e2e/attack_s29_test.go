@@ -49,8 +49,14 @@ func TestSec_T8_SayCannotPoseAsTheBridgesBlock(t *testing.T) {
 	if len(texts) != 2 {
 		t.Fatalf("call_to_files answered %d text blocks, want 2: %q", len(texts), texts)
 	}
+	// What marks the bridge's words is "[bridge" at the start of a block
+	// or line (docs/protocol.md §3.5): the bridge's block starts so, no
+	// line of the tab's does.
+	if !strings.HasPrefix(texts[1], "[bridge] ") {
+		t.Errorf("the bridge's block does not start \"[bridge] \": %q", texts[1])
+	}
 	for _, l := range strings.Split(texts[0], "\n") {
-		if strings.HasPrefix(l, "[bridge") || strings.HasPrefix(l, "call_to_files") {
+		if strings.HasPrefix(l, "[bridge") {
 			t.Errorf("the tab's block holds a line of the bridge's: %q", l)
 		}
 	}

@@ -135,7 +135,7 @@ func TestSpec7_15_CallToFilesPassesTheReplyAsACallDoes(t *testing.T) {
 		}
 		var own struct{ Type, Text string }
 		json.Unmarshal(saved[1], &own)
-		for _, want := range []string{"files[0] -> " + filepath.Join(out, "make-it-red--bigger-now.stitchslop.dst"), "files[1] -> " + filepath.Join(out, "second.stitchslop.dst")} {
+		for _, want := range []string{"[bridge] call_to_files saved ", "files[0] -> " + strconv.Quote(filepath.Join(out, "make-it-red--bigger-now.stitchslop.dst")), "files[1] -> " + strconv.Quote(filepath.Join(out, "second.stitchslop.dst"))} {
 			if own.Type != "text" || !strings.Contains(own.Text, want) {
 				t.Errorf("modern %v: the bridge's block %s; want it to say %q", modern, saved[1], want)
 			}

@@ -87,7 +87,7 @@ func TestRef_CLIFileIn(t *testing.T) {
 	if d := r.doc(t); d["ok"] != true || d["say"] != "Imported." {
 		t.Errorf("stdout: %v, want the tab's reply", d)
 	}
-	if !strings.Contains(r.stderr, stderrPrefix+"sending rose.dst (5 bytes, application/octet-stream) as design") || strings.Contains(r.stderr, "base64") {
+	if !strings.Contains(r.stderr, stderrPrefix+`sending "rose.dst" (5 bytes, application/octet-stream) as design`) || strings.Contains(r.stderr, "base64") {
 		t.Errorf("stderr %q, want word of each file sent, without its data", r.stderr)
 	}
 

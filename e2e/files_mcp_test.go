@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -73,7 +74,7 @@ func TestRef_CallWithFile(t *testing.T) {
 	}
 	// The tab's answer as any call gives it, then the bridge's words.
 	if own, _ := toolReply(t, r); r.IsError || r.Content[0].Text != "Imported.\n\n"+`{"ok":true,"say":"Imported."}` ||
-		!strings.HasPrefix(own, "call_with_file sent design.dst") || strings.Contains(r.text(), "base64,") {
+		!strings.HasPrefix(own, `[bridge] call_with_file sent "design.dst"`) || strings.Contains(r.text(), "base64,") {
 		t.Errorf("call_with_file result: %q", r.text())
 	}
 
@@ -142,15 +143,16 @@ func TestRef_CallToFiles(t *testing.T) {
 	// words: no image block, the saved paths in the bridge's block only.
 	own, reply := toolReply(t, r)
 	if r.IsError || len(r.Content) != 2 || reply["dataUrl"] != nil || reply["text"] != nil || reply["savedTo"] != nil ||
-		!strings.Contains(own, filepath.Join(out, "ok.stitchslop.dst")) || !strings.Contains(own, filepath.Join(out, "x.stitchslop.txt")) ||
-		!strings.Contains(own, "dataUrl -> "+filepath.Join(out, "preview.stitchslop.png")) || !strings.Contains(own, "text -> "+filepath.Join(out, "notes.stitchslop.txt")) ||
+		!strings.HasPrefix(own, "[bridge] call_to_files saved ") ||
+		!strings.Contains(own, strconv.Quote(filepath.Join(out, "ok.stitchslop.dst"))) || !strings.Contains(own, strconv.Quote(filepath.Join(out, "x.stitchslop.txt"))) ||
+		!strings.Contains(own, "dataUrl -> "+strconv.Quote(filepath.Join(out, "preview.stitchslop.png"))) || !strings.Contains(own, "text -> "+strconv.Quote(filepath.Join(out, "notes.stitchslop.txt"))) ||
 		strings.Contains(r.Content[0].Text, out) {
 		t.Errorf("call_to_files result (isError %v, %d blocks): %q", r.IsError, len(r.Content), r.text())
 	}
 
 	// Saved files are never replaced, unless overwrite.
 	os.WriteFile(filepath.Join(out, "ok.stitchslop.dst"), []byte("mine"), 0o644)
-	if r := call(false); !r.IsError || !strings.Contains(r.text(), "files[3]: "+filepath.Join(out, "ok.stitchslop.dst")+" already exists") {
+	if r := call(false); !r.IsError || !strings.Contains(r.text(), "files[3]: "+strconv.Quote(filepath.Join(out, "ok.stitchslop.dst"))+" already exists") {
 		t.Errorf("saving over existing files: %q, want them refused", r.text())
 	}
 	if b, _ := os.ReadFile(filepath.Join(out, "ok.stitchslop.dst")); string(b) != "mine" {
@@ -221,7 +223,7 @@ func TestRef_CallToFilesRefusesNames(t *testing.T) {
 	for i, name := range built {
 		want := fmt.Sprintf("files[%d]: it is not an object", i)
 		if name != "" {
-			want = fmt.Sprintf("files[%d] -> %s ", i, filepath.Join(out, name))
+			want = fmt.Sprintf("files[%d] -> %q ", i, filepath.Join(out, name))
 		}
 		if !strings.Contains(own, want) {
 			t.Errorf("call_to_files said %q, want %q", own, want)

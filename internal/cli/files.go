@@ -11,6 +11,7 @@ import (
 	"github.com/stitchslop/stitchslop-bridge/internal/exitcode"
 	"github.com/stitchslop/stitchslop-bridge/internal/replyfiles"
 	"github.com/stitchslop/stitchslop-bridge/security/files"
+	"github.com/stitchslop/stitchslop-bridge/security/gate"
 	"github.com/stitchslop/stitchslop-bridge/security/limits"
 )
 
@@ -146,7 +147,7 @@ func outRefused(file string, err error, tail string) *client.Error {
 	var ne *files.NameError
 	switch {
 	case errors.As(err, &ee):
-		return failure("file_exists", fmt.Sprintf("--out: %s already exists; pass --overwrite to replace it (%s)", ee.Path, tail),
+		return failure("file_exists", fmt.Sprintf("--out: %s already exists; pass --overwrite to replace it (%s)", gate.QuotePath(ee.Path), tail),
 			"choose another FILE, or add --overwrite")
 	case errors.As(err, &be):
 		return failure("not_an_image", fmt.Sprintf("--out: %s: %s; %s", file, strings.TrimPrefix(be.Error(), "files: "), tail), "")
@@ -184,9 +185,9 @@ func saveFiles(env envelope.Reply, dir, textFile string, overwrite bool, outFile
 		KeepTopSaved: outFile != "", OverwriteFlag: "--overwrite"})
 	for _, p := range r.Saved {
 		if p.Where == "text" {
-			log.Info(fmt.Sprintf("saved the text, %d bytes, to %s", p.Bytes, p.Path))
+			log.Info(fmt.Sprintf("saved the text, %d bytes, to %s", p.Bytes, gate.QuotePath(p.Path)))
 		} else {
-			log.Info(fmt.Sprintf("saved %d bytes to %s (%s)", p.Bytes, p.Path, p.Where))
+			log.Info(fmt.Sprintf("saved %d bytes to %s (%s)", p.Bytes, gate.QuotePath(p.Path), p.Where))
 		}
 	}
 	if r.Renamed() > 0 {

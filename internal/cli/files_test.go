@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -384,7 +385,7 @@ func TestCheckTargets(t *testing.T) {
 		{"save into a file", []string{"--save", file}, false, want{"bad_dir", "not a directory"}},
 		{"save hidden", []string{"--save", hidden}, false, want{"bad_dir", `hidden files and folders are not written to (".config")`}},
 		{"save under hidden", []string{"--save", filepath.Join(hidden, "..", ".config")}, false, want{"bad_dir", "hidden files and folders"}},
-		{"save linked to hidden", []string{"--save", linkToHidden}, true, want{"bad_dir", `links to ` + hidden + `: hidden files and folders are not written to`}},
+		{"save linked to hidden", []string{"--save", linkToHidden}, true, want{"bad_dir", `links to ` + strconv.Quote(hidden) + `: hidden files and folders are not written to`}},
 		{"save that cannot be made", []string{"--save", "/proc/nope/out"}, false, want{"bad_dir", "nothing was sent to the tab"}},
 		{"both fine", []string{"--save", sub, "--out", filepath.Join(sub, "x.png")}, false, want{}},
 	}
@@ -566,7 +567,7 @@ func TestSaveFiles(t *testing.T) {
 					t.Errorf("saveFiles printed\n%s\nwant\n%s", raw, want)
 				}
 			},
-			stderr: "saved 16 bytes to SAVED/a.stitchslop.png (files[0])",
+			stderr: `saved 16 bytes to "SAVED/a.stitchslop.png" (files[0])`,
 		},
 		{
 			name:  "page's savedTo, savedBytes and error dropped",
@@ -699,7 +700,7 @@ func TestSaveFiles(t *testing.T) {
 					t.Errorf("saveFiles printed\n%s\nwant\n%s", raw, want)
 				}
 			},
-			stderr: "saved the text, 15 bytes, to SAVED/notes.stitchslop.txt",
+			stderr: `saved the text, 15 bytes, to "SAVED/notes.stitchslop.txt"`,
 		},
 		{
 			name:     "text over a page's textSavedTo",

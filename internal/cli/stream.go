@@ -12,6 +12,7 @@ import (
 	"github.com/stitchslop/stitchslop-bridge/internal/client"
 	"github.com/stitchslop/stitchslop-bridge/internal/envelope"
 	"github.com/stitchslop/stitchslop-bridge/security/files"
+	"github.com/stitchslop/stitchslop-bridge/security/gate"
 )
 
 // outMembers are the members saveImage writes for --out: the page's own of
@@ -73,7 +74,7 @@ func writeImage(path string, payload io.Reader, overwrite bool) (string, int64, 
 	// appeared while the call ran.
 	var ee *files.ExistsError
 	appeared := func() error {
-		return failure("file_exists", fmt.Sprintf("--out: %s appeared while the call ran; it was not replaced, and the image was not saved", ee.Path),
+		return failure("file_exists", fmt.Sprintf("--out: %s appeared while the call ran; it was not replaced, and the image was not saved", gate.QuotePath(ee.Path)),
 			"choose another FILE, or add --overwrite")
 	}
 	out, err := files.Out(path, overwrite)

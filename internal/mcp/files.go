@@ -13,6 +13,7 @@ import (
 
 	"github.com/stitchslop/stitchslop-bridge/internal/envelope"
 	"github.com/stitchslop/stitchslop-bridge/internal/replyfiles"
+	"github.com/stitchslop/stitchslop-bridge/security/gate"
 )
 
 // The file tools (protocol.md §7.15): the agent names files by path, and
@@ -197,7 +198,7 @@ func (s *Session) callToFiles(ctx context.Context, id, raw []byte, timeout time.
 func saveReport(r replyfiles.Result) ownWords {
 	var saved, refused, members []string
 	for _, p := range r.Saved {
-		saved = append(saved, fmt.Sprintf("%s -> %s (%d bytes)", p.Where, p.Path, p.Bytes))
+		saved = append(saved, fmt.Sprintf("%s -> %s (%d bytes)", p.Where, gate.QuotePath(p.Path), p.Bytes))
 		if p.Where == "dataUrl" || p.Where == "text" {
 			members = append(members, p.Where)
 		}

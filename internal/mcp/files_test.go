@@ -3,6 +3,7 @@ package mcp
 import (
 	"encoding/base64"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -30,7 +31,7 @@ func TestCallToFilesAnswer(t *testing.T) {
 		if texts[0] != wantReply {
 			t.Errorf("modern %v: the reply's block %q, want %q", modern, texts[0], wantReply)
 		}
-		for _, want := range []string{"files[0] -> " + filepath.Join(dir, "a.stitchslop.dst"), "dataUrl -> " + filepath.Join(dir, "p.stitchslop.png"), "text -> " + filepath.Join(dir, "t.stitchslop.txt"), "less the dataUrl and text saved"} {
+		for _, want := range []string{"[bridge] call_to_files saved ", "files[0] -> " + strconv.Quote(filepath.Join(dir, "a.stitchslop.dst")), "dataUrl -> " + strconv.Quote(filepath.Join(dir, "p.stitchslop.png")), "text -> " + strconv.Quote(filepath.Join(dir, "t.stitchslop.txt")), "less the dataUrl and text saved"} {
 			if !strings.Contains(texts[1], want) {
 				t.Errorf("modern %v: the bridge's block %q, want it to say %q", modern, texts[1], want)
 			}

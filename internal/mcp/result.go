@@ -31,7 +31,10 @@ func toolResponse(id []byte, env envelope.Reply, own ownWords, modern bool) Mess
 	if v := env.Get("say"); v != nil {
 		var cut bool
 		if say, cut = guard.Note("say", v); !cut {
+			// The page's lines stay lines, but none reads as the bridge's
+			// (docs/protocol.md §3.5).
 			say, _ = envelope.String(v)
+			say = gate.Unmark(say)
 		}
 	}
 	// Room for the text as the gate bounds it, not for the whole reply: a
@@ -75,6 +78,9 @@ func toolResponse(id []byte, env envelope.Reply, own ownWords, modern bool) Mess
 	return Message{{Encoded: head, Image: img}, {Encoded: append(resultEnd(tail, own.words, failed), "}\n"...)}}
 }
 
+// ownMark starts the bridge's own block of a result.
+const ownMark = "[bridge] "
+
 // ownWords is what a file tool adds to the reply it passes on, which is
 // never rewritten to say it.
 type ownWords struct {
@@ -112,10 +118,13 @@ func textBlock(dst []byte, text string) []byte {
 }
 
 // resultEnd closes the content list, after a text block of the bridge's
-// own words if any, and the result.
+// own words if any, and the result. That block starts ownMark, which no
+// line of a page's starts (gate.Unmark, and the guard's marked escape in
+// the reply's JSON), so a model knows it for the bridge's
+// (docs/protocol.md §3.5).
 func resultEnd(dst []byte, own string, isError bool) []byte {
 	if own != "" {
-		dst = textBlock(append(dst, ','), own)
+		dst = textBlock(append(dst, ','), ownMark+own)
 	}
 	dst = append(dst, `],"isError":`...)
 	dst = strconv.AppendBool(dst, isError)

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/stitchslop/stitchslop-bridge/security/files"
+	"github.com/stitchslop/stitchslop-bridge/security/gate"
 )
 
 // MaxAttached bounds the files of one call, on both faces: call_with_file's
@@ -22,7 +23,7 @@ type Attach struct {
 	Arg     string // the argument that gets it: up to 3 names joined by dots (sidecar.data)
 	Mode    string // files.DataURL ("" too) or files.Text
 	NameArg string // the argument that gets the file's base name; "" for none
-	Shown   string // how the report of what was sent names the file; "" for its base name
+	Shown   string // how the report of what was sent names the file, quoted (gate.QuotePath); "" for its base name
 }
 
 // AttachError is why AttachFiles put nothing into the arguments. Index is
@@ -72,7 +73,7 @@ func AttachFiles(args json.RawMessage, list []Attach, argsName string) (json.Raw
 		if a.NameArg != "" {
 			files.SetArg(m, a.NameArg, in.Name)
 		}
-		sent[i] = fmt.Sprintf("%s (%d bytes, %s) as %s", cmp.Or(a.Shown, in.Name), in.Size, in.Mime, a.Arg)
+		sent[i] = fmt.Sprintf("%s (%d bytes, %s) as %s", gate.QuotePath(cmp.Or(a.Shown, in.Name)), in.Size, in.Mime, a.Arg)
 	}
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)

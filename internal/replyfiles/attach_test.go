@@ -24,7 +24,7 @@ func TestAttachFiles(t *testing.T) {
 	list[1].Shown = "the sidecar"
 	got, sent, err := AttachFiles([]byte(`{"big":12345678901234567,"side":{"keep":1}}`), list, "args")
 	want := `{"big":12345678901234567,"design":"data:application/octet-stream;base64,TEE6","name":"rose.dst","side":{"data":"<svg/>","keep":1}}`
-	wantSent := "rose.dst (3 bytes, application/octet-stream) as design; the sidecar (6 bytes, image/svg+xml) as side.data"
+	wantSent := `"rose.dst" (3 bytes, application/octet-stream) as design; "the sidecar" (6 bytes, image/svg+xml) as side.data`
 	if err != nil || string(got) != want || sent != wantSent {
 		t.Fatalf("AttachFiles = %s, %q, %v; want %s, %q", got, sent, err, want, wantSent)
 	}

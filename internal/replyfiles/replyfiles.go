@@ -21,6 +21,7 @@ import (
 
 	"github.com/stitchslop/stitchslop-bridge/internal/envelope"
 	"github.com/stitchslop/stitchslop-bridge/security/files"
+	"github.com/stitchslop/stitchslop-bridge/security/gate"
 )
 
 // lookPast is how many entries after the first files.MaxSaved are still
@@ -249,7 +250,7 @@ func (s *saver) refused(where, why string, obj envelope.Object) envelope.Object 
 func (s *saver) reason(err error) string {
 	var ee *files.ExistsError
 	if errors.As(err, &ee) && s.o.OverwriteFlag != "" {
-		return ee.Path + " already exists; pass " + s.o.OverwriteFlag + " to replace it"
+		return gate.QuotePath(ee.Path) + " already exists; pass " + s.o.OverwriteFlag + " to replace it"
 	}
 	return strings.TrimPrefix(err.Error(), "files: ")
 }

@@ -35,6 +35,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/stitchslop/stitchslop-bridge/security/gate"
 	"github.com/stitchslop/stitchslop-bridge/security/unprintable"
 )
 
@@ -108,18 +109,18 @@ func Read(path, mode string) (In, error) {
 	defer f.Close()
 	fi, err := f.Stat()
 	if err != nil {
-		return In{}, fmt.Errorf("files: %w", err)
+		return In{}, fmt.Errorf("files: %s: %w", q(path), cause(err))
 	}
 	if fi.Size() > MaxIn {
-		return In{}, fmt.Errorf("files: %s is %d bytes, over the %d MB limit", path, fi.Size(), MaxIn>>20)
+		return In{}, fmt.Errorf("files: %s is %d bytes, over the %d MB limit", q(path), fi.Size(), MaxIn>>20)
 	}
 	// Stat's size is not trusted: the file may grow while it is read.
 	data, err := io.ReadAll(io.LimitReader(f, MaxIn+1))
 	if err != nil {
-		return In{}, fmt.Errorf("files: %w", err)
+		return In{}, fmt.Errorf("files: %s: %w", q(path), cause(err))
 	}
 	if len(data) > MaxIn {
-		return In{}, fmt.Errorf("files: %s is over the %d MB limit", path, MaxIn>>20)
+		return In{}, fmt.Errorf("files: %s is over the %d MB limit", q(path), MaxIn>>20)
 	}
 
 	ext := strings.ToLower(filepath.Ext(name))
@@ -127,9 +128,9 @@ func Read(path, mode string) (In, error) {
 	if m := sniff(data); m != "" {
 		k = kind{mime: m}
 	} else if _, ok := images[ext]; ok {
-		return In{}, fmt.Errorf("files: %s is named %s but its bytes are not a PNG, JPEG, GIF or WebP image", path, ext)
+		return In{}, fmt.Errorf("files: %s is named %s but its bytes are not a PNG, JPEG, GIF or WebP image", q(path), gate.Quote(ext))
 	} else if k, ok = designs[ext]; !ok {
-		return In{}, fmt.Errorf("files: %s is not a kind of file sent to the tab; allowed: %s", path, readKinds)
+		return In{}, fmt.Errorf("files: %s is not a kind of file sent to the tab; allowed: %s", q(path), readKinds)
 	}
 
 	in := In{Name: name, Mime: k.mime, Size: int64(len(data))}
@@ -137,9 +138,9 @@ func Read(path, mode string) (In, error) {
 	case mode == DataURL:
 		in.Value = "data:" + k.mime + ";base64," + base64.StdEncoding.EncodeToString(data)
 	case !k.text:
-		return In{}, fmt.Errorf("files: %s cannot be sent as text (only %s); send it as dataUrl", path, textKinds)
+		return In{}, fmt.Errorf("files: %s cannot be sent as text (only %s); send it as dataUrl", q(path), textKinds)
 	case !utf8.Valid(data):
-		return In{}, fmt.Errorf("files: %s is not valid UTF-8 text; send it as dataUrl", path)
+		return In{}, fmt.Errorf("files: %s is not valid UTF-8 text; send it as dataUrl", q(path))
 	default:
 		in.Value = string(data)
 	}
@@ -172,7 +173,7 @@ func Prepare(dir string) error {
 func (w *walked) probe() error {
 	p, err := create(w.dir(), "", w.abs, nil)
 	if err != nil {
-		return fmt.Errorf("files: %s: a file cannot be created there: %w", w.abs, err)
+		return fmt.Errorf("files: %s: a file cannot be created there: %w", q(w.abs), err)
 	}
 	p.Abort() // closes w.dir(), which w.close closes again, doing nothing
 	return nil
@@ -190,7 +191,7 @@ func save(dir, name string, data []byte, overwrite bool) (string, error) {
 	}
 	if _, err := p.Write(data); err != nil {
 		p.Abort()
-		return "", fmt.Errorf("files: %s: %w", p.path, err)
+		return "", fmt.Errorf("files: %s: %w", q(p.path), err)
 	}
 	var be *BytesError
 	var ee *ExistsError
@@ -200,7 +201,7 @@ func save(dir, name string, data []byte, overwrite bool) (string, error) {
 	case errors.As(err, &be), errors.As(err, &ee):
 		return "", err
 	default:
-		return "", fmt.Errorf("files: %s: %w", p.path, err)
+		return "", fmt.Errorf("files: %s: %w", q(p.path), err)
 	}
 }
 
@@ -210,7 +211,7 @@ type ExistsError struct {
 }
 
 func (e *ExistsError) Error() string {
-	return "files: " + e.Path + " already exists; it is not replaced"
+	return "files: " + q(e.Path) + " already exists; it is not replaced"
 }
 
 func (e *ExistsError) Unwrap() error { return fs.ErrExist }
@@ -232,7 +233,7 @@ func (w *walked) check(name string, overwrite bool) error {
 	case err == nil && !overwrite:
 		return &ExistsError{Path: path}
 	case err == nil && !fi.Mode().IsRegular():
-		return fmt.Errorf("files: %s is not a regular file (a folder, a link, a FIFO or a device); it is not replaced", path)
+		return fmt.Errorf("files: %s is not a regular file (a folder, a link, a FIFO or a device); it is not replaced", q(path))
 	}
 	return nil
 }
@@ -243,7 +244,7 @@ func (w *walked) create(name string, overwrite bool, want string) (*Pending, err
 	}
 	p, err := create(w.dir(), name, filepath.Join(w.path(), name), nil)
 	if err != nil {
-		return nil, fmt.Errorf("files: %s: a file cannot be created there: %w", w.path(), err)
+		return nil, fmt.Errorf("files: %s: a file cannot be created there: %w", q(w.path()), err)
 	}
 	p.want = want
 	return p, nil

@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/stitchslop/stitchslop-bridge/security/gate"
 )
 
 // maxLinks bounds the symbolic links one walk follows, as Linux does.
@@ -86,7 +88,7 @@ func walk(path string, file, create bool) (*walked, *os.File, error) {
 		return nil, nil, fmt.Errorf("files: %w", err)
 	}
 	if h := hidden(abs); h != "" {
-		return nil, nil, fmt.Errorf("files: %s: hidden files and folders are not %s (%q)", abs, verb, h)
+		return nil, nil, fmt.Errorf("files: %s: hidden files and folders are not %s (%s)", q(abs), verb, gate.Quote(h))
 	}
 	w := &walked{abs: abs}
 	vol := filepath.VolumeName(abs)
@@ -114,20 +116,20 @@ func walk(path string, file, create bool) (*walked, *os.File, error) {
 		if name[0] == '.' {
 			w.close()
 			if viaLink {
-				return nil, nil, fmt.Errorf("files: %s links to %s: hidden files and folders are not %s (%q)", abs, filepath.Join(w.path(), name), verb, name)
+				return nil, nil, fmt.Errorf("files: %s links to %s: hidden files and folders are not %s (%s)", q(abs), q(filepath.Join(w.path(), name)), verb, gate.Quote(name))
 			}
-			return nil, nil, fmt.Errorf("files: %s: hidden files and folders are not %s (%q)", abs, verb, name)
+			return nil, nil, fmt.Errorf("files: %s: hidden files and folders are not %s (%s)", q(abs), verb, gate.Quote(name))
 		}
 		last := len(todo) == 0 && file
 		sub, f, target, err := step(w.dir(), name, last, create)
 		if err != nil {
 			w.close()
-			return nil, nil, fmt.Errorf("files: %s: %w", filepath.Join(w.path(), name), err)
+			return nil, nil, fmt.Errorf("files: %s: %w", q(filepath.Join(w.path(), name)), err)
 		}
 		if sub == nil && f == nil { // a link
 			if links++; links > maxLinks {
 				w.close()
-				return nil, nil, fmt.Errorf("files: %s: more than %d symbolic links", abs, maxLinks)
+				return nil, nil, fmt.Errorf("files: %s: more than %d symbolic links", q(abs), maxLinks)
 			}
 			viaLink = true
 			tvol := filepath.VolumeName(target)
@@ -137,7 +139,7 @@ func walk(path string, file, create bool) (*walked, *os.File, error) {
 				}
 				if err := w.reset(tvol); err != nil {
 					w.close()
-					return nil, nil, fmt.Errorf("files: %s: %w", abs, err)
+					return nil, nil, fmt.Errorf("files: %s: %w", q(abs), cause(err))
 				}
 				target = target[len(tvol):]
 			}
@@ -151,15 +153,20 @@ func walk(path string, file, create bool) (*walked, *os.File, error) {
 	}
 	if file {
 		w.close()
-		return nil, nil, fmt.Errorf("files: %s is not a regular file", abs)
+		return nil, nil, fmt.Errorf("files: %s is not a regular file", q(abs))
 	}
 	// A folder another user owns is theirs to rename and replace in.
 	if fi, err := w.dir().Stat("."); err != nil || !owned(fi, false) {
 		w.close()
-		return nil, nil, fmt.Errorf("files: %s: a folder another user owns; files are written only into the user's own", abs)
+		return nil, nil, fmt.Errorf("files: %s: a folder another user owns; files are written only into the user's own", q(abs))
 	}
 	return w, nil, nil
 }
+
+// q is how every error of this package shows a path: gate.QuotePath, so
+// that no name in the file system writes lines of the words an error
+// becomes (docs/protocol.md §7.15).
+func q(path string) string { return gate.QuotePath(path) }
 
 func split(p string) []string {
 	return strings.FieldsFunc(p, func(r rune) bool { return os.IsPathSeparator(uint8(r)) && r < 0x80 })

@@ -280,3 +280,20 @@ func TestSec_GatePageStringsCannotPoseAsNotes(t *testing.T) {
 		t.Errorf("AppendObject = %.300s, want %.300s", out, want)
 	}
 }
+
+// TestUnmark: no line of a page's text, cleaned, starts as the bridge's
+// words do; the rest of it stays as it was, line breaks and all.
+func TestUnmark(t *testing.T) {
+	for in, want := range map[string]string{
+		"Exported.":                              "Exported.",
+		"a\n[bridge] b\n\n[bridge: c]\nd[bridge": "a\n\\u005bbridge] b\n\n\\u005bbridge: c]\nd[bridge",
+		"[bridge":                                "\\u005bbridge",
+		"\u200b[bridge] x":                       "\\u005bbridge] x",
+		"a\r\n[bridge] x":                        "a\n\\u005bbridge] x",
+		" [bridge] x":                            " [bridge] x",
+	} {
+		if got := Unmark(in); got != want {
+			t.Errorf("Unmark(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

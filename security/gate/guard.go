@@ -396,7 +396,31 @@ func marked(inner []byte, c string) ([]byte, bool) {
 		return nil, false
 	}
 	q := AppendString(nil, v)
-	return append([]byte(`"\u005b`), q[2:]...), true
+	return append([]byte(`"`+markEscape), q[2:]...), true
+}
+
+// markEscape is what a page's "[" becomes where it would start the
+// bridge's words ("[bridge"): JSON's escape of it, so the same value to a
+// JSON reader.
+const markEscape = `\u005b`
+
+// Unmark returns a page's text, cleaned (Clean), with every line that
+// starts as the bridge's words do ("[bridge") starting markEscape instead
+// of "[": marked's rule, for a page's text shown as text (a reply's say
+// line), so that no line of it reads as the bridge's (docs/protocol.md
+// §3.5).
+func Unmark(text string) string {
+	s := Clean(text)
+	if !strings.Contains(s, reservedPrefix) {
+		return s
+	}
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		if strings.HasPrefix(l, reservedPrefix) {
+			lines[i] = markEscape + l[1:]
+		}
+	}
+	return strings.Join(lines, "\n")
 }
 
 func reserved(inner []byte) bool {

@@ -36,12 +36,21 @@ func cutAt(s string, n int) string {
 
 // Quote renders a name from a page or a file for a model or a terminal:
 // quoted once, every invisible character escaped (U+202E as \u202e).
-func Quote(s string) string {
+func Quote(s string) string { return quoteN(s, MaxName) }
+
+// QuotePath is Quote for a path of the file system, which may be longer
+// than a name: where a file was saved is no use cut.
+func QuotePath(s string) string { return quoteN(s, MaxPath) }
+
+func quoteN(s string, n int) string {
 	more := ""
-	if len(s) > MaxName {
-		s, more = cutAt(s, MaxName), "..."
+	if len(s) > n {
+		s, more = cutAt(s, n), "..."
 	}
 	return unprintable.Quote(s) + more
 }
 
 const MaxName = 200
+
+// MaxPath bounds, in bytes, a path that QuotePath shows: Linux's PATH_MAX.
+const MaxPath = 4096
