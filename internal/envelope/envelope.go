@@ -20,6 +20,9 @@ import (
 type Member struct {
 	Key   string
 	Value json.RawMessage
+	// Own says the bridge wrote the member itself (With): the shell
+	// writes it after the page's members, never cut by them (All).
+	Own bool
 }
 
 // Object is a JSON object with its member order kept.
@@ -30,7 +33,7 @@ type Object []Member
 func ObjectOf(v json.RawMessage) (Object, bool) {
 	var o Object
 	ok := Each(v, func(name string, val []byte) bool {
-		o = append(o, Member{name, val})
+		o = append(o, Member{Key: name, Value: val})
 		return true
 	})
 	return o, ok
@@ -50,13 +53,13 @@ func (o Object) String(key string) (string, bool) {
 }
 
 // With is Set with v, a plain value of the bridge's own (a path, a count),
-// encoded by JSON v2, which escapes no <, > or &.
+// encoded by JSON v2, which escapes no <, > or &, the member marked Own.
 func (o Object) With(key string, v any) Object {
 	b, err := jsonv2.Marshal(v)
 	if err != nil {
 		panic(err) // only called with plain values
 	}
-	return o.Set(key, b)
+	return o.set(key, b, true)
 }
 
 // AppendJSON appends o as one JSON object: names quoted by the one string
@@ -73,11 +76,12 @@ func (o Object) AppendJSON(dst []byte) []byte {
 	return append(dst, '}')
 }
 
-// All is what gate.Guard.AppendObject writes.
-func (o Object) All() iter.Seq2[string, []byte] {
+// All yields the members marked Own when own is set, else the others, in
+// order: the two lists gate.Guard.AppendObject writes.
+func (o Object) All(own bool) iter.Seq2[string, []byte] {
 	return func(yield func(string, []byte) bool) {
 		for _, m := range o {
-			if !yield(m.Key, m.Value) {
+			if m.Own == own && !yield(m.Key, m.Value) {
 				return
 			}
 		}
@@ -93,14 +97,16 @@ func (o Object) Without(names ...string) Object {
 // Set returns o with v as the value of its first member called name and
 // no other of that name, so that no duplicate can shadow it (JSON readers
 // keep the last); appended when there is none; a nil v drops it.
-func (o Object) Set(name string, v json.RawMessage) Object {
+func (o Object) Set(name string, v json.RawMessage) Object { return o.set(name, v, false) }
+
+func (o Object) set(name string, v json.RawMessage, own bool) Object {
 	at := slices.IndexFunc(o, func(m Member) bool { return m.Key == name })
 	out := o.Without(name)
 	switch {
 	case v == nil:
 		return out
 	case at < 0:
-		return append(out, Member{name, v})
+		return append(out, Member{name, v, own})
 	}
-	return slices.Insert(out, at, Member{name, v})
+	return slices.Insert(out, at, Member{name, v, own})
 }

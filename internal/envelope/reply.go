@@ -53,7 +53,7 @@ func Decode(b []byte) (Reply, error) {
 	defer rd.free()
 	r := Reply{raw: b, members: make(Object, 0, 8)} // a reply has a few
 	if err := rd.top(b, func(name string, v []byte) {
-		r.members = append(r.members, Member{name, v})
+		r.members = append(r.members, Member{Key: name, Value: v})
 		if name == "dataUrl" {
 			r.image = imageOf(v) // one at most: a name given twice is refused
 		}

@@ -52,7 +52,7 @@ func toolResponse(id []byte, env envelope.Reply, own ownWords, modern bool) Mess
 				return
 			}
 		}
-	})
+	}, nil)
 	// One reading of ok on both faces (protocol.md §3.5, §4.4): a reply
 	// succeeds only when it says ok:true; ok:false, a missing ok or one
 	// that is not a boolean is isError here and exit 1 in the shell.

@@ -143,7 +143,7 @@ func line(fields ...field) []byte {
 				return
 			}
 		}
-	})
+	}, nil)
 }
 
 // eventLine is an event line. voiceSupport and message go with a

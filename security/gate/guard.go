@@ -87,10 +87,21 @@ type Guard struct {
 // stdout (internal/mcp's toolResponse, internal/cli's emit): a member at a
 // time, a page's reply of thousands of members each just under MaxString
 // would pass every per-string bound and none of the whole.
-func (g Guard) AppendObject(dst []byte, members iter.Seq2[string, []byte]) []byte {
+//
+// own are the bridge's members (what --out saved, protocol.md §4.4), a
+// few it wrote itself: they follow, guarded each but never left out,
+// whatever members spent, so that a reply cannot push them past the cut.
+func (g Guard) AppendObject(dst []byte, members, own iter.Seq2[string, []byte]) []byte {
 	origin := len(dst)
 	dst = append(dst, '{')
 	n, left := 0, 0
+	member := func(key string, value []byte, origin int) {
+		if n > 0 {
+			dst = append(dst, ',')
+		}
+		dst = g.appendMember(dst, key, value, origin)
+		n++
+	}
 	for key, value := range members {
 		if Reserved(Clean(key)) {
 			continue
@@ -99,17 +110,18 @@ func (g Guard) AppendObject(dst []byte, members iter.Seq2[string, []byte]) []byt
 			left++
 			continue
 		}
-		if n > 0 {
-			dst = append(dst, ',')
-		}
-		dst = g.appendMember(dst, key, value, origin)
-		n++
+		member(key, value, origin)
 	}
 	if left > 0 {
 		dst = append(dst, ',')
 		dst = AppendString(dst, "[bridge]")
 		dst = append(dst, ':')
 		dst = AppendString(dst, g.notMore(left, true, Left{}))
+	}
+	if own != nil {
+		for key, value := range own {
+			member(key, value, len(dst))
+		}
 	}
 	return append(dst, '}')
 }
