@@ -32,7 +32,7 @@ type Object []Member
 // false when v is not an object.
 func ObjectOf(v json.RawMessage) (Object, bool) {
 	var o Object
-	ok := Each(v, func(name string, val []byte) bool {
+	ok := gate.Each(v, func(name string, val []byte) bool {
 		o = append(o, Member{Key: name, Value: val})
 		return true
 	})
@@ -49,7 +49,7 @@ func (o Object) Get(key string) json.RawMessage {
 
 // String returns the value of key if it is a JSON string.
 func (o Object) String(key string) (string, bool) {
-	return String(o.Get(key))
+	return gate.String(o.Get(key))
 }
 
 // With is Set with v, a plain value of the bridge's own (a path, a count),
@@ -88,7 +88,7 @@ func (o Object) All(own bool) iter.Seq2[string, []byte] {
 	}
 }
 
-func (o Object) OK() bool { return IsTrue(o.Get("ok")) }
+func (o Object) OK() bool { return gate.IsTrue(o.Get("ok")) }
 
 func (o Object) Without(names ...string) Object {
 	return slices.DeleteFunc(slices.Clone(o), func(m Member) bool { return slices.Contains(names, m.Key) })

@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 
 	"github.com/stitchslop/stitchslop-bridge/security/files"
+	"github.com/stitchslop/stitchslop-bridge/security/gate"
 )
 
 // Image is a reply's dataUrl as the door found it: standard base64 by the
@@ -39,9 +40,9 @@ func imageOf(v []byte) Image {
 // DataURL returns the MIME type and payload, not decoded, of v, a raw
 // dataUrl value; a string without escapes is read in place.
 func DataURL(v []byte) (mime string, payload []byte, ok bool) {
-	s, plain := Plain(v)
+	s, plain := gate.Plain(v)
 	if !plain {
-		u, isString := String(v)
+		u, isString := gate.String(v)
 		if !isString {
 			return "", nil, false
 		}

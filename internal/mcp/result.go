@@ -31,7 +31,7 @@ func toolResponse(id []byte, env envelope.Reply, own ownWords, modern bool) Mess
 	if v := env.Get("say"); v != nil {
 		var cut bool
 		if say, cut = guard.Note("say", v); !cut {
-			say, _ = envelope.String(v)
+			say, _ = gate.String(v)
 		}
 	}
 	// Room for the text as the gate bounds it, not for the whole reply: a
