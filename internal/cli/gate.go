@@ -14,10 +14,9 @@ import (
 // or the shell's view of it once --out or --save saved what it carried
 // (envelope.Reply.With): its members are written in one pass by the one
 // encoder, gate.Guard.AppendObject, compact and bounded as a whole (at most
-// gate.MaxItems members, about gate.MaxTotal bytes), and what the shell
-// saved (savedTo, savedBytes, savedType, textSavedTo: the members it wrote
-// itself, envelope.Object.With) after them, never cut by them (protocol.md
-// §4.4); no byte of it is read by the door again or checked again.
+// gate.MaxItems members, about gate.MaxTotal bytes), then the shell's own
+// (savedTo ..., envelope.Object.With), never cut (protocol.md §4.4); no
+// byte of it is read by the door again or checked again.
 //
 // With --raw nothing is cut, but invisible characters still go. The
 // bridge's /call stays verbatim (protocol.md §4.2); the gate is the

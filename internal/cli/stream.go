@@ -21,9 +21,8 @@ var outMembers = []string{"savedTo", "savedBytes", "savedType"}
 // saveImage is call --out FILE (§4.4). A top-level base64 dataUrl is
 // decoded from the reply's own bytes a chunk at a time, never a second
 // copy in memory, and written by security/files.Out; savedTo, savedBytes
-// and savedType stand for it, the bridge's own members
-// (envelope.Object.With) that emit writes after the page's, and a page's
-// own are dropped.
+// and savedType, the bridge's own (envelope.Object.With), stand for it,
+// and a page's own are dropped.
 func saveImage(env envelope.Reply, file string, overwrite bool, log *slog.Logger) (envelope.Reply, error) {
 	o := env.Members()
 	url := o.Get("dataUrl")

@@ -20,9 +20,7 @@ import (
 type Member struct {
 	Key   string
 	Value json.RawMessage
-	// Own says the bridge wrote the member itself (With): the shell
-	// writes it after the page's members, never cut by them (All).
-	Own bool
+	Own   bool // written by the bridge (With): never cut by the page's (All)
 }
 
 // Object is a JSON object with its member order kept.

@@ -88,9 +88,8 @@ type Guard struct {
 // time, a page's reply of thousands of members each just under MaxString
 // would pass every per-string bound and none of the whole.
 //
-// own are the bridge's members (what --out saved, protocol.md §4.4), a
-// few it wrote itself: they follow, guarded each but never left out,
-// whatever members spent, so that a reply cannot push them past the cut.
+// own, the bridge's members (what --out saved, protocol.md §4.4), follow,
+// guarded but never left out, whatever members spent.
 func (g Guard) AppendObject(dst []byte, members, own iter.Seq2[string, []byte]) []byte {
 	origin := len(dst)
 	dst = append(dst, '{')
