@@ -14,6 +14,7 @@ import (
 	"github.com/stitchslop/stitchslop-bridge/internal/hub"
 	"github.com/stitchslop/stitchslop-bridge/internal/mcp"
 	"github.com/stitchslop/stitchslop-bridge/internal/session"
+	"github.com/stitchslop/stitchslop-bridge/security/gate"
 	"github.com/stitchslop/stitchslop-bridge/security/toollist"
 )
 
@@ -287,13 +288,13 @@ type leaderConn struct {
 const leaderCallTimeout = hub.MaxCallTimeout
 
 func (c *leaderConn) Send(frame []byte) error {
-	id, ok := envelope.Int(envelope.Get(frame, "id"))
-	command, ok2 := envelope.String(envelope.Get(frame, "command"))
+	id, ok := gate.Int(gate.Get(frame, "id"))
+	command, ok2 := gate.String(gate.Get(frame, "command"))
 	if !ok || !ok2 {
 		return errors.New("not a command frame")
 	}
 	ms := float64(leaderCallTimeout.Milliseconds())
-	body := control.CallRequest{Command: command, Args: envelope.Get(frame, "args"), TimeoutMs: &ms}
+	body := control.CallRequest{Command: command, Args: gate.Get(frame, "args"), TimeoutMs: &ms}
 	go func() {
 		// Whatever the leader answered, this goroutine answers the call:
 		// a panic on its bytes is a bad_reply, not the bridge's end.

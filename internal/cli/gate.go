@@ -14,8 +14,9 @@ import (
 // or the shell's view of it once --out or --save saved what it carried
 // (envelope.Reply.With): its members are written in one pass by the one
 // encoder, gate.Guard.AppendObject, compact and bounded as a whole (at most
-// gate.MaxItems members, about gate.MaxTotal bytes); no byte of it is read
-// by the door again or checked again.
+// gate.MaxItems members, about gate.MaxTotal bytes), then the shell's own
+// (savedTo ..., envelope.Object.With), never cut (protocol.md §4.4); no
+// byte of it is read by the door again or checked again.
 //
 // With --raw nothing is cut, but invisible characters still go. The
 // bridge's /call stays verbatim (protocol.md §4.2); the gate is the
@@ -23,7 +24,7 @@ import (
 func emit(w io.Writer, r envelope.Reply, a args) {
 	g := shellGuard(a)
 	out := make([]byte, 0, 64+min(len(r.Bytes()), gate.MaxTotal+gate.MaxString))
-	out = g.AppendObject(out, r.Members().All())
+	out = g.AppendObject(out, r.Members().All(false), r.Members().All(true))
 	w.Write(append(out, '\n'))
 }
 

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"strings"
 
 	"github.com/stitchslop/stitchslop-bridge/internal/client"
 	"github.com/stitchslop/stitchslop-bridge/internal/envelope"
@@ -23,7 +22,8 @@ var outMembers = []string{"savedTo", "savedBytes", "savedType"}
 // saveImage is call --out FILE (§4.4). A top-level base64 dataUrl is
 // decoded from the reply's own bytes a chunk at a time, never a second
 // copy in memory, and written by security/files.Out; savedTo, savedBytes
-// and savedType take its place, and a page's own are dropped.
+// and savedType, the bridge's own (envelope.Object.With), stand for it,
+// and a page's own are dropped.
 func saveImage(env envelope.Reply, file string, overwrite bool, log *slog.Logger) (envelope.Reply, error) {
 	o := env.Members()
 	url := o.Get("dataUrl")
@@ -36,7 +36,10 @@ func saveImage(env envelope.Reply, file string, overwrite bool, log *slog.Logger
 		log.Warn("the reply carries no image ("+why+"); nothing was written", "out", file)
 		return env.With(o.Without(outMembers...)), nil
 	}
-	abs, n, typ, err := writeImage(file, payload, overwrite)
+	if !files.Base64(payload) {
+		return envelope.Reply{}, outErr("bad_image", "the reply's dataUrl is "+files.NotBase64)
+	}
+	abs, n, typ, err := writeImage(file, bytes.NewReader(payload), overwrite)
 	if err != nil {
 		return envelope.Reply{}, err
 	}
@@ -56,14 +59,12 @@ func outErr(code, msg string) *client.Error {
 	return failure(code, "--out: "+msg+"; nothing was written", "")
 }
 
-// imageOf reads the reply's dataUrl in place, padding the payload to whole
-// groups of four: some encoders drop the padding, and StdEncoding wants it.
-// The type the data URL claims is not used: the bytes are checked for the
-// type FILE names.
-func imageOf(v []byte) (payload io.Reader, ok bool) {
+// imageOf reads the reply's dataUrl in place: its payload, a piece of the
+// reply. The type the data URL claims is not used: the bytes are checked
+// for the type FILE names.
+func imageOf(v []byte) (payload []byte, ok bool) {
 	_, p, ok := envelope.DataURL(v)
-	n := len(p) - bytes.Count(p, []byte("\r")) - bytes.Count(p, []byte("\n"))
-	return io.MultiReader(bytes.NewReader(p), strings.NewReader(strings.Repeat("=", (4-n%4)%4))), ok
+	return p, ok
 }
 
 // writeImage decodes payload into path through files.Out, and returns the
@@ -84,10 +85,7 @@ func writeImage(path string, payload io.Reader, overwrite bool) (string, int64, 
 		return "", 0, "", outRefused(path, err, "nothing was written")
 	}
 	n, err := io.Copy(out, base64.NewDecoder(base64.StdEncoding, payload))
-	var bad base64.CorruptInputError
-	if errors.As(err, &bad) {
-		err = outErr("bad_image", "the reply's dataUrl payload is not valid base64")
-	} else if err != nil {
+	if err != nil {
 		err = outErr("write_failed", fmt.Sprintf("writing %s: %v", path, err))
 	}
 	if err != nil {

@@ -20,6 +20,7 @@ import (
 type Member struct {
 	Key   string
 	Value json.RawMessage
+	Own   bool // written by the bridge (With): never cut by the page's (All)
 }
 
 // Object is a JSON object with its member order kept.
@@ -29,8 +30,8 @@ type Object []Member
 // false when v is not an object.
 func ObjectOf(v json.RawMessage) (Object, bool) {
 	var o Object
-	ok := Each(v, func(name string, val []byte) bool {
-		o = append(o, Member{name, val})
+	ok := gate.Each(v, func(name string, val []byte) bool {
+		o = append(o, Member{Key: name, Value: val})
 		return true
 	})
 	return o, ok
@@ -46,17 +47,17 @@ func (o Object) Get(key string) json.RawMessage {
 
 // String returns the value of key if it is a JSON string.
 func (o Object) String(key string) (string, bool) {
-	return String(o.Get(key))
+	return gate.String(o.Get(key))
 }
 
 // With is Set with v, a plain value of the bridge's own (a path, a count),
-// encoded by JSON v2, which escapes no <, > or &.
+// encoded by JSON v2, which escapes no <, > or &, the member marked Own.
 func (o Object) With(key string, v any) Object {
 	b, err := jsonv2.Marshal(v)
 	if err != nil {
 		panic(err) // only called with plain values
 	}
-	return o.Set(key, b)
+	return o.set(key, b, true)
 }
 
 // AppendJSON appends o as one JSON object: names quoted by the one string
@@ -73,18 +74,19 @@ func (o Object) AppendJSON(dst []byte) []byte {
 	return append(dst, '}')
 }
 
-// All is what gate.Guard.AppendObject writes.
-func (o Object) All() iter.Seq2[string, []byte] {
+// All yields the members marked Own when own is set, else the others, in
+// order: the two lists gate.Guard.AppendObject writes.
+func (o Object) All(own bool) iter.Seq2[string, []byte] {
 	return func(yield func(string, []byte) bool) {
 		for _, m := range o {
-			if !yield(m.Key, m.Value) {
+			if m.Own == own && !yield(m.Key, m.Value) {
 				return
 			}
 		}
 	}
 }
 
-func (o Object) OK() bool { return IsTrue(o.Get("ok")) }
+func (o Object) OK() bool { return gate.IsTrue(o.Get("ok")) }
 
 func (o Object) Without(names ...string) Object {
 	return slices.DeleteFunc(slices.Clone(o), func(m Member) bool { return slices.Contains(names, m.Key) })
@@ -93,14 +95,16 @@ func (o Object) Without(names ...string) Object {
 // Set returns o with v as the value of its first member called name and
 // no other of that name, so that no duplicate can shadow it (JSON readers
 // keep the last); appended when there is none; a nil v drops it.
-func (o Object) Set(name string, v json.RawMessage) Object {
+func (o Object) Set(name string, v json.RawMessage) Object { return o.set(name, v, false) }
+
+func (o Object) set(name string, v json.RawMessage, own bool) Object {
 	at := slices.IndexFunc(o, func(m Member) bool { return m.Key == name })
 	out := o.Without(name)
 	switch {
 	case v == nil:
 		return out
 	case at < 0:
-		return append(out, Member{name, v})
+		return append(out, Member{name, v, own})
 	}
-	return slices.Insert(out, at, Member{name, v})
+	return slices.Insert(out, at, Member{name, v, own})
 }

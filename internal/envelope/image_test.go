@@ -4,19 +4,22 @@ import (
 	"encoding/base64"
 	"strings"
 	"testing"
+
+	"github.com/stitchslop/stitchslop-bridge/security/files"
 )
 
-// canonicalBase64 accepts exactly what base64.StdEncoding writes: what
-// decodes strictly and encodes back to the same bytes.
+// files.Base64, the one rule the door's image takes, accepts exactly what
+// base64.StdEncoding writes: what decodes strictly and encodes back to the
+// same bytes.
 func FuzzCanonicalBase64(f *testing.F) {
 	for _, s := range []string{"", "QQ==", "QR==", "QUI=", "QUJ=", "QUJD", "QUJD\n", "QU\nJD", "QUJD\"}", `QUJ\"`, "QUJD====", "=QUJ", "-_-_"} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, p []byte) {
 		dec, err := base64.StdEncoding.Strict().DecodeString(string(p))
-		want := len(p) > 0 && err == nil && base64.StdEncoding.EncodeToString(dec) == string(p)
-		if got := canonicalBase64(p); got != want {
-			t.Fatalf("canonicalBase64(%q) = %v, want %v", p, got, want)
+		want := err == nil && base64.StdEncoding.EncodeToString(dec) == string(p)
+		if got := files.Base64(p); got != want {
+			t.Fatalf("files.Base64(%q) = %v, want %v", p, got, want)
 		}
 	})
 }

@@ -11,6 +11,7 @@ import (
 	jsonv2 "github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
 
+	"github.com/stitchslop/stitchslop-bridge/security/gate"
 	"github.com/stitchslop/stitchslop-bridge/security/unprintable"
 )
 
@@ -53,7 +54,7 @@ func Decode(b []byte) (Reply, error) {
 	defer rd.free()
 	r := Reply{raw: b, members: make(Object, 0, 8)} // a reply has a few
 	if err := rd.top(b, func(name string, v []byte) {
-		r.members = append(r.members, Member{name, v})
+		r.members = append(r.members, Member{Key: name, Value: v})
 		if name == "dataUrl" {
 			r.image = imageOf(v) // one at most: a name given twice is refused
 		}
@@ -61,7 +62,7 @@ func Decode(b []byte) (Reply, error) {
 		ref, _ := err.(*Refused)
 		for _, m := range r.members {
 			if m.Key == "id" {
-				ref.ID, ref.HasID = Int(m.Value)
+				ref.ID, ref.HasID = gate.Int(m.Value)
 				break
 			}
 		}
@@ -254,7 +255,7 @@ func (r Reply) String(name string) (string, bool) { return r.members.String(name
 
 func (r Reply) OK() bool { return r.members.OK() }
 
-func (r Reply) ID() (int64, bool) { return Int(r.Get("id")) }
+func (r Reply) ID() (int64, bool) { return gate.Int(r.Get("id")) }
 
 func (r Reply) Image() (Image, bool) { return r.image, r.image.data != nil }
 

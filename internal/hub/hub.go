@@ -325,7 +325,7 @@ func argNames(tools []toollist.Tool) map[string][]string {
 	m := make(map[string][]string, len(tools))
 	for _, t := range tools {
 		var names []string
-		envelope.Each(envelope.Get(t.InputSchema, "properties"), func(n string, _ []byte) bool {
+		gate.Each(gate.Get(t.InputSchema, "properties"), func(n string, _ []byte) bool {
 			names = append(names, n)
 			return true
 		})
@@ -363,7 +363,7 @@ func (h *Hub) Start(command string, args json.RawMessage, timeout time.Duration,
 
 // start is Start; owner is voice.listen's one consumer (CallVoice).
 func (h *Hub) start(command string, args json.RawMessage, timeout time.Duration, done func(reply envelope.Reply), owner bool) (cancel func() bool) {
-	if envelope.IsNull(args) {
+	if gate.IsNull(args) {
 		args = json.RawMessage(`{}`)
 	}
 	if timeout <= 0 {

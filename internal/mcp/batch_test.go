@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/stitchslop/stitchslop-bridge/internal/envelope"
+	"github.com/stitchslop/stitchslop-bridge/security/gate"
 )
 
 // open2503 negotiates MCP 2025-03-26, the one revision with batches, and
@@ -65,8 +65,8 @@ func TestBatchWaitsForItsPageCall(t *testing.T) {
 	if lines := out.lines(); len(lines) != 0 {
 		t.Fatalf("before the page answered: got %q, want nothing (the batch waits for its call)", lines)
 	}
-	id, _ := envelope.Int(envelope.Get(frame, "id"))
-	if !s.srv.Hub.Deliver(page, id, mustReply([]byte(`{"id":`+string(envelope.Get(frame, "id"))+`,"ok":true,"n":1}`))) {
+	id, _ := gate.Int(gate.Get(frame, "id"))
+	if !s.srv.Hub.Deliver(page, id, mustReply([]byte(`{"id":`+string(gate.Get(frame, "id"))+`,"ok":true,"n":1}`))) {
 		t.Fatal("the page's reply found nobody waiting")
 	}
 	lines := out.lines()

@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/stitchslop/stitchslop-bridge/internal/envelope"
 	"github.com/stitchslop/stitchslop-bridge/internal/version"
+	"github.com/stitchslop/stitchslop-bridge/security/gate"
 )
 
 // An era is how a connection speaks MCP, pinned by the first request the
@@ -69,11 +69,11 @@ func finishResult(obj []byte, modern bool) []byte {
 }
 
 func (s *Session) dispatch(r request) {
-	meta := envelope.Get(r.params, "_meta")
+	meta := gate.Get(r.params, "_meta")
 	s.mu.Lock()
 	e := s.era
 	s.mu.Unlock()
-	if e == eraLegacy || (e == eraNone && (r.method == "initialize" || envelope.Get(meta, metaProtocolVersion) == nil)) {
+	if e == eraLegacy || (e == eraNone && (r.method == "initialize" || gate.Get(meta, metaProtocolVersion) == nil)) {
 		s.legacy(r, meta)
 		return
 	}
@@ -148,7 +148,7 @@ func (s *Session) initialize(r request) {
 }
 
 func (s *Session) modern(r request, meta []byte) {
-	v, ok := envelope.String(envelope.Get(meta, metaProtocolVersion))
+	v, ok := gate.String(gate.Get(meta, metaProtocolVersion))
 	if !ok {
 		s.fail(r.id, codeInvalidParams, `invalid params: params._meta["`+metaProtocolVersion+`"] is required (a protocol version string) in MCP `+ModernVersion)
 		return
@@ -163,7 +163,7 @@ func (s *Session) modern(r request, meta []byte) {
 		})))
 		return
 	}
-	if caps := envelope.Get(meta, metaClientCaps); len(caps) == 0 || caps[0] != '{' {
+	if caps := gate.Get(meta, metaClientCaps); len(caps) == 0 || caps[0] != '{' {
 		s.fail(r.id, codeInvalidParams, `invalid params: params._meta["`+metaClientCaps+`"] is required (an object) in MCP `+ModernVersion)
 		return
 	}
@@ -220,12 +220,12 @@ type subscription struct {
 // listen opens a subscription. The acknowledgement is its first message;
 // a change that comes before it is written is delivered right after it.
 func (s *Session) listen(r request) {
-	filter := envelope.Get(r.params, "notifications")
+	filter := gate.Get(r.params, "notifications")
 	if filter != nil && filter[0] != '{' {
 		s.fail(r.id, codeInvalidParams, "invalid params: notifications must be an object")
 		return
 	}
-	sub := &subscription{id: r.id, tools: string(envelope.Get(filter, "toolsListChanged")) == "true"}
+	sub := &subscription{id: r.id, tools: string(gate.Get(filter, "toolsListChanged")) == "true"}
 	k := string(r.id)
 	s.mu.Lock()
 	_, dup := s.subs[k]

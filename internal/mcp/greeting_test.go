@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/stitchslop/stitchslop-bridge/internal/envelope"
+	"github.com/stitchslop/stitchslop-bridge/security/gate"
 	"github.com/stitchslop/stitchslop-bridge/security/toollist"
 )
 
@@ -57,7 +57,7 @@ type describePage struct {
 }
 
 func (p *describePage) Send(b []byte) error {
-	id, _ := envelope.Int(envelope.Get(b, "id"))
+	id, _ := gate.Int(gate.Get(b, "id"))
 	go p.srv.Hub.Deliver(p, id, mustReply([]byte(`{"id":`+strconv.FormatInt(id, 10)+`,`+p.reply+`}`)))
 	return nil
 }

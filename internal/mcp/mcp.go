@@ -28,6 +28,7 @@ import (
 	"github.com/stitchslop/stitchslop-bridge/internal/envelope"
 	"github.com/stitchslop/stitchslop-bridge/internal/hub"
 	"github.com/stitchslop/stitchslop-bridge/internal/sites"
+	"github.com/stitchslop/stitchslop-bridge/security/gate"
 )
 
 // Bounds of one session. A request past MaxInFlight gets an error, never a
@@ -222,7 +223,7 @@ func (s *Session) Handle(line []byte) {
 		s.srv.Activity()
 	}
 	line = bytes.TrimSpace(line)
-	if !envelope.Valid(line) {
+	if !gate.Valid(line) {
 		s.fail(null, codeParse, "parse error: the line is not valid JSON")
 		return
 	}
@@ -256,7 +257,7 @@ func (s *Session) parse(msg []byte) (request, bool) {
 	var r request
 	var version, method []byte
 	hasID, isResponse := false, false
-	envelope.Each(msg, func(k string, v []byte) bool {
+	gate.Each(msg, func(k string, v []byte) bool {
 		switch k {
 		case "jsonrpc":
 			version = v
@@ -283,7 +284,7 @@ func (s *Session) parse(msg []byte) (request, bool) {
 		s.fail(null, codeInvalidRequest, "invalid request: id must be a string or an integer (MCP allows no null id); nothing was done")
 		return request{}, false
 	}
-	m, isString := envelope.String(method)
+	m, isString := gate.String(method)
 	if method == nil || !isString {
 		s.fail(id, codeInvalidRequest, "invalid request: method must be a string")
 		return request{}, false
@@ -305,7 +306,7 @@ func validID(raw []byte) bool {
 		return false
 	}
 	if raw[0] == '"' {
-		_, ok := envelope.String(raw)
+		_, ok := gate.String(raw)
 		return ok
 	}
 	digits := raw
@@ -349,7 +350,7 @@ func (s *Session) notification(r request) {
 			}
 		}
 	case "notifications/cancelled":
-		id := envelope.Get(r.params, "requestId")
+		id := gate.Get(r.params, "requestId")
 		if id != nil {
 			s.cancel(id)
 		}
@@ -506,11 +507,11 @@ func errorResponse(id []byte, code int, msg string, data any) []byte {
 
 // callTimeout reads the caller's deadline from _meta, if any.
 func callTimeout(meta []byte) (time.Duration, string) {
-	v := envelope.Get(meta, TimeoutMetaKey)
+	v := gate.Get(meta, TimeoutMetaKey)
 	if v == nil {
 		return 0, ""
 	}
-	ms, ok := envelope.Int(v)
+	ms, ok := gate.Int(v)
 	lo, hi := hub.MinCallTimeout.Milliseconds(), hub.MaxCallTimeout.Milliseconds()
 	if !ok || ms < lo || ms > hi {
 		return 0, "invalid params: _meta[\"" + TimeoutMetaKey + "\"] must be a whole number of milliseconds from " +

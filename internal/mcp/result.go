@@ -33,7 +33,7 @@ func toolResponse(id []byte, env envelope.Reply, own ownWords, modern bool) Mess
 		if say, cut = guard.Note("say", v); !cut {
 			// The page's lines stay lines, but none reads as the bridge's
 			// (docs/protocol.md §3.5).
-			say, _ = envelope.String(v)
+			say, _ = gate.String(v)
 			say = gate.Unmark(say)
 		}
 	}
@@ -55,7 +55,7 @@ func toolResponse(id []byte, env envelope.Reply, own ownWords, modern bool) Mess
 				return
 			}
 		}
-	})
+	}, nil)
 	// One reading of ok on both faces (protocol.md §3.5, §4.4): a reply
 	// succeeds only when it says ok:true; ok:false, a missing ok or one
 	// that is not a boolean is isError here and exit 1 in the shell.

@@ -14,6 +14,7 @@ import (
 
 	"github.com/stitchslop/stitchslop-bridge/internal/envelope"
 	"github.com/stitchslop/stitchslop-bridge/internal/hub"
+	"github.com/stitchslop/stitchslop-bridge/security/gate"
 	"github.com/stitchslop/stitchslop-bridge/security/toollist"
 )
 
@@ -43,7 +44,7 @@ type scriptedTab struct {
 }
 
 func (p *scriptedTab) Send(frame []byte) error {
-	id, _ := envelope.Int(envelope.Get(frame, "id"))
+	id, _ := gate.Int(gate.Get(frame, "id"))
 	p.wg.Add(1)
 	go func() {
 		defer p.wg.Done()
@@ -182,7 +183,7 @@ func checkStream(t *testing.T, stdout []byte, sent ...string) {
 		answered[id] = true
 	}
 	for _, line := range bytes.Split(stdout[:len(stdout)-1], []byte("\n")) {
-		if !envelope.Valid(line) || !json.Valid(line) {
+		if !gate.Valid(line) || !json.Valid(line) {
 			t.Errorf("stdout line %.300q is not one JSON value", line)
 			continue
 		}

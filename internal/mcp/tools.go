@@ -199,7 +199,7 @@ func (s *Session) toolList(modern bool) []byte {
 // the model (§3.5); a malformed one, or an unknown tool, is -32602.
 func (s *Session) toolsCall(r request, meta []byte, modern bool) {
 	var name, args []byte
-	if !envelope.Each(r.params, func(k string, v []byte) bool {
+	if !gate.Each(r.params, func(k string, v []byte) bool {
 		switch k {
 		case "name":
 			name = v
@@ -211,12 +211,12 @@ func (s *Session) toolsCall(r request, meta []byte, modern bool) {
 		s.fail(r.id, codeInvalidParams, "invalid params: tools/call needs a tool name")
 		return
 	}
-	tool, ok := envelope.String(name)
+	tool, ok := gate.String(name)
 	if !ok || tool == "" {
 		s.fail(r.id, codeInvalidParams, "invalid params: tools/call needs a tool name")
 		return
 	}
-	if !envelope.IsNull(args) && args[0] != '{' {
+	if !gate.IsNull(args) && args[0] != '{' {
 		s.fail(r.id, codeInvalidParams, "invalid params: arguments must be an object")
 		return
 	}
@@ -272,7 +272,7 @@ func misspelt(tool string, args []byte, known []string, strict bool) string {
 		return ""
 	}
 	var msg string
-	envelope.Each(args, func(name string, _ []byte) bool {
+	gate.Each(args, func(name string, _ []byte) bool {
 		for _, n := range known {
 			if n == name {
 				return true
@@ -346,7 +346,7 @@ func (s *Session) waitArgs(tool string, args []byte) (waitSpec, string) {
 		return waitSpec{}, msg
 	}
 	w := waitSpec{secs: WaitDefaultSeconds}
-	if v := envelope.Get(args, "timeoutSeconds"); !envelope.IsNull(v) {
+	if v := gate.Get(args, "timeoutSeconds"); !gate.IsNull(v) {
 		var n float64
 		if json.Unmarshal(v, &n) != nil || math.IsNaN(n) || math.IsInf(n, 0) {
 			return w, fmt.Sprintf("%s: timeoutSeconds must be a number of seconds (at most %d), got %s. Nothing was done.", tool, WaitMaxSeconds, v)
@@ -355,13 +355,13 @@ func (s *Session) waitArgs(tool string, args []byte) (waitSpec, string) {
 			w.secs = min(n, WaitMaxSeconds)
 		}
 	}
-	own := envelope.Get(args, "ownBridge")
-	if !envelope.IsNull(own) && string(own) != "true" && string(own) != "false" {
+	own := gate.Get(args, "ownBridge")
+	if !gate.IsNull(own) && string(own) != "true" && string(own) != "false" {
 		return w, tool + ": ownBridge must be true or false. Nothing was done."
 	}
 	w.own = string(own) == "true"
-	if v := envelope.Get(args, "origin"); !envelope.IsNull(v) {
-		o, ok := envelope.String(v)
+	if v := gate.Get(args, "origin"); !gate.IsNull(v) {
+		o, ok := gate.String(v)
 		site, err := origin.Parse(origin.Pasted(o))
 		if !ok || err != nil || !s.srv.Sites.Allowed(site) {
 			return w, fmt.Sprintf("%s: origin_not_allowed: origin must be one of %s. Nothing was done.", tool, strings.Join(s.srv.Sites.AllowedSites(), ", "))
@@ -369,7 +369,7 @@ func (s *Session) waitArgs(tool string, args []byte) (waitSpec, string) {
 		w.site = site
 	}
 	if tool == "pair" {
-		t, ok := envelope.String(envelope.Get(args, "token"))
+		t, ok := gate.String(gate.Get(args, "token"))
 		if !ok || t == "" {
 			return w, "pair: token is required: the one-time token from the Stitch Slop agent panel (tok_ and hex digits). Nothing was done."
 		}
@@ -653,31 +653,31 @@ func (s *Session) canvas(ctx context.Context, st hub.Snapshot, timeout time.Dura
 		b.WriteString(" " + clip(say, 4*greetLabel))
 	}
 	shown, more := 0, 0
-	envelope.Items(env.Get("items"), func(item []byte) bool {
+	gate.Items(env.Get("items"), func(item []byte) bool {
 		if shown == greetItems {
 			more++
 			return true
 		}
 		shown++
-		name, _ := envelope.String(envelope.Get(item, "name"))
+		name, _ := gate.String(gate.Get(item, "name"))
 		fmt.Fprintf(&b, "\n%d. %s", shown, clip(name, greetLabel))
-		treat, _ := envelope.String(envelope.Get(item, "treatmentLabel"))
+		treat, _ := gate.String(gate.Get(item, "treatmentLabel"))
 		if treat == "" {
-			treat, _ = envelope.String(envelope.Get(item, "treatment"))
+			treat, _ = gate.String(gate.Get(item, "treatment"))
 		}
 		if treat != "" {
 			b.WriteString(", " + clip(treat, greetLabel))
 		}
-		n, ok := envelope.Int(envelope.Get(item, "stitches"))
+		n, ok := gate.Int(gate.Get(item, "stitches"))
 		if !ok {
-			n, ok = envelope.Int(envelope.Get(item, "stitchCount"))
+			n, ok = gate.Int(gate.Get(item, "stitchCount"))
 		}
 		if ok && n >= 0 {
 			b.WriteString(", " + thousands(n) + " stitches")
 		}
 		return true
 	})
-	if n, ok := envelope.Int(env.Get("omitted")); ok && n > 0 {
+	if n, ok := gate.Int(env.Get("omitted")); ok && n > 0 {
 		more += int(min(n, math.MaxInt32))
 	}
 	if more > 0 {

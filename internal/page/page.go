@@ -461,8 +461,8 @@ func (s *Server) serve(c *conn) {
 		}
 		id, tools := frame.Get("id"), frame.Get("tools")
 		switch {
-		case !envelope.IsNull(id):
-			n, isInt := envelope.Int(id)
+		case !gate.IsNull(id):
+			n, isInt := gate.Int(id)
 			if !isInt || !s.Hub.Deliver(c, n, frame) {
 				s.Log.Warn("ignored a reply nobody is waiting for (late, cancelled or unknown id)")
 			}

@@ -156,10 +156,10 @@ func (s *saver) rewrite(obj envelope.Object) (envelope.Object, bool) {
 // textOf is the text v, a JSON string, holds: a piece of the reply when it
 // has no escape, as pages write it, else decoded once.
 func textOf(v []byte) ([]byte, bool) {
-	if p, ok := envelope.Plain(v); ok {
+	if p, ok := gate.Plain(v); ok {
 		return p, true
 	}
-	t, ok := envelope.String(v)
+	t, ok := gate.String(v)
 	return []byte(t), ok
 }
 
@@ -168,7 +168,7 @@ func textOf(v []byte) ([]byte, bool) {
 func (s *saver) list(raw []byte) ([]byte, bool) {
 	out := []byte{'['}
 	n, left := 0, 0
-	ok := envelope.Items(raw, func(v []byte) bool {
+	ok := gate.Items(raw, func(v []byte) bool {
 		if n >= files.MaxSaved+lookPast {
 			left++
 			return true

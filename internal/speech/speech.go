@@ -50,7 +50,7 @@ func Read(env envelope.Reply) Answer {
 	if on, isBool := map[string]bool{"true": true, "false": false}[string(env.Get("voiceOn"))]; isBool {
 		r.VoiceOn = &on
 	}
-	if v := env.Get("voiceSupport"); !envelope.IsNull(v) {
+	if v := env.Get("voiceSupport"); !gate.IsNull(v) {
 		r.VoiceSupport = v
 	}
 	return r
@@ -167,7 +167,7 @@ func (b *budget) answer(a Answer, voice *string, send func(Event)) {
 		b.send(e, send, false)
 	}
 	n, m := 0, meta(a.Selection) // the time the answer came, for each
-	envelope.Items(a.Heard, func(raw []byte) bool {
+	gate.Items(a.Heard, func(raw []byte) bool {
 		u, _ := envelope.ObjectOf(raw)
 		text, _ := u.String("text")
 		if text = Clip(text, MaxText); strings.TrimSpace(text) == "" {
@@ -226,7 +226,7 @@ func meta(selection json.RawMessage) map[string]string {
 	m := map[string]string{"time": stamp()}
 	var names []string
 	more := 0
-	envelope.Items(selection, func(e []byte) bool {
+	gate.Items(selection, func(e []byte) bool {
 		o, _ := envelope.ObjectOf(e)
 		name, _ := o.String("name")
 		if name = plain(Clip(name, maxName)); name == "" {

@@ -143,7 +143,7 @@ func line(fields ...field) []byte {
 				return
 			}
 		}
-	})
+	}, nil)
 }
 
 // eventLine is an event line. voiceSupport and message go with a
@@ -165,11 +165,11 @@ var readVoice = speech.Read
 // selection, printed once per answer (null when it is not a list), and
 // selectionMore counting the entries past its bounds. dropped counts the
 // utterances past maxUtterances. A heard that is not a list is nothing
-// heard. The lists are walked in place (envelope.Items), so a reply of
+// heard. The lists are walked in place (gate.Items), so a reply of
 // millions of entries costs no memory.
 func heardLines(r voiceReply) (lines [][]byte, dropped int) {
 	n := 0
-	envelope.Items(r.Heard, func(raw []byte) bool {
+	gate.Items(r.Heard, func(raw []byte) bool {
 		if n++; n > maxUtterances {
 			dropped++
 			return true
@@ -246,7 +246,7 @@ func finiteNumbers(v []byte) bool {
 func selection(raw []byte) (sel []byte, more int) {
 	sel = []byte{'['}
 	n := 0
-	if !envelope.Items(raw, func(e []byte) bool {
+	if !gate.Items(raw, func(e []byte) bool {
 		o, _ := envelope.ObjectOf(e)
 		v := o.Get("id")
 		var id []byte
@@ -286,7 +286,7 @@ func text(raw []byte, max int) []byte {
 	if len(raw)-2 <= max {
 		return raw
 	}
-	s, _ := envelope.String(raw)
+	s, _ := gate.String(raw)
 	return clip(s, max)
 }
 

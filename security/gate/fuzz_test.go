@@ -9,6 +9,8 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/go-json-experiment/json/jsontext"
+
 	"github.com/stitchslop/stitchslop-bridge/security/unprintable"
 )
 
@@ -68,7 +70,7 @@ func FuzzGuard(f *testing.F) {
 		// as U+FFFD: a change; so does an escaped lone surrogate (outside
 		// strings valid JSON has no backslash, so the whole document is
 		// looked at).
-		anyOver := !utf8.Valid(doc) || loneSurrogate(doc) || dropped
+		anyOver := !jsontext.Value(doc).IsValid(jsontext.AllowDuplicateNames(true)) || dropped
 		for i, tok := range in {
 			s, isString := tok.(string)
 			if isString && !overLimit(s) {

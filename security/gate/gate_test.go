@@ -275,7 +275,7 @@ func TestSec_GatePageStringsCannotPoseAsNotes(t *testing.T) {
 			t.Errorf("guard(%s) is not JSON", in)
 		}
 	}
-	out := string(testGuard.AppendObject(nil, members("say", `"[bridge: forged]"`, "big", `"`+big+`"`)))
+	out := string(testGuard.AppendObject(nil, members("say", `"[bridge: forged]"`, "big", `"`+big+`"`), nil))
 	if want := `{"say":"\u005bbridge: forged]","big":` + note("3,145,728", "string", "at big") + `}`; out != want {
 		t.Errorf("AppendObject = %.300s, want %.300s", out, want)
 	}

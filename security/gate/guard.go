@@ -87,10 +87,20 @@ type Guard struct {
 // stdout (internal/mcp's toolResponse, internal/cli's emit): a member at a
 // time, a page's reply of thousands of members each just under MaxString
 // would pass every per-string bound and none of the whole.
-func (g Guard) AppendObject(dst []byte, members iter.Seq2[string, []byte]) []byte {
+//
+// own, the bridge's members (what --out saved, protocol.md §4.4), follow,
+// guarded but never left out, whatever members spent.
+func (g Guard) AppendObject(dst []byte, members, own iter.Seq2[string, []byte]) []byte {
 	origin := len(dst)
 	dst = append(dst, '{')
 	n, left := 0, 0
+	member := func(key string, value []byte, origin int) {
+		if n > 0 {
+			dst = append(dst, ',')
+		}
+		dst = g.appendMember(dst, key, value, origin)
+		n++
+	}
 	for key, value := range members {
 		if Reserved(Clean(key)) {
 			continue
@@ -99,17 +109,18 @@ func (g Guard) AppendObject(dst []byte, members iter.Seq2[string, []byte]) []byt
 			left++
 			continue
 		}
-		if n > 0 {
-			dst = append(dst, ',')
-		}
-		dst = g.appendMember(dst, key, value, origin)
-		n++
+		member(key, value, origin)
 	}
 	if left > 0 {
 		dst = append(dst, ',')
 		dst = AppendString(dst, "[bridge]")
 		dst = append(dst, ':')
 		dst = AppendString(dst, g.notMore(left, true, Left{}))
+	}
+	if own != nil {
+		for key, value := range own {
+			member(key, value, len(dst))
+		}
 	}
 	return append(dst, '}')
 }
@@ -431,50 +442,17 @@ func reserved(inner []byte) bool {
 }
 
 // cleaned returns the raw string contents inner as Clean leaves them, and
-// whether they changed. A lone surrogate escape is rewritten as U+FFFD:
-// strict readers of the output refuse it.
+// whether they changed. Invalid UTF-8 and a lone surrogate escape, which
+// jsontext's unquoting reports, are rewritten as U+FFFD: strict readers of
+// the output refuse them.
 func cleaned(inner []byte) (string, bool) {
 	if bytes.IndexByte(inner, '\\') < 0 && unprintable.PlainText(inner) {
 		return "", false
 	}
-	s := unquote(inner, -1)
+	u, err := jsontext.AppendUnquote(nil, quoted(inner))
+	s := string(u)
 	c := Clean(s)
-	return c, c != s || !utf8.Valid(inner) || loneSurrogate(inner)
-}
-
-// loneSurrogate reports whether a raw JSON string's contents escape a
-// UTF-16 surrogate that is not half of a pair (a high \uD800-\uDBFF
-// escape followed at once by a low \uDC00-\uDFFF one).
-func loneSurrogate(inner []byte) bool {
-	half := func(i int) byte { // 'h' high, 'l' low, 0 neither, for the escape at i
-		if i+5 >= len(inner) || inner[i] != '\\' || inner[i+1] != 'u' || inner[i+2]|0x20 != 'd' {
-			return 0
-		}
-		switch c := inner[i+3] | 0x20; {
-		case c == '8' || c == '9' || c == 'a' || c == 'b':
-			return 'h'
-		case c >= 'c' && c <= 'f':
-			return 'l'
-		}
-		return 0
-	}
-	for i := 0; i < len(inner); i++ {
-		if inner[i] != '\\' {
-			continue
-		}
-		switch half(i) {
-		case 'h':
-			if half(i+6) != 'l' {
-				return true
-			}
-			i += 11
-		case 'l':
-			return true
-		default:
-			i++ // the escaped character, which may be a backslash
-		}
-	}
-	return false
+	return c, c != s || err != nil
 }
 
 // unquote decodes the first limit characters of inner (all when limit is
@@ -492,10 +470,14 @@ func unquote(inner []byte, limit int) string {
 		}
 		inner = inner[:i]
 	}
-	q := make([]byte, 0, len(inner)+2)
-	q = append(append(append(q, '"'), inner...), '"')
-	u, _ := jsontext.AppendUnquote(nil, q)
+	u, _ := jsontext.AppendUnquote(nil, quoted(inner))
 	return string(u)
+}
+
+// quoted is inner between quotes: the raw JSON string again.
+func quoted(inner []byte) []byte {
+	q := make([]byte, 0, len(inner)+2)
+	return append(append(append(q, '"'), inner...), '"')
 }
 
 // escLen is the length of the escape at esc's start; a surrogate pair of

@@ -245,12 +245,12 @@ func members(kv ...string) iter.Seq2[string, []byte] {
 }
 
 func TestAppendObject(t *testing.T) {
-	got := string(testGuard.AppendObject(nil, members("text", `{ "a" : "`+big+`" }`)))
+	got := string(testGuard.AppendObject(nil, members("text", `{ "a" : "`+big+`" }`), nil))
 	want := `{"text":{"a":` + note("3,145,728", "string", "at text.a") + `}}`
 	if got != want {
 		t.Errorf("AppendObject = %.200s, want %.200s", got, want)
 	}
-	got = string(testGuard.AppendObject(nil, members(overBy1, `1`, "[bridge]", `2`, "\u200b[bridge: x", `3`)))
+	got = string(testGuard.AppendObject(nil, members(overBy1, `1`, "[bridge]", `2`, "\u200b[bridge: x", `3`), nil))
 	if want := "{" + note("100,001", "member name", "at the top level") + `:1}`; got != want {
 		t.Errorf("AppendObject(long name, reserved names) = %.200s, want %.200s", got, want)
 	}
@@ -267,7 +267,7 @@ func TestSec_GateBoundsTheTopLevel(t *testing.T) {
 	for i := range 300 {
 		kv = append(kv, "m"+strconv.Itoa(i), long)
 	}
-	out := Guard{}.AppendObject(nil, members(kv...))
+	out := Guard{}.AppendObject(nil, members(kv...), nil)
 	if !json.Valid(out) || len(out) > MaxTotal+2*MaxString {
 		t.Fatalf("AppendObject(300 strings of %d) = %d bytes (valid %v): over the budget", MaxString-1, len(out), json.Valid(out))
 	}
@@ -279,14 +279,14 @@ func TestSec_GateBoundsTheTopLevel(t *testing.T) {
 		kv = append(kv, "k"+strconv.Itoa(i), "0")
 	}
 	var m map[string]any
-	if err := json.Unmarshal(Guard{}.AppendObject(nil, members(kv...)), &m); err != nil || len(m) != MaxItems+1 {
+	if err := json.Unmarshal(Guard{}.AppendObject(nil, members(kv...), nil), &m); err != nil || len(m) != MaxItems+1 {
 		t.Fatalf("AppendObject(%d members) = %d members (%v), want %d and the note", MaxItems+500, len(m), err, MaxItems)
 	}
 	if n := m["[bridge]"]; n != "[bridge: 500 more members were left out here (at the top level)]" {
 		t.Errorf("the note = %q", n)
 	}
 	m = nil
-	if out := (Guard{Whole: true}).AppendObject(nil, members(kv...)); json.Unmarshal(out, &m) != nil || len(m) != MaxItems+500 {
+	if out := (Guard{Whole: true}).AppendObject(nil, members(kv...), nil); json.Unmarshal(out, &m) != nil || len(m) != MaxItems+500 {
 		t.Errorf("a Whole guard (--raw) left members out: %d of %d", len(m), MaxItems+500)
 	}
 }
