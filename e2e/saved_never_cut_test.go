@@ -84,7 +84,7 @@ func TestSpec4_4_SavedToNeverCut(t *testing.T) {
 		p.serve(tab)
 		dir := t.TempDir()
 		res := b.rpc.toolCallWithin("call_to_files", map[string]any{"command": "wide", "dir": dir, "fileName": "b.png"}, 30*time.Second)
-		saved := "dataUrl -> " + filepath.Join(dir, "b.stitchslop.png")
+		saved := "dataUrl -> " + strconv.Quote(filepath.Join(dir, "b.stitchslop.png"))
 		if n := len(res.Content); res.IsError || n < 2 || !strings.Contains(res.Content[0].Text, "more members were left out") || !strings.Contains(res.Content[n-1].Text, saved) {
 			t.Errorf("call_to_files of a wide reply: isError %v, %d blocks, %.300q; want the reply cut and a last block saying %s", res.IsError, n, res.Content, saved)
 		}
