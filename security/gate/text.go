@@ -14,7 +14,7 @@ const MaxText = 2*MaxTotal + 64<<10
 func Clean(s string) string { return unprintable.Strip(s) }
 
 // Text is s as the model may read it. Every tool result's text passes here
-// (internal/mcp.resultHead), whatever built it.
+// (internal/mcp.textBlock), whatever built it.
 func Text(s string) string { return TextN(s, MaxText) }
 
 // TextN is Text for an exit that holds less (a line of stderr).
