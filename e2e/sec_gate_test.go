@@ -6,6 +6,7 @@ package e2e
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -274,5 +275,36 @@ func TestSec_GateBoundsTheWholeReplyOnTheShell(t *testing.T) {
 	}
 	if note, _ := doc["[bridge]"].(string); !strings.Contains(note, "more members were left out here (at the top level)") {
 		t.Errorf("stdout's note of what was left out = %q", note)
+	}
+}
+
+// TestSec_GateBoundsANumber: a page's number literal of a megabyte, at the
+// top level and in a list, reaches neither the model nor the shell's
+// stdout whole: each is a note of its length (security/gate MaxNumber).
+// The gate passed any number as written, bounded by nothing.
+func TestSec_GateBoundsANumber(t *testing.T) {
+	t.Parallel()
+	big := "1" + strings.Repeat("0", 1<<20)
+	reply := func(string, map[string]any) map[string]any {
+		return map[string]any{"ok": true, "n": json.RawMessage(big), "list": json.RawMessage("[-" + big + ",2.5e-3]")}
+	}
+	const note = "1,048,577-character number was left out here"
+	b, p := mcpTabListing(t, "", withTools("design.stats"))
+	p.serve(reply)
+	r := b.rpc.toolCallWithin("design.stats", map[string]any{}, 30*time.Second)
+	if n := len(r.text()); n > 20_000 || strings.Count(r.text(), note) != 1 || !strings.Contains(r.text(), "1,048,578-character number") {
+		t.Errorf("tools/call of a reply with two numbers of a megabyte: %d characters, %.400q...; want both left out, each with a note", n, r.text())
+	}
+
+	_, _, base := cliTab(t, reply)
+	cr := runCLI(t, append(base, "call", "design.stats")...)
+	doc := cr.doc(t)
+	list, _ := doc["list"].([]any)
+	if len(cr.stdout) > 20_000 || !strings.Contains(fmt.Sprint(doc["n"]), note) || len(list) != 2 || list[1] != 0.0025 {
+		t.Errorf("call of a reply with two numbers of a megabyte: %d bytes on stdout, %.400q...; want each a note, 2.5e-3 kept", len(cr.stdout), cr.stdout)
+	}
+	raw := runCLI(t, append(base, "call", "design.stats", "--raw")...)
+	if !strings.Contains(raw.stdout, big) {
+		t.Errorf("call --raw: the number was not printed whole (%d bytes on stdout)", len(raw.stdout))
 	}
 }

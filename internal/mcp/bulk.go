@@ -15,8 +15,12 @@ var modelGuard = gate.Guard{Remedy: modelRemedy}
 // (with textFile) its long text to disk and answers with where they went,
 // so the bytes never pass through the model (protocol.md
 // §7.9). Rerunning the call on the shell is not offered:
-// the same bytes would come back through the model's own output.
-func modelRemedy(gate.Left) string {
+// the same bytes would come back through the model's own output. A number
+// no reader can hold has no remedy: no file holds it either.
+func modelRemedy(l gate.Left) string {
+	if l.Number {
+		return ""
+	}
 	return "to get it, call call_to_files with the same command, args and a dir (and textFile to save long text): it saves the data as files and answers with their paths"
 }
 

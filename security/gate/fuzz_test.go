@@ -24,8 +24,8 @@ const (
 
 // FuzzGuard: on any input, the guard neither panics nor hangs. On valid
 // JSON its output is valid JSON with the same tokens in the same order,
-// except each string over a limit (as encoding/json decodes and counts it),
-// which is a note giving its length, and each member whose name, cleaned,
+// except each string over a limit (as encoding/json decodes and counts it)
+// and each number over MaxNumber bytes, each a note giving its length, and each member whose name, cleaned,
 // is Reserved, which is left out; when nothing is over or left out, the
 // compact output is json.Compact's and Apply returns the document
 // untouched.
@@ -81,6 +81,13 @@ func FuzzGuard(f *testing.F) {
 				}
 				if Clean(s) != s || strings.HasPrefix(Clean(s), "[bridge") {
 					anyOver = true
+				}
+				continue
+			}
+			if num, isNum := tok.(json.Number); isNum && len(num) > MaxNumber {
+				anyOver = true
+				if n, _ := got[i].(string); !strings.HasPrefix(n, "[bridge: a "+thousands(len(num))+"-character number ") {
+					t.Fatalf("guard(%q) = %q: token %d is %q, want a note of a %d-character number", doc, out, i, n, len(num))
 				}
 				continue
 			}

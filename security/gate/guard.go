@@ -47,6 +47,10 @@ const (
 	// MaxTotal is in bytes; one element may overshoot it by at most
 	// MaxString characters.
 	MaxTotal = 2 * MaxString
+	// MaxNumber is in bytes: JavaScript writes no number longer than 24,
+	// and a longer literal is no number a reader can hold, but JSON sets
+	// no bound, so without one a page's number could be megabytes.
+	MaxNumber = 64
 )
 
 // limits are shrunk by tests so that short inputs reach the slow paths.
@@ -65,6 +69,7 @@ type Left struct {
 	At      string
 	DataURL bool
 	Name    bool
+	Number  bool
 }
 
 type Guard struct {
@@ -326,6 +331,11 @@ walk:
 			if err != nil {
 				break walk
 			}
+			if note, cut := g.number(raw, base, stack); cut {
+				e.WriteToken(jsontext.String(note))
+				changed = true
+				break
+			}
 			e.WriteValue(raw)
 		}
 	}
@@ -362,7 +372,19 @@ func (g Guard) scalar(dst, v, base []byte) (out []byte, changed, ok bool) {
 	if c := v[len(v)-1]; c == ' ' || c == '\t' || c == '\n' || c == '\r' {
 		return dst, false, false
 	}
+	if note, cut := g.number(v, base, nil); cut {
+		return AppendString(dst, note), true, true
+	}
 	return append(dst, v...), false, true
+}
+
+// number returns the note that replaces v, a number literal over
+// MaxNumber bytes (its bytes are its characters: digits, sign, point, e).
+func (g Guard) number(v, base []byte, stack []frame) (string, bool) {
+	if g.Whole || len(v) <= MaxNumber || v[0] != '-' && (v[0] < '0' || v[0] > '9') {
+		return "", false
+	}
+	return g.note(len(v), "", Left{At: pathOf(base, stack), Number: true}), true
 }
 
 // skipRest skips the rest of the container and counts the entries. After
@@ -589,6 +611,8 @@ func (g Guard) note(n int, mime string, l Left) string {
 	switch {
 	case l.Name:
 		what = "member name"
+	case l.Number:
+		what = "number"
 	case l.DataURL && mime != "":
 		what = "data URL (" + mime + ")"
 	case l.DataURL:
