@@ -280,13 +280,14 @@ func TestSec_GateBoundsTheWholeReplyOnTheShell(t *testing.T) {
 
 // TestSec_GateBoundsANumber: a page's number literal of a megabyte, at the
 // top level and in a list, reaches neither the model nor the shell's
-// stdout whole: each is a note of its length (security/gate MaxNumber).
-// The gate passed any number as written, bounded by nothing.
+// stdout whole: each is a note of its length (security/gate MaxNumber);
+// nor does 1e999, which makes Go's encoding/json refuse the whole of
+// stdout. The gate passed any number as written, bounded by nothing.
 func TestSec_GateBoundsANumber(t *testing.T) {
 	t.Parallel()
 	big := "1" + strings.Repeat("0", 1<<20)
 	reply := func(string, map[string]any) map[string]any {
-		return map[string]any{"ok": true, "n": json.RawMessage(big), "list": json.RawMessage("[-" + big + ",2.5e-3]")}
+		return map[string]any{"ok": true, "n": json.RawMessage(big), "list": json.RawMessage("[-" + big + ",2.5e-3]"), "r": json.RawMessage("1e999")}
 	}
 	const note = "1,048,577-character number was left out here"
 	b, p := mcpTabListing(t, "", withTools("design.stats"))
@@ -300,8 +301,8 @@ func TestSec_GateBoundsANumber(t *testing.T) {
 	cr := runCLI(t, append(base, "call", "design.stats")...)
 	doc := cr.doc(t)
 	list, _ := doc["list"].([]any)
-	if len(cr.stdout) > 20_000 || !strings.Contains(fmt.Sprint(doc["n"]), note) || len(list) != 2 || list[1] != 0.0025 {
-		t.Errorf("call of a reply with two numbers of a megabyte: %d bytes on stdout, %.400q...; want each a note, 2.5e-3 kept", len(cr.stdout), cr.stdout)
+	if len(cr.stdout) > 20_000 || !strings.Contains(fmt.Sprint(doc["n"]), note) || len(list) != 2 || list[1] != 0.0025 || !strings.Contains(fmt.Sprint(doc["r"]), "number past float64's range") {
+		t.Errorf("call of a reply with two numbers of a megabyte: %d bytes on stdout, %.400q...; want each a note (1e999 too), 2.5e-3 kept", len(cr.stdout), cr.stdout)
 	}
 	raw := runCLI(t, append(base, "call", "design.stats", "--raw")...)
 	if !strings.Contains(raw.stdout, big) {

@@ -36,10 +36,10 @@ func TestSec_ListenAtMsDecodes(t *testing.T) {
 }
 
 // TestSec_ListenVoiceSupportNumbersDecode: a voiceSupport that is not a
-// string goes on as the tab wrote it, and the gate passes numbers as they
-// came, so a number no float64 holds in it would make the voice-off line
-// one Go's encoding/json refuses: it is replaced by a note. Fails before
-// boundSupport checked numbers (finiteNumbers): the line held 1e999.
+// string goes on as the tab wrote it, so a number no float64 holds in it
+// would make the voice-off line one Go's encoding/json refuses: the line's
+// encoder (the gate) writes a note in its place. Failed while the gate
+// passed numbers as they came: the line held 1e999.
 func TestSec_ListenVoiceSupportNumbersDecode(t *testing.T) {
 	for _, v := range []string{`1e999`, `{"speech":-1E400}`, `[1,[2e9999]]`} {
 		got := eventLine("voice-off", boundSupport([]byte(v)), nil)

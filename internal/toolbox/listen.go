@@ -1,7 +1,6 @@
 package toolbox
 
 import (
-	"bytes"
 	"cmp"
 	"context"
 	"errors"
@@ -11,8 +10,6 @@ import (
 	"strconv"
 	"time"
 	"unicode/utf8"
-
-	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/stitchslop/stitchslop-bridge/internal/client"
 	"github.com/stitchslop/stitchslop-bridge/internal/envelope"
@@ -212,29 +209,6 @@ func number(v []byte) []byte {
 		return []byte("null")
 	}
 	return v
-}
-
-// finiteNumbers reports whether every number in v, a JSON value the door
-// passed, is one a float64 holds (number).
-func finiteNumbers(v []byte) bool {
-	d := jsontext.NewDecoder(bytes.NewReader(v))
-	for {
-		var err error
-		if d.PeekKind() == '0' {
-			var n jsontext.Value
-			if n, err = d.ReadValue(); err == nil {
-				_, err = strconv.ParseFloat(string(n), 64)
-			}
-		} else {
-			_, err = d.ReadToken()
-		}
-		if err == io.EOF {
-			return true
-		}
-		if err != nil {
-			return false
-		}
-	}
 }
 
 // selection is an answer's selection as its first line prints it: the
@@ -604,8 +578,7 @@ func (l *listener) setVoice(r voiceReply) {
 // with a note, before any byte of it is decoded or encoded; a string
 // bounded as text is, at maxVoiceSupport; another value as the tab wrote
 // it when the line's encoder writes it in at most maxVoiceSupport bytes
-// and every number in it is one a float64 holds (the gate passes numbers
-// as they came); else a note.
+// (which notes a number no float64 holds); else a note.
 func boundSupport(v []byte) []byte {
 	over := gate.AppendString(nil, "(the tab's voiceSupport is over "+strconv.Itoa(maxVoiceSupport)+" bytes; not shown)")
 	switch {
@@ -615,8 +588,6 @@ func boundSupport(v []byte) []byte {
 		return text(v, maxVoiceSupport)
 	case len(line(field{"v", v}))-len(`{"v":}`) > maxVoiceSupport:
 		return over
-	case !finiteNumbers(v):
-		return gate.AppendString(nil, "(the tab's voiceSupport holds a number no float64 holds; not shown)")
 	}
 	return v
 }

@@ -25,7 +25,8 @@ const (
 // FuzzGuard: on any input, the guard neither panics nor hangs. On valid
 // JSON its output is valid JSON with the same tokens in the same order,
 // except each string over a limit (as encoding/json decodes and counts it)
-// and each number over MaxNumber bytes, each a note giving its length, and each member whose name, cleaned,
+// and each number over MaxNumber bytes or past float64's range, each a
+// note saying which, and each member whose name, cleaned,
 // is Reserved, which is left out; when nothing is over or left out, the
 // compact output is json.Compact's and Apply returns the document
 // untouched.
@@ -84,12 +85,19 @@ func FuzzGuard(f *testing.F) {
 				}
 				continue
 			}
-			if num, isNum := tok.(json.Number); isNum && len(num) > MaxNumber {
-				anyOver = true
-				if n, _ := got[i].(string); !strings.HasPrefix(n, "[bridge: a "+thousands(len(num))+"-character number ") {
-					t.Fatalf("guard(%q) = %q: token %d is %q, want a note of a %d-character number", doc, out, i, n, len(num))
+			if num, isNum := tok.(json.Number); isNum {
+				_, err := num.Float64()
+				want := "[bridge: a " + thousands(len(num)) + "-character number "
+				if len(num) <= MaxNumber {
+					want = "[bridge: a number past float64's range "
 				}
-				continue
+				if len(num) > MaxNumber || err != nil {
+					anyOver = true
+					if n, _ := got[i].(string); !strings.HasPrefix(n, want) {
+						t.Fatalf("guard(%q) = %q: token %d is %q, want a note starting %q", doc, out, i, n, want)
+					}
+					continue
+				}
 			}
 			if !isString {
 				if got[i] != tok {

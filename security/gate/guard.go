@@ -48,8 +48,8 @@ const (
 	// MaxString characters.
 	MaxTotal = 2 * MaxString
 	// MaxNumber is in bytes: JavaScript writes no number longer than 24,
-	// and a longer literal is no number a reader can hold, but JSON sets
-	// no bound, so without one a page's number could be megabytes.
+	// but JSON sets no bound, so without one a page's number could be
+	// megabytes.
 	MaxNumber = 64
 )
 
@@ -379,12 +379,25 @@ func (g Guard) scalar(dst, v, base []byte) (out []byte, changed, ok bool) {
 }
 
 // number returns the note that replaces v, a number literal over
-// MaxNumber bytes (its bytes are its characters: digits, sign, point, e).
+// MaxNumber bytes (its bytes are its characters) or past float64's range
+// (1e999), which Go's encoding/json refuses in a whole document and
+// JavaScript reads as Infinity. Only an exponent reaches that range in
+// MaxNumber bytes, so most numbers are not parsed.
 func (g Guard) number(v, base []byte, stack []frame) (string, bool) {
-	if g.Whole || len(v) <= MaxNumber || v[0] != '-' && (v[0] < '0' || v[0] > '9') {
+	if g.Whole || v[0] != '-' && (v[0] < '0' || v[0] > '9') {
 		return "", false
 	}
-	return g.note(len(v), "", Left{At: pathOf(base, stack), Number: true}), true
+	n := len(v)
+	if n <= MaxNumber {
+		if bytes.IndexAny(v, "eE") < 0 {
+			return "", false
+		}
+		if _, err := strconv.ParseFloat(string(v), 64); err == nil {
+			return "", false
+		}
+		n = -1
+	}
+	return g.note(n, "", Left{At: pathOf(base, stack), Number: true}), true
 }
 
 // skipRest skips the rest of the container and counts the entries. After
@@ -627,7 +640,11 @@ func (g Guard) note(n int, mime string, l Left) string {
 	case l.At == "":
 		where = "the whole reply"
 	}
-	return g.say("a "+thousands(n)+"-character "+what+" was left out here ("+where+")", l)
+	words := "a " + thousands(n) + "-character " + what
+	if n < 0 {
+		words = "a number past float64's range"
+	}
+	return g.say(words+" was left out here ("+where+")", l)
 }
 
 func (g Guard) notMore(n int, obj bool, l Left) string {
