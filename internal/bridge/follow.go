@@ -61,11 +61,10 @@ func (l *leader) status(ctx context.Context) (leaderStatus, error) {
 	if err != nil {
 		return st, err
 	}
-	answer, err := envelope.Decode(b) // the door, as for a tab's frame
-	if err != nil {
+	if err := envelope.Into(b, &st); err != nil { // the door, for an answer of a known shape
 		return st, fmt.Errorf("its /status answer is %w", err)
 	}
-	return st, answer.Into(&st)
+	return st, nil
 }
 
 // hostStatus is the MCP face's view of the leader, false when not
@@ -212,12 +211,8 @@ func (l *leader) wait(ctx context.Context) (leaderStatus, error) {
 		Error string   `json:"error"`
 		Tools []string `json:"tools"`
 	}
-	answer, err := envelope.Decode(b) // the door, as for a tab's frame
-	if err != nil {
+	if err := envelope.Into(b, &w); err != nil {
 		return leaderStatus{}, fmt.Errorf("its /wait answer is %w", err)
-	}
-	if err := answer.Into(&w); err != nil {
-		return leaderStatus{}, err
 	}
 	if !w.OK && w.Error != "timeout" {
 		return leaderStatus{}, fmt.Errorf("its /wait answered %q", w.Error)

@@ -186,12 +186,8 @@ func (d *doctor) status(ctx context.Context, f session.File) (bridgeStatus, erro
 	if err != nil {
 		return st, err
 	}
-	answer, err := envelope.Decode(b) // the bridge's door, as for a tab's frame
-	if err != nil {
-		return st, errors.New("its answer is not valid JSON, or names a member twice")
-	}
-	if err := answer.Into(&st); err != nil {
-		return st, errors.New("its answer is not a status")
+	if err := envelope.Into(b, &st); err != nil { // the bridge's door
+		return st, errors.New("its answer is " + err.Error())
 	}
 	return st, nil
 }

@@ -110,7 +110,7 @@ func TestSetAndWithout(t *testing.T) {
 	}
 }
 
-// Into reads what every other reader of the reply reads: a field takes
+// Into reads what every other reader of an answer reads: a field takes
 // the member of its name exactly, never one alike but for case (an outside
 // attack's /status named both origin and Origin, and encoding/json, which
 // folds case, read the last).
@@ -124,11 +124,7 @@ func TestIntoReadsNamesExactly(t *testing.T) {
 		var st struct {
 			Origin string `json:"origin"`
 		}
-		r, err := Decode([]byte(in))
-		if err != nil {
-			t.Fatalf("Decode(%s): %v", in, err)
-		}
-		if err := r.Into(&st); err != nil || st.Origin != want {
+		if err := Into([]byte(in), &st); err != nil || st.Origin != want {
 			t.Errorf("Into(%s) = %q, %v; want %q", in, st.Origin, err, want)
 		}
 	}
@@ -203,6 +199,29 @@ func TestDecodeRefusesWhatDoesNotPrint(t *testing.T) {
 	} {
 		if _, err := Decode([]byte(in)); !errors.Is(err, want) {
 			t.Errorf("Decode(%q) = %v, want %v", in, err, want)
+		}
+	}
+}
+
+// Into refuses as Decode does, a name given twice at any depth included,
+// and words a refusal without a byte of the answer.
+func TestIntoRefusesAsTheDoorDoes(t *testing.T) {
+	var st struct {
+		Origin string `json:"origin"`
+		Tools  []any  `json:"tools"`
+	}
+	for in, want := range map[string]error{
+		`{"origin":"a","origin":"b"}`:   ErrBadNames,
+		`{"tools":[{"n":1,"n":2}]}`:     ErrBadNames,
+		`{"origin":"\xff-secret"}`:      ErrNotObject,
+		`{"origin":"a"} {"origin":"b"}`: ErrNotObject,
+		`{"origin":"a"`:                 ErrNotObject,
+		`{"origin":5,"tools":"secret"}`: ErrShape,
+		`["secret"]`:                    ErrShape,
+	} {
+		err := Into([]byte(in), &st)
+		if !errors.Is(err, want) || strings.Contains(err.Error(), "secret") {
+			t.Errorf("Into(%q) = %v, want %v, quoting nothing", in, err, want)
 		}
 	}
 }

@@ -23,13 +23,24 @@ var strip = unprintable.Strip
 // over its member bounds as ErrBadNames); what it accepts reads, member
 // by member, as encoding/json reads it; and an Image is only ever a
 // top-level dataUrl whose whole payload is canonical base64 of the image
-// type it names.
+// type it names. Into agrees on syntax and names given twice.
 func FuzzDecode(f *testing.F) {
 	f.Fuzz(func(t *testing.T, b []byte) {
 		r, err := Decode(b)
 		// Unicode text, too: no invalid UTF-8, no escaped lone surrogate.
 		valid := json.Valid(b) && bytes.HasPrefix(bytes.TrimLeft(b, " \t\r\n"), []byte("{")) && utf8.Valid(b) && !loneSurrogate(b)
 		dup, members, longest, unprintable := namesOf(b)
+		// Into, the door for an answer of a known shape, refuses what
+		// Decode refuses for its syntax or for a name given twice.
+		var st struct {
+			OK bool `json:"ok"`
+		}
+		switch ierr := Into(b, &st); {
+		case ierr == nil && (!valid || dup):
+			t.Fatalf("Into(%q) accepted it; valid object %v, a name given twice %v", b, valid, dup)
+		case errors.Is(ierr, ErrNotObject) && valid, errors.Is(ierr, ErrBadNames) && !dup:
+			t.Fatalf("Into(%q) = %v; valid object %v, a name given twice %v", b, ierr, valid, dup)
+		}
 		// A name's raw form is at most 6 bytes a byte of its value (\u0000),
 		// and its value at most 3 bytes a raw byte (an invalid byte is U+FFFD).
 		switch {

@@ -259,6 +259,25 @@ func (r Reply) ID() (int64, bool) { return gate.Int(r.Get("id")) }
 
 func (r Reply) Image() (Image, bool) { return r.image, r.image.data != nil }
 
-// Into decodes with JSON v2, which matches names exactly (case included)
-// as every other reader of the reply does.
-func (r Reply) Into(v any) error { return jsonv2.Unmarshal(r.raw, v) }
+// ErrShape is Into's refusal of valid JSON that does not fit v.
+var ErrShape = errors.New("not of the shape the bridge asks for")
+
+// Into is the door for an answer of a shape the bridge knows (another
+// bridge's /status or /wait, protocol.md §4.2): it reads b once, into v,
+// with JSON v2, which refuses a name given twice and invalid UTF-8 as
+// Decode does, matches names exactly (case included), and skips members v
+// does not name. Its errors quote no byte of b.
+func Into(b []byte, v any) error {
+	lexed()
+	err := jsonv2.Unmarshal(b, v)
+	var se *jsontext.SyntacticError
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, jsontext.ErrDuplicateName):
+		return ErrBadNames
+	case errors.As(err, &se), errors.Is(err, io.ErrUnexpectedEOF):
+		return ErrNotObject
+	}
+	return ErrShape
+}
