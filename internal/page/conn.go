@@ -1,9 +1,11 @@
 package page
 
 import (
+	"bufio"
 	"cmp"
 	"errors"
 	"net"
+	"net/http"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -36,6 +38,7 @@ var (
 // included; its reader is Server.serve.
 type conn struct {
 	ws       *websocket.Conn
+	out      *heldConn // ws's socket, when upgrade made it (nil: gorilla writes each frame itself)
 	t        Timings
 	wait     time.Duration // writeWait as the connection began
 	send     chan []byte
@@ -51,6 +54,7 @@ type conn struct {
 
 func newConn(ws *websocket.Conn, t Timings) *conn {
 	c := &conn{ws: ws, t: t, wait: writeWait, send: make(chan []byte, sendQueue), pong: make(chan []byte, 1), done: make(chan struct{}), finished: make(chan struct{})}
+	c.out, _ = ws.NetConn().(*heldConn)
 	c.heard()
 	ws.SetPongHandler(func(string) error { c.heard(); return nil })
 	// gorilla's own handlers would write from the reader; only the writer
@@ -162,7 +166,7 @@ func (c *conn) writeLoop() {
 		var err error
 		select {
 		case f := <-c.send:
-			err = write(c.ws, websocket.TextMessage, f, c.wait)
+			err = c.writeQueued(f)
 		case data := <-c.pong:
 			err = write(c.ws, websocket.PongMessage, data, c.wait)
 		case <-ping.C:
@@ -182,10 +186,101 @@ func (c *conn) writeLoop() {
 
 var closeGoingAway = websocket.FormatCloseMessage(websocket.CloseGoingAway, "")
 
-// write is the one way a frame reaches a page, each with a fresh deadline:
-// one set only now and then would have expired when a large frame follows
-// a quiet spell, and drop a healthy tab.
+// writeQueued writes f and the frames queued behind it, each framed by
+// gorilla's writer with its own deadline, in one write to the socket (up to
+// heldMax bytes a write): under load a tab's calls go out together instead
+// of one system call, and one wake-up of the tab, each.
+func (c *conn) writeQueued(f []byte) error {
+	for n := 1; ; n++ {
+		if err := writeFrame(c.ws, websocket.TextMessage, f, c.wait); err != nil {
+			return err
+		}
+		// At most a queue's worth at once, so pings and pongs wait for
+		// no more than that.
+		if len(c.send) == 0 || c.out == nil || n == sendQueue {
+			break
+		}
+		f = <-c.send
+	}
+	return c.out.flush()
+}
+
+// heldMax bounds the bytes a page's socket holds for one write.
+const heldMax = 64 << 10
+
+// heldConn is a page's socket under gorilla's writer: what gorilla writes
+// waits in held until flush, so a frame's header and payload, and frames
+// queued together (writeQueued), leave in one write; a write that would
+// hold more than heldMax goes out at once with what is held. Only one
+// goroutine writes at a time (the handshake's, then the page writer), so
+// held needs no lock; reads, deadlines and Close pass straight through, and
+// the last write deadline set, a frame's own, bounds the flush.
+type heldConn struct {
+	net.Conn
+	held []byte
+}
+
+func (h *heldConn) Write(p []byte) (int, error) {
+	if len(h.held)+len(p) <= heldMax {
+		h.held = append(h.held, p...)
+		return len(p), nil
+	}
+	bufs := net.Buffers{h.held, p}
+	n, err := bufs.WriteTo(h.Conn) // one writev
+	n -= int64(len(h.held))
+	h.held = h.held[:0]
+	return int(max(n, 0)), err
+}
+
+// flush writes what is held; nil flushes nothing.
+func (h *heldConn) flush() error {
+	if h == nil || len(h.held) == 0 {
+		return nil
+	}
+	_, err := h.Conn.Write(h.held)
+	h.held = h.held[:0]
+	return err
+}
+
+// upgrade answers r's WebSocket upgrade (u's rules) on a heldConn.
+func upgrade(u *websocket.Upgrader, w http.ResponseWriter, r *http.Request) (*websocket.Conn, error) {
+	ws, err := u.Upgrade(holding{w}, r, nil)
+	if err != nil {
+		return nil, err
+	}
+	if err := ws.NetConn().(*heldConn).flush(); err != nil { // the 101 answer
+		ws.Close()
+		return nil, err
+	}
+	return ws, nil
+}
+
+// holding hands gorilla the hijacked socket as a heldConn.
+type holding struct{ http.ResponseWriter }
+
+func (h holding) Hijack() (net.Conn, *bufio.ReadWriter, error) {
+	c, brw, err := http.NewResponseController(h.ResponseWriter).Hijack()
+	if err != nil {
+		return nil, nil, err
+	}
+	return &heldConn{Conn: c}, brw, nil
+}
+
+// write writes one frame to a page now (writeFrame, then what the socket
+// holds).
 func write(ws *websocket.Conn, kind int, payload []byte, wait time.Duration) error {
+	if err := writeFrame(ws, kind, payload, wait); err != nil {
+		return err
+	}
+	h, _ := ws.NetConn().(*heldConn)
+	return h.flush()
+}
+
+// writeFrame is the one way a frame reaches a page, each with a fresh
+// deadline: one set only now and then would have expired when a large frame
+// follows a quiet spell, and drop a healthy tab. On a heldConn the frame
+// waits for the flush, which the deadline set last bounds.
+func writeFrame(ws *websocket.Conn, kind int, payload []byte, wait time.Duration) error {
 	ws.SetWriteDeadline(time.Now().Add(wait))
 	return ws.WriteMessage(kind, payload)
 }
