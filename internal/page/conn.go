@@ -208,19 +208,25 @@ func (c *conn) writeQueued(f []byte) error {
 // heldMax bounds the bytes a page's socket holds for one write.
 const heldMax = 64 << 10
 
-// heldConn is a page's socket under gorilla's writer: what gorilla writes
-// waits in held until flush, so a frame's header and payload, and frames
-// queued together (writeQueued), leave in one write; a write that would
-// hold more than heldMax goes out at once with what is held. Only one
-// goroutine writes at a time (the handshake's, then the page writer), so
-// held needs no lock; reads, deadlines and Close pass straight through, and
-// the last write deadline set, a frame's own, bounds the flush.
+// heldConn is a page's socket under gorilla's writer. Once upgrade has
+// answered the handshake (its 101 written straight through under gorilla's
+// own deadline), what gorilla writes waits in held until flush, so a
+// frame's header and payload, and frames queued together (writeQueued),
+// leave in one write; a write that would hold more than heldMax goes out at
+// once with what is held. Only one goroutine writes at a time (the
+// handshake's, then the page writer), so held needs no lock; reads,
+// deadlines and Close pass straight through, and the last write deadline
+// set, a frame's own, bounds the flush.
 type heldConn struct {
 	net.Conn
+	on   bool
 	held []byte
 }
 
 func (h *heldConn) Write(p []byte) (int, error) {
+	if !h.on {
+		return h.Conn.Write(p)
+	}
 	if len(h.held)+len(p) <= heldMax {
 		h.held = append(h.held, p...)
 		return len(p), nil
@@ -248,10 +254,7 @@ func upgrade(u *websocket.Upgrader, w http.ResponseWriter, r *http.Request) (*we
 	if err != nil {
 		return nil, err
 	}
-	if err := ws.NetConn().(*heldConn).flush(); err != nil { // the 101 answer
-		ws.Close()
-		return nil, err
-	}
+	ws.NetConn().(*heldConn).on = true
 	return ws, nil
 }
 
