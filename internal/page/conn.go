@@ -38,7 +38,7 @@ var (
 // included; its reader is Server.serve.
 type conn struct {
 	ws       *websocket.Conn
-	out      *heldConn // ws's socket, when upgrade made it (nil: gorilla writes each frame itself)
+	out      *heldConn // ws's socket when upgraded through holding (nil: gorilla writes each frame itself)
 	t        Timings
 	wait     time.Duration // writeWait as the connection began
 	send     chan []byte
@@ -186,59 +186,53 @@ func (c *conn) writeLoop() {
 
 var closeGoingAway = websocket.FormatCloseMessage(websocket.CloseGoingAway, "")
 
-// writeQueued writes f and the frames queued behind it, each framed by
-// gorilla's writer with its own deadline, in one write to the socket (up to
-// heldMax bytes a write): under load a tab's calls go out together instead
-// of one system call, and one wake-up of the tab, each.
+// writeQueued writes f and the frames queued behind it (a queue's worth at
+// most, so a pong waits no longer), each framed by gorilla with its own
+// deadline, in one write to the socket: under load a tab's calls then cost
+// one system call, and one wake-up of the tab, together.
 func (c *conn) writeQueued(f []byte) error {
+	if c.out != nil {
+		c.out.hold = true
+		defer func() { c.out.hold = false }()
+	}
 	for n := 1; ; n++ {
-		if err := writeFrame(c.ws, websocket.TextMessage, f, c.wait); err != nil {
+		if err := write(c.ws, websocket.TextMessage, f, c.wait); err != nil {
 			return err
 		}
-		// At most a queue's worth at once, so pings and pongs wait for
-		// no more than that.
-		if len(c.send) == 0 || c.out == nil || n == sendQueue {
-			break
+		if len(c.send) == 0 || n == sendQueue {
+			return c.out.flush()
 		}
 		f = <-c.send
 	}
-	return c.out.flush()
 }
 
 // heldMax bounds the bytes a page's socket holds for one write.
 const heldMax = 64 << 10
 
-// heldConn is a page's socket under gorilla's writer. Once upgrade has
-// answered the handshake (its 101 written straight through under gorilla's
-// own deadline), what gorilla writes waits in held until flush, so a
-// frame's header and payload, and frames queued together (writeQueued),
-// leave in one write; a write that would hold more than heldMax goes out at
-// once with what is held. Only one goroutine writes at a time (the
-// handshake's, then the page writer), so held needs no lock; reads,
-// deadlines and Close pass straight through, and the last write deadline
-// set, a frame's own, bounds the flush.
+// heldConn is a page's socket under gorilla. While the page writer holds it
+// (writeQueued), what gorilla writes waits in held, to leave in one write
+// at flush or once heldMax would be passed; otherwise writes go straight
+// through. Only the page writer writes once it runs, so held needs no
+// lock; reads, deadlines and Close pass through, and the write deadline
+// set last, a frame's own, bounds the flush.
 type heldConn struct {
 	net.Conn
-	on   bool
+	hold bool
 	held []byte
 }
 
 func (h *heldConn) Write(p []byte) (int, error) {
-	if !h.on {
+	if !h.hold || len(h.held)+len(p) > heldMax {
+		if err := h.flush(); err != nil {
+			return 0, err
+		}
 		return h.Conn.Write(p)
 	}
-	if len(h.held)+len(p) <= heldMax {
-		h.held = append(h.held, p...)
-		return len(p), nil
-	}
-	bufs := net.Buffers{h.held, p}
-	n, err := bufs.WriteTo(h.Conn) // one writev
-	n -= int64(len(h.held))
-	h.held = h.held[:0]
-	return int(max(n, 0)), err
+	h.held = append(h.held, p...)
+	return len(p), nil
 }
 
-// flush writes what is held; nil flushes nothing.
+// flush writes what is held; on nil, nothing.
 func (h *heldConn) flush() error {
 	if h == nil || len(h.held) == 0 {
 		return nil
@@ -248,42 +242,18 @@ func (h *heldConn) flush() error {
 	return err
 }
 
-// upgrade answers r's WebSocket upgrade (u's rules) on a heldConn.
-func upgrade(u *websocket.Upgrader, w http.ResponseWriter, r *http.Request) (*websocket.Conn, error) {
-	ws, err := u.Upgrade(holding{w}, r, nil)
-	if err != nil {
-		return nil, err
-	}
-	ws.NetConn().(*heldConn).on = true
-	return ws, nil
-}
-
-// holding hands gorilla the hijacked socket as a heldConn.
+// holding hands gorilla's Upgrade the hijacked socket as a heldConn.
 type holding struct{ http.ResponseWriter }
 
 func (h holding) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 	c, brw, err := http.NewResponseController(h.ResponseWriter).Hijack()
-	if err != nil {
-		return nil, nil, err
-	}
-	return &heldConn{Conn: c}, brw, nil
+	return &heldConn{Conn: c}, brw, err
 }
 
-// write writes one frame to a page now (writeFrame, then what the socket
-// holds).
+// write is the one way a frame reaches a page, each with a fresh deadline:
+// one set only now and then would have expired when a large frame follows
+// a quiet spell, and drop a healthy tab.
 func write(ws *websocket.Conn, kind int, payload []byte, wait time.Duration) error {
-	if err := writeFrame(ws, kind, payload, wait); err != nil {
-		return err
-	}
-	h, _ := ws.NetConn().(*heldConn)
-	return h.flush()
-}
-
-// writeFrame is the one way a frame reaches a page, each with a fresh
-// deadline: one set only now and then would have expired when a large frame
-// follows a quiet spell, and drop a healthy tab. On a heldConn the frame
-// waits for the flush, which the deadline set last bounds.
-func writeFrame(ws *websocket.Conn, kind int, payload []byte, wait time.Duration) error {
 	ws.SetWriteDeadline(time.Now().Add(wait))
 	return ws.WriteMessage(kind, payload)
 }

@@ -22,7 +22,7 @@ func attached(t testing.TB, smallBuffer bool) (*conn, *websocket.Conn) {
 	t.Helper()
 	ready := make(chan *conn, 1)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		ws, err := upgrade(&websocket.Upgrader{}, w, r)
+		ws, err := (&websocket.Upgrader{}).Upgrade(holding{w}, r, nil)
 		if err != nil {
 			return
 		}
@@ -153,7 +153,7 @@ func TestWriterOneWriteForQueuedFrames(t *testing.T) {
 	ready := make(chan *conn, 1)
 	counted := make(chan *countingConn, 1)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		ws, err := upgrade(&websocket.Upgrader{}, w, r)
+		ws, err := (&websocket.Upgrader{}).Upgrade(holding{w}, r, nil)
 		if err != nil {
 			return
 		}
