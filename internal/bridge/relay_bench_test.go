@@ -1,3 +1,5 @@
+//go:build unix
+
 package bridge_test
 
 import (
@@ -29,7 +31,8 @@ import (
 // pipes. The calls are the bench's (scripts/bench): echo with a 200-byte
 // pad. Take -cpuprofile and -memprofile of these to see where the bridge
 // spends per call; the client and the page run in this process too, so
-// look at the bridge's packages in the profile.
+// look at the bridge's packages in the profile. Unix only: getrusage gives
+// the CPU time per call.
 //
 //	go test -run '^$' -bench Relay -cpuprofile cpu.out ./internal/bridge
 
