@@ -69,7 +69,22 @@ func finishResult(obj []byte, modern bool) []byte {
 }
 
 func (s *Session) dispatch(r request) {
-	meta := gate.Get(r.params, "_meta")
+	// One reading of params: _meta (the first given) for every method, a
+	// tools/call's name and arguments (the last given) on the way.
+	var meta []byte
+	r.object = gate.Each(r.params, func(k string, v []byte) bool {
+		switch k {
+		case "_meta":
+			if meta == nil {
+				meta = v
+			}
+		case "name":
+			r.name = v
+		case "arguments":
+			r.args = v
+		}
+		return true
+	})
 	s.mu.Lock()
 	e := s.era
 	s.mu.Unlock()

@@ -211,6 +211,10 @@ type request struct {
 	id     []byte // raw; nil for a notification
 	method string
 	params []byte // raw; nil when absent
+	// Read from params by dispatch: whether it is an object, and a
+	// tools/call's name and arguments, raw.
+	object     bool
+	name, args []byte
 }
 
 var null = []byte("null")

@@ -3,6 +3,7 @@ package mcp
 import (
 	"slices"
 	"strconv"
+	"sync"
 
 	"github.com/stitchslop/stitchslop-bridge/internal/envelope"
 	"github.com/stitchslop/stitchslop-bridge/security/gate"
@@ -38,8 +39,12 @@ func toolResponse(id []byte, env envelope.Reply, own ownWords, modern bool) Mess
 		}
 	}
 	// Room for the text as the gate bounds it, not for the whole reply: a
-	// reply of megabytes is cut to notes.
-	text := make([]byte, 0, len(say)+2+min(len(env.Bytes())-len(img.Base64()), gate.MaxTotal+gate.MaxString))
+	// reply of megabytes is cut to notes. The text is copied into the
+	// answer below, so its buffer serves the next reply too.
+	tb := textBuffers.Get().(*[]byte)
+	defer textBuffers.Put(tb)
+	text := slices.Grow((*tb)[:0], len(say)+2+min(len(env.Bytes())-len(img.Base64()), gate.MaxTotal+gate.MaxString))
+	defer func() { *tb = text[:0] }()
 	if say != "" {
 		text = append(text, say...)
 		text = append(text, "\n\n"...)
@@ -77,6 +82,11 @@ func toolResponse(id []byte, env envelope.Reply, own ownWords, modern bool) Mess
 	tail = append(tail, '}')
 	return Message{{Encoded: head, Image: img}, {Encoded: append(resultEnd(tail, own.words, failed), "}\n"...)}}
 }
+
+// textBuffers hold toolResponse's text between replies: one allocation
+// less a call. A buffer is no larger than the gate lets a text be, and the
+// pool lets its buffers go at each collection.
+var textBuffers = sync.Pool{New: func() any { return new([]byte) }}
 
 // ownMark starts the bridge's own block of a result.
 const ownMark = "[bridge] "

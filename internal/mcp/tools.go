@@ -198,16 +198,8 @@ func (s *Session) toolList(modern bool) []byte {
 // with arguments the tool does not take, is isError with a sentence for
 // the model (§3.5); a malformed one, or an unknown tool, is -32602.
 func (s *Session) toolsCall(r request, meta []byte, modern bool) {
-	var name, args []byte
-	if !gate.Each(r.params, func(k string, v []byte) bool {
-		switch k {
-		case "name":
-			name = v
-		case "arguments":
-			args = v
-		}
-		return true
-	}) {
+	name, args := r.name, r.args
+	if !r.object {
 		s.fail(r.id, codeInvalidParams, "invalid params: tools/call needs a tool name")
 		return
 	}

@@ -1,9 +1,11 @@
 package page
 
 import (
+	"bufio"
 	"cmp"
 	"errors"
 	"net"
+	"net/http"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -36,6 +38,7 @@ var (
 // included; its reader is Server.serve.
 type conn struct {
 	ws       *websocket.Conn
+	out      *heldConn // ws's socket when upgraded through holding (nil: gorilla writes each frame itself)
 	t        Timings
 	wait     time.Duration // writeWait as the connection began
 	send     chan []byte
@@ -51,6 +54,7 @@ type conn struct {
 
 func newConn(ws *websocket.Conn, t Timings) *conn {
 	c := &conn{ws: ws, t: t, wait: writeWait, send: make(chan []byte, sendQueue), pong: make(chan []byte, 1), done: make(chan struct{}), finished: make(chan struct{})}
+	c.out, _ = ws.NetConn().(*heldConn)
 	c.heard()
 	ws.SetPongHandler(func(string) error { c.heard(); return nil })
 	// gorilla's own handlers would write from the reader; only the writer
@@ -162,7 +166,7 @@ func (c *conn) writeLoop() {
 		var err error
 		select {
 		case f := <-c.send:
-			err = write(c.ws, websocket.TextMessage, f, c.wait)
+			err = c.writeQueued(f)
 		case data := <-c.pong:
 			err = write(c.ws, websocket.PongMessage, data, c.wait)
 		case <-ping.C:
@@ -181,6 +185,70 @@ func (c *conn) writeLoop() {
 }
 
 var closeGoingAway = websocket.FormatCloseMessage(websocket.CloseGoingAway, "")
+
+// writeQueued writes f and the frames queued behind it (a queue's worth at
+// most, so a pong waits no longer), each framed by gorilla with its own
+// deadline, in one write to the socket: under load a tab's calls then cost
+// one system call, and one wake-up of the tab, together.
+func (c *conn) writeQueued(f []byte) error {
+	if c.out != nil {
+		c.out.hold = true
+		defer func() { c.out.hold = false }()
+	}
+	for n := 1; ; n++ {
+		if err := write(c.ws, websocket.TextMessage, f, c.wait); err != nil {
+			return err
+		}
+		if len(c.send) == 0 || n == sendQueue {
+			return c.out.flush()
+		}
+		f = <-c.send
+	}
+}
+
+// heldMax bounds the bytes a page's socket holds for one write.
+const heldMax = 64 << 10
+
+// heldConn is a page's socket under gorilla. While the page writer holds it
+// (writeQueued), what gorilla writes waits in held, to leave in one write
+// at flush or once heldMax would be passed; otherwise writes go straight
+// through. Only the page writer writes once it runs, so held needs no
+// lock; reads, deadlines and Close pass through, and the write deadline
+// set last, a frame's own, bounds the flush.
+type heldConn struct {
+	net.Conn
+	hold bool
+	held []byte
+}
+
+func (h *heldConn) Write(p []byte) (int, error) {
+	if !h.hold || len(h.held)+len(p) > heldMax {
+		if err := h.flush(); err != nil {
+			return 0, err
+		}
+		return h.Conn.Write(p)
+	}
+	h.held = append(h.held, p...)
+	return len(p), nil
+}
+
+// flush writes what is held; on nil, nothing.
+func (h *heldConn) flush() error {
+	if h == nil || len(h.held) == 0 {
+		return nil
+	}
+	_, err := h.Conn.Write(h.held)
+	h.held = h.held[:0]
+	return err
+}
+
+// holding hands gorilla's Upgrade the hijacked socket as a heldConn.
+type holding struct{ http.ResponseWriter }
+
+func (h holding) Hijack() (net.Conn, *bufio.ReadWriter, error) {
+	c, brw, err := http.NewResponseController(h.ResponseWriter).Hijack()
+	return &heldConn{Conn: c}, brw, err
+}
 
 // write is the one way a frame reaches a page, each with a fresh deadline:
 // one set only now and then would have expired when a large frame follows

@@ -124,7 +124,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	wt := s.await()
-	ws, err := upgrader.Upgrade(w, r, nil)
+	ws, err := upgrader.Upgrade(holding{w}, r, nil)
 	if err != nil {
 		s.stopWaiting(wt) // none when wt is nil
 		return            // the upgrader has answered

@@ -65,7 +65,7 @@ func TestReadMessage(t *testing.T) {
 func TestWriter(t *testing.T) {
 	ready := make(chan *conn, 1)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		ws, err := (&websocket.Upgrader{}).Upgrade(w, r, nil)
+		ws, err := (&websocket.Upgrader{}).Upgrade(holding{w}, r, nil)
 		if err != nil {
 			return
 		}

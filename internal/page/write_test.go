@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -21,7 +22,7 @@ func attached(t testing.TB, smallBuffer bool) (*conn, *websocket.Conn) {
 	t.Helper()
 	ready := make(chan *conn, 1)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		ws, err := (&websocket.Upgrader{}).Upgrade(w, r, nil)
+		ws, err := (&websocket.Upgrader{}).Upgrade(holding{w}, r, nil)
 		if err != nil {
 			return
 		}
@@ -131,5 +132,68 @@ func BenchmarkWriter(b *testing.B) {
 			}
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*batch), "ns/frame")
 		})
+	}
+}
+
+// countingConn counts the writes that reach the socket.
+type countingConn struct {
+	net.Conn
+	writes atomic.Int64
+}
+
+func (c *countingConn) Write(p []byte) (int, error) {
+	c.writes.Add(1)
+	return c.Conn.Write(p)
+}
+
+// Frames that wait for the writer together leave in one write to the
+// socket, each framed whole (the tab reads them one by one), where gorilla
+// alone makes a system call per frame.
+func TestWriterOneWriteForQueuedFrames(t *testing.T) {
+	ready := make(chan *conn, 1)
+	counted := make(chan *countingConn, 1)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ws, err := (&websocket.Upgrader{}).Upgrade(holding{w}, r, nil)
+		if err != nil {
+			return
+		}
+		c := newConn(ws, DefaultTimings)
+		if c.out == nil {
+			t.Error("the upgraded socket is not held: every frame is a write of its own")
+			ws.Close()
+			return
+		}
+		cc := &countingConn{Conn: c.out.Conn}
+		c.out.Conn = cc
+		counted <- cc
+		ready <- c
+		for {
+			if _, err := c.readMessage(); err != nil {
+				c.Close()
+				return
+			}
+		}
+	}))
+	defer srv.Close()
+	ws, _, err := websocket.DefaultDialer.Dial("ws"+strings.TrimPrefix(srv.URL, "http"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Close()
+	c, cc := <-ready, <-counted
+	const frames = 10
+	for i := range frames {
+		c.send <- []byte(`{"id":` + strconv.Itoa(i) + `,"command":"echo","args":{}}`)
+	}
+	go c.writeLoop()
+	ws.SetReadDeadline(time.Now().Add(5 * time.Second))
+	for i := range frames {
+		_, m, err := ws.ReadMessage()
+		if want := `{"id":` + strconv.Itoa(i) + `,`; err != nil || !strings.HasPrefix(string(m), want) {
+			t.Fatalf("frame %d: %q (err %v), want one starting %s", i, m, err, want)
+		}
+	}
+	if n := cc.writes.Load(); n != 1 {
+		t.Errorf("%d frames queued together took %d writes to the socket, want 1", frames, n)
 	}
 }
