@@ -3,15 +3,16 @@
 package e2e
 
 // The memory one hostile reply costs the bridge and the shell (issue 34
-// item 3: at most twice the reply's size, peak), read from Linux's
-// /proc (VmHWM) and getrusage (ru_maxrss, KiB on Linux).
+// item 3: at most twice the reply's size, peak; THREAT_MODEL.md T9), read
+// from Linux's /proc (VmHWM) and getrusage (ru_maxrss, KiB on Linux).
 
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"os"
 	"os/exec"
+	"runtime"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"syscall"
@@ -40,42 +41,16 @@ func peakKB(t *testing.T, pid int) int {
 	return 0
 }
 
-// TestAttack30_GreetingOfLongSayCostsAtMostTwiceTheReply: the greeting
-// (wait_for_connection) describes the canvas from the tab's scene.describe,
-// its say line clipped to a few hundred characters by internal/mcp's clip,
-// which makes the whole say a []rune first: four bytes a character. A say
-// of 40 MB cost the bridge +247 MB for a line it prints 400 characters of,
-// where a plain scene.describe call of the same reply costs it +74 MB;
-// here 16 MB, which a bridge under -race on a busy machine answers in time.
-// Fails on main (numbers in the message).
-func TestAttack30_GreetingOfLongSayCostsAtMostTwiceTheReply(t *testing.T) {
-	// Not parallel: a peak is measured, and three tests of tens of
-	// megabytes at once under -race starve each other.
-	const size = 16 << 20
-	say, _ := json.Marshal(strings.Repeat("a", size)) // once, not per call
-	b, tok := mcpBridge(t, "")
-	b.rpc.initialize()
-	p, _ := connectPage(t, b, map[string]any{"token": tok})
-	p.serve(func(cmd string, args map[string]any) map[string]any {
-		if cmd != "scene.describe" {
-			return defaultHandler(cmd, args)
-		}
-		return map[string]any{"ok": true, "say": json.RawMessage(say), "items": []any{}}
-	})
-	b.awaitConnected(true)
-	before := peakKB(t, b.pid())
-	g := b.rpc.toolCallWithin("wait_for_connection", map[string]any{"timeoutSeconds": 30}, 2*time.Minute).text()
-	if !strings.Contains(g, "The canvas (scene.describe): aaa") {
-		t.Fatalf("the greeting did not describe the canvas: %.300q", g)
-	}
-	after := peakKB(t, b.pid())
-	bound := 2*size>>10 + 8<<10 // twice the reply, as a plain call of it costs, and 8 MiB of slack
-	if raceEnabled {
-		bound *= 2 // the race detector's shadow of the heap
-	}
-	t.Logf("say %d KiB; bridge peak %d KiB before the greeting, %d after", size>>10, before, after)
-	if after-before > bound {
-		t.Errorf("the greeting of a %d KiB say took the bridge from %d to %d KiB (+%d), want at most twice the reply (+%d KiB)", size>>10, before, after, after-before, bound)
+// resetPeak sets this process's peak resident set back to what it holds
+// now, after a collection, so that a child started next is measured by its
+// own memory, not this process's peak (see
+// TestSec_ShellSaveOf60MBFileCostsAtMostTwiceTheReply).
+func resetPeak(t *testing.T) {
+	t.Helper()
+	runtime.GC()
+	debug.FreeOSMemory()
+	if err := os.WriteFile("/proc/self/clear_refs", []byte("5"), 0); err != nil {
+		t.Skipf("cannot reset this process's peak memory (Linux 4.0 and later): %v", err)
 	}
 }
 
@@ -99,13 +74,15 @@ func bigFileReply() string {
 	return `"ok":true,"files":[{"name":"a.dst","dataUrl":"data:application/octet-stream;base64,` + strings.Repeat("PDw8", size/4) + `"}]`
 }
 
-// TestAttack30_CallToFilesOf60MBFileCostsAtMostTwiceTheReply: issue 34
-// item 3 bounds what saving a 60 MB reply costs at twice the reply's
-// size, peak. A reply of `<` as text holds it (+112 MB); one whose 60 MB
-// are a file's data URL, the very thing call_to_files is for, does not.
-// Fails on main: the bridge goes from 11,472 to 181,504 KiB (+170 MB for
-// a 60 MB reply; 30,268 to 642,460 KiB under -race).
-func TestAttack30_CallToFilesOf60MBFileCostsAtMostTwiceTheReply(t *testing.T) {
+// TestSec_CallToFilesOf60MBFileCostsAtMostTwiceTheReply: issue 34 item 3
+// bounds what saving a 60 MB reply costs at twice the reply's size, peak
+// (T9). A reply of `<` as text held it (+112 MB); one whose 60 MB are a
+// file's data URL, the very thing call_to_files is for, did not: before,
+// the bridge went from 11,472 to 181,504 KiB (+170 MB for a 60 MB reply;
+// 30,268 to 642,460 KiB under -race): the frame read into a buffer that
+// doubled (128 MB allocated for it), the data URL copied out of the reply
+// as a string, then decoded whole.
+func TestSec_CallToFilesOf60MBFileCostsAtMostTwiceTheReply(t *testing.T) {
 	// Not parallel: a peak is measured, and three tests of tens of
 	// megabytes at once under -race starve each other.
 	body := bigFileReply()
@@ -131,20 +108,26 @@ func TestAttack30_CallToFilesOf60MBFileCostsAtMostTwiceTheReply(t *testing.T) {
 	if raceEnabled {
 		bound *= 2 // the race detector's shadow of the heap
 	}
+	t.Logf("bridge peak %d KiB before, %d after (+%d; bound +%d)", before, after, after-before, bound)
 	if after-before > bound {
 		t.Errorf("call_to_files of a %d KiB reply took the bridge from %d to %d KiB (+%d), want at most twice the reply (+%d KiB)", len(body)>>10, before, after, after-before, bound)
 	}
 }
 
-// TestAttack30_ShellSaveOf60MBFileCostsAtMostTwiceTheReply: the same
-// bound for the shell: `call --save DIR` of a reply whose 60 MB are one
-// file's data URL. Fails on main: the shell peaks at 181,192 KiB (a
-// plain `call` of the same reply at 205,132 KiB, so the cost is in reading
-// the reply, not in saving it).
-func TestAttack30_ShellSaveOf60MBFileCostsAtMostTwiceTheReply(t *testing.T) {
+// TestSec_ShellSaveOf60MBFileCostsAtMostTwiceTheReply: the same bound for
+// the shell: `call --save DIR` of a reply whose 60 MB are one file's data
+// URL. Before, the shell allocated the answer once (its length is given),
+// then the data URL again as a string, then the file whole (45 MB).
+//
+// A child's ru_maxrss on Linux counts its parent's peak too: Go starts
+// it with vfork, sharing this process's memory until exec, and the kernel
+// keeps that memory's high-water mark as the child's. So this process's
+// peak is set back to what it holds now (clear_refs) before the shell
+// starts, and the reply is built after: measured without that, a plain
+// `call` of the reply seemed to cost the shell 205 MB, this test's own.
+func TestSec_ShellSaveOf60MBFileCostsAtMostTwiceTheReply(t *testing.T) {
 	// Not parallel: a peak is measured, and three tests of tens of
 	// megabytes at once under -race starve each other.
-	body := bigFileReply()
 	tok := newToken()
 	b := startBridge(t, bridgeOpts{token: tok})
 	p, _ := connectPage(t, b, map[string]any{"token": tok})
@@ -164,10 +147,12 @@ func TestAttack30_ShellSaveOf60MBFileCostsAtMostTwiceTheReply(t *testing.T) {
 	cmd.Env = childEnv(t.TempDir())
 	var so, se bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &so, &se
+	resetPeak(t)
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	f, _ := p.frameAt(from, func(f frame) bool { return f.str("command") == "scene.describe" })
+	body := bigFileReply()
 	rawReply(t, p, f, body)
 	cmd.Wait()
 	if code := cmd.ProcessState.ExitCode(); code != 0 {
@@ -178,6 +163,7 @@ func TestAttack30_ShellSaveOf60MBFileCostsAtMostTwiceTheReply(t *testing.T) {
 	if raceEnabled {
 		bound *= 2 // the race detector's shadow of the heap
 	}
+	t.Logf("shell peak %d KiB (bound %d)", peak, bound)
 	if peak > bound {
 		t.Errorf("call --save of a %d KiB reply peaked at %d KiB, want at most twice the reply (%d KiB)", len(body)>>10, peak, bound)
 	}
