@@ -507,15 +507,25 @@ func (s *Server) answerBadReply(c *conn, why error) bool {
 
 // readChunk is the reusable buffer a frame is read into first. A longer
 // frame (an image) continues in a buffer sized from the previous long one,
-// as renders come back at much the same size; one far too large is copied
-// down, so no frame keeps more than twice its size alive.
+// as renders come back at much the same size, and doubled while it fills
+// up to exportPast; one far too large is copied down, so no frame keeps
+// more than twice its size alive.
 const readChunk = 32 << 10
+
+// exportPast is the size past which a frame is an export, not a render
+// (an 8 MiB image is an 11 MB frame): rather than double again, its buffer
+// is made the frame limit's size at once. The OS gives a fresh buffer's
+// pages only as they are written, so a 60 MB frame costs about 60 MB and
+// the buffers before it, where doubling cost 128 MB (issue 34 item 3).
+const exportPast = 16 << 20
 
 // collectBefore is the size of a long frame after which the garbage
 // collector runs before the next long frame is allocated: the previous one
 // is garbage by then, so the process holds one long frame, not two or three.
 const collectBefore = 4 << 20
 
+// readMessage reads one frame of at most limits.PageFrame bytes, the read
+// limit serve sets.
 func (c *conn) readMessage() ([]byte, error) {
 	_, r, err := c.ws.NextReader()
 	if err != nil {
@@ -534,11 +544,17 @@ func (c *conn) readMessage() ([]byte, error) {
 	if c.lastLong >= collectBefore {
 		runtime.GC()
 	}
-	buf := make([]byte, n, max(4*readChunk, c.lastLong+c.lastLong/8))
+	// One byte over the limit leaves room to read the end of a frame at
+	// the limit.
+	buf := make([]byte, n, min(max(4*readChunk, c.lastLong+c.lastLong/8), limits.PageFrame+1))
 	copy(buf, c.scratch)
 	for {
 		if len(buf) == cap(buf) {
-			grown := make([]byte, len(buf), 2*cap(buf))
+			size := 2 * cap(buf)
+			if size > exportPast && cap(buf) <= limits.PageFrame {
+				size = limits.PageFrame + 1
+			}
+			grown := make([]byte, len(buf), size)
 			copy(grown, buf)
 			buf = grown
 		}
@@ -552,7 +568,7 @@ func (c *conn) readMessage() ([]byte, error) {
 		}
 	}
 	c.lastLong = len(buf)
-	if len(buf) < cap(buf)/2 {
+	if 2*len(buf) < cap(buf) {
 		buf = append([]byte(nil), buf...)
 	}
 	return buf, nil

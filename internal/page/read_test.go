@@ -15,7 +15,7 @@ import (
 // size of the long frame before it, and never keeps more than twice a
 // frame's size alive.
 func TestReadMessage(t *testing.T) {
-	sizes := []int{0, 10, readChunk, readChunk + 1, 100 << 10, 5 << 20, 6 << 20, 50 << 10, 3 << 20}
+	sizes := []int{0, 10, readChunk, readChunk + 1, 100 << 10, 5 << 20, 6 << 20, 50 << 10, 3 << 20, exportPast + 1, 40 << 20, 1 << 20}
 	got := make(chan []byte, len(sizes))
 	errs := make(chan error, 1)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

@@ -136,14 +136,16 @@ func (s *saver) rewrite(obj envelope.Object) (envelope.Object, bool) {
 			obj, changed = obj.Set("files", list), true
 		}
 	}
-	if o.FileName != "" && obj.Get("dataUrl") != nil {
-		v, _ := obj.String("dataUrl")
+	if v := obj.Get("dataUrl"); o.FileName != "" && v != nil {
 		obj, changed = s.dataURL("dataUrl", o.FileName, v, obj.Set("dataUrl", nil)), true
 	}
 	text, hasText := textOf(obj.Get("text"))
 	s.r.HasText = hasText
 	if o.TextFile != "" && hasText {
-		if path, why := s.save("text", o.TextFile, text, nil); why != "" {
+		if path, _, why := s.save("text", o.TextFile, func() (string, int64, error) {
+			path, err := s.Save(o.TextFile, text)
+			return path, int64(len(text)), err
+		}); why != "" {
 			obj = obj.With("textError", why)
 		} else {
 			obj = obj.Set("text", nil).With("textSavedTo", path)
@@ -198,8 +200,9 @@ func (s *saver) entry(i int, raw []byte) []byte {
 	where := fmt.Sprintf("files[%d]", i)
 	e, isObject := envelope.ObjectOf(raw) // nil, and so no member, when not
 	name, _ := e.String("name")
-	dataURL, isString := e.String("dataUrl")
-	present := e.Get("dataUrl") != nil
+	dataURL := e.Get("dataUrl")
+	isString := len(dataURL) > 0 && dataURL[0] == '"' // the door read it: a JSON value
+	present := dataURL != nil
 	e = e.Without(entryMembers...)
 	switch {
 	case !isObject:
@@ -216,28 +219,36 @@ func (s *saver) entry(i int, raw []byte) []byte {
 	return e.AppendJSON(nil)
 }
 
-func (s *saver) dataURL(where, name, v string, obj envelope.Object) envelope.Object {
-	_, data, err := files.DecodeDataURL(v)
-	path, why := s.save(where, name, data, err)
+// dataURL saves the file v, a raw dataUrl value, carries: its base64 is
+// read where it lies in the reply (a string without escapes, as pages
+// write it) and decoded a chunk at a time into the file
+// (files.Batch.SaveBase64), so a file of tens of megabytes costs no copy.
+func (s *saver) dataURL(where, name string, v []byte, obj envelope.Object) envelope.Object {
+	url, _ := textOf(v) // not a string: no data URL either
+	payload, err := files.Base64Payload(url)
+	path, n, why := s.save(where, name, func() (string, int64, error) {
+		if err != nil {
+			return "", 0, err
+		}
+		return s.SaveBase64(name, payload)
+	})
 	if why != "" {
 		return obj.With("error", why)
 	}
-	return obj.With("savedTo", path).With("savedBytes", len(data))
+	return obj.With("savedTo", path).With("savedBytes", n)
 }
 
-// save saves data under the name files.Name builds, unless err already
-// refuses it.
-func (s *saver) save(where, name string, data []byte, err error) (path, why string) {
-	if err == nil {
-		path, err = s.Save(name, data)
-	}
+// save records what write, saving a file under the name files.Name builds
+// from name, did.
+func (s *saver) save(where, name string, write func() (string, int64, error)) (path string, n int64, why string) {
+	path, n, err := write()
 	if err != nil {
 		why = s.reason(err)
 		s.refused(where, why, nil)
-		return "", why
+		return "", 0, why
 	}
-	s.r.Saved = append(s.r.Saved, Part{Where: where, Path: path, Bytes: len(data), Renamed: filepath.Base(path) != name})
-	return path, ""
+	s.r.Saved = append(s.r.Saved, Part{Where: where, Path: path, Bytes: int(n), Renamed: filepath.Base(path) != name})
+	return path, n, ""
 }
 
 func (s *saver) refused(where, why string, obj envelope.Object) envelope.Object {

@@ -23,8 +23,6 @@ package files
 import (
 	"bytes"
 	"encoding/base64"
-	"encoding/json"
-	"encoding/xml"
 	"errors"
 	"fmt"
 	"io"
@@ -179,29 +177,30 @@ func (w *walked) probe() error {
 	return nil
 }
 
-func save(dir, name string, data []byte, overwrite bool) (string, error) {
+func save(dir, name string, c content, overwrite bool) (string, int64, error) {
 	w, _, err := walk(dir, false, true)
 	if err != nil {
-		return "", err
+		return "", 0, err
 	}
 	defer w.close()
 	p, err := w.create(name, overwrite, images[filepath.Ext(name)])
 	if err != nil {
-		return "", err
+		return "", 0, err
 	}
-	if _, err := p.Write(data); err != nil {
+	n, err := io.Copy(p, c.open())
+	if err != nil {
 		p.Abort()
-		return "", fmt.Errorf("files: %s: %w", q(p.path), err)
+		return "", 0, fmt.Errorf("files: %s: %w", q(p.path), err)
 	}
 	var be *BytesError
 	var ee *ExistsError
 	switch err := p.Commit(overwrite); {
 	case err == nil:
-		return p.path, nil
+		return p.path, n, nil
 	case errors.As(err, &be), errors.As(err, &ee):
-		return "", err
+		return "", 0, err
 	default:
-		return "", fmt.Errorf("files: %s: %w", q(p.path), err)
+		return "", 0, fmt.Errorf("files: %s: %w", q(p.path), err)
 	}
 }
 
@@ -353,6 +352,10 @@ const Mark = ".stitchslop"
 // bytes, else the claimed design, .txt or .md kind if the bytes pass
 // looks, else .txt for text). install.sh becomes install.stitchslop.txt.
 func Name(given string, data []byte) (stem, ext string, err error) {
+	return name(given, content{data: data})
+}
+
+func name(given string, c content) (stem, ext string, err error) {
 	given = given[strings.LastIndexAny(given, `/\`)+1:]
 	ext = strings.ToLower(filepath.Ext(given))
 	var b []byte
@@ -371,13 +374,14 @@ func Name(given string, data []byte) (stem, ext string, err error) {
 		stem = "file"
 	}
 	_, image := images[ext]
+	head := c.head()
 	switch {
-	case sniff(data) != "":
-		ext = imageExt[sniff(data)]
+	case sniff(head) != "":
+		ext = imageExt[sniff(head)]
 	case image:
 		return "", "", &BytesError{Want: images[ext]}
-	case (designs[ext] != (kind{}) || ext == ".txt" || ext == ".md") && looks(ext, data):
-	case text(data):
+	case (designs[ext] != (kind{}) || ext == ".txt" || ext == ".md") && looks(ext, head, c):
+	case c.text():
 		ext = ".txt"
 	default:
 		return "", "", errors.New("files: its bytes are no image, no text, and not the kind its name says; the app's kinds are " + appKinds)
@@ -388,39 +392,21 @@ func Name(given string, data []byte) (stem, ext string, err error) {
 	return stem, Mark + ext, nil
 }
 
-// looks reports whether data passes ext's cheap check; kinds with no
-// cheap signature (.dst .jef .exp .vp3 .inf .col .dxf) are taken on the
-// name's word.
-func looks(ext string, data []byte) bool {
+// looks reports whether c, whose first bytes are head, passes ext's cheap
+// check; kinds with no cheap signature (.dst .jef .exp .vp3 .inf .col
+// .dxf) are taken on the name's word.
+func looks(ext string, head []byte, c content) bool {
 	switch ext {
 	case ".pes":
-		return bytes.HasPrefix(data, []byte("#PES"))
+		return bytes.HasPrefix(head, []byte("#PES"))
 	case ".json", Mark:
-		return json.Valid(data)
+		return c.json()
 	case ".svg":
-		return svg(data)
+		return c.svg()
 	case ".txt", ".md":
-		return text(data)
+		return c.text()
 	}
 	return true
-}
-
-func text(data []byte) bool { return utf8.Valid(data) && !bytes.ContainsRune(data, 0) }
-
-func svg(data []byte) bool {
-	d := xml.NewDecoder(bytes.NewReader(data))
-	root := ""
-	for {
-		t, err := d.Token()
-		if err == io.EOF {
-			return root == "svg"
-		} else if err != nil {
-			return false
-		}
-		if se, ok := t.(xml.StartElement); ok && root == "" {
-			root = se.Name.Local
-		}
-	}
 }
 
 var imageExt = map[string]string{"image/png": ".png", "image/jpeg": ".jpg", "image/gif": ".gif", "image/webp": ".webp"}
@@ -434,20 +420,35 @@ type Batch struct {
 	taken     []string // the names saved
 }
 
+// Save saves data under the name Name builds from given and data.
 func (b *Batch) Save(given string, data []byte) (string, error) {
-	stem, ext, err := Name(given, data)
+	path, _, err := b.save(given, content{data: data})
+	return path, err
+}
+
+// SaveBase64 is Save of the bytes payload, standard base64 by the one rule
+// (Base64Payload checked it), decodes to: decoded a chunk at a time, each
+// time Name or the write reads it, never whole in memory, so saving a
+// reply's file of megabytes costs no copy of it. It returns the path and
+// how many bytes were written.
+func (b *Batch) SaveBase64(given string, payload []byte) (string, int64, error) {
+	return b.save(given, content{data: payload, b64: true})
+}
+
+func (b *Batch) save(given string, c content) (string, int64, error) {
+	stem, ext, err := name(given, c)
 	if err != nil {
-		return "", err
+		return "", 0, err
 	}
 	name := stem + ext
 	for n := 2; reserved(name) || slices.ContainsFunc(b.taken, func(t string) bool { return sameName(t, name) }); n++ {
 		name = fmt.Sprintf("%s-%d%s", stem, n, ext)
 	}
-	path, err := save(b.Dir, name, data, b.Overwrite)
+	path, n, err := save(b.Dir, name, c, b.Overwrite)
 	if err == nil {
 		b.taken = append(b.taken, name)
 	}
-	return path, err
+	return path, n, err
 }
 
 // sameName reports whether a case-insensitive disk may take a and b for

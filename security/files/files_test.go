@@ -13,6 +13,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // Magic numbers written from the formats' specifications, not copied from
@@ -526,7 +527,7 @@ func TestSave(t *testing.T) {
 	for _, tt := range tests {
 		for _, overwrite := range []bool{false, true} {
 			dir := tempDir(t)
-			got, err := save(dir, tt.name, tt.data, overwrite)
+			got, _, err := save(dir, tt.name, content{data: tt.data}, overwrite)
 			want := filepath.Join(dir, tt.name)
 			if err != nil || got != want {
 				t.Errorf("save(dir, %q, overwrite=%v) = %q, %v; want %q, nil", tt.name, overwrite, got, err, want)
@@ -572,7 +573,7 @@ func TestSaveDir(t *testing.T) {
 		if tt.dir != "" {
 			dir = filepath.Join(root, filepath.FromSlash(tt.dir))
 		}
-		got, err := save(dir, "x.dst", []byte("LA:"), false)
+		got, _, err := save(dir, "x.dst", content{data: []byte("LA:")}, false)
 		if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 			t.Errorf("Save(%q, %q) = %q, %v; want error containing %q", tt.dir, "x.dst", got, err, tt.wantErr)
 		}
@@ -593,7 +594,7 @@ func TestSaveExclusive(t *testing.T) {
 	write(t, target, pngBytes)
 	write(t, filepath.Join(dir, "old.dst"), []byte("old"))
 
-	_, err := save(dir, "old.dst", []byte("new"), false)
+	_, _, err := save(dir, "old.dst", content{data: []byte("new")}, false)
 	if err == nil || !strings.Contains(err.Error(), "already exists; it is not replaced") {
 		t.Errorf("save(dir, %q, false) over a file = %v, want error containing %q", "old.dst", err, "already exists; it is not replaced")
 	}
@@ -602,7 +603,7 @@ func TestSaveExclusive(t *testing.T) {
 	}
 
 	symlink(t, target, filepath.Join(dir, "link.png"))
-	_, err = save(dir, "link.png", pngBytes[:8], false)
+	_, _, err = save(dir, "link.png", content{data: pngBytes[:8]}, false)
 	if err == nil || !strings.Contains(err.Error(), "already exists") {
 		t.Errorf("save(dir, %q, false) over a symlink = %v, want error containing %q", "link.png", err, "already exists")
 	}
@@ -624,14 +625,14 @@ func TestSaveOverwrite(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	if _, err := save(dir, "old.dst", []byte("new"), true); err != nil {
+	if _, _, err := save(dir, "old.dst", content{data: []byte("new")}, true); err != nil {
 		t.Errorf("save(dir, %q, true) = %v, want nil", "old.dst", err)
 	}
 	if b, _ := os.ReadFile(filepath.Join(dir, "old.dst")); string(b) != "new" {
 		t.Errorf("save(dir, %q, true) left %q, want %q", "old.dst", b, "new")
 	}
 
-	_, err := save(dir, "sub.dst", []byte("x"), true)
+	_, _, err := save(dir, "sub.dst", content{data: []byte("x")}, true)
 	if err == nil || !strings.Contains(err.Error(), "is not a regular file") {
 		t.Errorf("save(dir, %q, true) over a directory = %v, want error containing %q", "sub.dst", err, "is not a regular file")
 	}
@@ -641,7 +642,7 @@ func TestSaveOverwrite(t *testing.T) {
 	want := []string{"old.dst", "sub.dst/"}
 	if os.Symlink(target, filepath.Join(dir, "link.png")) == nil {
 		img := append(append([]byte{}, pngBytes...), "new"...)
-		if _, err := save(dir, "link.png", img, true); err == nil || !strings.Contains(err.Error(), "is not a regular file") {
+		if _, _, err := save(dir, "link.png", content{data: img}, true); err == nil || !strings.Contains(err.Error(), "is not a regular file") {
 			t.Errorf("save(dir, %q, true) over a symlink = %v, want it refused", "link.png", err)
 		}
 		if b, _ := os.ReadFile(target); string(b) != string(pngBytes) {
@@ -657,48 +658,55 @@ func TestSaveOverwrite(t *testing.T) {
 	}
 }
 
-func TestDecodeDataURL(t *testing.T) {
+// TestBase64Payload: the payload comes back in place, checked, by
+// SplitDataURL's rules; a refusal quotes none of the URL.
+func TestBase64Payload(t *testing.T) {
 	tests := []struct {
 		in       string
-		wantMime string
 		wantData string
 		wantErr  string
 	}{
-		{in: "data:image/png;base64,iVBORw0KGgo=", wantMime: "image/png", wantData: "\x89PNG\r\n\x1a\n"},
-		{in: "DATA:text/plain;BASE64,aGk=", wantMime: "text/plain", wantData: "hi"},
-		{in: "Data:image/svg+xml;Base64,PHN2Zy8+", wantMime: "image/svg+xml", wantData: "<svg/>"},
-		{in: "data:;base64,", wantMime: "", wantData: ""},
-		{in: "data:application/json;base64,e30=", wantMime: "application/json", wantData: "{}"},
+		{in: "data:image/png;base64,iVBORw0KGgo=", wantData: "\x89PNG\r\n\x1a\n"},
+		{in: "DATA:text/plain;BASE64,aGk=", wantData: "hi"},
+		{in: "Data:image/svg+xml;Base64,PHN2Zy8+", wantData: "<svg/>"},
+		{in: "data:;base64,", wantData: ""},
+		{in: "data:application/json;base64,e30=", wantData: "{}"},
 		{in: "", wantErr: "not a data URL"},
 		{in: "data", wantErr: "not a data URL"},
 		{in: "https://x.test/a.png", wantErr: "not a data URL"},
 		{in: "javascript:alert(1)", wantErr: "not a data URL"},
 		{in: "data:image/png", wantErr: "has no data"},
 		{in: "data:image/png,SECRETPAYLOAD", wantErr: "is not ;base64,"},
-		// One parser (SplitDataURL): parameters before ;base64 are dropped.
-		{in: "data:text/plain;charset=utf-8;base64,aGk=", wantMime: "text/plain", wantData: "hi"},
+		// One parser's rules (SplitDataURL): parameters before ;base64 are dropped.
+		{in: "data:text/plain;charset=utf-8;base64,aGk=", wantData: "hi"},
 		{in: "data:image/png;base64", wantErr: "is not ;base64,"},
+		{in: "data:image /png;base64,aGk=", wantErr: "is not ;base64,"},
 		{in: "data:image/png;base64,aGk", wantErr: "bad base64"},
 		{in: "data:image/png;base64,aGk=SECRETPAYLOAD", wantErr: "bad base64"},
 		{in: "data:image/png;base64,!!!!", wantErr: "bad base64"},
 		{in: "data:image/png;base64,aG-_", wantErr: "bad base64"},
 	}
 	for _, tt := range tests {
-		mime, data, err := DecodeDataURL(tt.in)
+		in := []byte(tt.in)
+		payload, err := Base64Payload(in)
 		if tt.wantErr != "" {
 			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
-				t.Errorf("DecodeDataURL(%q) = %v, want error containing %q", tt.in, err, tt.wantErr)
+				t.Errorf("Base64Payload(%q) = %v, want error containing %q", tt.in, err, tt.wantErr)
 			}
 			if err != nil && (strings.Contains(err.Error(), "SECRET") || strings.Contains(err.Error(), "image/png")) {
-				t.Errorf("DecodeDataURL(%q) error %q echoes the URL", tt.in, err)
+				t.Errorf("Base64Payload(%q) error %q echoes the URL", tt.in, err)
 			}
-			if mime != "" || data != nil {
-				t.Errorf("DecodeDataURL(%q) = %q, %q with an error, want empty", tt.in, mime, data)
+			if payload != nil {
+				t.Errorf("Base64Payload(%q) = %q with an error, want nothing", tt.in, payload)
 			}
 			continue
 		}
-		if err != nil || mime != tt.wantMime || string(data) != tt.wantData {
-			t.Errorf("DecodeDataURL(%q) = %q, %q, %v; want %q, %q, nil", tt.in, mime, data, err, tt.wantMime, tt.wantData)
+		data, derr := base64.StdEncoding.DecodeString(string(payload))
+		if err != nil || derr != nil || string(data) != tt.wantData {
+			t.Errorf("Base64Payload(%q) = %q (%q), %v; want %q, nil", tt.in, payload, data, err, tt.wantData)
+		}
+		if len(payload) > 0 && &payload[0] != &in[len(in)-len(payload)] {
+			t.Errorf("Base64Payload(%q) copied the payload, want a piece of the URL", tt.in)
 		}
 	}
 }
@@ -793,7 +801,7 @@ func TestSaveFailureLeavesNothing(t *testing.T) {
 	syncFile = func(*os.File) error { return broken }
 	for _, overwrite := range []bool{false, true} {
 		dir := tempDir(t)
-		if _, err := save(dir, "x.dst", []byte("LA:design"), overwrite); !errors.Is(err, broken) {
+		if _, _, err := save(dir, "x.dst", content{data: []byte("LA:design")}, overwrite); !errors.Is(err, broken) {
 			t.Errorf("save(dir, %q, %v) with a failing write = %v, want %v", "x.dst", overwrite, err, broken)
 		}
 		if got := tree(t, dir); len(got) != 0 {
@@ -804,7 +812,7 @@ func TestSaveFailureLeavesNothing(t *testing.T) {
 	renameAt = func(*os.Root, string, string) error { return broken }
 	dir := tempDir(t)
 	write(t, filepath.Join(dir, "x.dst"), []byte("old"))
-	if _, err := save(dir, "x.dst", []byte("LA:design"), true); !errors.Is(err, broken) {
+	if _, _, err := save(dir, "x.dst", content{data: []byte("LA:design")}, true); !errors.Is(err, broken) {
 		t.Errorf("save(dir, %q, true) with a failing rename = %v, want %v", "x.dst", err, broken)
 	}
 	if got := tree(t, dir); !reflect.DeepEqual(got, []string{"x.dst"}) {
@@ -901,6 +909,11 @@ func TestName(t *testing.T) {
 		{"x.md", []byte{0xff, 0xfe}, ""},
 	} {
 		stem, ext, err := Name(tt.given, tt.data)
+		// The same bytes as base64, decoded as read, get the same name.
+		stem64, ext64, err64 := name(tt.given, content{data: []byte(base64.StdEncoding.EncodeToString(tt.data)), b64: true})
+		if stem64+ext64 != stem+ext || (err64 == nil) != (err == nil) {
+			t.Errorf("name(%q) of the base64 = %q, %v; of the bytes %q, %v", tt.given, stem64+ext64, err64, stem+ext, err)
+		}
 		switch {
 		case tt.want == "" && err == nil:
 			t.Errorf("Name(%q) = %q, want it refused", tt.given, stem+ext)
@@ -911,6 +924,39 @@ func TestName(t *testing.T) {
 		}
 	}
 }
+
+// TestTextAcrossChunks: content's text check reads a chunk at a time; a
+// character cut by a chunk's end is whole in the next, and a bad byte
+// anywhere, at the edge too, is found.
+func TestTextAcrossChunks(t *testing.T) {
+	pad := strings.Repeat("a", readChunk-1)
+	for _, tt := range []struct {
+		data string
+		want bool
+	}{
+		{pad + "é", true},
+		{pad + "€x", true},
+		{pad + "a😀" + pad, true},
+		{pad + "\xe2\x82", false}, // cut short at the end
+		{pad + "\xe2\x82a", false},
+		{pad + "a\x00", false},
+		{pad + "\xff", false},
+		{pad + pad + "é" + pad, true},
+		{"", true},
+	} {
+		for _, b64 := range []bool{false, true} {
+			c := content{data: []byte(tt.data)}
+			if b64 {
+				c = content{data: []byte(base64.StdEncoding.EncodeToString(c.data)), b64: true}
+			}
+			if got := c.text(); got != tt.want || got != text(tt.data) {
+				t.Errorf("text of %d bytes ending %q (base64 %v) = %v, want %v", len(tt.data), tt.data[max(0, len(tt.data)-4):], b64, got, tt.want)
+			}
+		}
+	}
+}
+
+func text(s string) bool { return utf8.ValidString(s) && !strings.Contains(s, "\x00") }
 
 // TestT16_EveryNameMarked: issue 35 F2: no built name is one a tool
 // reads by exact name, for any kind (site.exp, runtest's Expect script;

@@ -20,7 +20,7 @@ func TestSaveModeUnderUmask(t *testing.T) {
 		dir := tempDir(t)
 		want := os.FileMode(0o666 &^ umask)
 		for _, overwrite := range []bool{false, true, true} { // create, then replace twice
-			path, err := save(dir, "x.dst", []byte("LA:"), overwrite)
+			path, _, err := save(dir, "x.dst", content{data: []byte("LA:")}, overwrite)
 			if err != nil {
 				t.Fatalf("save(dir, %q, %v) under umask %03o = %v, want nil", "x.dst", overwrite, umask, err)
 			}
@@ -42,7 +42,7 @@ func TestSaveCreatesFolders(t *testing.T) {
 	t.Cleanup(func() { syscall.Umask(old) })
 	root := tempDir(t)
 	dir := filepath.Join(root, "exports", "2026", "june")
-	path, err := save(dir, "x.dst", []byte("LA:"), false)
+	path, _, err := save(dir, "x.dst", content{data: []byte("LA:")}, false)
 	if err != nil || path != filepath.Join(dir, "x.dst") {
 		t.Fatalf("Save(%q, %q) = %q, %v; want %q, nil", dir, "x.dst", path, err, filepath.Join(dir, "x.dst"))
 	}

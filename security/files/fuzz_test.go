@@ -12,25 +12,26 @@ import (
 	"unicode/utf8"
 )
 
-// FuzzDecodeDataURL: DecodeDataURL never panics; what it rejects yields
-// nothing; what it accepts starts with the data: scheme and round-trips:
-// the canonical data URL of its result decodes to the same result.
-func FuzzDecodeDataURL(f *testing.F) {
+// FuzzBase64Payload: Base64Payload never panics; it takes a URL exactly
+// when SplitDataURL does and Base64 takes its payload, and returns that
+// payload, a piece of the URL; what it refuses yields nothing.
+func FuzzBase64Payload(f *testing.F) {
+	f.Add("data:image/png;base64,iVBORw0KGgo=")
+	f.Add("data:a;b;base64,aGk=")
 	f.Fuzz(func(t *testing.T, s string) {
-		mime, data, err := DecodeDataURL(s)
-		if err != nil {
-			if mime != "" || data != nil {
-				t.Errorf("DecodeDataURL(%q) = %q, %q, %v; want nothing with the error", s, mime, data, err)
-			}
-			return
-		}
-		if !strings.EqualFold(s[:5], "data:") || strings.ContainsAny(mime, ";,") {
-			t.Errorf("DecodeDataURL(%q) = %q, want an error", s, mime)
-		}
-		again := "data:" + mime + ";base64," + base64.StdEncoding.EncodeToString(data)
-		mime2, data2, err := DecodeDataURL(again)
-		if err != nil || mime2 != mime || !bytes.Equal(data2, data) {
-			t.Errorf("DecodeDataURL(%q) = %q, %q, %v; want %q, %q, nil", again, mime2, data2, err, mime, data)
+		in := []byte(s)
+		payload, err := Base64Payload(in)
+		_, want, ok := SplitDataURL(s)
+		ok = ok && Base64([]byte(want))
+		switch {
+		case err != nil && payload != nil:
+			t.Errorf("Base64Payload(%q) = %q, %v; want nothing with the error", s, payload, err)
+		case (err == nil) != ok:
+			t.Errorf("Base64Payload(%q) = %v; SplitDataURL and Base64 say %v", s, err, ok)
+		case ok && string(payload) != want:
+			t.Errorf("Base64Payload(%q) = %q, want %q", s, payload, want)
+		case len(payload) > 0 && &payload[0] != &in[len(in)-len(payload)]:
+			t.Errorf("Base64Payload(%q) copied the payload", s)
 		}
 	})
 }
@@ -54,38 +55,60 @@ func FuzzSaveName(f *testing.F) {
 	pristine := []string{"a/", "a/b/"}
 	f.Fuzz(func(t *testing.T, name string, data []byte) {
 		for _, overwrite := range []bool{false, true} {
-			path, err := (&Batch{Dir: dir, Overwrite: overwrite}).Save(name, data)
-			got := tree(t, root)
-			if err != nil {
+			// Each way in, the bytes or their base64 (SaveBase64, decoded
+			// as read), is saved under the same name, or refused alike.
+			var names, whys [2]string
+			for way := range 2 {
+				b := &Batch{Dir: dir, Overwrite: overwrite}
+				var path string
+				var err error
+				if way == 0 {
+					path, err = b.Save(name, data)
+				} else {
+					var n int64
+					path, n, err = b.SaveBase64(name, []byte(base64.StdEncoding.EncodeToString(data)))
+					if err == nil && n != int64(len(data)) {
+						t.Errorf("Batch.SaveBase64(%q, %v) wrote %d bytes, want %d", name, overwrite, n, len(data))
+					}
+				}
+				if names[way] = filepath.Base(path); err != nil {
+					whys[way] = err.Error()
+				}
+				got := tree(t, root)
+				if err != nil {
+					if !reflect.DeepEqual(got, pristine) {
+						t.Errorf("Batch.Save(%q, %v) = %v and left %q, want %q", name, overwrite, err, got, pristine)
+					}
+					if why := printableASCII(err.Error()); why != "" {
+						t.Errorf("Batch.Save(%q, %v) = %q: %s", name, overwrite, err, why)
+					}
+				} else {
+					checkSaved(t, name, overwrite, dir, path, data, got)
+					if !builtName.MatchString(filepath.Base(path)) {
+						t.Errorf("Batch.Save(%q, %v) wrote %s, a name the bridge does not build", name, overwrite, path)
+					}
+					// A kind with a cheap signature holds it (issue 35 F2).
+					switch filepath.Ext(path) {
+					case ".json", ".stitchslop":
+						if !json.Valid(data) {
+							t.Errorf("Batch.Save(%q, %v) wrote %s, which holds no JSON", name, overwrite, path)
+						}
+					case ".pes":
+						if !bytes.HasPrefix(data, []byte("#PES")) {
+							t.Errorf("Batch.Save(%q, %v) wrote %s, which is no PES", name, overwrite, path)
+						}
+					case ".svg", ".txt", ".md":
+						if !utf8.Valid(data) || bytes.IndexByte(data, 0) >= 0 {
+							t.Errorf("Batch.Save(%q, %v) wrote %s, which is no text", name, overwrite, path)
+						}
+					}
+				}
 				if !reflect.DeepEqual(got, pristine) {
-					t.Errorf("Batch.Save(%q, %v) = %v and left %q, want %q", name, overwrite, err, got, pristine)
-				}
-				if why := printableASCII(err.Error()); why != "" {
-					t.Errorf("Batch.Save(%q, %v) = %q: %s", name, overwrite, err, why)
-				}
-			} else {
-				checkSaved(t, name, overwrite, dir, path, data, got)
-				if !builtName.MatchString(filepath.Base(path)) {
-					t.Errorf("Batch.Save(%q, %v) wrote %s, a name the bridge does not build", name, overwrite, path)
-				}
-				// A kind with a cheap signature holds it (issue 35 F2).
-				switch filepath.Ext(path) {
-				case ".json", ".stitchslop":
-					if !json.Valid(data) {
-						t.Errorf("Batch.Save(%q, %v) wrote %s, which holds no JSON", name, overwrite, path)
-					}
-				case ".pes":
-					if !bytes.HasPrefix(data, []byte("#PES")) {
-						t.Errorf("Batch.Save(%q, %v) wrote %s, which is no PES", name, overwrite, path)
-					}
-				case ".svg", ".txt", ".md":
-					if !utf8.Valid(data) || bytes.IndexByte(data, 0) >= 0 {
-						t.Errorf("Batch.Save(%q, %v) wrote %s, which is no text", name, overwrite, path)
-					}
+					reset(t, root, got)
 				}
 			}
-			if !reflect.DeepEqual(got, pristine) {
-				reset(t, root, got)
+			if names[0] != names[1] || whys[0] != whys[1] {
+				t.Errorf("Batch.Save(%q, %v) = %q, %q; its base64 to SaveBase64 = %q, %q", name, overwrite, names[0], whys[0], names[1], whys[1])
 			}
 		}
 	})

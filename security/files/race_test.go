@@ -120,7 +120,7 @@ func TestSaveRaceWithSwappedLink(t *testing.T) {
 	}
 	saved := 0
 	for i := range saveRaceTries {
-		if _, err := save(out, "settings.json", []byte(`{"hooks":{}}`), i%2 == 0); err == nil {
+		if _, _, err := save(out, "settings.json", content{data: []byte(`{"hooks":{}}`)}, i%2 == 0); err == nil {
 			saved++
 		}
 		if ents, _ := os.ReadDir(hiddenDir); len(ents) > 0 {
