@@ -265,6 +265,14 @@ func (g Guard) walk(dst, v, base []byte, origin int) ([]byte, bool) {
 	changed := false
 	// used counts what is written and the brackets that will close it.
 	used := func() int { return len(dst) + int(e.OutputOffset()) - origin + len(stack) }
+	// room is what is left before the ceiling for a string of raw bytes;
+	// one of at most MaxDataURL bytes is not measured (str).
+	room := func(raw []byte) int {
+		if len(raw) <= limits.dataURL+2 {
+			return math.MaxInt
+		}
+		return ceiling() - used()
+	}
 	// On a read error (the end, or invalid JSON) nothing more is written.
 walk:
 	for {
@@ -317,7 +325,7 @@ walk:
 			top.n++
 			if name != nil {
 				top.key = name
-				v, ch, o := g.str(name, ceiling()-used())
+				v, ch, o := g.str(name, room(name))
 				if o != nil {
 					top.key = nil
 					e.WriteToken(jsontext.String(g.note(o.n, "", Left{At: pathOf(base, stack[:len(stack)-1]), Name: true})))
@@ -342,7 +350,7 @@ walk:
 			if err != nil || len(raw) < 2 {
 				break walk
 			}
-			v, ch, o := g.str(raw, ceiling()-used())
+			v, ch, o := g.str(raw, room(raw))
 			if o != nil {
 				e.WriteToken(jsontext.String(g.note(o.n, o.mime, Left{At: pathOf(base, stack), DataURL: o.dataURL})))
 				ch = true
