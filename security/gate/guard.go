@@ -416,7 +416,7 @@ func (g Guard) number(v, base []byte, stack []frame) (string, bool) {
 	}
 	n := len(v)
 	if n <= MaxNumber {
-		if bytes.IndexAny(v, "eE") < 0 {
+		if !bytes.ContainsAny(v, "eE") {
 			return "", false
 		}
 		if _, err := strconv.ParseFloat(string(v), 64); err == nil {
