@@ -592,8 +592,8 @@ func (g Guard) str(raw []byte, room int) ([]byte, bool, *over) {
 }
 
 // measure says whether inner is over its limit, or of over MaxDataURL
-// bytes and more than room with its quotes, and, if so, its length in characters and whether (and of what type) it
-// is a data URL.
+// bytes and more than room with its quotes, and, if so, its length in
+// characters and whether (and of what type) it is a data URL.
 func (g Guard) measure(inner []byte, room int) (n int, dataURL bool, mime string, cut bool) {
 	if g.Whole || len(inner) <= limits.dataURL && !g.EveryDataURL {
 		return
