@@ -14,7 +14,7 @@ import (
 // or the shell's view of it once --out or --save saved what it carried
 // (envelope.Reply.With): its members are written in one pass by the one
 // encoder, gate.Guard.AppendObject, compact and bounded as a whole (at most
-// gate.MaxItems members, about gate.MaxTotal bytes), then the shell's own
+// gate.MaxItems members, gate.MaxGuarded bytes), then the shell's own
 // (savedTo ..., envelope.Object.With), never cut (protocol.md §4.4); no
 // byte of it is read by the door again or checked again.
 //

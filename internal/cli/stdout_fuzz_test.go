@@ -49,11 +49,10 @@ func loneSurrogate(doc []byte) bool {
 	return false
 }
 
-// stdoutBound is the most bytes the gate lets through to stdout: the
-// budget, one string begun within it (gate.MaxString characters, each at
-// most 12 bytes as a page escaped it), and room for the notes and the
-// brackets that close what was open.
-const stdoutBound = gate.MaxTotal + 12*gate.MaxString + 64<<10
+// stdoutBound is the most bytes the gate lets through to stdout: what it
+// writes of a reply (gate.MaxGuarded), and room for the shell's own
+// members.
+const stdoutBound = gate.MaxGuarded + 64<<10
 
 // FuzzShellStdout is issue 27's invariant for the shell: whatever a bridge
 // answers (any bytes, any status), every verb prints on stdout exactly one

@@ -29,7 +29,8 @@ const (
 // note saying which, and each member whose name, cleaned,
 // is Reserved, which is left out; when nothing is over or left out, the
 // compact output is json.Compact's and Apply returns the document
-// untouched.
+// untouched. With a small budget its output is bounded as the package
+// says (capBound), whatever the nesting or the escapes.
 func FuzzGuard(f *testing.F) {
 	old := limits
 	limits.dataURL, limits.str = fuzzDataURL, fuzzString
@@ -38,6 +39,12 @@ func FuzzGuard(f *testing.F) {
 	f.Add([]byte(`{"files":[{"name":"a.png","dataUrl":"data:image/png;base64,iVBORw0KGgo="}],"n":-1.5e3}`))
 	f.Add([]byte(`{"0123456789012345678901234567890123456789":"data\u003a,x\ud83d\ude00\ud800\u00e9é\"\\"}`))
 	f.Add([]byte(`{"[bridge]":1,"a":{"b":0,"\u005bbridge]":[1,{"b":2}],"c":3},"\u200b[bridge: x]":{}}`))
+	// Names nested deep (each level's first entry) and a string of escapes
+	// of 12 bytes a character: with the fuzz limits, each over capBound
+	// before the budget was checked at every entry and every long string's
+	// bytes counted.
+	f.Add([]byte(strings.Repeat(`{"n0000000":`, 40) + "1" + strings.Repeat("}", 40)))
+	f.Add([]byte(`[[[["` + strings.Repeat(`\ud83d\ude00`, 30) + `"]]]]`))
 	f.Fuzz(func(t *testing.T, doc []byte) {
 		g := Guard{Remedy: func(Left) string { return "R" }}
 		out, _ := g.walk(nil, doc, nil, 0)
@@ -54,6 +61,9 @@ func FuzzGuard(f *testing.F) {
 		}
 		if !json.Valid(capped) {
 			t.Fatalf("guard(%q) with %d items and %d bytes = %q, not valid JSON", doc, fuzzItems, fuzzTotal, capped)
+		}
+		if n := capBound(capped); len(capped) > n {
+			t.Fatalf("guard(%q) with %d items and %d bytes = %d bytes %q, want at most %d", doc, fuzzItems, fuzzTotal, len(capped), capped, n)
 		}
 		if !json.Valid(out) {
 			t.Fatalf("guard(%q) = %q, not valid JSON", doc, out)
@@ -130,6 +140,23 @@ func FuzzGuard(f *testing.F) {
 			}
 		}
 	})
+}
+
+// capBound is the bound, written apart from the code, of what the guard
+// writes with the fuzz limits: the ceiling (fuzzTotal+fuzzString), and past
+// it the last entry begun within fuzzTotal, its name and value each one
+// element (a string of at most fuzzDataURL raw bytes, three a byte once
+// invalid UTF-8 is cleaned; a number of MaxNumber; a note, as long as the
+// longest in out), then one note of what its container left out.
+func capBound(out []byte) int {
+	elem := max(3*fuzzDataURL+2, MaxNumber)
+	toks, _ := tokens(out)
+	for _, tok := range toks {
+		if s, ok := tok.(string); ok && strings.HasPrefix(s, "[bridge") {
+			elem = max(elem, len(AppendString(nil, s)))
+		}
+	}
+	return fuzzTotal + fuzzString + 3*elem + 16
 }
 
 // overLimit is the rule, written apart from the code: a string decoded by

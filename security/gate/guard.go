@@ -7,13 +7,21 @@
 // every string and name (security/unprintable), a string too long to be of
 // use (a data URL over MaxDataURL, anything over MaxString) replaced by a
 // note that says how to get it whole, at most MaxItems entries per
-// container, about MaxTotal bytes in all, and a page's string that starts
-// as a note does ("[bridge") with that "[" escaped. Text cleans and bounds
-// a whole text the model reads; Quote shows a page's or a file's name.
+// container, MaxGuarded bytes in all, and a page's string that starts as
+// a note does ("[bridge") with that "[" escaped. Text cleans and bounds a
+// whole text the model reads; Quote shows a page's or a file's name.
 //
 // A limit counts characters as encoding/json decodes them. A raw string is
 // never shorter than its decoded form, so one whose raw form is within a
 // limit is passed uncounted.
+//
+// The bytes of the whole hold by construction, whatever the nesting or
+// the escapes (MaxGuarded): every entry, the first of a container
+// included, is begun only within MaxTotal bytes, the brackets still to
+// close counted; a string of over MaxDataURL bytes is written (as it
+// came, or cleaned) only if it ends within the ceiling, MaxTotal+MaxString
+// bytes, else it is a note; a note of what a container left out only
+// within the ceiling too.
 //
 // Not covered: the MCP reply's top-level image (an image block, checked by
 // files.ImageType), and the visible words, which the model must treat as
@@ -23,6 +31,7 @@ package gate
 import (
 	"bytes"
 	"iter"
+	"math"
 	"regexp"
 	"strconv"
 	"strings"
@@ -44,8 +53,9 @@ const (
 	MaxString = 100_000
 	// MaxItems is about as many entries as a model can take in.
 	MaxItems = 2_000
-	// MaxTotal is in bytes; one element may overshoot it by at most
-	// MaxString characters.
+	// MaxTotal is in bytes: no entry is begun past it. The entry begun
+	// last may run on to the ceiling, MaxTotal+MaxString bytes, and past
+	// it by no more than maxOver (MaxGuarded).
 	MaxTotal = 2 * MaxString
 	// MaxNumber is in bytes: JavaScript writes no number longer than 24,
 	// but JSON sets no bound, so without one a page's number could be
@@ -55,6 +65,30 @@ const (
 
 // limits are shrunk by tests so that short inputs reach the slow paths.
 var limits = struct{ dataURL, str, items, total int }{MaxDataURL, MaxString, MaxItems, MaxTotal}
+
+// MaxGuarded bounds, in bytes, what a Guard writes of one value (for
+// AppendObject, before the bridge's own members): the ceiling, and past
+// it maxOver (AppendObject's closing note and bracket included).
+const MaxGuarded = MaxTotal + MaxString + maxOver
+
+// maxOver is what may pass the ceiling: the last entry begun within
+// MaxTotal, of a name and a value each at most maxElement bytes, and the
+// note of what its container left out, then AppendObject's.
+const maxOver = 4*maxElement + 64
+
+// maxElement bounds a string written without the ceiling's check: one of
+// at most MaxDataURL raw bytes, each invalid byte of which Clean makes a
+// U+FFFD of three; a note (maxNote); a number (MaxNumber).
+const maxElement = 3*MaxDataURL + 2
+
+// maxNote bounds a note as JSON: its words, a path of about maxPath bytes
+// and one segment of at most maxKeyShown characters quoted in ASCII, and
+// a remedy of at most maxRemedy bytes, every byte of it escaped at worst.
+const maxNote = 4 << 10
+
+// maxRemedy bounds a Remedy's words in bytes, so a note's length is the
+// gate's own.
+const maxRemedy = 512
 
 // maxPath bounds a note's path in bytes; a longer one keeps its end, the
 // most specific part.
@@ -74,7 +108,8 @@ type Left struct {
 
 type Guard struct {
 	// Remedy returns the end of a note: how to get the string whole, in
-	// one line without a final period.
+	// one line without a final period, of at most maxRemedy bytes (the
+	// rest is cut).
 	Remedy func(Left) string
 	// Whole only cleans: the shell's --raw, asked for by name after a note.
 	Whole bool
@@ -85,9 +120,10 @@ type Guard struct {
 
 // AppendObject appends the members of a top-level object to dst as one
 // JSON object, guarded as walk guards the entries of a nested one: before
-// each member, past MaxItems members or past the budget (about MaxTotal
-// bytes of the object so far), the rest are left out and a member named
-// "[bridge]" says how many. A member whose name is Reserved is left out.
+// each member, past MaxItems members or past the budget (MaxTotal bytes of
+// the object so far), the rest are left out and a member named "[bridge]"
+// says how many; the object is at most MaxGuarded bytes but for own. A
+// member whose name is Reserved is left out.
 // It is the one way a reply's members reach a model or the shell's
 // stdout (internal/mcp's toolResponse, internal/cli's emit): a member at a
 // time, a page's reply of thousands of members each just under MaxString
@@ -110,7 +146,7 @@ func (g Guard) AppendObject(dst []byte, members, own iter.Seq2[string, []byte]) 
 		if Reserved(Clean(key)) {
 			continue
 		}
-		if left > 0 || n > 0 && !g.Whole && (n >= limits.items || len(dst)-origin > limits.total) {
+		if left > 0 || !g.Whole && (n >= limits.items || len(dst)-origin > limits.total) {
 			left++
 			continue
 		}
@@ -135,13 +171,10 @@ func (g Guard) AppendObject(dst []byte, members, own iter.Seq2[string, []byte]) 
 // from origin, the object's start.
 func (g Guard) appendMember(dst []byte, key string, value []byte, origin int) []byte {
 	k := AppendString(make([]byte, 0, len(key)+2), key)
-	inner := k[1 : len(k)-1]
-	if n, _, _, cut := g.measure(inner); cut {
-		dst = AppendString(dst, g.note(n, "", Left{Name: true}))
-	} else if out, changed := cleaned(inner); changed {
-		dst = AppendString(dst, out)
+	if v, _, o := g.str(k, ceiling()-(len(dst)-origin)); o != nil {
+		dst = AppendString(dst, g.note(o.n, "", Left{Name: true}))
 	} else {
-		dst = append(dst, k...)
+		dst = append(dst, v...)
 	}
 	dst = append(dst, ':')
 	out, _ := g.walk(dst, value, k, origin)
@@ -173,7 +206,7 @@ func (g Guard) Note(key string, v []byte) (string, bool) {
 	if len(v) < 2 || v[0] != '"' {
 		return "", false
 	}
-	n, dataURL, mime, cut := g.measure(v[1 : len(v)-1])
+	n, dataURL, mime, cut := g.measure(v[1:len(v)-1], math.MaxInt)
 	if !cut {
 		return "", false
 	}
@@ -208,11 +241,11 @@ var (
 
 // walk appends v guarded and reports whether anything changed. base is the
 // raw name of the top-level member v is the value of, or nil; the budget
-// counts dst from origin. Past the ceiling (limits.total+limits.str) a
-// container closes without a note, so a value nested thousands deep costs
-// one pass and a bracket a level.
+// counts dst from origin, and a bracket for each container still open.
+// Past the ceiling a container closes without a note, so a value nested
+// thousands deep costs one pass and a bracket a level.
 func (g Guard) walk(dst, v, base []byte, origin int) ([]byte, bool) {
-	if out, changed, ok := g.scalar(dst, v, base); ok {
+	if out, changed, ok := g.scalar(dst, v, base, ceiling()-(len(dst)-origin)); ok {
 		return out, changed
 	}
 	c := coders.Get().(*coder)
@@ -230,7 +263,16 @@ func (g Guard) walk(dst, v, base []byte, origin int) ([]byte, bool) {
 	e.Reset(&c.out, writeOpts...)
 	stack := c.frames[:0]
 	changed := false
-	written := func() int { return len(dst) + int(e.OutputOffset()) - origin }
+	// used counts what is written and the brackets that will close it.
+	used := func() int { return len(dst) + int(e.OutputOffset()) - origin + len(stack) }
+	// room is what is left before the ceiling for a string of raw bytes;
+	// one of at most MaxDataURL bytes is not measured (str).
+	room := func(raw []byte) int {
+		if len(raw) <= limits.dataURL+2 {
+			return math.MaxInt
+		}
+		return ceiling() - used()
+	}
 	// On a read error (the end, or invalid JSON) nothing more is written.
 walk:
 	for {
@@ -266,13 +308,13 @@ walk:
 			}
 		}
 		if top != nil {
-			if top.n > 0 && !g.Whole && (top.n >= limits.items || written() > limits.total) {
+			if !g.Whole && (top.n >= limits.items || used() > limits.total) {
 				entries, err := g.skipRest(d, top.obj, name != nil)
 				changed = true
 				if err != nil {
 					break // not valid JSON: skipped nothing, and would meet it again
 				}
-				if written() <= limits.total+limits.str {
+				if used() <= ceiling() {
 					if top.obj {
 						e.WriteToken(jsontext.String("[bridge]"))
 					}
@@ -283,17 +325,15 @@ walk:
 			top.n++
 			if name != nil {
 				top.key = name
-				inner := name[1 : len(name)-1]
-				if n, _, _, cut := g.measure(inner); cut {
+				v, ch, o := g.str(name, room(name))
+				if o != nil {
 					top.key = nil
-					e.WriteToken(jsontext.String(g.note(n, "", Left{At: pathOf(base, stack[:len(stack)-1]), Name: true})))
-					changed = true
-				} else if out, ch := cleaned(inner); ch {
-					e.WriteToken(jsontext.String(out))
-					changed = true
+					e.WriteToken(jsontext.String(g.note(o.n, "", Left{At: pathOf(base, stack[:len(stack)-1]), Name: true})))
+					ch = true
 				} else {
-					e.WriteValue(name)
+					e.WriteValue(v)
 				}
+				changed = changed || ch
 				kind = d.PeekKind() // the member's value
 			}
 		}
@@ -310,22 +350,14 @@ walk:
 			if err != nil || len(raw) < 2 {
 				break walk
 			}
-			inner := raw[1 : len(raw)-1]
-			if n, dataURL, mime, cut := g.measure(inner); cut {
-				e.WriteToken(jsontext.String(g.note(n, mime, Left{At: pathOf(base, stack), DataURL: dataURL})))
-				changed = true
-				break
-			}
-			out, ch := cleaned(inner)
-			if m, ok := marked(inner, out); ok {
-				e.WriteValue(m)
-				changed = true
-			} else if ch {
-				e.WriteToken(jsontext.String(out))
-				changed = true
+			v, ch, o := g.str(raw, room(raw))
+			if o != nil {
+				e.WriteToken(jsontext.String(g.note(o.n, o.mime, Left{At: pathOf(base, stack), DataURL: o.dataURL})))
+				ch = true
 			} else {
-				e.WriteValue(raw)
+				e.WriteValue(v)
 			}
+			changed = changed || ch
 		default:
 			raw, err := d.ReadValue()
 			if err != nil {
@@ -345,8 +377,9 @@ walk:
 
 // scalar appends a string, number or literal without a coder, which costs
 // more than most members of a reply; ok is false for a container or a
-// value with spaces around it, which walk reads.
-func (g Guard) scalar(dst, v, base []byte) (out []byte, changed, ok bool) {
+// value with spaces around it, which walk reads. room is the bytes left
+// before the ceiling.
+func (g Guard) scalar(dst, v, base []byte, room int) (out []byte, changed, ok bool) {
 	if len(v) == 0 {
 		return dst, false, false
 	}
@@ -357,17 +390,11 @@ func (g Guard) scalar(dst, v, base []byte) (out []byte, changed, ok bool) {
 		if len(v) < 2 || v[len(v)-1] != '"' {
 			return dst, false, false
 		}
-		inner := v[1 : len(v)-1]
-		if n, dataURL, mime, cut := g.measure(inner); cut {
-			return AppendString(dst, g.note(n, mime, Left{At: pathOf(base, nil), DataURL: dataURL})), true, true
+		s, ch, o := g.str(v, room)
+		if o != nil {
+			return AppendString(dst, g.note(o.n, o.mime, Left{At: pathOf(base, nil), DataURL: o.dataURL})), true, true
 		}
-		s, ch := cleaned(inner)
-		if m, ok := marked(inner, s); ok {
-			return append(dst, m...), true, true
-		}
-		if ch {
-			return AppendString(dst, s), true, true
-		}
+		return append(dst, s...), ch, true
 	}
 	if c := v[len(v)-1]; c == ' ' || c == '\t' || c == '\n' || c == '\r' {
 		return dst, false, false
@@ -389,7 +416,7 @@ func (g Guard) number(v, base []byte, stack []frame) (string, bool) {
 	}
 	n := len(v)
 	if n <= MaxNumber {
-		if bytes.IndexAny(v, "eE") < 0 {
+		if !bytes.ContainsAny(v, "eE") {
 			return "", false
 		}
 		if _, err := strconv.ParseFloat(string(v), 64); err == nil {
@@ -529,9 +556,45 @@ func escLen(esc []byte) int {
 	return 6
 }
 
-// measure says whether inner is over its limit and, if so, its length in
+// ceiling is the bytes no string of over MaxDataURL bytes, nor a note of
+// what a container left out, may end past.
+func ceiling() int { return limits.total + limits.str }
+
+// over is a string left out: its length in characters and whether (and
+// of what type) it is a data URL.
+type over struct {
+	n       int
+	dataURL bool
+	mime    string
+}
+
+// str returns raw, a JSON string (a name or a value), as it is to be
+// written: as it came, cleaned, or marked, and whether it changed; or,
+// when it is over its limit, or of over MaxDataURL raw bytes and longer as
+// written than room, what the note in its place says.
+func (g Guard) str(raw []byte, room int) ([]byte, bool, *over) {
+	inner := raw[1 : len(raw)-1]
+	if n, dataURL, mime, cut := g.measure(inner, room); cut {
+		return nil, true, &over{n, dataURL, mime}
+	}
+	out, ch := cleaned(inner)
+	v := raw
+	if m, ok := marked(inner, out); ok {
+		v, ch = m, true
+	} else if ch {
+		v = AppendString(nil, out)
+	}
+	// Cleaned, a string of invalid bytes grows (each a U+FFFD).
+	if ch && !g.Whole && len(inner) > limits.dataURL && len(v) > room {
+		return nil, true, &over{n: decodedLen(inner)}
+	}
+	return v, ch, nil
+}
+
+// measure says whether inner is over its limit, or of over MaxDataURL
+// bytes and more than room with its quotes, and, if so, its length in
 // characters and whether (and of what type) it is a data URL.
-func (g Guard) measure(inner []byte) (n int, dataURL bool, mime string, cut bool) {
+func (g Guard) measure(inner []byte, room int) (n int, dataURL bool, mime string, cut bool) {
 	if g.Whole || len(inner) <= limits.dataURL && !g.EveryDataURL {
 		return
 	}
@@ -543,11 +606,12 @@ func (g Guard) measure(inner []byte) (n int, dataURL bool, mime string, cut bool
 			limit = 0
 		}
 	}
-	if len(inner) <= limit {
+	fits := len(inner)+2 <= room || len(inner) <= limits.dataURL
+	if len(inner) <= limit && fits {
 		return
 	}
 	n = decodedLen(inner)
-	return n, dataURL, mime, n > limit
+	return n, dataURL, mime, n > limit || !fits
 }
 
 // decodedLen counts characters as encoding/json decodes them: each byte of
@@ -662,6 +726,9 @@ func (g Guard) notMore(n int, obj bool, l Left) string {
 func (g Guard) say(words string, l Left) string {
 	if g.Remedy != nil {
 		if r := g.Remedy(l); r != "" {
+			if len(r) > maxRemedy {
+				r = cutAt(r, maxRemedy)
+			}
 			words += "; " + r
 		}
 	}

@@ -6,9 +6,16 @@ import (
 	"github.com/stitchslop/stitchslop-bridge/security/unprintable"
 )
 
-// MaxText bounds, in bytes, one text the model reads. It exceeds what a
-// guarded envelope can grow to, so it cuts only text no Guard bounded.
-const MaxText = 2*MaxTotal + 64<<10
+// MaxText bounds, in bytes, one text the model reads: a reply's say line
+// (maxSay) and its guarded envelope (MaxGuarded) after it, so it cuts
+// only text no Guard bounded, never a reply's envelope mid-JSON.
+const MaxText = maxSay + len("\n\n") + MaxGuarded
+
+// maxSay bounds a say line in bytes: at most MaxString characters (a
+// longer say is a note, Guard.Note), decoded, so no escape, each at most
+// 4 bytes of UTF-8. Unmark's \u005b for a line's "[" grows a line of at
+// least 7 characters by 5 bytes, within that.
+const maxSay = 4 * MaxString
 
 // Clean applies the one rule (security/unprintable).
 func Clean(s string) string { return unprintable.Strip(s) }
