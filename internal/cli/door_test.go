@@ -28,12 +28,12 @@ func shown(r envelope.Reply) []byte {
 	return r.Members().AppendJSON(nil)
 }
 
-func saveFilesBytes(reply []byte, dir, textFile string, overwrite bool, outFile string, log *slog.Logger) ([]byte, *notSaved) {
+func saveFilesBytes(reply []byte, dir, textFile string, overwrite bool, log *slog.Logger) ([]byte, *notSaved) {
 	r, err := door(reply, nil)
 	if err != nil {
 		return reply, nil // never printed: emit prints only what the door let through
 	}
-	out, ns := saveFiles(r, dir, textFile, overwrite, outFile, log)
+	out, ns := saveFiles(r, dir, textFile, overwrite, log)
 	return shown(out), ns
 }
 

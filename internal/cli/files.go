@@ -178,11 +178,11 @@ func (e *notSaved) Error() string {
 }
 
 // saveFiles is call --save DIR [--text-file NAME], through
-// internal/replyfiles as call_to_files; outFile is --out's, already
-// written. ns is nil when nothing was refused.
-func saveFiles(env envelope.Reply, dir, textFile string, overwrite bool, outFile string, log *slog.Logger) (out envelope.Reply, ns *notSaved) {
-	r := replyfiles.Save(env, replyfiles.Options{Dir: dir, TextFile: textFile, Overwrite: overwrite,
-		KeepTopSaved: outFile != "", OverwriteFlag: "--overwrite"})
+// internal/replyfiles as call_to_files; what --out wrote before it, the
+// shell's own, stays (replyfiles.Strip). ns is nil when nothing was
+// refused.
+func saveFiles(env envelope.Reply, dir, textFile string, overwrite bool, log *slog.Logger) (out envelope.Reply, ns *notSaved) {
+	r := replyfiles.Save(env, replyfiles.Options{Dir: dir, TextFile: textFile, Overwrite: overwrite, OverwriteFlag: "--overwrite"})
 	for _, p := range r.Saved {
 		if p.Where == "text" {
 			log.Info(fmt.Sprintf("saved the text, %d bytes, to %s", p.Bytes, gate.QuotePath(p.Path)))

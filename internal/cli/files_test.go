@@ -426,7 +426,7 @@ func saved(t *testing.T, reply string, textFile string, overwrite bool, prepare 
 		prepare(dir)
 	}
 	var se bytes.Buffer
-	raw, ns = saveFilesBytes([]byte(reply), dir, textFile, overwrite, "", ui.NewLogger(&se))
+	raw, ns = saveFilesBytes([]byte(reply), dir, textFile, overwrite, ui.NewLogger(&se))
 	if got := listDir(t, root); !slices.Equal(got, []string{"out"}) {
 		t.Errorf("saveFiles(%.200s) left %q beside the folder, want nothing", reply, got)
 	}
@@ -892,7 +892,7 @@ func TestSaveFilesAtTheMemberBound(t *testing.T) {
 	reply := `{"ok":true,"files":[` + string(entry) + `}]}`
 	dir := t.TempDir()
 	var se bytes.Buffer
-	out, ns := saveFilesBytes([]byte(reply), dir, "", false, "", ui.NewLogger(&se))
+	out, ns := saveFilesBytes([]byte(reply), dir, "", false, ui.NewLogger(&se))
 	if !bytes.Contains(out, []byte(`"savedBytes":5}`)) || ns != nil {
 		t.Fatalf("saveFiles(an entry of %d members) = %.200s, %v; want a.dst saved and reported", envelope.MaxMembers, out, ns)
 	}

@@ -44,9 +44,13 @@ func FuzzStreamEnvelope(f *testing.F) {
 		if err != nil {
 			t.Fatalf("saveImage(%q) accepted what the door refuses: %v", reply, err)
 		}
-		// A page's own savedTo, savedBytes and savedType never pass: they
-		// would say a file was saved.
-		want := without(without(without(o, "savedTo"), "savedBytes"), "savedType").AppendJSON(nil)
+		// None of the page's members named as the shell's own (protocol.md
+		// §4.4: savedTo, savedBytes, savedType, textSavedTo, textError)
+		// passes: each would say a file was saved, or of what type.
+		for _, k := range []string{"savedTo", "savedBytes", "savedType", "textSavedTo", "textError"} {
+			o = without(o, k)
+		}
+		want := o.AppendJSON(nil)
 
 		if len(names) == 0 {
 			if !bytes.Equal(out, want) {
@@ -113,7 +117,7 @@ func FuzzSaveFiles(f *testing.F) {
 		if err := os.Mkdir(dir, 0o755); err != nil {
 			t.Fatal(err)
 		}
-		out, ns := saveFilesBytes(reply, dir, textFile, overwrite, "", slog.New(slog.DiscardHandler))
+		out, ns := saveFilesBytes(reply, dir, textFile, overwrite, slog.New(slog.DiscardHandler))
 		if !json.Valid(out) && json.Valid(reply) {
 			t.Fatalf("saveFiles(%q) printed %q, not JSON", reply, out)
 		}

@@ -10,22 +10,20 @@ import (
 
 	"github.com/stitchslop/stitchslop-bridge/internal/client"
 	"github.com/stitchslop/stitchslop-bridge/internal/envelope"
+	"github.com/stitchslop/stitchslop-bridge/internal/replyfiles"
 	"github.com/stitchslop/stitchslop-bridge/security/files"
 	"github.com/stitchslop/stitchslop-bridge/security/gate"
 )
 
-// outMembers are the members saveImage writes for --out: the page's own of
-// these names are dropped, image or not, so it cannot claim a file was
-// saved.
-var outMembers = []string{"savedTo", "savedBytes", "savedType"}
-
 // saveImage is call --out FILE (§4.4). A top-level base64 dataUrl is
 // decoded from the reply's own bytes a chunk at a time, never a second
 // copy in memory, and written by security/files.Out; savedTo, savedBytes
-// and savedType, the bridge's own (envelope.Object.With), stand for it,
-// and a page's own are dropped.
+// and savedType, the shell's own (replyfiles.With), stand for it. Every
+// member of the page's that bears the name of one of the shell's own is
+// dropped (replyfiles.Strip), image or not, so it cannot claim a file was
+// saved.
 func saveImage(env envelope.Reply, file string, overwrite bool, log *slog.Logger) (envelope.Reply, error) {
-	o := env.Members()
+	o := replyfiles.Strip(env.Members())
 	url := o.Get("dataUrl")
 	payload, ok := imageOf(url)
 	if !ok {
@@ -34,7 +32,7 @@ func saveImage(env envelope.Reply, file string, overwrite bool, log *slog.Logger
 			why = "its dataUrl is not a base64 data URL"
 		}
 		log.Warn("the reply carries no image ("+why+"); nothing was written", "out", file)
-		return env.With(o.Without(outMembers...)), nil
+		return env.With(o), nil
 	}
 	if !files.Base64(payload) {
 		return envelope.Reply{}, outErr("bad_image", "the reply's dataUrl is "+files.NotBase64)
@@ -48,10 +46,9 @@ func saveImage(env envelope.Reply, file string, overwrite bool, log *slog.Logger
 	// savedType is the type the bytes written were checked to be
 	// (files.Pending.Type), never the type the data URL claimed: the
 	// page's words, of any length.
-	for i, v := range []any{abs, n, typ} {
-		o = o.With(outMembers[i], v) // no duplicate from the page left to shadow it
-	}
-	return env.With(o), nil
+	o = replyfiles.With(o, replyfiles.SavedTo, abs)
+	o = replyfiles.With(o, replyfiles.SavedBytes, n)
+	return env.With(replyfiles.With(o, replyfiles.SavedType, typ)), nil
 }
 
 // outErr is --out failing with nothing written.

@@ -159,7 +159,7 @@ func verb(ctx context.Context, a args, dir string, stdin io.Reader, log *slog.Lo
 	}
 	var ns *notSaved
 	if saveDir, ok := a.flags["save"]; ok {
-		env, ns = saveFiles(env, saveDir, a.flags["text-file"], a.has("overwrite"), file, log)
+		env, ns = saveFiles(env, saveDir, a.flags["text-file"], a.has("overwrite"), log)
 	}
 	if ns != nil {
 		ns.env = env

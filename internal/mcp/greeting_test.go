@@ -4,13 +4,16 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/stitchslop/stitchslop-bridge/security/gate"
 	"github.com/stitchslop/stitchslop-bridge/security/toollist"
+	"github.com/stitchslop/stitchslop-bridge/security/unprintable"
 )
 
 // voiceSession is a session whose attached tab lists voice.listen.
@@ -88,5 +91,69 @@ func TestCanvas(t *testing.T) {
 			t.Errorf("canvas of %s = %q, want %q in it and not %q", tt.reply, got, tt.want, tt.not)
 		}
 		s.Close()
+	}
+}
+
+// clip keeps n runes of one line of a page's JSON string, whatever the
+// page wrote, and cuts before it decodes and cleans: a say of megabytes
+// costs it about n runes, where decoding it whole and making it runes
+// first cost four bytes a character and more.
+func TestClipCutsBeforeItCleans(t *testing.T) {
+	for _, tt := range []struct {
+		v    string
+		n    int
+		want string
+	}{
+		{`"Hi."`, 3, "Hi."},
+		{`"Hi there"`, 3, "Hi …"},
+		{`"a\nb\u200bc"`, 10, "a b c"},
+		{"\"a\nb\u200bc\"", 10, "a b c"}, // raw, as no JSON writer sends it
+		{`"\n9. Ignore"`, 2, " 9…"},
+		{`3`, 8, ""},
+		{``, 8, ""},
+	} {
+		if got := clip([]byte(tt.v), tt.n); got != tt.want {
+			t.Errorf("clip(%q, %d) = %q, want %q", tt.v, tt.n, got, tt.want)
+		}
+	}
+	// Whatever escapes straddle the cut, clip reads what decoding the
+	// whole string and cutting it to n runes reads.
+	for _, unit := range []string{`a`, `é`, `✓`, `😀`, `\n`, `\\`, `\"`, `\u00e9`, `\u2028`, `\ud83d\ude00`, `a\\u0041`} {
+		for _, lead := range []string{"", "x", "xy", `\\`, `\\\\x`} {
+			v := `"` + lead + strings.Repeat(unit, 40) + `"`
+			whole, ok := gate.String([]byte(v))
+			if !ok {
+				t.Fatalf("%s is not a JSON string", v)
+			}
+			for n := range 45 {
+				r := []rune(whole)
+				want := string(r[:min(n, len(r))])
+				if len(r) > n {
+					want += "…"
+				}
+				want = strings.Map(func(c rune) rune {
+					if unprintable.Is(c) {
+						return ' '
+					}
+					return c
+				}, want)
+				if got := clip([]byte(v), n); got != want {
+					t.Fatalf("clip(%.60s, %d) = %q, want %q", v, n, got, want)
+				}
+			}
+		}
+	}
+	for _, s := range []string{`"` + strings.Repeat("é", 1<<20) + `"`, `"` + strings.Repeat(`\ud83d\ude00`, 1<<18) + `"`} {
+		v := []byte(s)
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		got := clip(v, 4*greetLabel)
+		runtime.ReadMemStats(&after)
+		if n := after.TotalAlloc - before.TotalAlloc; n > 256<<10 {
+			t.Errorf("clip of a %d-byte say allocated %d bytes, want about its %d runes' worth", len(v), n, 4*greetLabel)
+		}
+		if utf8.RuneCountInString(got) != 4*greetLabel+1 || !strings.HasSuffix(got, "…") {
+			t.Errorf("clip of a long say = %.40q (%d runes), want %d runes and …", got, utf8.RuneCountInString(got), 4*greetLabel)
+		}
 	}
 }

@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -10,7 +11,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/stitchslop/stitchslop-bridge/internal/attempts"
 	"github.com/stitchslop/stitchslop-bridge/internal/envelope"
@@ -631,18 +631,17 @@ func (s *Session) canvas(ctx context.Context, st hub.Snapshot, timeout time.Dura
 	env := s.srv.Hub.Call(ctx, "scene.describe", DescribeArgs, timeout)
 	// Read member by member, each leniently: a member of another type is
 	// left out, never a failed greeting.
-	say, _ := env.String("say")
 	if !env.OK() {
-		why, _ := env.String("message")
+		why := clip(env.Get("message"), 2*greetLabel)
 		if why == "" {
-			why = say
+			why = clip(env.Get("say"), 2*greetLabel)
 		}
-		return "scene.describe did not succeed, though the link is up (" + clip(why, 2*greetLabel) + "); call it again for the canvas."
+		return "scene.describe did not succeed, though the link is up (" + why + "); call it again for the canvas."
 	}
 	var b strings.Builder
 	b.WriteString("The canvas (scene.describe):")
-	if say != "" {
-		b.WriteString(" " + clip(say, 4*greetLabel))
+	if say := clip(env.Get("say"), 4*greetLabel); say != "" {
+		b.WriteString(" " + say)
 	}
 	shown, more := 0, 0
 	gate.Items(env.Get("items"), func(item []byte) bool {
@@ -651,14 +650,13 @@ func (s *Session) canvas(ctx context.Context, st hub.Snapshot, timeout time.Dura
 			return true
 		}
 		shown++
-		name, _ := gate.String(gate.Get(item, "name"))
-		fmt.Fprintf(&b, "\n%d. %s", shown, clip(name, greetLabel))
-		treat, _ := gate.String(gate.Get(item, "treatmentLabel"))
+		fmt.Fprintf(&b, "\n%d. %s", shown, clip(gate.Get(item, "name"), greetLabel))
+		treat := clip(gate.Get(item, "treatmentLabel"), greetLabel)
 		if treat == "" {
-			treat, _ = gate.String(gate.Get(item, "treatment"))
+			treat = clip(gate.Get(item, "treatment"), greetLabel)
 		}
 		if treat != "" {
-			b.WriteString(", " + clip(treat, greetLabel))
+			b.WriteString(", " + treat)
 		}
 		n, ok := gate.Int(gate.Get(item, "stitches"))
 		if !ok {
@@ -724,21 +722,49 @@ func (s *Session) voicePart(port int, st hub.Snapshot, hostListeners []int) (str
 	return b.String(), false
 }
 
-// clip bounds a page string to n runes and one line (each character of
-// the one rule becomes a space), so a name cannot pose as a line of the
-// greeting.
-func clip(s string, n int) string {
-	s = strings.Map(func(r rune) rune {
+// clip is v, a page's JSON string ("" for any other value), bounded to n
+// runes and one line (each character of the one rule becomes a space), so
+// a name cannot pose as a line of the greeting. It cuts before it decodes
+// and cleans: a say of megabytes costs the bridge n runes of work.
+func clip(v []byte, n int) string {
+	s := head(v, n+1)
+	more := ""
+	i := 0
+	for at := range s { // each rune, an invalid byte one
+		if i == n {
+			s, more = s[:at], "…"
+			break
+		}
+		i++
+	}
+	return strings.Map(func(r rune) rune {
 		if unprintable.Is(r) {
 			return ' '
 		}
 		return r
-	}, s)
-	if utf8.RuneCountInString(s) <= n {
+	}, s) + more
+}
+
+// head is v, a JSON string, decoded as far as its first n runes need: its
+// first 12n bytes (one rune's escape is at most 12, a surrogate pair), less
+// the end of an escape the cut split, which the standard's reader refuses
+// (a split pair is a lone surrogate), so no escape is read by hand.
+func head(v []byte, n int) string {
+	v = bytes.TrimSpace(v)
+	cut := 1 + 12*n // the quote, then n runes
+	if len(v) <= cut+1 {
+		s, _ := gate.String(v)
 		return s
 	}
-	r := []rune(s)
-	return string(r[:n]) + "…"
+	if v[0] != '"' {
+		return ""
+	}
+	for end := cut; end > cut-12; end-- {
+		if s, ok := gate.String(append(v[:end:end], '"')); ok {
+			return s
+		}
+	}
+	return ""
 }
 
 func thousands(n int64) string {

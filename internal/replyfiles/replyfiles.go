@@ -7,7 +7,8 @@
 // At most files.MaxSaved entries are saved and lookPast more refused; the
 // rest are only counted, so a reply of millions of entries costs one pass
 // and a bounded report. Members a page could use to claim a file was
-// written (savedTo, textSavedTo, error ...) are dropped. A reply's files
+// written are dropped: the shell's own at the top (Own, Strip), and an
+// entry's savedTo, savedBytes and error. A reply's files
 // are saved whether it says ok or not: a partial export's files are the
 // user's all the same. Reasons never quote a name from the page;
 // Result.Env still goes to the terminal through security/gate.
@@ -35,9 +36,6 @@ type Options struct {
 	FileName  string // the name of the top-level dataUrl; "" leaves it in the reply
 	TextFile  string // the name of the reply's text; "" leaves it
 	Overwrite bool
-	// KeepTopSaved keeps a top-level savedTo and savedBytes that the
-	// shell's --out wrote; otherwise they are a page's claim, dropped.
-	KeepTopSaved bool
 	// OverwriteFlag is how the reader asks to replace a file, for the
 	// reason an existing file was refused.
 	OverwriteFlag string
@@ -77,11 +75,9 @@ func (r Result) Renamed() int {
 // Tried is how many files, top-level image and text were to be saved.
 func (r Result) Tried() int { return len(r.Saved) + len(r.Refused) }
 
-// Members the bridge writes into a rewritten reply.
-var (
-	entryMembers = []string{"dataUrl", "savedTo", "savedBytes", "error"}
-	textMembers  = []string{"textSavedTo", "textError"}
-)
+// Members the bridge writes into an entry of a rewritten reply's files
+// list; a top-level one is an Own.
+var entryMembers = []string{"dataUrl", "savedTo", "savedBytes", "error"}
 
 type saver struct {
 	files.Batch // each name once: a reply cannot write one file twice
@@ -120,12 +116,8 @@ func Save(env envelope.Reply, o Options) Result {
 // became of it, and whether that differs from obj.
 func (s *saver) rewrite(obj envelope.Object) (envelope.Object, bool) {
 	o := s.o
-	top := textMembers
-	if !o.KeepTopSaved {
-		top = append(top[:len(top):len(top)], "savedTo", "savedBytes")
-	}
 	was := len(obj)
-	obj = obj.Without(top...)
+	obj = Strip(obj)
 	changed := len(obj) != was
 	if raw := obj.Get("files"); raw != nil {
 		list, ok := s.list(raw)
@@ -146,9 +138,9 @@ func (s *saver) rewrite(obj envelope.Object) (envelope.Object, bool) {
 			path, err := s.Save(o.TextFile, text)
 			return path, int64(len(text)), err
 		}); why != "" {
-			obj = obj.With("textError", why)
+			obj = With(obj, TextError, why)
 		} else {
-			obj = obj.Set("text", nil).With("textSavedTo", path)
+			obj = With(obj.Set("text", nil), TextSavedTo, path)
 		}
 		changed = true
 	}

@@ -267,7 +267,9 @@ func stamp() string { return time.Now().UTC().Format(Stamp) }
 const Stamp = "2006-01-02T15:04:05.000Z07:00"
 
 // Clip is s cleaned by the gate, on one line, at most max bytes; < and >
-// become ‹ and › so the words cannot close or open the event's tag. Only a
+// become ‹ and › so the words cannot close or open the event's tag, and a
+// line that would start "[bridge" starts "\u005b" instead (gate.Unmark),
+// so the words cannot pose as the bridge's (docs/protocol.md §3.5). Only a
 // prefix is cleaned, so a megabyte costs its sender more than the bridge.
 func Clip(s string, max int) string {
 	if len(s) > 4*max {
@@ -277,8 +279,10 @@ func Clip(s string, max int) string {
 		}
 		s = s[:i] + "…"
 	}
-	// One line, so the words cannot pose as lines of anything else.
+	// One line, so the words cannot pose as lines of anything else; marked
+	// once joined, as what starts the line is known only then.
 	s = strings.Join(strings.Fields(strings.NewReplacer("<", "‹", ">", "›").Replace(gate.Clean(s))), " ")
+	s = gate.Unmark(s)
 	if len(s) <= max {
 		return s
 	}
