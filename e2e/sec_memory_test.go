@@ -7,9 +7,9 @@ package e2e
 // from Linux's /proc (VmHWM) and getrusage (ru_maxrss, KiB on Linux).
 
 import (
-	"encoding/json"
 	"bytes"
 	"context"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"runtime"
