@@ -53,8 +53,8 @@ func Decode(b []byte) (Reply, error) {
 	rd := newReader(b)
 	defer rd.free()
 	r := Reply{raw: b, members: make(Object, 0, 8)} // a reply has a few
-	if err := rd.top(b, func(name string, v []byte) {
-		r.members = append(r.members, Member{Key: name, Value: v})
+	if err := rd.top(b, func(name string, v []byte, seen gate.Seen) {
+		r.members = append(r.members, Member{Key: name, Value: v, Seen: seen})
 		if name == "dataUrl" {
 			r.image = imageOf(v) // one at most: a name given twice is refused
 		}
@@ -86,8 +86,10 @@ func (r *Refused) Error() string { return r.why.Error() }
 func (r *Refused) Unwrap() error { return r.why }
 
 // top reads b as one object, checking every name at every depth, and
-// calls member with each top-level member, its value a piece of b.
-func (rd *reader) top(b []byte, member func(name string, v []byte)) error {
+// calls member with each top-level member, its value a piece of b, and
+// what the gate needs to know of a container value to write it unread
+// again (gate.Seen).
+func (rd *reader) top(b []byte, member func(name string, v []byte, seen gate.Seen)) error {
 	d := &rd.d
 	switch d.PeekKind() {
 	case '{':
@@ -99,18 +101,26 @@ func (rd *reader) top(b []byte, member func(name string, v []byte)) error {
 	}
 	d.ReadToken()
 	var name string
+	var seen gate.Seen
 	start := -1 // where the current top-level container value starts
 	for {
 		depth := d.StackDepth()
+		prev := int(d.InputOffset()) // the end of the token before
 		var err error
 		switch d.PeekKind() {
 		case '{', '[':
 			if _, err = d.ReadToken(); err == nil && depth == 1 {
-				start = int(d.InputOffset()) - 1
+				start, seen = int(d.InputOffset())-1, gate.Seen{}
+			} else if err == nil {
+				seen.Gap(b[prev : d.InputOffset()-1])
 			}
 		case '}', ']':
+			kind, n := d.StackIndex(depth)
 			if _, err = d.ReadToken(); err != nil {
 				break
+			}
+			if kind == '{' {
+				n /= 2
 			}
 			switch depth {
 			case 1:
@@ -119,7 +129,12 @@ func (rd *reader) top(b []byte, member func(name string, v []byte)) error {
 				}
 				return nil
 			case 2:
-				member(name, b[start:d.InputOffset()])
+				seen.Gap(b[prev : d.InputOffset()-1])
+				seen.Closed(int(n))
+				member(name, b[start:d.InputOffset()], seen)
+			default:
+				seen.Gap(b[prev : d.InputOffset()-1])
+				seen.Closed(int(n))
 			}
 		case 0:
 			_, err = d.ReadToken() // the error PeekKind saw
@@ -131,6 +146,12 @@ func (rd *reader) top(b []byte, member func(name string, v []byte)) error {
 			}
 			end := int(d.InputOffset())
 			v = b[end-len(v) : end]
+			if depth > 1 {
+				seen.Gap(b[prev : end-len(v)])
+				if v[0] == '"' {
+					seen.Quoted(v)
+				}
+			}
 			switch {
 			case kind == '{' && n%2 == 0: // a name
 				var s string
@@ -138,7 +159,7 @@ func (rd *reader) top(b []byte, member func(name string, v []byte)) error {
 					name = s
 				}
 			case depth == 1:
-				member(name, v)
+				member(name, v, gate.Seen{})
 			}
 		}
 		if err != nil {
@@ -168,6 +189,7 @@ func checkName(v []byte, n int64, keep bool) (string, error) {
 
 func refusal(b []byte, err error) *Refused {
 	if errors.Is(err, errName) || errors.Is(err, jsontext.ErrDuplicateName) {
+		lexed() // read again, only to word the refusal
 		if v := jsontext.Value(b); v.Kind() == '{' && v.IsValid(jsontext.AllowDuplicateNames(true)) {
 			return &Refused{why: ErrBadNames, Detail: fmt.Sprintf("it names a member twice, or a name is over %d bytes or does not print, or an object has over %d members", MaxName, MaxMembers)}
 		}

@@ -131,11 +131,11 @@ type Guard struct {
 //
 // own, the bridge's members (what --out saved, protocol.md §4.4), follow,
 // guarded but never left out, whatever members spent.
-func (g Guard) AppendObject(dst []byte, members, own iter.Seq2[string, []byte]) []byte {
+func (g Guard) AppendObject(dst []byte, members, own iter.Seq2[string, Value]) []byte {
 	origin := len(dst)
 	dst = append(dst, '{')
 	n, left := 0, 0
-	member := func(key string, value []byte, origin int) {
+	member := func(key string, value Value, origin int) {
 		if n > 0 {
 			dst = append(dst, ',')
 		}
@@ -166,10 +166,16 @@ func (g Guard) AppendObject(dst []byte, members, own iter.Seq2[string, []byte]) 
 	return append(dst, '}')
 }
 
+// Value is a top-level member's value as AppendObject takes it: its raw
+// bytes, valid JSON, and what the door saw in them (Seen).
+type Value struct {
+	Raw  []byte
+	Seen Seen
+}
+
 // appendMember appends the member key:value of a top-level object to dst,
-// both guarded; value is its raw value, valid JSON. The budget counts dst
-// from origin, the object's start.
-func (g Guard) appendMember(dst []byte, key string, value []byte, origin int) []byte {
+// both guarded. The budget counts dst from origin, the object's start.
+func (g Guard) appendMember(dst []byte, key string, value Value, origin int) []byte {
 	k := AppendString(make([]byte, 0, len(key)+2), key)
 	if v, _, o := g.str(k, ceiling()-(len(dst)-origin)); o != nil {
 		dst = AppendString(dst, g.note(o.n, "", Left{Name: true}))
@@ -177,7 +183,10 @@ func (g Guard) appendMember(dst []byte, key string, value []byte, origin int) []
 		dst = append(dst, v...)
 	}
 	dst = append(dst, ':')
-	out, _ := g.walk(dst, value, k, origin)
+	if g.verbatim(value.Seen, len(dst)-origin+len(value.Raw)) {
+		return append(dst, value.Raw...)
+	}
+	out, _ := g.walk(dst, value.Raw, k, origin)
 	return out
 }
 
@@ -190,6 +199,7 @@ const reservedPrefix = "[bridge"
 // Apply returns doc guarded and compact, or doc itself when nothing
 // changed or it is not valid JSON.
 func (g Guard) Apply(doc []byte) ([]byte, bool) {
+	lexed()
 	if !jsontext.Value(doc).IsValid(jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true)) {
 		return doc, false
 	}
@@ -248,6 +258,7 @@ func (g Guard) walk(dst, v, base []byte, origin int) ([]byte, bool) {
 	if out, changed, ok := g.scalar(dst, v, base, ceiling()-(len(dst)-origin)); ok {
 		return out, changed
 	}
+	lexed()
 	c := coders.Get().(*coder)
 	defer func() {
 		c.in, c.out = bytes.Buffer{}, bytes.Buffer{}
