@@ -2,6 +2,7 @@ package gate
 
 import (
 	"bytes"
+	"math"
 
 	"github.com/stitchslop/stitchslop-bridge/security/unprintable"
 )
@@ -13,9 +14,9 @@ import (
 // is read (walk) when written.
 type Seen struct {
 	read    bool
-	changes bool // a token walk would write otherwise, or space between tokens
-	dataURL bool // a name or string starts "data:", which EveryDataURL notes
-	entries int  // entries of the largest container
+	changes bool  // a token walk would write otherwise, or space between tokens
+	dataURL bool  // a name or string starts "data:", which EveryDataURL notes
+	entries int32 // entries of the largest container
 }
 
 // Quoted sees a name or a string, raw. One over MaxDataURL, which walk
@@ -40,7 +41,7 @@ func (s *Seen) Gap(b []byte) {
 // Closed sees the end of a container of n entries; the value is seen
 // whole once its own bracket closes.
 func (s *Seen) Closed(n int) {
-	s.entries = max(s.entries, n)
+	s.entries = max(s.entries, int32(min(n, math.MaxInt32)))
 	s.read = true
 }
 
@@ -51,5 +52,5 @@ func (s *Seen) Closed(n int) {
 // limits writes no Seen value.)
 func (g Guard) verbatim(s Seen, n int) bool {
 	return s.read && !s.changes && (g.Whole ||
-		!(g.EveryDataURL && s.dataURL) && s.entries <= limits.items && n <= limits.total)
+		!(g.EveryDataURL && s.dataURL) && int(s.entries) <= limits.items && n <= limits.total)
 }
