@@ -3,7 +3,9 @@
 // answer once, where it enters, into a Reply that every face takes instead
 // of the bytes. Members keep the page's order; values stay raw pieces of
 // the answer, encoded by each exit (security/gate), so an image of
-// megabytes is never copied.
+// megabytes is never copied, each with what the door saw in it
+// (gate.Seen), so that the gate writes a list or object with nothing in
+// it to change without reading it again.
 package envelope
 
 import (

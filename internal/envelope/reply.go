@@ -109,18 +109,16 @@ func (rd *reader) top(b []byte, member func(name string, v []byte, seen gate.See
 		var err error
 		switch d.PeekKind() {
 		case '{', '[':
+			kind, n := d.StackIndex(depth)
 			if _, err = d.ReadToken(); err == nil && depth == 1 {
 				start, seen = int(d.InputOffset())-1, gate.Seen{}
 			} else if err == nil {
 				seen.Gap(b[prev : d.InputOffset()-1])
+				seen.Entry(byte(kind), n)
 			}
 		case '}', ']':
-			kind, n := d.StackIndex(depth)
 			if _, err = d.ReadToken(); err != nil {
 				break
-			}
-			if kind == '{' {
-				n /= 2
 			}
 			switch depth {
 			case 1:
@@ -128,13 +126,12 @@ func (rd *reader) top(b []byte, member func(name string, v []byte, seen gate.See
 					return &Refused{why: ErrNotObject, Detail: fmt.Sprintf("data follows the JSON object at byte %d", d.InputOffset())}
 				}
 				return nil
-			case 2:
-				seen.Gap(b[prev : d.InputOffset()-1])
-				seen.Closed(int(n))
-				member(name, b[start:d.InputOffset()], seen)
 			default:
 				seen.Gap(b[prev : d.InputOffset()-1])
-				seen.Closed(int(n))
+				if depth == 2 {
+					seen.Closed()
+					member(name, b[start:d.InputOffset()], seen)
+				}
 			}
 		case 0:
 			_, err = d.ReadToken() // the error PeekKind saw
@@ -148,6 +145,7 @@ func (rd *reader) top(b []byte, member func(name string, v []byte, seen gate.See
 			v = b[end-len(v) : end]
 			if depth > 1 {
 				seen.Gap(b[prev : end-len(v)])
+				seen.Entry(byte(kind), n)
 				if v[0] == '"' {
 					seen.Quoted(v)
 				}

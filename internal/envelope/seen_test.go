@@ -1,6 +1,7 @@
 package envelope
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -40,12 +41,20 @@ func sameAsWalk(t *testing.T, r Reply) {
 func TestSeenWritesAsTheWalk(t *testing.T) {
 	q := func(n int) string { return `"` + strings.Repeat("a", n) + `"` }
 	list := func(n int) string { return "[" + strings.Repeat("0,", n-1) + "0]" }
+	obj := func(n int) string {
+		var o strings.Builder
+		for i := range n {
+			fmt.Fprintf(&o, `,"k%d":%d`, i, i)
+		}
+		return "{" + o.String()[1:] + "}"
+	}
 	pad := `"` + strings.Repeat("b", gate.MaxTotal-40) + `"`
 	for _, v := range []string{
 		`[]`, `{}`, `[1,{"a":[true,null,-1.5e3]},"x"]`,
 		`[` + q(gate.MaxDataURL) + `]`, `[` + q(gate.MaxDataURL+1) + `]`,
 		`{` + q(MaxName) + `:1}`,
 		list(gate.MaxItems), list(gate.MaxItems + 1), `[` + list(gate.MaxItems+1) + `]`,
+		obj(gate.MaxItems), obj(gate.MaxItems + 1), `[` + obj(gate.MaxItems+1) + `]`,
 		`{"a":` + pad + `,"b":[1,2,3]}`, `[` + pad + `,` + pad + `]`,
 		`[` + strings.Repeat(pad+`,`, 3) + `1]`, `[` + strings.Repeat(q(gate.MaxDataURL)+`,`, 60) + `1]`,
 		`[` + strings.Repeat(q(gate.MaxDataURL)+`,`, 99) + `1]`, `{"a":[` + strings.Repeat(q(gate.MaxDataURL)+`,`, 99) + `1]}`,

@@ -13,7 +13,8 @@
 //
 // A limit counts characters as encoding/json decodes them. A raw string is
 // never shorter than its decoded form, so one whose raw form is within a
-// limit is passed uncounted.
+// limit is passed uncounted. A member the door saw nothing in to change
+// (Seen) is written as it came, without reading it again.
 //
 // The bytes of the whole hold by construction, whatever the nesting or
 // the escapes (MaxGuarded): every entry, the first of a container
@@ -130,7 +131,8 @@ type Guard struct {
 // would pass every per-string bound and none of the whole.
 //
 // own, the bridge's members (what --out saved, protocol.md §4.4), follow,
-// guarded but never left out, whatever members spent.
+// guarded but never left out, whatever members spent. A value the door saw
+// nothing in to change (Value.Seen) is copied, not read.
 func (g Guard) AppendObject(dst []byte, members, own iter.Seq2[string, Value]) []byte {
 	origin := len(dst)
 	dst = append(dst, '{')

@@ -2,7 +2,6 @@ package gate
 
 import (
 	"bytes"
-	"math"
 
 	"github.com/stitchslop/stitchslop-bridge/security/unprintable"
 )
@@ -14,15 +13,25 @@ import (
 // is read (walk) when written.
 type Seen struct {
 	read    bool
-	changes bool  // a token walk would write otherwise, or space between tokens
-	dataURL bool  // a name or string starts "data:", which EveryDataURL notes
-	entries int32 // entries of the largest container
+	changes bool // walk would write a token otherwise, leave one out, or space between
+	dataURL bool // a name or string starts "data:", which EveryDataURL notes
+}
+
+// Entry sees the nth token of a container of kind ('[' or '{', whose
+// names and values count apart): one past MaxItems entries is left out.
+func (s *Seen) Entry(kind byte, n int64) {
+	if kind == '[' && n >= MaxItems || kind == '{' && n >= 2*MaxItems {
+		s.changes = true
+	}
 }
 
 // Quoted sees a name or a string, raw. One over MaxDataURL, which walk
 // cuts, is not looked into.
 func (s *Seen) Quoted(raw []byte) {
 	inner := raw[1 : len(raw)-1]
+	if s.changes {
+		return
+	}
 	if len(inner) > MaxDataURL || bytes.IndexByte(inner, '\\') >= 0 || !unprintable.PlainText(inner) || bytes.HasPrefix(inner, []byte(reservedPrefix)) {
 		s.changes = true // escapes kept or not, cleaned, marked or left out: walk decides
 	} else if len(inner) >= 5 && bytes.EqualFold(inner[:5], []byte("data:")) {
@@ -38,12 +47,8 @@ func (s *Seen) Gap(b []byte) {
 	}
 }
 
-// Closed sees the end of a container of n entries; the value is seen
-// whole once its own bracket closes.
-func (s *Seen) Closed(n int) {
-	s.entries = max(s.entries, int32(min(n, math.MaxInt32)))
-	s.read = true
-}
+// Closed sees the value's own last bracket: it is seen whole.
+func (s *Seen) Closed() { s.read = true }
 
 // verbatim reports whether walk would write a value the door saw as s, n
 // bytes long with the object's bytes before it, as it came: nothing to
@@ -51,6 +56,5 @@ func (s *Seen) Closed(n int) {
 // MaxItems, and no entry begun past the budget. (A test that shrinks the
 // limits writes no Seen value.)
 func (g Guard) verbatim(s Seen, n int) bool {
-	return s.read && !s.changes && (g.Whole ||
-		!(g.EveryDataURL && s.dataURL) && int(s.entries) <= limits.items && n <= limits.total)
+	return s.read && !s.changes && (g.Whole || !(g.EveryDataURL && s.dataURL) && n <= limits.total)
 }
