@@ -109,12 +109,12 @@ func (rd *reader) top(b []byte, member func(name string, v []byte, seen gate.See
 		var err error
 		switch d.PeekKind() {
 		case '{', '[':
-			kind, n := d.StackIndex(depth)
 			if _, err = d.ReadToken(); err == nil && depth == 1 {
 				start, seen = int(d.InputOffset())-1, gate.Seen{}
-			} else if err == nil {
+			} else if err == nil && !seen.Changes() {
 				seen.Gap(b[prev : d.InputOffset()-1])
-				seen.Entry(byte(kind), n)
+				kind, n := d.StackIndex(depth) // counting the bracket read
+				seen.Entry(kind, n-1)
 			}
 		case '}', ']':
 			if _, err = d.ReadToken(); err != nil {
@@ -143,9 +143,9 @@ func (rd *reader) top(b []byte, member func(name string, v []byte, seen gate.See
 			}
 			end := int(d.InputOffset())
 			v = b[end-len(v) : end]
-			if depth > 1 {
+			if depth > 1 && !seen.Changes() {
 				seen.Gap(b[prev : end-len(v)])
-				seen.Entry(byte(kind), n)
+				seen.Entry(kind, n)
 				if v[0] == '"' {
 					seen.Quoted(v)
 				}

@@ -55,6 +55,7 @@ func TestSeenWritesAsTheWalk(t *testing.T) {
 		`{` + q(MaxName) + `:1}`,
 		list(gate.MaxItems), list(gate.MaxItems + 1), `[` + list(gate.MaxItems+1) + `]`,
 		obj(gate.MaxItems), obj(gate.MaxItems + 1), `[` + obj(gate.MaxItems+1) + `]`,
+		"[" + strings.Repeat("[],", gate.MaxItems-1) + "{}]", "[" + strings.Repeat("[],", gate.MaxItems) + "{}]",
 		`{"a":` + pad + `,"b":[1,2,3]}`, `[` + pad + `,` + pad + `]`,
 		`[` + strings.Repeat(pad+`,`, 3) + `1]`, `[` + strings.Repeat(q(gate.MaxDataURL)+`,`, 60) + `1]`,
 		`[` + strings.Repeat(q(gate.MaxDataURL)+`,`, 99) + `1]`, `{"a":[` + strings.Repeat(q(gate.MaxDataURL)+`,`, 99) + `1]}`,

@@ -25,9 +25,3 @@ func TestOneLexPerReply(t *testing.T) {
 		t.Errorf("two replies read %d times, want twice", got)
 	}
 }
-
-// call_to_files with a files list: replyfiles reads the list again, an
-// entry at a time, and the gate the list it rewrote.
-func TestOneLexPerReplyFiles(t *testing.T) {
-	t.Skip("issue 34: the files list is read again by replyfiles (gate.Items, envelope.ObjectOf) and by the gate")
-}

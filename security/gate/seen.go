@@ -3,6 +3,8 @@ package gate
 import (
 	"bytes"
 
+	"github.com/go-json-experiment/json/jsontext"
+
 	"github.com/stitchslop/stitchslop-bridge/security/unprintable"
 )
 
@@ -19,7 +21,7 @@ type Seen struct {
 
 // Entry sees the nth token of a container of kind ('[' or '{', whose
 // names and values count apart): one past MaxItems entries is left out.
-func (s *Seen) Entry(kind byte, n int64) {
+func (s *Seen) Entry(kind jsontext.Kind, n int64) {
 	if kind == '[' && n >= MaxItems || kind == '{' && n >= 2*MaxItems {
 		s.changes = true
 	}
@@ -29,9 +31,6 @@ func (s *Seen) Entry(kind byte, n int64) {
 // cuts, is not looked into.
 func (s *Seen) Quoted(raw []byte) {
 	inner := raw[1 : len(raw)-1]
-	if s.changes {
-		return
-	}
 	if len(inner) > MaxDataURL || bytes.IndexByte(inner, '\\') >= 0 || !unprintable.PlainText(inner) || bytes.HasPrefix(inner, []byte(reservedPrefix)) {
 		s.changes = true // escapes kept or not, cleaned, marked or left out: walk decides
 	} else if len(inner) >= 5 && bytes.EqualFold(inner[:5], []byte("data:")) {
@@ -46,6 +45,10 @@ func (s *Seen) Gap(b []byte) {
 		s.changes = true
 	}
 }
+
+// Changes reports whether the value must be walked: the door need look
+// no further.
+func (s Seen) Changes() bool { return s.changes }
 
 // Closed sees the value's own last bracket: it is seen whole.
 func (s *Seen) Closed() { s.read = true }
