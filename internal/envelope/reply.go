@@ -146,9 +146,7 @@ func (rd *reader) top(b []byte, member func(name string, v []byte, seen gate.See
 			if depth > 1 && !seen.Changes() {
 				seen.Gap(b[prev : end-len(v)])
 				seen.Entry(kind, n)
-				if v[0] == '"' {
-					seen.Quoted(v)
-				}
+				seen.Scalar(v)
 			}
 			switch {
 			case kind == '{' && n%2 == 0: // a name

@@ -60,6 +60,8 @@ func TestSeenWritesAsTheWalk(t *testing.T) {
 		`[` + strings.Repeat(pad+`,`, 3) + `1]`, `[` + strings.Repeat(q(gate.MaxDataURL)+`,`, 60) + `1]`,
 		`[` + strings.Repeat(q(gate.MaxDataURL)+`,`, 99) + `1]`, `{"a":[` + strings.Repeat(q(gate.MaxDataURL)+`,`, 99) + `1]}`,
 		`[ 1]`, `{"a" :1}`, "[1,\n2]", `["\u00e9"]`, `["é"]`, "[\"a\u200bb\"]", `{"\u0061b":1}`,
+		`[` + strings.Repeat("1", gate.MaxNumber) + `]`, `[` + strings.Repeat("1", gate.MaxNumber+1) + `]`,
+		`[1e999,-1.5E3,true,false,null]`, `{"a":1e2}`,
 		`["[bridge: x"]`, `{"[bridge]":1,"b":2}`, `["data:,x"]`, `{"DATA:x":1}`, `[["data:image/png;base64,AAAA"]]`,
 	} {
 		for _, at := range []string{"", `"s":` + q(gate.MaxTotal/2) + `,`} {

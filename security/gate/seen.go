@@ -27,9 +27,20 @@ func (s *Seen) Entry(kind jsontext.Kind, n int64) {
 	}
 }
 
-// Quoted sees a name or a string, raw. One over MaxDataURL, which walk
-// cuts, is not looked into.
-func (s *Seen) Quoted(raw []byte) {
+// Scalar sees a name, string, number or literal, raw. A string over
+// MaxDataURL, which walk cuts, is not looked into; nor is a number with an
+// exponent, which may be past float64's range (number).
+func (s *Seen) Scalar(raw []byte) {
+	switch raw[0] {
+	case 't', 'f', 'n':
+		return
+	case '"':
+	default:
+		if len(raw) > MaxNumber || bytes.IndexAny(raw, "eE") >= 0 {
+			s.changes = true
+		}
+		return
+	}
 	inner := raw[1 : len(raw)-1]
 	if len(inner) > MaxDataURL || bytes.IndexByte(inner, '\\') >= 0 || !unprintable.PlainText(inner) || bytes.HasPrefix(inner, []byte(reservedPrefix)) {
 		s.changes = true // escapes kept or not, cleaned, marked or left out: walk decides
@@ -55,7 +66,7 @@ func (s *Seen) Closed() { s.read = true }
 
 // verbatim reports whether walk would write a value the door saw as s, n
 // bytes long with the object's bytes before it, as it came: nothing to
-// clean, mark or leave out, no string or name to cut, no container over
+// clean, mark or leave out, no string, name or number to cut, no container over
 // MaxItems, and no entry begun past the budget. (A test that shrinks the
 // limits writes no Seen value.)
 func (g Guard) verbatim(s Seen, n int) bool {
