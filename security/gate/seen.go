@@ -2,6 +2,7 @@ package gate
 
 import (
 	"bytes"
+	"unicode/utf8"
 
 	"github.com/go-json-experiment/json/jsontext"
 
@@ -42,11 +43,22 @@ func (s *Seen) Scalar(raw []byte) {
 		return
 	}
 	inner := raw[1 : len(raw)-1]
-	if len(inner) > MaxDataURL || bytes.IndexByte(inner, '\\') >= 0 || !unprintable.PlainText(inner) || bytes.HasPrefix(inner, []byte(reservedPrefix)) {
+	if len(inner) > MaxDataURL || bytes.IndexByte(inner, '\\') >= 0 || !unprintable.PlainText(inner) && !printable(inner) || bytes.HasPrefix(inner, []byte(reservedPrefix)) {
 		s.changes = true // escapes kept or not, cleaned, marked or left out: walk decides
 	} else if len(inner) >= 5 && bytes.EqualFold(inner[:5], []byte("data:")) {
 		s.dataURL = true
 	}
+}
+
+// printable reports whether inner holds no character Clean removes, nor
+// U+FFFD, which is what invalid UTF-8 reads as.
+func printable(inner []byte) bool {
+	for _, r := range string(inner) {
+		if r == utf8.RuneError || unprintable.Is(r) {
+			return false
+		}
+	}
+	return true
 }
 
 // Gap sees what lies between two tokens: a comma or colon, else space,
