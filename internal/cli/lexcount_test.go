@@ -15,7 +15,7 @@ import (
 // read by the standard's reader, the door's and the gate's. Run with go
 // test -tags lexcount.
 func TestOneLexPerReply(t *testing.T) {
-	reply := `{"ok":true,"say":"Exported.","dataUrl":"data:image/png;base64,` + pngB64 + `","shapes":[{"id":"a1","at":[1,2.5,{"k":null}]},{"id":"a2"}],"meta":{"n":1,"tags":["x","y"]},"n":1}`
+	reply := `{"ok":true,"say":"Exported.","dataUrl":"data:image/png;base64,` + pngB64 + `","shapes":[{"id":"a1","name":"Rosé … ✓","at":[1,2.5,{"k":null}]},{"id":"a2"}],"meta":{"n":1,"tags":["x","y"]},"n":1}`
 	dir := replyWith(t, reply)
 	for name, extra := range map[string][]string{
 		"print": nil,

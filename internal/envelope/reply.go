@@ -105,13 +105,17 @@ func (rd *reader) top(b []byte, member func(name string, v []byte, seen gate.See
 	start := -1 // where the current top-level container value starts
 	for {
 		depth := d.StackDepth()
-		prev := int(d.InputOffset()) // the end of the token before
+		look := depth > 1 && !seen.Changes()
+		prev := 0 // the end of the token before
+		if look {
+			prev = int(d.InputOffset())
+		}
 		var err error
 		switch d.PeekKind() {
 		case '{', '[':
 			if _, err = d.ReadToken(); err == nil && depth == 1 {
 				start, seen = int(d.InputOffset())-1, gate.Seen{}
-			} else if err == nil && !seen.Changes() {
+			} else if err == nil && look {
 				seen.Gap(b[prev : d.InputOffset()-1])
 				kind, n := d.StackIndex(depth) // counting the bracket read
 				seen.Entry(kind, n-1)
@@ -127,7 +131,9 @@ func (rd *reader) top(b []byte, member func(name string, v []byte, seen gate.See
 				}
 				return nil
 			default:
-				seen.Gap(b[prev : d.InputOffset()-1])
+				if look {
+					seen.Gap(b[prev : d.InputOffset()-1])
+				}
 				if depth == 2 {
 					seen.Closed()
 					member(name, b[start:d.InputOffset()], seen)
@@ -143,7 +149,7 @@ func (rd *reader) top(b []byte, member func(name string, v []byte, seen gate.See
 			}
 			end := int(d.InputOffset())
 			v = b[end-len(v) : end]
-			if depth > 1 && !seen.Changes() {
+			if look {
 				seen.Gap(b[prev : end-len(v)])
 				seen.Entry(kind, n)
 				seen.Scalar(v)

@@ -15,7 +15,7 @@ import (
 // every read by the standard's reader, the door's and the gate's. Run with
 // go test -tags lexcount.
 func TestOneLexPerReply(t *testing.T) {
-	env := []byte(`{"id":3,"ok":true,"say":"Exported.","dataUrl":"data:image/png;base64,` + pngHead + `","shapes":[{"id":"a1","at":[1,2.5,{"k":null}]},{"id":"a2"}],"meta":{"n":1,"tags":["x","y"]},"text":"hi"}`)
+	env := []byte(`{"id":3,"ok":true,"say":"Exported.","dataUrl":"data:image/png;base64,` + pngHead + `","shapes":[{"id":"a1","name":"Rosé … ✓","at":[1,2.5,{"k":null}]},{"id":"a2"}],"meta":{"n":1,"tags":["x","y"]},"text":"hi"}`)
 	before := envelope.Lexes()
 	toolResponse([]byte("3"), mustReply(env), ownWords{}, false)
 	reply := mustReply(env)

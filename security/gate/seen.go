@@ -37,14 +37,27 @@ func (s *Seen) Scalar(raw []byte) {
 		return
 	case '"':
 	default:
-		if len(raw) > MaxNumber || bytes.IndexAny(raw, "eE") >= 0 {
-			s.changes = true
+		for _, c := range raw {
+			s.changes = s.changes || c|0x20 == 'e'
 		}
+		s.changes = s.changes || len(raw) > MaxNumber
 		return
 	}
 	inner := raw[1 : len(raw)-1]
-	if len(inner) > MaxDataURL || bytes.IndexByte(inner, '\\') >= 0 || !unprintable.PlainText(inner) && !printable(inner) || bytes.HasPrefix(inner, []byte(reservedPrefix)) {
-		s.changes = true // escapes kept or not, cleaned, marked or left out: walk decides
+	if len(inner) > MaxDataURL {
+		s.changes = true
+		return
+	}
+	for i, c := range inner {
+		if c == '\\' || (c < 0x20 || c >= 0x7F) && (bytes.IndexByte(inner[i:], '\\') >= 0 || !printable(inner[i:])) {
+			s.changes = true // escapes kept or not, or cleaned: walk decides
+			return
+		} else if c >= 0x7F {
+			break // all visible, and no escape
+		}
+	}
+	if bytes.HasPrefix(inner, []byte(reservedPrefix)) {
+		s.changes = true // marked, or left out
 	} else if len(inner) >= 5 && bytes.EqualFold(inner[:5], []byte("data:")) {
 		s.dataURL = true
 	}
