@@ -191,8 +191,7 @@ func checkName(v []byte, n int64, keep bool) (string, error) {
 
 func refusal(b []byte, err error) *Refused {
 	if errors.Is(err, errName) || errors.Is(err, jsontext.ErrDuplicateName) {
-		lexed() // read again, only to word the refusal
-		if v := jsontext.Value(b); v.Kind() == '{' && v.IsValid(jsontext.AllowDuplicateNames(true)) {
+		if valid(b) {
 			return &Refused{why: ErrBadNames, Detail: fmt.Sprintf("it names a member twice, or a name is over %d bytes or does not print, or an object has over %d members", MaxName, MaxMembers)}
 		}
 		// The syntax error beyond the names: read again, only on refusal.
@@ -296,12 +295,24 @@ func Into(b []byte, v any) error {
 	err := jsonv2.Unmarshal(b, v)
 	var se *jsontext.SyntacticError
 	switch {
+	case err == nil && jsontext.Value(b).Kind() != '{':
+		return ErrShape // null, which Unmarshal takes as nothing to do
 	case err == nil:
 		return nil
-	case errors.Is(err, jsontext.ErrDuplicateName):
+	case errors.Is(err, jsontext.ErrDuplicateName) && valid(b):
+		// Unmarshal can meet a name given twice before a syntax error
+		// past it ({"a":0,"a"): that is not one valid object.
 		return ErrBadNames
 	case errors.As(err, &se), errors.Is(err, io.ErrUnexpectedEOF):
 		return ErrNotObject
 	}
 	return ErrShape
+}
+
+// valid reports whether b, refused for a name given twice, is otherwise
+// one valid object: read again, only on refusal.
+func valid(b []byte) bool {
+	lexed()
+	v := jsontext.Value(b)
+	return v.Kind() == '{' && v.IsValid(jsontext.AllowDuplicateNames(true))
 }
