@@ -195,6 +195,7 @@ func refusal(b []byte, err error) *Refused {
 			return &Refused{why: ErrBadNames, Detail: fmt.Sprintf("it names a member twice, or a name is over %d bytes or does not print, or an object has over %d members", MaxName, MaxMembers)}
 		}
 		// The syntax error beyond the names: read again, only on refusal.
+		lexed()
 		d := jsontext.NewDecoder(bytes.NewReader(b), jsontext.AllowDuplicateNames(true))
 		if _, err = d.ReadValue(); err == nil {
 			_, err = d.ReadToken()

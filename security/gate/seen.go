@@ -13,7 +13,8 @@ import (
 // it read it, token by token, so that AppendObject writes a value with
 // nothing in it to change as it came, without reading it again: the
 // common reply is read once. The zero Seen has seen nothing, and the value
-// is read (walk) when written.
+// is read (walk) when written. Only the door fills one, from its own
+// reading of the value it is given with.
 type Seen struct {
 	read    bool
 	changes bool // walk would write a token otherwise, leave one out, or space between
@@ -91,9 +92,9 @@ func (s *Seen) Closed() { s.read = true }
 
 // verbatim reports whether walk would write a value the door saw as s, n
 // bytes long with the object's bytes before it, as it came: nothing to
-// clean, mark or leave out, no string, name or number to cut, no container over
-// MaxItems, and no entry begun past the budget. (A test that shrinks the
-// limits writes no Seen value.)
+// clean, mark or leave out, no string, name or number to cut, no
+// container over MaxItems, and no entry begun past the budget. (A test
+// that shrinks the limits writes no Seen value.)
 func (g Guard) verbatim(s Seen, n int) bool {
 	return s.read && !s.changes && (g.Whole || !(g.EveryDataURL && s.dataURL) && n <= limits.total)
 }
