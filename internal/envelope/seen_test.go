@@ -59,7 +59,7 @@ func TestSeenWritesAsTheWalk(t *testing.T) {
 		`{"a":` + pad + `,"b":[1,2,3]}`, `[` + pad + `,` + pad + `]`,
 		`[` + strings.Repeat(pad+`,`, 3) + `1]`, `[` + strings.Repeat(q(gate.MaxDataURL)+`,`, 60) + `1]`,
 		`[` + strings.Repeat(q(gate.MaxDataURL)+`,`, 99) + `1]`, `{"a":[` + strings.Repeat(q(gate.MaxDataURL)+`,`, 99) + `1]}`,
-		`[ 1]`, `{"a" :1}`, "[1,\n2]", `["\u00e9"]`, `["é … ✓"]`, "[\"a\x7fb\"]", "[\"a\u2028b\"]", "[\"\ufeffa\"]", "{\"é\":\"\U0001F600\"}", "[\"\ufffd\"]", "[\"a\u200bb\"]", `{"\u0061b":1}`,
+		`[ 1]`, `{"a" :1}`, "[1,\n2]", `["\u00e9"]`, `["a\u200bb"]`, `["\u005bbridge: x"]`, `["é … ✓"]`, "[\"a\x7fb\"]", "[\"a\u2028b\"]", "[\"\ufeffa\"]", "{\"é\":\"\U0001F600\"}", "[\"\ufffd\"]", "[\"a\u200bb\"]", `{"\u0061b":1}`,
 		`[` + strings.Repeat("1", gate.MaxNumber) + `]`, `[` + strings.Repeat("1", gate.MaxNumber+1) + `]`,
 		`[1e999,-1.5E3,true,false,null]`, `{"a":1e2}`,
 		`["[bridge: x"]`, `{"[bridge]":1,"b":2}`, `["data:,x"]`, `{"DATA:x":1}`, `[["data:image/png;base64,AAAA"]]`,

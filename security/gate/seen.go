@@ -24,9 +24,7 @@ type Seen struct {
 // Entry sees the nth token of a container of kind ('[' or '{', whose
 // names and values count apart): one past MaxItems entries is left out.
 func (s *Seen) Entry(kind jsontext.Kind, n int64) {
-	if kind == '[' && n >= MaxItems || kind == '{' && n >= 2*MaxItems {
-		s.changes = true
-	}
+	s.changes = s.changes || kind == '[' && n >= MaxItems || kind == '{' && n >= 2*MaxItems
 }
 
 // Scalar sees a name, string, number or literal, raw. A string over
@@ -38,15 +36,12 @@ func (s *Seen) Scalar(raw []byte) {
 		return
 	case '"':
 	default:
-		for _, c := range raw {
-			s.changes = s.changes || c|0x20 == 'e'
-		}
-		s.changes = s.changes || len(raw) > MaxNumber
+		s.changes = s.changes || len(raw) > MaxNumber || bytes.ContainsAny(raw, "eE")
 		return
 	}
 	inner := raw[1 : len(raw)-1]
-	if len(inner) > MaxDataURL {
-		s.changes = true
+	if len(inner) > MaxDataURL || bytes.HasPrefix(inner, []byte(reservedPrefix)) {
+		s.changes = true // cut, marked or left out
 		return
 	}
 	for i, c := range inner {
@@ -57,11 +52,7 @@ func (s *Seen) Scalar(raw []byte) {
 			break // all visible, and no escape
 		}
 	}
-	if bytes.HasPrefix(inner, []byte(reservedPrefix)) {
-		s.changes = true // marked, or left out
-	} else if len(inner) >= 5 && bytes.EqualFold(inner[:5], []byte("data:")) {
-		s.dataURL = true
-	}
+	s.dataURL = s.dataURL || len(inner) >= 5 && bytes.EqualFold(inner[:5], []byte("data:"))
 }
 
 // printable reports whether inner holds no character Clean removes, nor
@@ -78,9 +69,7 @@ func printable(inner []byte) bool {
 // Gap sees what lies between two tokens: a comma or colon, else space,
 // which walk leaves out.
 func (s *Seen) Gap(b []byte) {
-	if len(b) > 1 || len(b) == 1 && b[0] != ',' && b[0] != ':' {
-		s.changes = true
-	}
+	s.changes = s.changes || len(b) > 1 || len(b) == 1 && b[0] != ',' && b[0] != ':'
 }
 
 // Changes reports whether the value must be walked: the door need look
