@@ -3,7 +3,9 @@
 // answer once, where it enters, into a Reply that every face takes instead
 // of the bytes. Members keep the page's order; values stay raw pieces of
 // the answer, encoded by each exit (security/gate), so an image of
-// megabytes is never copied.
+// megabytes is never copied, each with what the door saw in it
+// (gate.Seen), so that the gate writes a list or object with nothing in
+// it to change without reading it again.
 package envelope
 
 import (
@@ -20,7 +22,8 @@ import (
 type Member struct {
 	Key   string
 	Value json.RawMessage
-	Own   bool // written by the bridge (With): never cut by the page's (All)
+	Own   bool      // written by the bridge (With): never cut by the page's (All)
+	Seen  gate.Seen // what the door saw in Value, so the gate need not read it again
 }
 
 // Object is a JSON object with its member order kept.
@@ -76,15 +79,18 @@ func (o Object) AppendJSON(dst []byte) []byte {
 
 // All yields the members marked Own when own is set, else the others, in
 // order: the two lists gate.Guard.AppendObject writes.
-func (o Object) All(own bool) iter.Seq2[string, []byte] {
-	return func(yield func(string, []byte) bool) {
+func (o Object) All(own bool) iter.Seq2[string, gate.Value] {
+	return func(yield func(string, gate.Value) bool) {
 		for _, m := range o {
-			if m.Own == own && !yield(m.Key, m.Value) {
+			if m.Own == own && !yield(m.Key, m.Gated()) {
 				return
 			}
 		}
 	}
 }
+
+// Gated is m's value as the gate takes it.
+func (m Member) Gated() gate.Value { return gate.Value{Raw: m.Value, Seen: m.Seen} }
 
 func (o Object) OK() bool { return gate.IsTrue(o.Get("ok")) }
 
@@ -104,7 +110,7 @@ func (o Object) set(name string, v json.RawMessage, own bool) Object {
 	case v == nil:
 		return out
 	case at < 0:
-		return append(out, Member{name, v, own})
+		return append(out, Member{Key: name, Value: v, Own: own})
 	}
-	return slices.Insert(out, at, Member{name, v, own})
+	return slices.Insert(out, at, Member{Key: name, Value: v, Own: own})
 }

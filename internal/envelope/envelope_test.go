@@ -218,6 +218,7 @@ func TestIntoRefusesAsTheDoorDoes(t *testing.T) {
 		`{"origin":"a"`:                 ErrNotObject,
 		`{"origin":5,"tools":"secret"}`: ErrShape,
 		`["secret"]`:                    ErrShape,
+		` null`:                         ErrShape,
 	} {
 		err := Into([]byte(in), &st)
 		if !errors.Is(err, want) || strings.Contains(err.Error(), "secret") {

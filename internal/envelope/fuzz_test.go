@@ -23,7 +23,9 @@ var strip = unprintable.Strip
 // over its member bounds as ErrBadNames); what it accepts reads, member
 // by member, as encoding/json reads it; and an Image is only ever a
 // top-level dataUrl whose whole payload is canonical base64 of the image
-// type it names. Into agrees on syntax and names given twice.
+// type it names. Into agrees on syntax and names given twice. The gate
+// writes its members from what the door saw as it writes them read again
+// (sameAsWalk).
 func FuzzDecode(f *testing.F) {
 	f.Fuzz(func(t *testing.T, b []byte) {
 		r, err := Decode(b)
@@ -60,6 +62,7 @@ func FuzzDecode(f *testing.F) {
 		if json.Unmarshal(b, &want) != nil || len(want) != len(r.Members()) {
 			t.Fatalf("Decode(%q) = %d members; encoding/json reads %d", b, len(r.Members()), len(want))
 		}
+		sameAsWalk(t, r)
 		for _, m := range r.Members() {
 			var got, exp any
 			if json.Unmarshal(m.Value, &got) != nil || json.Unmarshal(want[m.Key], &exp) != nil || !reflect.DeepEqual(got, exp) {

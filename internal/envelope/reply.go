@@ -53,8 +53,8 @@ func Decode(b []byte) (Reply, error) {
 	rd := newReader(b)
 	defer rd.free()
 	r := Reply{raw: b, members: make(Object, 0, 8)} // a reply has a few
-	if err := rd.top(b, func(name string, v []byte) {
-		r.members = append(r.members, Member{Key: name, Value: v})
+	if err := rd.top(b, func(name string, v []byte, seen gate.Seen) {
+		r.members = append(r.members, Member{Key: name, Value: v, Seen: seen})
 		if name == "dataUrl" {
 			r.image = imageOf(v) // one at most: a name given twice is refused
 		}
@@ -86,8 +86,10 @@ func (r *Refused) Error() string { return r.why.Error() }
 func (r *Refused) Unwrap() error { return r.why }
 
 // top reads b as one object, checking every name at every depth, and
-// calls member with each top-level member, its value a piece of b.
-func (rd *reader) top(b []byte, member func(name string, v []byte)) error {
+// calls member with each top-level member, its value a piece of b, and
+// what the gate needs to know of a container value to write it unread
+// again (gate.Seen).
+func (rd *reader) top(b []byte, member func(name string, v []byte, seen gate.Seen)) error {
 	d := &rd.d
 	switch d.PeekKind() {
 	case '{':
@@ -99,14 +101,24 @@ func (rd *reader) top(b []byte, member func(name string, v []byte)) error {
 	}
 	d.ReadToken()
 	var name string
+	var seen gate.Seen
 	start := -1 // where the current top-level container value starts
 	for {
 		depth := d.StackDepth()
+		look := depth > 1 && !seen.Changes()
+		prev := 0 // the end of the token before
+		if look {
+			prev = int(d.InputOffset())
+		}
 		var err error
 		switch d.PeekKind() {
 		case '{', '[':
 			if _, err = d.ReadToken(); err == nil && depth == 1 {
-				start = int(d.InputOffset()) - 1
+				start, seen = int(d.InputOffset())-1, gate.Seen{}
+			} else if err == nil && look {
+				seen.Gap(b[prev : d.InputOffset()-1])
+				kind, n := d.StackIndex(depth) // counting the bracket read
+				seen.Entry(kind, n-1)
 			}
 		case '}', ']':
 			if _, err = d.ReadToken(); err != nil {
@@ -118,8 +130,14 @@ func (rd *reader) top(b []byte, member func(name string, v []byte)) error {
 					return &Refused{why: ErrNotObject, Detail: fmt.Sprintf("data follows the JSON object at byte %d", d.InputOffset())}
 				}
 				return nil
-			case 2:
-				member(name, b[start:d.InputOffset()])
+			default:
+				if look {
+					seen.Gap(b[prev : d.InputOffset()-1])
+				}
+				if depth == 2 {
+					seen.Closed()
+					member(name, b[start:d.InputOffset()], seen)
+				}
 			}
 		case 0:
 			_, err = d.ReadToken() // the error PeekKind saw
@@ -131,6 +149,11 @@ func (rd *reader) top(b []byte, member func(name string, v []byte)) error {
 			}
 			end := int(d.InputOffset())
 			v = b[end-len(v) : end]
+			if look {
+				seen.Gap(b[prev : end-len(v)])
+				seen.Entry(kind, n)
+				seen.Scalar(v)
+			}
 			switch {
 			case kind == '{' && n%2 == 0: // a name
 				var s string
@@ -138,7 +161,7 @@ func (rd *reader) top(b []byte, member func(name string, v []byte)) error {
 					name = s
 				}
 			case depth == 1:
-				member(name, v)
+				member(name, v, gate.Seen{})
 			}
 		}
 		if err != nil {
@@ -168,10 +191,11 @@ func checkName(v []byte, n int64, keep bool) (string, error) {
 
 func refusal(b []byte, err error) *Refused {
 	if errors.Is(err, errName) || errors.Is(err, jsontext.ErrDuplicateName) {
-		if v := jsontext.Value(b); v.Kind() == '{' && v.IsValid(jsontext.AllowDuplicateNames(true)) {
+		if valid(b) {
 			return &Refused{why: ErrBadNames, Detail: fmt.Sprintf("it names a member twice, or a name is over %d bytes or does not print, or an object has over %d members", MaxName, MaxMembers)}
 		}
 		// The syntax error beyond the names: read again, only on refusal.
+		lexed()
 		d := jsontext.NewDecoder(bytes.NewReader(b), jsontext.AllowDuplicateNames(true))
 		if _, err = d.ReadValue(); err == nil {
 			_, err = d.ReadToken()
@@ -272,12 +296,24 @@ func Into(b []byte, v any) error {
 	err := jsonv2.Unmarshal(b, v)
 	var se *jsontext.SyntacticError
 	switch {
+	case err == nil && jsontext.Value(b).Kind() != '{':
+		return ErrShape // null, which Unmarshal takes as nothing to do
 	case err == nil:
 		return nil
-	case errors.Is(err, jsontext.ErrDuplicateName):
+	case errors.Is(err, jsontext.ErrDuplicateName) && valid(b):
+		// Unmarshal can meet a name given twice before a syntax error
+		// past it ({"a":0,"a"): that is not one valid object.
 		return ErrBadNames
 	case errors.As(err, &se), errors.Is(err, io.ErrUnexpectedEOF):
 		return ErrNotObject
 	}
 	return ErrShape
+}
+
+// valid reports whether b, refused for a name given twice, is otherwise
+// one valid object: read again, only on refusal.
+func valid(b []byte) bool {
+	lexed()
+	v := jsontext.Value(b)
+	return v.Kind() == '{' && v.IsValid(jsontext.AllowDuplicateNames(true))
 }

@@ -51,12 +51,12 @@ func toolResponse(id []byte, env envelope.Reply, own ownWords, modern bool) Mess
 	}
 	// The envelope without its transport id, nor the image it carries,
 	// nor what the bridge saved to files, bounded as a whole by the gate.
-	text = guard.AppendObject(text, func(yield func(string, []byte) bool) {
+	text = guard.AppendObject(text, func(yield func(string, gate.Value) bool) {
 		for _, m := range env.Members() {
 			if m.Key == "id" || (hasImage && m.Key == "dataUrl") || slices.Contains(own.saved, m.Key) {
 				continue
 			}
-			if !yield(m.Key, m.Value) {
+			if !yield(m.Key, m.Gated()) {
 				return
 			}
 		}

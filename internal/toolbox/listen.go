@@ -134,9 +134,9 @@ type field struct {
 // with its escapes as they came, so no byte of the tab's reaches stdout
 // but as a string the gate wrote.
 func line(fields ...field) []byte {
-	return gate.Guard{}.AppendObject(nil, func(yield func(string, []byte) bool) {
+	return gate.Guard{}.AppendObject(nil, func(yield func(string, gate.Value) bool) {
 		for _, f := range fields {
-			if f.value != nil && !yield(f.name, f.value) {
+			if f.value != nil && !yield(f.name, gate.Value{Raw: f.value}) {
 				return
 			}
 		}

@@ -13,7 +13,8 @@
 //
 // A limit counts characters as encoding/json decodes them. A raw string is
 // never shorter than its decoded form, so one whose raw form is within a
-// limit is passed uncounted.
+// limit is passed uncounted. A member the door saw nothing in to change
+// (Seen) is written as it came, without reading it again.
 //
 // The bytes of the whole hold by construction, whatever the nesting or
 // the escapes (MaxGuarded): every entry, the first of a container
@@ -130,12 +131,13 @@ type Guard struct {
 // would pass every per-string bound and none of the whole.
 //
 // own, the bridge's members (what --out saved, protocol.md §4.4), follow,
-// guarded but never left out, whatever members spent.
-func (g Guard) AppendObject(dst []byte, members, own iter.Seq2[string, []byte]) []byte {
+// guarded but never left out, whatever members spent. A value the door saw
+// nothing in to change (Value.Seen) is copied, not read.
+func (g Guard) AppendObject(dst []byte, members, own iter.Seq2[string, Value]) []byte {
 	origin := len(dst)
 	dst = append(dst, '{')
 	n, left := 0, 0
-	member := func(key string, value []byte, origin int) {
+	member := func(key string, value Value, origin int) {
 		if n > 0 {
 			dst = append(dst, ',')
 		}
@@ -166,10 +168,16 @@ func (g Guard) AppendObject(dst []byte, members, own iter.Seq2[string, []byte]) 
 	return append(dst, '}')
 }
 
+// Value is a top-level member's value as AppendObject takes it: its raw
+// bytes, valid JSON, and what the door saw in them (Seen).
+type Value struct {
+	Raw  []byte
+	Seen Seen
+}
+
 // appendMember appends the member key:value of a top-level object to dst,
-// both guarded; value is its raw value, valid JSON. The budget counts dst
-// from origin, the object's start.
-func (g Guard) appendMember(dst []byte, key string, value []byte, origin int) []byte {
+// both guarded. The budget counts dst from origin, the object's start.
+func (g Guard) appendMember(dst []byte, key string, value Value, origin int) []byte {
 	k := AppendString(make([]byte, 0, len(key)+2), key)
 	if v, _, o := g.str(k, ceiling()-(len(dst)-origin)); o != nil {
 		dst = AppendString(dst, g.note(o.n, "", Left{Name: true}))
@@ -177,7 +185,10 @@ func (g Guard) appendMember(dst []byte, key string, value []byte, origin int) []
 		dst = append(dst, v...)
 	}
 	dst = append(dst, ':')
-	out, _ := g.walk(dst, value, k, origin)
+	if g.verbatim(value.Seen, len(dst)-origin+len(value.Raw)) {
+		return append(dst, value.Raw...)
+	}
+	out, _ := g.walk(dst, value.Raw, k, origin)
 	return out
 }
 
@@ -190,6 +201,7 @@ const reservedPrefix = "[bridge"
 // Apply returns doc guarded and compact, or doc itself when nothing
 // changed or it is not valid JSON.
 func (g Guard) Apply(doc []byte) ([]byte, bool) {
+	lexed()
 	if !jsontext.Value(doc).IsValid(jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true)) {
 		return doc, false
 	}
@@ -248,6 +260,7 @@ func (g Guard) walk(dst, v, base []byte, origin int) ([]byte, bool) {
 	if out, changed, ok := g.scalar(dst, v, base, ceiling()-(len(dst)-origin)); ok {
 		return out, changed
 	}
+	lexed()
 	c := coders.Get().(*coder)
 	defer func() {
 		c.in, c.out = bytes.Buffer{}, bytes.Buffer{}

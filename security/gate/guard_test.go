@@ -236,10 +236,10 @@ func TestCompactIsJSONCompact(t *testing.T) {
 }
 
 // members is an object's members in order, as AppendObject takes them.
-func members(kv ...string) iter.Seq2[string, []byte] {
-	return func(yield func(string, []byte) bool) {
+func members(kv ...string) iter.Seq2[string, Value] {
+	return func(yield func(string, Value) bool) {
 		for i := 0; i+1 < len(kv); i += 2 {
-			if !yield(kv[i], []byte(kv[i+1])) {
+			if !yield(kv[i], Value{Raw: []byte(kv[i+1])}) {
 				return
 			}
 		}

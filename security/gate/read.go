@@ -53,6 +53,7 @@ func Each(v []byte, f func(name string, value []byte) bool) bool {
 	if len(v) == 0 {
 		return false
 	}
+	lexed()
 	rd := newReader(v, lenient...)
 	defer rd.free()
 	d := &rd.d
@@ -91,6 +92,7 @@ func Items(v []byte, f func(value []byte) bool) bool {
 	if len(v) == 0 {
 		return false
 	}
+	lexed()
 	rd := newReader(v, lenient...)
 	defer rd.free()
 	d := &rd.d
@@ -171,5 +173,6 @@ func IsTrue(v []byte) bool { return string(bytes.TrimSpace(v)) == "true" }
 // Valid checks the bridge's own requests: names given twice and invalid
 // UTF-8 are the sender's business, as with encoding/json.
 func Valid(b []byte) bool {
+	lexed()
 	return jsontext.Value(b).IsValid(jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
 }
