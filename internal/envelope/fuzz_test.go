@@ -24,8 +24,9 @@ var strip = unprintable.Strip
 // by member, as encoding/json reads it; and an Image is only ever a
 // top-level dataUrl whose whole payload is canonical base64 of the image
 // type it names. Into agrees on syntax and names given twice. The gate
-// writes its members from what the door saw as it writes them read again
-// (sameAsWalk).
+// writes its members from what the door saw as it writes them read again,
+// for every Guard, after a face's words and before its own members
+// (sameAsWalkAll).
 func FuzzDecode(f *testing.F) {
 	f.Fuzz(func(t *testing.T, b []byte) {
 		r, err := Decode(b)
@@ -62,7 +63,7 @@ func FuzzDecode(f *testing.F) {
 		if json.Unmarshal(b, &want) != nil || len(want) != len(r.Members()) {
 			t.Fatalf("Decode(%q) = %d members; encoding/json reads %d", b, len(r.Members()), len(want))
 		}
-		sameAsWalk(t, r)
+		sameAsWalkAll(t, r)
 		for _, m := range r.Members() {
 			var got, exp any
 			if json.Unmarshal(m.Value, &got) != nil || json.Unmarshal(want[m.Key], &exp) != nil || !reflect.DeepEqual(got, exp) {
