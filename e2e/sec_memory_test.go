@@ -203,6 +203,14 @@ func TestSec_ShellSaveOf60MBFileCostsAtMostTwiceTheReply(t *testing.T) {
 func TestSec_T9_GreetingOfLongSayCostsNoMoreThanACallOfIt(t *testing.T) {
 	// Not parallel: a peak is measured, and tests of tens of megabytes at
 	// once under -race starve each other.
+	if raceEnabled {
+		// The detector's shadow memory makes a call of this reply cost
+		// +150 to +180 MB and the greeting's difference from it move by
+		// more than the say (+0 to +50 MB in .ci/run): no bound tells the
+		// old clip from the new there. internal/mcp's
+		// TestClipCutsBeforeItCleans holds the cause under -race too.
+		t.Skip("a peak under -race does not tell the greeting's cost from the race detector's")
+	}
 	const size = 16 << 20
 	say, _ := json.Marshal(strings.Repeat("a", size)) // once, not per bridge
 	// cost is the growth of a new bridge's peak memory over tool's call,
