@@ -1,7 +1,6 @@
 package mcp
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -727,7 +726,7 @@ func (s *Session) voicePart(port int, st hub.Snapshot, hostListeners []int) (str
 // a name cannot pose as a line of the greeting. It cuts before it decodes
 // and cleans: a say of megabytes costs the bridge n runes of work.
 func clip(v []byte, n int) string {
-	s := head(v, n+1)
+	s, _ := gate.Head(v, n+1)
 	more := ""
 	i := 0
 	for at := range s { // each rune, an invalid byte one
@@ -743,28 +742,6 @@ func clip(v []byte, n int) string {
 		}
 		return r
 	}, s) + more
-}
-
-// head is v, a JSON string, decoded as far as its first n runes need: its
-// first 12n bytes (one rune's escape is at most 12, a surrogate pair), less
-// the end of an escape the cut split, which the standard's reader refuses
-// (a split pair is a lone surrogate), so no escape is read by hand.
-func head(v []byte, n int) string {
-	v = bytes.TrimSpace(v)
-	cut := 1 + 12*n // the quote, then n runes
-	if len(v) <= cut+1 {
-		s, _ := gate.String(v)
-		return s
-	}
-	if v[0] != '"' {
-		return ""
-	}
-	for end := cut; end > cut-12; end-- {
-		if s, ok := gate.String(append(v[:end:end], '"')); ok {
-			return s
-		}
-	}
-	return ""
 }
 
 func thousands(n int64) string {

@@ -141,6 +141,27 @@ func String(v []byte) (string, bool) {
 	return string(u), true
 }
 
+// Head is the first n characters of String(v), decoded no further than
+// they need (unquote), or false when v is no string: a string of
+// megabytes costs n characters of work. Like String, it takes a string
+// without escapes as it is.
+func Head(v []byte, n int) (string, bool) {
+	v = bytes.TrimSpace(v)
+	if len(v) < 2 || v[0] != '"' || v[len(v)-1] != '"' {
+		return "", false
+	}
+	p, plain := Plain(v)
+	if !plain {
+		return unquote(v[1:len(v)-1], n), true
+	}
+	i := 0
+	for ; n > 0 && i < len(p); n-- {
+		_, size := utf8.DecodeRune(p[i:])
+		i += size
+	}
+	return string(p[:i]), true
+}
+
 // Plain returns v's contents, no copy, when it is a JSON string without
 // escapes.
 func Plain(v []byte) ([]byte, bool) {
