@@ -65,8 +65,9 @@ func FuzzStreamEnvelope(f *testing.F) {
 		if err := json.Unmarshal(members["dataUrl"], &s); err != nil {
 			t.Fatalf("saveImage(%q) wrote a file, but dataUrl is not a string: %v", reply, err)
 		}
-		_, b64, ok := files.SplitDataURL(s)
-		if !ok {
+		_, p, err := files.ParseDataURL([]byte(s))
+		b64 := string(p)
+		if err != nil {
 			t.Fatalf("saveImage(%q) wrote a file, but dataUrl is not a base64 data URL", reply)
 		}
 		// One rule (files.Base64): what base64.StdEncoding writes, and

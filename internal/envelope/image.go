@@ -1,7 +1,6 @@
 package envelope
 
 import (
-	"bytes"
 	"encoding/base64"
 
 	"github.com/stitchslop/stitchslop-bridge/security/files"
@@ -38,7 +37,8 @@ func imageOf(v []byte) Image {
 }
 
 // DataURL returns the MIME type and payload, not decoded, of v, a raw
-// dataUrl value; a string without escapes is read in place.
+// dataUrl value, by the one parser (files.ParseDataURL); a string without
+// escapes is read in place.
 func DataURL(v []byte) (mime string, payload []byte, ok bool) {
 	s, plain := gate.Plain(v)
 	if !plain {
@@ -48,10 +48,6 @@ func DataURL(v []byte) (mime string, payload []byte, ok bool) {
 		}
 		s = []byte(u)
 	}
-	head, payload, found := bytes.Cut(s, []byte(","))
-	if !found {
-		return "", nil, false // and no copy of a string that is no data URL
-	}
-	mime, _, ok = files.SplitDataURL(string(head) + ",")
-	return mime, payload, ok
+	mime, payload, err := files.ParseDataURL(s)
+	return mime, payload, err == nil
 }

@@ -7,50 +7,48 @@ import (
 	"strings"
 )
 
-// SplitDataURL is the one data URL parser (RFC 2397, base64 form only). It
-// returns the MIME type lower-cased without parameters, and the payload
-// undecoded. A type holding a space, quote or line break is refused.
-func SplitDataURL(s string) (mime, payload string, ok bool) {
-	if len(s) < 5 || !strings.EqualFold(s[:5], "data:") {
-		return "", "", false
-	}
-	meta, payload, ok := strings.Cut(s[5:], ",")
-	const b64 = ";base64"
-	if !ok || len(meta) < len(b64) || !strings.EqualFold(meta[len(meta)-len(b64):], b64) {
-		return "", "", false
-	}
-	mime, _, _ = strings.Cut(meta[:len(meta)-len(b64)], ";")
-	if strings.ContainsAny(mime, " \t\r\n\"") {
-		return "", "", false
-	}
-	return strings.ToLower(mime), payload, true
-}
-
-// Base64Payload is the payload of url, a data URL as bytes (a piece of a
-// reply), checked by the one rule (Base64) and not decoded, nor copied:
-// what Batch.SaveBase64 takes. It reads url by SplitDataURL's rules, but
-// never copies the part before the comma, which a page may make as long
-// as the reply. Errors never quote the URL, which may be large or hostile.
-func Base64Payload(url []byte) ([]byte, error) {
-	if len(url) < 5 || !strings.EqualFold(string(url[:5]), "data:") {
-		return nil, errors.New("files: not a data URL")
+// ParseDataURL is the one data URL parser (RFC 2397, base64 form only). It
+// reads url, a piece of a reply, in place: payload is a piece of it,
+// neither decoded nor checked, and the part before the comma, which a page
+// can make as long as the reply, is never copied. mime is the type
+// lower-cased without parameters; "" when longer than any type is
+// (maxMIME). A type holding a space, quote or line break is refused.
+// Errors never quote the URL, which may be large or hostile.
+func ParseDataURL(url []byte) (mime string, payload []byte, err error) {
+	if len(url) < 5 || !bytes.EqualFold(url[:5], []byte("data:")) {
+		return "", nil, errors.New("files: not a data URL")
 	}
 	meta, payload, found := bytes.Cut(url[5:], []byte(","))
 	const b64 = ";base64"
+	notBase64 := fmt.Errorf("files: data URL of %d bytes is not ;base64,", len(url))
 	switch {
 	case !found && bytes.IndexByte(url[5:], ';') < 0:
-		return nil, fmt.Errorf("files: data URL of %d bytes has no data", len(url))
-	case !found || len(meta) < len(b64) || !strings.EqualFold(string(meta[len(meta)-len(b64):]), b64):
-		return nil, fmt.Errorf("files: data URL of %d bytes is not ;base64,", len(url))
+		return "", nil, fmt.Errorf("files: data URL of %d bytes has no data", len(url))
+	case !found || len(meta) < len(b64) || !bytes.EqualFold(meta[len(meta)-len(b64):], []byte(b64)):
+		return "", nil, notBase64
 	}
-	mime, _, _ := bytes.Cut(meta[:len(meta)-len(b64)], []byte(";"))
-	if bytes.ContainsAny(mime, " \t\r\n\"") {
-		return nil, fmt.Errorf("files: data URL of %d bytes is not ;base64,", len(url))
+	typ, _, _ := bytes.Cut(meta[:len(meta)-len(b64)], []byte(";"))
+	if bytes.ContainsAny(typ, " \t\r\n\"") {
+		return "", nil, notBase64
 	}
-	if !Base64(payload) {
+	if len(typ) <= maxMIME {
+		mime = strings.ToLower(string(typ))
+	}
+	return mime, payload, nil
+}
+
+// maxMIME is RFC 6838's longest type: a name and a subtype of 127
+// characters each.
+const maxMIME = 2*127 + 1
+
+// Base64Payload is the payload of url (ParseDataURL) checked by the one rule
+// (Base64), not decoded nor copied: what Batch.SaveBase64 takes.
+func Base64Payload(url []byte) ([]byte, error) {
+	_, payload, err := ParseDataURL(url)
+	if err == nil && !Base64(payload) {
 		return nil, fmt.Errorf("files: data URL of %d bytes: %s", len(url), NotBase64)
 	}
-	return payload, nil
+	return payload, err
 }
 
 // NotBase64 says why a payload fails Base64, quoting none of it.

@@ -1,8 +1,11 @@
 package files
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
-func TestSplitDataURL(t *testing.T) {
+func TestParseDataURL(t *testing.T) {
 	tests := []struct {
 		in            string
 		ok            bool
@@ -19,11 +22,17 @@ func TestSplitDataURL(t *testing.T) {
 		{"data:image/png;base64", false, "", ""},
 		{"data:image /png;base64,AAAA", false, "", ""},
 		{"http://x/y.png", false, "", ""},
+		// A type longer than any (RFC 6838) is read as none, never copied.
+		{"data:image/" + strings.Repeat("p", 300) + ";base64,AAAA", true, "", "AAAA"},
 	}
 	for _, tt := range tests {
-		mime, payload, ok := SplitDataURL(tt.in)
-		if ok != tt.ok || mime != tt.mime || payload != tt.payload {
-			t.Errorf("SplitDataURL(%q) = %q, %q, %v; want %q, %q, %v", tt.in, mime, payload, ok, tt.mime, tt.payload, tt.ok)
+		in := []byte(tt.in)
+		mime, payload, err := ParseDataURL(in)
+		if ok := err == nil; ok != tt.ok || mime != tt.mime || string(payload) != tt.payload {
+			t.Errorf("ParseDataURL(%q) = %q, %q, %v; want %q, %q, %v", tt.in, mime, payload, err, tt.mime, tt.payload, tt.ok)
+		}
+		if len(payload) > 0 && &payload[0] != &in[len(in)-len(payload)] {
+			t.Errorf("ParseDataURL(%q) copied the payload", tt.in)
 		}
 	}
 }

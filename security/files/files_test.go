@@ -659,7 +659,7 @@ func TestSaveOverwrite(t *testing.T) {
 }
 
 // TestBase64Payload: the payload comes back in place, checked, by
-// SplitDataURL's rules; a refusal quotes none of the URL.
+// ParseDataURL's rules; a refusal quotes none of the URL.
 func TestBase64Payload(t *testing.T) {
 	tests := []struct {
 		in       string
@@ -677,7 +677,7 @@ func TestBase64Payload(t *testing.T) {
 		{in: "javascript:alert(1)", wantErr: "not a data URL"},
 		{in: "data:image/png", wantErr: "has no data"},
 		{in: "data:image/png,SECRETPAYLOAD", wantErr: "is not ;base64,"},
-		// One parser's rules (SplitDataURL): parameters before ;base64 are dropped.
+		// One parser's rules (ParseDataURL): parameters before ;base64 are dropped.
 		{in: "data:text/plain;charset=utf-8;base64,aGk=", wantData: "hi"},
 		{in: "data:image/png;base64", wantErr: "is not ;base64,"},
 		{in: "data:image /png;base64,aGk=", wantErr: "is not ;base64,"},

@@ -7,34 +7,57 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"strings"
 	"testing"
 	"unicode/utf8"
 )
 
-// FuzzBase64Payload: Base64Payload never panics; it takes a URL exactly
-// when SplitDataURL does and Base64 takes its payload, and returns that
-// payload, a piece of the URL; what it refuses yields nothing.
+// FuzzBase64Payload: ParseDataURL and Base64Payload never panic; they take
+// a URL exactly when RFC 2397's base64 form, as a pattern states it, does
+// (and Base64Payload only when Base64 takes its payload), and return that
+// payload, a piece of the URL, and the type, lower-cased, without
+// parameters; what they refuse yields nothing.
 func FuzzBase64Payload(f *testing.F) {
 	f.Add("data:image/png;base64,iVBORw0KGgo=")
 	f.Add("data:a;b;base64,aGk=")
 	f.Fuzz(func(t *testing.T, s string) {
 		in := []byte(s)
-		payload, err := Base64Payload(in)
-		_, want, ok := SplitDataURL(s)
-		ok = ok && Base64([]byte(want))
+		m := dataURLPattern.FindStringSubmatch(s)
+		if m == nil {
+			m = []string{"", "", ""}
+		}
+		typ, _, _ := strings.Cut(m[1], ";")
+		ok := m[0] != "" && !strings.ContainsAny(typ, " \t\r\n\"")
+		if len(typ) > maxMIME {
+			typ = ""
+		}
+		mime, payload, err := ParseDataURL(in)
 		switch {
-		case err != nil && payload != nil:
-			t.Errorf("Base64Payload(%q) = %q, %v; want nothing with the error", s, payload, err)
+		case err != nil && (payload != nil || mime != ""):
+			t.Errorf("ParseDataURL(%q) = %q, %q, %v; want nothing with the error", s, mime, payload, err)
 		case (err == nil) != ok:
-			t.Errorf("Base64Payload(%q) = %v; SplitDataURL and Base64 say %v", s, err, ok)
-		case ok && string(payload) != want:
-			t.Errorf("Base64Payload(%q) = %q, want %q", s, payload, want)
+			t.Errorf("ParseDataURL(%q) = %v; the pattern says %v", s, err, ok)
+		case ok && (string(payload) != m[2] || mime != strings.ToLower(typ)):
+			t.Errorf("ParseDataURL(%q) = %q, %q; want %q, %q", s, mime, payload, strings.ToLower(typ), m[2])
 		case len(payload) > 0 && &payload[0] != &in[len(in)-len(payload)]:
-			t.Errorf("Base64Payload(%q) copied the payload", s)
+			t.Errorf("ParseDataURL(%q) copied the payload", s)
+		}
+		checked, err := Base64Payload(in)
+		switch ok = ok && Base64([]byte(m[2])); {
+		case err != nil && checked != nil:
+			t.Errorf("Base64Payload(%q) = %q, %v; want nothing with the error", s, checked, err)
+		case (err == nil) != ok:
+			t.Errorf("Base64Payload(%q) = %v; the pattern and Base64 say %v", s, err, ok)
+		case ok && string(checked) != m[2]:
+			t.Errorf("Base64Payload(%q) = %q, want %q", s, checked, m[2])
 		}
 	})
 }
+
+// dataURLPattern is RFC 2397's base64 form: the first comma ends
+// ";base64", in any case.
+var dataURLPattern = regexp.MustCompile(`(?s)^(?i:data:)([^,]*)(?i:;base64),(.*)$`)
 
 // FuzzSaveName: whatever the name and bytes from the tab, a Batch's Save
 // (with or without overwrite) either fails and writes nothing anywhere
