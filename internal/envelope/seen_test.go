@@ -63,6 +63,7 @@ func TestSeenWritesAsTheWalk(t *testing.T) {
 		`[` + strings.Repeat("1", gate.MaxNumber) + `]`, `[` + strings.Repeat("1", gate.MaxNumber+1) + `]`,
 		`[1e999,-1.5E3,true,false,null]`, `{"a":1e2}`,
 		`["[bridge: x"]`, `{"[bridge]":1,"b":2}`, `["data:,x"]`, `{"DATA:x":1}`, `[["data:image/png;base64,AAAA"]]`,
+		`["d\u0061ta:,x"]`, `{"\u0064ata:x":1}`, `["a\nb","\u0041","\/","\ud83d\ude00"]`, `["\u0000"]`, `["\u005b"]`,
 	} {
 		for _, at := range []string{"", `"s":` + q(gate.MaxTotal/2) + `,`} {
 			r, err := Decode([]byte(`{"id":1,` + at + `"v":` + v + `}`))

@@ -521,13 +521,28 @@ func reserved(inner []byte) bool {
 // jsontext's unquoting reports, are rewritten as U+FFFD: strict readers of
 // the output refuse them.
 func cleaned(inner []byte) (string, bool) {
-	if bytes.IndexByte(inner, '\\') < 0 && unprintable.PlainText(inner) {
+	if bytes.IndexByte(inner, '\\') < 0 && visible(inner) {
 		return "", false
 	}
 	u, err := jsontext.AppendUnquote(nil, quoted(inner))
 	s := string(u)
 	c := Clean(s)
 	return c, c != s || err != nil
+}
+
+// visible reports whether Clean leaves inner, raw string contents without
+// escapes, as they are: no character it removes, nor U+FFFD, which is
+// what invalid UTF-8 reads as. Visible text in any script costs no copy.
+func visible(inner []byte) bool {
+	if unprintable.PlainText(inner) {
+		return true
+	}
+	for _, r := range string(inner) {
+		if r == utf8.RuneError || unprintable.Is(r) {
+			return false
+		}
+	}
+	return true
 }
 
 // unquote decodes the first limit characters of inner (all when limit is

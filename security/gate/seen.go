@@ -2,11 +2,9 @@ package gate
 
 import (
 	"bytes"
-	"unicode/utf8"
+	"math"
 
 	"github.com/go-json-experiment/json/jsontext"
-
-	"github.com/stitchslop/stitchslop-bridge/security/unprintable"
 )
 
 // Seen is what the door (internal/envelope) saw in a container value as
@@ -27,43 +25,26 @@ func (s *Seen) Entry(kind jsontext.Kind, n int64) {
 	s.changes = s.changes || kind == '[' && n >= MaxItems || kind == '{' && n >= 2*MaxItems
 }
 
-// Scalar sees a name, string, number or literal, raw. A string over
-// MaxDataURL, which walk cuts, is not looked into; nor is a number with an
-// exponent, which may be past float64's range (number).
+// Scalar sees a name, string, number or literal, raw, by walk's own rules
+// (str, number). A string over MaxDataURL, which walk cuts or not by where
+// it falls, changes; one with an escape may be a data URL, which only a
+// read says.
 func (s *Seen) Scalar(raw []byte) {
 	switch raw[0] {
 	case 't', 'f', 'n':
-		return
 	case '"':
-	default:
-		s.changes = s.changes || len(raw) > MaxNumber || bytes.ContainsAny(raw, "eE")
-		return
-	}
-	inner := raw[1 : len(raw)-1]
-	if len(inner) > MaxDataURL || bytes.HasPrefix(inner, []byte(reservedPrefix)) {
-		s.changes = true // cut, marked or left out
-		return
-	}
-	for i, c := range inner {
-		if c == '\\' || (c < 0x20 || c >= 0x7F) && (bytes.IndexByte(inner[i:], '\\') >= 0 || !printable(inner[i:])) {
-			s.changes = true // escapes kept or not, or cleaned: walk decides
+		inner := raw[1 : len(raw)-1]
+		if len(inner) > MaxDataURL {
+			s.changes = true
 			return
-		} else if c >= 0x7F {
-			break // all visible, and no escape
 		}
+		_, changes, _ := Guard{}.str(raw, math.MaxInt)
+		s.changes = s.changes || changes
+		s.dataURL = s.dataURL || bytes.IndexByte(inner, '\\') >= 0 || len(inner) >= 5 && bytes.EqualFold(inner[:5], []byte("data:"))
+	default:
+		_, cut := Guard{}.number(raw, nil, nil)
+		s.changes = s.changes || cut
 	}
-	s.dataURL = s.dataURL || len(inner) >= 5 && bytes.EqualFold(inner[:5], []byte("data:"))
-}
-
-// printable reports whether inner holds no character Clean removes, nor
-// U+FFFD, which is what invalid UTF-8 reads as.
-func printable(inner []byte) bool {
-	for _, r := range string(inner) {
-		if r == utf8.RuneError || unprintable.Is(r) {
-			return false
-		}
-	}
-	return true
 }
 
 // Gap sees what lies between two tokens: a comma or colon, else space,
