@@ -1,0 +1,136 @@
+//go:build linux
+
+package e2e
+
+// Attacks on the one data URL parser (files.ParseDataURL) as its callers
+// take it, from a hostile page: a data URL of tens of megabytes with one
+// JSON escape in its header. Every reader of a data URL reads it in place
+// only while the JSON string holds no escape; one escape, which no
+// browser's JSON.stringify writes but any page may, and the whole string,
+// header and payload, is decoded into a copy, then copied again
+// (gate.String's string, then a []byte of it): issue 34 item 3's bound,
+// twice the reply's size, peak, does not hold (THREAT_MODEL.md T9).
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// escapedFileReply is bigFileReply with its data URL's comma written as
+// the escape \u002c: the same value to every JSON reader.
+func escapedFileReply() string {
+	return `"ok":true,"files":[{"name":"a.dst","dataUrl":"data:application/octet-stream;base64\u002c` + strings.Repeat("PDw8", bigFileSize/4) + `"}]`
+}
+
+// TestAttack_T9_CallToFilesOfEscapedDataURLCostsAtMostTwiceTheReply:
+// TestSec_CallToFilesOf60MBFileCostsAtMostTwiceTheReply with one escape
+// in the data URL's header. replyfiles' textOf decodes the escaped string
+// whole (gate.String: jsontext.AppendUnquote, then string()) and copies it
+// once more ([]byte) before files.Base64Payload reads it.
+func TestAttack_T9_CallToFilesOfEscapedDataURLCostsAtMostTwiceTheReply(t *testing.T) {
+	// Not parallel: a peak is measured.
+	body := escapedFileReply()
+	b, p := mcpTab(t, "")
+	p.serve(func(cmd string, args map[string]any) map[string]any {
+		if cmd == "scene.describe" {
+			return nil // answered raw below
+		}
+		return defaultHandler(cmd, args)
+	})
+	before := peakKB(t, b.pid())
+	from := len(p.frames.all())
+	dir := t.TempDir()
+	id := b.rpc.request("tools/call", map[string]any{"name": "call_to_files", "arguments": map[string]any{"command": "scene.describe", "dir": dir}})
+	f, _ := p.frameAt(from, func(f frame) bool { return f.str("command") == "scene.describe" })
+	rawReply(t, p, f, body)
+	b.rpc.responseWithin(id, 2*time.Minute)
+	if names, _ := os.ReadDir(dir); len(names) != 1 {
+		t.Fatalf("call_to_files saved %d files, want 1 (the escape is the same value)", len(names))
+	}
+	after := peakKB(t, b.pid())
+	bound := 2 * len(body) >> 10
+	if raceEnabled {
+		bound *= raceMemory
+	}
+	t.Logf("bridge peak %d KiB before, %d after (+%d; bound +%d)", before, after, after-before, bound)
+	if after-before > bound {
+		t.Errorf("call_to_files of a %d KiB reply whose data URL holds one escape took the bridge from %d to %d KiB (+%d), want at most twice the reply (+%d KiB)", len(body)>>10, before, after, after-before, bound)
+	}
+}
+
+// TestAttack_T9_ShellOutOfEscapedDataURLCostsAtMostTwiceTheReply: `call
+// --out FILE` of a reply whose 60 MB are a PNG's top-level dataUrl, its
+// comma escaped. The door's imageOf (envelope.DataURL) copies the decoded
+// string twice and keeps the copy as the reply's Image; saveImage's
+// imageOf reads it again, by envelope.DataURL again, two copies more.
+// The same reply without the escape is held to the bound too ("plain"),
+// so that the escape is what fails it.
+func TestAttack_T9_ShellOutOfEscapedDataURLCostsAtMostTwiceTheReply(t *testing.T) {
+	// Not parallel: a peak is measured.
+	for _, comma := range []string{",", `\u002c`} {
+		name := map[string]string{",": "plain", `\u002c`: "escaped"}[comma]
+		t.Run(name, func(t *testing.T) { shellOutPeak(t, comma) })
+	}
+}
+
+func shellOutPeak(t *testing.T, comma string) {
+	tok := newToken()
+	b := startBridge(t, bridgeOpts{token: tok})
+	p, _ := connectPage(t, b, map[string]any{"token": tok})
+	p.serve(func(cmd string, args map[string]any) map[string]any {
+		if cmd == "render.png" {
+			return nil // answered raw below
+		}
+		return defaultHandler(cmd, args)
+	})
+	b.awaitConnected(true)
+	from := len(p.frames.all())
+	out := filepath.Join(t.TempDir(), "big.png")
+	args := []string{"--config-dir", b.configDir, "--port", strconv.Itoa(b.port), "call", "render.png", "--out", out}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, binFor(args), args...)
+	cmd.Env = childEnv(t.TempDir())
+	var so, se bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &so, &se
+	resetPeak(t)
+	bound := 2 * bigFileSize >> 10
+	if raceEnabled {
+		bound *= raceMemory
+	}
+	self := peakKB(t, 0)
+	if self >= bound {
+		t.Skipf("this process holds %d KiB, over the bound of %d KiB, so the shell's own peak cannot be told from it", self, bound)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	f, _ := p.frameAt(from, func(f frame) bool { return f.str("command") == "render.png" })
+	img := make([]byte, bigFileSize*3/4)
+	copy(img, pngBytes)
+	body := `"ok":true,"dataUrl":"data:image/png;base64` + comma + base64.StdEncoding.EncodeToString(img) + `"`
+	img = nil
+	rawReply(t, p, f, body)
+	body = ""
+	cmd.Wait()
+	if code := cmd.ProcessState.ExitCode(); code != 0 {
+		t.Fatalf("call --out: exit %d, stderr %s", code, truncate(se.String(), 400))
+	}
+	if fi, err := os.Stat(out); err != nil || fi.Size() != int64(bigFileSize*3/4) {
+		t.Fatalf("call --out wrote %v, %v; want %d bytes", fi, err, bigFileSize*3/4)
+	}
+	peak := int(cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss) // KiB on Linux
+	t.Logf("this process held %d KiB as the shell started; shell peak %d KiB (bound %d)", self, peak, bound)
+	if peak > bound {
+		t.Errorf("call --out of a %d KiB reply whose dataUrl's comma is %q peaked at %d KiB, want at most twice the reply (%d KiB)", bigFileSize>>10, comma, peak, bound)
+	}
+}
