@@ -1,0 +1,66 @@
+package envelope
+
+import (
+	"bytes"
+	"testing"
+
+	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/stitchslop/stitchslop-bridge/security/gate"
+	"github.com/stitchslop/stitchslop-bridge/security/unprintable"
+)
+
+// heldOut fails when out, what a Guard wrote of a page's reply, holds a
+// string or name that decodes to a character unprintable.Is names (but
+// tab and newline, which Clean keeps as layout), or, for a guard that
+// writes no note (Whole), any raw string that starts "[bridge".
+func heldOut(t *testing.T, g gate.Guard, in, out []byte) {
+	t.Helper()
+	d := jsontext.NewDecoder(bytes.NewReader(out), jsontext.AllowDuplicateNames(true))
+	for {
+		tok, err := d.ReadToken()
+		if err != nil {
+			break
+		}
+		if tok.Kind() != '"' {
+			continue
+		}
+		s := tok.String()
+		for _, r := range s {
+			if r != '\t' && r != '\n' && unprintable.Is(r) {
+				t.Fatalf("%+v: %q reached the output holding %U: %.300q", g, in, r, out)
+			}
+		}
+	}
+	if g.Whole && bytes.Contains(out, []byte(`"[bridge`)) {
+		t.Fatalf("%+v: %q wrote a raw \"[bridge string: %.300q", g, in, out)
+	}
+}
+
+// FuzzAttackSeenDifferential: any document the door accepts is written by
+// every Guard exactly as when every Seen is zeroed, and what is written
+// holds no invisible character nor an unmarked "[bridge".
+func FuzzAttackSeenDifferential(f *testing.F) {
+	for _, v := range seenAttacks {
+		f.Add(v)
+	}
+	for _, v := range []string{
+		`["\u005Bbridge"]`, `["[\u0062ridge"]`, `["\u200b[bridge"]`, `[{"a":"[bridge"}]`,
+		`["D\u0041TA:,x"]`, `["data\u003a,x"]`, `[1E400]`, `[-1e-400]`, `[1e+308]`, `["\t[bridge"]`,
+		"[\"\u0378x\"]", "[\"\U000E01EF\"]", "[\"\u034f\"]", "[\"\ufff9\"]", "[\"\U0001BCA0\"]", "[\"\u180e\"]",
+		`["\ufffe"]`, `["\uFDD0"]`, `["\udb40\udc41"]`, `["\uDBFF\uDFFF"]`,
+	} {
+		f.Add(v)
+	}
+	f.Fuzz(func(t *testing.T, v string) {
+		doc := []byte(`{"id":1,"v":` + v + `,"w":[` + v + `],"x":{"k":` + v + `}}`)
+		r, err := Decode(doc)
+		if err != nil {
+			return
+		}
+		sameAsWalkAll(t, r)
+		for _, g := range allGuards {
+			heldOut(t, g, []byte(v), g.AppendObject(nil, r.Members().All(false), nil))
+		}
+	})
+}
