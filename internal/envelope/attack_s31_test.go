@@ -2,6 +2,7 @@ package envelope
 
 import (
 	"bytes"
+	"strings"
 	"testing"
 
 	"github.com/go-json-experiment/json/jsontext"
@@ -63,4 +64,51 @@ func FuzzAttackSeenDifferential(f *testing.F) {
 			heldOut(t, g, []byte(v), g.AppendObject(nil, r.Members().All(false), nil))
 		}
 	})
+}
+
+// escapedLists is a reply of about size bytes: lists of at most 1,000
+// entries (under gate.MaxItems, so the door keeps looking), each entry
+// elem, a string the gate would not change.
+func escapedLists(elem string, size int) []byte {
+	inner := "[" + strings.Repeat(elem+",", 999) + elem + "]"
+	var b strings.Builder
+	b.WriteString(`{"id":1,"v":[`)
+	for n := 0; b.Len()+len(inner) < size; n++ {
+		if n%1000 == 0 {
+			if n > 0 {
+				b.WriteString("0],")
+			}
+			b.WriteString("[")
+		}
+		b.WriteString(inner + ",")
+	}
+	b.WriteString(`0]]}`)
+	return []byte(b.String())
+}
+
+// BenchmarkAttackDoorEscapedStrings: the door alone (Decode) on 8 MB of
+// strings with an escape each, which gate.Seen now judges by walk's own
+// rule (str: an unquote and a Clean each) where it stopped at the first
+// escape before; RawCJK is the cost the door already paid for visible
+// text outside ASCII. 8 MB on a loaded 2-core machine, 4fa5de0 -> 6e76180:
+// EscapedASCII 44 -> 232 ms (4 -> 931,006 allocations), EscapedCJK 9 ->
+// 308 ms (642 B -> 24.6 MB allocated), RawCJK 250 to 410 ms either way
+// (THREAT_MODEL.md T9).
+func BenchmarkAttackDoorEscapedStrings(b *testing.B) {
+	for name, elem := range map[string]string{
+		"EscapedASCII": `"\u0041"`,
+		"EscapedCJK":   `"\/` + strings.Repeat("漢", 600) + `"`,
+		"RawCJK":       `"` + strings.Repeat("漢", 600) + `"`,
+	} {
+		in := escapedLists(elem, 8<<20)
+		b.Run(name, func(b *testing.B) {
+			b.SetBytes(int64(len(in)))
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := Decode(in); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
 }
