@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"strings"
 )
 
 // ParseDataURL is the one data URL parser (RFC 2397, base64 form only). It
@@ -32,9 +31,22 @@ func ParseDataURL(url []byte) (mime string, payload []byte, err error) {
 		return "", nil, notBase64
 	}
 	if len(typ) <= maxMIME {
-		mime = strings.ToLower(string(typ))
+		mime = string(asciiLower(typ))
 	}
 	return mime, payload, nil
+}
+
+// asciiLower lower-cases ASCII letters only: strings.ToLower would read
+// "İmage/png" as image/png, a type other readers do not see.
+func asciiLower(b []byte) []byte {
+	out := make([]byte, len(b))
+	for i, c := range b {
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		out[i] = c
+	}
+	return out
 }
 
 // maxMIME is RFC 6838's longest type: a name and a subtype of 127

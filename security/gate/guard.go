@@ -192,11 +192,26 @@ func (g Guard) appendMember(dst []byte, key string, value Value, origin int) []b
 	return out
 }
 
-// Reserved reports whether a cleaned member name starts "[bridge": a
-// page's member of such a name is left out, so that none poses as a note.
-func Reserved(name string) bool { return strings.HasPrefix(name, reservedPrefix) }
+// Reserved reports whether a cleaned member name starts "[bridge", in any
+// case: a page's member of such a name is left out, so that none poses as
+// a note.
+func Reserved(name string) bool { return startsReserved(name) }
 
 const reservedPrefix = "[bridge"
+
+// startsReserved reports whether s starts as the bridge's words do:
+// "[bridge" in any ASCII case, which a model reads alike.
+func startsReserved[T string | []byte](s T) bool {
+	if len(s) < len(reservedPrefix) {
+		return false
+	}
+	for i := range len(reservedPrefix) {
+		if s[i]|0x20 != reservedPrefix[i]|0x20 {
+			return false
+		}
+	}
+	return true
+}
 
 // Apply returns doc guarded and compact, or doc itself when nothing
 // changed or it is not valid JSON.
@@ -474,11 +489,11 @@ func (g Guard) skipRest(d *jsontext.Decoder, obj, nameRead bool) (int, error) {
 func marked(inner []byte, c string) ([]byte, bool) {
 	v := c
 	if v == "" {
-		if !bytes.HasPrefix(inner, []byte(reservedPrefix)) {
+		if !startsReserved(inner) {
 			return nil, false
 		}
 		v = string(inner)
-	} else if !strings.HasPrefix(v, reservedPrefix) {
+	} else if !startsReserved(v) {
 		return nil, false
 	}
 	q := AppendString(nil, v)
@@ -497,12 +512,12 @@ const markEscape = `\u005b`
 // §3.5).
 func Unmark(text string) string {
 	s := Clean(text)
-	if !strings.Contains(s, reservedPrefix) {
+	if !strings.Contains(s, "[") {
 		return s
 	}
 	lines := strings.Split(s, "\n")
 	for i, l := range lines {
-		if strings.HasPrefix(l, reservedPrefix) {
+		if startsReserved(l) {
 			lines[i] = markEscape + l[1:]
 		}
 	}
@@ -511,7 +526,7 @@ func Unmark(text string) string {
 
 func reserved(inner []byte) bool {
 	if bytes.IndexByte(inner, '\\') < 0 && unprintable.PlainText(inner) {
-		return bytes.HasPrefix(inner, []byte(reservedPrefix))
+		return startsReserved(inner)
 	}
 	return Reserved(Clean(unquote(inner, -1))) // "\u005b" and "\u200b[" read as "[" too
 }

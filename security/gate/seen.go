@@ -27,20 +27,20 @@ func (s *Seen) Entry(kind jsontext.Kind, n int64) {
 
 // Scalar sees a name, string, number or literal, raw, by walk's own rules
 // (str, number). A string over MaxDataURL, which walk cuts or not by where
-// it falls, changes; one with an escape may be a data URL, which only a
-// read says.
+// it falls, changes; so does one with an escape, which only a read (and a
+// copy) can judge, and which a page's JSON.stringify writes rarely.
 func (s *Seen) Scalar(raw []byte) {
 	switch raw[0] {
 	case 't', 'f', 'n':
 	case '"':
 		inner := raw[1 : len(raw)-1]
-		if len(inner) > MaxDataURL {
+		if len(inner) > MaxDataURL || bytes.IndexByte(inner, '\\') >= 0 {
 			s.changes = true
 			return
 		}
 		_, changes, _ := Guard{}.str(raw, math.MaxInt)
 		s.changes = s.changes || changes
-		s.dataURL = s.dataURL || bytes.IndexByte(inner, '\\') >= 0 || len(inner) >= 5 && bytes.EqualFold(inner[:5], []byte("data:"))
+		s.dataURL = s.dataURL || len(inner) >= 5 && bytes.EqualFold(inner[:5], []byte("data:"))
 	default:
 		_, cut := Guard{}.number(raw, nil, nil)
 		s.changes = s.changes || cut
