@@ -2,14 +2,12 @@
 
 package e2e
 
-// Attacks on the one data URL parser (files.ParseDataURL) as its callers
-// take it, from a hostile page: a data URL of tens of megabytes with one
-// JSON escape in its header. Every reader of a data URL reads it in place
-// only while the JSON string holds no escape; one escape, which no
-// browser's JSON.stringify writes but any page may, and the whole string,
-// header and payload, is decoded into a copy, then copied again
-// (gate.String's string, then a []byte of it): issue 34 item 3's bound,
-// twice the reply's size, peak, does not hold (THREAT_MODEL.md T9).
+// A hostile page's data URL of tens of megabytes with one JSON escape in
+// its header (an outside attack's finding): decoding it meant copies of
+// the whole string, past issue 34 item 3's bound of twice the reply
+// (THREAT_MODEL.md T9). A browser's JSON.stringify escapes no character a
+// data URL holds, so the bridge reads a data URL only in place: one with
+// an escape is refused, by name (envelope.EscapedDataURL), at no cost.
 
 import (
 	"bytes"
@@ -31,12 +29,10 @@ func escapedFileReply() string {
 	return `"ok":true,"files":[{"name":"a.dst","dataUrl":"data:application/octet-stream;base64\u002c` + strings.Repeat("PDw8", bigFileSize/4) + `"}]`
 }
 
-// TestAttack_T9_CallToFilesOfEscapedDataURLCostsAtMostTwiceTheReply:
+// TestSec_CallToFilesOfEscapedDataURLIsRefusedWithinTwiceTheReply:
 // TestSec_CallToFilesOf60MBFileCostsAtMostTwiceTheReply with one escape
-// in the data URL's header. replyfiles' textOf decodes the escaped string
-// whole (gate.String: jsontext.AppendUnquote, then string()) and copies it
-// once more ([]byte) before files.Base64Payload reads it.
-func TestAttack_T9_CallToFilesOfEscapedDataURLCostsAtMostTwiceTheReply(t *testing.T) {
+// in the data URL's header: nothing saved, the reason given.
+func TestSec_CallToFilesOfEscapedDataURLIsRefusedWithinTwiceTheReply(t *testing.T) {
 	// Not parallel: a peak is measured.
 	body := escapedFileReply()
 	b, p := mcpTab(t, "")
@@ -52,9 +48,12 @@ func TestAttack_T9_CallToFilesOfEscapedDataURLCostsAtMostTwiceTheReply(t *testin
 	id := b.rpc.request("tools/call", map[string]any{"name": "call_to_files", "arguments": map[string]any{"command": "scene.describe", "dir": dir}})
 	f, _ := p.frameAt(from, func(f frame) bool { return f.str("command") == "scene.describe" })
 	rawReply(t, p, f, body)
-	b.rpc.responseWithin(id, 2*time.Minute)
-	if names, _ := os.ReadDir(dir); len(names) != 1 {
-		t.Fatalf("call_to_files saved %d files, want 1 (the escape is the same value)", len(names))
+	resp := b.rpc.responseWithin(id, 2*time.Minute)
+	if names, _ := os.ReadDir(dir); len(names) != 0 {
+		t.Fatalf("call_to_files saved %d files, want none: a data URL with an escape is not read", len(names))
+	}
+	if !strings.Contains(resp.raw, "JSON escape") {
+		t.Errorf("call_to_files answered %.600s, want the reason (a JSON escape)", resp.raw)
 	}
 	after := peakKB(t, b.pid())
 	bound := 2 * len(body) >> 10
@@ -67,14 +66,11 @@ func TestAttack_T9_CallToFilesOfEscapedDataURLCostsAtMostTwiceTheReply(t *testin
 	}
 }
 
-// TestAttack_T9_ShellOutOfEscapedDataURLCostsAtMostTwiceTheReply: `call
+// TestSec_ShellOutOfEscapedDataURLIsRefusedWithinTwiceTheReply: `call
 // --out FILE` of a reply whose 60 MB are a PNG's top-level dataUrl, its
-// comma escaped. The door's imageOf (envelope.DataURL) copies the decoded
-// string twice and keeps the copy as the reply's Image; saveImage's
-// imageOf reads it again, by envelope.DataURL again, two copies more.
-// The same reply without the escape is held to the bound too ("plain"),
-// so that the escape is what fails it.
-func TestAttack_T9_ShellOutOfEscapedDataURLCostsAtMostTwiceTheReply(t *testing.T) {
+// comma escaped: nothing written, the reason on stderr, within the bound
+// the same reply without the escape ("plain", saved) is held to.
+func TestSec_ShellOutOfEscapedDataURLIsRefusedWithinTwiceTheReply(t *testing.T) {
 	// Not parallel: a peak is measured.
 	for _, comma := range []string{",", `\u002c`} {
 		name := map[string]string{",": "plain", `\u002c`: "escaped"}[comma]
@@ -125,7 +121,11 @@ func shellOutPeak(t *testing.T, comma string) {
 	if code := cmd.ProcessState.ExitCode(); code != 0 {
 		t.Fatalf("call --out: exit %d, stderr %s", code, truncate(se.String(), 400))
 	}
-	if fi, err := os.Stat(out); err != nil || fi.Size() != int64(bigFileSize*3/4) {
+	fi, err := os.Stat(out)
+	switch {
+	case comma != "," && (err == nil || !strings.Contains(se.String(), "JSON escape")):
+		t.Fatalf("call --out of an escaped data URL wrote %v (%v), stderr %s; want nothing written and the reason", fi, err, truncate(se.String(), 400))
+	case comma == "," && (err != nil || fi.Size() != int64(bigFileSize*3/4)):
 		t.Fatalf("call --out wrote %v, %v; want %d bytes", fi, err, bigFileSize*3/4)
 	}
 	peak := int(cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss) // KiB on Linux

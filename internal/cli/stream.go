@@ -28,7 +28,9 @@ func saveImage(env envelope.Reply, file string, overwrite bool, log *slog.Logger
 	payload, ok := imageOf(url)
 	if !ok {
 		why := "no dataUrl"
-		if url != nil {
+		if _, plain := gate.Plain(url); url != nil && !plain && url[0] == '"' {
+			why = envelope.EscapedDataURL
+		} else if url != nil {
 			why = "its dataUrl is not a base64 data URL"
 		}
 		log.Warn("the reply carries no image ("+why+"); nothing was written", "out", file)

@@ -45,7 +45,6 @@ func listDir(t *testing.T, dir string) []string {
 }
 
 func TestSaveImage(t *testing.T) {
-	slashes := []byte{0xff, 0xff, 0xff, 0xfb, 0xef, 0xbe} // base64 "////++++"
 	tests := []struct {
 		name  string
 		reply string
@@ -59,16 +58,18 @@ func TestSaveImage(t *testing.T) {
 			`{"z":1,"ok":true,"a":[1, {"b":"}"}],"m":"x\"y","savedTo":SAVED,"savedBytes":15,"savedType":"image/png"}`,
 		},
 		{
-			"escaped slashes",
-			`{"ok":true,"dataUrl":"data:image\/png;base64,` + pngB64 + `\/\/\/\/\u002B+++"}`,
-			withPNG(slashes...),
-			`{"ok":true,"savedTo":SAVED,"savedBytes":18,"savedType":"image/png"}`,
-		},
-		{
 			"mime parameters dropped",
 			`{"dataUrl":"data:image/png;charset=utf-8;base64,` + pngB64 + `"}`,
 			withPNG(),
 			`{"savedTo":SAVED,"savedBytes":12,"savedType":"image/png"}`,
+		},
+		{
+			// No browser writes an escape in a data URL; reading one would
+			// take a copy of it (envelope.EscapedDataURL).
+			"escaped slashes",
+			`{"ok":true,"dataUrl":"data:image\/png;base64,` + pngB64 + `\/\/\/\/\u002B+++"}`,
+			nil,
+			`{"ok":true,"dataUrl":"data:image\/png;base64,` + pngB64 + `\/\/\/\/\u002B+++"}`,
 		},
 		{
 			"not a data URL",
@@ -142,11 +143,9 @@ func TestSaveImageRefuses(t *testing.T) {
 		{"invalid base64", `{"ok":true,"dataUrl":"data:image/png;base64,AAAA!!!!AAAA"}`, "bad_image", "bad base64"},
 		{"a lone base64 character", `{"dataUrl":"data:image/png;base64,AAAAA"}`, "bad_image", "bad base64"},
 		{"padding inside", `{"dataUrl":"data:image/png;base64,AA==AAAA"}`, "bad_image", "bad base64"},
-		{"escape in the payload that is no base64", `{"dataUrl":"data:image/png;base64,AA\tA"}`, "bad_image", "bad base64"},
 		// One rule for a payload on every face (files.Base64): padded, no
 		// line breaks, no bits past the data.
 		{"unpadded", `{"ok":true,"dataUrl":"data:image/png;base64,` + pngB64 + `AAE"}`, "bad_image", "bad base64"},
-		{"padded, with line breaks", `{"ok":true,"dataUrl":"data:image/png;base64,` + pngB64 + `AA\r\nE="}`, "bad_image", "bad base64"},
 		{"bits past the data", `{"ok":true,"dataUrl":"data:image/png;base64,` + pngB64 + `AAF="}`, "bad_image", "bad base64"},
 		{"two dataUrls", `{"dataUrl":"data:image/png;base64,AAAA","dataUrl":"data:image/png;base64,AAEC"}`, "bad_reply", "names a member twice"},
 		{"truncated after the image", `{"dataUrl":"data:image/png;base64,AAAA","ok":tr`, "bad_reply", "ends too soon"},
@@ -255,13 +254,8 @@ func TestSaveImageLarge(t *testing.T) {
 	}
 	copy(img, pngSig)
 	b64 := base64.StdEncoding.EncodeToString(img)
-	for _, escaped := range []bool{false, true} {
-		payload := b64
-		if escaped {
-			payload = strings.ReplaceAll(b64, "/", `\/`) // as some encoders write it
-		}
-		reply := []byte(`{"ok":true,"width":4096,"dataUrl":"data:image/png;base64,` + payload + `","height":2048}`)
-		payload = ""
+	{
+		reply := []byte(`{"ok":true,"width":4096,"dataUrl":"data:image/png;base64,` + b64 + `","height":2048}`)
 
 		var before, after runtime.MemStats
 		runtime.GC()
@@ -271,7 +265,7 @@ func TestSaveImageLarge(t *testing.T) {
 		if err != nil {
 			t.Fatalf("saveImage of %d bytes = %v", size, err)
 		}
-		if alloc := after.TotalAlloc - before.TotalAlloc; !escaped && alloc > 1<<20 {
+		if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 1<<20 {
 			t.Errorf("saveImage of a %d-byte image allocated %d bytes, want well under the image's size", size, alloc)
 		}
 		got, err := os.ReadFile(filepath.Join(dir, "out.png"))

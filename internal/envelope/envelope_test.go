@@ -56,8 +56,13 @@ func TestDecodeReadsOnce(t *testing.T) {
 		{`{"ok":true,"dataUrl":"data:image/png;base64,` + png[:len(png)-2] + `"}`, "ok dataUrl", "", ""}, // not whole quanta
 		{`{"\u0073ay":"x","files":[{"dataUrl":"data:image/png;base64,` + png + `"}]}`, "say files", "", ""},
 		// The block's type is the bridge's word for it, not the page's
-		// spelling (an outside attack sent a vertical tab).
-		{`{"dataUrl":"data:\u000bIMAGE/PNG;base64,` + png + `"}`, "dataUrl", "image/png", png},
+		// spelling.
+		{`{"dataUrl":"data:IMAGE/PNG;base64,` + png + `"}`, "dataUrl", "image/png", png},
+		// A data URL with an escape is none (EscapedDataURL): an outside
+		// attack sent a vertical tab so; another an escaped comma, which
+		// cost a copy of megabytes to read.
+		{`{"dataUrl":"data:\u000bimage/png;base64,` + png + `"}`, "dataUrl", "", ""},
+		{`{"dataUrl":"data:image/png;base64\u002c` + png + `"}`, "dataUrl", "", ""},
 	} {
 		r, err := Decode([]byte(tt.in))
 		if err != nil {

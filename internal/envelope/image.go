@@ -37,17 +37,18 @@ func imageOf(v []byte) Image {
 }
 
 // DataURL returns the MIME type and payload, not decoded, of v, a raw
-// dataUrl value, by the one parser (files.ParseDataURL); a string without
-// escapes is read in place.
+// dataUrl value, by the one parser (files.ParseDataURL), read in place: a
+// string with an escape is none (EscapedDataURL), so no face copies one.
 func DataURL(v []byte) (mime string, payload []byte, ok bool) {
 	s, plain := gate.Plain(v)
 	if !plain {
-		u, isString := gate.String(v)
-		if !isString {
-			return "", nil, false
-		}
-		s = []byte(u)
+		return "", nil, false
 	}
 	mime, payload, err := files.ParseDataURL(s)
 	return mime, payload, err == nil
 }
+
+// EscapedDataURL says why a dataUrl written with a JSON escape is not
+// read: a browser's JSON.stringify escapes no character a data URL can
+// hold, and reading one would mean decoding a copy of megabytes.
+const EscapedDataURL = "its dataUrl holds a JSON escape, which no browser writes in a data URL; the bridge reads a data URL only as a browser writes it"

@@ -54,8 +54,8 @@ func TestToolResponse(t *testing.T) {
 			[]string{`{"ok":false,"message":"No such stitch."}`}, "", true},
 		{"dataUrl becomes an image and leaves the text", `{"id":1,"ok":true,"dataUrl":"data:image/png;base64,iVBORw0KGgoAAAAN"}`,
 			[]string{`{"ok":true}`}, "image/png iVBORw0KGgoAAAAN", false},
-		{"escaped dataUrl is unescaped", `{"id":1,"ok":true,"dataUrl":"data:image\/png;base64,iVBORw0KGgoAAAAN\/w=="}`,
-			[]string{`{"ok":true}`}, "image/png iVBORw0KGgoAAAAN/w==", false},
+		{"a dataUrl with an escape is no image (envelope.EscapedDataURL)", `{"id":1,"ok":true,"dataUrl":"data:image\/png;base64,iVBORw0KGgoAAAAN\/w=="}`,
+			[]string{`{"ok":true,"dataUrl":"data:image\/png;base64,iVBORw0KGgoAAAAN\/w=="}`}, "", false},
 		// An image block is what its bytes are (issue 19): HTML, or a PNG
 		// that says it is a JPEG, stays text.
 		{"a data URL that is not an image stays text", `{"ok":true,"dataUrl":"data:text/html;base64,PHNjcmlwdD4="}`,

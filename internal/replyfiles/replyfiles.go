@@ -213,11 +213,14 @@ func (s *saver) entry(i int, raw []byte) []byte {
 
 // dataURL saves the file v, a raw dataUrl value, carries: its base64 is
 // read where it lies in the reply (a string without escapes, as pages
-// write it) and decoded a chunk at a time into the file
+// write it; one with is refused, envelope.EscapedDataURL) and decoded a chunk at a time into the file
 // (files.Batch.SaveBase64), so a file of tens of megabytes costs no copy.
 func (s *saver) dataURL(where, name string, v []byte, obj envelope.Object) envelope.Object {
-	url, _ := textOf(v) // not a string: no data URL either
+	url, plain := gate.Plain(v)
 	payload, err := files.Base64Payload(url)
+	if !plain {
+		err = errors.New(envelope.EscapedDataURL)
+	}
 	path, n, why := s.save(where, name, func() (string, int64, error) {
 		if err != nil {
 			return "", 0, err
