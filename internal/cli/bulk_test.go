@@ -64,8 +64,8 @@ func TestCallBulkGuardImage(t *testing.T) {
 	dir := replyWith(t, `{"ok":true,"dataUrl":"data:image/png;base64,`+b64+`","thumbs":["`+nested+`"]}`)
 
 	_, out, _ := runRaw(t, dir, "call", "render")
-	want := `{"ok":true,"dataUrl":"[bridge: a 8,022-character data URL (image/png) was left out here (at dataUrl); run the call again with --out FILE to save the image, or with --raw to print it whole]",` +
-		`"thumbs":["[bridge: a 3,000-character data URL (image/png) was left out here (at thumbs.0); run the call again with --raw to print it whole]"]}` + "\n"
+	want := `{"ok":true,"dataUrl":"[bridge: a 8,022-character data URL was left out here (at dataUrl); run the call again with --out FILE to save the image, or with --raw to print it whole]",` +
+		`"thumbs":["[bridge: a 3,000-character data URL was left out here (at thumbs.0); run the call again with --raw to print it whole]"]}` + "\n"
 	if out != want {
 		t.Errorf("call render = %.500q, want %.500q", out, want)
 	}
@@ -84,7 +84,7 @@ func TestCallBulkGuardImage(t *testing.T) {
 		if raw && thumb != nested {
 			t.Errorf("%q printed thumbs[0] = %.100q, want the data URL whole", args, thumb)
 		}
-		if !raw && thumb != "[bridge: a 3,000-character data URL (image/png) was left out here (at thumbs.0); run the call again with --raw to print it whole]" {
+		if !raw && thumb != "[bridge: a 3,000-character data URL was left out here (at thumbs.0); run the call again with --raw to print it whole]" {
 			t.Errorf("%q printed thumbs[0] = %.200q, want a note", args, thumb)
 		}
 		if doc["savedTo"] != file {

@@ -87,12 +87,10 @@ func escapedLists(elem string, size int) []byte {
 }
 
 // BenchmarkAttackDoorEscapedStrings: the door alone (Decode) on 8 MB of
-// strings with an escape each, which gate.Seen now judges by walk's own
-// rule (str: an unquote and a Clean each) where it stopped at the first
-// escape before; RawCJK is the cost the door already paid for visible
-// text outside ASCII. 8 MB on a loaded 2-core machine, 4fa5de0 -> 6e76180:
-// EscapedASCII 44 -> 232 ms (4 -> 931,006 allocations), EscapedCJK 9 ->
-// 308 ms (642 B -> 24.6 MB allocated), RawCJK 250 to 410 ms either way
+// strings with an escape each. gate.Seen once judged each by walk's own
+// rule (an unquote and a Clean each): 931,006 allocations for EscapedASCII
+// where stopping at the first escape costs 4; it stops there again.
+// RawCJK is what the door pays for visible text outside ASCII
 // (THREAT_MODEL.md T9).
 func BenchmarkAttackDoorEscapedStrings(b *testing.B) {
 	for name, elem := range map[string]string{

@@ -57,7 +57,7 @@ func TestToolResponseBulkGuardSparesTheImage(t *testing.T) {
 	if image != "image/png "+payload {
 		t.Errorf("image block: %d bytes, want the 3 MB payload whole", len(image))
 	}
-	want := `{"ok":true,"thumbs":[{"dataUrl":` + string(mustMarshal(modelNote("3,000", "data URL (image/png)", "at thumbs.0.dataUrl"))) + `}]}`
+	want := `{"ok":true,"thumbs":[{"dataUrl":` + string(mustMarshal(modelNote("3,000", "data URL", "at thumbs.0.dataUrl"))) + `}]}`
 	if len(texts) != 1 || texts[0] != want || isError {
 		t.Errorf("text = %.300q, isError %v; want %.300q", texts, isError, want)
 	}

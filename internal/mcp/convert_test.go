@@ -75,7 +75,7 @@ func TestToolResponse(t *testing.T) {
 		{"tag characters and bidi controls are removed", `{"ok":true,"say":"hi\udb40\udc69\u202e","message":"x\u200by"}`,
 			[]string{"hi\n\n" + `{"ok":true,"say":"hi","message":"xy"}`}, "", false},
 		{"a long data URL in a member is a note (bulk guard)", `{"id":1,"ok":true,"files":[{"dataUrl":"data:image/png;base64,` + strings.Repeat("A", 3000) + `"}]}`,
-			[]string{`{"ok":true,"files":[{"dataUrl":"[bridge: a 3,022-character data URL (image/png) was left out here (at files.0.dataUrl); ` + wantRemedy + `]"}]}`}, "", false},
+			[]string{`{"ok":true,"files":[{"dataUrl":"[bridge: a 3,022-character data URL was left out here (at files.0.dataUrl); ` + wantRemedy + `]"}]}`}, "", false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

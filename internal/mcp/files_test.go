@@ -27,7 +27,7 @@ func TestCallToFilesAnswer(t *testing.T) {
 		if len(texts) != 2 || image != "" || isError {
 			t.Fatalf("modern %v: %d text blocks, image %q, isError %v; want 2, none, false: %q", modern, len(texts), image, isError, texts)
 		}
-		wantReply := "Exported.\n\n" + `{"ok":true,"say":"Exported.","files":[{"name":"a.dst","dataUrl":"[bridge: a 5,373-character data URL (application/octet-stream) was left out here (at files.0.dataUrl); the bridge's block after this one says whether call_to_files saved it, and where]"}],"n":1}`
+		wantReply := "Exported.\n\n" + `{"ok":true,"say":"Exported.","files":[{"name":"a.dst","dataUrl":"[bridge: a 5,373-character data URL was left out here (at files.0.dataUrl); the bridge's block after this one says whether call_to_files saved it, and where]"}],"n":1}`
 		if texts[0] != wantReply {
 			t.Errorf("modern %v: the reply's block %q, want %q", modern, texts[0], wantReply)
 		}

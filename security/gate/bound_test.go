@@ -104,7 +104,7 @@ func TestNoteIsBounded(t *testing.T) {
 	}
 	for _, l := range []Left{{Name: true}, {DataURL: true}, {Number: true}, {}} {
 		l.At = pathOf(AppendString(nil, emojiName(0, 60)), stack)
-		n := AppendString(nil, longRemedy.note(1<<62, "image/"+strings.Repeat("x", 58), l))
+		n := AppendString(nil, longRemedy.note(1<<62, l))
 		if len(n) > maxNote {
 			t.Errorf("note(%+v) = %d bytes, want at most maxNote, %d", l, len(n), maxNote)
 		}

@@ -180,7 +180,7 @@ type Value struct {
 func (g Guard) appendMember(dst []byte, key string, value Value, origin int) []byte {
 	k := AppendString(make([]byte, 0, len(key)+2), key)
 	if v, _, o := g.str(k, ceiling()-(len(dst)-origin)); o != nil {
-		dst = AppendString(dst, g.note(o.n, "", Left{Name: true}))
+		dst = AppendString(dst, g.note(o.n, Left{Name: true}))
 	} else {
 		dst = append(dst, v...)
 	}
@@ -233,11 +233,11 @@ func (g Guard) Note(key string, v []byte) (string, bool) {
 	if len(v) < 2 || v[0] != '"' {
 		return "", false
 	}
-	n, dataURL, mime, cut := g.measure(v[1:len(v)-1], math.MaxInt)
+	n, dataURL, cut := g.measure(v[1:len(v)-1], math.MaxInt)
 	if !cut {
 		return "", false
 	}
-	return g.note(n, mime, Left{At: pathOf(AppendString(nil, key), nil), DataURL: dataURL}), true
+	return g.note(n, Left{At: pathOf(AppendString(nil, key), nil), DataURL: dataURL}), true
 }
 
 type frame struct {
@@ -356,7 +356,7 @@ walk:
 				v, ch, o := g.str(name, room(name))
 				if o != nil {
 					top.key = nil
-					e.WriteToken(jsontext.String(g.note(o.n, "", Left{At: pathOf(base, stack[:len(stack)-1]), Name: true})))
+					e.WriteToken(jsontext.String(g.note(o.n, Left{At: pathOf(base, stack[:len(stack)-1]), Name: true})))
 					ch = true
 				} else {
 					e.WriteValue(v)
@@ -380,7 +380,7 @@ walk:
 			}
 			v, ch, o := g.str(raw, room(raw))
 			if o != nil {
-				e.WriteToken(jsontext.String(g.note(o.n, o.mime, Left{At: pathOf(base, stack), DataURL: o.dataURL})))
+				e.WriteToken(jsontext.String(g.note(o.n, Left{At: pathOf(base, stack), DataURL: o.dataURL})))
 				ch = true
 			} else {
 				e.WriteValue(v)
@@ -420,7 +420,7 @@ func (g Guard) scalar(dst, v, base []byte, room int) (out []byte, changed, ok bo
 		}
 		s, ch, o := g.str(v, room)
 		if o != nil {
-			return AppendString(dst, g.note(o.n, o.mime, Left{At: pathOf(base, nil), DataURL: o.dataURL})), true, true
+			return AppendString(dst, g.note(o.n, Left{At: pathOf(base, nil), DataURL: o.dataURL})), true, true
 		}
 		return append(dst, s...), ch, true
 	}
@@ -452,7 +452,7 @@ func (g Guard) number(v, base []byte, stack []frame) (string, bool) {
 		}
 		n = -1
 	}
-	return g.note(n, "", Left{At: pathOf(base, stack), Number: true}), true
+	return g.note(n, Left{At: pathOf(base, stack), Number: true}), true
 }
 
 // skipRest skips the rest of the container and counts the entries. After
@@ -603,12 +603,12 @@ func escLen(esc []byte) int {
 // what a container left out, may end past.
 func ceiling() int { return limits.total + limits.str }
 
-// over is a string left out: its length in characters and whether (and
-// of what type) it is a data URL.
+// over is a string left out: its length in characters and whether it is
+// a data URL. A note names no type a data URL claims: those are the
+// page's words, and what the bytes are only the file's save says.
 type over struct {
 	n       int
 	dataURL bool
-	mime    string
 }
 
 // str returns raw, a JSON string (a name or a value), as it is to be
@@ -617,8 +617,8 @@ type over struct {
 // written than room, what the note in its place says.
 func (g Guard) str(raw []byte, room int) ([]byte, bool, *over) {
 	inner := raw[1 : len(raw)-1]
-	if n, dataURL, mime, cut := g.measure(inner, room); cut {
-		return nil, true, &over{n, dataURL, mime}
+	if n, dataURL, cut := g.measure(inner, room); cut {
+		return nil, true, &over{n, dataURL}
 	}
 	out, ch := cleaned(inner)
 	v := raw
@@ -636,15 +636,15 @@ func (g Guard) str(raw []byte, room int) ([]byte, bool, *over) {
 
 // measure says whether inner is over its limit, or of over MaxDataURL
 // bytes and more than room with its quotes, and, if so, its length in
-// characters and whether (and of what type) it is a data URL.
-func (g Guard) measure(inner []byte, room int) (n int, dataURL bool, mime string, cut bool) {
+// characters and whether it is a data URL.
+func (g Guard) measure(inner []byte, room int) (n int, dataURL, cut bool) {
 	if g.Whole || len(inner) <= limits.dataURL && !g.EveryDataURL {
 		return
 	}
-	head := unquote(inner, 80)
+	head := unquote(inner, 5)
 	limit := limits.str
 	if dataURL = len(head) >= 5 && strings.EqualFold(head[:5], "data:"); dataURL {
-		limit, mime = limits.dataURL, mimeOf(head[5:])
+		limit = limits.dataURL
 		if g.EveryDataURL {
 			limit = 0
 		}
@@ -654,7 +654,7 @@ func (g Guard) measure(inner []byte, room int) (n int, dataURL bool, mime string
 		return
 	}
 	n = decodedLen(inner)
-	return n, dataURL, mime, n > limit || !fits
+	return n, dataURL, n > limit || !fits
 }
 
 // decodedLen counts characters as encoding/json decodes them: each byte of
@@ -670,18 +670,6 @@ func decodedLen(inner []byte) int {
 		inner = inner[e+escLen(inner[e:]):]
 	}
 }
-
-// mimeOf returns the plain type/subtype (RFC 6838) after "data:", at most
-// 64 bytes, in lower case, or "".
-func mimeOf(s string) string {
-	m := mimeType.FindString(s)
-	if m == "" || len(m) > 64+1 {
-		return ""
-	}
-	return strings.ToLower(m[:len(m)-1])
-}
-
-var mimeType = regexp.MustCompile(`^[A-Za-z0-9!#$&^_.+-]+/[A-Za-z0-9!#$&^_.+-]+[;,]`)
 
 // pathOf renders from the innermost segment out and stops at about maxPath
 // bytes, so a path thousands of levels deep costs no more than a short one.
@@ -726,15 +714,13 @@ func nameSegment(key []byte) string {
 
 var ident = regexp.MustCompile(`^[A-Za-z_$][A-Za-z0-9_$-]*$`)
 
-func (g Guard) note(n int, mime string, l Left) string {
+func (g Guard) note(n int, l Left) string {
 	what := "string"
 	switch {
 	case l.Name:
 		what = "member name"
 	case l.Number:
 		what = "number"
-	case l.DataURL && mime != "":
-		what = "data URL (" + mime + ")"
 	case l.DataURL:
 		what = "data URL"
 	}
