@@ -124,3 +124,25 @@ func asStringify(t *testing.T, v any) string {
 	}
 	return strings.TrimSuffix(b.String(), "\n")
 }
+
+// TestSpec2_5_ShellArgsReachTheTabAsWritten: a call's JSON-ARGS reach the
+// tab (protocol.md §2.5) as the agent wrote them but compact: < and & as
+// they are, a number's digits kept, a name given twice passed on for the
+// tab's reader to judge, as the MCP face passes a tools/call's arguments.
+// Before, the shell's request was written by encoding/json, so the tab got
+// \u003c and \u0026.
+func TestSpec2_5_ShellArgsReachTheTabAsWritten(t *testing.T) {
+	t.Parallel()
+	tok := newToken()
+	b := startBridge(t, bridgeOpts{token: tok})
+	p, _ := connectPage(t, b, map[string]any{"token": tok})
+	b.awaitConnected(true)
+	at := p.frames.len()
+	if r := b.cli("call", "scene.describe", `{ "t" : "a<b && c>d", "n" : [1, 2.50, -0e3], "d":1, "d":2 }`); r.code != 0 {
+		t.Fatalf("call: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	}
+	f, _ := p.command(at)
+	if want := `"args":{"t":"a<b && c>d","n":[1,2.50,-0e3],"d":1,"d":2}`; !strings.Contains(string(f.raw), want) {
+		t.Errorf("the tab got %s; want the args as written, compact: %s", f.raw, want)
+	}
+}

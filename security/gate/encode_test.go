@@ -25,11 +25,13 @@ func TestMarshalWritesAStringAsAppendString(t *testing.T) {
 		sameString(t, s)
 	}
 	// A string inside a value the exits encode is written as one alone.
+	// What encoding/json wrote of the rest, too: an agent's raw arguments
+	// whole (compact, a name twice, a number's digits), nil as null.
 	m, err := Marshal(map[string]any{"a<b": []any{"x&y", json.Number("1.5e3"), nil}, "z": struct {
 		S []string `json:"s"`
 		B bool     `json:"b,omitzero"`
-	}{}})
-	if want := `{"a<b":["x&y",1.5e3,null],"z":{"s":null}}`; err != nil || string(m) != want {
+	}{}, "r": json.RawMessage(`{ "d" : 1, "d":2.50 }`)})
+	if want := `{"a<b":["x&y",1.5e3,null],"r":{"d":1,"d":2.50},"z":{"s":null}}`; err != nil || string(m) != want {
 		t.Errorf("Marshal = %s, %v; want %s", m, err, want)
 	}
 	for _, n := range []json.Number{"x", `"1"`, "1 ", "01"} {

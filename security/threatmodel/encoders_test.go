@@ -32,9 +32,6 @@ var otherEncoders = map[string]string{
 	"internal/pairing/pairing.go write": "pairing.json",
 	"internal/pairing/pairing.go set":   "pairing.json's members",
 	"internal/session/session.go Write": "the session file",
-	// The shell's request to its own bridge, not an exit: the user's
-	// JSON-ARGS go as typed, and the bridge's reader judges them.
-	"internal/client/client.go Do": "the control plane's request body",
 	// The tools program: client configuration snippets and the demo
 	// page's own answers, none of them holding a page's words.
 	"internal/setup *": "setup's snippets and setup --json",
