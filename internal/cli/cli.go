@@ -6,7 +6,6 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -27,6 +26,7 @@ import (
 	"github.com/stitchslop/stitchslop-bridge/internal/ui"
 	"github.com/stitchslop/stitchslop-bridge/internal/version"
 	"github.com/stitchslop/stitchslop-bridge/security/envtoken"
+	"github.com/stitchslop/stitchslop-bridge/security/gate"
 	"github.com/stitchslop/stitchslop-bridge/security/origin"
 )
 
@@ -114,7 +114,7 @@ func runVersion(c *command, a args, stdout io.Writer, log *slog.Logger) int {
 	}
 	if a.has("json") {
 		// No bound worth the name: the hash is all this command does.
-		b, _ := json.Marshal(version.SelfOf(name, time.Minute))
+		b, _ := gate.Marshal(version.SelfOf(name, time.Minute))
 		stdout.Write(append(b, '\n'))
 		return 0
 	}

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"encoding/json"
 	"errors"
 	"io/fs"
 	"log/slog"
@@ -11,6 +10,7 @@ import (
 	"github.com/stitchslop/stitchslop-bridge/internal/exitcode"
 	"github.com/stitchslop/stitchslop-bridge/internal/pairing"
 	"github.com/stitchslop/stitchslop-bridge/security/fileperm"
+	"github.com/stitchslop/stitchslop-bridge/security/gate"
 	"github.com/stitchslop/stitchslop-bridge/security/origin"
 )
 
@@ -52,7 +52,7 @@ func unpair(a args, dir string, log *slog.Logger) ([]byte, error) {
 	reply := unpairReply{OK: true, Removed: []string{}, PairingFile: store.Path(), SpentFile: store.LedgerPath()}
 	if _, err := os.Lstat(dir); errors.Is(err, fs.ErrNotExist) {
 		reply.Message = "nothing to remove: there is no config directory at " + dir
-		return json.Marshal(reply)
+		return gate.Marshal(reply)
 	}
 	if err := fileperm.EnsureDir(dir, func(msg string) { log.Warn(msg) }); err != nil {
 		return nil, err
@@ -82,5 +82,5 @@ func unpair(a args, dir string, log *slog.Logger) ([]byte, error) {
 	default:
 		reply.Message = "nothing to remove: no stored pairing for " + o + " in " + store.Path()
 	}
-	return json.Marshal(reply)
+	return gate.Marshal(reply)
 }

@@ -113,7 +113,7 @@ var timeouts = struct{ quick, margin time.Duration }{quickTimeout, answerMargin}
 type callBody struct {
 	Command   string          `json:"command"`
 	Args      json.RawMessage `json:"args"`
-	TimeoutMs int64           `json:"timeoutMs,omitempty"`
+	TimeoutMs int64           `json:"timeoutMs,omitzero"`
 }
 
 func verb(ctx context.Context, a args, dir string, stdin io.Reader, log *slog.Logger) (envelope.Reply, error) {

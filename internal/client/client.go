@@ -5,7 +5,6 @@ package client
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -19,6 +18,7 @@ import (
 	"github.com/stitchslop/stitchslop-bridge/internal/envelope"
 	"github.com/stitchslop/stitchslop-bridge/internal/exitcode"
 	"github.com/stitchslop/stitchslop-bridge/internal/session"
+	"github.com/stitchslop/stitchslop-bridge/security/gate"
 	"github.com/stitchslop/stitchslop-bridge/security/limits"
 	"github.com/stitchslop/stitchslop-bridge/security/peercred"
 	"github.com/stitchslop/stitchslop-bridge/security/unprintable"
@@ -171,7 +171,7 @@ func (c *Client) Do(ctx context.Context, r Request) ([]byte, error) {
 	}
 	var rd io.Reader
 	if r.Body != nil {
-		b, err := json.Marshal(r.Body)
+		b, err := gate.Marshal(r.Body)
 		if err != nil {
 			return nil, err
 		}

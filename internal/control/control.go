@@ -26,6 +26,7 @@ import (
 	"github.com/stitchslop/stitchslop-bridge/internal/sites"
 	"github.com/stitchslop/stitchslop-bridge/internal/version"
 	"github.com/stitchslop/stitchslop-bridge/security/credential"
+	"github.com/stitchslop/stitchslop-bridge/security/gate"
 	"github.com/stitchslop/stitchslop-bridge/security/limits"
 	"github.com/stitchslop/stitchslop-bridge/security/origin"
 	"github.com/stitchslop/stitchslop-bridge/security/toollist"
@@ -128,7 +129,7 @@ func listenerPID(v string) (int, bool) {
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {
-	b, err := json.Marshal(v)
+	b, err := gate.Marshal(v)
 	if err != nil {
 		status, b = http.StatusInternalServerError, []byte(`{"ok":false,"error":"internal"}`)
 	}

@@ -13,8 +13,6 @@ import (
 	"iter"
 	"slices"
 
-	jsonv2 "github.com/go-json-experiment/json"
-
 	"github.com/stitchslop/stitchslop-bridge/security/gate"
 )
 
@@ -54,9 +52,9 @@ func (o Object) String(key string) (string, bool) {
 }
 
 // With is Set with v, a plain value of the bridge's own (a path, a count),
-// encoded by JSON v2, which escapes no <, > or &, the member marked Own.
+// encoded by the exits' one encoder (gate.Marshal), the member marked Own.
 func (o Object) With(key string, v any) Object {
-	b, err := jsonv2.Marshal(v)
+	b, err := gate.Marshal(v)
 	if err != nil {
 		panic(err) // only called with plain values
 	}

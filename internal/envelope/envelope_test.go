@@ -26,6 +26,19 @@ func TestObjectKeepsOrder(t *testing.T) {
 	}
 }
 
+// TestWithWritesAStringAsTheGateDoes: the bridge's own member (a saved
+// file's path) is written by the exits' one encoder, byte for byte as the
+// gate writes a name or a note. Before, With wrote U+2028 raw, a line's end
+// in JavaScript, where AppendString escapes it.
+func TestWithWritesAStringAsTheGateDoes(t *testing.T) {
+	for _, s := range []string{"/tmp/a<b>&c.png", "/tmp/line\u2028sep\u2029.png", "/tmp/bad\xff\xfe.png"} {
+		o := Object{}.With("savedTo", s)
+		if want := string(gate.AppendString(nil, s)); string(o.Get("savedTo")) != want {
+			t.Errorf("With(%q) wrote %s, want %s", s, o.Get("savedTo"), want)
+		}
+	}
+}
+
 func TestDecodeRefuses(t *testing.T) {
 	for _, tt := range []struct {
 		in   string

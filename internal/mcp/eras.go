@@ -47,7 +47,7 @@ const (
 	metaSubscriptionID  = "io.modelcontextprotocol/subscriptionId"
 )
 
-var serverInfo, _ = json.Marshal(map[string]string{
+var serverInfo, _ = gate.Marshal(map[string]string{
 	"name":    ServerName,
 	"version": fmt.Sprintf("%s (wire protocol %d)", version.Short(), version.Protocol),
 })
@@ -153,7 +153,7 @@ func (s *Session) initialize(r request) {
 		s.version = pv
 	}
 	s.mu.Unlock()
-	b, _ := json.Marshal(map[string]any{
+	b, _ := gate.Marshal(map[string]any{
 		"protocolVersion": pv,
 		"capabilities":    s.srv.capabilities(),
 		"serverInfo":      json.RawMessage(serverInfo),
@@ -215,7 +215,7 @@ var unsupportedMessage = "Unsupported protocol version: requests with params._me
 // discoverResult answers server/discover. Its cache hints match tools/list:
 // the tools it advertises come and go with the tab, so nothing is cached.
 var discoverResult = func() []byte {
-	b, _ := json.Marshal(map[string]any{
+	b, _ := gate.Marshal(map[string]any{
 		"supportedVersions": modernVersions,
 		"capabilities":      map[string]any{"tools": map[string]any{"listChanged": true}},
 		"instructions":      Instructions,

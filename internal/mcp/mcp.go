@@ -16,7 +16,6 @@ package mcp
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"log/slog"
 	"os"
 	"strconv"
@@ -500,7 +499,7 @@ func errorResponse(id []byte, code int, msg string, data any) []byte {
 		Message string `json:"message"`
 		Data    any    `json:"data,omitempty"`
 	}{code, msg, data}
-	eb, _ := json.Marshal(e)
+	eb, _ := gate.Marshal(e)
 	b := make([]byte, 0, len(eb)+len(id)+40)
 	b = append(b, `{"jsonrpc":"2.0","id":`...)
 	b = append(b, id...)

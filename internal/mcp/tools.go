@@ -805,7 +805,7 @@ func (s *Session) connectionStatus(modern bool) []byte {
 		RecentRefusals     []attempts.Refusal `json:"recentRefusals"`
 		RefusedElsewhere   int                `json:"refusedElsewhere"`
 		Listeners          []int              `json:"listeners"`
-		VoiceChannel       bool               `json:"voiceChannel,omitempty"`
+		VoiceChannel       bool               `json:"voiceChannel,omitzero"`
 		DroppedTools       any                `json:"droppedTools,omitempty"`
 		Note               string             `json:"note"`
 		Bridge             version.Identity   `json:"bridge"` // this binary (docs/protocol.md §7.18)
@@ -864,6 +864,6 @@ func (s *Session) connectionStatus(modern bool) []byte {
 		status.Note += " Voice: this bridge has --voice-channel, but this session gets no channel events (its client did not open it with initialize and notifications/initialized), so voice comes only the listen way."
 	}
 	status.Note += st.Notice // the bridge's own warnings: another site served, squatters
-	js, _ := json.Marshal(status)
+	js, _ := gate.Marshal(status)
 	return textResult(string(js), false, modern)
 }

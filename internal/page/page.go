@@ -5,7 +5,6 @@
 package page
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -87,7 +86,7 @@ type hello struct {
 
 type refusal struct {
 	Error   string `json:"error"`
-	Busy    bool   `json:"busy,omitempty"`
+	Busy    bool   `json:"busy,omitzero"`
 	Message string `json:"message"`
 }
 
@@ -230,7 +229,7 @@ func (s *Server) Shutdown() {
 }
 
 func (s *Server) refuse(ws *websocket.Conn, f refusal) {
-	b, _ := json.Marshal(f)
+	b, _ := gate.Marshal(f)
 	if write(ws, websocket.TextMessage, b, writeWait) == nil {
 		write(ws, websocket.CloseMessage, websocket.FormatCloseMessage(websocket.ClosePolicyViolation, f.Error), closeWait)
 	}
@@ -337,7 +336,7 @@ func (s *Server) handshake(ws *websocket.Conn, wt *waiter, site string) *conn {
 			why = "because the bridge was started with --takeover"
 		}
 		s.Log.Warn("a new tab takes over and the attached one is told it was displaced (" + why + ")")
-		b, _ := json.Marshal(map[string]any{"displaced": true, "message": "Another Stitch Slop tab took over this agent connection, " + why + "."})
+		b, _ := gate.Marshal(map[string]any{"displaced": true, "message": "Another Stitch Slop tab took over this agent connection, " + why + "."})
 		displaced.Send(b)
 		displaced.Close()
 	}
@@ -349,7 +348,7 @@ func (s *Server) handshake(ws *websocket.Conn, wt *waiter, site string) *conn {
 		h.PairingSecret, err = s.Pairing.Redeem(site, tok)
 	}
 	if err == nil {
-		b, _ := json.Marshal(h)
+		b, _ := gate.Marshal(h)
 		err = c.Send(b)
 	}
 	if err != nil {

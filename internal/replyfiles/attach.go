@@ -75,13 +75,11 @@ func AttachFiles(args json.RawMessage, list []Attach, argsName string) (json.Raw
 		}
 		sent[i] = fmt.Sprintf("%s (%d bytes, %s) as %s", gate.QuotePath(cmp.Or(a.Shown, in.Name)), in.Size, in.Mime, a.Arg)
 	}
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false) // an SVG's < and > stay as they are
-	if err := enc.Encode(m); err != nil {
+	b, err := gate.Marshal(m) // an SVG's < and > stay as they are; numbers as they were written
+	if err != nil {
 		return nil, "", &AttachError{Index: -1, Why: "cannot encode the arguments: " + err.Error()}
 	}
-	return bytes.TrimRight(b.Bytes(), "\n"), strings.Join(sent, "; "), nil
+	return b, strings.Join(sent, "; "), nil
 }
 
 // decodeArgs decodes a call's arguments, a JSON object, keeping numbers as

@@ -10,6 +10,7 @@ import (
 
 	"github.com/stitchslop/stitchslop-bridge/internal/doctor"
 	"github.com/stitchslop/stitchslop-bridge/internal/version"
+	"github.com/stitchslop/stitchslop-bridge/security/gate"
 )
 
 // runDoctor is `doctor [--port N[,N...]] [--config-dir DIR] [--json]`: it
@@ -29,7 +30,7 @@ func runDoctor(ctx context.Context, a args, dir string, stdout io.Writer, log *s
 	r := doctor.Run(ctx, doctor.Options{ConfigDir: dir, Ports: ports, Tool: &tool,
 		Bridge: func(wait time.Duration) version.Identity { return bridgeIdentity(ctx, wait) }})
 	if a.Has("json") {
-		b, err := json.Marshal(r)
+		b, err := gate.Marshal(r)
 		if err != nil {
 			log.Error("doctor: " + err.Error())
 			return 1

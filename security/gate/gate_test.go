@@ -149,13 +149,13 @@ func TestQuote(t *testing.T) {
 }
 
 func TestAppendString(t *testing.T) {
-	for _, s := range []string{"plain", "quote\" back\\ slash", "ctl\x00\x07\x1f", "tab\tnl\nret\r", "é ☃ \u2028\u2029", "bad \xff utf8", "<&>"} {
+	for _, s := range []string{"plain", "quote\" back\\ slash", "ctl\x00\x07\x1f", "tab\tnl\nret\r", "é ☃ \u2028\u2029", "bad \xff utf8", "two bad \xff\xfe bytes", "<&>"} {
 		b := AppendString(nil, s)
 		var back string
 		if err := json.Unmarshal(b, &back); err != nil {
 			t.Fatalf("AppendString(%q) = %s, not JSON: %v", s, b, err)
 		}
-		want := string(bytes.ToValidUTF8([]byte(s), []byte("\uFFFD")))
+		want := string([]rune(s)) // each invalid byte a U+FFFD
 		if back != want {
 			t.Errorf("AppendString(%q) round-trips to %q, want %q", s, back, want)
 		}

@@ -772,9 +772,10 @@ func thousands(n int) string {
 	return s
 }
 
-// AppendString is the one JSON string encoder of what the bridge writes
-// itself. <, > and & stay, safe on stdout and in application/json bodies;
-// U+2028 and U+2029, which end lines in JavaScript, are escaped.
+// AppendString appends s as Marshal writes a string, byte for byte, without
+// its reflection: <, > and & stay, safe on stdout and in application/json
+// bodies; U+2028 and U+2029, which end lines in JavaScript, are escaped;
+// each byte of invalid UTF-8 is a U+FFFD.
 func AppendString(dst []byte, s string) []byte {
 	if plainASCII(s) { // a name or a word: as it is, between quotes
 		dst = append(dst, '"')
@@ -782,7 +783,7 @@ func AppendString(dst []byte, s string) []byte {
 		return append(dst, '"')
 	}
 	at := len(dst)
-	dst, _ = jsontext.AppendQuote(dst, strings.ToValidUTF8(s, "\uFFFD"))
+	dst, _ = jsontext.AppendQuote(dst, s) // invalid UTF-8 reported, and written as U+FFFD
 	if strings.ContainsAny(s, "\u2028\u2029") {
 		out := bytes.ReplaceAll(dst[at:], []byte("\u2028"), []byte(`\u2028`))
 		out = bytes.ReplaceAll(out, []byte("\u2029"), []byte(`\u2029`))
