@@ -8,6 +8,10 @@
 // fields MCP defines, drops remote "$ref"s, and reports what it dropped,
 // bounded.
 //
+// It reads the list once, as a stream, and writes each tool kept as it
+// reads it, by the one encoder of the MCP exit (gate.AppendString's rule):
+// tools/list copies that JSON (docs/protocol.md §7.8).
+//
 // It cannot tell a benign description from a manipulative one: visible
 // text within the bounds reaches the model as the page wrote it.
 // Annotations are an untrusted page's hints; a client must not base a
@@ -15,9 +19,9 @@
 package toollist
 
 import (
-	"encoding/json"
+	"errors"
 	"fmt"
-	"maps"
+	"io"
 	"regexp"
 	"slices"
 	"strings"
@@ -47,14 +51,23 @@ const (
 // NamePattern is what a page tool's name must match.
 var NamePattern = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_.-]{0,63}$`)
 
-// Tool is a sanitised page tool, in MCP's shape.
+// Tool is a sanitised page tool: the parts the bridge reads, and the
+// whole as tools/list writes it.
 type Tool struct {
-	Name        string          `json:"name"`
-	Title       string          `json:"title,omitempty"`
-	Description string          `json:"description,omitempty"`
-	InputSchema json.RawMessage `json:"inputSchema"`
-	Annotations json.RawMessage `json:"annotations,omitempty"`
+	Name        string
+	Title       string // cleaned and cut; "" for none
+	Description string // cleaned and cut
+	// Args are the names of the input schema's properties, sorted: what a
+	// tools/call's arguments are checked against (internal/hub.Hub.ArgNames).
+	Args []string
+	// JSON is the tool in MCP's shape (name, title, description,
+	// inputSchema, annotations), as gate.AppendString writes strings.
+	JSON jsontext.Value
 }
+
+// MarshalJSON is t.JSON, for a writer of the list that takes values (the
+// control plane's GET /tools).
+func (t Tool) MarshalJSON() ([]byte, error) { return t.JSON, nil }
 
 // Dropped names a tool left out and why, or, with Part set, a part of a
 // listed tool left out. Name is "" for the whole list or for the final
@@ -72,7 +85,7 @@ const (
 	PartTitle       = "title"
 )
 
-var emptySchema = json.RawMessage(`{"type":"object"}`)
+var emptySchema = []byte(`{"type":"object"}`)
 
 const NotAList = "the tools field is not a list"
 
@@ -83,94 +96,180 @@ const (
 	MoreParts   = "%d more listed tools lost annotations or a title"
 )
 
+var errNotList = errors.New(NotAList)
+
+// list is what Sanitize has made of the items read so far.
+type list struct {
+	raw       []byte
+	res, seen map[string]bool
+	tools     []Tool
+	dropped   []Dropped
+	// unlisted and unlistedParts count what is beyond MaxDropped; total
+	// the bytes of the list, its brackets to begin with.
+	unlisted, unlistedParts, total int
+}
+
 // Sanitize turns a page frame's "tools" value into the list offered to the
-// model; reserved are the bridge's own tool names. Every item ends up in
-// the result or the report.
-func Sanitize(raw json.RawMessage, reserved []string) ([]Tool, []Dropped) {
-	if jsontext.Value(raw).Kind() != '[' || !gate.Valid(raw) {
+// model; reserved are the bridge's own tool names. It reads raw once
+// (gate.Read); every item ends up in the result or the report, and
+// anything but one JSON array is NotAList.
+func Sanitize(raw []byte, reserved []string) ([]Tool, []Dropped) {
+	l := &list{raw: raw, res: map[string]bool{}, seen: map[string]bool{}, total: 2}
+	for _, r := range reserved {
+		l.res[Fold(r)] = true
+	}
+	if gate.Read(raw, l.read) != nil {
 		return nil, []Dropped{{Reason: NotAList}}
 	}
-	var tools []Tool
-	var dropped []Dropped
-	unlisted, unlistedParts, total := 0, 0, 2 // total: bytes of the list, its brackets to begin with
-	seen, res := map[string]bool{}, map[string]bool{}
-	for _, r := range reserved {
-		res[Fold(r)] = true
+	if l.unlistedParts > 0 {
+		l.dropped = append(l.dropped, Dropped{Part: PartAnnotations, Reason: fmt.Sprintf(MoreParts, l.unlistedParts)})
 	}
-	// report records a dropped tool, or a dropped part of a listed one.
-	report := func(name, part, why string) {
+	if l.unlisted > 0 {
+		l.dropped = append(l.dropped, Dropped{Reason: fmt.Sprintf(MoreDropped, l.unlisted)})
+	}
+	return l.tools, l.dropped
+}
+
+// read takes the items as they come: millions of tiny items cost one
+// pass, not a slice of millions.
+func (l *list) read(d *jsontext.Decoder) error {
+	if d.PeekKind() != '[' {
+		return errNotList
+	}
+	d.ReadToken()
+	for i := 0; d.PeekKind() != ']'; i++ {
+		if err := l.item(d, i); err != nil {
+			return err
+		}
+	}
+	d.ReadToken()
+	if _, err := d.ReadToken(); err != io.EOF {
+		return errNotList
+	}
+	return nil
+}
+
+// The members of an item Sanitize reads; the first of a name given twice
+// counts.
+var fields = []string{"name", "title", "description", "inputSchema", "annotations"}
+
+// item reads the i-th item and keeps or reports it. Its members come in
+// any order, so it is judged at its end.
+func (l *list) item(d *jsontext.Decoder, i int) error {
+	if d.PeekKind() != '{' {
+		l.report(fmt.Sprintf("#%d", i), "", "not an object")
+		return d.SkipValue()
+	}
+	d.ReadToken()
+	var got [3][]byte // name, title, description, as pieces of raw
+	var seen [5]bool
+	s := schema{d: d, taken: map[taken]bool{}}
+	var ann []byte
+	var annWhy string
+	for d.PeekKind() == '"' {
+		k, err := d.ReadValue()
+		if err != nil {
+			return err
+		}
+		name, _ := gate.String(k)
+		f := slices.Index(fields, name)
+		if f < 0 || seen[f] {
+			if err := d.SkipValue(); err != nil {
+				return err
+			}
+			continue
+		}
+		seen[f] = true
 		switch {
-		case why == "":
-		case len(dropped) < MaxDropped:
-			dropped = append(dropped, Dropped{Name: name, Part: part, Reason: why})
-		case part != "":
-			unlistedParts++
+		case f < 3:
+			v, err := d.ReadValue()
+			if err != nil {
+				return err
+			}
+			got[f] = l.piece(d, v)
+		case name == "inputSchema" && d.PeekKind() == '{':
+			s.given = true
+			_, _, err = s.value(0, true, false)
+		case name == "annotations":
+			ann, annWhy, err = l.annotations(d)
 		default:
-			unlisted++
+			err = d.SkipValue()
+		}
+		if err != nil {
+			return err
 		}
 	}
-	// Walk the items in place: millions of tiny items cost one pass, not a
-	// slice of millions.
-	i := -1
-	gate.Items(raw, func(it []byte) bool {
-		i++
-		fields := map[string][]byte{} // the item's members, read once
-		gate.Each(it, func(k string, v []byte) bool {
-			if _, dup := fields[k]; !dup {
-				fields[k] = v
-			}
-			return true
-		})
-		field := func(name string) []byte { return fields[name] }
-		name, _ := gate.String(field("name"))
-		t := Tool{Name: name, InputSchema: emptySchema}
-		schema := field("inputSchema")
-		shown, why := name, ""
-		switch {
-		case it[0] != '{':
-			shown, why = fmt.Sprintf("#%d", i), "not an object"
-		case !NamePattern.MatchString(name):
-			shown, why = printable(field("name")), "name must match "+NamePattern.String()
-		case res[Fold(name)]:
-			why = "name is reserved by the bridge"
-		case seen[name]:
-			why = "duplicate name"
-		case len(tools) >= MaxTools:
-			why = fmt.Sprintf("more than %d tools", MaxTools)
-		case isObject(schema) && len(schema) > MaxSchema:
-			why = fmt.Sprintf("input schema over %d bytes", MaxSchema)
-		case isObject(schema):
-			var err error
-			if t.InputSchema, err = cleanSchema(schema); err != nil {
-				why = "input schema " + err.Error()
-			}
-		}
-		if why == "" {
-			var titleWhy, partWhy string
-			t.Title, titleWhy = title(field("title"), res)
-			t.Description = cut(gate.Clean(stringOf(field("description"))), MaxDescription)
-			t.Annotations, partWhy = annotations(field("annotations"), res)
-			b, _ := json.Marshal(t) // never fails: strings, and JSON that was checked
-			if total+len(b)+1 > MaxList {
-				why = fmt.Sprintf("the list would exceed %d bytes", MaxList)
-			} else {
-				total += len(b) + 1
-				seen[name] = true
-				tools = append(tools, t)
-				report(name, PartTitle, titleWhy)
-				report(name, PartAnnotations, partWhy)
-			}
-		}
-		report(shown, "", why)
-		return true
-	})
-	if unlistedParts > 0 {
-		dropped = append(dropped, Dropped{Part: PartAnnotations, Reason: fmt.Sprintf(MoreParts, unlistedParts)})
+	if _, err := d.ReadToken(); err != nil {
+		return err
 	}
-	if unlisted > 0 {
-		dropped = append(dropped, Dropped{Reason: fmt.Sprintf(MoreDropped, unlisted)})
+	name, _ := gate.String(got[0])
+	shown, why := name, ""
+	switch {
+	case !NamePattern.MatchString(name):
+		shown, why = printable(got[0]), "name must match "+NamePattern.String()
+	case l.res[Fold(name)]:
+		why = "name is reserved by the bridge"
+	case l.seen[name]:
+		why = "duplicate name"
+	case len(l.tools) >= MaxTools:
+		why = fmt.Sprintf("more than %d tools", MaxTools)
+	default:
+		why = s.why()
 	}
-	return tools, dropped
+	if why == "" {
+		t := Tool{Name: name, Args: s.args}
+		var titleWhy string
+		t.Title, titleWhy = title(got[1], l.res)
+		t.Description = cut(gate.Clean(stringOf(got[2])), MaxDescription)
+		t.JSON = encode(t, s.out, ann)
+		if l.total+len(t.JSON)+1 > MaxList {
+			why = fmt.Sprintf("the list would exceed %d bytes", MaxList)
+		} else {
+			l.total += len(t.JSON) + 1
+			l.seen[name] = true
+			l.tools = append(l.tools, t)
+			l.report(name, PartTitle, titleWhy)
+			l.report(name, PartAnnotations, annWhy)
+		}
+	}
+	l.report(shown, "", why)
+	return nil
+}
+
+// piece is v, just read, as the piece of raw it is.
+func (l *list) piece(d *jsontext.Decoder, v []byte) []byte {
+	end := int(d.InputOffset())
+	return l.raw[end-len(v) : end : end]
+}
+
+// report records a dropped tool, or a dropped part of a listed one.
+func (l *list) report(name, part, why string) {
+	switch {
+	case why == "":
+	case len(l.dropped) < MaxDropped:
+		l.dropped = append(l.dropped, Dropped{Name: name, Part: part, Reason: why})
+	case part != "":
+		l.unlistedParts++
+	default:
+		l.unlisted++
+	}
+}
+
+// encode writes t as tools/list lists it.
+func encode(t Tool, schema, annotations []byte) []byte {
+	b := append(make([]byte, 0, 64+len(t.Title)+len(t.Description)+len(schema)+len(annotations)), `{"name":`...)
+	b = gate.AppendString(b, t.Name)
+	if t.Title != "" {
+		b = gate.AppendString(append(b, `,"title":`...), t.Title)
+	}
+	if t.Description != "" {
+		b = gate.AppendString(append(b, `,"description":`...), t.Description)
+	}
+	b = append(append(b, `,"inputSchema":`...), schema...)
+	if annotations != nil {
+		b = append(append(b, `,"annotations":`...), annotations...)
+	}
+	return append(b, '}')
 }
 
 // Fold maps names a model could confuse to one key: case and the
@@ -200,109 +299,222 @@ func cut(s string, n int) string {
 	return string([]rune(s)[:n-1]) + "…"
 }
 
-func isObject(raw []byte) bool { return len(raw) > 0 && raw[0] == '{' }
-
-// cleanSchema cleans every key and string of an object schema, drops
-// remote references, makes it of type object, and re-encodes it.
-func cleanSchema(raw json.RawMessage) (json.RawMessage, error) {
-	c, ok := clean(raw, MaxDepth)
-	if !ok {
-		return nil, fmt.Errorf("nested more than %d levels", MaxDepth)
-	}
-	m := c.(map[string]any)
-	if t, ok := m["type"]; !ok {
-		m["type"] = "object"
-	} else if t != "object" {
-		return emptySchema, nil
-	}
-	b, _ := json.Marshal(m) // never fails: strings, and pieces of checked JSON
-	if len(b) > MaxSchema {
-		return nil, fmt.Errorf("over %d bytes", MaxSchema)
-	}
-	return b, nil
+// schema writes an object schema as it reads it: every key and string
+// cleaned, a key judged as it reads once cleaned ("$re\u200bf" is a
+// $ref), of two keys that clean alike the first, remote references
+// dropped, "type" made object. Keys keep the page's order, so the same
+// list writes the same bytes (internal/hub.Hub.SetTools compares them).
+type schema struct {
+	d     *jsontext.Decoder
+	out   []byte
+	taken map[taken]bool
+	objs  int      // objects begun, to number them for taken
+	args  []string // the keys of its "properties"
+	given bool     // the item's inputSchema is an object
+	// deep: nested past MaxDepth. over: past MaxSchema bytes, written or
+	// read; nothing more is written. typed: its "type" member was read;
+	// other: that was not "object".
+	deep, over, typed, other bool
+	rawLen                   int
 }
 
-// clean returns raw as a value with every key and string cleaned and
-// remote references dropped, or false if it nests more than depth levels.
-func clean(raw []byte, depth int) (any, bool) {
-	if depth < 0 {
-		return nil, false
+// taken is a key written in the obj-th object.
+type taken struct {
+	obj  int
+	name string
+}
+
+// why says why the schema drops its tool, or "" when it does not;
+// s.out is then the schema to list.
+func (s *schema) why() string {
+	switch {
+	case !s.given:
+	case s.rawLen > MaxSchema:
+		return fmt.Sprintf("input schema over %d bytes", MaxSchema)
+	case s.deep:
+		return fmt.Sprintf("input schema nested more than %d levels", MaxDepth)
+	case s.other:
+	case s.over || len(s.out) > MaxSchema:
+		return fmt.Sprintf("input schema over %d bytes", MaxSchema)
+	default:
+		return ""
 	}
-	switch jsontext.Value(raw).Kind() {
-	case '"':
-		return gate.Clean(stringOf(raw)), true
+	s.out, s.args = emptySchema, nil
+	return ""
+}
+
+// add appends b when the value is written and the schema still may be;
+// addString the string str.
+func (s *schema) add(write bool, b string) {
+	if write && !s.over && !s.deep {
+		s.out = append(s.out, b...)
+	}
+}
+
+func (s *schema) addString(write bool, str string) {
+	if write && !s.over && !s.deep {
+		s.out = gate.AppendString(s.out, str)
+	}
+}
+
+// sep begins the n-th entry of a container. Past MaxSchema bytes nothing
+// more is written, so a dropped schema costs no more memory than that.
+func (s *schema) sep(write bool, n int) {
+	if len(s.out) > MaxSchema {
+		s.over = true
+	}
+	if n > 0 {
+		s.add(write, ",")
+	}
+}
+
+// value reads the value at level (the schema's own object is 0) and, with
+// write, appends it cleaned; a string, cleaned, is returned too. props
+// collects the keys of an object into s.args.
+func (s *schema) value(level int, write, props bool) (string, bool, error) {
+	d := s.d
+	if level > MaxDepth {
+		s.deep = true
+		return "", false, d.SkipValue()
+	}
+	switch d.PeekKind() {
 	case '[':
-		out := []any{}
-		ok := true
-		gate.Items(raw, func(e []byte) bool {
-			var c any
-			c, ok = clean(e, depth-1)
-			out = append(out, c)
-			return ok
-		})
-		return out, ok
-	case '{':
-		// Each key is judged as it reads once cleaned, so "$re\u200bf" is a
-		// $ref.
-		x := map[string][]byte{}
-		gate.Each(raw, func(k string, v []byte) bool {
-			if _, dup := x[k]; !dup {
-				x[k] = v
+		d.ReadToken()
+		s.add(write, "[")
+		for n := 0; d.PeekKind() != ']'; n++ {
+			s.sep(write, n)
+			if _, _, err := s.value(level+1, write, false); err != nil {
+				return "", false, err
 			}
-			return true
-		})
-		out := make(map[string]any, len(x))
-		for _, k := range slices.Sorted(maps.Keys(x)) {
-			c, ok := clean(x[k], depth-1)
-			if !ok {
-				return nil, false
-			}
-			name := gate.Clean(k)
-			if _, taken := out[name]; taken {
-				continue
-			}
-			if ref, _ := c.(string); (name == "$ref" || name == "$dynamicRef") && !strings.HasPrefix(ref, "#") {
-				continue
-			}
-			out[name] = c
 		}
-		return out, true
+		s.add(write, "]")
+		_, err := d.ReadToken()
+		return "", false, err
+	case '{':
+		return "", false, s.object(level, write, props)
 	}
-	return json.RawMessage(raw), true
+	v, err := d.ReadValue()
+	if len(v) > MaxSchema {
+		s.over = true // and so is the schema read: its tool is dropped
+		return "", false, err
+	}
+	if v[0] != '"' {
+		s.add(write, string(v))
+		return "", false, err
+	}
+	c := ""
+	if write {
+		c = gate.Clean(stringOf(v))
+		s.addString(write, c)
+	}
+	return c, true, err
 }
 
-// hints are MCP's four boolean tool annotations.
-var hints = []string{"readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"}
+func (s *schema) object(level int, write, props bool) error {
+	d := s.d
+	d.ReadToken()
+	start := d.InputOffset() - 1
+	s.add(write, "{")
+	id, n := s.objs, 0
+	s.objs++
+	for d.PeekKind() == '"' {
+		k, err := d.ReadValue()
+		if err != nil {
+			return err
+		}
+		name := gate.Clean(stringOf(k))
+		first := write && !s.taken[taken{id, name}]
+		mark := len(s.out)
+		if first {
+			s.sep(write, n)
+			s.addString(write, name)
+			s.add(write, ":")
+		}
+		c, isString, err := s.value(level+1, first, first && level == 0 && name == "properties")
+		if err != nil {
+			return err
+		}
+		switch {
+		case !first:
+			continue
+		case (name == "$ref" || name == "$dynamicRef") && !(isString && strings.HasPrefix(c, "#")):
+			s.out = s.out[:mark] // a remote reference: dropped, its name not taken
+			continue
+		case level == 0 && name == "type":
+			s.typed, s.other = true, c != "object"
+		}
+		s.taken[taken{id, name}] = true
+		if props {
+			s.args = append(s.args, name)
+		}
+		n++
+	}
+	if _, err := d.ReadToken(); err != nil {
+		return err
+	}
+	if level == 0 {
+		if !s.typed {
+			s.sep(write, n)
+			s.add(write, `"type":"object"`)
+		}
+		s.rawLen = int(d.InputOffset() - start)
+		slices.Sort(s.args)
+	}
+	s.add(write, "}")
+	return nil
+}
 
-// annotations keeps MCP's tool annotations of the right types, nil when
-// none is left, and says why anything else was dropped; the tool stays.
-func annotations(raw []byte, reserved map[string]bool) (json.RawMessage, string) {
-	if len(raw) == 0 || gate.IsNull(raw) {
-		return nil, ""
+// hints are MCP's four boolean tool annotations; written in hintOrder,
+// then the title.
+var (
+	hints     = []string{"readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"}
+	hintOrder = slices.Sorted(slices.Values(hints))
+)
+
+// annotations reads an item's annotations: MCP's of the right types, nil
+// when none is left, and why anything else was dropped; the tool stays.
+func (l *list) annotations(d *jsontext.Decoder) ([]byte, string, error) {
+	switch d.PeekKind() {
+	case 'n':
+		_, err := d.ReadValue()
+		return nil, "", err
+	case '{':
+	default:
+		return nil, "annotations dropped: not an object; the tool is listed without them", d.SkipValue()
 	}
-	if !isObject(raw) {
-		return nil, "annotations dropped: not an object; the tool is listed without them"
-	}
-	if len(raw) > MaxSchema {
-		return nil, fmt.Sprintf("annotations dropped: over %d bytes; the tool is listed without them", MaxSchema)
-	}
-	out := map[string]any{}
+	d.ReadToken()
+	start := d.InputOffset() - 1
+	kept := map[string]string{} // a hint's literal; the title cleaned
 	var bad []string
-	gate.Each(raw, func(name string, v []byte) bool {
+	for d.PeekKind() == '"' {
+		k, err := d.ReadValue()
+		if err != nil {
+			return nil, "", err
+		}
+		name, _ := gate.String(k)
+		v, err := d.ReadValue()
+		if err != nil {
+			return nil, "", err
+		}
 		switch {
 		case slices.Contains(hints, name) && (string(v) == "true" || string(v) == "false"):
-			out[name] = string(v) == "true"
+			kept[name] = string(v)
 		case name == "title" && v[0] == '"':
-			if s, why := title(v, reserved); why != "" {
+			if s, why := title(v, l.res); why != "" {
 				bad = append(bad, name)
 			} else if s != "" {
-				out["title"] = s
+				kept[name] = s
 			}
 		default:
 			bad = append(bad, name)
 		}
-		return true
-	})
+	}
+	if _, err := d.ReadToken(); err != nil {
+		return nil, "", err
+	}
+	if d.InputOffset()-start > MaxSchema {
+		return nil, fmt.Sprintf("annotations dropped: over %d bytes; the tool is listed without them", MaxSchema), nil
+	}
 	why := ""
 	if len(bad) > 0 {
 		shown := make([]string, 0, 4)
@@ -315,11 +527,26 @@ func annotations(raw []byte, reserved map[string]bool) (json.RawMessage, string)
 		}
 		why += " dropped: only the boolean hints " + strings.Join(hints, ", ") + " and a string title are kept; the tool is listed without them"
 	}
-	if len(out) == 0 {
-		return nil, why
+	if len(kept) == 0 {
+		return nil, why, nil
 	}
-	b, _ := json.Marshal(out) // never fails: booleans and a string
-	return b, why
+	b := []byte{'{'}
+	for _, h := range append(hintOrder, "title") {
+		v, ok := kept[h]
+		switch {
+		case !ok:
+			continue
+		case len(b) > 1:
+			b = append(b, ',')
+		}
+		b = append(gate.AppendString(b, h), ':')
+		if h == "title" {
+			b = gate.AppendString(b, v)
+		} else {
+			b = append(b, v...)
+		}
+	}
+	return append(b, '}'), why, nil
 }
 
 // title returns a tool's title cleaned and cut, or none if it folds to a
