@@ -46,8 +46,8 @@ func FuzzSanitize(f *testing.F) {
 			}
 			var written struct {
 				Name, Title, Description string
-				InputSchema             json.RawMessage
-				Annotations             map[string]any
+				InputSchema              json.RawMessage
+				Annotations              map[string]any
 			}
 			if err := json.Unmarshal(tl.JSON, &written); err != nil || written.Name != tl.Name || written.Title != tl.Title || written.Description != tl.Description {
 				t.Errorf("tool %q is written %q (%v), want its name, title and description", tl.Name, tl.JSON, err)

@@ -19,11 +19,13 @@
 package toollist
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -313,9 +315,10 @@ type schema struct {
 	given bool     // the item's inputSchema is an object
 	// deep: nested past MaxDepth. over: past MaxSchema bytes, written or
 	// read; nothing more is written. typed: its "type" member was read;
-	// other: that was not "object".
-	deep, over, typed, other bool
-	rawLen                   int
+	// other: that was not "object". number: a number a client may not
+	// read (1e999 fails Go's encoding/json, as the gate's notes say).
+	deep, over, typed, other, number bool
+	rawLen                           int
 }
 
 // taken is a key written in the obj-th object.
@@ -334,6 +337,8 @@ func (s *schema) why() string {
 	case s.deep:
 		return fmt.Sprintf("input schema nested more than %d levels", MaxDepth)
 	case s.other:
+	case s.number:
+		return fmt.Sprintf("input schema holds a number over %d characters or past float64's range", gate.MaxNumber)
 	case s.over || len(s.out) > MaxSchema:
 		return fmt.Sprintf("input schema over %d bytes", MaxSchema)
 	default:
@@ -399,6 +404,9 @@ func (s *schema) value(level int, write, props bool) (string, bool, error) {
 		return "", false, err
 	}
 	if v[0] != '"' {
+		if v[0] == '-' || '0' <= v[0] && v[0] <= '9' {
+			s.number = s.number || len(v) > gate.MaxNumber || bytes.ContainsAny(v, "eE") && !finite(v)
+		}
 		s.add(write, string(v))
 		return "", false, err
 	}
@@ -408,6 +416,11 @@ func (s *schema) value(level int, write, props bool) (string, bool, error) {
 		s.addString(write, c)
 	}
 	return c, true, err
+}
+
+func finite(v []byte) bool {
+	_, err := strconv.ParseFloat(string(v), 64)
+	return err == nil
 }
 
 func (s *schema) object(level int, write, props bool) error {

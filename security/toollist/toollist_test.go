@@ -52,6 +52,9 @@ func TestSanitizeNames(t *testing.T) {
 		{"duplicate", `[{"name":"a"},{"name":"a"}]`, "a", "duplicate"},
 		{"case is a different tool", `[{"name":"a"},{"name":"A"}]`, "a,A", ""},
 		{"not an object", `[1,"x",null,[]]`, "", "not an object"},
+		// The door refuses a name given twice; given one anyway, the first counts.
+		{"name given twice", `[{"name":"a","name":"b"}]`, "a", ""},
+		{"members in any order", `[{"inputSchema":{"type":"object"},"description":"d","name":"a"}]`, "a", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -201,6 +204,78 @@ func TestSanitizeSchemaTooLarge(t *testing.T) {
 	}
 	if len(dropped) != 1 || dropped[0].Name != "a" || !strings.Contains(dropped[0].Reason, "32768") {
 		t.Errorf("dropped %v, want a for its schema over 32768 bytes", dropped)
+	}
+}
+
+// MaxDepth levels below the schema pass; one more drops the tool, in an
+// array, in a member given twice or in a remote reference too, which are
+// left out of what is written but read all the same.
+func TestSanitizeSchemaDepth(t *testing.T) {
+	nest := func(levels int, open, close string) string {
+		return strings.Repeat(open, levels) + `1` + strings.Repeat(close, levels)
+	}
+	for _, tt := range []struct {
+		name, schema string
+		kept         bool
+	}{
+		{"objects, at the bound", nest(MaxDepth, `{"a":`, `}`), true},
+		{"objects, one past", nest(MaxDepth+1, `{"a":`, `}`), false},
+		{"arrays, at the bound", `{"a":` + nest(MaxDepth-1, `[`, `]`) + `}`, true},
+		{"arrays, one past", `{"a":` + nest(MaxDepth, `[`, `]`) + `}`, false},
+		{"in a member given twice", `{"a":1,"a​":` + nest(MaxDepth, `[`, `]`) + `}`, false},
+		{"in a remote reference", `{"$ref":` + nest(MaxDepth, `[`, `]`) + `}`, false},
+	} {
+		tools, dropped := sanitize(t, `[{"name":"a","inputSchema":`+tt.schema+`}]`)
+		if kept := len(tools) == 1; kept != tt.kept || !kept && (len(dropped) != 1 || !strings.Contains(dropped[0].Reason, "nested")) {
+			t.Errorf("%s: Sanitize kept %v, dropped %v; want kept %v", tt.name, names(tools), dropped, tt.kept)
+		}
+	}
+}
+
+// Args are the schema's property names as written: cleaned, the first of
+// two that clean alike, sorted; none when the schema is not of type object.
+func TestSanitizeArgs(t *testing.T) {
+	for _, tt := range []struct{ schema, want string }{
+		{`{"type":"object","properties":{"b":{},"a​":{},"a":{},"c":{"properties":{"x":{}}}}}`, "a,b,c"},
+		{`{"properties":{"z":1},"properties​":{"y":1}}`, "z"},
+		{`{"type":"string","properties":{"z":1}}`, ""},
+		{`{"type":"object","properties":["z"]}`, ""},
+		{`{"type":"object","items":{"properties":{"z":1}}}`, ""},
+	} {
+		tools, _ := sanitize(t, `[{"name":"a","inputSchema":`+tt.schema+`}]`)
+		if len(tools) != 1 || strings.Join(tools[0].Args, ",") != tt.want {
+			t.Errorf("Sanitize(schema %s) = %+v, want Args %q", tt.schema, tools, tt.want)
+		}
+	}
+}
+
+// The same list, spaced and escaped otherwise, writes the same bytes: the
+// hub tells a client of a change only when there is one.
+func TestSanitizeSameListSameBytes(t *testing.T) {
+	a := `[{"name":"a","title":"T","description":"<d> & e","inputSchema":{"type":"object","properties":{"x":{"enum":[1,"y"]}}},"annotations":{"readOnlyHint":true}}]`
+	b := ` [ { "name" : "\u0061" , "title":"\u0054", "description" : "\u003cd\u003e \u0026 e\u200b" , "inputSchema" : { "type" : "object" , "properties" : { "x" : { "enum" : [ 1 , "\u0079" ] } } } , "annotations":{"readOnlyHint" : true} } ] `
+	x, _ := sanitize(t, a)
+	y, _ := sanitize(t, b)
+	if len(x) != 1 || len(y) != 1 || string(x[0].JSON) != string(y[0].JSON) {
+		t.Errorf("Sanitize wrote %s and %s, want the same", listed(x), listed(y))
+	}
+}
+
+// A number a client's reader refuses (past float64's range) or one of
+// megabytes drops the tool: Go's encoding/json fails the whole tools/list
+// on 1e999, as the gate's notes say of a reply.
+func TestSanitizeSchemaNumbers(t *testing.T) {
+	for _, tt := range []struct {
+		number string
+		kept   bool
+	}{
+		{"1e308", true}, {"-0.5E-3", true}, {"1" + strings.Repeat("0", 63), true},
+		{"1e999", false}, {"-1E400", false}, {"1" + strings.Repeat("0", 64), false},
+	} {
+		tools, dropped := sanitize(t, `[{"name":"a","inputSchema":{"type":"object","maximum":`+tt.number+`}}]`)
+		if kept := len(tools) == 1; kept != tt.kept || !kept && (len(dropped) != 1 || !strings.Contains(dropped[0].Reason, "number")) {
+			t.Errorf("a schema with %s: kept %v, dropped %v; want kept %v", tt.number, names(tools), dropped, tt.kept)
+		}
 	}
 }
 
