@@ -165,7 +165,7 @@ func (l *list) item(d *jsontext.Decoder, i int) error {
 	d.ReadToken()
 	var got [3][]byte // name, title, description, as pieces of raw
 	var seen [5]bool
-	s := schema{d: d, taken: map[taken]bool{}}
+	s := schema{d: d}
 	var ann []byte
 	var annWhy string
 	for d.PeekKind() == '"' {
@@ -313,12 +313,12 @@ type schema struct {
 	objs  int      // objects begun, to number them for taken
 	args  []string // the keys of its "properties"
 	given bool     // the item's inputSchema is an object
-	// deep: nested past MaxDepth. over: past MaxSchema bytes, written or
-	// read; nothing more is written. typed: its "type" member was read;
+	// start and rawLen are its offset and length in the input.
+	start, rawLen int64
+	// deep: nested past MaxDepth. typed: its "type" member was read;
 	// other: that was not "object". number: a number a client may not
 	// read (1e999 fails Go's encoding/json, as the gate's notes say).
-	deep, over, typed, other, number bool
-	rawLen                           int
+	deep, typed, other, number bool
 }
 
 // taken is a key written in the obj-th object.
@@ -339,7 +339,7 @@ func (s *schema) why() string {
 	case s.other:
 	case s.number:
 		return fmt.Sprintf("input schema holds a number over %d characters or past float64's range", gate.MaxNumber)
-	case s.over || len(s.out) > MaxSchema:
+	case len(s.out) > MaxSchema:
 		return fmt.Sprintf("input schema over %d bytes", MaxSchema)
 	default:
 		return ""
@@ -348,29 +348,24 @@ func (s *schema) why() string {
 	return ""
 }
 
-// add appends b when the value is written and the schema still may be;
-// addString the string str.
+// past reports whether more than MaxSchema bytes of the schema have been
+// read: its tool is dropped, so the rest is skipped, not written, and a
+// schema costs no more memory than that.
+func (s *schema) past() bool { return s.d.InputOffset()-s.start > MaxSchema }
+
 func (s *schema) add(write bool, b string) {
-	if write && !s.over && !s.deep {
+	if write {
 		s.out = append(s.out, b...)
 	}
 }
 
-func (s *schema) addString(write bool, str string) {
-	if write && !s.over && !s.deep {
-		s.out = gate.AppendString(s.out, str)
-	}
-}
-
-// sep begins the n-th entry of a container. Past MaxSchema bytes nothing
-// more is written, so a dropped schema costs no more memory than that.
-func (s *schema) sep(write bool, n int) {
-	if len(s.out) > MaxSchema {
-		s.over = true
-	}
+// entry begins the n-th entry of a container: whether it is written.
+func (s *schema) entry(write bool, n int) bool {
+	write = write && !s.past()
 	if n > 0 {
 		s.add(write, ",")
 	}
+	return write
 }
 
 // value reads the value at level (the schema's own object is 0) and, with
@@ -378,8 +373,11 @@ func (s *schema) sep(write bool, n int) {
 // collects the keys of an object into s.args.
 func (s *schema) value(level int, write, props bool) (string, bool, error) {
 	d := s.d
-	if level > MaxDepth {
+	switch {
+	case level > MaxDepth:
 		s.deep = true
+		return "", false, d.SkipValue()
+	case level > 0 && s.past():
 		return "", false, d.SkipValue()
 	}
 	switch d.PeekKind() {
@@ -387,8 +385,7 @@ func (s *schema) value(level int, write, props bool) (string, bool, error) {
 		d.ReadToken()
 		s.add(write, "[")
 		for n := 0; d.PeekKind() != ']'; n++ {
-			s.sep(write, n)
-			if _, _, err := s.value(level+1, write, false); err != nil {
+			if _, _, err := s.value(level+1, s.entry(write, n), false); err != nil {
 				return "", false, err
 			}
 		}
@@ -399,23 +396,21 @@ func (s *schema) value(level int, write, props bool) (string, bool, error) {
 		return "", false, s.object(level, write, props)
 	}
 	v, err := d.ReadValue()
-	if len(v) > MaxSchema {
-		s.over = true // and so is the schema read: its tool is dropped
+	switch {
+	case err != nil:
 		return "", false, err
-	}
-	if v[0] != '"' {
-		if v[0] == '-' || '0' <= v[0] && v[0] <= '9' {
-			s.number = s.number || len(v) > gate.MaxNumber || bytes.ContainsAny(v, "eE") && !finite(v)
+	case v[0] == '"':
+		c := ""
+		if write && !s.past() {
+			c = gate.Clean(stringOf(v))
+			s.out = gate.AppendString(s.out, c)
 		}
-		s.add(write, string(v))
-		return "", false, err
+		return c, true, nil
+	case v[0] == '-' || '0' <= v[0] && v[0] <= '9':
+		s.number = s.number || len(v) > gate.MaxNumber || bytes.ContainsAny(v, "eE") && !finite(v)
 	}
-	c := ""
-	if write {
-		c = gate.Clean(stringOf(v))
-		s.addString(write, c)
-	}
-	return c, true, err
+	s.add(write, string(v))
+	return "", false, nil
 }
 
 func finite(v []byte) bool {
@@ -426,7 +421,9 @@ func finite(v []byte) bool {
 func (s *schema) object(level int, write, props bool) error {
 	d := s.d
 	d.ReadToken()
-	start := d.InputOffset() - 1
+	if level == 0 {
+		s.start, s.taken = d.InputOffset()-1, map[taken]bool{}
+	}
 	s.add(write, "{")
 	id, n := s.objs, 0
 	s.objs++
@@ -436,12 +433,11 @@ func (s *schema) object(level int, write, props bool) error {
 			return err
 		}
 		name := gate.Clean(stringOf(k))
-		first := write && !s.taken[taken{id, name}]
+		first := write && !s.past() && !s.taken[taken{id, name}]
 		mark := len(s.out)
 		if first {
-			s.sep(write, n)
-			s.addString(write, name)
-			s.add(write, ":")
+			s.entry(true, n)
+			s.out = append(gate.AppendString(s.out, name), ':')
 		}
 		c, isString, err := s.value(level+1, first, first && level == 0 && name == "properties")
 		if err != nil {
@@ -467,21 +463,20 @@ func (s *schema) object(level int, write, props bool) error {
 	}
 	if level == 0 {
 		if !s.typed {
-			s.sep(write, n)
-			s.add(write, `"type":"object"`)
+			s.add(s.entry(write, n), `"type":"object"`)
 		}
-		s.rawLen = int(d.InputOffset() - start)
+		s.rawLen = d.InputOffset() - s.start
 		slices.Sort(s.args)
 	}
 	s.add(write, "}")
 	return nil
 }
 
-// hints are MCP's four boolean tool annotations; written in hintOrder,
-// then the title.
+// hints are MCP's four boolean tool annotations; annotations are written
+// in written's order.
 var (
-	hints     = []string{"readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"}
-	hintOrder = slices.Sorted(slices.Values(hints))
+	hints   = []string{"readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"}
+	written = append(slices.Sorted(slices.Values(hints)), "title")
 )
 
 // annotations reads an item's annotations: MCP's of the right types, nil
@@ -498,7 +493,8 @@ func (l *list) annotations(d *jsontext.Decoder) ([]byte, string, error) {
 	d.ReadToken()
 	start := d.InputOffset() - 1
 	kept := map[string]string{} // a hint's literal; the title cleaned
-	var bad []string
+	var bad []string            // the first 4 names dropped, of nbad
+	nbad := 0
 	for d.PeekKind() == '"' {
 		k, err := d.ReadValue()
 		if err != nil {
@@ -509,17 +505,23 @@ func (l *list) annotations(d *jsontext.Decoder) ([]byte, string, error) {
 		if err != nil {
 			return nil, "", err
 		}
+		ok := true
 		switch {
 		case slices.Contains(hints, name) && (string(v) == "true" || string(v) == "false"):
 			kept[name] = string(v)
 		case name == "title" && v[0] == '"':
-			if s, why := title(v, l.res); why != "" {
-				bad = append(bad, name)
-			} else if s != "" {
+			var s, why string
+			if s, why = title(v, l.res); why == "" && s != "" {
 				kept[name] = s
 			}
+			ok = why == ""
 		default:
-			bad = append(bad, name)
+			ok = false
+		}
+		if !ok {
+			if nbad++; nbad <= 4 {
+				bad = append(bad, name)
+			}
 		}
 	}
 	if _, err := d.ReadToken(); err != nil {
@@ -529,14 +531,14 @@ func (l *list) annotations(d *jsontext.Decoder) ([]byte, string, error) {
 		return nil, fmt.Sprintf("annotations dropped: over %d bytes; the tool is listed without them", MaxSchema), nil
 	}
 	why := ""
-	if len(bad) > 0 {
+	if nbad > 0 {
 		shown := make([]string, 0, 4)
-		for _, b := range bad[:min(len(bad), 4)] {
+		for _, b := range bad {
 			shown = append(shown, unprintable.Quote(b[:min(len(b), 64)]))
 		}
 		why = "annotations " + strings.Join(shown, ", ")
-		if len(bad) > 4 {
-			why += fmt.Sprintf(" and %d more", len(bad)-4)
+		if nbad > 4 {
+			why += fmt.Sprintf(" and %d more", nbad-4)
 		}
 		why += " dropped: only the boolean hints " + strings.Join(hints, ", ") + " and a string title are kept; the tool is listed without them"
 	}
@@ -544,7 +546,7 @@ func (l *list) annotations(d *jsontext.Decoder) ([]byte, string, error) {
 		return nil, why, nil
 	}
 	b := []byte{'{'}
-	for _, h := range append(hintOrder, "title") {
+	for _, h := range written {
 		v, ok := kept[h]
 		switch {
 		case !ok:
