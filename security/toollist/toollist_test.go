@@ -222,7 +222,7 @@ func TestSanitizeSchemaDepth(t *testing.T) {
 		{"objects, one past", nest(MaxDepth+1, `{"a":`, `}`), false},
 		{"arrays, at the bound", `{"a":` + nest(MaxDepth-1, `[`, `]`) + `}`, true},
 		{"arrays, one past", `{"a":` + nest(MaxDepth, `[`, `]`) + `}`, false},
-		{"in a member given twice", `{"a":1,"a​":` + nest(MaxDepth, `[`, `]`) + `}`, false},
+		{"in a member given twice", `{"a":1,"a\u200b":` + nest(MaxDepth, `[`, `]`) + `}`, false},
 		{"in a remote reference", `{"$ref":` + nest(MaxDepth, `[`, `]`) + `}`, false},
 	} {
 		tools, dropped := sanitize(t, `[{"name":"a","inputSchema":`+tt.schema+`}]`)
@@ -236,8 +236,8 @@ func TestSanitizeSchemaDepth(t *testing.T) {
 // two that clean alike, sorted; none when the schema is not of type object.
 func TestSanitizeArgs(t *testing.T) {
 	for _, tt := range []struct{ schema, want string }{
-		{`{"type":"object","properties":{"b":{},"a​":{},"a":{},"c":{"properties":{"x":{}}}}}`, "a,b,c"},
-		{`{"properties":{"z":1},"properties​":{"y":1}}`, "z"},
+		{`{"type":"object","properties":{"b":{},"a\u200b":{},"a":{},"c":{"properties":{"x":{}}}}}`, "a,b,c"},
+		{`{"properties":{"z":1},"properties\u200b":{"y":1}}`, "z"},
 		{`{"type":"string","properties":{"z":1}}`, ""},
 		{`{"type":"object","properties":["z"]}`, ""},
 		{`{"type":"object","items":{"properties":{"z":1}}}`, ""},
