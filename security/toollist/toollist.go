@@ -100,27 +100,44 @@ const (
 
 var errNotList = errors.New(NotAList)
 
-// list is what Sanitize has made of the items read so far.
+// list is what Sanitize has made of the items read so far: raw, the
+// reserved names folded, the names kept; what is beyond MaxDropped, and
+// the bytes of the list, its brackets to begin with.
 type list struct {
-	raw       []byte
-	res, seen map[string]bool
-	tools     []Tool
-	dropped   []Dropped
-	// unlisted and unlistedParts count what is beyond MaxDropped; total
-	// the bytes of the list, its brackets to begin with.
+	raw                            []byte
+	res, seen                      map[string]bool
+	tools                          []Tool
+	dropped                        []Dropped
 	unlisted, unlistedParts, total int
 }
 
 // Sanitize turns a page frame's "tools" value into the list offered to the
-// model; reserved are the bridge's own tool names. It reads raw once
-// (gate.Read); every item ends up in the result or the report, and
-// anything but one JSON array is NotAList.
+// model; reserved are the bridge's own tool names. It reads raw once, item
+// by item as they come (gate.Read: millions of tiny items cost one pass,
+// not a slice of millions); every item ends up in the result or the
+// report, and anything but one JSON array is NotAList.
 func Sanitize(raw []byte, reserved []string) ([]Tool, []Dropped) {
 	l := &list{raw: raw, res: map[string]bool{}, seen: map[string]bool{}, total: 2}
 	for _, r := range reserved {
 		l.res[Fold(r)] = true
 	}
-	if gate.Read(raw, l.read) != nil {
+	err := gate.Read(raw, func(d *jsontext.Decoder) error {
+		if d.PeekKind() != '[' {
+			return errNotList
+		}
+		d.ReadToken()
+		for i := 0; d.PeekKind() != ']'; i++ {
+			if err := l.item(d, i); err != nil {
+				return err
+			}
+		}
+		d.ReadToken()
+		if _, err := d.ReadToken(); err != io.EOF {
+			return errNotList
+		}
+		return nil
+	})
+	if err != nil {
 		return nil, []Dropped{{Reason: NotAList}}
 	}
 	if l.unlistedParts > 0 {
@@ -130,25 +147,6 @@ func Sanitize(raw []byte, reserved []string) ([]Tool, []Dropped) {
 		l.dropped = append(l.dropped, Dropped{Reason: fmt.Sprintf(MoreDropped, l.unlisted)})
 	}
 	return l.tools, l.dropped
-}
-
-// read takes the items as they come: millions of tiny items cost one
-// pass, not a slice of millions.
-func (l *list) read(d *jsontext.Decoder) error {
-	if d.PeekKind() != '[' {
-		return errNotList
-	}
-	d.ReadToken()
-	for i := 0; d.PeekKind() != ']'; i++ {
-		if err := l.item(d, i); err != nil {
-			return err
-		}
-	}
-	d.ReadToken()
-	if _, err := d.ReadToken(); err != io.EOF {
-		return errNotList
-	}
-	return nil
 }
 
 // The members of an item Sanitize reads; the first of a name given twice
@@ -163,39 +161,35 @@ func (l *list) item(d *jsontext.Decoder, i int) error {
 		return d.SkipValue()
 	}
 	d.ReadToken()
-	var got [3][]byte // name, title, description, as pieces of raw
+	var got [3][]byte // name, title, description: pieces of raw
 	var seen [5]bool
-	s := schema{d: d}
 	var ann []byte
 	var annWhy string
+	s := schema{d: d, out: emptySchema}
 	for d.PeekKind() == '"' {
 		k, err := d.ReadValue()
 		if err != nil {
 			return err
 		}
 		name, _ := gate.String(k)
-		f := slices.Index(fields, name)
-		if f < 0 || seen[f] {
-			if err := d.SkipValue(); err != nil {
-				return err
-			}
-			continue
-		}
-		seen[f] = true
-		switch {
-		case f < 3:
-			v, err := d.ReadValue()
-			if err != nil {
-				return err
-			}
-			got[f] = l.piece(d, v)
-		case name == "inputSchema" && d.PeekKind() == '{':
-			s.given = true
-			_, _, err = s.value(0, true, false)
-		case name == "annotations":
-			ann, annWhy, err = l.annotations(d)
-		default:
+		switch f := slices.Index(fields, name); {
+		case f < 0 || seen[f]:
 			err = d.SkipValue()
+		case f < 3:
+			seen[f] = true
+			got[f], err = d.ReadValue()
+			end := int(d.InputOffset())
+			got[f] = l.raw[end-len(got[f]) : end : end]
+		case f == 3 && d.PeekKind() == '{':
+			seen[f], s.out = true, nil
+			_, err = s.value(0, false)
+		default:
+			seen[f] = true
+			if f == 4 {
+				ann, annWhy, err = l.annotations(d)
+			} else {
+				err = d.SkipValue()
+			}
 		}
 		if err != nil {
 			return err
@@ -219,10 +213,9 @@ func (l *list) item(d *jsontext.Decoder, i int) error {
 		why = s.why()
 	}
 	if why == "" {
-		t := Tool{Name: name, Args: s.args}
+		t := Tool{Name: name, Args: s.args, Description: cut(gate.Clean(stringOf(got[2])), MaxDescription)}
 		var titleWhy string
 		t.Title, titleWhy = title(got[1], l.res)
-		t.Description = cut(gate.Clean(stringOf(got[2])), MaxDescription)
 		t.JSON = encode(t, s.out, ann)
 		if l.total+len(t.JSON)+1 > MaxList {
 			why = fmt.Sprintf("the list would exceed %d bytes", MaxList)
@@ -236,12 +229,6 @@ func (l *list) item(d *jsontext.Decoder, i int) error {
 	}
 	l.report(shown, "", why)
 	return nil
-}
-
-// piece is v, just read, as the piece of raw it is.
-func (l *list) piece(d *jsontext.Decoder, v []byte) []byte {
-	end := int(d.InputOffset())
-	return l.raw[end-len(v) : end : end]
 }
 
 // report records a dropped tool, or a dropped part of a listed one.
@@ -259,8 +246,7 @@ func (l *list) report(name, part, why string) {
 
 // encode writes t as tools/list lists it.
 func encode(t Tool, schema, annotations []byte) []byte {
-	b := append(make([]byte, 0, 64+len(t.Title)+len(t.Description)+len(schema)+len(annotations)), `{"name":`...)
-	b = gate.AppendString(b, t.Name)
+	b := gate.AppendString([]byte(`{"name":`), t.Name)
 	if t.Title != "" {
 		b = gate.AppendString(append(b, `,"title":`...), t.Title)
 	}
@@ -303,16 +289,14 @@ func cut(s string, n int) string {
 
 // schema writes an object schema as it reads it: every key and string
 // cleaned, a key judged as it reads once cleaned ("$re\u200bf" is a
-// $ref), of two keys that clean alike the first, remote references
-// dropped, "type" made object. Keys keep the page's order, so the same
-// list writes the same bytes (internal/hub.Hub.SetTools compares them).
+// $ref), "type" made object. A member is written as it comes and taken
+// back if its key, cleaned, was written before (the first counts) or it
+// is a remote reference. Keys keep the page's order, so the same list
+// writes the same bytes (internal/hub.Hub.SetTools compares them).
 type schema struct {
-	d     *jsontext.Decoder
-	out   []byte
-	taken map[taken]bool
-	objs  int      // objects begun, to number them for taken
-	args  []string // the keys of its "properties"
-	given bool     // the item's inputSchema is an object
+	d    *jsontext.Decoder
+	out  []byte
+	args []string // the keys of its "properties"
 	// start and rawLen are its offset and length in the input.
 	start, rawLen int64
 	// deep: nested past MaxDepth. typed: its "type" member was read;
@@ -321,17 +305,10 @@ type schema struct {
 	deep, typed, other, number bool
 }
 
-// taken is a key written in the obj-th object.
-type taken struct {
-	obj  int
-	name string
-}
-
 // why says why the schema drops its tool, or "" when it does not;
 // s.out is then the schema to list.
 func (s *schema) why() string {
-	switch {
-	case !s.given:
+	switch { // with no object read, s.out is emptySchema, and passes
 	case s.rawLen > MaxSchema:
 		return fmt.Sprintf("input schema over %d bytes", MaxSchema)
 	case s.deep:
@@ -348,69 +325,50 @@ func (s *schema) why() string {
 	return ""
 }
 
-// past reports whether more than MaxSchema bytes of the schema have been
-// read: its tool is dropped, so the rest is skipped, not written, and a
-// schema costs no more memory than that.
-func (s *schema) past() bool { return s.d.InputOffset()-s.start > MaxSchema }
-
-func (s *schema) add(write bool, b string) {
-	if write {
-		s.out = append(s.out, b...)
-	}
-}
-
-// entry begins the n-th entry of a container: whether it is written.
-func (s *schema) entry(write bool, n int) bool {
-	write = write && !s.past()
-	if n > 0 {
-		s.add(write, ",")
-	}
-	return write
-}
-
-// value reads the value at level (the schema's own object is 0) and, with
-// write, appends it cleaned; a string, cleaned, is returned too. props
-// collects the keys of an object into s.args.
-func (s *schema) value(level int, write, props bool) (string, bool, error) {
+// value reads the value at level (the schema's own object is 0), appends
+// it cleaned, and returns it if a string. props collects an object's keys
+// into s.args. Past MaxSchema bytes read the tool is dropped, so the rest
+// is skipped: a schema costs no more memory than that.
+func (s *schema) value(level int, props bool) (string, error) {
 	d := s.d
 	switch {
 	case level > MaxDepth:
 		s.deep = true
-		return "", false, d.SkipValue()
-	case level > 0 && s.past():
-		return "", false, d.SkipValue()
+		return "", d.SkipValue()
+	case level > 0 && d.InputOffset()-s.start > MaxSchema:
+		return "", d.SkipValue()
 	}
 	switch d.PeekKind() {
 	case '[':
 		d.ReadToken()
-		s.add(write, "[")
+		s.out = append(s.out, '[')
 		for n := 0; d.PeekKind() != ']'; n++ {
-			if _, _, err := s.value(level+1, s.entry(write, n), false); err != nil {
-				return "", false, err
+			if n > 0 {
+				s.out = append(s.out, ',')
+			}
+			if _, err := s.value(level+1, false); err != nil {
+				return "", err
 			}
 		}
-		s.add(write, "]")
+		s.out = append(s.out, ']')
 		_, err := d.ReadToken()
-		return "", false, err
+		return "", err
 	case '{':
-		return "", false, s.object(level, write, props)
+		return "", s.object(level, props)
 	}
 	v, err := d.ReadValue()
 	switch {
 	case err != nil:
-		return "", false, err
+		return "", err
 	case v[0] == '"':
-		c := ""
-		if write && !s.past() {
-			c = gate.Clean(stringOf(v))
-			s.out = gate.AppendString(s.out, c)
-		}
-		return c, true, nil
+		c := gate.Clean(stringOf(v))
+		s.out = gate.AppendString(s.out, c)
+		return c, nil
 	case v[0] == '-' || '0' <= v[0] && v[0] <= '9':
 		s.number = s.number || len(v) > gate.MaxNumber || bytes.ContainsAny(v, "eE") && !finite(v)
 	}
-	s.add(write, string(v))
-	return "", false, nil
+	s.out = append(s.out, v...)
+	return "", nil
 }
 
 func finite(v []byte) bool {
@@ -418,57 +376,54 @@ func finite(v []byte) bool {
 	return err == nil
 }
 
-func (s *schema) object(level int, write, props bool) error {
+func (s *schema) object(level int, props bool) error {
 	d := s.d
 	d.ReadToken()
 	if level == 0 {
-		s.start, s.taken = d.InputOffset()-1, map[taken]bool{}
+		s.start = d.InputOffset() - 1
 	}
-	s.add(write, "{")
-	id, n := s.objs, 0
-	s.objs++
+	s.out = append(s.out, '{')
+	names := map[string]bool{} // the keys written
 	for d.PeekKind() == '"' {
 		k, err := d.ReadValue()
 		if err != nil {
 			return err
 		}
-		name := gate.Clean(stringOf(k))
-		first := write && !s.past() && !s.taken[taken{id, name}]
-		mark := len(s.out)
-		if first {
-			s.entry(true, n)
-			s.out = append(gate.AppendString(s.out, name), ':')
+		name, mark := gate.Clean(stringOf(k)), len(s.out)
+		if len(names) > 0 {
+			s.out = append(s.out, ',')
 		}
-		c, isString, err := s.value(level+1, first, first && level == 0 && name == "properties")
+		s.out = append(gate.AppendString(s.out, name), ':')
+		c, err := s.value(level+1, level == 0 && name == "properties" && !names[name])
 		if err != nil {
 			return err
 		}
-		switch {
-		case !first:
+		if names[name] || (name == "$ref" || name == "$dynamicRef") && !strings.HasPrefix(c, "#") {
+			s.out = s.out[:mark]
 			continue
-		case (name == "$ref" || name == "$dynamicRef") && !(isString && strings.HasPrefix(c, "#")):
-			s.out = s.out[:mark] // a remote reference: dropped, its name not taken
-			continue
-		case level == 0 && name == "type":
+		}
+		if level == 0 && name == "type" {
 			s.typed, s.other = true, c != "object"
 		}
-		s.taken[taken{id, name}] = true
+		names[name] = true
 		if props {
 			s.args = append(s.args, name)
 		}
-		n++
 	}
 	if _, err := d.ReadToken(); err != nil {
 		return err
 	}
 	if level == 0 {
+		if !s.typed && len(names) > 0 {
+			s.out = append(s.out, ',')
+		}
 		if !s.typed {
-			s.add(s.entry(write, n), `"type":"object"`)
+			s.out = append(s.out, `"type":"object"`...)
 		}
 		s.rawLen = d.InputOffset() - s.start
 		slices.Sort(s.args)
 	}
-	s.add(write, "}")
+	s.out = append(s.out, '}')
 	return nil
 }
 
@@ -492,35 +447,32 @@ func (l *list) annotations(d *jsontext.Decoder) ([]byte, string, error) {
 	}
 	d.ReadToken()
 	start := d.InputOffset() - 1
-	kept := map[string]string{} // a hint's literal; the title cleaned
-	var bad []string            // the first 4 names dropped, of nbad
+	var kept [5][]byte // in written's order, as JSON
+	var bad []string   // the first 4 names dropped, of nbad
 	nbad := 0
 	for d.PeekKind() == '"' {
 		k, err := d.ReadValue()
 		if err != nil {
 			return nil, "", err
 		}
-		name, _ := gate.String(k)
 		v, err := d.ReadValue()
 		if err != nil {
 			return nil, "", err
 		}
-		ok := true
+		name, _ := gate.String(k)
+		i, why := slices.Index(written, name), "not kept"
 		switch {
-		case slices.Contains(hints, name) && (string(v) == "true" || string(v) == "false"):
-			kept[name] = string(v)
-		case name == "title" && v[0] == '"':
-			var s, why string
-			if s, why = title(v, l.res); why == "" && s != "" {
-				kept[name] = s
+		case i >= 0 && i < 4 && (string(v) == "true" || string(v) == "false"):
+			kept[i], why = v, ""
+		case i == 4 && v[0] == '"':
+			var t string
+			if t, why = title(v, l.res); t != "" {
+				kept[i] = gate.AppendString(nil, t)
 			}
-			ok = why == ""
-		default:
-			ok = false
 		}
-		if !ok {
+		if why != "" {
 			if nbad++; nbad <= 4 {
-				bad = append(bad, name)
+				bad = append(bad, unprintable.Quote(name[:min(len(name), 64)]))
 			}
 		}
 	}
@@ -532,34 +484,23 @@ func (l *list) annotations(d *jsontext.Decoder) ([]byte, string, error) {
 	}
 	why := ""
 	if nbad > 0 {
-		shown := make([]string, 0, 4)
-		for _, b := range bad {
-			shown = append(shown, unprintable.Quote(b[:min(len(b), 64)]))
-		}
-		why = "annotations " + strings.Join(shown, ", ")
+		why = "annotations " + strings.Join(bad, ", ")
 		if nbad > 4 {
 			why += fmt.Sprintf(" and %d more", nbad-4)
 		}
 		why += " dropped: only the boolean hints " + strings.Join(hints, ", ") + " and a string title are kept; the tool is listed without them"
 	}
-	if len(kept) == 0 {
-		return nil, why, nil
-	}
 	b := []byte{'{'}
-	for _, h := range written {
-		v, ok := kept[h]
-		switch {
-		case !ok:
-			continue
-		case len(b) > 1:
-			b = append(b, ',')
+	for i, v := range kept {
+		if v != nil {
+			if len(b) > 1 {
+				b = append(b, ',')
+			}
+			b = append(append(gate.AppendString(b, written[i]), ':'), v...)
 		}
-		b = append(gate.AppendString(b, h), ':')
-		if h == "title" {
-			b = gate.AppendString(b, v)
-		} else {
-			b = append(b, v...)
-		}
+	}
+	if len(b) == 1 {
+		return nil, why, nil
 	}
 	return append(b, '}'), why, nil
 }
