@@ -327,15 +327,15 @@ func (s *schema) why() string {
 
 // value reads the value at level (the schema's own object is 0), appends
 // it cleaned, and returns it if a string. props collects an object's keys
-// into s.args. Past MaxSchema bytes read the tool is dropped, so the rest
-// is skipped: a schema costs no more memory than that.
+// into s.args. Past MaxSchema bytes read (past) the tool is dropped, so
+// the rest is skipped: a schema costs no more memory than that.
 func (s *schema) value(level int, props bool) (string, error) {
 	d := s.d
 	switch {
 	case level > MaxDepth:
 		s.deep = true
 		return "", d.SkipValue()
-	case level > 0 && d.InputOffset()-s.start > MaxSchema:
+	case level > 0 && s.past():
 		return "", d.SkipValue()
 	}
 	switch d.PeekKind() {
@@ -343,7 +343,7 @@ func (s *schema) value(level int, props bool) (string, error) {
 		d.ReadToken()
 		s.out = append(s.out, '[')
 		for n := 0; d.PeekKind() != ']'; n++ {
-			if n > 0 {
+			if n > 0 && !s.past() {
 				s.out = append(s.out, ',')
 			}
 			if _, err := s.value(level+1, false); err != nil {
@@ -358,7 +358,7 @@ func (s *schema) value(level int, props bool) (string, error) {
 	}
 	v, err := d.ReadValue()
 	switch {
-	case err != nil:
+	case err != nil || s.past(): // a string of megabytes is not cleaned
 		return "", err
 	case v[0] == '"':
 		c := gate.Clean(stringOf(v))
@@ -370,6 +370,8 @@ func (s *schema) value(level int, props bool) (string, error) {
 	s.out = append(s.out, v...)
 	return "", nil
 }
+
+func (s *schema) past() bool { return s.d.InputOffset()-s.start > MaxSchema }
 
 func finite(v []byte) bool {
 	_, err := strconv.ParseFloat(string(v), 64)
@@ -388,6 +390,12 @@ func (s *schema) object(level int, props bool) error {
 		k, err := d.ReadValue()
 		if err != nil {
 			return err
+		}
+		if s.past() {
+			if err := d.SkipValue(); err != nil {
+				return err
+			}
+			continue
 		}
 		name, mark := gate.Clean(stringOf(k)), len(s.out)
 		if len(names) > 0 {

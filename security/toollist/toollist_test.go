@@ -3,6 +3,7 @@ package toollist
 import (
 	"encoding/json"
 	"fmt"
+	"runtime"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -275,6 +276,28 @@ func TestSanitizeSchemaNumbers(t *testing.T) {
 		tools, dropped := sanitize(t, `[{"name":"a","inputSchema":{"type":"object","maximum":`+tt.number+`}}]`)
 		if kept := len(tools) == 1; kept != tt.kept || !kept && (len(dropped) != 1 || !strings.Contains(dropped[0].Reason, "number")) {
 			t.Errorf("a schema with %s: kept %v, dropped %v; want kept %v", tt.number, names(tools), dropped, tt.kept)
+		}
+	}
+}
+
+// A schema of megabytes costs its tool, and no more memory than MaxSchema
+// bytes of it, however it is made: one string, or many small members.
+func TestSanitizeSchemaHugeIsSkipped(t *testing.T) {
+	for _, schema := range []string{
+		`{"type":"object","description":"` + strings.Repeat("\\u200b", 1<<20) + `"}`,
+		`{"type":"object","enum":[` + strings.Repeat(`"a",`, 1<<20) + `"b"]}`,
+	} {
+		list := []byte(`[{"name":"a","inputSchema":` + schema + `},{"name":"b"}]`)
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		tools, dropped := Sanitize(list, reserved)
+		runtime.ReadMemStats(&after)
+		if len(tools) != 1 || len(dropped) != 1 || !strings.Contains(dropped[0].Reason, "over 32768 bytes") {
+			t.Errorf("Sanitize(a schema of %d bytes) = %v, %v; want a dropped for its size", len(schema), names(tools), dropped)
+		}
+		if got := after.TotalAlloc - before.TotalAlloc; got > 1<<20 {
+			t.Errorf("Sanitize(a schema of %d bytes) allocated %d bytes, want under 1 MiB", len(schema), got)
 		}
 	}
 }
