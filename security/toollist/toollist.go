@@ -445,13 +445,12 @@ var (
 // annotations reads an item's annotations: MCP's of the right types, nil
 // when none is left, and why anything else was dropped; the tool stays.
 func (l *list) annotations(d *jsontext.Decoder) ([]byte, string, error) {
-	switch d.PeekKind() {
-	case 'n':
-		_, err := d.ReadValue()
-		return nil, "", err
-	case '{':
-	default:
-		return nil, "annotations dropped: not an object; the tool is listed without them", d.SkipValue()
+	if k := d.PeekKind(); k != '{' {
+		why := "annotations dropped: not an object; the tool is listed without them"
+		if k == 'n' {
+			why = ""
+		}
+		return nil, why, d.SkipValue()
 	}
 	d.ReadToken()
 	start := d.InputOffset() - 1
@@ -463,11 +462,11 @@ func (l *list) annotations(d *jsontext.Decoder) ([]byte, string, error) {
 		if err != nil {
 			return nil, "", err
 		}
+		name, _ := gate.String(k) // k is valid only until the next read
 		v, err := d.ReadValue()
 		if err != nil {
 			return nil, "", err
 		}
-		name, _ := gate.String(k)
 		i, why := slices.Index(written, name), "not kept"
 		switch {
 		case i >= 0 && i < 4 && (string(v) == "true" || string(v) == "false"):
