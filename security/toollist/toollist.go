@@ -454,7 +454,7 @@ func (l *list) annotations(d *jsontext.Decoder) ([]byte, string, error) {
 	}
 	d.ReadToken()
 	start := d.InputOffset() - 1
-	var kept [5][]byte // in written's order, as JSON
+	var kept [5]string // in written's order, as JSON
 	var bad []string   // the first 4 names dropped, of nbad
 	nbad := 0
 	for d.PeekKind() == '"' {
@@ -470,11 +470,11 @@ func (l *list) annotations(d *jsontext.Decoder) ([]byte, string, error) {
 		i, why := slices.Index(written, name), "not kept"
 		switch {
 		case i >= 0 && i < 4 && (string(v) == "true" || string(v) == "false"):
-			kept[i], why = v, ""
+			kept[i], why = string(v), "" // a copy: v is valid until the next read
 		case i == 4 && v[0] == '"':
 			var t string
 			if t, why = title(v, l.res); t != "" {
-				kept[i] = gate.AppendString(nil, t)
+				kept[i] = string(gate.AppendString(nil, t))
 			}
 		}
 		if why != "" {
@@ -499,7 +499,7 @@ func (l *list) annotations(d *jsontext.Decoder) ([]byte, string, error) {
 	}
 	b := []byte{'{'}
 	for i, v := range kept {
-		if v != nil {
+		if v != "" {
 			if len(b) > 1 {
 				b = append(b, ',')
 			}
