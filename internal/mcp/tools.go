@@ -52,9 +52,8 @@ var (
 	pairArgs = []string{"origin", "timeoutSeconds", "token"}
 )
 
-// The bridge's own tools, in MCP's shape; their JSON is ours, written
-// here once (ownTools).
-
+// The bridge's own tools, in MCP's shape: JSON of ours, compacted once
+// (ownTools).
 var timeoutProp = `{"type": "number",
 	"description": "How long to wait, in seconds (default ` + strconv.Itoa(WaitDefaultSeconds) + `, at most ` + strconv.Itoa(WaitMaxSeconds) + `).",
 	"minimum": 0, "maximum": ` + strconv.Itoa(WaitMaxSeconds) + `}`
@@ -118,7 +117,7 @@ var toFilesTool = `{"name": "call_to_files",
 	"annotations": ` + annotations(false, true, false, true) + `}`
 
 // ownTools are the bridge's tools as tools/list writes them, compacted
-// once; JSON that is not valid stops every test, at start.
+// once; JSON that is not valid stops the binary, and every test, at start.
 var ownTools = func() []byte {
 	v := jsontext.Value("[" + strings.Join([]string{waitTool, pairTool, statusTool, withFileTool, toFilesTool}, ",") + "]")
 	if err := v.Compact(); err != nil {
