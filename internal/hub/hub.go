@@ -232,10 +232,9 @@ func (h *Hub) SetTools(c Conn, tools []toollist.Tool, dropped []toollist.Dropped
 	}
 }
 
-func sameTool(a, b toollist.Tool) bool {
-	return a.Name == b.Name && a.Title == b.Title && a.Description == b.Description &&
-		bytes.Equal(a.InputSchema, b.InputSchema) && bytes.Equal(a.Annotations, b.Annotations)
-}
+// sameTool compares tools as tools/list writes them: the same list sent
+// again writes the same bytes (toollist.Sanitize).
+func sameTool(a, b toollist.Tool) bool { return bytes.Equal(a.JSON, b.JSON) }
 
 // Deliver hands c's reply to the call waiting for id, on the caller's
 // goroutine; false when nobody waits for it (late, cancelled, never asked).
@@ -324,13 +323,7 @@ func (h *Hub) ArgNames(name string) ([]string, bool) {
 func argNames(tools []toollist.Tool) map[string][]string {
 	m := make(map[string][]string, len(tools))
 	for _, t := range tools {
-		var names []string
-		gate.Each(gate.Get(t.InputSchema, "properties"), func(n string, _ []byte) bool {
-			names = append(names, n)
-			return true
-		})
-		slices.Sort(names)
-		m[t.Name] = names
+		m[t.Name] = t.Args
 	}
 	return m
 }

@@ -348,7 +348,11 @@ func TestSameToolListWakesNoWatcher(t *testing.T) {
 			return false
 		}
 	}
-	one := []toollist.Tool{{Name: "a", InputSchema: json.RawMessage(`{"type":"object"}`)}}
+	list := func(raw string) []toollist.Tool {
+		l, _ := toollist.Sanitize([]byte(raw), nil)
+		return l
+	}
+	one := list(`[{"name":"a","inputSchema":{"type":"object"}}]`)
 	h.SetTools(c, nil, nil)
 	if !woke() {
 		t.Fatal("the first (empty) tool list woke no watcher")
@@ -362,12 +366,12 @@ func TestSameToolListWakesNoWatcher(t *testing.T) {
 		t.Fatal("a changed list woke no watcher")
 	}
 	for range 100 {
-		h.SetTools(c, []toollist.Tool{{Name: "a", InputSchema: json.RawMessage(`{"type":"object"}`)}}, []toollist.Dropped{{Name: "b"}})
+		h.SetTools(c, list(`[{"name":"a", "inputSchema":{"type":"object"}}]`), []toollist.Dropped{{Name: "b"}})
 	}
 	if woke() {
 		t.Error("the same list again woke a watcher")
 	}
-	h.SetTools(c, []toollist.Tool{{Name: "a", InputSchema: json.RawMessage(`{"type":"string"}`)}}, nil)
+	h.SetTools(c, list(`[{"name":"a","inputSchema":{"type":"object","properties":{"x":{}}}}]`), nil)
 	if !woke() {
 		t.Error("a list whose schema changed woke no watcher")
 	}

@@ -2,7 +2,6 @@ package mcp
 
 import (
 	"context"
-	"encoding/json"
 	"os"
 	"runtime"
 	"strconv"
@@ -22,7 +21,8 @@ func voiceSession(t *testing.T) (*Session, *Server) {
 	s, _, page := sessionWithPage(t)
 	srv := s.srv
 	srv.ListenCommand = func(port int) string { return "stitchslop-bridge --port " + strconv.Itoa(port) + " listen --owner 1" }
-	srv.Hub.SetTools(page, []toollist.Tool{{Name: "voice.listen", InputSchema: json.RawMessage(`{"type":"object"}`)}}, nil)
+	tools, _ := toollist.Sanitize([]byte(`[{"name":"voice.listen","inputSchema":{"type":"object"}}]`), nil)
+	srv.Hub.SetTools(page, tools, nil)
 	return s, srv
 }
 

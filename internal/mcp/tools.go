@@ -11,6 +11,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/go-json-experiment/json/jsontext"
+
 	"github.com/stitchslop/stitchslop-bridge/internal/attempts"
 	"github.com/stitchslop/stitchslop-bridge/internal/envelope"
 	"github.com/stitchslop/stitchslop-bridge/internal/hub"
@@ -40,8 +42,9 @@ var DescribeArgs = json.RawMessage(`{"limit":8}`)
 // annotations are a bridge tool's MCP hints, said truthfully: the file
 // tools run a tab command, which may change the design, and call_to_files
 // writes files, so both are destructive, not idempotent and open-world.
-func annotations(readOnly, destructive, idempotent, openWorld bool) map[string]bool {
-	return map[string]bool{"readOnlyHint": readOnly, "destructiveHint": destructive, "idempotentHint": idempotent, "openWorldHint": openWorld}
+func annotations(readOnly, destructive, idempotent, openWorld bool) string {
+	return `{"readOnlyHint":` + strconv.FormatBool(readOnly) + `,"destructiveHint":` + strconv.FormatBool(destructive) +
+		`,"idempotentHint":` + strconv.FormatBool(idempotent) + `,"openWorldHint":` + strconv.FormatBool(openWorld) + `}`
 }
 
 var (
@@ -49,148 +52,100 @@ var (
 	pairArgs = []string{"origin", "timeoutSeconds", "token"}
 )
 
-var timeoutProp = map[string]any{
-	"type":        "number",
-	"description": fmt.Sprintf("How long to wait, in seconds (default %d, at most %d).", WaitDefaultSeconds, WaitMaxSeconds),
-	"minimum":     0,
-	"maximum":     WaitMaxSeconds,
-}
+// The bridge's own tools, in MCP's shape: JSON of ours, compacted once
+// (ownTools).
+var timeoutProp = `{"type": "number",
+	"description": "How long to wait, in seconds (default ` + strconv.Itoa(WaitDefaultSeconds) + `, at most ` + strconv.Itoa(WaitMaxSeconds) + `).",
+	"minimum": 0, "maximum": ` + strconv.Itoa(WaitMaxSeconds) + `}`
 
-var waitTool = map[string]any{
-	"name":        "wait_for_connection",
-	"annotations": annotations(false, false, true, false),
-	"title":       "Wait for the Stitch Slop tab",
-	"description": "Blocks until the user's Stitch Slop tab attaches to this bridge (it does so on its own; there is nothing for the user to press), " +
-		"then describes the open design. Returns at once if a tab is already attached. If it times out, call it again.",
-	"inputSchema": map[string]any{
-		"type": "object",
-		"properties": map[string]any{
-			"timeoutSeconds": timeoutProp,
-			"origin": map[string]any{
-				"type":        "string",
-				"description": "The site whose tab to reach, as the agent panel names it (a Stitch Slop site, or one on localhost): naming it makes this session follow a bridge that serves that site, or serve it itself. Default: the site this bridge serves.",
-			},
-			"ownBridge": map[string]any{
-				"type":        "boolean",
-				"description": "Listen on a port of this bridge's own (for a second tab) rather than share the tab of a bridge that already serves the site.",
-			},
-		},
-		"additionalProperties": false,
-	},
-}
+var waitTool = `{"name": "wait_for_connection",
+	"title": "Wait for the Stitch Slop tab",
+	"description": "Blocks until the user's Stitch Slop tab attaches to this bridge (it does so on its own; there is nothing for the user to press), then describes the open design. Returns at once if a tab is already attached. If it times out, call it again.",
+	"inputSchema": {"type": "object", "properties": {
+		"timeoutSeconds": ` + timeoutProp + `,
+		"origin": {"type": "string", "description": "The site whose tab to reach, as the agent panel names it (a Stitch Slop site, or one on localhost): naming it makes this session follow a bridge that serves that site, or serve it itself. Default: the site this bridge serves."},
+		"ownBridge": {"type": "boolean", "description": "Listen on a port of this bridge's own (for a second tab) rather than share the tab of a bridge that already serves the site."}},
+		"additionalProperties": false},
+	"annotations": ` + annotations(false, false, true, false) + `}`
 
-var pairTool = map[string]any{
-	"name":        "pair",
-	"annotations": annotations(false, false, true, false),
-	"title":       "Pair a Stitch Slop tab with a token",
-	"description": "Give the bridge a one-time token the user copied from the Stitch Slop agent panel (tok_ and hex digits), " +
-		"for the site of that tab (default: the site this bridge was started for). The tab pairs with it on its own, " +
-		"then this waits like wait_for_connection and says whether the token was used or the tab's stored pairing was enough.",
-	"inputSchema": map[string]any{
-		"type": "object",
-		"properties": map[string]any{
-			"token": map[string]any{"type": "string", "description": "The token from the agent panel."},
-			"origin": map[string]any{
-				"type":        "string",
-				"description": "The site of the tab the token came from, as the agent panel names it (a Stitch Slop site, or one on localhost); this session then follows a bridge that serves that site, or serves it itself.",
-			},
-			"timeoutSeconds": timeoutProp,
-		},
-		"required":             []string{"token"},
-		"additionalProperties": false,
-	},
-}
+var pairTool = `{"name": "pair",
+	"title": "Pair a Stitch Slop tab with a token",
+	"description": "Give the bridge a one-time token the user copied from the Stitch Slop agent panel (tok_ and hex digits), for the site of that tab (default: the site this bridge was started for). The tab pairs with it on its own, then this waits like wait_for_connection and says whether the token was used or the tab's stored pairing was enough.",
+	"inputSchema": {"type": "object", "properties": {
+		"token": {"type": "string", "description": "The token from the agent panel."},
+		"origin": {"type": "string", "description": "The site of the tab the token came from, as the agent panel names it (a Stitch Slop site, or one on localhost); this session then follows a bridge that serves that site, or serves it itself."},
+		"timeoutSeconds": ` + timeoutProp + `},
+		"required": ["token"], "additionalProperties": false},
+	"annotations": ` + annotations(false, false, true, false) + `}`
 
-var statusTool = map[string]any{
-	"name":        "connection_status",
-	"annotations": annotations(true, false, true, false),
-	"title":       "Stitch Slop connection status",
-	"description": "Says, as JSON and without waiting or opening anything, whether a Stitch Slop tab is attached, which port and site this bridge serves (mode serving, follower or idle), " +
-		"which sites are paired, the other bridges running, how many times a tab dialled (connectionAttempts), and the recent refusals (recentRefusals) with their reasons and fixes.",
-	"inputSchema": map[string]any{"type": "object", "properties": map[string]any{}, "additionalProperties": false},
-}
+var statusTool = `{"name": "connection_status",
+	"title": "Stitch Slop connection status",
+	"description": "Says, as JSON and without waiting or opening anything, whether a Stitch Slop tab is attached, which port and site this bridge serves (mode serving, follower or idle), which sites are paired, the other bridges running, how many times a tab dialled (connectionAttempts), and the recent refusals (recentRefusals) with their reasons and fixes.",
+	"inputSchema": {"type": "object", "properties": {}, "additionalProperties": false},
+	"annotations": ` + annotations(true, false, true, false) + `}`
 
-// The file tools' schemas; their code is files.go's.
-var fileProps = map[string]any{
-	"path":    map[string]any{"type": "string", "description": "The file's absolute path."},
-	"fileArg": map[string]any{"type": "string", "description": "The argument of the command that gets the file; a dotted path of up to 3 parts (sidecar.data) for a nested one."},
-	"as":      map[string]any{"type": "string", "enum": []string{files.DataURL, files.Text}, "description": "dataUrl (default), or text for SVG, DXF, .stitchslop and JSON."},
-	"nameArg": map[string]any{"type": "string", "description": "The argument that gets the file's name, if the command wants one."},
-}
+// fileProps are the file tools' properties of a file; their code is
+// files.go's.
+var fileProps = `"path": {"type": "string", "description": "The file's absolute path."},
+	"fileArg": {"type": "string", "description": "The argument of the command that gets the file; a dotted path of up to 3 parts (sidecar.data) for a nested one."},
+	"as": {"type": "string", "enum": ["` + files.DataURL + `", "` + files.Text + `"], "description": "dataUrl (default), or text for SVG, DXF, .stitchslop and JSON."},
+	"nameArg": {"type": "string", "description": "The argument that gets the file's name, if the command wants one."}`
 
-var withFileTool = map[string]any{
-	"name":        "call_with_file",
-	"annotations": annotations(false, true, false, true),
-	"title":       "Call a Stitch Slop command with a file",
-	"description": "Runs a command of the tab with a file from disk put into one of its arguments, without the file passing through you. " +
-		"Images (PNG, JPEG, GIF, WebP) and design files (DST, PES, JEF, EXP, VP3, INF, COL, SVG, DXF, .stitchslop, JSON) up to 14 MB; no hidden files.",
-	"inputSchema": map[string]any{
-		"type": "object",
-		"properties": merge(fileProps, map[string]any{
-			"command": map[string]any{"type": "string", "description": "The tab's command, one of its listed tools."},
-			"args":    map[string]any{"type": "object", "description": "The command's other arguments."},
-			"also": map[string]any{"type": "array", "maxItems": maxAlso, "description": "Up to 3 more files, such as colour sidecars.",
-				"items": map[string]any{"type": "object", "properties": fileProps, "required": []string{"path", "fileArg"}, "additionalProperties": false}},
-		}),
-		"required":             []string{"command", "path", "fileArg"},
-		"additionalProperties": false,
-	},
-}
+var withFileTool = `{"name": "call_with_file",
+	"title": "Call a Stitch Slop command with a file",
+	"description": "Runs a command of the tab with a file from disk put into one of its arguments, without the file passing through you. Images (PNG, JPEG, GIF, WebP) and design files (DST, PES, JEF, EXP, VP3, INF, COL, SVG, DXF, .stitchslop, JSON) up to 14 MB; no hidden files.",
+	"inputSchema": {"type": "object", "properties": {
+		"command": {"type": "string", "description": "The tab's command, one of its listed tools."},
+		` + fileProps + `,
+		"args": {"type": "object", "description": "The command's other arguments."},
+		"also": {"type": "array", "maxItems": ` + strconv.Itoa(maxAlso) + `, "description": "Up to 3 more files, such as colour sidecars.",
+			"items": {"type": "object", "properties": {` + fileProps + `}, "required": ["path", "fileArg"], "additionalProperties": false}}},
+		"required": ["command", "path", "fileArg"], "additionalProperties": false},
+	"annotations": ` + annotations(false, true, false, true) + `}`
 
-var toFilesTool = map[string]any{
-	"name":        "call_to_files",
-	"annotations": annotations(false, true, false, true),
-	"title":       "Call a Stitch Slop command and save what it returns",
-	"description": "Runs a command of the tab and saves the files it returns into a folder instead of passing them to you: each of its files " +
-		"(up to " + strconv.Itoa(files.MaxSaved) + "), a top-level image when fileName is given, its text when textFile is. The bridge builds each name from the name given and the content's kind and .stitchslop (rose.dst becomes rose.stitchslop.dst, package.json package.stitchslop.json, notes.md notes.stitchslop.md), so read where each was saved in the answer and keep that name.",
-	"inputSchema": map[string]any{
-		"type": "object",
-		"properties": map[string]any{
-			"command":   map[string]any{"type": "string", "description": "The tab's command, one of its listed tools."},
-			"args":      map[string]any{"type": "object", "description": "The command's arguments."},
-			"dir":       map[string]any{"type": "string", "description": "The absolute path of the folder to save into, not hidden; it is created, with any missing parents, if it does not exist."},
-			"fileName":  map[string]any{"type": "string", "description": "The name for a top-level image the reply carries."},
-			"textFile":  map[string]any{"type": "string", "description": "The name for the reply's text, if any (notes.md is saved as notes.stitchslop.md)."},
-			"overwrite": map[string]any{"type": "boolean", "description": "Replace files that exist (default: never)."},
-		},
-		"required":             []string{"command", "dir"},
-		"additionalProperties": false,
-	},
-}
+var toFilesTool = `{"name": "call_to_files",
+	"title": "Call a Stitch Slop command and save what it returns",
+	"description": "Runs a command of the tab and saves the files it returns into a folder instead of passing them to you: each of its files (up to ` + strconv.Itoa(files.MaxSaved) + `), a top-level image when fileName is given, its text when textFile is. The bridge builds each name from the name given and the content's kind and .stitchslop (rose.dst becomes rose.stitchslop.dst, package.json package.stitchslop.json, notes.md notes.stitchslop.md), so read where each was saved in the answer and keep that name.",
+	"inputSchema": {"type": "object", "properties": {
+		"command": {"type": "string", "description": "The tab's command, one of its listed tools."},
+		"args": {"type": "object", "description": "The command's arguments."},
+		"dir": {"type": "string", "description": "The absolute path of the folder to save into, not hidden; it is created, with any missing parents, if it does not exist."},
+		"fileName": {"type": "string", "description": "The name for a top-level image the reply carries."},
+		"textFile": {"type": "string", "description": "The name for the reply's text, if any (notes.md is saved as notes.stitchslop.md)."},
+		"overwrite": {"type": "boolean", "description": "Replace files that exist (default: never)."}},
+		"required": ["command", "dir"], "additionalProperties": false},
+	"annotations": ` + annotations(false, true, false, true) + `}`
 
-func merge(a, b map[string]any) map[string]any {
-	m := make(map[string]any, len(a)+len(b))
-	for k, v := range a {
-		m[k] = v
+// ownTools are the bridge's tools as tools/list writes them, compacted
+// once; JSON that is not valid stops the binary, and every test, at start.
+var ownTools = func() []byte {
+	v := jsontext.Value("[" + strings.Join([]string{waitTool, pairTool, statusTool, withFileTool, toFilesTool}, ",") + "]")
+	if err := v.Compact(); err != nil {
+		panic("internal/mcp: the bridge's own tools are not valid JSON: " + err.Error())
 	}
-	for k, v := range b {
-		m[k] = v
-	}
-	return m
-}
+	return v[1 : len(v)-1]
+}()
 
 // toolList answers tools/list: the bridge's tools, then the tab's in its
-// order, so the bytes change only with a new list (clients cache by
-// order). In the 2026-07-28 era the list may not be cached: the tab's
-// tools come and go.
+// order, each JSON written once (toollist.Tool.JSON), so the bytes change
+// only with a new list (clients cache by order). In the 2026-07-28 era the
+// list may not be cached: the tab's tools come and go.
 func (s *Session) toolList(modern bool) []byte {
-	tools := []any{waitTool, pairTool, statusTool, withFileTool, toFilesTool}
-	for _, t := range s.srv.Hub.State().Tools {
-		tools = append(tools, t)
+	const modernTail = `,"ttlMs":0,"cacheScope":"private"`
+	tabs := s.srv.Hub.State().Tools
+	n := len(`{"tools":[]}`) + len(modernTail) + len(ownTools)
+	for _, t := range tabs {
+		n += 1 + len(t.JSON)
 	}
-	var b []byte
+	b := append(append(make([]byte, 0, n), `{"tools":[`...), ownTools...)
+	for _, t := range tabs {
+		b = append(append(b, ','), t.JSON...)
+	}
+	b = append(b, ']')
 	if modern {
-		b, _ = json.Marshal(struct {
-			Tools      []any  `json:"tools"`
-			TTLMs      int    `json:"ttlMs"`
-			CacheScope string `json:"cacheScope"`
-		}{tools, 0, "private"})
-	} else {
-		b, _ = json.Marshal(struct {
-			Tools []any `json:"tools"`
-		}{tools})
+		b = append(b, modernTail...)
 	}
-	return finishResult(b, modern)
+	return finishResult(append(b, '}'), modern)
 }
 
 // toolsCall starts a tools/call. A well-formed call with no tab there, or

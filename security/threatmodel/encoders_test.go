@@ -36,12 +36,6 @@ var otherEncoders = map[string]string{
 	// page's own answers, none of them holding a page's words.
 	"internal/setup *": "setup's snippets and setup --json",
 	"internal/demo *":  "the demo page's answers",
-	// The page's tool list, sanitised: still encoded by encoding/json until
-	// the tool list's own change of issue 34 lands.
-	"security/toollist/toollist.go Sanitize":    "a tool, to measure it",
-	"security/toollist/toollist.go cleanSchema": "a tool's schema",
-	"security/toollist/toollist.go annotations": "a tool's annotations",
-	"internal/mcp/tools.go toolList":            "tools/list",
 }
 
 // TestOneEncoderPerExit: outside security/gate, whose Marshal is the one

@@ -8,6 +8,10 @@
 // fields MCP defines, drops remote "$ref"s, and reports what it dropped,
 // bounded.
 //
+// It reads the list once, as a stream, and writes each tool kept as it
+// reads it, by the one encoder of the MCP exit (gate.AppendString's rule):
+// tools/list copies that JSON (docs/protocol.md §7.8).
+//
 // It cannot tell a benign description from a manipulative one: visible
 // text within the bounds reaches the model as the page wrote it.
 // Annotations are an untrusted page's hints; a client must not base a
@@ -15,11 +19,13 @@
 package toollist
 
 import (
-	"encoding/json"
+	"bytes"
+	"errors"
 	"fmt"
-	"maps"
+	"io"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -47,14 +53,23 @@ const (
 // NamePattern is what a page tool's name must match.
 var NamePattern = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_.-]{0,63}$`)
 
-// Tool is a sanitised page tool, in MCP's shape.
+// Tool is a sanitised page tool: the parts the bridge reads, and the
+// whole as tools/list writes it.
 type Tool struct {
-	Name        string          `json:"name"`
-	Title       string          `json:"title,omitempty"`
-	Description string          `json:"description,omitempty"`
-	InputSchema json.RawMessage `json:"inputSchema"`
-	Annotations json.RawMessage `json:"annotations,omitempty"`
+	Name        string
+	Title       string // cleaned and cut; "" for none
+	Description string // cleaned and cut
+	// Args are the names of the input schema's properties, sorted: what a
+	// tools/call's arguments are checked against (internal/hub.Hub.ArgNames).
+	Args []string
+	// JSON is the tool in MCP's shape (name, title, description,
+	// inputSchema, annotations), as gate.AppendString writes strings.
+	JSON jsontext.Value
 }
+
+// MarshalJSON is t.JSON, for a writer of the list that takes values (the
+// control plane's GET /tools).
+func (t Tool) MarshalJSON() ([]byte, error) { return t.JSON, nil }
 
 // Dropped names a tool left out and why, or, with Part set, a part of a
 // listed tool left out. Name is "" for the whole list or for the final
@@ -72,7 +87,7 @@ const (
 	PartTitle       = "title"
 )
 
-var emptySchema = json.RawMessage(`{"type":"object"}`)
+var emptySchema = []byte(`{"type":"object"}`)
 
 const NotAList = "the tools field is not a list"
 
@@ -83,94 +98,166 @@ const (
 	MoreParts   = "%d more listed tools lost annotations or a title"
 )
 
+var errNotList = errors.New(NotAList)
+
+// list is what Sanitize has made of the items read so far: raw, the
+// reserved names folded, the names kept; what is beyond MaxDropped, and
+// the bytes of the list, its brackets to begin with.
+type list struct {
+	raw                            []byte
+	res, seen                      map[string]bool
+	tools                          []Tool
+	dropped                        []Dropped
+	unlisted, unlistedParts, total int
+}
+
 // Sanitize turns a page frame's "tools" value into the list offered to the
-// model; reserved are the bridge's own tool names. Every item ends up in
-// the result or the report.
-func Sanitize(raw json.RawMessage, reserved []string) ([]Tool, []Dropped) {
-	if jsontext.Value(raw).Kind() != '[' || !gate.Valid(raw) {
+// model; reserved are the bridge's own tool names. It reads raw once, item
+// by item as they come (gate.Read: millions of tiny items cost one pass,
+// not a slice of millions); every item ends up in the result or the
+// report, and anything but one JSON array is NotAList.
+func Sanitize(raw []byte, reserved []string) ([]Tool, []Dropped) {
+	l := &list{raw: raw, res: map[string]bool{}, seen: map[string]bool{}, total: 2}
+	for _, r := range reserved {
+		l.res[Fold(r)] = true
+	}
+	err := gate.Read(raw, func(d *jsontext.Decoder) error {
+		if d.PeekKind() != '[' {
+			return errNotList
+		}
+		d.ReadToken()
+		for i := 0; d.PeekKind() != ']'; i++ {
+			if err := l.item(d, i); err != nil {
+				return err
+			}
+		}
+		d.ReadToken()
+		if _, err := d.ReadToken(); err != io.EOF {
+			return errNotList
+		}
+		return nil
+	})
+	if err != nil {
 		return nil, []Dropped{{Reason: NotAList}}
 	}
-	var tools []Tool
-	var dropped []Dropped
-	unlisted, unlistedParts, total := 0, 0, 2 // total: bytes of the list, its brackets to begin with
-	seen, res := map[string]bool{}, map[string]bool{}
-	for _, r := range reserved {
-		res[Fold(r)] = true
+	if l.unlistedParts > 0 {
+		l.dropped = append(l.dropped, Dropped{Part: PartAnnotations, Reason: fmt.Sprintf(MoreParts, l.unlistedParts)})
 	}
-	// report records a dropped tool, or a dropped part of a listed one.
-	report := func(name, part, why string) {
-		switch {
-		case why == "":
-		case len(dropped) < MaxDropped:
-			dropped = append(dropped, Dropped{Name: name, Part: part, Reason: why})
-		case part != "":
-			unlistedParts++
+	if l.unlisted > 0 {
+		l.dropped = append(l.dropped, Dropped{Reason: fmt.Sprintf(MoreDropped, l.unlisted)})
+	}
+	return l.tools, l.dropped
+}
+
+// The members of an item Sanitize reads; the first of a name given twice
+// counts.
+var fields = []string{"name", "title", "description", "inputSchema", "annotations"}
+
+// item reads the i-th item and keeps or reports it. Its members come in
+// any order, so it is judged at its end.
+func (l *list) item(d *jsontext.Decoder, i int) error {
+	if d.PeekKind() != '{' {
+		l.report(fmt.Sprintf("#%d", i), "", "not an object")
+		return d.SkipValue()
+	}
+	d.ReadToken()
+	var got [3][]byte // name, title, description: pieces of raw
+	var seen [5]bool
+	var ann []byte
+	var annWhy string
+	s := schema{d: d, out: emptySchema}
+	for d.PeekKind() == '"' {
+		k, err := d.ReadValue()
+		if err != nil {
+			return err
+		}
+		name, _ := gate.String(k)
+		switch f := slices.Index(fields, name); {
+		case f < 0 || seen[f]:
+			err = d.SkipValue()
+		case f < 3:
+			seen[f] = true
+			got[f], err = d.ReadValue()
+			end := int(d.InputOffset())
+			got[f] = l.raw[end-len(got[f]) : end : end]
+		case f == 3 && d.PeekKind() == '{':
+			seen[f], s.out = true, nil
+			_, err = s.value(0, false)
 		default:
-			unlisted++
-		}
-	}
-	// Walk the items in place: millions of tiny items cost one pass, not a
-	// slice of millions.
-	i := -1
-	gate.Items(raw, func(it []byte) bool {
-		i++
-		fields := map[string][]byte{} // the item's members, read once
-		gate.Each(it, func(k string, v []byte) bool {
-			if _, dup := fields[k]; !dup {
-				fields[k] = v
-			}
-			return true
-		})
-		field := func(name string) []byte { return fields[name] }
-		name, _ := gate.String(field("name"))
-		t := Tool{Name: name, InputSchema: emptySchema}
-		schema := field("inputSchema")
-		shown, why := name, ""
-		switch {
-		case it[0] != '{':
-			shown, why = fmt.Sprintf("#%d", i), "not an object"
-		case !NamePattern.MatchString(name):
-			shown, why = printable(field("name")), "name must match "+NamePattern.String()
-		case res[Fold(name)]:
-			why = "name is reserved by the bridge"
-		case seen[name]:
-			why = "duplicate name"
-		case len(tools) >= MaxTools:
-			why = fmt.Sprintf("more than %d tools", MaxTools)
-		case isObject(schema) && len(schema) > MaxSchema:
-			why = fmt.Sprintf("input schema over %d bytes", MaxSchema)
-		case isObject(schema):
-			var err error
-			if t.InputSchema, err = cleanSchema(schema); err != nil {
-				why = "input schema " + err.Error()
-			}
-		}
-		if why == "" {
-			var titleWhy, partWhy string
-			t.Title, titleWhy = title(field("title"), res)
-			t.Description = cut(gate.Clean(stringOf(field("description"))), MaxDescription)
-			t.Annotations, partWhy = annotations(field("annotations"), res)
-			b, _ := json.Marshal(t) // never fails: strings, and JSON that was checked
-			if total+len(b)+1 > MaxList {
-				why = fmt.Sprintf("the list would exceed %d bytes", MaxList)
+			seen[f] = true
+			if f == 4 {
+				ann, annWhy, err = l.annotations(d)
 			} else {
-				total += len(b) + 1
-				seen[name] = true
-				tools = append(tools, t)
-				report(name, PartTitle, titleWhy)
-				report(name, PartAnnotations, partWhy)
+				err = d.SkipValue()
 			}
 		}
-		report(shown, "", why)
-		return true
-	})
-	if unlistedParts > 0 {
-		dropped = append(dropped, Dropped{Part: PartAnnotations, Reason: fmt.Sprintf(MoreParts, unlistedParts)})
+		if err != nil {
+			return err
+		}
 	}
-	if unlisted > 0 {
-		dropped = append(dropped, Dropped{Reason: fmt.Sprintf(MoreDropped, unlisted)})
+	if _, err := d.ReadToken(); err != nil {
+		return err
 	}
-	return tools, dropped
+	name, _ := gate.String(got[0])
+	shown, why := name, ""
+	switch {
+	case !NamePattern.MatchString(name):
+		shown, why = printable(got[0]), "name must match "+NamePattern.String()
+	case l.res[Fold(name)]:
+		why = "name is reserved by the bridge"
+	case l.seen[name]:
+		why = "duplicate name"
+	case len(l.tools) >= MaxTools:
+		why = fmt.Sprintf("more than %d tools", MaxTools)
+	default:
+		why = s.why()
+	}
+	if why == "" {
+		t := Tool{Name: name, Args: s.args, Description: cut(gate.Clean(stringOf(got[2])), MaxDescription)}
+		var titleWhy string
+		t.Title, titleWhy = title(got[1], l.res)
+		t.JSON = encode(t, s.out, ann)
+		if l.total+len(t.JSON)+1 > MaxList {
+			why = fmt.Sprintf("the list would exceed %d bytes", MaxList)
+		} else {
+			l.total += len(t.JSON) + 1
+			l.seen[name] = true
+			l.tools = append(l.tools, t)
+			l.report(name, PartTitle, titleWhy)
+			l.report(name, PartAnnotations, annWhy)
+		}
+	}
+	l.report(shown, "", why)
+	return nil
+}
+
+// report records a dropped tool, or a dropped part of a listed one.
+func (l *list) report(name, part, why string) {
+	switch {
+	case why == "":
+	case len(l.dropped) < MaxDropped:
+		l.dropped = append(l.dropped, Dropped{Name: name, Part: part, Reason: why})
+	case part != "":
+		l.unlistedParts++
+	default:
+		l.unlisted++
+	}
+}
+
+// encode writes t as tools/list lists it.
+func encode(t Tool, schema, annotations []byte) []byte {
+	b := gate.AppendString([]byte(`{"name":`), t.Name)
+	if t.Title != "" {
+		b = gate.AppendString(append(b, `,"title":`...), t.Title)
+	}
+	if t.Description != "" {
+		b = gate.AppendString(append(b, `,"description":`...), t.Description)
+	}
+	b = append(append(b, `,"inputSchema":`...), schema...)
+	if annotations != nil {
+		b = append(append(b, `,"annotations":`...), annotations...)
+	}
+	return append(b, '}')
 }
 
 // Fold maps names a model could confuse to one key: case and the
@@ -200,126 +287,229 @@ func cut(s string, n int) string {
 	return string([]rune(s)[:n-1]) + "…"
 }
 
-func isObject(raw []byte) bool { return len(raw) > 0 && raw[0] == '{' }
-
-// cleanSchema cleans every key and string of an object schema, drops
-// remote references, makes it of type object, and re-encodes it.
-func cleanSchema(raw json.RawMessage) (json.RawMessage, error) {
-	c, ok := clean(raw, MaxDepth)
-	if !ok {
-		return nil, fmt.Errorf("nested more than %d levels", MaxDepth)
-	}
-	m := c.(map[string]any)
-	if t, ok := m["type"]; !ok {
-		m["type"] = "object"
-	} else if t != "object" {
-		return emptySchema, nil
-	}
-	b, _ := json.Marshal(m) // never fails: strings, and pieces of checked JSON
-	if len(b) > MaxSchema {
-		return nil, fmt.Errorf("over %d bytes", MaxSchema)
-	}
-	return b, nil
+// schema writes an object schema as it reads it: every key and string
+// cleaned, a key judged as it reads once cleaned ("$re\u200bf" is a
+// $ref), "type" made object. A member is written as it comes and taken
+// back if its key, cleaned, was written before (the first counts) or it
+// is a remote reference. Keys keep the page's order, so the same list
+// writes the same bytes (internal/hub.Hub.SetTools compares them).
+type schema struct {
+	d    *jsontext.Decoder
+	out  []byte
+	args []string // the keys of its "properties"
+	// start and rawLen are its offset and length in the input.
+	start, rawLen int64
+	// deep: nested past MaxDepth. typed: its "type" member was read;
+	// other: that was not "object". number: a number a client may not
+	// read (1e999 fails Go's encoding/json, as the gate's notes say).
+	deep, typed, other, number bool
 }
 
-// clean returns raw as a value with every key and string cleaned and
-// remote references dropped, or false if it nests more than depth levels.
-func clean(raw []byte, depth int) (any, bool) {
-	if depth < 0 {
-		return nil, false
+// why says why the schema drops its tool, or "" when it does not;
+// s.out is then the schema to list.
+func (s *schema) why() string {
+	switch { // with no object read, s.out is emptySchema, and passes
+	case s.rawLen > MaxSchema:
+		return fmt.Sprintf("input schema over %d bytes", MaxSchema)
+	case s.deep:
+		return fmt.Sprintf("input schema nested more than %d levels", MaxDepth)
+	case s.other:
+	case s.number:
+		return fmt.Sprintf("input schema holds a number over %d characters or past float64's range", gate.MaxNumber)
+	case len(s.out) > MaxSchema:
+		return fmt.Sprintf("input schema over %d bytes", MaxSchema)
+	default:
+		return ""
 	}
-	switch jsontext.Value(raw).Kind() {
-	case '"':
-		return gate.Clean(stringOf(raw)), true
+	s.out, s.args = emptySchema, nil
+	return ""
+}
+
+// value reads the value at level (the schema's own object is 0), appends
+// it cleaned, and returns it if a string. props collects an object's keys
+// into s.args. Past MaxSchema bytes read (past) the tool is dropped, so
+// the rest is skipped: a schema costs no more memory than that.
+func (s *schema) value(level int, props bool) (string, error) {
+	d := s.d
+	switch {
+	case level > MaxDepth:
+		s.deep = true
+		return "", d.SkipValue()
+	case level > 0 && s.past():
+		return "", d.SkipValue()
+	}
+	switch d.PeekKind() {
 	case '[':
-		out := []any{}
-		ok := true
-		gate.Items(raw, func(e []byte) bool {
-			var c any
-			c, ok = clean(e, depth-1)
-			out = append(out, c)
-			return ok
-		})
-		return out, ok
-	case '{':
-		// Each key is judged as it reads once cleaned, so "$re\u200bf" is a
-		// $ref.
-		x := map[string][]byte{}
-		gate.Each(raw, func(k string, v []byte) bool {
-			if _, dup := x[k]; !dup {
-				x[k] = v
+		d.ReadToken()
+		s.out = append(s.out, '[')
+		for n := 0; d.PeekKind() != ']'; n++ {
+			if n > 0 && !s.past() {
+				s.out = append(s.out, ',')
 			}
-			return true
-		})
-		out := make(map[string]any, len(x))
-		for _, k := range slices.Sorted(maps.Keys(x)) {
-			c, ok := clean(x[k], depth-1)
-			if !ok {
-				return nil, false
+			if _, err := s.value(level+1, false); err != nil {
+				return "", err
 			}
-			name := gate.Clean(k)
-			if _, taken := out[name]; taken {
-				continue
-			}
-			if ref, _ := c.(string); (name == "$ref" || name == "$dynamicRef") && !strings.HasPrefix(ref, "#") {
-				continue
-			}
-			out[name] = c
 		}
-		return out, true
+		s.out = append(s.out, ']')
+		_, err := d.ReadToken()
+		return "", err
+	case '{':
+		return "", s.object(level, props)
 	}
-	return json.RawMessage(raw), true
+	v, err := d.ReadValue()
+	switch {
+	case err != nil || s.past(): // a string of megabytes is not cleaned
+		return "", err
+	case v[0] == '"':
+		c := gate.Clean(stringOf(v))
+		s.out = gate.AppendString(s.out, c)
+		return c, nil
+	case v[0] == '-' || '0' <= v[0] && v[0] <= '9':
+		s.number = s.number || len(v) > gate.MaxNumber || bytes.ContainsAny(v, "eE") && !finite(v)
+	}
+	s.out = append(s.out, v...)
+	return "", nil
 }
 
-// hints are MCP's four boolean tool annotations.
-var hints = []string{"readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"}
+func (s *schema) past() bool { return s.d.InputOffset()-s.start > MaxSchema }
 
-// annotations keeps MCP's tool annotations of the right types, nil when
-// none is left, and says why anything else was dropped; the tool stays.
-func annotations(raw []byte, reserved map[string]bool) (json.RawMessage, string) {
-	if len(raw) == 0 || gate.IsNull(raw) {
-		return nil, ""
+func finite(v []byte) bool {
+	_, err := strconv.ParseFloat(string(v), 64)
+	return err == nil
+}
+
+func (s *schema) object(level int, props bool) error {
+	d := s.d
+	d.ReadToken()
+	if level == 0 {
+		s.start = d.InputOffset() - 1
 	}
-	if !isObject(raw) {
-		return nil, "annotations dropped: not an object; the tool is listed without them"
-	}
-	if len(raw) > MaxSchema {
-		return nil, fmt.Sprintf("annotations dropped: over %d bytes; the tool is listed without them", MaxSchema)
-	}
-	out := map[string]any{}
-	var bad []string
-	gate.Each(raw, func(name string, v []byte) bool {
-		switch {
-		case slices.Contains(hints, name) && (string(v) == "true" || string(v) == "false"):
-			out[name] = string(v) == "true"
-		case name == "title" && v[0] == '"':
-			if s, why := title(v, reserved); why != "" {
-				bad = append(bad, name)
-			} else if s != "" {
-				out["title"] = s
+	s.out = append(s.out, '{')
+	names := map[string]bool{} // the keys written
+	for d.PeekKind() == '"' {
+		k, err := d.ReadValue()
+		if err != nil {
+			return err
+		}
+		if s.past() {
+			if err := d.SkipValue(); err != nil {
+				return err
 			}
-		default:
-			bad = append(bad, name)
+			continue
 		}
-		return true
-	})
+		name, mark := gate.Clean(stringOf(k)), len(s.out)
+		if len(names) > 0 {
+			s.out = append(s.out, ',')
+		}
+		s.out = append(gate.AppendString(s.out, name), ':')
+		c, err := s.value(level+1, level == 0 && name == "properties" && !names[name])
+		if err != nil {
+			return err
+		}
+		if names[name] || (name == "$ref" || name == "$dynamicRef") && !strings.HasPrefix(c, "#") {
+			s.out = s.out[:mark]
+			continue
+		}
+		if level == 0 && name == "type" {
+			s.typed, s.other = true, c != "object"
+		}
+		names[name] = true
+		if props {
+			s.args = append(s.args, name)
+		}
+	}
+	if _, err := d.ReadToken(); err != nil {
+		return err
+	}
+	if level == 0 {
+		if !s.typed && len(names) > 0 {
+			s.out = append(s.out, ',')
+		}
+		if !s.typed {
+			s.out = append(s.out, `"type":"object"`...)
+		}
+		s.rawLen = d.InputOffset() - s.start
+		slices.Sort(s.args)
+	}
+	s.out = append(s.out, '}')
+	return nil
+}
+
+// hints are MCP's four boolean tool annotations; annotations are written
+// in written's order.
+var (
+	hints   = []string{"readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"}
+	written = append(slices.Sorted(slices.Values(hints)), "title")
+)
+
+// annotations reads an item's annotations: MCP's of the right types, nil
+// when none is left, and why anything else was dropped; the tool stays.
+func (l *list) annotations(d *jsontext.Decoder) ([]byte, string, error) {
+	if k := d.PeekKind(); k != '{' {
+		why := "annotations dropped: not an object; the tool is listed without them"
+		if k == 'n' {
+			why = ""
+		}
+		return nil, why, d.SkipValue()
+	}
+	d.ReadToken()
+	start := d.InputOffset() - 1
+	var kept [5]string // in written's order, as JSON
+	var bad []string   // the first 4 names dropped, of nbad
+	nbad := 0
+	for d.PeekKind() == '"' {
+		k, err := d.ReadValue()
+		if err != nil {
+			return nil, "", err
+		}
+		name, _ := gate.String(k) // k is valid only until the next read
+		v, err := d.ReadValue()
+		if err != nil {
+			return nil, "", err
+		}
+		i, why := slices.Index(written, name), "not kept"
+		switch {
+		case i >= 0 && i < 4 && (string(v) == "true" || string(v) == "false"):
+			kept[i], why = string(v), "" // a copy: v is valid until the next read
+		case i == 4 && v[0] == '"':
+			var t string
+			if t, why = title(v, l.res); t != "" {
+				kept[i] = string(gate.AppendString(nil, t))
+			}
+		}
+		if why != "" {
+			if nbad++; nbad <= 4 {
+				bad = append(bad, unprintable.Quote(name[:min(len(name), 64)]))
+			}
+		}
+	}
+	if _, err := d.ReadToken(); err != nil {
+		return nil, "", err
+	}
+	if d.InputOffset()-start > MaxSchema {
+		return nil, fmt.Sprintf("annotations dropped: over %d bytes; the tool is listed without them", MaxSchema), nil
+	}
 	why := ""
-	if len(bad) > 0 {
-		shown := make([]string, 0, 4)
-		for _, b := range bad[:min(len(bad), 4)] {
-			shown = append(shown, unprintable.Quote(b[:min(len(b), 64)]))
-		}
-		why = "annotations " + strings.Join(shown, ", ")
-		if len(bad) > 4 {
-			why += fmt.Sprintf(" and %d more", len(bad)-4)
+	if nbad > 0 {
+		why = "annotations " + strings.Join(bad, ", ")
+		if nbad > 4 {
+			why += fmt.Sprintf(" and %d more", nbad-4)
 		}
 		why += " dropped: only the boolean hints " + strings.Join(hints, ", ") + " and a string title are kept; the tool is listed without them"
 	}
-	if len(out) == 0 {
-		return nil, why
+	b := []byte{'{'}
+	for i, v := range kept {
+		if v != "" {
+			if len(b) > 1 {
+				b = append(b, ',')
+			}
+			b = append(append(gate.AppendString(b, written[i]), ':'), v...)
+		}
 	}
-	b, _ := json.Marshal(out) // never fails: booleans and a string
-	return b, why
+	if len(b) == 1 {
+		return nil, why, nil
+	}
+	return append(b, '}'), why, nil
 }
 
 // title returns a tool's title cleaned and cut, or none if it folds to a

@@ -3,6 +3,7 @@ package toollist
 import (
 	"encoding/json"
 	"fmt"
+	"runtime"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -52,6 +53,9 @@ func TestSanitizeNames(t *testing.T) {
 		{"duplicate", `[{"name":"a"},{"name":"a"}]`, "a", "duplicate"},
 		{"case is a different tool", `[{"name":"a"},{"name":"A"}]`, "a,A", ""},
 		{"not an object", `[1,"x",null,[]]`, "", "not an object"},
+		// The door refuses a name given twice; given one anyway, the first counts.
+		{"name given twice", `[{"name":"a","name":"b"}]`, "a", ""},
+		{"members in any order", `[{"inputSchema":{"type":"object"},"description":"d","name":"a"}]`, "a", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -154,15 +158,26 @@ func TestSanitizeSchema(t *testing.T) {
 		{"string", `"x"`, `{"type":"object"}`},
 		{"array", `[1]`, `{"type":"object"}`},
 		{"null", `null`, `{"type":"object"}`},
-		{"object kept", `{"type":"object","properties":{"limit":{"type":"integer","maximum":1e3}}}`, `{"properties":{"limit":{"maximum":1e3,"type":"integer"}},"type":"object"}`},
+		// Keys in the page's order, numbers as the page wrote them.
+		{"object kept", `{"type":"object","properties":{"limit":{"type":"integer","maximum":1e3}}}`, `{"type":"object","properties":{"limit":{"type":"integer","maximum":1e3}}}`},
+		{"spaces left out", ` { "type" : "object" , "required" : [ "a" , "b" ] } `, `{"type":"object","required":["a","b"]}`},
 		{"type added", `{"properties":{}}`, `{"properties":{},"type":"object"}`},
 		{"wrong type", `{"type":"string"}`, `{"type":"object"}`},
-		{"remote ref dropped", `{"type":"object","properties":{"a":{"$ref":"https://evil.test/s.json"}}}`, `{"properties":{"a":{}},"type":"object"}`},
-		{"local ref kept", `{"type":"object","properties":{"a":{"$ref":"#/$defs/a"}}}`, `{"properties":{"a":{"$ref":"#/$defs/a"}},"type":"object"}`},
+		{"type that is no string", `{"type":["object","null"],"properties":{"a":{}}}`, `{"type":"object"}`},
+		{"type behind an invisible character", `{"ty\u200bpe":"obj\u200bect","type":"string"}`, `{"type":"object"}`},
+		{"remote ref dropped", `{"type":"object","properties":{"a":{"$ref":"https://evil.test/s.json"}}}`, `{"type":"object","properties":{"a":{}}}`},
+		{"local ref kept", `{"type":"object","properties":{"a":{"$ref":"#/$defs/a"}}}`, `{"type":"object","properties":{"a":{"$ref":"#/$defs/a"}}}`},
+		{"ref that is no string dropped", `{"type":"object","properties":{"a":{"$ref":{"x":"#"},"b":1}}}`, `{"type":"object","properties":{"a":{"b":1}}}`},
+		// A dropped reference does not take its name: the local one after it is kept.
+		{"remote ref then a local one", `{"type":"object","$ref":"https://evil.test/s.json","$re\u200bf":"#/a"}`, `{"type":"object","$ref":"#/a"}`},
 		// Decided on the key as it reads once cleaned (an outside attack).
-		{"remote ref behind an invisible character dropped", `{"type":"object","properties":{"a":{"$re\u200bf":"https://evil.test/s.json","$dynamic\u2060Ref":"https://evil.test/d.json"}}}`, `{"properties":{"a":{}},"type":"object"}`},
-		{"keys that clean alike: one, the same each time", `{"type":"object","properties":{"a":{"x":1,"x\u200b":2}}}`, `{"properties":{"a":{"x":1}},"type":"object"}`},
-		{"invisible text removed", `{"type":"object","description":"ok\u200b\u202e\udb40\udc41"}`, `{"description":"ok","type":"object"}`},
+		{"remote ref behind an invisible character dropped", `{"type":"object","properties":{"a":{"$re\u200bf":"https://evil.test/s.json","$dynamic\u2060Ref":"https://evil.test/d.json"}}}`, `{"type":"object","properties":{"a":{}}}`},
+		{"keys that clean alike: the first, the same each time", `{"type":"object","properties":{"a":{"x\u200b":2,"x":1}}}`, `{"type":"object","properties":{"a":{"x":2}}}`},
+		{"invisible text removed", `{"type":"object","description":"ok\u200b\u202e\udb40\udc41"}`, `{"type":"object","description":"ok"}`},
+		// The one encoder's rule (gate.AppendString): <, > and & as they are,
+		// a page's needless escape undone (U+2028, which it escapes, is one
+		// the gate removes).
+		{"written as the gate writes", `{"type":"object","description":"a <b> & c\u2028 \u0041"}`, `{"type":"object","description":"a <b> & c A"}`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -175,7 +190,7 @@ func TestSanitizeSchema(t *testing.T) {
 			if len(tools) != 1 {
 				t.Fatalf("Sanitize(%s) dropped %v, want it kept", item, dropped)
 			}
-			if got := string(tools[0].InputSchema); got != tt.want {
+			if got := part(t, tools[0], "inputSchema"); got != tt.want {
 				t.Errorf("Sanitize(%s) schema = %s, want %s", item, got, tt.want)
 			}
 		})
@@ -190,6 +205,100 @@ func TestSanitizeSchemaTooLarge(t *testing.T) {
 	}
 	if len(dropped) != 1 || dropped[0].Name != "a" || !strings.Contains(dropped[0].Reason, "32768") {
 		t.Errorf("dropped %v, want a for its schema over 32768 bytes", dropped)
+	}
+}
+
+// MaxDepth levels below the schema pass; one more drops the tool, in an
+// array, in a member given twice or in a remote reference too, which are
+// left out of what is written but read all the same.
+func TestSanitizeSchemaDepth(t *testing.T) {
+	nest := func(levels int, open, close string) string {
+		return strings.Repeat(open, levels) + `1` + strings.Repeat(close, levels)
+	}
+	for _, tt := range []struct {
+		name, schema string
+		kept         bool
+	}{
+		{"objects, at the bound", nest(MaxDepth, `{"a":`, `}`), true},
+		{"objects, one past", nest(MaxDepth+1, `{"a":`, `}`), false},
+		{"arrays, at the bound", `{"a":` + nest(MaxDepth-1, `[`, `]`) + `}`, true},
+		{"arrays, one past", `{"a":` + nest(MaxDepth, `[`, `]`) + `}`, false},
+		{"in a member given twice", `{"a":1,"a\u200b":` + nest(MaxDepth, `[`, `]`) + `}`, false},
+		{"in a remote reference", `{"$ref":` + nest(MaxDepth, `[`, `]`) + `}`, false},
+	} {
+		tools, dropped := sanitize(t, `[{"name":"a","inputSchema":`+tt.schema+`}]`)
+		if kept := len(tools) == 1; kept != tt.kept || !kept && (len(dropped) != 1 || !strings.Contains(dropped[0].Reason, "nested")) {
+			t.Errorf("%s: Sanitize kept %v, dropped %v; want kept %v", tt.name, names(tools), dropped, tt.kept)
+		}
+	}
+}
+
+// Args are the schema's property names as written: cleaned, the first of
+// two that clean alike, sorted; none when the schema is not of type object.
+func TestSanitizeArgs(t *testing.T) {
+	for _, tt := range []struct{ schema, want string }{
+		{`{"type":"object","properties":{"b":{},"a\u200b":{},"a":{},"c":{"properties":{"x":{}}}}}`, "a,b,c"},
+		{`{"properties":{"z":1},"properties\u200b":{"y":1}}`, "z"},
+		{`{"type":"string","properties":{"z":1}}`, ""},
+		{`{"type":"object","properties":["z"]}`, ""},
+		{`{"type":"object","items":{"properties":{"z":1}}}`, ""},
+	} {
+		tools, _ := sanitize(t, `[{"name":"a","inputSchema":`+tt.schema+`}]`)
+		if len(tools) != 1 || strings.Join(tools[0].Args, ",") != tt.want {
+			t.Errorf("Sanitize(schema %s) = %+v, want Args %q", tt.schema, tools, tt.want)
+		}
+	}
+}
+
+// The same list, spaced and escaped otherwise, writes the same bytes: the
+// hub tells a client of a change only when there is one.
+func TestSanitizeSameListSameBytes(t *testing.T) {
+	a := `[{"name":"a","title":"T","description":"<d> & e","inputSchema":{"type":"object","properties":{"x":{"enum":[1,"y"]}}},"annotations":{"readOnlyHint":true}}]`
+	b := ` [ { "name" : "\u0061" , "title":"\u0054", "description" : "\u003cd\u003e \u0026 e\u200b" , "inputSchema" : { "type" : "object" , "properties" : { "x" : { "enum" : [ 1 , "\u0079" ] } } } , "annotations":{"readOnlyHint" : true} } ] `
+	x, _ := sanitize(t, a)
+	y, _ := sanitize(t, b)
+	if len(x) != 1 || len(y) != 1 || string(x[0].JSON) != string(y[0].JSON) {
+		t.Errorf("Sanitize wrote %s and %s, want the same", listed(x), listed(y))
+	}
+}
+
+// A number a client's reader refuses (past float64's range) or one of
+// megabytes drops the tool: Go's encoding/json fails the whole tools/list
+// on 1e999, as the gate's notes say of a reply.
+func TestSanitizeSchemaNumbers(t *testing.T) {
+	for _, tt := range []struct {
+		number string
+		kept   bool
+	}{
+		{"1e308", true}, {"-0.5E-3", true}, {"1" + strings.Repeat("0", 63), true},
+		{"1e999", false}, {"-1E400", false}, {"1" + strings.Repeat("0", 64), false},
+	} {
+		tools, dropped := sanitize(t, `[{"name":"a","inputSchema":{"type":"object","maximum":`+tt.number+`}}]`)
+		if kept := len(tools) == 1; kept != tt.kept || !kept && (len(dropped) != 1 || !strings.Contains(dropped[0].Reason, "number")) {
+			t.Errorf("a schema with %s: kept %v, dropped %v; want kept %v", tt.number, names(tools), dropped, tt.kept)
+		}
+	}
+}
+
+// A schema of megabytes costs its tool, and no more memory than MaxSchema
+// bytes of it, however it is made: one string, or many small members.
+func TestSanitizeSchemaHugeIsSkipped(t *testing.T) {
+	for _, schema := range []string{
+		`{"type":"object","description":"` + strings.Repeat("\\u200b", 1<<20) + `"}`,
+		`{"type":"object","enum":[` + strings.Repeat(`"a",`, 1<<20) + `"b"]}`,
+	} {
+		list := []byte(`[{"name":"a","inputSchema":` + schema + `},{"name":"b"}]`)
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		tools, dropped := Sanitize(list, reserved)
+		runtime.ReadMemStats(&after)
+		if len(tools) != 1 || len(dropped) != 1 || !strings.Contains(dropped[0].Reason, "over 32768 bytes") {
+			t.Errorf("Sanitize(a schema of %d bytes) = %v, %v; want a dropped for its size", len(schema), names(tools), dropped)
+		}
+		if got := after.TotalAlloc - before.TotalAlloc; got > 1<<20 {
+			t.Errorf("Sanitize(a schema of %d bytes) allocated %d bytes, want under 1 MiB", len(schema), got)
+		}
 	}
 }
 
@@ -234,9 +343,8 @@ func TestSanitizeFields(t *testing.T) {
 	if len(tools) != 1 {
 		t.Fatalf("Sanitize(%s) kept %d tools, want 1", in, len(tools))
 	}
-	b, _ := json.Marshal(tools[0])
-	if want := `{"name":"a","inputSchema":{"type":"object"},"annotations":{"readOnlyHint":true,"title":"T"}}`; string(b) != want {
-		t.Errorf("Sanitize(%s) = %s, want %s", in, b, want)
+	if want := `{"name":"a","inputSchema":{"type":"object"},"annotations":{"readOnlyHint":true,"title":"T"}}`; string(tools[0].JSON) != want {
+		t.Errorf("Sanitize(%s) = %s, want %s", in, tools[0].JSON, want)
 	}
 }
 
@@ -248,9 +356,8 @@ func TestSanitizeListSize(t *testing.T) {
 	}
 	list, _ := json.Marshal(items)
 	tools, dropped := sanitize(t, string(list))
-	b, _ := json.Marshal(tools)
-	if len(b) > 1<<20 {
-		t.Errorf("sanitised list is %d bytes, want at most %d", len(b), 1<<20)
+	if n := len(listed(tools)); n > 1<<20 {
+		t.Errorf("sanitised list is %d bytes, want at most %d", n, 1<<20)
 	}
 	if accounted(tools, dropped) != 256 || len(dropped) == 0 || !strings.Contains(dropped[0].Reason, "exceed") {
 		t.Errorf("Sanitize(2 MB list) kept %d, dropped %d (%v), want some dropped for size", len(tools), len(dropped), dropped[:min(1, len(dropped))])
@@ -299,7 +406,7 @@ func TestSanitizeAnnotations(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			in := `[{"name":"scene.describe","annotations":` + tt.annotations + `}]`
 			tools, dropped := sanitize(t, in)
-			if len(tools) != 1 || string(tools[0].Annotations) != tt.want {
+			if len(tools) != 1 || part(t, tools[0], "annotations") != tt.want {
 				t.Fatalf("Sanitize(%s) = %+v, want the tool with annotations %s", in, tools, tt.want)
 			}
 			if len(tt.dropped) == 0 {
@@ -357,8 +464,8 @@ func TestSanitizeTitlesCannotPoseAsBridgeTools(t *testing.T) {
 		t.Fatalf("Sanitize kept %d tools, want all 5 listed: %+v", len(tools), dropped)
 	}
 	for _, tl := range tools[:4] {
-		if tl.Title != "" || strings.Contains(string(tl.Annotations), "title") {
-			t.Errorf("tool %s keeps title %q, annotations %s; want no title", tl.Name, tl.Title, tl.Annotations)
+		if tl.Title != "" || strings.Contains(string(tl.JSON), "title") {
+			t.Errorf("tool %s keeps title %q: %s; want no title", tl.Name, tl.Title, tl.JSON)
 		}
 	}
 	if tools[4].Title != "Render the scene" {
@@ -375,4 +482,26 @@ func TestSanitizeTitlesCannotPoseAsBridgeTools(t *testing.T) {
 			t.Errorf("tool %s's title was dropped without a report: %+v", n, dropped)
 		}
 	}
+}
+
+// part is the member name of t as tools/list writes it, "" when absent.
+func part(t *testing.T, tl Tool, name string) string {
+	t.Helper()
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(tl.JSON, &m); err != nil {
+		t.Fatalf("tool %q: %s is not a JSON object: %v", tl.Name, tl.JSON, err)
+	}
+	return string(m[name])
+}
+
+// listed is the tools as tools/list writes them, a list of their JSON.
+func listed(tools []Tool) []byte {
+	b := []byte{'['}
+	for i, tl := range tools {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, tl.JSON...)
+	}
+	return append(b, ']')
 }
