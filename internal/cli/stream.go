@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"strings"
 
 	"github.com/stitchslop/stitchslop-bridge/internal/client"
 	"github.com/stitchslop/stitchslop-bridge/internal/envelope"
@@ -27,10 +28,13 @@ func saveImage(env envelope.Reply, file string, overwrite bool, log *slog.Logger
 	url := o.Get("dataUrl")
 	payload, ok := imageOf(url)
 	if !ok {
+		if head, _ := gate.Head(url, 5); strings.EqualFold(head, "data:") {
+			if _, plain := gate.Plain(url); !plain {
+				return envelope.Reply{}, outErr("bad_image", envelope.EscapedDataURL)
+			}
+		}
 		why := "no dataUrl"
-		if _, plain := gate.Plain(url); url != nil && !plain && url[0] == '"' {
-			why = envelope.EscapedDataURL
-		} else if url != nil {
+		if url != nil {
 			why = "its dataUrl is not a base64 data URL"
 		}
 		log.Warn("the reply carries no image ("+why+"); nothing was written", "out", file)

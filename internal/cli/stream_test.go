@@ -64,14 +64,6 @@ func TestSaveImage(t *testing.T) {
 			`{"savedTo":SAVED,"savedBytes":12,"savedType":"image/png"}`,
 		},
 		{
-			// No browser writes an escape in a data URL; reading one would
-			// take a copy of it (envelope.EscapedDataURL).
-			"escaped slashes",
-			`{"ok":true,"dataUrl":"data:image\/png;base64,` + pngB64 + `\/\/\/\/\u002B+++"}`,
-			nil,
-			`{"ok":true,"dataUrl":"data:image\/png;base64,` + pngB64 + `\/\/\/\/\u002B+++"}`,
-		},
-		{
 			"not a data URL",
 			`{"ok":true,"dataUrl":"https:\/\/example.com\/x.png","n":2}`,
 			nil,
@@ -141,6 +133,10 @@ func TestSaveImageRefuses(t *testing.T) {
 		msg   string
 	}{
 		{"invalid base64", `{"ok":true,"dataUrl":"data:image/png;base64,AAAA!!!!AAAA"}`, "bad_image", "bad base64"},
+		// No browser writes an escape in a data URL; reading one would take
+		// a copy of it (envelope.EscapedDataURL).
+		{"escaped slashes", `{"ok":true,"dataUrl":"data:image\/png;base64,` + pngB64 + `\/\/\/\/\u002B+++"}`, "bad_image", "JSON escape"},
+		{"escape in the payload", `{"dataUrl":"data:image/png;base64,AA\tA"}`, "bad_image", "JSON escape"},
 		{"a lone base64 character", `{"dataUrl":"data:image/png;base64,AAAAA"}`, "bad_image", "bad base64"},
 		{"padding inside", `{"dataUrl":"data:image/png;base64,AA==AAAA"}`, "bad_image", "bad base64"},
 		// One rule for a payload on every face (files.Base64): padded, no
