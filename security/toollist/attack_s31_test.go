@@ -102,3 +102,24 @@ func TestAttack_T8_RemoteSchemaURIsSurvive(t *testing.T) {
 		t.Errorf("tools/list writes %s: a page's URL a validator may fetch", tools[0].JSON)
 	}
 }
+
+// TestAttack_AnnotationsTitleOfABridgeToolIsReportedForWhatItIs: an
+// annotations title that names one of the bridge's own tools is dropped,
+// but the report says it was dropped for not being a string title ("only
+// the boolean hints ... and a string title are kept"): title's own reason
+// is discarded (annotations), so the page's author, and the user reading
+// droppedTools, are told the wrong fault.
+//
+// Fails on main 7eab7d6.
+func TestAttack_AnnotationsTitleOfABridgeToolIsReportedForWhatItIs(t *testing.T) {
+	_, dropped := Sanitize([]byte(`[{"name":"a","annotations":{"title":"Connection status","readOnlyHint":true}}]`), reserved)
+	for _, d := range dropped {
+		if d.Name == "a" && d.Part == PartAnnotations {
+			if !strings.Contains(d.Reason, "bridge's own") {
+				t.Errorf("the report says %q, want the reason: it names one of the bridge's own tools", d.Reason)
+			}
+			return
+		}
+	}
+	t.Errorf("report %+v has no entry for a's annotations title", dropped)
+}
