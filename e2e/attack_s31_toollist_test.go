@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 	"unicode"
 )
 
@@ -185,4 +186,41 @@ func TestAttack_T8_ToolListSpeaksAsTheBridge(t *testing.T) {
 		}
 	})
 	b.mustRun()
+}
+
+// TestAttack_FollowerKeepsAChangedListUnannounced: a page that changes a
+// tool's description and schema but keeps its names changes what the
+// leader lists, and the leader's client is told (tools/list_changed); a
+// follower (protocol.md §7.13) mirrors the leader's list only when the
+// names the leader's /status lists change (bridge.followLoop compares
+// them, not the list), so its client is never told and keeps listing the
+// old tool: the two bridges list different bytes for one tab, and a
+// schema the page tightened (a new required argument) is not what the
+// follower's model calls with.
+//
+// Fails on main 7eab7d6: no list_changed on the follower within three
+// of its polls, and the old description still listed.
+func TestAttack_FollowerKeepsAChangedListUnannounced(t *testing.T) {
+	t.Parallel()
+	leader, follower, tab, _ := sharedPair(t)
+	lfrom, ffrom := leader.rpc.msgs.len(), follower.rpc.msgs.len()
+	const v2 = "Render the design. Pass size, always."
+	tab.mustSend(map[string]any{"tools": []any{
+		defaultTools[0],
+		map[string]any{"name": "render.png", "description": v2, "inputSchema": map[string]any{"type": "object",
+			"properties": map[string]any{"size": map[string]any{"type": "integer"}}, "required": []string{"size"}}},
+	}})
+	leader.rpc.awaitListChanged(lfrom)
+	if m := leader.rpc.call("tools/list", nil); !strings.Contains(m.raw, v2) {
+		t.Fatalf("the leader lists %.600s, want the changed render.png", m.raw)
+	}
+	// The follower polls its leader every 3 s (bridge.followPoll): three
+	// polls and the margin of a loaded machine.
+	if _, _, ok := follower.rpc.msgs.await(ffrom, 9*time.Second+guard, func(m rpcMsg) bool { return m.method() == listChanged }); !ok {
+		t.Errorf("the follower's client got no %s after the tab changed render.png's description and schema", listChanged)
+	}
+	if m := follower.rpc.call("tools/list", nil); !strings.Contains(m.raw, v2) {
+		_, listed, _ := strings.Cut(m.raw, `{"name":"render.png"`)
+		t.Errorf("the follower lists render.png as %.300s, want the changed one, as its leader does", listed)
+	}
 }
