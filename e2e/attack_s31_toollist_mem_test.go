@@ -12,7 +12,7 @@ import (
 	"testing"
 )
 
-// TestAttack_T9_ToolDescriptionOf60MBCostsAtMostTwiceTheFrame: the
+// TestSec_T9_ToolDescriptionOf60MBCostsAtMostTwiceTheFrame: the
 // description is cut to toollist.MaxDescription characters, but the one
 // pass decodes it whole (gate.String), cleans the copy (gate.Clean, a
 // second copy when one character is not ASCII), and cut makes a []rune of
@@ -20,9 +20,9 @@ import (
 // 8,000 characters kept. The title and annotations' title take the same
 // path.
 //
-// Fails on main 7eab7d6: the bridge's peak grew by 373 MB for a 60 MB
+// Failed on 7eab7d6, before the fix: the bridge's peak grew by 373 MB for a 60 MB
 // frame, bound 120 MB (731 MB under -race, bound 480 MB).
-func TestAttack_T9_ToolDescriptionOf60MBCostsAtMostTwiceTheFrame(t *testing.T) {
+func TestSec_T9_ToolDescriptionOf60MBCostsAtMostTwiceTheFrame(t *testing.T) {
 	// Not parallel: a peak is measured.
 	b, tok := mcpBridge(t, "")
 	b.rpc.initialize()

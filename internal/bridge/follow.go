@@ -1,6 +1,7 @@
 package bridge
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -152,7 +153,8 @@ func (b *bridge) followLoop(l *leader) {
 	conn := &leaderConn{b: b, l: l}
 	defer close(l.done)
 	defer b.hub.Detach(conn)
-	attached, tools := false, ""
+	attached := false
+	var tools []byte // the leader's /tools as last mirrored
 	tick := time.NewTimer(0)
 	defer tick.Stop()
 	for {
@@ -188,11 +190,13 @@ func (b *bridge) followLoop(l *leader) {
 			}
 		case !st.Connected && attached:
 			b.hub.Detach(conn)
-			attached, tools = false, ""
+			attached, tools = false, nil
 		}
-		if names := fmt.Sprint(st.Tools); attached && names != tools {
-			if err := b.mirrorTools(conn); err == nil {
-				tools = names
+		// The list is asked for at each poll: a tool's description or
+		// schema may change while the names stay.
+		if attached {
+			if body, err := b.mirrorTools(conn, tools); err == nil {
+				tools = body
 			}
 		}
 		tick.Reset(followPoll)
@@ -220,21 +224,22 @@ func (l *leader) wait(ctx context.Context) (leaderStatus, error) {
 	return leaderStatus{OK: true, Connected: w.OK, Origin: l.sess.Origin, Tools: w.Tools}, nil
 }
 
-// mirrorTools copies the leader's tool list into the hub, sanitised again:
-// the leader is another process.
-func (b *bridge) mirrorTools(conn *leaderConn) error {
+// mirrorTools copies the leader's tool list into the hub, sanitised again
+// (the leader is another process), unless it is last, the answer mirrored
+// before; it returns the answer.
+func (b *bridge) mirrorTools(conn *leaderConn, last []byte) ([]byte, error) {
 	body, err := conn.l.c.Do(conn.l.ctx, client.Request{Method: "GET", Path: "/tools", Timeout: probeTimeout})
-	if err != nil {
-		return err
+	if err != nil || bytes.Equal(body, last) {
+		return body, err
 	}
 	answer, err := envelope.Decode(body) // the door, as for a tab's frame
 	if err != nil {
 		b.log.Warn(fmt.Sprintf("ignored the tool list of the bridge followed on port %d: it is not a valid JSON object", conn.l.sess.Port))
-		return errors.New("the leader's tool list is not a valid JSON object")
+		return nil, errors.New("the leader's tool list is not a valid JSON object")
 	}
-	list, dropped := toollist.Sanitize(answer.Get("tools"), mcp.ReservedTools)
+	list, dropped := toollist.Sanitize(answer.Get("tools"), mcp.ReservedWords)
 	b.hub.SetTools(conn, list, dropped)
-	return nil
+	return body, nil
 }
 
 // takeOver binds the port the leader held, now that it has gone, as an

@@ -220,7 +220,7 @@ func (b *bridge) listen(ports []int) (int, error) {
 		return 0, &ExitError{Code: exitcode.NoCredential, Err: err}
 	}
 	pageSrv := &page.Server{Attempts: b.tried, Port: port, Hub: b.hub, Pairing: b.store, Sites: b.sites, Switched: b.switched,
-		Log: log, Timings: b.t.Page, Guesses: throttle.New(), Reserved: mcp.ReservedTools, Takeover: cfg.Takeover}
+		Log: log, Timings: b.t.Page, Guesses: throttle.New(), Reserved: mcp.ReservedWords, Takeover: cfg.Takeover}
 	ctlSrv := &control.Server{Attempts: b.tried, PairedOrigins: b.pairedOrigins, Key: key, Port: port, Sites: b.sites, Pairing: b.store,
 		Hub: b.hub, Log: log, Activity: b.touch}
 	srv := &http.Server{

@@ -157,3 +157,16 @@ func TestBridgeToolsReserved(t *testing.T) {
 		}
 	}
 }
+
+// TestReservedWordsAreTheBridgesNamesAndTitles: what a page's tool may be
+// neither named nor titled is read from the bridge's own tools, every one.
+func TestReservedWordsAreTheBridgesNamesAndTitles(t *testing.T) {
+	if len(ReservedWords) != 2*len(ReservedTools) {
+		t.Fatalf("ReservedWords = %q, want a name and a title for each of %q", ReservedWords, ReservedTools)
+	}
+	for i, w := range ReservedWords {
+		if w == "" || i%2 == 0 && w != ReservedTools[i/2] {
+			t.Errorf("ReservedWords[%d] = %q; want %q's name and title in order", i, w, ReservedTools)
+		}
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	jsonv2 "github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/stitchslop/stitchslop-bridge/internal/attempts"
@@ -124,6 +125,24 @@ var ownTools = func() []byte {
 		panic("internal/mcp: the bridge's own tools are not valid JSON: " + err.Error())
 	}
 	return v[1 : len(v)-1]
+}()
+
+// ReservedWords are what a page's tool may be neither named nor titled
+// (security/toollist folds both): the bridge's tools' names and the
+// titles tools/list gives them, so that no page tool reads as one of them.
+var ReservedWords = func() []string {
+	var own []struct {
+		Name  string `json:"name"`
+		Title string `json:"title"`
+	}
+	if err := jsonv2.Unmarshal(append(append([]byte{'['}, ownTools...), ']'), &own); err != nil {
+		panic("internal/mcp: the bridge's own tools: " + err.Error())
+	}
+	var words []string
+	for _, t := range own {
+		words = append(words, t.Name, t.Title)
+	}
+	return words
 }()
 
 // toolList answers tools/list: the bridge's tools, then the tab's in its

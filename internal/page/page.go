@@ -63,8 +63,9 @@ type Server struct {
 	Attempts *attempts.Log
 	// Takeover lets a new tab displace a live one (--takeover, §2.6).
 	Takeover bool
-	// Reserved are the bridge's own tool names (mcp.ReservedTools): a page
-	// tool named like one is dropped (T8).
+	// Reserved are the bridge's own tool names and titles
+	// (mcp.ReservedWords): a page tool named or titled like one is dropped
+	// or loses its title (T8).
 	Reserved []string
 
 	mu sync.Mutex // guards the fields below; held for memory only

@@ -22,7 +22,7 @@ func allocated(f func()) uint64 {
 	return m1.TotalAlloc - m0.TotalAlloc
 }
 
-// TestAttack_T9_LongTextCostsAtMostTwiceItsSize: a description, a title
+// TestSec_T9_LongTextCostsAtMostTwiceItsSize: a description, a title
 // or an annotations title of megabytes is cut to MaxDescription or
 // MaxTitle characters, yet Sanitize decodes it whole (stringOf), cleans
 // the copy (gate.Clean: another when a character is not ASCII) and cut
@@ -31,8 +31,8 @@ func allocated(f func()) uint64 {
 // than the characters it keeps). Issue 34 item 3 bounds a frame's cost at
 // twice its size.
 //
-// Fails on main 7eab7d6: 5.0x for each of the three.
-func TestAttack_T9_LongTextCostsAtMostTwiceItsSize(t *testing.T) {
+// Failed on 7eab7d6, before the fix: 5.0x for each of the three.
+func TestSec_T9_LongTextCostsAtMostTwiceItsSize(t *testing.T) {
 	long := "é" + strings.Repeat("a", 8<<20)
 	for name, list := range map[string]string{
 		"description":      `[{"name":"big","description":"` + long + `"}]`,
@@ -53,7 +53,7 @@ func TestAttack_T9_LongTextCostsAtMostTwiceItsSize(t *testing.T) {
 	}
 }
 
-// TestAttack_T9_ItemsPastTheReportAreOnlyCounted: "millions of tiny
+// TestSec_T9_ItemsPastTheReportAreOnlyCounted: "millions of tiny
 // items cost one pass" (Sanitize), but each item past MaxDropped is still
 // named, quoted and worded as if it would be reported (report takes a
 // formatted name: fmt.Sprintf("#%d"), printable's Quote, annotations'
@@ -62,8 +62,8 @@ func TestAttack_T9_LongTextCostsAtMostTwiceItsSize(t *testing.T) {
 // it (envelope.Decode). What is only counted should cost at most its
 // name.
 //
-// Fails on main 7eab7d6: 2 to 9 allocations an item.
-func TestAttack_T9_ItemsPastTheReportAreOnlyCounted(t *testing.T) {
+// Failed on 7eab7d6, before the fix: 2 to 9 allocations an item.
+func TestSec_T9_ItemsPastTheReportAreOnlyCounted(t *testing.T) {
 	for name, item := range map[string]string{
 		"notAnObject":  `0`,
 		"noName":       `{}`,
@@ -85,15 +85,15 @@ func TestAttack_T9_ItemsPastTheReportAreOnlyCounted(t *testing.T) {
 	}
 }
 
-// TestAttack_T8_RemoteSchemaURIsSurvive: Sanitize drops a remote "$ref"
+// TestSec_T8_RemoteSchemaURIsDropped: Sanitize drops a remote "$ref"
 // or "$dynamicRef", but a schema's "$schema" (the meta-schema a validator
 // loads to compile it) and "$id" (its base URI) pass as the page wrote
 // them, a page's URL included: a client whose validator resolves an
 // unknown meta-schema fetches it (T8's "no remote reference"), and one
 // that cannot refuses the schema, the page's choice.
 //
-// Fails on main 7eab7d6: both reach tools/list.
-func TestAttack_T8_RemoteSchemaURIsSurvive(t *testing.T) {
+// Failed on 7eab7d6, before the fix: both reach tools/list.
+func TestSec_T8_RemoteSchemaURIsDropped(t *testing.T) {
 	tools, _ := Sanitize([]byte(`[{"name":"a","inputSchema":{"$schema":"https://evil.example/meta.json","$id":"https://evil.example/a.json","type":"object"}}]`), reserved)
 	if len(tools) != 1 {
 		t.Fatalf("kept %d tools, want a", len(tools))
@@ -103,15 +103,15 @@ func TestAttack_T8_RemoteSchemaURIsSurvive(t *testing.T) {
 	}
 }
 
-// TestAttack_AnnotationsTitleOfABridgeToolIsReportedForWhatItIs: an
+// TestAnnotationsTitleOfABridgeToolIsReportedForWhatItIs: an
 // annotations title that names one of the bridge's own tools is dropped,
 // but the report says it was dropped for not being a string title ("only
 // the boolean hints ... and a string title are kept"): title's own reason
 // is discarded (annotations), so the page's author, and the user reading
 // droppedTools, are told the wrong fault.
 //
-// Fails on main 7eab7d6.
-func TestAttack_AnnotationsTitleOfABridgeToolIsReportedForWhatItIs(t *testing.T) {
+// Failed on 7eab7d6, before the fix.
+func TestAnnotationsTitleOfABridgeToolIsReportedForWhatItIs(t *testing.T) {
 	_, dropped := Sanitize([]byte(`[{"name":"a","annotations":{"title":"Connection status","readOnlyHint":true}}]`), reserved)
 	for _, d := range dropped {
 		if d.Name == "a" && d.Part == PartAnnotations {

@@ -5,8 +5,9 @@
 // the client. Sanitize keeps only valid names that do not Fold to a
 // reserved one, bounds every part, removes what security/unprintable names
 // from every string so nothing is hidden from a reader, keeps only the
-// fields MCP defines, drops remote "$ref"s, and reports what it dropped,
-// bounded.
+// fields MCP defines, drops remote "$ref"s (any URI a validator may
+// load), marks the bridge's words ("[bridge") as the gate does, and
+// reports what it dropped, bounded.
 //
 // It reads the list once, as a stream, and writes each tool kept as it
 // reads it, by the one encoder of the MCP exit (gate.AppendString's rule):
@@ -20,6 +21,7 @@ package toollist
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -27,6 +29,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/go-json-experiment/json/jsontext"
@@ -52,6 +55,9 @@ const (
 
 // NamePattern is what a page tool's name must match.
 var NamePattern = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_.-]{0,63}$`)
+
+// maxName is the longest name NamePattern takes.
+const maxName = 64
 
 // Tool is a sanitised page tool: the parts the bridge reads, and the
 // whole as tools/list writes it.
@@ -157,22 +163,25 @@ var fields = []string{"name", "title", "description", "inputSchema", "annotation
 // any order, so it is judged at its end.
 func (l *list) item(d *jsontext.Decoder, i int) error {
 	if d.PeekKind() != '{' {
-		l.report(fmt.Sprintf("#%d", i), "", "not an object")
+		shown := ""
+		if !l.full() {
+			shown = fmt.Sprintf("#%d", i)
+		}
+		l.report(shown, "", "not an object")
 		return d.SkipValue()
 	}
 	d.ReadToken()
 	var got [3][]byte // name, title, description: pieces of raw
 	var seen [5]bool
 	var ann []byte
-	var annWhy string
+	var annNote annWhy
 	s := schema{d: d, out: emptySchema}
 	for d.PeekKind() == '"' {
 		k, err := d.ReadValue()
 		if err != nil {
 			return err
 		}
-		name, _ := gate.String(k)
-		switch f := slices.Index(fields, name); {
+		switch f := field(k); {
 		case f < 0 || seen[f]:
 			err = d.SkipValue()
 		case f < 3:
@@ -186,7 +195,7 @@ func (l *list) item(d *jsontext.Decoder, i int) error {
 		default:
 			seen[f] = true
 			if f == 4 {
-				ann, annWhy, err = l.annotations(d)
+				ann, annNote, err = l.annotations(d)
 			} else {
 				err = d.SkipValue()
 			}
@@ -198,22 +207,36 @@ func (l *list) item(d *jsontext.Decoder, i int) error {
 	if _, err := d.ReadToken(); err != nil {
 		return err
 	}
-	name, _ := gate.String(got[0])
-	shown, why := name, ""
+	// A name is judged as bytes: an item only counted costs no string.
+	nb, plain := gate.Plain(got[0])
+	if !plain {
+		h, _ := gate.Head(got[0], maxName+1) // longer fails NamePattern
+		nb = []byte(h)
+	}
+	var fold [maxName]byte
+	shown, why := "", ""
 	switch {
-	case !NamePattern.MatchString(name):
-		shown, why = printable(got[0]), "name must match "+NamePattern.String()
-	case l.res[Fold(name)]:
+	case !NamePattern.Match(nb):
+		why = badName
+		if !l.full() {
+			shown = printable(got[0])
+		}
+	case l.res[string(foldASCII(fold[:0], nb))]:
 		why = "name is reserved by the bridge"
-	case l.seen[name]:
+	case l.seen[string(nb)]:
 		why = "duplicate name"
 	case len(l.tools) >= MaxTools:
-		why = fmt.Sprintf("more than %d tools", MaxTools)
+		why = tooMany
 	default:
 		why = s.why()
 	}
+	name := ""
+	if why == "" || shown == "" && !l.full() {
+		name = string(nb)
+		shown = cmp.Or(shown, name)
+	}
 	if why == "" {
-		t := Tool{Name: name, Args: s.args, Description: cut(gate.Clean(stringOf(got[2])), MaxDescription)}
+		t := Tool{Name: name, Args: s.args, Description: text(got[2], MaxDescription)}
 		var titleWhy string
 		t.Title, titleWhy = title(got[1], l.res)
 		t.JSON = encode(t, s.out, ann)
@@ -224,18 +247,29 @@ func (l *list) item(d *jsontext.Decoder, i int) error {
 			l.seen[name] = true
 			l.tools = append(l.tools, t)
 			l.report(name, PartTitle, titleWhy)
-			l.report(name, PartAnnotations, annWhy)
+			l.report(name, PartAnnotations, annNote.String())
 		}
 	}
 	l.report(shown, "", why)
 	return nil
 }
 
+// Reasons worded once: a list of millions of items costs no words for
+// those only counted.
+var (
+	badName = "name must match " + NamePattern.String()
+	tooMany = fmt.Sprintf("more than %d tools", MaxTools)
+)
+
+// full reports whether the report names no more drops: the rest are
+// counted, so what would name them need not be made.
+func (l *list) full() bool { return len(l.dropped) >= MaxDropped }
+
 // report records a dropped tool, or a dropped part of a listed one.
 func (l *list) report(name, part, why string) {
 	switch {
 	case why == "":
-	case len(l.dropped) < MaxDropped:
+	case !l.full():
 		l.dropped = append(l.dropped, Dropped{Name: name, Part: part, Reason: why})
 	case part != "":
 		l.unlistedParts++
@@ -260,12 +294,36 @@ func encode(t Tool, schema, annotations []byte) []byte {
 	return append(b, '}')
 }
 
-// Fold maps names a model could confuse to one key: case and the
-// separators "_", "-", "." and " " do not count.
+// field is the index in fields of k, a raw member name, or -1.
+func field(k []byte) int {
+	p, plain := gate.Plain(k)
+	if !plain {
+		s, _ := gate.String(k)
+		p = []byte(s)
+	}
+	return slices.IndexFunc(fields, func(f string) bool { return string(p) == f })
+}
+
+// foldASCII appends Fold of name, one NamePattern takes (ASCII), to dst.
+func foldASCII(dst, name []byte) []byte {
+	for _, c := range name {
+		switch {
+		case c == '_' || c == '-' || c == '.':
+		case 'A' <= c && c <= 'Z':
+			dst = append(dst, c+'a'-'A')
+		default:
+			dst = append(dst, c)
+		}
+	}
+	return dst
+}
+
+// Fold maps names a model could confuse to one key: case, the separators
+// "_", "-" and ".", and every space (a tab, a no-break space) do not count.
 func Fold(name string) string {
 	return strings.Map(func(r rune) rune {
 		switch {
-		case r == '_' || r == '-' || r == '.' || r == ' ':
+		case r == '_' || r == '-' || r == '.' || unicode.IsSpace(r) || unicode.Is(unicode.Zs, r):
 			return -1
 		case 'A' <= r && r <= 'Z':
 			return r + 'a' - 'A'
@@ -277,6 +335,21 @@ func Fold(name string) string {
 func stringOf(raw []byte) string {
 	s, _ := gate.String(raw)
 	return s
+}
+
+// text is raw, a JSON string, as a model may read it (gate.Unmark: no
+// invisible character, no line that starts as the bridge's words), at
+// most n characters, a cut marked "…". It decodes no more than 4n
+// characters of raw, so a description of megabytes costs n's work; a
+// string that long is taken as cut.
+func text(raw []byte, n int) string {
+	h, _ := gate.Head(raw, 4*n)
+	s := gate.Unmark(h)
+	if utf8.RuneCountInString(h) < 4*n {
+		return cut(s, n)
+	}
+	r := []rune(s)
+	return string(r[:min(len(r), n-1)]) + "…"
 }
 
 // cut keeps at most n characters, marking a cut with "…".
@@ -361,7 +434,7 @@ func (s *schema) value(level int, props bool) (string, error) {
 	case err != nil || s.past(): // a string of megabytes is not cleaned
 		return "", err
 	case v[0] == '"':
-		c := gate.Clean(stringOf(v))
+		c := gate.Unmark(stringOf(v))
 		s.out = gate.AppendString(s.out, c)
 		return c, nil
 	case v[0] == '-' || '0' <= v[0] && v[0] <= '9':
@@ -370,6 +443,11 @@ func (s *schema) value(level int, props bool) (string, error) {
 	s.out = append(s.out, v...)
 	return "", nil
 }
+
+// uriKeys are JSON Schema's keywords whose value is a URI a validator may
+// load: one that is not a fragment of the schema itself ("#...") is a page's
+// address, and is dropped.
+var uriKeys = []string{"$ref", "$dynamicRef", "$schema", "$id"}
 
 func (s *schema) past() bool { return s.d.InputOffset()-s.start > MaxSchema }
 
@@ -406,7 +484,7 @@ func (s *schema) object(level int, props bool) error {
 		if err != nil {
 			return err
 		}
-		if names[name] || (name == "$ref" || name == "$dynamicRef") && !strings.HasPrefix(c, "#") {
+		if names[name] || gate.Reserved(name) || slices.Contains(uriKeys, name) && !strings.HasPrefix(c, "#") {
 			s.out = s.out[:mark]
 			continue
 		}
@@ -443,73 +521,101 @@ var (
 )
 
 // annotations reads an item's annotations: MCP's of the right types, nil
-// when none is left, and why anything else was dropped; the tool stays.
-func (l *list) annotations(d *jsontext.Decoder) ([]byte, string, error) {
+// when none is left, and why anything else was dropped, worded only if
+// the tool is kept (annWhy.String): an item dropped past MaxDropped costs
+// no words. The tool stays.
+func (l *list) annotations(d *jsontext.Decoder) ([]byte, annWhy, error) {
+	var why annWhy
 	if k := d.PeekKind(); k != '{' {
-		why := "annotations dropped: not an object; the tool is listed without them"
-		if k == 'n' {
-			why = ""
-		}
+		why.not = k != 'n'
 		return nil, why, d.SkipValue()
 	}
 	d.ReadToken()
 	start := d.InputOffset() - 1
 	var kept [5]string // in written's order, as JSON
-	var bad []string   // the first 4 names dropped, of nbad
-	nbad := 0
 	for d.PeekKind() == '"' {
 		k, err := d.ReadValue()
 		if err != nil {
-			return nil, "", err
+			return nil, why, err
 		}
-		name, _ := gate.String(k) // k is valid only until the next read
+		end := int(d.InputOffset())
+		k = l.raw[end-len(k) : end : end] // a piece of raw, which the next read keeps
 		v, err := d.ReadValue()
 		if err != nil {
-			return nil, "", err
+			return nil, why, err
 		}
-		i, why := slices.Index(written, name), "not kept"
+		i := -1
+		if p, plain := gate.Plain(k); plain {
+			i = slices.IndexFunc(written, func(w string) bool { return string(p) == w })
+		}
 		switch {
 		case i >= 0 && i < 4 && (string(v) == "true" || string(v) == "false"):
-			kept[i], why = string(v), "" // a copy: v is valid until the next read
+			kept[i] = string(v) // a copy: v is valid until the next read
+			continue
 		case i == 4 && v[0] == '"':
 			var t string
-			if t, why = title(v, l.res); t != "" {
+			if t, why.title = title(v, l.res); t != "" {
 				kept[i] = string(gate.AppendString(nil, t))
 			}
+			continue
 		}
-		if why != "" {
-			if nbad++; nbad <= 4 {
-				bad = append(bad, unprintable.Quote(name[:min(len(name), 64)]))
-			}
+		if why.nbad++; why.nbad <= len(why.bad) {
+			why.bad[why.nbad-1] = k
 		}
 	}
 	if _, err := d.ReadToken(); err != nil {
-		return nil, "", err
+		return nil, why, err
 	}
 	if d.InputOffset()-start > MaxSchema {
-		return nil, fmt.Sprintf("annotations dropped: over %d bytes; the tool is listed without them", MaxSchema), nil
+		return nil, annWhy{over: true}, nil
 	}
-	why := ""
-	if nbad > 0 {
-		why = "annotations " + strings.Join(bad, ", ")
-		if nbad > 4 {
-			why += fmt.Sprintf(" and %d more", nbad-4)
-		}
-		why += " dropped: only the boolean hints " + strings.Join(hints, ", ") + " and a string title are kept; the tool is listed without them"
-	}
-	b := []byte{'{'}
+	var b []byte // made only for what is kept
+	sep := byte('{')
 	for i, v := range kept {
 		if v != "" {
-			if len(b) > 1 {
-				b = append(b, ',')
-			}
-			b = append(append(gate.AppendString(b, written[i]), ':'), v...)
+			b = append(append(gate.AppendString(append(b, sep), written[i]), ':'), v...)
+			sep = ','
 		}
 	}
-	if len(b) == 1 {
+	if b == nil {
 		return nil, why, nil
 	}
 	return append(b, '}'), why, nil
+}
+
+// annWhy is what annotations dropped: not an object, over MaxSchema, the
+// first names (raw) of nbad not kept, and why a title was.
+type annWhy struct {
+	not, over bool
+	bad       [4][]byte
+	nbad      int
+	title     string
+}
+
+func (a annWhy) String() string {
+	switch {
+	case a.not:
+		return "annotations dropped: not an object; the tool is listed without them"
+	case a.over:
+		return fmt.Sprintf("annotations dropped: over %d bytes; the tool is listed without them", MaxSchema)
+	}
+	why := ""
+	if a.nbad > 0 {
+		shown := make([]string, 0, len(a.bad))
+		for _, k := range a.bad[:min(a.nbad, len(a.bad))] {
+			name, _ := gate.Head(k, 64)
+			shown = append(shown, unprintable.Quote(name))
+		}
+		why = "annotations " + strings.Join(shown, ", ")
+		if a.nbad > len(a.bad) {
+			why += fmt.Sprintf(" and %d more", a.nbad-len(a.bad))
+		}
+		why += " dropped: only the boolean hints " + strings.Join(hints, ", ") + " and a string title are kept; the tool is listed without them"
+	}
+	if a.title != "" {
+		why = strings.TrimPrefix(why+"; annotations "+a.title, "; ")
+	}
+	return why
 }
 
 // title returns a tool's title cleaned and cut, or none if it folds to a
@@ -521,7 +627,7 @@ func title(raw []byte, reserved map[string]bool) (string, string) {
 	if raw[0] != '"' {
 		return "", "title dropped: not a string; the tool is listed without it"
 	}
-	s := cut(gate.Clean(stringOf(raw)), MaxTitle)
+	s := text(raw, MaxTitle)
 	if reserved[Fold(s)] {
 		return "", "title dropped: it names one of the bridge's own tools; the tool is listed without it"
 	}
@@ -531,9 +637,9 @@ func title(raw []byte, reserved map[string]bool) (string, string) {
 // printable renders a rejected name for a report, bounded and quoted, so
 // it cannot forge log lines or hide characters.
 func printable(raw []byte) string {
-	s, ok := gate.String(raw)
+	s, ok := gate.Head(raw, 64)
 	if !ok && !gate.IsNull(raw) {
-		s = string(raw)
+		s = string(raw[:min(len(raw), 64)])
 	}
 	return unprintable.Quote(s[:min(len(s), 64)])
 }
