@@ -12,7 +12,7 @@ import (
 )
 
 // listsAsRead holds what the door keeps of each top-level list to the
-// list read again (gate.Items, gate.Each): its first entries, each the
+// list read again (encoding/json, gate.Each): its first entries, each the
 // same piece, an object's members the same pieces in order, and the rest
 // counted. A list of objects the bridge builds of those entries (SetList)
 // is written as the gate writes the same list encoded and walked, for
