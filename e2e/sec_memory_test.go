@@ -82,9 +82,10 @@ func rawReply(t *testing.T, p *page, f frame, body string) {
 const bigFileSize = 60 << 20
 
 // bigFileReply is a reply of about 60 MB: one file of the files list, a
-// data URL of 45 MB of bytes.
-func bigFileReply() string {
-	return `"ok":true,"files":[{"name":"a.dst","dataUrl":"data:application/octet-stream;base64,` + strings.Repeat("PDw8", bigFileSize/4) + `"}]`
+// data URL of 45 MB of bytes, comma its comma (or the escape \u002c: the
+// same value to a JSON reader, which the bridge refuses to read).
+func bigFileReply(comma string) string {
+	return `"ok":true,"files":[{"name":"a.dst","dataUrl":"data:application/octet-stream;base64` + comma + strings.Repeat("PDw8", bigFileSize/4) + `"}]`
 }
 
 // TestSec_CallToFilesOf60MBFileCostsAtMostTwiceTheReply: issue 34 item 3
@@ -94,11 +95,19 @@ func bigFileReply() string {
 // the bridge went from 11,472 to 181,504 KiB (+170 MB for a 60 MB reply;
 // 30,268 to 642,460 KiB under -race): the frame read into a buffer that
 // doubled (128 MB allocated for it), the data URL copied out of the reply
-// as a string, then decoded whole.
+// as a string, then decoded whole. With one escape in its header (an
+// outside attack: +190 MB, decoded copies), it is refused, by name, within
+// the same bound.
 func TestSec_CallToFilesOf60MBFileCostsAtMostTwiceTheReply(t *testing.T) {
 	// Not parallel: a peak is measured, and three tests of tens of
 	// megabytes at once under -race starve each other.
-	body := bigFileReply()
+	for _, comma := range []string{",", `\u002c`} {
+		t.Run(map[string]string{",": "plain", `\u002c`: "escaped"}[comma], func(t *testing.T) { callToFilesPeak(t, comma) })
+	}
+}
+
+func callToFilesPeak(t *testing.T, comma string) {
+	body := bigFileReply(comma)
 	b, p := mcpTab(t, "")
 	p.serve(func(cmd string, args map[string]any) map[string]any {
 		if cmd == "scene.describe" {
@@ -112,9 +121,13 @@ func TestSec_CallToFilesOf60MBFileCostsAtMostTwiceTheReply(t *testing.T) {
 	id := b.rpc.request("tools/call", map[string]any{"name": "call_to_files", "arguments": map[string]any{"command": "scene.describe", "dir": dir}})
 	f, _ := p.frameAt(from, func(f frame) bool { return f.str("command") == "scene.describe" })
 	rawReply(t, p, f, body)
-	b.rpc.responseWithin(id, 2*time.Minute)
-	if names, _ := os.ReadDir(dir); len(names) != 1 {
+	resp := b.rpc.responseWithin(id, 2*time.Minute)
+	names, _ := os.ReadDir(dir)
+	switch {
+	case comma == "," && len(names) != 1:
 		t.Fatalf("call_to_files saved %d files, want 1", len(names))
+	case comma != "," && (len(names) != 0 || !strings.Contains(resp.raw, "JSON escape")):
+		t.Fatalf("call_to_files of an escaped data URL saved %d files and answered %.300s; want none, and the reason (a JSON escape)", len(names), resp.raw)
 	}
 	after := peakKB(t, b.pid())
 	bound := 2 * len(body) >> 10
@@ -175,7 +188,7 @@ func TestSec_ShellSaveOf60MBFileCostsAtMostTwiceTheReply(t *testing.T) {
 		t.Fatal(err)
 	}
 	f, _ := p.frameAt(from, func(f frame) bool { return f.str("command") == "scene.describe" })
-	body := bigFileReply()
+	body := bigFileReply(",")
 	rawReply(t, p, f, body)
 	cmd.Wait()
 	if code := cmd.ProcessState.ExitCode(); code != 0 {

@@ -23,49 +23,6 @@ import (
 	"time"
 )
 
-// escapedFileReply is bigFileReply with its data URL's comma written as
-// the escape \u002c: the same value to every JSON reader.
-func escapedFileReply() string {
-	return `"ok":true,"files":[{"name":"a.dst","dataUrl":"data:application/octet-stream;base64\u002c` + strings.Repeat("PDw8", bigFileSize/4) + `"}]`
-}
-
-// TestSec_CallToFilesOfEscapedDataURLIsRefusedWithinTwiceTheReply:
-// TestSec_CallToFilesOf60MBFileCostsAtMostTwiceTheReply with one escape
-// in the data URL's header: nothing saved, the reason given.
-func TestSec_CallToFilesOfEscapedDataURLIsRefusedWithinTwiceTheReply(t *testing.T) {
-	// Not parallel: a peak is measured.
-	body := escapedFileReply()
-	b, p := mcpTab(t, "")
-	p.serve(func(cmd string, args map[string]any) map[string]any {
-		if cmd == "scene.describe" {
-			return nil // answered raw below
-		}
-		return defaultHandler(cmd, args)
-	})
-	before := peakKB(t, b.pid())
-	from := len(p.frames.all())
-	dir := t.TempDir()
-	id := b.rpc.request("tools/call", map[string]any{"name": "call_to_files", "arguments": map[string]any{"command": "scene.describe", "dir": dir}})
-	f, _ := p.frameAt(from, func(f frame) bool { return f.str("command") == "scene.describe" })
-	rawReply(t, p, f, body)
-	resp := b.rpc.responseWithin(id, 2*time.Minute)
-	if names, _ := os.ReadDir(dir); len(names) != 0 {
-		t.Fatalf("call_to_files saved %d files, want none: a data URL with an escape is not read", len(names))
-	}
-	if !strings.Contains(resp.raw, "JSON escape") {
-		t.Errorf("call_to_files answered %.600s, want the reason (a JSON escape)", resp.raw)
-	}
-	after := peakKB(t, b.pid())
-	bound := 2 * len(body) >> 10
-	if raceEnabled {
-		bound *= raceMemory
-	}
-	t.Logf("bridge peak %d KiB before, %d after (+%d; bound +%d)", before, after, after-before, bound)
-	if after-before > bound {
-		t.Errorf("call_to_files of a %d KiB reply whose data URL holds one escape took the bridge from %d to %d KiB (+%d), want at most twice the reply (+%d KiB)", len(body)>>10, before, after, after-before, bound)
-	}
-}
-
 // TestSec_ShellOutOfEscapedDataURLIsRefusedWithinTwiceTheReply: `call
 // --out FILE` of a reply whose 60 MB are a PNG's top-level dataUrl, its
 // comma escaped: nothing written, exit 1, the reason on stderr, within the bound
