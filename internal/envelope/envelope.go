@@ -5,8 +5,7 @@
 // the answer, encoded by each exit (security/gate), so an image of
 // megabytes is never copied, each with what the door saw in it
 // (gate.Seen), so that the gate writes a list or object with nothing in
-// it to change without reading it again; and a top-level list's first
-// entries (List), so that a face walks a list from the value, not bytes.
+// it to change without reading it again.
 package envelope
 
 import (
@@ -23,75 +22,21 @@ type Member struct {
 	Value json.RawMessage
 	Own   bool      // written by the bridge (With): never cut by the page's (All)
 	Seen  gate.Seen // what the door saw in Value, so the gate need not read it again
-	// List is a list's entries as the door kept them, or, with no Value,
-	// a list the bridge built (SetList).
-	List *List
-}
-
-// List is a top-level list as the door read it: its first entries (at
-// most MaxListed) and how many more it holds, counted only; or a list the
-// bridge built (SetList). A face walks its Entries, never the bytes.
-type List struct {
-	More   int
-	ix     *index // the door's, whose entries[lo:hi] are the list's
-	lo, hi int
-	built  []Object
-}
-
-// Entry is an entry of a List, as a face walks it.
-type Entry struct {
-	Raw      json.RawMessage
-	Members  Object // an object's, as the door read them
-	IsObject bool
-}
-
-// Entries returns the list's entries, each a piece of the reply and an
-// object's with its members: made anew at each call, from what the door
-// kept, for a face to walk (none of a list the bridge built).
-func (l List) Entries() []Entry {
-	if l.ix == nil {
-		return nil
-	}
-	spans := l.ix.entries[l.lo:l.hi]
-	out := make([]Entry, len(spans))
-	var members Object
-	if len(spans) > 0 { // their members lie together
-		members = make(Object, 0, spans[len(spans)-1].hi-spans[0].lo)
-	}
-	for i, e := range spans {
-		out[i] = Entry{Raw: l.ix.piece(e.raw), IsObject: e.obj}
-		for _, m := range l.ix.members[e.lo:e.hi] {
-			name, _ := checkName(l.ix.piece(m.name), 0, keyOf) // checked as the door read it
-			members = append(members, Member{Key: name, Value: l.ix.piece(m.value), Seen: m.seen})
-		}
-		if e.obj {
-			out[i].Members = members[len(members)-int(e.hi-e.lo) : len(members) : len(members)]
-		}
-	}
-	return out
-}
-
-func (ix *index) piece(s span) json.RawMessage { return ix.raw[s.at:s.end:s.end] }
-
-// List returns the entries of the member name, or false when it is no
-// list.
-func (o Object) List(name string) (List, bool) {
-	if i := slices.IndexFunc(o, func(m Member) bool { return m.Key == name }); i >= 0 && o[i].List != nil {
-		return *o[i].List, true
-	}
-	return List{}, false
-}
-
-// SetList is Set with a list of objects the bridge built of the door's
-// pieces: the gate writes it from its members (gate.Value.List), unread.
-func (o Object) SetList(name string, entries []Object) Object {
-	o = o.Set(name, json.RawMessage("[]")) // in place, or last
-	o[slices.IndexFunc(o, func(m Member) bool { return m.Key == name })] = Member{Key: name, List: &List{built: entries}}
-	return o
 }
 
 // Object is a JSON object with its member order kept.
 type Object []Member
+
+// ObjectOf returns the members of v (an entry of a reply's files list), or
+// false when v is not an object.
+func ObjectOf(v json.RawMessage) (Object, bool) {
+	var o Object
+	ok := gate.Each(v, func(name string, val []byte) bool {
+		o = append(o, Member{Key: name, Value: val})
+		return true
+	})
+	return o, ok
+}
 
 // Get returns the value of key, or nil.
 func (o Object) Get(key string) json.RawMessage {
@@ -124,19 +69,8 @@ func (o Object) AppendJSON(dst []byte) []byte {
 		if i > 0 {
 			dst = append(dst, ',')
 		}
-		dst = append(gate.AppendString(dst, m.Key), ':')
-		if m.Value != nil || m.List == nil {
-			dst = append(dst, m.Value...)
-			continue
-		}
-		dst = append(dst, '[')
-		for j, e := range m.List.built {
-			if j > 0 {
-				dst = append(dst, ',')
-			}
-			dst = e.AppendJSON(dst)
-		}
-		dst = append(dst, ']')
+		dst = gate.AppendString(dst, m.Key)
+		dst = append(append(dst, ':'), m.Value...)
 	}
 	return append(dst, '}')
 }
@@ -154,37 +88,7 @@ func (o Object) All(own bool) iter.Seq2[string, gate.Value] {
 }
 
 // Gated is m's value as the gate takes it.
-func (m Member) Gated() gate.Value {
-	v := gate.Value{Raw: m.Value, Seen: m.Seen}
-	if m.Value == nil && m.List != nil {
-		v.List = m.List.objects
-	}
-	return v
-}
-
-// Built is entries, objects the bridge built of the door's pieces, as
-// the gate writes a list: from their members, unread.
-func Built(entries []Object) gate.Value {
-	return gate.Value{List: (&List{built: entries}).objects}
-}
-
-// objects yields the members of each object of a list the bridge built.
-func (l *List) objects(yield func(iter.Seq2[string, gate.Value]) bool) {
-	for _, o := range l.built {
-		if !yield(o.all) {
-			return
-		}
-	}
-}
-
-// all yields every member, as an entry of a built list has it.
-func (o Object) all(yield func(string, gate.Value) bool) {
-	for _, m := range o {
-		if !yield(m.Key, m.Gated()) {
-			return
-		}
-	}
-}
+func (m Member) Gated() gate.Value { return gate.Value{Raw: m.Value, Seen: m.Seen} }
 
 func (o Object) OK() bool { return gate.IsTrue(o.Get("ok")) }
 

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"slices"
 	"strings"
 
 	jsonv2 "github.com/go-json-experiment/json"
@@ -54,8 +53,8 @@ func Decode(b []byte) (Reply, error) {
 	rd := newReader(b)
 	defer rd.free()
 	r := Reply{raw: b, members: make(Object, 0, 8)} // a reply has a few
-	if err := rd.top(b, func(name string, v []byte, seen gate.Seen, list *List) {
-		r.members = append(r.members, Member{Key: name, Value: v, Seen: seen, List: list})
+	if err := rd.top(b, func(name string, v []byte, seen gate.Seen) {
+		r.members = append(r.members, Member{Key: name, Value: v, Seen: seen})
 		if name == "dataUrl" {
 			r.image = imageOf(v) // one at most: a name given twice is refused
 		}
@@ -87,10 +86,10 @@ func (r *Refused) Error() string { return r.why.Error() }
 func (r *Refused) Unwrap() error { return r.why }
 
 // top reads b as one object, checking every name at every depth, and
-// calls member with each top-level member, its value a piece of b, what
-// the gate needs to know of a container value to write it unread again
-// (gate.Seen), and of a list, its entries (List).
-func (rd *reader) top(b []byte, member func(name string, v []byte, seen gate.Seen, list *List)) error {
+// calls member with each top-level member, its value a piece of b, and
+// what the gate needs to know of a container value to write it unread
+// again (gate.Seen).
+func (rd *reader) top(b []byte, member func(name string, v []byte, seen gate.Seen)) error {
 	d := &rd.d
 	switch d.PeekKind() {
 	case '{':
@@ -104,67 +103,41 @@ func (rd *reader) top(b []byte, member func(name string, v []byte, seen gate.See
 	var name string
 	var seen gate.Seen
 	start := -1 // where the current top-level container value starts
-	ls := lister{val: -1}
 	for {
 		depth := d.StackDepth()
 		look := depth > 1 && !seen.Changes()
-		sub := ls.val >= 0 && depth > 3 && !ls.seen.Changes() // in an entry's member's value
-		prev := 0                                             // the end of the token before
-		if look || sub {
+		prev := 0 // the end of the token before
+		if look {
 			prev = int(d.InputOffset())
 		}
 		var err error
 		switch d.PeekKind() {
 		case '{', '[':
-			if _, err = d.ReadToken(); err != nil {
-				break
-			}
-			at := int(d.InputOffset()) - 1
-			if look || sub {
+			if _, err = d.ReadToken(); err == nil && depth == 1 {
+				start, seen = int(d.InputOffset())-1, gate.Seen{}
+			} else if err == nil && look {
+				seen.Gap(b[prev : d.InputOffset()-1])
 				kind, n := d.StackIndex(depth) // counting the bracket read
-				if look {
-					see(&seen, b[prev:at], kind, n-1, nil)
-				}
-				if sub {
-					see(&ls.seen, b[prev:at], kind, n-1, nil)
-				}
-			}
-			switch {
-			case depth == 1:
-				start, seen = at, gate.Seen{}
-				ls.begin(b, b[at] == '[')
-			case depth == 2:
-				ls.entry(at, b[at] == '{')
-			case depth == 3 && ls.obj:
-				ls.val, ls.seen = at, gate.Seen{}
+				seen.Entry(kind, n-1)
 			}
 		case '}', ']':
 			if _, err = d.ReadToken(); err != nil {
 				break
 			}
-			end := int(d.InputOffset())
-			if depth == 1 {
+			switch depth {
+			case 1:
 				if _, err := d.ReadToken(); err != io.EOF {
 					return &Refused{why: ErrNotObject, Detail: fmt.Sprintf("data follows the JSON object at byte %d", d.InputOffset())}
 				}
 				return nil
-			}
-			if look {
-				see(&seen, b[prev:end-1], 0, 0, nil)
-			}
-			if sub {
-				see(&ls.seen, b[prev:end-1], 0, 0, nil)
-			}
-			switch {
-			case depth == 2:
-				seen.Closed()
-				member(name, b[start:end], seen, ls.end())
-			case depth == 3:
-				ls.entryEnd(end)
-			case depth == 4 && ls.val >= 0:
-				ls.seen.Closed()
-				ls.add(ls.val, end, ls.seen)
-				ls.val = -1
+			default:
+				if look {
+					seen.Gap(b[prev : d.InputOffset()-1])
+				}
+				if depth == 2 {
+					seen.Closed()
+					member(name, b[start:d.InputOffset()], seen)
+				}
 			}
 		case 0:
 			_, err = d.ReadToken() // the error PeekKind saw
@@ -177,29 +150,18 @@ func (rd *reader) top(b []byte, member func(name string, v []byte, seen gate.See
 			end := int(d.InputOffset())
 			v = b[end-len(v) : end]
 			if look {
-				see(&seen, b[prev:end-len(v)], kind, n, v)
-			}
-			if sub {
-				see(&ls.seen, b[prev:end-len(v)], kind, n, v)
+				seen.Gap(b[prev : end-len(v)])
+				seen.Entry(kind, n)
+				seen.Scalar(v)
 			}
 			switch {
 			case kind == '{' && n%2 == 0: // a name
-				switch {
-				case depth == 1:
-					name, err = checkName(v, n/2+1, keyOf)
-				default:
-					_, err = checkName(v, n/2+1, nil)
-					if depth == 3 {
-						ls.name = span{int32(end - len(v)), int32(end)}
-					}
+				var s string
+				if s, err = checkName(v, n/2+1, depth == 1); depth == 1 {
+					name = s
 				}
 			case depth == 1:
-				member(name, v, gate.Seen{}, nil)
-			case depth == 2:
-				ls.entry(end-len(v), false)
-				ls.entryEnd(end)
-			case depth == 3 && ls.obj:
-				ls.add(end-len(v), end, gate.Seen{})
+				member(name, v, gate.Seen{})
 			}
 		}
 		if err != nil {
@@ -208,147 +170,15 @@ func (rd *reader) top(b []byte, member func(name string, v []byte, seen gate.See
 	}
 }
 
-// MaxListed is how many entries of each top-level list the door keeps,
-// and maxKept how many entries and their members in all (room for an
-// entry of MaxMembers); the rest are counted (List.More). That is more
-// than any face takes (a reply saves at most files.MaxSaved files, listen
-// prints 100 of a selection), and a reply of millions of entries costs no
-// more.
-const (
-	MaxListed = 128
-	maxKept   = 2 * MaxMembers
-)
-
-// lister keeps the entries of the top-level list being read (List).
-type lister struct {
-	ix   *index // the reply's, made at its first list
-	on   bool   // the member being read is a list
-	lo   int    // its first entry in ix.entries
-	more int    // its entries not kept
-	full bool   // an entry was dropped: no later one is kept
-	keep bool   // the entry being read is kept
-	at   int    // where it starts
-	obj  bool   // it is kept, and an object
-	mlo  int    // its first member in ix.members
-	name span   // its member being read
-	val  int    // where that member's container value starts; -1 when none
-	seen gate.Seen
-}
-
-// index is what the door keeps of a reply's lists: pieces of it as
-// offsets, which the collector need not scan, the first few in place, so
-// that a short list costs one allocation.
-type index struct {
-	raw     []byte
-	lists   []List
-	entries []entrySpan
-	members []memberSpan
-	l       [2]List
-	e       [4]entrySpan
-	m       [8]memberSpan
-}
-
-// span is the piece b[at:end] of the reply.
-type span struct{ at, end int32 }
-
-type entrySpan struct {
-	raw    span
-	lo, hi int32 // an object's members in index.members
-	obj    bool
-}
-
-type memberSpan struct {
-	name, value span // the name raw, quoted
-	seen        gate.Seen
-}
-
-func (l *lister) begin(b []byte, list bool) {
-	if l.on = list; list {
-		if l.ix == nil {
-			l.ix = &index{raw: b}
-			l.ix.lists, l.ix.entries, l.ix.members = l.ix.l[:0], l.ix.e[:0], l.ix.m[:0]
-		}
-		l.lo, l.more = len(l.ix.entries), 0
-	}
-}
-
-// entry begins an entry at b[at], an object's when obj.
-func (l *lister) entry(at int, obj bool) {
-	if l.keep, l.obj = false, false; !l.on {
-		return
-	}
-	ix := l.ix
-	if l.full || len(ix.entries)-l.lo >= MaxListed || len(ix.entries)+len(ix.members) >= maxKept {
-		l.more++
-		return
-	}
-	l.keep, l.obj, l.at, l.mlo = true, obj, at, len(ix.members)
-}
-
-func (l *lister) entryEnd(end int) {
-	if l.keep {
-		l.ix.entries = append(double(l.ix.entries), entrySpan{span{int32(l.at), int32(end)}, int32(l.mlo), int32(len(l.ix.members)), l.obj})
-	}
-	l.keep, l.obj = false, false
-}
-
-// add keeps a member of the entry being read, its value b[at:end]; past
-// maxKept the entry is dropped and counted, as every later one is.
-func (l *lister) add(at, end int, seen gate.Seen) {
-	ix := l.ix
-	if len(ix.entries)+len(ix.members) >= maxKept {
-		ix.members = ix.members[:l.mlo]
-		l.keep, l.obj, l.full = false, false, true
-		l.more++
-		return
-	}
-	ix.members = append(double(ix.members), memberSpan{l.name, span{int32(at), int32(end)}, seen})
-}
-
-// double grows a full s to twice its size, so that a slab costs at most
-// twice what it keeps (append grows a long one by a quarter, and so
-// allocates some five times).
-func double[S ~[]E, E any](s S) S {
-	if len(s) < cap(s) {
-		return s
-	}
-	return slices.Grow(s, len(s))
-}
-
-// end ends the top-level member: its List when it is one.
-func (l *lister) end() *List {
-	if !l.on {
-		return nil
-	}
-	l.on = false
-	ix := l.ix
-	ix.lists = append(double(ix.lists), List{More: l.more, ix: ix, lo: l.lo, hi: len(ix.entries)})
-	return &ix.lists[len(ix.lists)-1]
-}
-
-// see shows seen a token: the gap before it, and its place in its
-// container (kind, n) and its bytes v, when it is no closing bracket.
-func see(seen *gate.Seen, gap []byte, kind jsontext.Kind, n int64, v []byte) {
-	seen.Gap(gap)
-	if kind != 0 {
-		seen.Entry(kind, n)
-	}
-	if v != nil {
-		seen.Scalar(v)
-	}
-}
-
-// checkName checks the raw name v, the nth of its object, and returns it
-// decoded when key, which makes a string of a name without escapes, is
-// given.
-func checkName(v []byte, n int64, key func([]byte) string) (string, error) {
+// checkName checks the raw name v, the nth of its object; decoded if keep.
+func checkName(v []byte, n int64, keep bool) (string, error) {
 	if n > MaxMembers || len(v)-2 > MaxName {
 		return "", errName
 	}
 	inner := v[1 : len(v)-1]
 	if bytes.IndexByte(inner, '\\') < 0 && unprintable.PlainText(inner) {
-		if key != nil {
-			return key(inner), nil
+		if keep {
+			return keyOf(inner), nil
 		}
 		return "", nil
 	}
@@ -444,8 +274,6 @@ func (r Reply) Bytes() []byte { return r.raw }
 func (r Reply) Members() Object { return r.members }
 
 func (r Reply) Get(name string) json.RawMessage { return r.members.Get(name) }
-
-func (r Reply) List(name string) (List, bool) { return r.members.List(name) }
 
 func (r Reply) String(name string) (string, bool) { return r.members.String(name) }
 

@@ -616,27 +616,30 @@ func (s *Session) canvas(ctx context.Context, st hub.Snapshot, timeout time.Dura
 	if say := clip(env.Get("say"), 4*greetLabel); say != "" {
 		b.WriteString(" " + say)
 	}
-	list, _ := env.List("items")
-	items := list.Entries()
-	shown := items[:min(len(items), greetItems)]
-	more := len(items) - len(shown) + list.More
-	for i, item := range shown {
-		fmt.Fprintf(&b, "\n%d. %s", i+1, clip(item.Members.Get("name"), greetLabel))
-		treat := clip(item.Members.Get("treatmentLabel"), greetLabel)
+	shown, more := 0, 0
+	gate.Items(env.Get("items"), func(item []byte) bool {
+		if shown == greetItems {
+			more++
+			return true
+		}
+		shown++
+		fmt.Fprintf(&b, "\n%d. %s", shown, clip(gate.Get(item, "name"), greetLabel))
+		treat := clip(gate.Get(item, "treatmentLabel"), greetLabel)
 		if treat == "" {
-			treat = clip(item.Members.Get("treatment"), greetLabel)
+			treat = clip(gate.Get(item, "treatment"), greetLabel)
 		}
 		if treat != "" {
 			b.WriteString(", " + treat)
 		}
-		n, ok := gate.Int(item.Members.Get("stitches"))
+		n, ok := gate.Int(gate.Get(item, "stitches"))
 		if !ok {
-			n, ok = gate.Int(item.Members.Get("stitchCount"))
+			n, ok = gate.Int(gate.Get(item, "stitchCount"))
 		}
 		if ok && n >= 0 {
 			b.WriteString(", " + thousands(n) + " stitches")
 		}
-	}
+		return true
+	})
 	if n, ok := gate.Int(env.Get("omitted")); ok && n > 0 {
 		more += int(min(n, math.MaxInt32))
 	}

@@ -119,12 +119,14 @@ func (s *saver) rewrite(obj envelope.Object) (envelope.Object, bool) {
 	was := len(obj)
 	obj = Strip(obj)
 	changed := len(obj) != was
-	if list, ok := obj.List("files"); ok {
-		if saved := s.list(list); saved != nil {
-			obj, changed = obj.SetList("files", saved), true
+	if raw := obj.Get("files"); raw != nil {
+		list, ok := s.list(raw)
+		switch {
+		case !ok:
+			s.refused("files", "it is not a list", nil)
+		case list != nil:
+			obj, changed = obj.Set("files", list), true
 		}
-	} else if obj.Get("files") != nil {
-		s.refused("files", "it is not a list", nil)
 	}
 	if v := obj.Get("dataUrl"); o.FileName != "" && v != nil {
 		obj, changed = s.dataURL("dataUrl", o.FileName, v, obj.Set("dataUrl", nil)), true
@@ -155,45 +157,58 @@ func textOf(v []byte) ([]byte, bool) {
 	return []byte(t), ok
 }
 
-// list saves each entry of the files list, as the door read it, and
-// returns the entries to show in its place; nil when it is empty.
-func (s *saver) list(l envelope.List) []envelope.Object {
-	entries := l.Entries()
-	if len(entries)+l.More == 0 {
-		return nil
-	}
-	n := min(len(entries), files.MaxSaved+lookPast)
-	out := make([]envelope.Object, n, n+1)
-	for i, e := range entries[:n] {
-		out[i] = s.entry(i, e)
-	}
-	if left := len(entries) - n + l.More; left > 0 {
-		why := fmt.Sprintf("%d more entries were not looked at: one reply may save at most %d files", left, files.MaxSaved)
-		if n < files.MaxSaved+lookPast {
-			why = fmt.Sprintf("%d more entries were not looked at: the bridge reads no more of a reply's lists", left)
+// list saves each entry of the files list raw and returns the list to show
+// in its place; nil when it is empty, false when it is not a list.
+func (s *saver) list(raw []byte) ([]byte, bool) {
+	out := []byte{'['}
+	n, left := 0, 0
+	ok := gate.Items(raw, func(v []byte) bool {
+		if n >= files.MaxSaved+lookPast {
+			left++
+			return true
 		}
-		out = append(out, s.refused(fmt.Sprintf("files[%d:]", n), why, nil))
+		if n > 0 {
+			out = append(out, ',')
+		}
+		out = append(out, s.entry(n, v)...)
+		n++
+		return true
+	})
+	if !ok {
+		return nil, false
 	}
-	return out
+	if n == 0 {
+		return nil, true
+	}
+	if left > 0 {
+		why := fmt.Sprintf("%d more entries were not looked at: one reply may save at most %d files", left, files.MaxSaved)
+		out = s.refused(fmt.Sprintf("files[%d:]", n), why, nil).AppendJSON(append(out, ','))
+	}
+	return append(out, ']'), true
 }
 
 // entry saves files[i] and returns the entry to show in its place.
-func (s *saver) entry(i int, e envelope.Entry) envelope.Object {
+func (s *saver) entry(i int, raw []byte) []byte {
 	where := fmt.Sprintf("files[%d]", i)
-	name, _ := e.Members.String("name")
-	dataURL := e.Members.Get("dataUrl")
-	o := e.Members.Without(entryMembers...)
+	e, isObject := envelope.ObjectOf(raw) // nil, and so no member, when not
+	name, _ := e.String("name")
+	dataURL := e.Get("dataUrl")
+	isString := len(dataURL) > 0 && dataURL[0] == '"' // the door read it: a JSON value
+	present := dataURL != nil
+	e = e.Without(entryMembers...)
 	switch {
-	case !e.IsObject:
-		return s.refused(where, "it is not an object", nil)
+	case !isObject:
+		e = s.refused(where, "it is not an object", nil)
 	case i >= files.MaxSaved:
-		return s.refused(where, fmt.Sprintf("one reply may save at most %d files", files.MaxSaved), o)
-	case dataURL == nil:
-		return s.refused(where, "it carries no dataUrl", o)
-	case dataURL[0] != '"': // the door read it: a JSON value
-		return s.refused(where, "its dataUrl is not a string", o)
+		e = s.refused(where, fmt.Sprintf("one reply may save at most %d files", files.MaxSaved), e)
+	case !present:
+		e = s.refused(where, "it carries no dataUrl", e)
+	case !isString:
+		e = s.refused(where, "its dataUrl is not a string", e)
+	default:
+		e = s.dataURL(where, name, dataURL, e)
 	}
-	return s.dataURL(where, name, dataURL, o)
+	return e.AppendJSON(nil)
 }
 
 // dataURL saves the file v, a raw dataUrl value, carries: its base64 is

@@ -35,18 +35,15 @@ type Answer struct {
 	OK           bool
 	Error        string
 	Message      string
-	Heard        envelope.List // a list of {text, atMs}, as the door kept it
-	Selection    envelope.List
-	Selected     bool // the selection is a list
+	Heard        json.RawMessage // a list of {text, atMs}
+	Selection    json.RawMessage
 	Say          string
 	VoiceOn      *bool
 	VoiceSupport json.RawMessage // nil when absent or null
 }
 
 func Read(env envelope.Reply) Answer {
-	r := Answer{OK: env.OK()}
-	r.Heard, _ = env.List("heard")
-	r.Selection, r.Selected = env.List("selection")
+	r := Answer{OK: env.OK(), Heard: env.Get("heard"), Selection: env.Get("selection")}
 	r.Error, _ = env.String("error")
 	r.Message, _ = env.String("message")
 	r.Say, _ = env.String("say")
@@ -164,25 +161,25 @@ func Run(ctx context.Context, tab Tab, send func(Event)) {
 	}
 }
 
-// answer sends what an ok answer carries, walking its list as the door
-// kept it; the entries past it count as dropped.
+// answer sends what an ok answer carries, walking its list in place.
 func (b *budget) answer(a Answer, voice *string, send func(Event)) {
 	if e, ok := switched(a, voice); ok {
 		b.send(e, send, false)
 	}
 	n, m := 0, meta(a.Selection) // the time the answer came, for each
-	for _, u := range a.Heard.Entries() {
-		text, _ := u.Members.String("text")
+	gate.Items(a.Heard, func(raw []byte) bool {
+		u, _ := envelope.ObjectOf(raw)
+		text, _ := u.String("text")
 		if text = Clip(text, MaxText); strings.TrimSpace(text) == "" {
-			continue
+			return true
 		}
 		if n++; n > MaxUtterances {
 			b.dropped++
-			continue
+			return true
 		}
 		b.send(Event{Content: text, Meta: m}, send, true)
-	}
-	b.dropped += a.Heard.More
+		return true
+	})
 	b.flush(send)
 }
 
@@ -225,21 +222,23 @@ func switched(a Answer, last *string) (Event, bool) {
 	return Event{Content: say, Meta: map[string]string{"voice": now, "time": stamp()}}, true
 }
 
-func meta(selection envelope.List) map[string]string {
+func meta(selection json.RawMessage) map[string]string {
 	m := map[string]string{"time": stamp()}
 	var names []string
-	more := selection.More
-	for _, e := range selection.Entries() {
-		name, _ := e.Members.String("name")
+	more := 0
+	gate.Items(selection, func(e []byte) bool {
+		o, _ := envelope.ObjectOf(e)
+		name, _ := o.String("name")
 		if name = plain(Clip(name, maxName)); name == "" {
-			continue
+			return true
 		}
 		if len(names) == maxNames {
 			more++
 		} else {
 			names = append(names, name)
 		}
-	}
+		return true
+	})
 	if len(names) > 0 {
 		if more > 0 {
 			names = append(names, "and "+strconv.Itoa(more)+" more")

@@ -122,11 +122,10 @@ var listenClock = struct {
 
 // field is one member of a line: its name and its value as JSON, either
 // the tab's own bytes as the door passed them or bytes gate.AppendString
-// wrote, or a list of such objects (list).
+// wrote.
 type field struct {
 	name  string
 	value []byte
-	list  []envelope.Object
 }
 
 // line is fields as one JSON object, written by the one encoder of what
@@ -137,11 +136,7 @@ type field struct {
 func line(fields ...field) []byte {
 	return gate.Guard{}.AppendObject(nil, func(yield func(string, gate.Value) bool) {
 		for _, f := range fields {
-			v := gate.Value{Raw: f.value}
-			if f.list != nil {
-				v = envelope.Built(f.list)
-			}
-			if (f.value != nil || f.list != nil) && !yield(f.name, v) {
+			if f.value != nil && !yield(f.name, gate.Value{Raw: f.value}) {
 				return
 			}
 		}
@@ -152,7 +147,7 @@ func line(fields ...field) []byte {
 // voice-off in a browser where voice cannot work, message with
 // unavailable; nil leaves them out.
 func eventLine(event string, voiceSupport, message []byte) []byte {
-	return line(field{name: "event", value: gate.AppendString(nil, event)}, field{name: "voiceSupport", value: voiceSupport}, field{name: "message", value: message})
+	return line(field{"event", gate.AppendString(nil, event)}, field{"voiceSupport", voiceSupport}, field{"message", message})
 }
 
 // voiceReply is what listen reads of a voice.listen envelope; the
@@ -167,34 +162,35 @@ var readVoice = speech.Read
 // selection, printed once per answer (null when it is not a list), and
 // selectionMore counting the entries past its bounds. dropped counts the
 // utterances past maxUtterances. A heard that is not a list is nothing
-// heard. The lists are walked as the door kept them (envelope.List), so a
-// reply of millions of entries costs no memory, nor another reading.
+// heard. The lists are walked in place (gate.Items), so a reply of
+// millions of entries costs no memory.
 func heardLines(r voiceReply) (lines [][]byte, dropped int) {
-	entries := r.Heard.Entries()
-	heard := entries[:min(len(entries), maxUtterances)]
-	for _, u := range heard {
-		t := u.Members.Get("text")
+	n := 0
+	gate.Items(r.Heard, func(raw []byte) bool {
+		if n++; n > maxUtterances {
+			dropped++
+			return true
+		}
+		u, _ := envelope.ObjectOf(raw)
+		t := u.Get("text")
 		if len(t) <= 2 || t[0] != '"' { // not a string, or ""
-			continue
+			return true
 		}
-		words := field{name: "heard", value: text(t, maxText)}
-		at := field{name: "atMs", value: number(u.Members.Get("atMs"))}
+		heard := field{"heard", text(t, maxText)}
+		at := field{"atMs", number(u.Get("atMs"))}
 		if len(lines) > 0 {
-			lines = append(lines, line(words, at))
-			continue
+			lines = append(lines, line(heard, at))
+			return true
 		}
-		sel := field{name: "selection", value: []byte("null")}
+		sel, more := selection(r.Selection)
 		var over []byte
-		if r.Selected {
-			var more int
-			sel.list, more = selection(r.Selection)
-			if more > 0 {
-				over = strconv.AppendInt(nil, int64(more), 10)
-			}
+		if more > 0 {
+			over = strconv.AppendInt(nil, int64(more), 10)
 		}
-		lines = append(lines, line(words, at, sel, field{name: "selectionMore", value: over}))
-	}
-	return lines, len(entries) - len(heard) + r.Heard.More
+		lines = append(lines, line(heard, at, field{"selection", sel}, field{"selectionMore", over}))
+		return true
+	})
+	return lines, dropped
 }
 
 // maxNumber bounds a number as a line holds it: a time in milliseconds is
@@ -219,13 +215,14 @@ func number(v []byte) []byte {
 // {id, name} entries (those that are not objects, or have no id, left
 // out) while they fit maxSelection and maxSelectionBytes as the line's
 // encoder writes them, each id and name bounded at maxSelectionField
-// (text); more counts the entries past the bounds, and past what the door
-// kept. An id is a string, or a number written as a string.
-func selection(l envelope.List) (sel []envelope.Object, more int) {
-	size := len("[")
-	sel = []envelope.Object{}
-	for _, e := range l.Entries() {
-		v := e.Members.Get("id")
+// (text); more counts the entries past the bounds. It is null when raw is
+// not a list. An id is a string, or a number written as a string.
+func selection(raw []byte) (sel []byte, more int) {
+	sel = []byte{'['}
+	n := 0
+	if !gate.Items(raw, func(e []byte) bool {
+		o, _ := envelope.ObjectOf(e)
+		v := o.Get("id")
 		var id []byte
 		switch {
 		case len(v) > 2 && v[0] == '"':
@@ -233,22 +230,26 @@ func selection(l envelope.List) (sel []envelope.Object, more int) {
 		case len(v) > 0 && (v[0] == '-' || '0' <= v[0] && v[0] <= '9'):
 			id = clip(string(v), maxSelectionField)
 		default:
-			continue
+			return true
 		}
-		name := e.Members.Get("name")
+		name := o.Get("name")
 		if len(name) < 2 || name[0] != '"' {
 			name = []byte(`""`)
 		}
-		o := envelope.Object{{Key: "id", Value: id}, {Key: "name", Value: text(name, maxSelectionField)}}
-		n := len(gate.Guard{}.AppendObject(nil, o.All(false), nil))
-		if len(sel) == maxSelection || size+n+2 > maxSelectionBytes { // a comma, and ]
+		entry := line(field{"id", id}, field{"name", text(name, maxSelectionField)})
+		if n == maxSelection || len(sel)+len(entry)+2 > maxSelectionBytes {
 			more++
-			continue
+			return true
 		}
-		size += n + min(len(sel), 1)
-		sel = append(sel, o)
+		if n++; n > 1 {
+			sel = append(sel, ',')
+		}
+		sel = append(sel, entry...)
+		return true
+	}) {
+		return []byte("null"), 0
 	}
-	return sel, more + l.More
+	return append(sel, ']'), more
 }
 
 // text is raw, a JSON string the door passed, as a line holds it: as the
@@ -585,7 +586,7 @@ func boundSupport(v []byte) []byte {
 		return over
 	case v[0] == '"':
 		return text(v, maxVoiceSupport)
-	case len(line(field{name: "v", value: v}))-len(`{"v":}`) > maxVoiceSupport:
+	case len(line(field{"v", v}))-len(`{"v":}`) > maxVoiceSupport:
 		return over
 	}
 	return v

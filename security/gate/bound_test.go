@@ -103,7 +103,7 @@ func TestNoteIsBounded(t *testing.T) {
 		stack[i] = frame{obj: true, key: AppendString(nil, emojiName(i, 60)), n: 1}
 	}
 	for _, l := range []Left{{Name: true}, {DataURL: true}, {Number: true}, {}} {
-		l.At = pathOf([]frame{{obj: true, key: AppendString(nil, emojiName(0, 60))}}, stack)
+		l.At = pathOf(AppendString(nil, emojiName(0, 60)), stack)
 		n := AppendString(nil, longRemedy.note(1<<62, l))
 		if len(n) > maxNote {
 			t.Errorf("note(%+v) = %d bytes, want at most maxNote, %d", l, len(n), maxNote)

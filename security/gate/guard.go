@@ -14,8 +14,7 @@
 // A limit counts characters as encoding/json decodes them. A raw string is
 // never shorter than its decoded form, so one whose raw form is within a
 // limit is passed uncounted. A member the door saw nothing in to change
-// (Seen) is written as it came, without reading it again; a list the
-// bridge built of the door's pieces (Value.List), from its members.
+// (Seen) is written as it came, without reading it again.
 //
 // The bytes of the whole hold by construction, whatever the nesting or
 // the escapes (MaxGuarded): every entry, the first of a container
@@ -169,14 +168,11 @@ func (g Guard) AppendObject(dst []byte, members, own iter.Seq2[string, Value]) [
 	return append(dst, '}')
 }
 
-// Value is a member's value as AppendObject takes it: its raw bytes, valid
-// JSON, and what the door saw in them (Seen); or a list of objects the
-// bridge built of the door's pieces (a reply's files list as saved),
-// written from its members, never read.
+// Value is a top-level member's value as AppendObject takes it: its raw
+// bytes, valid JSON, and what the door saw in them (Seen).
 type Value struct {
 	Raw  []byte
 	Seen Seen
-	List iter.Seq[iter.Seq2[string, Value]]
 }
 
 // appendMember appends the member key:value of a top-level object to dst,
@@ -189,105 +185,11 @@ func (g Guard) appendMember(dst []byte, key string, value Value, origin int) []b
 		dst = append(dst, v...)
 	}
 	dst = append(dst, ':')
-	return g.appendValue(dst, value, []frame{{obj: true, key: k}}, origin)
-}
-
-// appendValue appends value, whose path is at (the top-level member's
-// frame first), guarded: copied when the door saw nothing in it to change
-// (Seen), written from its entries when the bridge built it (List), else
-// walked.
-func (g Guard) appendValue(dst []byte, value Value, at []frame, origin int) []byte {
-	switch {
-	case value.List != nil:
-		return g.appendList(dst, value.List, at, origin)
-	case g.verbatim(value.Seen, len(dst)-origin+len(value.Raw)+len(at)-1):
+	if g.verbatim(value.Seen, len(dst)-origin+len(value.Raw)) {
 		return append(dst, value.Raw...)
 	}
-	out, _ := g.walk(dst, value.Raw, at, origin)
+	out, _ := g.walk(dst, value.Raw, k, origin)
 	return out
-}
-
-// appendList appends a list of objects the bridge built (Value.List) as
-// walk writes one it reads: no entry or member past MaxItems or begun past
-// the budget, a reserved name left out, each name and value guarded (a
-// value as appendValue writes it, so nothing the door read is read
-// again), and notes with their paths (files.0.name).
-func (g Guard) appendList(dst []byte, list iter.Seq[iter.Seq2[string, Value]], in []frame, origin int) []byte {
-	at := append(append(make([]frame, 0, len(in)+2), in...), frame{}, frame{}) // the list's, an entry's
-	li, entry := len(at)-2, len(at)-1
-	dst = append(dst, '[')
-	left := 0
-	for members := range list {
-		if left > 0 || g.full(at[li], len(dst)-origin+li) {
-			left++
-			continue
-		}
-		if at[li].n++; at[li].n > 1 {
-			dst = append(dst, ',')
-		}
-		at[entry] = frame{obj: true}
-		dst = append(dst, '{')
-		out := 0 // the members left out
-		for name, value := range members {
-			top := &at[entry]
-			k := AppendString(nil, name)
-			if out == 0 && reserved(k[1:len(k)-1]) {
-				continue
-			}
-			if out > 0 || g.full(*top, len(dst)-origin+entry) {
-				out++
-				continue
-			}
-			// The room of a name or a scalar is walk's: the comma or
-			// colon before it not yet written.
-			room := math.MaxInt
-			if len(k) > limits.dataURL+2 {
-				room = ceiling() - (len(dst) - origin + entry)
-			}
-			if top.n++; top.n > 1 {
-				dst = append(dst, ',')
-			}
-			top.key = k
-			if v, _, o := g.str(k, room); o != nil {
-				top.key = nil
-				dst = AppendString(dst, g.note(o.n, Left{At: pathOf(at[:entry], nil), Name: true}))
-			} else {
-				dst = append(dst, v...)
-			}
-			room = ceiling() - (len(dst) - origin + entry)
-			dst = append(dst, ':')
-			if v, _, ok := g.scalar(dst, value.Raw, at, room); ok && value.List == nil {
-				dst = v
-			} else {
-				dst = g.appendValue(dst, value, at, origin)
-			}
-		}
-		dst = append(g.appendLeft(dst, out, at, origin), '}')
-	}
-	return append(g.appendLeft(dst, left, at[:entry], origin), ']')
-}
-
-// full reports whether no more entries of a container (its frame f) may be
-// begun, used bytes written of the object and brackets to close: walk's
-// rule.
-func (g Guard) full(f frame, used int) bool {
-	return !g.Whole && (f.n >= limits.items || used > limits.total)
-}
-
-// appendLeft appends the note of the left entries of the container of
-// at's last frame, as walk writes it: only within the ceiling.
-func (g Guard) appendLeft(dst []byte, left int, at []frame, origin int) []byte {
-	top := at[len(at)-1]
-	if left == 0 || len(dst)-origin+len(at)-1 > ceiling() {
-		return dst
-	}
-	if top.n > 0 {
-		dst = append(dst, ',')
-	}
-	if top.obj {
-		dst = append(AppendString(dst, "[bridge]"), ':')
-	}
-	return AppendString(dst, g.notMore(left, top.obj, Left{At: pathOf(at[:len(at)-1], nil)}))
 }
 
 // Reserved reports whether a cleaned member name starts "[bridge", in any
@@ -335,7 +237,7 @@ func (g Guard) Note(key string, v []byte) (string, bool) {
 	if !cut {
 		return "", false
 	}
-	return g.note(n, Left{At: pathOf([]frame{{obj: true, key: AppendString(nil, key)}}, nil), DataURL: dataURL}), true
+	return g.note(n, Left{At: pathOf(AppendString(nil, key), nil), DataURL: dataURL}), true
 }
 
 type frame struct {
@@ -364,15 +266,13 @@ var (
 	writeOpts = []jsontext.Options{jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true), jsontext.EscapeForJS(true), jsontext.PreserveRawStrings(true)}
 )
 
-// walk appends v guarded and reports whether anything changed. at is v's
-// path: the frame of the top-level member v is in (its raw name), and of
-// each container between, or nil; the budget counts dst from origin, and a
-// bracket for each container still open.
+// walk appends v guarded and reports whether anything changed. base is the
+// raw name of the top-level member v is the value of, or nil; the budget
+// counts dst from origin, and a bracket for each container still open.
 // Past the ceiling a container closes without a note, so a value nested
 // thousands deep costs one pass and a bracket a level.
-func (g Guard) walk(dst, v []byte, at []frame, origin int) ([]byte, bool) {
-	open := max(len(at)-1, 0) // the brackets of at still to close
-	if out, changed, ok := g.scalar(dst, v, at, ceiling()-(len(dst)-origin+open)); ok {
+func (g Guard) walk(dst, v, base []byte, origin int) ([]byte, bool) {
+	if out, changed, ok := g.scalar(dst, v, base, ceiling()-(len(dst)-origin)); ok {
 		return out, changed
 	}
 	lexed()
@@ -392,7 +292,7 @@ func (g Guard) walk(dst, v []byte, at []frame, origin int) ([]byte, bool) {
 	stack := c.frames[:0]
 	changed := false
 	// used counts what is written and the brackets that will close it.
-	used := func() int { return len(dst) + int(e.OutputOffset()) - origin + len(stack) + open }
+	used := func() int { return len(dst) + int(e.OutputOffset()) - origin + len(stack) }
 	// room is what is left before the ceiling for a string of raw bytes;
 	// one of at most MaxDataURL bytes is not measured (str).
 	room := func(raw []byte) int {
@@ -446,7 +346,7 @@ walk:
 					if top.obj {
 						e.WriteToken(jsontext.String("[bridge]"))
 					}
-					e.WriteToken(jsontext.String(g.notMore(entries, top.obj, Left{At: pathOf(at, stack[:len(stack)-1])})))
+					e.WriteToken(jsontext.String(g.notMore(entries, top.obj, Left{At: pathOf(base, stack[:len(stack)-1])})))
 				}
 				continue
 			}
@@ -456,7 +356,7 @@ walk:
 				v, ch, o := g.str(name, room(name))
 				if o != nil {
 					top.key = nil
-					e.WriteToken(jsontext.String(g.note(o.n, Left{At: pathOf(at, stack[:len(stack)-1]), Name: true})))
+					e.WriteToken(jsontext.String(g.note(o.n, Left{At: pathOf(base, stack[:len(stack)-1]), Name: true})))
 					ch = true
 				} else {
 					e.WriteValue(v)
@@ -480,7 +380,7 @@ walk:
 			}
 			v, ch, o := g.str(raw, room(raw))
 			if o != nil {
-				e.WriteToken(jsontext.String(g.note(o.n, Left{At: pathOf(at, stack), DataURL: o.dataURL})))
+				e.WriteToken(jsontext.String(g.note(o.n, Left{At: pathOf(base, stack), DataURL: o.dataURL})))
 				ch = true
 			} else {
 				e.WriteValue(v)
@@ -491,7 +391,7 @@ walk:
 			if err != nil {
 				break walk
 			}
-			if note, cut := g.number(raw, at, stack); cut {
+			if note, cut := g.number(raw, base, stack); cut {
 				e.WriteToken(jsontext.String(note))
 				changed = true
 				break
@@ -507,7 +407,7 @@ walk:
 // more than most members of a reply; ok is false for a container or a
 // value with spaces around it, which walk reads. room is the bytes left
 // before the ceiling.
-func (g Guard) scalar(dst, v []byte, at []frame, room int) (out []byte, changed, ok bool) {
+func (g Guard) scalar(dst, v, base []byte, room int) (out []byte, changed, ok bool) {
 	if len(v) == 0 {
 		return dst, false, false
 	}
@@ -520,14 +420,14 @@ func (g Guard) scalar(dst, v []byte, at []frame, room int) (out []byte, changed,
 		}
 		s, ch, o := g.str(v, room)
 		if o != nil {
-			return AppendString(dst, g.note(o.n, Left{At: pathOf(at, nil), DataURL: o.dataURL})), true, true
+			return AppendString(dst, g.note(o.n, Left{At: pathOf(base, nil), DataURL: o.dataURL})), true, true
 		}
 		return append(dst, s...), ch, true
 	}
 	if c := v[len(v)-1]; c == ' ' || c == '\t' || c == '\n' || c == '\r' {
 		return dst, false, false
 	}
-	if note, cut := g.number(v, at, nil); cut {
+	if note, cut := g.number(v, base, nil); cut {
 		return AppendString(dst, note), true, true
 	}
 	return append(dst, v...), false, true
@@ -538,7 +438,7 @@ func (g Guard) scalar(dst, v []byte, at []frame, room int) (out []byte, changed,
 // (1e999), which Go's encoding/json refuses in a whole document and
 // JavaScript reads as Infinity. Only an exponent reaches that range in
 // MaxNumber bytes, so most numbers are not parsed.
-func (g Guard) number(v []byte, at, stack []frame) (string, bool) {
+func (g Guard) number(v, base []byte, stack []frame) (string, bool) {
 	if g.Whole || v[0] != '-' && (v[0] < '0' || v[0] > '9') {
 		return "", false
 	}
@@ -552,7 +452,7 @@ func (g Guard) number(v []byte, at, stack []frame) (string, bool) {
 		}
 		n = -1
 	}
-	return g.note(n, Left{At: pathOf(at, stack), Number: true}), true
+	return g.note(n, Left{At: pathOf(base, stack), Number: true}), true
 }
 
 // skipRest skips the rest of the container and counts the entries. After
@@ -771,21 +671,17 @@ func decodedLen(inner []byte) int {
 	}
 }
 
-// pathOf renders the path of the frames at, then stack, from the
-// innermost segment out, and stops at about maxPath bytes, so a path
-// thousands of levels deep costs no more than a short one.
-func pathOf(at, stack []frame) string {
+// pathOf renders from the innermost segment out and stops at about maxPath
+// bytes, so a path thousands of levels deep costs no more than a short one.
+func pathOf(base []byte, stack []frame) string {
+	if base != nil {
+		stack = append([]frame{{obj: true, key: base}}, stack...)
+	}
 	path, more, n := "", "", 0
-	for i := len(at) + len(stack) - 1; i >= 0; i-- {
-		f := frame{}
-		if i < len(at) {
-			f = at[i]
-		} else {
-			f = stack[i-len(at)]
-		}
-		s := strconv.Itoa(f.n - 1)
-		if f.obj {
-			s = nameSegment(f.key)
+	for i := len(stack) - 1; i >= 0; i-- {
+		s := strconv.Itoa(stack[i].n - 1)
+		if stack[i].obj {
+			s = nameSegment(stack[i].key)
 		}
 		if n += len(s) + 1; n > maxPath && path != "" {
 			more = "..."
