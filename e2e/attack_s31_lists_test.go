@@ -108,3 +108,38 @@ func TestAttack_T16_FilesOfManyMembersAreAllSaved(t *testing.T) {
 		t.Errorf("call --save of 32 files of 700 members: exit %d, %d saved; want exit 0 and 32. First error: %.200s", r.code, len(got), r.stdout[max(i, 0):])
 	}
 }
+
+// TestAttack_GreetingNamesItemsAfterAWideList: the greeting names the
+// canvas's items whatever lists scene.describe carries before them, as
+// before the lists were kept. Found: a list of two objects of 10,000
+// members before items spends the door's maxKept, items' entries are
+// only counted (List.More), and the greeting says "…and 5 more" (the two
+// items and omitted's 3) with no item named (internal/mcp tools.go
+// canvas).
+func TestAttack_GreetingNamesItemsAfterAWideList(t *testing.T) {
+	t.Parallel()
+	b, tok := mcpBridge(t, "")
+	b.rpc.initialize()
+	id := b.rpc.request("tools/call", map[string]any{"name": "wait_for_connection", "arguments": map[string]any{"timeoutSeconds": 8}})
+	b.rpc.call("ping", nil)
+	p := openPage(t, b.port, false)
+	wide := json.RawMessage("[" + wideObject(10_000, "") + "," + wideObject(10_000, "") + "]")
+	p.serve(func(cmd string, args map[string]any) map[string]any {
+		d := describeCanvas(cmd, args)
+		if cmd == "scene.describe" {
+			d["a"] = wide
+		}
+		return d
+	})
+	wantHello(t, p.handshake(map[string]any{"token": tok}), b.port)
+	p.mustSend(map[string]any{"tools": append([]any{voiceListen(false)}, defaultTools...)})
+	var r toolResult
+	b.rpc.result(b.rpc.response(id), &r)
+	text := r.text()
+	for _, want := range []string{"Two shapes on the hoop.", "1. Rose, Satin fill, 12,345 stitches", "2. Leaf, run, 1,234,567 stitches", "…and 3 more"} {
+		if !strings.Contains(text, want) {
+			i := strings.Index(text, "The canvas")
+			t.Errorf("greeting: want it to say %q; its canvas: %.200q", want, text[max(i, 0):])
+		}
+	}
+}
