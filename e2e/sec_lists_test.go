@@ -1,11 +1,9 @@
 package e2e
 
-// Attacks, as a page, on "a reply's lists read once" (envelope.List): the
-// door keeps the entries of a reply's top-level lists up to a bound over
-// the whole reply (maxKept entries and members), so that what one list
-// costs decides whether a later list is looked at. The property attacked:
-// what a face does with a reply is what it did before the lists were
-// kept (183f8b3's parent of the merge), within the gate's bounds.
+// What a face does with a reply's lists, however the reply is shaped
+// before them (an outside attack's cases, on a door that kept only a
+// bounded share of a reply's top-level lists, since reverted): every
+// entry a face looks at is looked at, whatever lists come first.
 
 import (
 	"encoding/base64"
@@ -48,16 +46,12 @@ func listsExport(members map[string]string) pageHandler {
 	}
 }
 
-// TestAttack_T16_FilesAfterAWideListAreSaved: a reply whose files list
+// TestSec_T16_FilesAfterAWideListAreSaved: a reply whose files list
 // follows a list of two objects of 10,000 members (envelope.MaxMembers,
 // which the door takes) has its three files saved by call --save and
-// call_to_files, as before the lists were kept. Found: none is saved;
-// --save exits 1 and call_to_files is an error, each saying "3 more
-// entries were not looked at: the bridge reads no more of a reply's
-// lists": the earlier list used the door's whole maxKept
-// (internal/envelope reply.go lister.add sets full; lister.entry then
-// keeps no entry of any later list), a bound no reader can act on.
-func TestAttack_T16_FilesAfterAWideListAreSaved(t *testing.T) {
+// call_to_files. (The reverted door spent its bound on the earlier list
+// and saved none.)
+func TestSec_T16_FilesAfterAWideListAreSaved(t *testing.T) {
 	t.Parallel()
 	h := listsExport(map[string]string{
 		"a":     "[" + wideObject(10_000, "") + "," + wideObject(10_000, "") + "]",
@@ -87,13 +81,10 @@ func TestAttack_T16_FilesAfterAWideListAreSaved(t *testing.T) {
 	})
 }
 
-// TestAttack_T16_FilesOfManyMembersAreAllSaved: a files list of
-// files.MaxSaved entries, each a file with 700 members of metadata
-// beside name and dataUrl, is saved whole, as before. Found: the 29th
-// entry crosses maxKept (entries and members of the reply's lists), so
-// the door drops it and every later one (lister.add), and only 28 of
-// the 32 are saved; the rest are "not looked at".
-func TestAttack_T16_FilesOfManyMembersAreAllSaved(t *testing.T) {
+// TestSec_T16_FilesOfManyMembersAreAllSaved: a files list of
+// files.MaxSaved entries, each a file with 700 members of metadata beside
+// name and dataUrl, is saved whole. (The reverted door saved 28 of 32.)
+func TestSec_T16_FilesOfManyMembersAreAllSaved(t *testing.T) {
 	t.Parallel()
 	png := base64.StdEncoding.EncodeToString(pngBytes)
 	var entries []string
@@ -109,14 +100,10 @@ func TestAttack_T16_FilesOfManyMembersAreAllSaved(t *testing.T) {
 	}
 }
 
-// TestAttack_GreetingNamesItemsAfterAWideList: the greeting names the
-// canvas's items whatever lists scene.describe carries before them, as
-// before the lists were kept. Found: a list of two objects of 10,000
-// members before items spends the door's maxKept, items' entries are
-// only counted (List.More), and the greeting says "…and 5 more" (the two
-// items and omitted's 3) with no item named (internal/mcp tools.go
-// canvas).
-func TestAttack_GreetingNamesItemsAfterAWideList(t *testing.T) {
+// TestSec_GreetingNamesItemsAfterAWideList: the greeting names the
+// canvas's items whatever lists scene.describe carries before them. (The
+// reverted door named none after a list of two 10,000-member objects.)
+func TestSec_GreetingNamesItemsAfterAWideList(t *testing.T) {
 	t.Parallel()
 	b, tok := mcpBridge(t, "")
 	b.rpc.initialize()

@@ -26,13 +26,10 @@ func listenLines(t *testing.T, reply string) ([]map[string]json.RawMessage, int)
 	return out, dropped
 }
 
-// TestAttack_ListenHeardAfterAWideListIsPrinted: listen prints what the
-// user said whatever lists the answer carries before it, as before the
-// lists were kept. Found: a list of two objects of 10,000 members
-// (envelope.MaxMembers) before heard spends the door's maxKept
-// (envelope reply.go lister.add), and the utterance is counted dropped,
-// not printed.
-func TestAttack_ListenHeardAfterAWideListIsPrinted(t *testing.T) {
+// TestSec_ListenHeardAfterAWideListIsPrinted: listen prints what the
+// user said whatever lists the answer carries before it. (The reverted
+// door counted it dropped after two objects of envelope.MaxMembers.)
+func TestSec_ListenHeardAfterAWideListIsPrinted(t *testing.T) {
 	var b strings.Builder
 	for o := range 2 {
 		if o > 0 {
@@ -53,12 +50,10 @@ func TestAttack_ListenHeardAfterAWideListIsPrinted(t *testing.T) {
 	}
 }
 
-// TestAttack_ListenSelectionAfterEntriesWithoutIDIsPrinted: the
-// selection leaves out entries without an id, however many come first.
-// Found: the 129th entry on (envelope.MaxListed) is only counted, so the
-// selected shape after 128 entries without an id is printed as
-// selectionMore 1 and an empty selection.
-func TestAttack_ListenSelectionAfterEntriesWithoutIDIsPrinted(t *testing.T) {
+// TestSec_ListenSelectionAfterEntriesWithoutIDIsPrinted: the selection
+// leaves out entries without an id, however many come first. (The
+// reverted door printed an empty selection after 128 of them.)
+func TestSec_ListenSelectionAfterEntriesWithoutIDIsPrinted(t *testing.T) {
 	lines, _ := listenLines(t, `{"ok":true,"heard":[{"text":"make it red","atMs":1}],"selection":[`+strings.Repeat(`{"name":"no id"},`, 128)+`{"id":"r","name":"Rose"}]}`)
 	if len(lines) != 1 || string(lines[0]["selection"]) != `[{"id":"r","name":"Rose"}]` || lines[0]["selectionMore"] != nil {
 		t.Errorf("lines %q: want the selection [{id r, name Rose}], nothing more", lines)
