@@ -118,9 +118,10 @@ type list struct {
 }
 
 // Sanitize turns a page frame's "tools" value into the list offered to the
-// model; reserved are the bridge's own tool names. It reads raw once, item
-// by item as they come (gate.Read: millions of tiny items cost one pass,
-// not a slice of millions); every item ends up in the result or the
+// model; reserved are the names and titles of the bridge's own tools
+// (internal/mcp.ReservedWords). It reads raw once, item by item as they
+// come (gate.Read: millions of tiny items cost one pass, not a slice of
+// millions); every item ends up in the result or the
 // report, and anything but one JSON array is NotAList.
 func Sanitize(raw []byte, reserved []string) ([]Tool, []Dropped) {
 	l := &list{raw: raw, res: map[string]bool{}, seen: map[string]bool{}, total: 2}
