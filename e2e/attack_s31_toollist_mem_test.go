@@ -31,7 +31,7 @@ func TestSec_T9_ToolDescriptionOf60MBCostsAtMostTwiceTheFrame(t *testing.T) {
 	frame := `{"tools":[{"name":"big","description":"é` + strings.Repeat("a", bigFileSize) + `"}]}`
 	before := peakKB(t, b.pid())
 	from := b.rpc.msgs.len()
-	p.sendText(frame)
+	sendBig(t, p, frame)
 	b.rpc.awaitListChanged(from)
 	after := peakKB(t, b.pid())
 	if names := b.rpc.toolNames(); !slices.Contains(names, "big") {

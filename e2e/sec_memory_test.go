@@ -71,10 +71,17 @@ const raceMemory = 4
 // rewrites a byte of a reply of tens of megabytes.
 func rawReply(t *testing.T, p *page, f frame, body string) {
 	t.Helper()
+	sendBig(t, p, `{"id":`+string(f.id)+`,`+body+`}`)
+}
+
+// sendBig sends msg, a frame of tens of megabytes, with time for it under
+// -race on a busy machine.
+func sendBig(t *testing.T, p *page, msg string) {
+	t.Helper()
 	p.wmu.Lock()
 	defer p.wmu.Unlock()
 	p.conn.SetWriteDeadline(time.Now().Add(30 * time.Second))
-	if err := p.conn.WriteMessage(websocket.TextMessage, []byte(`{"id":`+string(f.id)+`,`+body+`}`)); err != nil {
+	if err := p.conn.WriteMessage(websocket.TextMessage, []byte(msg)); err != nil {
 		t.Fatalf("page send: %v", err)
 	}
 }
