@@ -161,19 +161,35 @@ func callToFilesPeak(t *testing.T, comma string) {
 func TestSec_ShellSaveOf60MBFileCostsAtMostTwiceTheReply(t *testing.T) {
 	// Not parallel: a peak is measured, and three tests of tens of
 	// megabytes at once under -race starve each other.
+	dir := t.TempDir()
+	code, stderr, peak, bound := shellPeak(t, "scene.describe", []string{"--save", dir}, func() string { return bigFileReply(",") })
+	if code != 0 {
+		t.Fatalf("call --save: exit %d, stderr %s", code, truncate(stderr, 400))
+	}
+	if peak > bound {
+		t.Errorf("call --save of a %d KiB reply peaked at %d KiB, want at most twice the reply (%d KiB)", bigFileSize>>10, peak, bound)
+	}
+}
+
+// shellPeak runs the shell's `call command extra...` against a new bridge
+// whose tab answers with body() sent raw, built only once the shell runs,
+// and returns the shell's exit code, its stderr, its peak resident set in
+// KiB and the bound on it: twice a reply of bigFileSize, its few bytes of
+// JSON aside (times raceMemory under -race).
+func shellPeak(t *testing.T, command string, extra []string, body func() string) (code int, stderr string, peak, bound int) {
+	t.Helper()
 	tok := newToken()
 	b := startBridge(t, bridgeOpts{token: tok})
 	p, _ := connectPage(t, b, map[string]any{"token": tok})
 	p.serve(func(cmd string, args map[string]any) map[string]any {
-		if cmd == "scene.describe" {
+		if cmd == command {
 			return nil // answered raw below
 		}
 		return defaultHandler(cmd, args)
 	})
 	b.awaitConnected(true)
 	from := len(p.frames.all())
-	dir := t.TempDir()
-	args := []string{"--config-dir", b.configDir, "--port", strconv.Itoa(b.port), "call", "scene.describe", "--save", dir}
+	args := append([]string{"--config-dir", b.configDir, "--port", strconv.Itoa(b.port), "call", command}, extra...)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, binFor(args), args...)
@@ -181,7 +197,7 @@ func TestSec_ShellSaveOf60MBFileCostsAtMostTwiceTheReply(t *testing.T) {
 	var so, se bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &so, &se
 	resetPeak(t)
-	bound := 2 * bigFileSize >> 10 // twice the reply, its 80 bytes of JSON aside
+	bound = 2 * bigFileSize >> 10
 	if raceEnabled {
 		bound *= raceMemory
 	}
@@ -194,19 +210,12 @@ func TestSec_ShellSaveOf60MBFileCostsAtMostTwiceTheReply(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	f, _ := p.frameAt(from, func(f frame) bool { return f.str("command") == "scene.describe" })
-	body := bigFileReply(",")
-	rawReply(t, p, f, body)
+	f, _ := p.frameAt(from, func(f frame) bool { return f.str("command") == command })
+	rawReply(t, p, f, body())
 	cmd.Wait()
-	if code := cmd.ProcessState.ExitCode(); code != 0 {
-		t.Fatalf("call --save: exit %d, stderr %s", code, truncate(se.String(), 400))
-	}
-	peak := int(cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss) // KiB on Linux
-	t.Logf("this process held %d KiB as the shell started", self)
-	t.Logf("shell peak %d KiB (bound %d)", peak, bound)
-	if peak > bound {
-		t.Errorf("call --save of a %d KiB reply peaked at %d KiB, want at most twice the reply (%d KiB)", len(body)>>10, peak, bound)
-	}
+	peak = int(cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss) // KiB on Linux
+	t.Logf("this process held %d KiB as the shell started; shell peak %d KiB (bound %d)", self, peak, bound)
+	return cmd.ProcessState.ExitCode(), se.String(), peak, bound
 }
 
 // TestSec_T9_GreetingOfLongSayCostsNoMoreThanACallOfIt: the greeting
