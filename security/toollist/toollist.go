@@ -133,11 +133,12 @@ type reading struct {
 // refuses in a frame it refuses too (its error).
 func Sanitize(out *List, reserved []string) envelope.Tools {
 	*out = List{Dropped: []Dropped{{Reason: NotAList}}}
+	res := map[string]bool{}
+	for _, r := range reserved {
+		res[Fold(r)] = true
+	}
 	return func(d *jsontext.Decoder, raw []byte) error {
-		l := &reading{raw: raw, res: map[string]bool{}, seen: map[string]bool{}, total: 2}
-		for _, r := range reserved {
-			l.res[Fold(r)] = true
-		}
+		l := &reading{raw: raw, res: res, seen: map[string]bool{}, total: 2}
 		if d.PeekKind() != '[' {
 			*out = List{Dropped: []Dropped{{Reason: NotAList}}}
 			return envelope.Skip(d)
@@ -183,7 +184,7 @@ func (l *reading) item(d *jsontext.Decoder, i int) error {
 	var annNote annWhy
 	s := schema{d: d, out: emptySchema}
 	for d.PeekKind() == '"' {
-		k, err := key(d)
+		k, err := envelope.Name(d)
 		if err != nil {
 			return err
 		}
@@ -292,15 +293,6 @@ func encode(t Tool, schema, annotations []byte) []byte {
 	return append(b, '}')
 }
 
-// key reads a member name, checked as the door checks every name.
-func key(d *jsontext.Decoder) ([]byte, error) {
-	k, err := d.ReadValue()
-	if err == nil {
-		err = envelope.Name(d, k)
-	}
-	return k, err
-}
-
 // value reads the next value whole, each name in it checked, as a piece
 // of raw.
 func (l *reading) value(d *jsontext.Decoder) ([]byte, error) {
@@ -379,7 +371,7 @@ func cut(s string, n int) string {
 }
 
 // schema writes an object schema as it reads it: every string cleaned (a
-// key needs no cleaning: the door's rule, key, refuses one that does not
+// key needs no cleaning: the door's rule, envelope.Name, refuses one that does not
 // print or comes twice), "type" made object. A member is written as it
 // comes and taken back if it is a remote reference or named as the
 // bridge's notes are. Keys keep the page's order, so the same list writes
@@ -481,7 +473,7 @@ func (s *schema) object(level int, props bool) error {
 	s.out = append(s.out, '{')
 	written := 0
 	for d.PeekKind() == '"' {
-		k, err := key(d)
+		k, err := envelope.Name(d)
 		if err != nil {
 			return err
 		}
@@ -550,12 +542,10 @@ func (l *reading) annotations(d *jsontext.Decoder) ([]byte, annWhy, error) {
 	start := d.InputOffset() - 1
 	var kept [5]string // in written's order, as JSON
 	for d.PeekKind() == '"' {
-		k, err := key(d)
+		k, err := envelope.Name(d) // a piece of raw: the door's reader reads it in place
 		if err != nil {
 			return nil, why, err
 		}
-		end := int(d.InputOffset())
-		k = l.raw[end-len(k) : end : end] // a piece of raw, which the next read keeps
 		v, err := l.value(d)
 		if err != nil {
 			return nil, why, err
