@@ -165,7 +165,7 @@ func (rd *reader) top(b []byte, read Tools, member func(name string, v []byte, s
 					name = s
 				}
 				if err == nil && depth == 1 && name == "tools" && read != nil {
-					if err = read(d, b); err == nil { // its value, from the space before it
+					if err = read(d, b); err == nil { // the value read: past the name, its colon and space
 						member(name, bytes.TrimLeft(b[end:d.InputOffset()], " \t\r\n:"), gate.Seen{})
 					}
 				}

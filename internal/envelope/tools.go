@@ -24,17 +24,12 @@ func Name(d *jsontext.Decoder) ([]byte, error) {
 // Skip reads the value next in d, checking each name in it as the door
 // does.
 func Skip(d *jsontext.Decoder) error {
-	depth := d.StackDepth()
-	for {
+	for depth := d.StackDepth(); ; {
 		var err error
-		kind, n := d.StackIndex(d.StackDepth())
-		switch k := d.PeekKind(); {
-		case k == '{' || k == '[' || k == '}' || k == ']':
-			_, err = d.ReadToken()
-		case kind == '{' && n%2 == 0:
+		if kind, n := d.StackIndex(d.StackDepth()); kind == '{' && n%2 == 0 && d.PeekKind() == '"' {
 			_, err = Name(d)
-		default:
-			_, err = d.ReadValue()
+		} else {
+			_, err = d.ReadToken()
 		}
 		if err != nil || d.StackDepth() <= depth {
 			return err

@@ -112,14 +112,13 @@ type List struct {
 	Dropped []Dropped
 }
 
-// reading is what Sanitize has made of the items read so far: raw (the
-// frame), the reserved names folded, the names kept; what is beyond
-// MaxDropped, and the bytes of the list, its brackets to begin with.
+// reading is the List Sanitize has made of the items read so far, and
+// raw (the frame), the reserved names folded, the names kept; what is
+// beyond MaxDropped, and the bytes of the list, its brackets to begin with.
 type reading struct {
+	List
 	raw                            []byte
 	res, seen                      map[string]bool
-	tools                          []Tool
-	dropped                        []Dropped
 	unlisted, unlistedParts, total int
 }
 
@@ -153,12 +152,12 @@ func Sanitize(out *List, reserved []string) envelope.Tools {
 			return err
 		}
 		if l.unlistedParts > 0 {
-			l.dropped = append(l.dropped, Dropped{Part: PartAnnotations, Reason: fmt.Sprintf(MoreParts, l.unlistedParts)})
+			l.Dropped = append(l.Dropped, Dropped{Part: PartAnnotations, Reason: fmt.Sprintf(MoreParts, l.unlistedParts)})
 		}
 		if l.unlisted > 0 {
-			l.dropped = append(l.dropped, Dropped{Reason: fmt.Sprintf(MoreDropped, l.unlisted)})
+			l.Dropped = append(l.Dropped, Dropped{Reason: fmt.Sprintf(MoreDropped, l.unlisted)})
 		}
-		*out = List{l.tools, l.dropped}
+		*out = l.List
 		return nil
 	}
 }
@@ -224,7 +223,7 @@ func (l *reading) item(d *jsontext.Decoder, i int) error {
 		why = "name is reserved by the bridge"
 	case l.seen[string(nb)]:
 		why = "duplicate name"
-	case len(l.tools) >= MaxTools:
+	case len(l.Tools) >= MaxTools:
 		why = tooMany
 	default:
 		why = s.why()
@@ -244,7 +243,7 @@ func (l *reading) item(d *jsontext.Decoder, i int) error {
 		} else {
 			l.total += len(t.JSON) + 1
 			l.seen[name] = true
-			l.tools = append(l.tools, t)
+			l.Tools = append(l.Tools, t)
 			l.report(name, PartTitle, titleWhy)
 			l.report(name, PartAnnotations, annNote.String())
 		}
@@ -262,14 +261,14 @@ var (
 
 // full reports whether the report names no more drops: the rest are
 // counted, so what would name them need not be made.
-func (l *reading) full() bool { return len(l.dropped) >= MaxDropped }
+func (l *reading) full() bool { return len(l.Dropped) >= MaxDropped }
 
 // report records a dropped tool, or a dropped part of a listed one.
 func (l *reading) report(name, part, why string) {
 	switch {
 	case why == "":
 	case !l.full():
-		l.dropped = append(l.dropped, Dropped{Name: name, Part: part, Reason: why})
+		l.Dropped = append(l.Dropped, Dropped{Name: name, Part: part, Reason: why})
 	case part != "":
 		l.unlistedParts++
 	default:
@@ -294,14 +293,11 @@ func encode(t Tool, schema, annotations []byte) []byte {
 }
 
 // value reads the next value whole, each name in it checked, as a piece
-// of raw.
+// of raw (past the colon and space before it).
 func (l *reading) value(d *jsontext.Decoder) ([]byte, error) {
 	start := d.InputOffset()
-	if err := envelope.Skip(d); err != nil {
-		return nil, err
-	}
-	end := d.InputOffset()
-	return bytes.TrimLeft(l.raw[start:end:end], " \t\r\n:"), nil
+	err := envelope.Skip(d)
+	return bytes.TrimLeft(l.raw[start:d.InputOffset()], " \t\r\n:"), err
 }
 
 // field is the index in fields of k, a raw member name, or -1.
