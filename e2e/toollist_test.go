@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -31,6 +32,44 @@ func TestSpec7_8_ToolListWrittenByTheOneEncoder(t *testing.T) {
 	}
 	if strings.Contains(m.raw, `\u003c`) || strings.Contains(m.raw, `\u0026`) {
 		t.Errorf("tools/list = %s: < or & escaped, as the one encoder does not", m.raw)
+	}
+	b.mustRun()
+}
+
+// TestSpec2_5_ToolListKeepsTheDoorsRuleForNames: the door hands a tab's
+// tool list to the tool list's own reader as it meets it, so that it is
+// read once (envelope.DecodeTools); the door's rule for names holds in it
+// all the same, wherever a name is: in a schema, in a member the list does
+// not read, in annotations, in annotations it drops. A list with
+// one it refuses is ignored whole, as any frame the door refuses, and the
+// list before it stands. (Read by d.SkipValue, the skipped names passed.)
+func TestSpec2_5_ToolListKeepsTheDoorsRuleForNames(t *testing.T) {
+	t.Parallel()
+	tok := newToken()
+	b := startBridge(t, bridgeOpts{token: tok})
+	p, _ := connectPage(t, b, map[string]any{"token": tok})
+	b.awaitStatus("the tab's tools", func(st map[string]any) bool { tools, _ := st["tools"].([]any); return len(tools) == 2 })
+	var many strings.Builder
+	for i := range 10_001 { // envelope.MaxMembers, and one more
+		fmt.Fprintf(&many, `"m%d":0,`, i)
+	}
+	for name, tool := range map[string]string{
+		"a schema key that does not print":  `"inputSchema":{"type":"object","properties":{"a\u200b":{}}}`,
+		"a name given twice, unread":        `"x":{"a":1,"\u0061":2}`,
+		"too many members, unread":          `"x":{` + strings.TrimSuffix(many.String(), ",") + `}`,
+		"a long annotation name":            `"annotations":{"` + strings.Repeat("k", 1025) + `":true}`,
+		"a bidi name in annotations no map": `"annotations":[{"\u202eb":1}]`,
+	} {
+		p.sendText(`{"tools":[{"name":"evil.tool",` + tool + `}]}`)
+		// The tab answers after the list: once the answer is in, so is the list.
+		if _, env := b.ctl("POST", "/call", map[string]any{"command": "scene.describe", "args": map[string]any{}}); env["ok"] != true {
+			t.Fatalf("%s: /call = %v, want the tab's answer", name, env)
+		}
+		_, st := b.ctl("GET", "/status", nil)
+		if tools := fmt.Sprint(st["tools"]); strings.Contains(tools, "evil.tool") {
+			t.Errorf("%s: the bridge lists %s, want the list before it: the door refuses the frame", name, tools)
+		}
+		p.mustSend(map[string]any{"tools": defaultTools})
 	}
 	b.mustRun()
 }

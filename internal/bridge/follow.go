@@ -232,13 +232,12 @@ func (b *bridge) mirrorTools(conn *leaderConn, last []byte) ([]byte, error) {
 	if err != nil || bytes.Equal(body, last) {
 		return body, err
 	}
-	answer, err := envelope.Decode(body) // the door, as for a tab's frame
-	if err != nil {
+	var list toollist.List
+	if _, err := envelope.DecodeTools(body, toollist.Sanitize(&list, mcp.ReservedWords)); err != nil { // the door, as for a tab's frame
 		b.log.Warn(fmt.Sprintf("ignored the tool list of the bridge followed on port %d: it is not a valid JSON object", conn.l.sess.Port))
 		return nil, errors.New("the leader's tool list is not a valid JSON object")
 	}
-	list, dropped := toollist.Sanitize(answer.Get("tools"), mcp.ReservedWords)
-	b.hub.SetTools(conn, list, dropped)
+	b.hub.SetTools(conn, list.Tools, list.Dropped)
 	return body, nil
 }
 

@@ -48,12 +48,16 @@ var errName = errors.New("envelope: a member name refused")
 // checking each name at every depth. A name given twice ("a" and "\u0061"
 // too) is refused, so no two readers of a reply can disagree about which
 // one counts. b is kept, not copied; it must not change after.
-func Decode(b []byte) (Reply, error) {
+func Decode(b []byte) (Reply, error) { return DecodeTools(b, nil) }
+
+// DecodeTools is Decode handing a top-level "tools" value to read as it
+// meets it, so that the value is read once, by the door's own reader.
+func DecodeTools(b []byte, read Tools) (Reply, error) {
 	lexed()
 	rd := newReader(b)
 	defer rd.free()
 	r := Reply{raw: b, members: make(Object, 0, 8)} // a reply has a few
-	if err := rd.top(b, func(name string, v []byte, seen gate.Seen) {
+	if err := rd.top(b, read, func(name string, v []byte, seen gate.Seen) {
 		r.members = append(r.members, Member{Key: name, Value: v, Seen: seen})
 		if name == "dataUrl" {
 			r.image = imageOf(v) // one at most: a name given twice is refused
@@ -88,8 +92,8 @@ func (r *Refused) Unwrap() error { return r.why }
 // top reads b as one object, checking every name at every depth, and
 // calls member with each top-level member, its value a piece of b, and
 // what the gate needs to know of a container value to write it unread
-// again (gate.Seen).
-func (rd *reader) top(b []byte, member func(name string, v []byte, seen gate.Seen)) error {
+// again (gate.Seen); a "tools" value read reads itself (DecodeTools).
+func (rd *reader) top(b []byte, read Tools, member func(name string, v []byte, seen gate.Seen)) error {
 	d := &rd.d
 	switch d.PeekKind() {
 	case '{':
@@ -159,6 +163,11 @@ func (rd *reader) top(b []byte, member func(name string, v []byte, seen gate.See
 				var s string
 				if s, err = checkName(v, n/2+1, depth == 1); depth == 1 {
 					name = s
+				}
+				if err == nil && depth == 1 && name == "tools" && read != nil {
+					if err = read(d, b); err == nil { // the value read: past the name, its colon and space
+						member(name, bytes.TrimLeft(b[end:d.InputOffset()], " \t\r\n:"), gate.Seen{})
+					}
 				}
 			case depth == 1:
 				member(name, v, gate.Seen{})

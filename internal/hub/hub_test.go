@@ -349,8 +349,11 @@ func TestSameToolListWakesNoWatcher(t *testing.T) {
 		}
 	}
 	list := func(raw string) []toollist.Tool {
-		l, _ := toollist.Sanitize([]byte(raw), nil)
-		return l
+		var l toollist.List
+		if _, err := envelope.DecodeTools([]byte(`{"tools":`+raw+`}`), toollist.Sanitize(&l, nil)); err != nil {
+			t.Fatal(err)
+		}
+		return l.Tools
 	}
 	one := list(`[{"name":"a","inputSchema":{"type":"object"}}]`)
 	h.SetTools(c, nil, nil)

@@ -11,7 +11,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/stitchslop/stitchslop-bridge/security/gate"
-	"github.com/stitchslop/stitchslop-bridge/security/toollist"
 	"github.com/stitchslop/stitchslop-bridge/security/unprintable"
 )
 
@@ -21,7 +20,7 @@ func voiceSession(t *testing.T) (*Session, *Server) {
 	s, _, page := sessionWithPage(t)
 	srv := s.srv
 	srv.ListenCommand = func(port int) string { return "stitchslop-bridge --port " + strconv.Itoa(port) + " listen --owner 1" }
-	tools, _ := toollist.Sanitize([]byte(`[{"name":"voice.listen","inputSchema":{"type":"object"}}]`), nil)
+	tools, _ := sanitized([]byte(`[{"name":"voice.listen","inputSchema":{"type":"object"}}]`), nil)
 	srv.Hub.SetTools(page, tools, nil)
 	return s, srv
 }

@@ -101,6 +101,17 @@ func (o *stdoutLog) await(t *testing.T, want string) {
 	}
 }
 
+// sanitized is what a tab's tools value makes, read as the door hands it
+// to toollist.Sanitize: nothing when the door refuses the frame, which the
+// page's reader then ignores.
+func sanitized(tools []byte, reserved []string) ([]toollist.Tool, []toollist.Dropped) {
+	var l toollist.List
+	if _, err := envelope.DecodeTools(append(append([]byte(`{"tools":`), tools...), '}'), toollist.Sanitize(&l, reserved)); err != nil {
+		return nil, nil
+	}
+	return l.Tools, l.Dropped
+}
+
 // runStream serves one MCP session over stdio (Serve) with a tab that
 // lists tools and answers every command with reply, has the client call a
 // tool of that list in the given mode, and returns stdout.
@@ -112,7 +123,7 @@ func runStream(t *testing.T, reply, tools []byte, mode int) []byte {
 		t.Fatal(err)
 	}
 	srv.Hub.Commit(tab)
-	list, dropped := toollist.Sanitize(tools, ReservedTools)
+	list, dropped := sanitized(tools, ReservedTools)
 	srv.Hub.SetTools(tab, list, dropped)
 	name := "render.png"
 	if len(list) > 0 {

@@ -10,11 +10,12 @@ import (
 	"github.com/stitchslop/stitchslop-bridge/security/toollist"
 )
 
-// A tab's tool list is read twice, whatever its nesting: once at the door
-// (envelope.Decode, as page.Server.serve reads each frame) and once by
-// toollist.Sanitize's one pass. Keeping it, checking a call's arguments
-// against it and writing it for tools/list in both eras read no byte of
-// it again (issue 34). Run with go test -tags lexcount.
+// A tab's tool list is read once, whatever its nesting: at the door, which
+// hands the list to toollist.Sanitize as it meets it
+// (envelope.DecodeTools, as page.Server.serve reads each frame). Keeping
+// it, checking a call's arguments against it and writing it for
+// tools/list in both eras read no byte of it again (issue 34; twice before,
+// the door's read and then Sanitize's). Run with go test -tags lexcount.
 func TestOneLexPerToolList(t *testing.T) {
 	deep := strings.Repeat(`{"type":"object","properties":{"a":`, 8) + `{"type":"string"}` + strings.Repeat(`}}`, 8)
 	frame := []byte(`{"tools":[
@@ -27,12 +28,11 @@ func TestOneLexPerToolList(t *testing.T) {
 		{"name":"huge","inputSchema":{"type":"object","description":"` + strings.Repeat("x", toollist.MaxSchema) + `"}}]}`)
 	s, _, page := sessionWithPage(t)
 	before := envelope.Lexes()
-	r, err := envelope.Decode(frame)
-	if err != nil {
+	var list toollist.List
+	if _, err := envelope.DecodeTools(frame, toollist.Sanitize(&list, ReservedTools)); err != nil {
 		t.Fatal(err)
 	}
-	list, _ := toollist.Sanitize(r.Get("tools"), ReservedTools)
-	s.srv.Hub.SetTools(page, list, nil)
+	s.srv.Hub.SetTools(page, list.Tools, nil)
 	if names, ok := s.srv.Hub.ArgNames("scene.describe"); !ok || strings.Join(names, ",") != "deep,limit" {
 		t.Errorf("ArgNames(scene.describe) = %q, %v; want deep,limit", names, ok)
 	}
@@ -41,7 +41,7 @@ func TestOneLexPerToolList(t *testing.T) {
 			t.Errorf("tools/list = %.300s..., want the tab's tool", b)
 		}
 	}
-	if got := envelope.Lexes() - before; got != 2 {
-		t.Errorf("a tool list read %d times, want twice: the door and Sanitize", got)
+	if got := envelope.Lexes() - before; got != 1 {
+		t.Errorf("a tool list read %d times, want once: by the door's reader, Sanitize's pass", got)
 	}
 }

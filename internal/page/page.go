@@ -416,8 +416,9 @@ func (s *Server) refuseCredential(ws *websocket.Conn, site string, cr Credential
 }
 
 // serve reads the attached page's frames until it leaves, each through the
-// door (envelope.Decode): a reply reaches its call as the Reply the door
-// made; a tool list's value goes to toollist.Sanitize.
+// door (envelope.DecodeTools): a reply reaches its call as the Reply the
+// door made; a tool list's value is read by toollist.Sanitize as the door
+// meets it.
 func (s *Server) serve(c *conn) {
 	s.mu.Lock()
 	if s.closing {
@@ -443,6 +444,8 @@ func (s *Server) serve(c *conn) {
 		s.Log.Info("tab disconnected", "reason", c.reason())
 	}()
 	c.ws.SetReadLimit(limits.PageFrame)
+	var list toollist.List // each tools frame's, made by the door's reader
+	tools := toollist.Sanitize(&list, s.Reserved)
 	for {
 		msg, err := c.readMessage()
 		if err != nil {
@@ -450,7 +453,7 @@ func (s *Server) serve(c *conn) {
 			return
 		}
 		c.heard()
-		frame, err := envelope.Decode(msg)
+		frame, err := envelope.DecodeTools(msg, tools)
 		if err != nil && s.answerBadReply(c, err) {
 			s.Log.Warn("refused a reply from the tab: " + err.Error())
 			continue
@@ -459,16 +462,15 @@ func (s *Server) serve(c *conn) {
 			s.Log.Warn("ignored a frame from the tab: " + err.Error())
 			continue
 		}
-		id, tools := frame.Get("id"), frame.Get("tools")
+		id := frame.Get("id")
 		switch {
 		case !gate.IsNull(id):
 			n, isInt := gate.Int(id)
 			if !isInt || !s.Hub.Deliver(c, n, frame) {
 				s.Log.Warn("ignored a reply nobody is waiting for (late, cancelled or unknown id)")
 			}
-		case tools != nil:
-			list, dropped := toollist.Sanitize(tools, s.Reserved)
-			for _, d := range dropped {
+		case frame.Get("tools") != nil:
+			for _, d := range list.Dropped {
 				// An invalid name comes Go-quoted for the JSON report; the logger
 				// quotes it itself.
 				name := d.Name
@@ -477,8 +479,8 @@ func (s *Server) serve(c *conn) {
 				}
 				s.Log.Warn("dropped a tool from the tab's list", "tool", name, "reason", d.Reason)
 			}
-			s.Hub.SetTools(c, list, dropped)
-			s.Log.Info("tab sent its tool list", "tools", len(list))
+			s.Hub.SetTools(c, list.Tools, list.Dropped)
+			s.Log.Info("tab sent its tool list", "tools", len(list.Tools))
 		}
 	}
 }

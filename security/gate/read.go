@@ -197,13 +197,3 @@ func Valid(b []byte) bool {
 	lexed()
 	return jsontext.Value(b).IsValid(jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
 }
-
-// Read hands f a reader of v, a value the door passed, for a reader that
-// streams it once itself (security/toollist): counted, pooled and
-// lenient as Each's. ReadValue's pieces lie in v at InputOffset.
-func Read(v []byte, f func(d *jsontext.Decoder) error) error {
-	lexed()
-	rd := newReader(v, lenient...)
-	defer rd.free()
-	return f(&rd.d)
-}

@@ -40,9 +40,9 @@ func TestSec_T9_LongTextCostsAtMostTwiceItsSize(t *testing.T) {
 		"annotationsTitle": `[{"name":"big","annotations":{"title":"` + long + `"}}]`,
 	} {
 		t.Run(name, func(t *testing.T) {
-			raw := []byte(list)
+			raw := frame(list)
 			var tools []Tool
-			n := allocated(func() { tools, _ = Sanitize(raw, reserved) })
+			n := allocated(func() { tools, _ = read(t, raw, reserved) })
 			if len(tools) != 1 {
 				t.Fatalf("kept %d tools, want big", len(tools))
 			}
@@ -73,11 +73,11 @@ func TestSec_T9_ItemsPastTheReportAreOnlyCounted(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			list := func(n int) []byte {
-				return []byte("[" + strings.TrimSuffix(strings.Repeat(item+",", n), ",") + "]")
+				return frame("[" + strings.TrimSuffix(strings.Repeat(item+",", n), ",") + "]")
 			}
 			small, large := list(2*MaxDropped), list(2*MaxDropped+10_000)
-			a := testing.AllocsPerRun(3, func() { Sanitize(small, reserved) })
-			b := testing.AllocsPerRun(3, func() { Sanitize(large, reserved) })
+			a := testing.AllocsPerRun(3, func() { read(t, small, reserved) })
+			b := testing.AllocsPerRun(3, func() { read(t, large, reserved) })
 			if per := (b - a) / 10_000; per > 1 {
 				t.Errorf("each %s item past the report costs %.1f allocations, want at most one: it is only counted", item, per)
 			}
@@ -94,7 +94,7 @@ func TestSec_T9_ItemsPastTheReportAreOnlyCounted(t *testing.T) {
 //
 // Failed on 7eab7d6, before the fix: both reach tools/list.
 func TestSec_T8_RemoteSchemaURIsDropped(t *testing.T) {
-	tools, _ := Sanitize([]byte(`[{"name":"a","inputSchema":{"$schema":"https://evil.example/meta.json","$id":"https://evil.example/a.json","type":"object"}}]`), reserved)
+	tools, _ := sanitize(t, `[{"name":"a","inputSchema":{"$schema":"https://evil.example/meta.json","$id":"https://evil.example/a.json","type":"object"}}]`)
 	if len(tools) != 1 {
 		t.Fatalf("kept %d tools, want a", len(tools))
 	}
@@ -112,7 +112,7 @@ func TestSec_T8_RemoteSchemaURIsDropped(t *testing.T) {
 //
 // Failed on 7eab7d6, before the fix.
 func TestAnnotationsTitleOfABridgeToolIsReportedForWhatItIs(t *testing.T) {
-	_, dropped := Sanitize([]byte(`[{"name":"a","annotations":{"title":"Connection status","readOnlyHint":true}}]`), reserved)
+	_, dropped := sanitize(t, `[{"name":"a","annotations":{"title":"Connection status","readOnlyHint":true}}]`)
 	for _, d := range dropped {
 		if d.Name == "a" && d.Part == PartAnnotations {
 			if !strings.Contains(d.Reason, "bridge's own") {

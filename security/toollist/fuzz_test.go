@@ -9,6 +9,7 @@ import (
 
 	"github.com/go-json-experiment/json/jsontext"
 
+	"github.com/stitchslop/stitchslop-bridge/internal/envelope"
 	"github.com/stitchslop/stitchslop-bridge/security/gate"
 )
 
@@ -21,8 +22,21 @@ func FuzzSanitize(f *testing.F) {
 	f.Add([]byte(`[{"name":"scene.describe","description":"Describe the design.","inputSchema":{"type":"object","properties":{"limit":{"type":"integer"}}}}]`))
 	f.Add([]byte(`[{"name":"wait_for_connection"},{"name":"a"},{"name":"a"},1,{"name":"x\n"}]`))
 	f.Add([]byte(`{"tools":[]}`))
+	f.Add([]byte(`[{"name":"a","inputSchema":{"type":"object","properties":{"\u200b":{}}}}]`))
 	f.Fuzz(func(t *testing.T, raw []byte) {
-		tools, dropped := Sanitize(raw, reserved)
+		// The door refuses what it refused when it read the value itself,
+		// by the same rule, at the same byte.
+		var l List
+		r, err := envelope.DecodeTools(frame(raw), Sanitize(&l, reserved))
+		_, alone := envelope.Decode(frame(raw))
+		if a, b := refusal(err), refusal(alone); a != b {
+			t.Fatalf("the door refuses %q, read by Sanitize, as %+v; read alone, as %+v", frame(raw), a, b)
+		}
+		if err != nil {
+			return
+		}
+		tools, dropped := l.Tools, l.Dropped
+		raw = r.Get("tools")
 
 		seen := map[string]bool{}
 		for _, tl := range tools {
@@ -69,7 +83,7 @@ func FuzzSanitize(f *testing.F) {
 		}
 		// Sanitised again, as a follower does its leader's list, it is the
 		// same: the two bridges list the same bytes.
-		if again, _ := Sanitize(listed(tools), reserved); !slices.EqualFunc(again, tools, func(a, b Tool) bool { return bytes.Equal(a.JSON, b.JSON) }) {
+		if again, _ := read(t, frame(listed(tools)), reserved); !slices.EqualFunc(again, tools, func(a, b Tool) bool { return bytes.Equal(a.JSON, b.JSON) }) {
 			t.Errorf("Sanitize(%q) = %q, sanitised again %q", raw, listed(tools), listed(again))
 		}
 		if len(dropped) > MaxDropped+2 {
@@ -92,6 +106,14 @@ func FuzzSanitize(f *testing.F) {
 			t.Errorf("Sanitize(%q): %d kept and %v dropped account for %d items, want %d", raw, len(tools), dropped, got, len(items))
 		}
 	})
+}
+
+// refusal is err's, a door's refusal, or the zero one.
+func refusal(err error) envelope.Refused {
+	if ref, ok := err.(*envelope.Refused); ok {
+		return *ref
+	}
+	return envelope.Refused{}
 }
 
 // oneEncoder fails unless every string and name of v is written as

@@ -9,9 +9,11 @@
 // load), marks the bridge's words ("[bridge") as the gate does, and
 // reports what it dropped, bounded.
 //
-// It reads the list once, as a stream, and writes each tool kept as it
-// reads it, by the one encoder of the MCP exit (gate.AppendString's rule):
-// tools/list copies that JSON (docs/protocol.md §7.8).
+// It reads the list at the door, from the door's own reader, as a stream
+// (envelope.DecodeTools), so no byte of it is read twice, and writes each
+// tool kept as it reads it, by the one encoder of the MCP exit
+// (gate.AppendString's rule): tools/list copies that JSON
+// (docs/protocol.md §7.8).
 //
 // It cannot tell a benign description from a manipulative one: visible
 // text within the bounds reaches the model as the page wrote it.
@@ -22,9 +24,7 @@ package toollist
 import (
 	"bytes"
 	"cmp"
-	"errors"
 	"fmt"
-	"io"
 	"regexp"
 	"slices"
 	"strconv"
@@ -34,6 +34,7 @@ import (
 
 	"github.com/go-json-experiment/json/jsontext"
 
+	"github.com/stitchslop/stitchslop-bridge/internal/envelope"
 	"github.com/stitchslop/stitchslop-bridge/security/gate"
 	"github.com/stitchslop/stitchslop-bridge/security/unprintable"
 )
@@ -104,33 +105,42 @@ const (
 	MoreParts   = "%d more listed tools lost annotations or a title"
 )
 
-var errNotList = errors.New(NotAList)
+// List is what Sanitize made of a frame's "tools" value: the tools kept
+// and the report of what it dropped.
+type List struct {
+	Tools   []Tool
+	Dropped []Dropped
+}
 
-// list is what Sanitize has made of the items read so far: raw, the
-// reserved names folded, the names kept; what is beyond MaxDropped, and
-// the bytes of the list, its brackets to begin with.
-type list struct {
+// reading is the List Sanitize has made of the items read so far, and
+// raw (the frame), the reserved names folded, the names kept; what is
+// beyond MaxDropped, and the bytes of the list, its brackets to begin with.
+type reading struct {
+	List
 	raw                            []byte
 	res, seen                      map[string]bool
-	tools                          []Tool
-	dropped                        []Dropped
 	unlisted, unlistedParts, total int
 }
 
-// Sanitize turns a page frame's "tools" value into the list offered to the
-// model; reserved are the names and titles of the bridge's own tools
-// (internal/mcp.ReservedWords). It reads raw once, item by item as they
-// come (gate.Read: millions of tiny items cost one pass, not a slice of
-// millions); every item ends up in the result or the
-// report, and anything but one JSON array is NotAList.
-func Sanitize(raw []byte, reserved []string) ([]Tool, []Dropped) {
-	l := &list{raw: raw, res: map[string]bool{}, seen: map[string]bool{}, total: 2}
+// Sanitize is the door's reader (envelope.DecodeTools) of a frame's
+// "tools" value, which it turns into out, the list offered to the model;
+// reserved are the names and titles of the bridge's own tools
+// (internal/mcp.ReservedWords). It reads item by item as they come:
+// millions of tiny items cost one pass, not a slice of millions. Every
+// item ends up in the list or the report, and anything but a JSON array
+// is NotAList, as is no value at all (out until then). What the door
+// refuses in a frame it refuses too (its error).
+func Sanitize(out *List, reserved []string) envelope.Tools {
+	*out = List{Dropped: []Dropped{{Reason: NotAList}}}
+	res := map[string]bool{}
 	for _, r := range reserved {
-		l.res[Fold(r)] = true
+		res[Fold(r)] = true
 	}
-	err := gate.Read(raw, func(d *jsontext.Decoder) error {
+	return func(d *jsontext.Decoder, raw []byte) error {
+		l := &reading{raw: raw, res: res, seen: map[string]bool{}, total: 2}
 		if d.PeekKind() != '[' {
-			return errNotList
+			*out = List{Dropped: []Dropped{{Reason: NotAList}}}
+			return envelope.Skip(d)
 		}
 		d.ReadToken()
 		for i := 0; d.PeekKind() != ']'; i++ {
@@ -138,68 +148,55 @@ func Sanitize(raw []byte, reserved []string) ([]Tool, []Dropped) {
 				return err
 			}
 		}
-		d.ReadToken()
-		if _, err := d.ReadToken(); err != io.EOF {
-			return errNotList
+		if _, err := d.ReadToken(); err != nil {
+			return err
 		}
+		if l.unlistedParts > 0 {
+			l.Dropped = append(l.Dropped, Dropped{Part: PartAnnotations, Reason: fmt.Sprintf(MoreParts, l.unlistedParts)})
+		}
+		if l.unlisted > 0 {
+			l.Dropped = append(l.Dropped, Dropped{Reason: fmt.Sprintf(MoreDropped, l.unlisted)})
+		}
+		*out = l.List
 		return nil
-	})
-	if err != nil {
-		return nil, []Dropped{{Reason: NotAList}}
 	}
-	if l.unlistedParts > 0 {
-		l.dropped = append(l.dropped, Dropped{Part: PartAnnotations, Reason: fmt.Sprintf(MoreParts, l.unlistedParts)})
-	}
-	if l.unlisted > 0 {
-		l.dropped = append(l.dropped, Dropped{Reason: fmt.Sprintf(MoreDropped, l.unlisted)})
-	}
-	return l.tools, l.dropped
 }
 
-// The members of an item Sanitize reads; the first of a name given twice
-// counts.
+// The members of an item Sanitize reads: none comes twice (the door's
+// rule).
 var fields = []string{"name", "title", "description", "inputSchema", "annotations"}
 
 // item reads the i-th item and keeps or reports it. Its members come in
 // any order, so it is judged at its end.
-func (l *list) item(d *jsontext.Decoder, i int) error {
+func (l *reading) item(d *jsontext.Decoder, i int) error {
 	if d.PeekKind() != '{' {
 		shown := ""
 		if !l.full() {
 			shown = fmt.Sprintf("#%d", i)
 		}
 		l.report(shown, "", "not an object")
-		return d.SkipValue()
+		return envelope.Skip(d)
 	}
 	d.ReadToken()
 	var got [3][]byte // name, title, description: pieces of raw
-	var seen [5]bool
 	var ann []byte
 	var annNote annWhy
 	s := schema{d: d, out: emptySchema}
 	for d.PeekKind() == '"' {
-		k, err := d.ReadValue()
+		k, err := envelope.Name(d)
 		if err != nil {
 			return err
 		}
 		switch f := field(k); {
-		case f < 0 || seen[f]:
-			err = d.SkipValue()
-		case f < 3:
-			seen[f] = true
-			got[f], err = d.ReadValue()
-			end := int(d.InputOffset())
-			got[f] = l.raw[end-len(got[f]) : end : end]
+		case 0 <= f && f < 3:
+			got[f], err = l.value(d)
 		case f == 3 && d.PeekKind() == '{':
-			seen[f], s.out = true, nil
+			s.out = nil
 			_, err = s.value(0, false)
+		case f == 4:
+			ann, annNote, err = l.annotations(d)
 		default:
-			seen[f] = true
-			if f == 4 {
-				ann, annNote, err = l.annotations(d)
-			} else {
-				err = d.SkipValue()
-			}
+			err = envelope.Skip(d)
 		}
 		if err != nil {
 			return err
@@ -226,7 +223,7 @@ func (l *list) item(d *jsontext.Decoder, i int) error {
 		why = "name is reserved by the bridge"
 	case l.seen[string(nb)]:
 		why = "duplicate name"
-	case len(l.tools) >= MaxTools:
+	case len(l.Tools) >= MaxTools:
 		why = tooMany
 	default:
 		why = s.why()
@@ -246,7 +243,7 @@ func (l *list) item(d *jsontext.Decoder, i int) error {
 		} else {
 			l.total += len(t.JSON) + 1
 			l.seen[name] = true
-			l.tools = append(l.tools, t)
+			l.Tools = append(l.Tools, t)
 			l.report(name, PartTitle, titleWhy)
 			l.report(name, PartAnnotations, annNote.String())
 		}
@@ -264,14 +261,14 @@ var (
 
 // full reports whether the report names no more drops: the rest are
 // counted, so what would name them need not be made.
-func (l *list) full() bool { return len(l.dropped) >= MaxDropped }
+func (l *reading) full() bool { return len(l.Dropped) >= MaxDropped }
 
 // report records a dropped tool, or a dropped part of a listed one.
-func (l *list) report(name, part, why string) {
+func (l *reading) report(name, part, why string) {
 	switch {
 	case why == "":
 	case !l.full():
-		l.dropped = append(l.dropped, Dropped{Name: name, Part: part, Reason: why})
+		l.Dropped = append(l.Dropped, Dropped{Name: name, Part: part, Reason: why})
 	case part != "":
 		l.unlistedParts++
 	default:
@@ -293,6 +290,14 @@ func encode(t Tool, schema, annotations []byte) []byte {
 		b = append(append(b, `,"annotations":`...), annotations...)
 	}
 	return append(b, '}')
+}
+
+// value reads the next value whole, each name in it checked, as a piece
+// of raw (past the colon and space before it).
+func (l *reading) value(d *jsontext.Decoder) ([]byte, error) {
+	start := d.InputOffset()
+	err := envelope.Skip(d)
+	return bytes.TrimLeft(l.raw[start:d.InputOffset()], " \t\r\n:"), err
 }
 
 // field is the index in fields of k, a raw member name, or -1.
@@ -361,12 +366,12 @@ func cut(s string, n int) string {
 	return string([]rune(s)[:n-1]) + "…"
 }
 
-// schema writes an object schema as it reads it: every key and string
-// cleaned, a key judged as it reads once cleaned ("$re\u200bf" is a
-// $ref), "type" made object. A member is written as it comes and taken
-// back if its key, cleaned, was written before (the first counts) or it
-// is a remote reference. Keys keep the page's order, so the same list
-// writes the same bytes (internal/hub.Hub.SetTools compares them).
+// schema writes an object schema as it reads it: every string cleaned (a
+// key needs no cleaning: the door's rule, envelope.Name, refuses one that does not
+// print or comes twice), "type" made object. A member is written as it
+// comes and taken back if it is a remote reference or named as the
+// bridge's notes are. Keys keep the page's order, so the same list writes
+// the same bytes (internal/hub.Hub.SetTools compares them).
 type schema struct {
 	d    *jsontext.Decoder
 	out  []byte
@@ -401,16 +406,14 @@ func (s *schema) why() string {
 
 // value reads the value at level (the schema's own object is 0), appends
 // it cleaned, and returns it if a string. props collects an object's keys
-// into s.args. Past MaxSchema bytes read (past) the tool is dropped, so
-// the rest is skipped: a schema costs no more memory than that.
+// into s.args. Past MaxSchema bytes read (past) or MaxDepth levels the
+// tool is dropped, so the rest is skipped: a schema costs no more memory
+// than that.
 func (s *schema) value(level int, props bool) (string, error) {
 	d := s.d
-	switch {
-	case level > MaxDepth:
-		s.deep = true
-		return "", d.SkipValue()
-	case level > 0 && s.past():
-		return "", d.SkipValue()
+	s.deep = s.deep || level > MaxDepth
+	if s.deep || level > 0 && s.past() { // the tool is dropped: skip the rest
+		return "", envelope.Skip(d)
 	}
 	switch d.PeekKind() {
 	case '[':
@@ -464,35 +467,35 @@ func (s *schema) object(level int, props bool) error {
 		s.start = d.InputOffset() - 1
 	}
 	s.out = append(s.out, '{')
-	names := map[string]bool{} // the keys written
+	written := 0
 	for d.PeekKind() == '"' {
-		k, err := d.ReadValue()
+		k, err := envelope.Name(d)
 		if err != nil {
 			return err
 		}
 		if s.past() {
-			if err := d.SkipValue(); err != nil {
+			if err := envelope.Skip(d); err != nil {
 				return err
 			}
 			continue
 		}
-		name, mark := gate.Clean(stringOf(k)), len(s.out)
-		if len(names) > 0 {
+		name, mark := stringOf(k), len(s.out)
+		if written > 0 {
 			s.out = append(s.out, ',')
 		}
 		s.out = append(gate.AppendString(s.out, name), ':')
-		c, err := s.value(level+1, level == 0 && name == "properties" && !names[name])
+		c, err := s.value(level+1, level == 0 && name == "properties")
 		if err != nil {
 			return err
 		}
-		if names[name] || gate.Reserved(name) || slices.Contains(uriKeys, name) && !strings.HasPrefix(c, "#") {
+		if gate.Reserved(name) || slices.Contains(uriKeys, name) && !strings.HasPrefix(c, "#") {
 			s.out = s.out[:mark]
 			continue
 		}
 		if level == 0 && name == "type" {
 			s.typed, s.other = true, c != "object"
 		}
-		names[name] = true
+		written++
 		if props {
 			s.args = append(s.args, name)
 		}
@@ -501,7 +504,7 @@ func (s *schema) object(level int, props bool) error {
 		return err
 	}
 	if level == 0 {
-		if !s.typed && len(names) > 0 {
+		if !s.typed && written > 0 {
 			s.out = append(s.out, ',')
 		}
 		if !s.typed {
@@ -525,23 +528,21 @@ var (
 // when none is left, and why anything else was dropped, worded only if
 // the tool is kept (annWhy.String): an item dropped past MaxDropped costs
 // no words. The tool stays.
-func (l *list) annotations(d *jsontext.Decoder) ([]byte, annWhy, error) {
+func (l *reading) annotations(d *jsontext.Decoder) ([]byte, annWhy, error) {
 	var why annWhy
 	if k := d.PeekKind(); k != '{' {
 		why.not = k != 'n'
-		return nil, why, d.SkipValue()
+		return nil, why, envelope.Skip(d)
 	}
 	d.ReadToken()
 	start := d.InputOffset() - 1
 	var kept [5]string // in written's order, as JSON
 	for d.PeekKind() == '"' {
-		k, err := d.ReadValue()
+		k, err := envelope.Name(d) // a piece of raw: the door's reader reads it in place
 		if err != nil {
 			return nil, why, err
 		}
-		end := int(d.InputOffset())
-		k = l.raw[end-len(k) : end : end] // a piece of raw, which the next read keeps
-		v, err := d.ReadValue()
+		v, err := l.value(d)
 		if err != nil {
 			return nil, why, err
 		}
@@ -551,7 +552,7 @@ func (l *list) annotations(d *jsontext.Decoder) ([]byte, annWhy, error) {
 		}
 		switch {
 		case i >= 0 && i < 4 && (string(v) == "true" || string(v) == "false"):
-			kept[i] = string(v) // a copy: v is valid until the next read
+			kept[i] = string(v)
 			continue
 		case i == 4 && v[0] == '"':
 			var t string

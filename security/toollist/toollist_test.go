@@ -2,11 +2,14 @@ package toollist
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"runtime"
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/stitchslop/stitchslop-bridge/internal/envelope"
 )
 
 // The bridge's own tools, written from protocol.md §7.5.
@@ -14,7 +17,21 @@ var reserved = []string{"wait_for_connection", "pair", "connection_status", "cal
 
 func sanitize(t *testing.T, list string) ([]Tool, []Dropped) {
 	t.Helper()
-	return Sanitize(json.RawMessage(list), reserved)
+	return read(t, frame(list), reserved)
+}
+
+// frame is a tab's tool-list frame of list.
+func frame[S ~string | ~[]byte](list S) []byte { return []byte(`{"tools":` + string(list) + `}`) }
+
+// read is what Sanitize makes of frame's tools value, which the door
+// hands it (envelope.DecodeTools) and must not refuse.
+func read(t testing.TB, frame []byte, reserved []string) ([]Tool, []Dropped) {
+	t.Helper()
+	var l List
+	if _, err := envelope.DecodeTools(frame, Sanitize(&l, reserved)); err != nil {
+		t.Fatalf("the door refused %.200q: %v", frame, err)
+	}
+	return l.Tools, l.Dropped
 }
 
 func names(tools []Tool) []string {
@@ -53,8 +70,6 @@ func TestSanitizeNames(t *testing.T) {
 		{"duplicate", `[{"name":"a"},{"name":"a"}]`, "a", "duplicate"},
 		{"case is a different tool", `[{"name":"a"},{"name":"A"}]`, "a,A", ""},
 		{"not an object", `[1,"x",null,[]]`, "", "not an object"},
-		// The door refuses a name given twice; given one anyway, the first counts.
-		{"name given twice", `[{"name":"a","name":"b"}]`, "a", ""},
 		{"members in any order", `[{"inputSchema":{"type":"object"},"description":"d","name":"a"}]`, "a", ""},
 	}
 	for _, tt := range tests {
@@ -74,7 +89,7 @@ func TestSanitizeNames(t *testing.T) {
 }
 
 func TestSanitizeNotAList(t *testing.T) {
-	for _, in := range []string{``, `null`, `{}`, `"tools"`, `{"name":"a"}`, `[{"name":"a"}`, `[{"name":"a"}]x`, `[1,]`} {
+	for _, in := range []string{`null`, `{}`, `"tools"`, `{"name":"a"}`, `1`} {
 		tools, dropped := sanitize(t, in)
 		if tools != nil || len(dropped) != 1 || dropped[0].Reason != NotAList {
 			t.Errorf("Sanitize(%q) = %v, %v; want nil, one %q", in, tools, dropped, NotAList)
@@ -164,15 +179,12 @@ func TestSanitizeSchema(t *testing.T) {
 		{"type added", `{"properties":{}}`, `{"properties":{},"type":"object"}`},
 		{"wrong type", `{"type":"string"}`, `{"type":"object"}`},
 		{"type that is no string", `{"type":["object","null"],"properties":{"a":{}}}`, `{"type":"object"}`},
-		{"type behind an invisible character", `{"ty\u200bpe":"obj\u200bect","type":"string"}`, `{"type":"object"}`},
 		{"remote ref dropped", `{"type":"object","properties":{"a":{"$ref":"https://evil.test/s.json"}}}`, `{"type":"object","properties":{"a":{}}}`},
 		{"local ref kept", `{"type":"object","properties":{"a":{"$ref":"#/$defs/a"}}}`, `{"type":"object","properties":{"a":{"$ref":"#/$defs/a"}}}`},
 		{"ref that is no string dropped", `{"type":"object","properties":{"a":{"$ref":{"x":"#"},"b":1}}}`, `{"type":"object","properties":{"a":{"b":1}}}`},
-		// A dropped reference does not take its name: the local one after it is kept.
-		{"remote ref then a local one", `{"type":"object","$ref":"https://evil.test/s.json","$re\u200bf":"#/a"}`, `{"type":"object","$ref":"#/a"}`},
-		// Decided on the key as it reads once cleaned (an outside attack).
-		{"remote ref behind an invisible character dropped", `{"type":"object","properties":{"a":{"$re\u200bf":"https://evil.test/s.json","$dynamic\u2060Ref":"https://evil.test/d.json"}}}`, `{"type":"object","properties":{"a":{}}}`},
-		{"keys that clean alike: the first, the same each time", `{"type":"object","properties":{"a":{"x\u200b":2,"x":1}}}`, `{"type":"object","properties":{"a":{"x":2}}}`},
+		{"remote dynamic ref dropped", `{"type":"object","properties":{"a":{"$dynamicRef":"https://evil.test/d.json","b":1}}}`, `{"type":"object","properties":{"a":{"b":1}}}`},
+		{"escaped key read as it reads unescaped", `{"type":"object","properties":{"a":{"\u0024ref":"https://evil.test/s.json"}}}`, `{"type":"object","properties":{"a":{}}}`},
+		{"named as the bridge's notes", `{"type":"object","[Bridge: x":1,"a":2}`, `{"type":"object","a":2}`},
 		{"invisible text removed", `{"type":"object","description":"ok\u200b\u202e\udb40\udc41"}`, `{"type":"object","description":"ok"}`},
 		// The one encoder's rule (gate.AppendString): <, > and & as they are,
 		// a page's needless escape undone (U+2028, which it escapes, is one
@@ -209,8 +221,8 @@ func TestSanitizeSchemaTooLarge(t *testing.T) {
 }
 
 // MaxDepth levels below the schema pass; one more drops the tool, in an
-// array, in a member given twice or in a remote reference too, which are
-// left out of what is written but read all the same.
+// array, in a member named as the bridge's notes or in a remote reference
+// too, which are left out of what is written but read all the same.
 func TestSanitizeSchemaDepth(t *testing.T) {
 	nest := func(levels int, open, close string) string {
 		return strings.Repeat(open, levels) + `1` + strings.Repeat(close, levels)
@@ -223,7 +235,7 @@ func TestSanitizeSchemaDepth(t *testing.T) {
 		{"objects, one past", nest(MaxDepth+1, `{"a":`, `}`), false},
 		{"arrays, at the bound", `{"a":` + nest(MaxDepth-1, `[`, `]`) + `}`, true},
 		{"arrays, one past", `{"a":` + nest(MaxDepth, `[`, `]`) + `}`, false},
-		{"in a member given twice", `{"a":1,"a\u200b":` + nest(MaxDepth, `[`, `]`) + `}`, false},
+		{"in a member named as the bridge's notes", `{"a":1,"[bridge":` + nest(MaxDepth, `[`, `]`) + `}`, false},
 		{"in a remote reference", `{"$ref":` + nest(MaxDepth, `[`, `]`) + `}`, false},
 	} {
 		tools, dropped := sanitize(t, `[{"name":"a","inputSchema":`+tt.schema+`}]`)
@@ -233,12 +245,11 @@ func TestSanitizeSchemaDepth(t *testing.T) {
 	}
 }
 
-// Args are the schema's property names as written: cleaned, the first of
-// two that clean alike, sorted; none when the schema is not of type object.
+// Args are the schema's property names as written, sorted; none when the
+// schema is not of type object.
 func TestSanitizeArgs(t *testing.T) {
 	for _, tt := range []struct{ schema, want string }{
-		{`{"type":"object","properties":{"b":{},"a\u200b":{},"a":{},"c":{"properties":{"x":{}}}}}`, "a,b,c"},
-		{`{"properties":{"z":1},"properties\u200b":{"y":1}}`, "z"},
+		{`{"type":"object","properties":{"b":{},"\u0061":{},"c":{"properties":{"x":{}}}}}`, "a,b,c"},
 		{`{"type":"string","properties":{"z":1}}`, ""},
 		{`{"type":"object","properties":["z"]}`, ""},
 		{`{"type":"object","items":{"properties":{"z":1}}}`, ""},
@@ -287,11 +298,11 @@ func TestSanitizeSchemaHugeIsSkipped(t *testing.T) {
 		`{"type":"object","description":"` + strings.Repeat("\\u200b", 1<<20) + `"}`,
 		`{"type":"object","enum":[` + strings.Repeat(`"a",`, 1<<20) + `"b"]}`,
 	} {
-		list := []byte(`[{"name":"a","inputSchema":` + schema + `},{"name":"b"}]`)
+		list := frame(`[{"name":"a","inputSchema":` + schema + `},{"name":"b"}]`)
 		var before, after runtime.MemStats
 		runtime.GC()
 		runtime.ReadMemStats(&before)
-		tools, dropped := Sanitize(list, reserved)
+		tools, dropped := read(t, list, reserved)
 		runtime.ReadMemStats(&after)
 		if len(tools) != 1 || len(dropped) != 1 || !strings.Contains(dropped[0].Reason, "over 32768 bytes") {
 			t.Errorf("Sanitize(a schema of %d bytes) = %v, %v; want a dropped for its size", len(schema), names(tools), dropped)
@@ -459,7 +470,7 @@ func TestSanitizeTitlesCannotPoseAsBridgeTools(t *testing.T) {
 		{"name":"d","title":5},
 		{"name":"e","title":"Render the scene"}
 	]`)
-	tools, dropped := Sanitize(raw, []string{"connection_status", "wait_for_connection"})
+	tools, dropped := read(t, frame(raw), []string{"connection_status", "wait_for_connection"})
 	if len(tools) != 5 {
 		t.Fatalf("Sanitize kept %d tools, want all 5 listed: %+v", len(tools), dropped)
 	}
@@ -504,4 +515,58 @@ func listed(tools []Tool) []byte {
 		b = append(b, tl.JSON...)
 	}
 	return append(b, ']')
+}
+
+// TestSanitizeKeepsTheDoorsRuleForNames: the door hands a frame's tools
+// value to Sanitize to read (envelope.DecodeTools) rather than read it
+// itself, so Sanitize keeps the door's rule for every name in it, read or
+// skipped (envelope.Name, envelope.Skip): a frame the door refuses for its
+// names when it reads the value itself (envelope.Decode) is refused the
+// same, wherever the name is. Fails with d.SkipValue for envelope.Skip, or
+// without envelope.Name.
+func TestSanitizeKeepsTheDoorsRuleForNames(t *testing.T) {
+	var many strings.Builder
+	for i := range envelope.MaxMembers + 1 {
+		fmt.Fprintf(&many, `"m%d":0,`, i)
+	}
+	kinds := map[string]string{
+		"twice":         `"a":1,"a":2`,
+		"twice escaped": `"a":1,"\u0061":2`,
+		"invisible":     `"a\u200b":1`,
+		"bidi":          "\"\u202ea\":1",
+		"long":          `"` + strings.Repeat("k", envelope.MaxName+1) + `":1`,
+		"many":          strings.TrimSuffix(many.String(), ","),
+	}
+	past := `{"type":"object","description":"` + strings.Repeat("x", MaxSchema) + `"`
+	places := map[string]string{
+		"the value":              `{BAD}`,
+		"an item":                `[{"name":"a",BAD}]`,
+		"an item not a tool":     `[[{BAD}]]`,
+		"an item past a report":  `[` + strings.Repeat(`0,`, MaxDropped+10) + `{BAD}]`,
+		"a member not read":      `[{"name":"a","x":{BAD}}]`,
+		"a name":                 `[{"name":{BAD}}]`,
+		"a description":          `[{"name":"a","description":[{BAD}]}]`,
+		"a schema":               `[{"name":"a","inputSchema":{"type":"object","properties":{"p":{BAD}}}}]`,
+		"a schema not a schema":  `[{"name":"a","inputSchema":[{BAD}]}]`,
+		"a schema too deep":      `[{"name":"a","inputSchema":` + strings.Repeat(`{"a":`, MaxDepth+1) + `{BAD}` + strings.Repeat(`}`, MaxDepth+1) + `}]`,
+		"a schema past its size": `[{"name":"a","inputSchema":` + past + `,"z":{BAD}}}]`,
+		"a key past its size":    `[{"name":"a","inputSchema":` + past + `,BAD}}]`,
+		"annotations":            `[{"name":"a","annotations":{BAD}}]`,
+		"an annotation":          `[{"name":"a","annotations":{"readOnlyHint":{BAD}}}]`,
+		"annotations not so":     `[{"name":"a","annotations":[{BAD}]}]`,
+	}
+	for kind, bad := range kinds {
+		for place, list := range places {
+			f := frame(strings.Replace(list, "BAD", bad, 1))
+			var l List
+			_, err := envelope.DecodeTools(f, Sanitize(&l, reserved))
+			_, alone := envelope.Decode(f)
+			if !errors.Is(alone, envelope.ErrBadNames) {
+				t.Fatalf("%s in %s: the door reading it alone says %v, want %v", kind, place, alone, envelope.ErrBadNames)
+			}
+			if refusal(err) != refusal(alone) {
+				t.Errorf("%s in %s: read by Sanitize, the door says %v, want %v as when it reads the value itself", kind, place, err, alone)
+			}
+		}
+	}
 }
