@@ -20,10 +20,10 @@ var readers = sync.Pool{New: func() any { return new(reader) }}
 // empty is what a free reader reads, so that the pool holds no reply.
 var empty bytes.Buffer
 
-func newReader(b []byte) *reader {
+func newReader(b []byte, opts ...jsontext.Options) *reader {
 	rd := readers.Get().(*reader)
 	rd.bb = *bytes.NewBuffer(b)
-	rd.d.Reset(&rd.bb)
+	rd.d.Reset(&rd.bb, opts...)
 	return rd
 }
 
