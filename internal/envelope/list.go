@@ -27,7 +27,7 @@ type rec struct{ a, b, c, d int }
 // entries and the members of those that are objects.
 type lists struct {
 	recs        []rec
-	head, entry int // the open list's head and entry; head -1 when none
+	head, entry int    // the open list's head and entry; head -1 when none
 	name        [2]int // the open entry's member's name
 	val         int    // where its value starts
 }
