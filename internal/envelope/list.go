@@ -203,10 +203,19 @@ func (e Entry) named(m rec, name string) bool {
 
 // AppendJSON appends e's members but those named drop, as they came,
 // then own's (an entry that is no object, own's alone), as one object.
+// dst grows once, by what e's members written take: an entry of
+// megabytes grown by append would cost several times its size.
 func (e Entry) AppendJSON(dst []byte, drop []string, own Object) []byte {
-	dst = append(dst, '{')
+	kept := func(m rec) bool { return !slices.ContainsFunc(drop, func(s string) bool { return e.named(m, s) }) }
+	n := 2
 	for _, m := range e.members {
-		if !slices.ContainsFunc(drop, func(s string) bool { return e.named(m, s) }) {
+		if kept(m) {
+			n += m.b - m.a + m.d - m.c + 2
+		}
+	}
+	dst = append(slices.Grow(dst, n), '{')
+	for _, m := range e.members {
+		if kept(m) {
 			dst = append(append(append(dst, e.b[m.a:m.b]...), ':'), e.b[m.c:m.d]...)
 			dst = append(dst, ',')
 		}
