@@ -203,17 +203,22 @@ func (e Entry) named(m rec, name string) bool {
 
 // AppendJSON appends e's members but those named drop, as they came,
 // then own's (an entry that is no object, own's alone), as one object.
-// dst grows once, by what e's members written take: an entry of
-// megabytes grown by append would cost several times its size.
+// dst grows once, by what it takes and a byte for the list's comma or
+// bracket after it: an entry of megabytes grown by append would cost
+// several times its size.
 func (e Entry) AppendJSON(dst []byte, drop []string, own Object) []byte {
 	kept := func(m rec) bool { return !slices.ContainsFunc(drop, func(s string) bool { return e.named(m, s) }) }
-	n := 2
+	tail := append(own.appendMembers(nil), '}')
+	n := 2 + len(tail)
 	for _, m := range e.members {
 		if kept(m) {
 			n += m.b - m.a + m.d - m.c + 2
 		}
 	}
-	dst = append(slices.Grow(dst, n), '{')
+	if cap(dst)-len(dst) < n { // by a quarter at least, as append grows
+		dst = append(make([]byte, 0, len(dst)+max(n, len(dst)/4)), dst...)
+	}
+	dst = append(dst, '{')
 	for _, m := range e.members {
 		if kept(m) {
 			dst = append(append(append(dst, e.b[m.a:m.b]...), ':'), e.b[m.c:m.d]...)
@@ -223,5 +228,5 @@ func (e Entry) AppendJSON(dst []byte, drop []string, own Object) []byte {
 	if len(own) == 0 {
 		dst = bytes.TrimSuffix(dst, []byte(","))
 	}
-	return append(own.appendMembers(dst), '}')
+	return append(dst, tail...)
 }
