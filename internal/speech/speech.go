@@ -32,15 +32,15 @@ var Args = json.RawMessage(`{"timeoutSeconds":` + strconv.Itoa(Seconds) + `}`)
 
 // Answer is a voice.listen envelope; a member of another type is absent.
 type Answer struct {
-	OK      bool
-	Error   string
-	Message string
-	// Reply is the answer as the door read it: its heard (a list of
-	// {text, atMs}) and selection are walked from it (Reply.Entries).
-	Reply        envelope.Reply
+	OK           bool
+	Error        string
+	Message      string
 	Say          string
 	VoiceOn      *bool
 	VoiceSupport json.RawMessage // nil when absent or null
+	// Reply is the answer as the door read it: its heard (a list of
+	// {text, atMs}) and selection are walked from it (Reply.Entries).
+	Reply envelope.Reply
 }
 
 func Read(env envelope.Reply) Answer {
