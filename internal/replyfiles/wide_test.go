@@ -17,7 +17,7 @@ import (
 // less than twice the reply: the list shown in its place, about the
 // reply's size, is written from the entries' pieces, each entry grown
 // into once (envelope.Entry.AppendJSON). Before, 163 MB: every name of
-// every entry copied into a string (envelope.ObjectOf), cloned again
+// every entry copied into a string (ObjectOf, since gone), cloned again
 // (Object.Without), and the list grown by append.
 func TestSec_T9_SaveOfWideNamesAllocatesLessThanTwiceTheReply(t *testing.T) {
 	png := base64.StdEncoding.EncodeToString([]byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR"))
