@@ -15,21 +15,22 @@ import (
 // list of millions of entries costs no record past it: a list whose
 // records do not all fit is recorded not at all, and read once more when
 // a face walks it (Entries).
-const maxRecs = 4096
+const maxRecs = 1024
 
-// rec is one record of a top-level list, offsets into the reply: its head
+// rec is one record of a top-level list, offsets into the reply (at most
+// limits.PageFrame, 64 MiB; Decode records none past 2 GiB): its head
 // (a where it starts, b how many records follow), an entry (a:b,
 // and c its members, -1 when it is no object) or an entry's member (a:b
 // its name, c:d its value).
-type rec struct{ a, b, c, d int }
+type rec struct{ a, b, c, d int32 }
 
 // lists records, as the door reads each token, every top-level list's
 // entries and the members of those that are objects.
 type lists struct {
 	recs        []rec
-	head, entry int    // the open list's head and entry; head -1 when none
-	name        [2]int // the open entry's member's name
-	val         int    // where its value starts
+	head, entry int      // the open list's head and entry; head -1 when none
+	name        [2]int32 // the open entry's member's name
+	val         int32    // where its value starts
 }
 
 func (l *lists) add(r rec) {
@@ -44,9 +45,8 @@ func (l *lists) add(r rec) {
 // in an object entry of a list being recorded.
 func (l *lists) inObject() bool { return l.head >= 0 && l.recs[l.entry].c >= 0 }
 
-// open sees a container begin at at, depth its parent's.
-func (l *lists) open(d *jsontext.Decoder, depth, at int) {
-	kind, _ := d.StackIndex(depth + 1)
+// open sees a container of kind begin at at, depth its parent's.
+func (l *lists) open(kind jsontext.Kind, depth int, at int32) {
 	switch {
 	case depth == 1 && kind == '[':
 		l.head = len(l.recs)
@@ -65,34 +65,35 @@ func (l *lists) open(d *jsontext.Decoder, depth, at int) {
 	}
 }
 
-// scalar sees a name or value at..end, the nth token at its depth.
-func (l *lists) scalar(depth int, n int64, at, end int) {
+// scalar sees a name or value at..end, the nth token at its depth, in a
+// list.
+func (l *lists) scalar(depth int, n int64, at, end int32) {
 	switch {
-	case depth == 2 && l.head >= 0:
+	case depth == 2:
 		l.entry = len(l.recs)
 		l.add(rec{a: at, b: end, c: -1})
 	case depth == 3 && l.inObject() && n%2 == 0:
-		l.name = [2]int{at, end}
+		l.name = [2]int32{at, end}
 	case depth == 3 && l.inObject():
 		l.member(at, end)
 	}
 }
 
 // member records the open entry's member whose value ends at end.
-func (l *lists) member(val, end int) {
+func (l *lists) member(val, end int32) {
 	l.add(rec{a: l.name[0], b: l.name[1], c: val, d: end})
 	if l.head >= 0 {
 		l.recs[l.entry].c++
 	}
 }
 
-// close sees a container end at end, depth its own.
-func (l *lists) close(depth, end int) {
+// close sees a container end at end, depth its own, in a list.
+func (l *lists) close(depth int, end int32) {
 	switch {
-	case depth == 2 && l.head >= 0:
-		l.recs[l.head].b = len(l.recs) - l.head - 1
+	case depth == 2:
+		l.recs[l.head].b = int32(len(l.recs) - l.head - 1)
 		l.head = -1
-	case depth == 3 && l.head >= 0:
+	case depth == 3:
 		l.recs[l.entry].b = end
 	case depth == 4 && l.inObject():
 		l.member(l.val, end)
@@ -118,11 +119,11 @@ func (r Reply) Entries(name string) iter.Seq2[int, Entry] {
 		if !bytes.HasPrefix(v, []byte("[")) {
 			return
 		}
-		for h := 0; h < len(r.recs); h += r.recs[h].b + 1 {
+		for h := 0; h < len(r.recs); h += int(r.recs[h].b) + 1 {
 			if &r.raw[r.recs[h].a] == &v[0] { // the door's list, not one With set
-				recs := r.recs[h+1 : h+1+r.recs[h].b]
-				for n, j := 0, 0; j < len(recs); n, j = n+1, j+1+max(recs[j].c, 0) {
-					if !yield(n, Entry{r.raw, recs[j], recs[j+1 : j+1+max(recs[j].c, 0)]}) {
+				recs := r.recs[h+1 : h+1+int(r.recs[h].b)]
+				for n, j := 0, 0; j < len(recs); n, j = n+1, j+1+int(max(recs[j].c, 0)) {
+					if !yield(n, Entry{r.raw, recs[j], recs[j+1 : j+1+int(max(recs[j].c, 0))]}) {
 						return
 					}
 				}
@@ -149,27 +150,27 @@ func stream(v []byte, yield func(int, Entry) bool) {
 			return
 		case '{':
 			d.ReadToken()
-			for e.a = int(d.InputOffset()) - 1; d.PeekKind() == '"'; {
+			for e.a = int32(d.InputOffset()) - 1; d.PeekKind() == '"'; {
 				k, _ := d.ReadValue()
-				name := int(d.InputOffset())
+				name := int32(d.InputOffset())
 				val, err := d.ReadValue()
 				if err != nil {
 					return
 				}
-				end := int(d.InputOffset())
-				m = append(m, rec{name - len(k), name, end - len(val), end})
+				end := int32(d.InputOffset())
+				m = append(m, rec{name - int32(len(k)), name, end - int32(len(val)), end})
 			}
 			if _, err := d.ReadToken(); err != nil {
 				return
 			}
-			e.b, e.c = int(d.InputOffset()), len(m)
+			e.b, e.c = int32(d.InputOffset()), int32(len(m))
 		default:
 			val, err := d.ReadValue()
 			if err != nil {
 				return
 			}
-			e.b = int(d.InputOffset())
-			e.a = e.b - len(val)
+			e.b = int32(d.InputOffset())
+			e.a = e.b - int32(len(val))
 		}
 		if !yield(n, Entry{v, e, m}) {
 			return
@@ -212,7 +213,7 @@ func (e Entry) AppendJSON(dst []byte, drop []string, own Object) []byte {
 	n := 2 + len(tail)
 	for _, m := range e.members {
 		if kept(m) {
-			n += m.b - m.a + m.d - m.c + 2
+			n += int(m.b-m.a+m.d-m.c) + 2
 		}
 	}
 	if cap(dst)-len(dst) < n { // by a quarter at least, as append grows

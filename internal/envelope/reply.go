@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
+	"slices"
 	"strings"
 
 	jsonv2 "github.com/go-json-experiment/json"
@@ -58,7 +60,7 @@ func DecodeTools(b []byte, read Tools) (Reply, error) {
 	rd := newReader(b)
 	defer rd.free()
 	r := Reply{raw: b, members: make(Object, 0, 8)} // a reply has a few
-	ls := lists{head: -1}
+	ls := lists{recs: rd.recs[:0], head: -1}
 	if err := rd.top(b, read, &ls, func(name string, v []byte, seen gate.Seen) {
 		r.members = append(r.members, Member{Key: name, Value: v, Seen: seen})
 		if name == "dataUrl" {
@@ -74,7 +76,9 @@ func DecodeTools(b []byte, read Tools) (Reply, error) {
 		}
 		return Reply{}, ref
 	}
-	r.recs = ls.recs
+	if rd.recs = ls.recs; len(ls.recs) > 0 && len(b) <= math.MaxInt32 {
+		r.recs = slices.Clone(ls.recs) // rd's are the next reply's
+	}
 	return r, nil
 }
 
@@ -119,10 +123,10 @@ func (rd *reader) top(b []byte, read Tools, ls *lists, member func(name string, 
 			prev = int(d.InputOffset())
 		}
 		var err error
-		switch d.PeekKind() {
+		switch kind := d.PeekKind(); kind {
 		case '{', '[':
 			if _, err = d.ReadToken(); err == nil {
-				ls.open(d, depth, int(d.InputOffset())-1)
+				ls.open(kind, depth, int32(d.InputOffset())-1)
 			}
 			if err == nil && depth == 1 {
 				start, seen = int(d.InputOffset())-1, gate.Seen{}
@@ -135,7 +139,9 @@ func (rd *reader) top(b []byte, read Tools, ls *lists, member func(name string, 
 			if _, err = d.ReadToken(); err != nil {
 				break
 			}
-			ls.close(depth, int(d.InputOffset()))
+			if ls.head >= 0 { // in a list
+				ls.close(depth, int32(d.InputOffset()))
+			}
 			switch depth {
 			case 1:
 				if _, err := d.ReadToken(); err != io.EOF {
@@ -161,7 +167,9 @@ func (rd *reader) top(b []byte, read Tools, ls *lists, member func(name string, 
 			}
 			end := int(d.InputOffset())
 			v = b[end-len(v) : end]
-			ls.scalar(depth, n, end-len(v), end)
+			if ls.head >= 0 {
+				ls.scalar(depth, n, int32(end-len(v)), int32(end))
+			}
 			if look {
 				seen.Gap(b[prev : end-len(v)])
 				seen.Entry(kind, n)

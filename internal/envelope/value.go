@@ -11,8 +11,9 @@ import (
 // place (over a bytes.Buffer, jsontext reads the buffer's own bytes, with
 // no copy), pooled, so that a reply costs no decoder of its own.
 type reader struct {
-	d  jsontext.Decoder
-	bb bytes.Buffer
+	d    jsontext.Decoder
+	bb   bytes.Buffer
+	recs []rec // the door's records of a reply's lists, copied out (lists)
 }
 
 var readers = sync.Pool{New: func() any { return new(reader) }}
