@@ -18,7 +18,7 @@ import (
 const maxRecs = 1024
 
 // rec is one record of a top-level list, offsets into the reply (at most
-// limits.PageFrame, 64 MiB; Decode records none past 2 GiB): its head
+// limits.ControlAnswer, about 64 MiB; Decode records none past 2 GiB): its head
 // (a where it starts, b how many records follow), an entry (a:b,
 // and c its members, -1 when it is no object) or an entry's member (a:b
 // its name, c:d its value).
