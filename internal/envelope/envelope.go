@@ -5,7 +5,9 @@
 // the answer, encoded by each exit (security/gate), so an image of
 // megabytes is never copied, each with what the door saw in it
 // (gate.Seen), so that the gate writes a list or object with nothing in
-// it to change without reading it again.
+// it to change without reading it again; and where each top-level list's
+// entries and their members lie, so that a face walks them unread
+// (Reply.Entries).
 package envelope
 
 import (
