@@ -74,6 +74,10 @@ func TestEntriesAsRead(t *testing.T) {
 		`{"a":[{"x":{"y":[1,2]},"z":[{"q":1}]}],"b":[1,2,3]}`,
 		`{"wide":[` + strings.Repeat(`{"k":"v","n":1},`, maxRecs/3) + `{}],"small":[{"k":1}],"after":[` + strings.Repeat(`{"k":"v","n":1},`, maxRecs/3) + `{}]}`,
 		` { "a" : [ { "b" : 1 } , 2 ] } `,
+		// A list of maxRecs records exactly, then one of a record more,
+		// each with lists after it.
+		`{"a":[` + strings.Repeat(`{"k":1},`, maxRecs/2-1) + `0],"b":[1],"c":[{"k":{"j":2}},2]}`,
+		`{"a":[` + strings.Repeat(`{"k":1},`, maxRecs/2-1) + `{"k":[1]}],"b":[1],"c":[{"k":{"j":2}},2]}`,
 	} {
 		r, err := Decode([]byte(in))
 		if err != nil {
