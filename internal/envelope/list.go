@@ -51,8 +51,6 @@ func (l *lists) open(kind jsontext.Kind, depth int, at int32) {
 	case depth == 1 && kind == '[':
 		l.head = len(l.recs)
 		l.add(rec{a: at})
-	case depth == 1:
-		l.head = -1
 	case depth == 2 && l.head >= 0:
 		l.entry = len(l.recs)
 		e := rec{a: at, c: -1}
