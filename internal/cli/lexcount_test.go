@@ -29,3 +29,19 @@ func TestOneLexPerReply(t *testing.T) {
 		}
 	}
 }
+
+// call --save reads the answer once at the door, and walks its files
+// list from what the door recorded (envelope.Reply.Entries): the list it
+// prints in its place, rebuilt from the entries' pieces, is read once more
+// by the gate's walk as it is written, so 2 in all, however many entries.
+// (Before, 3 and one more an entry: the list read again, each entry read
+// again into an object, then the walk.)
+func TestOneLexPerSavedReply(t *testing.T) {
+	file := `{"name":"a.png","w":[1,{"k":2}],"dataUrl":"data:image/png;base64,` + pngB64 + `"}`
+	dir := replyWith(t, `{"ok":true,"say":"Exported.","files":[`+file+`,`+file+`,`+file+`],"n":1}`)
+	before := envelope.Lexes()
+	code, out, stderr := runRaw(t, dir, "call", "design.export", "--save", t.TempDir())
+	if got := envelope.Lexes() - before; code != 0 || got != 2 {
+		t.Errorf("call --save: exit %d, read %d times, want 0 and twice; stdout %.300s; stderr %.200s", code, got, out, stderr)
+	}
+}

@@ -5,7 +5,9 @@
 // the answer, encoded by each exit (security/gate), so an image of
 // megabytes is never copied, each with what the door saw in it
 // (gate.Seen), so that the gate writes a list or object with nothing in
-// it to change without reading it again.
+// it to change without reading it again; and where each top-level list's
+// entries and their members lie, so that a face walks them unread
+// (Reply.Entries).
 package envelope
 
 import (
@@ -26,17 +28,6 @@ type Member struct {
 
 // Object is a JSON object with its member order kept.
 type Object []Member
-
-// ObjectOf returns the members of v (an entry of a reply's files list), or
-// false when v is not an object.
-func ObjectOf(v json.RawMessage) (Object, bool) {
-	var o Object
-	ok := gate.Each(v, func(name string, val []byte) bool {
-		o = append(o, Member{Key: name, Value: val})
-		return true
-	})
-	return o, ok
-}
 
 // Get returns the value of key, or nil.
 func (o Object) Get(key string) json.RawMessage {
@@ -64,7 +55,10 @@ func (o Object) With(key string, v any) Object {
 // AppendJSON appends o as one JSON object: names quoted by the one string
 // encoder (gate.AppendString), values as they are, never escaped again.
 func (o Object) AppendJSON(dst []byte) []byte {
-	dst = append(dst, '{')
+	return append(o.appendMembers(append(dst, '{')), '}')
+}
+
+func (o Object) appendMembers(dst []byte) []byte {
 	for i, m := range o {
 		if i > 0 {
 			dst = append(dst, ',')
@@ -72,7 +66,7 @@ func (o Object) AppendJSON(dst []byte) []byte {
 		dst = gate.AppendString(dst, m.Key)
 		dst = append(append(dst, ':'), m.Value...)
 	}
-	return append(dst, '}')
+	return dst
 }
 
 // All yields the members marked Own when own is set, else the others, in

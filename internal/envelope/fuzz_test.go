@@ -26,7 +26,8 @@ var strip = unprintable.Strip
 // type it names. Into agrees on syntax and names given twice. The gate
 // writes its members from what the door saw as it writes them read again,
 // for every Guard, after a face's words and before its own members
-// (sameAsWalkAll).
+// (sameAsWalkAll). Its lists' entries read as encoding/json reads them,
+// recorded or streamed (entriesAsRead).
 func FuzzDecode(f *testing.F) {
 	f.Fuzz(func(t *testing.T, b []byte) {
 		r, err := Decode(b)
@@ -64,6 +65,7 @@ func FuzzDecode(f *testing.F) {
 			t.Fatalf("Decode(%q) = %d members; encoding/json reads %d", b, len(r.Members()), len(want))
 		}
 		sameAsWalkAll(t, r)
+		entriesAsRead(t, r)
 		for _, m := range r.Members() {
 			var got, exp any
 			if json.Unmarshal(m.Value, &got) != nil || json.Unmarshal(want[m.Key], &exp) != nil || !reflect.DeepEqual(got, exp) {

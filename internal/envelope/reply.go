@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
+	"slices"
 	"strings"
 
 	jsonv2 "github.com/go-json-experiment/json"
@@ -23,6 +25,7 @@ type Reply struct {
 	raw     []byte
 	members Object
 	image   Image
+	recs    []rec // its top-level lists' entries (Entries)
 }
 
 // The door's refusals: ErrNotObject for anything but one valid JSON object
@@ -57,7 +60,8 @@ func DecodeTools(b []byte, read Tools) (Reply, error) {
 	rd := newReader(b)
 	defer rd.free()
 	r := Reply{raw: b, members: make(Object, 0, 8)} // a reply has a few
-	if err := rd.top(b, read, func(name string, v []byte, seen gate.Seen) {
+	ls := lists{recs: rd.recs[:0], head: -1}
+	if err := rd.top(b, read, &ls, func(name string, v []byte, seen gate.Seen) {
 		r.members = append(r.members, Member{Key: name, Value: v, Seen: seen})
 		if name == "dataUrl" {
 			r.image = imageOf(v) // one at most: a name given twice is refused
@@ -71,6 +75,9 @@ func DecodeTools(b []byte, read Tools) (Reply, error) {
 			}
 		}
 		return Reply{}, ref
+	}
+	if rd.recs = ls.recs; len(ls.recs) > 0 && len(b) <= math.MaxInt32 {
+		r.recs = slices.Clone(ls.recs) // rd's are the next reply's
 	}
 	return r, nil
 }
@@ -92,8 +99,9 @@ func (r *Refused) Unwrap() error { return r.why }
 // top reads b as one object, checking every name at every depth, and
 // calls member with each top-level member, its value a piece of b, and
 // what the gate needs to know of a container value to write it unread
-// again (gate.Seen); a "tools" value read reads itself (DecodeTools).
-func (rd *reader) top(b []byte, read Tools, member func(name string, v []byte, seen gate.Seen)) error {
+// again (gate.Seen); a "tools" value read reads itself (DecodeTools),
+// and ls records its lists' entries as they pass.
+func (rd *reader) top(b []byte, read Tools, ls *lists, member func(name string, v []byte, seen gate.Seen)) error {
 	d := &rd.d
 	switch d.PeekKind() {
 	case '{':
@@ -115,9 +123,12 @@ func (rd *reader) top(b []byte, read Tools, member func(name string, v []byte, s
 			prev = int(d.InputOffset())
 		}
 		var err error
-		switch d.PeekKind() {
+		switch kind := d.PeekKind(); kind {
 		case '{', '[':
-			if _, err = d.ReadToken(); err == nil && depth == 1 {
+			if _, err = d.ReadToken(); err == nil {
+				ls.open(kind, depth, int32(d.InputOffset())-1)
+			}
+			if err == nil && depth == 1 {
 				start, seen = int(d.InputOffset())-1, gate.Seen{}
 			} else if err == nil && look {
 				seen.Gap(b[prev : d.InputOffset()-1])
@@ -127,6 +138,9 @@ func (rd *reader) top(b []byte, read Tools, member func(name string, v []byte, s
 		case '}', ']':
 			if _, err = d.ReadToken(); err != nil {
 				break
+			}
+			if ls.head >= 0 { // in a list
+				ls.close(depth, int32(d.InputOffset()))
 			}
 			switch depth {
 			case 1:
@@ -153,6 +167,9 @@ func (rd *reader) top(b []byte, read Tools, member func(name string, v []byte, s
 			}
 			end := int(d.InputOffset())
 			v = b[end-len(v) : end]
+			if ls.head >= 0 {
+				ls.scalar(depth, n, int32(end-len(v)), int32(end))
+			}
 			if look {
 				seen.Gap(b[prev : end-len(v)])
 				seen.Entry(kind, n)
@@ -268,7 +285,7 @@ func Bridge(code, msg string) []byte { return Own(code, msg).raw }
 // saved what it carried (--out, --save, call_to_files). Bytes stays as it
 // came; the image stays only while o keeps r's own dataUrl.
 func (r Reply) With(o Object) Reply {
-	out := Reply{raw: r.raw, members: o}
+	out := Reply{raw: r.raw, members: o, recs: r.recs}
 	if v := o.Get("dataUrl"); v != nil && r.image.data != nil && &v[0] == &r.Get("dataUrl")[0] {
 		out.image = r.image
 	}

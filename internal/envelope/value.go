@@ -11,8 +11,9 @@ import (
 // place (over a bytes.Buffer, jsontext reads the buffer's own bytes, with
 // no copy), pooled, so that a reply costs no decoder of its own.
 type reader struct {
-	d  jsontext.Decoder
-	bb bytes.Buffer
+	d    jsontext.Decoder
+	bb   bytes.Buffer
+	recs []rec // the door's records of a reply's lists, copied out (lists)
 }
 
 var readers = sync.Pool{New: func() any { return new(reader) }}
@@ -20,10 +21,10 @@ var readers = sync.Pool{New: func() any { return new(reader) }}
 // empty is what a free reader reads, so that the pool holds no reply.
 var empty bytes.Buffer
 
-func newReader(b []byte) *reader {
+func newReader(b []byte, opts ...jsontext.Options) *reader {
 	rd := readers.Get().(*reader)
 	rd.bb = *bytes.NewBuffer(b)
-	rd.d.Reset(&rd.bb)
+	rd.d.Reset(&rd.bb, opts...)
 	return rd
 }
 

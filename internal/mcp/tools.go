@@ -617,29 +617,28 @@ func (s *Session) canvas(ctx context.Context, st hub.Snapshot, timeout time.Dura
 		b.WriteString(" " + say)
 	}
 	shown, more := 0, 0
-	gate.Items(env.Get("items"), func(item []byte) bool {
+	for _, item := range env.Entries("items") {
 		if shown == greetItems {
 			more++
-			return true
+			continue
 		}
 		shown++
-		fmt.Fprintf(&b, "\n%d. %s", shown, clip(gate.Get(item, "name"), greetLabel))
-		treat := clip(gate.Get(item, "treatmentLabel"), greetLabel)
+		fmt.Fprintf(&b, "\n%d. %s", shown, clip(item.Get("name"), greetLabel))
+		treat := clip(item.Get("treatmentLabel"), greetLabel)
 		if treat == "" {
-			treat = clip(gate.Get(item, "treatment"), greetLabel)
+			treat = clip(item.Get("treatment"), greetLabel)
 		}
 		if treat != "" {
 			b.WriteString(", " + treat)
 		}
-		n, ok := gate.Int(gate.Get(item, "stitches"))
+		n, ok := gate.Int(item.Get("stitches"))
 		if !ok {
-			n, ok = gate.Int(gate.Get(item, "stitchCount"))
+			n, ok = gate.Int(item.Get("stitchCount"))
 		}
 		if ok && n >= 0 {
 			b.WriteString(", " + thousands(n) + " stitches")
 		}
-		return true
-	})
+	}
 	if n, ok := gate.Int(env.Get("omitted")); ok && n > 0 {
 		more += int(min(n, math.MaxInt32))
 	}

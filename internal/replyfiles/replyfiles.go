@@ -106,21 +106,20 @@ func Ready(o Options) error {
 func Save(env envelope.Reply, o Options) Result {
 	r := Result{Env: env}
 	s := &saver{Batch: files.Batch{Dir: o.Dir, Overwrite: o.Overwrite}, o: o, r: &r}
-	if obj, changed := s.rewrite(env.Members()); changed {
+	if obj, changed := s.rewrite(env); changed {
 		r.Env = env.With(obj)
 	}
 	return r
 }
 
-// rewrite saves what obj carries and returns obj saying what
-// became of it, and whether that differs from obj.
-func (s *saver) rewrite(obj envelope.Object) (envelope.Object, bool) {
+// rewrite saves what env carries and returns its members saying what
+// became of it, and whether that differs from them.
+func (s *saver) rewrite(env envelope.Reply) (envelope.Object, bool) {
 	o := s.o
-	was := len(obj)
-	obj = Strip(obj)
-	changed := len(obj) != was
-	if raw := obj.Get("files"); raw != nil {
-		list, ok := s.list(raw)
+	obj := Strip(env.Members())
+	changed := len(obj) != len(env.Members())
+	if obj.Get("files") != nil {
+		list, ok := s.list(env)
 		switch {
 		case !ok:
 			s.refused("files", "it is not a list", nil)
@@ -157,25 +156,24 @@ func textOf(v []byte) ([]byte, bool) {
 	return []byte(t), ok
 }
 
-// list saves each entry of the files list raw and returns the list to show
+// list saves each entry of env's files list and returns the list to show
 // in its place; nil when it is empty, false when it is not a list.
-func (s *saver) list(raw []byte) ([]byte, bool) {
+func (s *saver) list(env envelope.Reply) ([]byte, bool) {
+	if env.Get("files")[0] != '[' {
+		return nil, false
+	}
 	out := []byte{'['}
 	n, left := 0, 0
-	ok := gate.Items(raw, func(v []byte) bool {
-		if n >= files.MaxSaved+lookPast {
+	for i, e := range env.Entries("files") {
+		if i >= files.MaxSaved+lookPast {
 			left++
-			return true
+			continue
 		}
-		if n > 0 {
+		if i > 0 {
 			out = append(out, ',')
 		}
-		out = append(out, s.entry(n, v)...)
+		out = s.entry(out, i, e)
 		n++
-		return true
-	})
-	if !ok {
-		return nil, false
 	}
 	if n == 0 {
 		return nil, true
@@ -187,28 +185,26 @@ func (s *saver) list(raw []byte) ([]byte, bool) {
 	return append(out, ']'), true
 }
 
-// entry saves files[i] and returns the entry to show in its place.
-func (s *saver) entry(i int, raw []byte) []byte {
+// entry saves files[i] and appends the entry to show in its place: its
+// members as they came, but those the bridge writes, then the bridge's.
+func (s *saver) entry(out []byte, i int, e envelope.Entry) []byte {
 	where := fmt.Sprintf("files[%d]", i)
-	e, isObject := envelope.ObjectOf(raw) // nil, and so no member, when not
 	name, _ := e.String("name")
 	dataURL := e.Get("dataUrl")
-	isString := len(dataURL) > 0 && dataURL[0] == '"' // the door read it: a JSON value
-	present := dataURL != nil
-	e = e.Without(entryMembers...)
+	var own envelope.Object
 	switch {
-	case !isObject:
-		e = s.refused(where, "it is not an object", nil)
+	case !e.IsObject():
+		own = s.refused(where, "it is not an object", nil)
 	case i >= files.MaxSaved:
-		e = s.refused(where, fmt.Sprintf("one reply may save at most %d files", files.MaxSaved), e)
-	case !present:
-		e = s.refused(where, "it carries no dataUrl", e)
-	case !isString:
-		e = s.refused(where, "its dataUrl is not a string", e)
+		own = s.refused(where, fmt.Sprintf("one reply may save at most %d files", files.MaxSaved), nil)
+	case dataURL == nil:
+		own = s.refused(where, "it carries no dataUrl", nil)
+	case dataURL[0] != '"': // the door read it: a JSON value
+		own = s.refused(where, "its dataUrl is not a string", nil)
 	default:
-		e = s.dataURL(where, name, dataURL, e)
+		own = s.dataURL(where, name, dataURL, nil)
 	}
-	return e.AppendJSON(nil)
+	return e.AppendJSON(out, entryMembers, own)
 }
 
 // dataURL saves the file v, a raw dataUrl value, carries: its base64 is

@@ -35,15 +35,16 @@ type Answer struct {
 	OK           bool
 	Error        string
 	Message      string
-	Heard        json.RawMessage // a list of {text, atMs}
-	Selection    json.RawMessage
 	Say          string
 	VoiceOn      *bool
 	VoiceSupport json.RawMessage // nil when absent or null
+	// Reply is the answer as the door read it: its heard (a list of
+	// {text, atMs}) and selection are walked from it (Reply.Entries).
+	Reply envelope.Reply
 }
 
 func Read(env envelope.Reply) Answer {
-	r := Answer{OK: env.OK(), Heard: env.Get("heard"), Selection: env.Get("selection")}
+	r := Answer{OK: env.OK(), Reply: env}
 	r.Error, _ = env.String("error")
 	r.Message, _ = env.String("message")
 	r.Say, _ = env.String("say")
@@ -161,25 +162,23 @@ func Run(ctx context.Context, tab Tab, send func(Event)) {
 	}
 }
 
-// answer sends what an ok answer carries, walking its list in place.
+// answer sends what an ok answer carries.
 func (b *budget) answer(a Answer, voice *string, send func(Event)) {
 	if e, ok := switched(a, voice); ok {
 		b.send(e, send, false)
 	}
-	n, m := 0, meta(a.Selection) // the time the answer came, for each
-	gate.Items(a.Heard, func(raw []byte) bool {
-		u, _ := envelope.ObjectOf(raw)
+	n, m := 0, meta(a.Reply) // the time the answer came, for each
+	for _, u := range a.Reply.Entries("heard") {
 		text, _ := u.String("text")
 		if text = Clip(text, MaxText); strings.TrimSpace(text) == "" {
-			return true
+			continue
 		}
 		if n++; n > MaxUtterances {
 			b.dropped++
-			return true
+			continue
 		}
 		b.send(Event{Content: text, Meta: m}, send, true)
-		return true
-	})
+	}
 	b.flush(send)
 }
 
@@ -222,23 +221,21 @@ func switched(a Answer, last *string) (Event, bool) {
 	return Event{Content: say, Meta: map[string]string{"voice": now, "time": stamp()}}, true
 }
 
-func meta(selection json.RawMessage) map[string]string {
+func meta(env envelope.Reply) map[string]string {
 	m := map[string]string{"time": stamp()}
 	var names []string
 	more := 0
-	gate.Items(selection, func(e []byte) bool {
-		o, _ := envelope.ObjectOf(e)
+	for _, o := range env.Entries("selection") {
 		name, _ := o.String("name")
 		if name = plain(Clip(name, maxName)); name == "" {
-			return true
+			continue
 		}
 		if len(names) == maxNames {
 			more++
 		} else {
 			names = append(names, name)
 		}
-		return true
-	})
+	}
 	if len(names) > 0 {
 		if more > 0 {
 			names = append(names, "and "+strconv.Itoa(more)+" more")

@@ -162,34 +162,31 @@ var readVoice = speech.Read
 // selection, printed once per answer (null when it is not a list), and
 // selectionMore counting the entries past its bounds. dropped counts the
 // utterances past maxUtterances. A heard that is not a list is nothing
-// heard. The lists are walked in place (gate.Items), so a reply of
-// millions of entries costs no memory.
+// heard.
 func heardLines(r voiceReply) (lines [][]byte, dropped int) {
 	n := 0
-	gate.Items(r.Heard, func(raw []byte) bool {
+	for _, u := range r.Reply.Entries("heard") {
 		if n++; n > maxUtterances {
 			dropped++
-			return true
+			continue
 		}
-		u, _ := envelope.ObjectOf(raw)
 		t := u.Get("text")
 		if len(t) <= 2 || t[0] != '"' { // not a string, or ""
-			return true
+			continue
 		}
 		heard := field{"heard", text(t, maxText)}
 		at := field{"atMs", number(u.Get("atMs"))}
 		if len(lines) > 0 {
 			lines = append(lines, line(heard, at))
-			return true
+			continue
 		}
-		sel, more := selection(r.Selection)
+		sel, more := selection(r.Reply)
 		var over []byte
 		if more > 0 {
 			over = strconv.AppendInt(nil, int64(more), 10)
 		}
 		lines = append(lines, line(heard, at, field{"selection", sel}, field{"selectionMore", over}))
-		return true
-	})
+	}
 	return lines, dropped
 }
 
@@ -215,13 +212,15 @@ func number(v []byte) []byte {
 // {id, name} entries (those that are not objects, or have no id, left
 // out) while they fit maxSelection and maxSelectionBytes as the line's
 // encoder writes them, each id and name bounded at maxSelectionField
-// (text); more counts the entries past the bounds. It is null when raw is
+// (text); more counts the entries past the bounds. It is null when env's is
 // not a list. An id is a string, or a number written as a string.
-func selection(raw []byte) (sel []byte, more int) {
+func selection(env envelope.Reply) (sel []byte, more int) {
+	if v := env.Get("selection"); len(v) == 0 || v[0] != '[' {
+		return []byte("null"), 0
+	}
 	sel = []byte{'['}
 	n := 0
-	if !gate.Items(raw, func(e []byte) bool {
-		o, _ := envelope.ObjectOf(e)
+	for _, o := range env.Entries("selection") {
 		v := o.Get("id")
 		var id []byte
 		switch {
@@ -230,7 +229,7 @@ func selection(raw []byte) (sel []byte, more int) {
 		case len(v) > 0 && (v[0] == '-' || '0' <= v[0] && v[0] <= '9'):
 			id = clip(string(v), maxSelectionField)
 		default:
-			return true
+			continue
 		}
 		name := o.Get("name")
 		if len(name) < 2 || name[0] != '"' {
@@ -239,15 +238,12 @@ func selection(raw []byte) (sel []byte, more int) {
 		entry := line(field{"id", id}, field{"name", text(name, maxSelectionField)})
 		if n == maxSelection || len(sel)+len(entry)+2 > maxSelectionBytes {
 			more++
-			return true
+			continue
 		}
 		if n++; n > 1 {
 			sel = append(sel, ',')
 		}
 		sel = append(sel, entry...)
-		return true
-	}) {
-		return []byte("null"), 0
 	}
 	return append(sel, ']'), more
 }

@@ -86,34 +86,6 @@ func nameOf(k []byte) string {
 	return string(u)
 }
 
-// Items calls f with each element until f returns false. It reports
-// whether v is an array.
-func Items(v []byte, f func(value []byte) bool) bool {
-	if len(v) == 0 {
-		return false
-	}
-	lexed()
-	rd := newReader(v, lenient...)
-	defer rd.free()
-	d := &rd.d
-	if tok, err := d.ReadToken(); err != nil || tok.Kind() != '[' {
-		return false
-	}
-	for k := d.PeekKind(); k != ']'; k = d.PeekKind() {
-		if k == 0 {
-			return false
-		}
-		val, err := d.ReadValue()
-		if err != nil {
-			return false
-		}
-		if !f(rd.piece(v, val)) {
-			return true
-		}
-	}
-	return true
-}
-
 func Get(v []byte, name string) []byte {
 	var out []byte
 	Each(v, func(k string, val []byte) bool {

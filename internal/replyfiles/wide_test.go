@@ -1,0 +1,51 @@
+package replyfiles
+
+import (
+	"encoding/base64"
+	"fmt"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/stitchslop/stitchslop-bridge/internal/envelope"
+)
+
+// TestSec_T9_SaveOfWideNamesAllocatesLessThanTwiceTheReply: saving a
+// reply of about 20 MB whose files list is two entries of 9,990 members
+// with 1,000-byte names (envelope.MaxName is 1,024, MaxMembers 10,000)
+// beside name and dataUrl (an outside attack on call_to_files) allocates
+// less than twice the reply: the list shown in its place, about the
+// reply's size, is written from the entries' pieces, each entry grown
+// into once (envelope.Entry.AppendJSON). Before, 163 MB: every name of
+// every entry copied into a string (ObjectOf, since gone), cloned again
+// (Object.Without), and the list grown by append.
+func TestSec_T9_SaveOfWideNamesAllocatesLessThanTwiceTheReply(t *testing.T) {
+	png := base64.StdEncoding.EncodeToString([]byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR"))
+	var sb strings.Builder
+	sb.WriteString(`{"ok":true,"files":[`)
+	for e := range 2 {
+		if e > 0 {
+			sb.WriteString(",")
+		}
+		sb.WriteString("{")
+		for i := range 9_990 {
+			fmt.Fprintf(&sb, `"%s%05d":0,`, strings.Repeat("n", 1000), i)
+		}
+		fmt.Fprintf(&sb, `"name":"f%d.png","dataUrl":"data:image/png;base64,%s"}`, e, png)
+	}
+	b := []byte(sb.String() + "]}")
+	env, err := envelope.Decode(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	r := Save(env, Options{Dir: t.TempDir()})
+	runtime.ReadMemStats(&after)
+	if got := after.TotalAlloc - before.TotalAlloc; len(r.Saved) != 2 || got >= uint64(2*len(b)) {
+		t.Errorf("Save saved %d files and allocated %d KiB for a %d KiB reply, want 2 and less than twice the reply", len(r.Saved), got>>10, len(b)>>10)
+	} else {
+		t.Logf("Save allocated %d KiB for a %d KiB reply", got>>10, len(b)>>10)
+	}
+}
