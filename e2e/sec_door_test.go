@@ -217,7 +217,7 @@ func TestSec_DoorImageCannotWriteStdoutThroughFollower(t *testing.T) {
 	}
 }
 
-// maxMembers is envelope.MaxMembers: the most members a reply's top level
+// maxMembers is gate.MaxMembers: the most members a reply's top level
 // may have.
 const maxMembers = 10_000
 

@@ -28,7 +28,7 @@ const (
 
 // namesAtDepth is an object nested depth levels deep, each level one
 // member whose name is a distinct 1,000-byte ASCII name: each name within
-// the door's envelope.MaxName (1,024 bytes), the depth within jsontext's
+// the door's gate.MaxMemberName (1,024 bytes), the depth within jsontext's
 // 10,000, so the door passes it. The gate's walk checked a container's
 // budget only from its second entry on, so every level's first member,
 // and every name, reached the exit.

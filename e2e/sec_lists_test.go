@@ -47,7 +47,7 @@ func listsExport(members map[string]string) pageHandler {
 }
 
 // TestSec_T16_FilesAfterAWideListAreSaved: a reply whose files list
-// follows a list of two objects of 10,000 members (envelope.MaxMembers,
+// follows a list of two objects of 10,000 members (gate.MaxMembers,
 // which the door takes) has its three files saved by call --save and
 // call_to_files. (The reverted door spent its bound on the earlier list
 // and saved none.)

@@ -50,7 +50,7 @@ func TestSpec2_5_ToolListKeepsTheDoorsRuleForNames(t *testing.T) {
 	p, _ := connectPage(t, b, map[string]any{"token": tok})
 	b.awaitStatus("the tab's tools", func(st map[string]any) bool { tools, _ := st["tools"].([]any); return len(tools) == 2 })
 	var many strings.Builder
-	for i := range 10_001 { // envelope.MaxMembers, and one more
+	for i := range 10_001 { // gate.MaxMembers, and one more
 		fmt.Fprintf(&many, `"m%d":0,`, i)
 	}
 	for name, tool := range map[string]string{

@@ -18,7 +18,7 @@ import (
 	"testing"
 
 	"github.com/stitchslop/stitchslop-bridge/internal/client"
-	"github.com/stitchslop/stitchslop-bridge/internal/envelope"
+	"github.com/stitchslop/stitchslop-bridge/security/gate"
 	"github.com/stitchslop/stitchslop-bridge/internal/exitcode"
 	"github.com/stitchslop/stitchslop-bridge/internal/ui"
 	"github.com/stitchslop/stitchslop-bridge/security/files"
@@ -886,7 +886,7 @@ func TestSaveImageNoClobber(t *testing.T) {
 // the bridge's own rewrite).
 func TestSaveFilesAtTheMemberBound(t *testing.T) {
 	entry := []byte(`{"name":"a.dst","dataUrl":"` + dataURL("application/octet-stream", dstData) + `"`)
-	for i := range envelope.MaxMembers - 2 {
+	for i := range gate.MaxMembers - 2 {
 		entry = fmt.Appendf(entry, `,"k%d":0`, i)
 	}
 	reply := `{"ok":true,"files":[` + string(entry) + `}]}`
@@ -894,9 +894,9 @@ func TestSaveFilesAtTheMemberBound(t *testing.T) {
 	var se bytes.Buffer
 	out, ns := saveFilesBytes([]byte(reply), dir, "", false, ui.NewLogger(&se))
 	if !bytes.Contains(out, []byte(`"savedBytes":5}`)) || ns != nil {
-		t.Fatalf("saveFiles(an entry of %d members) = %.200s, %v; want a.dst saved and reported", envelope.MaxMembers, out, ns)
+		t.Fatalf("saveFiles(an entry of %d members) = %.200s, %v; want a.dst saved and reported", gate.MaxMembers, out, ns)
 	}
 	if names := listDir(t, dir); len(names) != 1 {
-		t.Errorf("saveFiles(an entry of %d members) wrote %q, want a.dst", envelope.MaxMembers, names)
+		t.Errorf("saveFiles(an entry of %d members) wrote %q, want a.dst", gate.MaxMembers, names)
 	}
 }

@@ -15,7 +15,7 @@ import (
 	"testing"
 
 	"github.com/stitchslop/stitchslop-bridge/internal/client"
-	"github.com/stitchslop/stitchslop-bridge/internal/envelope"
+	"github.com/stitchslop/stitchslop-bridge/security/gate"
 	"github.com/stitchslop/stitchslop-bridge/internal/exitcode"
 	"github.com/stitchslop/stitchslop-bridge/internal/ui"
 )
@@ -198,15 +198,15 @@ func TestSaveImageKeepsEarlierFile(t *testing.T) {
 // bridge's own rewrite).
 func TestSaveImageAtTheMemberBound(t *testing.T) {
 	reply := []byte(`{"dataUrl":"data:image/png;base64,` + pngB64 + `"`)
-	for i := range envelope.MaxMembers - 1 {
+	for i := range gate.MaxMembers - 1 {
 		reply = fmt.Appendf(reply, `,"k%d":0`, i)
 	}
 	dir, out, _, err := save(t, append(reply, '}'))
 	if err != nil || !bytes.Contains(out, []byte(`"savedType":"image/png"}`)) {
-		t.Fatalf("saveImage(%d members) = %.80q…, %v; want the image saved and reported", envelope.MaxMembers, out, err)
+		t.Fatalf("saveImage(%d members) = %.80q…, %v; want the image saved and reported", gate.MaxMembers, out, err)
 	}
 	if names := listDir(t, dir); len(names) != 1 {
-		t.Errorf("saveImage(%d members) left %q, want out.png", envelope.MaxMembers, names)
+		t.Errorf("saveImage(%d members) left %q, want out.png", gate.MaxMembers, names)
 	}
 }
 

@@ -150,22 +150,22 @@ func TestIntoReadsNamesExactly(t *testing.T) {
 // (security/gate cuts only strings over gate.MaxDataURL), so that no two
 // names of one object come out as one note.
 func TestMaxNameIsNeverCut(t *testing.T) {
-	if MaxName >= gate.MaxDataURL {
-		t.Errorf("MaxName (%d) >= gate.MaxDataURL (%d): two names the door passes could become one note", MaxName, gate.MaxDataURL)
+	if gate.MaxMemberName >= gate.MaxDataURL {
+		t.Errorf("gate.MaxMemberName (%d) >= gate.MaxDataURL (%d): two names the door passes could become one note", gate.MaxMemberName, gate.MaxDataURL)
 	}
 }
 
-// A name over MaxName bytes as written, at any depth, is refused; one of
-// MaxName passes.
+// A name over gate.MaxMemberName bytes as written, at any depth, is refused; one of
+// gate.MaxMemberName passes.
 func TestDecodeMaxName(t *testing.T) {
 	for _, tt := range []struct {
 		in   string
 		want error
 	}{
-		{`{"` + strings.Repeat("n", MaxName) + `":1}`, nil},
-		{`{"` + strings.Repeat("n", MaxName+1) + `":1}`, ErrBadNames},
-		{`{"a":[{"` + strings.Repeat("n", MaxName+1) + `":1}]}`, ErrBadNames},
-		{`{"` + strings.Repeat(`\u006e`, MaxName/6+1) + `":1}`, ErrBadNames}, // counted as written
+		{`{"` + strings.Repeat("n", gate.MaxMemberName) + `":1}`, nil},
+		{`{"` + strings.Repeat("n", gate.MaxMemberName+1) + `":1}`, ErrBadNames},
+		{`{"a":[{"` + strings.Repeat("n", gate.MaxMemberName+1) + `":1}]}`, ErrBadNames},
+		{`{"` + strings.Repeat(`\u006e`, gate.MaxMemberName/6+1) + `":1}`, ErrBadNames}, // counted as written
 	} {
 		if _, err := Decode([]byte(tt.in)); !errors.Is(err, tt.want) {
 			t.Errorf("Decode(a name of %d bytes) = %v, want %v", len(tt.in)-6, err, tt.want)
@@ -173,8 +173,8 @@ func TestDecodeMaxName(t *testing.T) {
 	}
 }
 
-// An object of over MaxMembers members, at any depth, is refused; one of
-// MaxMembers passes.
+// An object of over gate.MaxMembers members, at any depth, is refused; one of
+// gate.MaxMembers passes.
 func TestDecodeMaxMembers(t *testing.T) {
 	object := func(n int) string {
 		var b strings.Builder
@@ -191,9 +191,9 @@ func TestDecodeMaxMembers(t *testing.T) {
 		in   string
 		want error
 	}{
-		{object(MaxMembers), nil},
-		{object(MaxMembers + 1), ErrBadNames},
-		{`{"a":[` + object(MaxMembers+1) + `]}`, ErrBadNames},
+		{object(gate.MaxMembers), nil},
+		{object(gate.MaxMembers + 1), ErrBadNames},
+		{`{"a":[` + object(gate.MaxMembers+1) + `]}`, ErrBadNames},
 	} {
 		if _, err := Decode([]byte(tt.in)); !errors.Is(err, tt.want) {
 			t.Errorf("Decode(%.40s…) = %v, want %v", tt.in, err, tt.want)

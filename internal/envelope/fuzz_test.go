@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/stitchslop/stitchslop-bridge/security/files"
+	"github.com/stitchslop/stitchslop-bridge/security/gate"
 	"github.com/stitchslop/stitchslop-bridge/security/unprintable"
 )
 
@@ -48,9 +49,9 @@ func FuzzDecode(f *testing.F) {
 		// A name's raw form is at most 6 bytes a byte of its value (\u0000),
 		// and its value at most 3 bytes a raw byte (an invalid byte is U+FFFD).
 		switch {
-		case err == nil && (!valid || dup || longest > 3*MaxName || unprintable):
+		case err == nil && (!valid || dup || longest > 3*gate.MaxMemberName || unprintable):
 			t.Fatalf("Decode(%q) accepted it; valid object %v, a name given twice %v, a name of %d bytes, one that does not print as it decodes %v", b, valid, dup, longest, unprintable)
-		case errors.Is(err, ErrBadNames) && (!valid || !dup && !unprintable && members <= MaxMembers && 6*longest <= MaxName):
+		case errors.Is(err, ErrBadNames) && (!valid || !dup && !unprintable && members <= gate.MaxMembers && 6*longest <= gate.MaxMemberName):
 			t.Fatalf("Decode(%q) = %v; valid object %v, a name given twice %v, %d members, a name of %d bytes", b, err, valid, dup, members, longest)
 		case errors.Is(err, ErrNotObject) && valid:
 			t.Fatalf("Decode(%q) = %v for a valid object", b, err)

@@ -14,7 +14,6 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/stitchslop/stitchslop-bridge/security/gate"
-	"github.com/stitchslop/stitchslop-bridge/security/unprintable"
 )
 
 // Reply is an answer as the door read it: top-level members in order, each
@@ -35,17 +34,6 @@ var (
 	ErrNotObject = errors.New("not one valid JSON object")
 	ErrBadNames  = errors.New("a valid JSON object, but one whose member names are refused: one given twice, too long, or holding a character that does not print, or too many of them")
 )
-
-// MaxMembers bounds each object's members: a reply or a tool list has a
-// few dozen, and security/gate passes at most gate.MaxItems to a model.
-const MaxMembers = 10_000
-
-// MaxName bounds each member name, in bytes as written: refused rather
-// than cut, and below gate.MaxDataURL, so security/gate never cuts two
-// names to one note.
-const MaxName = 1024
-
-var errName = errors.New("envelope: a member name refused")
 
 // Decode is the door: it reads b once, where it enters, with jsontext,
 // checking each name at every depth. A name given twice ("a" and "\u0061"
@@ -196,29 +184,20 @@ func (rd *reader) top(b []byte, read Tools, ls *lists, member func(name string, 
 	}
 }
 
-// checkName checks the raw name v, the nth of its object; decoded if keep.
+// checkName checks the raw name v, the nth of its object, by the door's
+// rule (gate.CheckName); decoded if keep.
 func checkName(v []byte, n int64, keep bool) (string, error) {
-	if n > MaxMembers || len(v)-2 > MaxName {
-		return "", errName
+	s, err := gate.CheckName(v, n)
+	if err == nil && s == "" && keep {
+		s = keyOf(v[1 : len(v)-1])
 	}
-	inner := v[1 : len(v)-1]
-	if bytes.IndexByte(inner, '\\') < 0 && unprintable.PlainText(inner) {
-		if keep {
-			return keyOf(inner), nil
-		}
-		return "", nil
-	}
-	u, _ := jsontext.AppendUnquote(nil, v) // jsontext has read it whole
-	if s := string(u); unprintable.Strip(s) == s {
-		return s, nil
-	}
-	return "", errName
+	return s, err
 }
 
 func refusal(b []byte, err error) *Refused {
-	if errors.Is(err, errName) || errors.Is(err, jsontext.ErrDuplicateName) {
+	if errors.Is(err, gate.ErrName) || errors.Is(err, jsontext.ErrDuplicateName) {
 		if valid(b) {
-			return &Refused{why: ErrBadNames, Detail: fmt.Sprintf("it names a member twice, or a name is over %d bytes or does not print, or an object has over %d members", MaxName, MaxMembers)}
+			return &Refused{why: ErrBadNames, Detail: fmt.Sprintf("it names a member twice, or a name is over %d bytes or does not print, or an object has over %d members", gate.MaxMemberName, gate.MaxMembers)}
 		}
 		// The syntax error beyond the names: read again, only on refusal.
 		lexed()

@@ -52,7 +52,7 @@ func TestSeenWritesAsTheWalk(t *testing.T) {
 	for _, v := range []string{
 		`[]`, `{}`, `[1,{"a":[true,null,-1.5e3]},"x"]`,
 		`[` + q(gate.MaxDataURL) + `]`, `[` + q(gate.MaxDataURL+1) + `]`,
-		`{` + q(MaxName) + `:1}`,
+		`{` + q(gate.MaxMemberName) + `:1}`,
 		list(gate.MaxItems), list(gate.MaxItems + 1), `[` + list(gate.MaxItems+1) + `]`,
 		obj(gate.MaxItems), obj(gate.MaxItems + 1), `[` + obj(gate.MaxItems+1) + `]`,
 		"[" + strings.Repeat("[],", gate.MaxItems-1) + "{}]", "[" + strings.Repeat("[],", gate.MaxItems) + "{}]",

@@ -12,7 +12,7 @@ import (
 
 // TestSec_T9_SaveOfWideNamesAllocatesLessThanTwiceTheReply: saving a
 // reply of about 20 MB whose files list is two entries of 9,990 members
-// with 1,000-byte names (envelope.MaxName is 1,024, MaxMembers 10,000)
+// with 1,000-byte names (gate.MaxMemberName is 1,024, MaxMembers 10,000)
 // beside name and dataUrl (an outside attack on call_to_files) allocates
 // less than twice the reply: the list shown in its place, about the
 // reply's size, is written from the entries' pieces, each entry grown

@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-// wide is a list of two objects of 10,000 members (envelope.MaxMembers,
+// wide is a list of two objects of 10,000 members (gate.MaxMembers,
 // which the door takes), as a design's data could be.
 func wide() string {
 	var b strings.Builder

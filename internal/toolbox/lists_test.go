@@ -28,7 +28,7 @@ func listenLines(t *testing.T, reply string) ([]map[string]json.RawMessage, int)
 
 // TestSec_ListenHeardAfterAWideListIsPrinted: listen prints what the
 // user said whatever lists the answer carries before it. (The reverted
-// door counted it dropped after two objects of envelope.MaxMembers.)
+// door counted it dropped after two objects of gate.MaxMembers.)
 func TestSec_ListenHeardAfterAWideListIsPrinted(t *testing.T) {
 	var b strings.Builder
 	for o := range 2 {

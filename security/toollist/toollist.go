@@ -34,7 +34,6 @@ import (
 
 	"github.com/go-json-experiment/json/jsontext"
 
-	"github.com/stitchslop/stitchslop-bridge/internal/envelope"
 	"github.com/stitchslop/stitchslop-bridge/security/gate"
 	"github.com/stitchslop/stitchslop-bridge/security/unprintable"
 )
@@ -130,7 +129,7 @@ type reading struct {
 // item ends up in the list or the report, and anything but a JSON array
 // is NotAList, as is no value at all (out until then). What the door
 // refuses in a frame it refuses too (its error).
-func Sanitize(out *List, reserved []string) envelope.Tools {
+func Sanitize(out *List, reserved []string) func(d *jsontext.Decoder, frame []byte) error {
 	*out = List{Dropped: []Dropped{{Reason: NotAList}}}
 	res := map[string]bool{}
 	for _, r := range reserved {
@@ -140,7 +139,7 @@ func Sanitize(out *List, reserved []string) envelope.Tools {
 		l := &reading{raw: raw, res: res, seen: map[string]bool{}, total: 2}
 		if d.PeekKind() != '[' {
 			*out = List{Dropped: []Dropped{{Reason: NotAList}}}
-			return envelope.Skip(d)
+			return gate.Skip(d)
 		}
 		d.ReadToken()
 		for i := 0; d.PeekKind() != ']'; i++ {
@@ -175,7 +174,7 @@ func (l *reading) item(d *jsontext.Decoder, i int) error {
 			shown = fmt.Sprintf("#%d", i)
 		}
 		l.report(shown, "", "not an object")
-		return envelope.Skip(d)
+		return gate.Skip(d)
 	}
 	d.ReadToken()
 	var got [3][]byte // name, title, description: pieces of raw
@@ -183,7 +182,7 @@ func (l *reading) item(d *jsontext.Decoder, i int) error {
 	var annNote annWhy
 	s := schema{d: d, out: emptySchema}
 	for d.PeekKind() == '"' {
-		k, err := envelope.Name(d)
+		k, err := gate.Name(d)
 		if err != nil {
 			return err
 		}
@@ -196,7 +195,7 @@ func (l *reading) item(d *jsontext.Decoder, i int) error {
 		case f == 4:
 			ann, annNote, err = l.annotations(d)
 		default:
-			err = envelope.Skip(d)
+			err = gate.Skip(d)
 		}
 		if err != nil {
 			return err
@@ -296,7 +295,7 @@ func encode(t Tool, schema, annotations []byte) []byte {
 // of raw (past the colon and space before it).
 func (l *reading) value(d *jsontext.Decoder) ([]byte, error) {
 	start := d.InputOffset()
-	err := envelope.Skip(d)
+	err := gate.Skip(d)
 	return bytes.TrimLeft(l.raw[start:d.InputOffset()], " \t\r\n:"), err
 }
 
@@ -367,7 +366,7 @@ func cut(s string, n int) string {
 }
 
 // schema writes an object schema as it reads it: every string cleaned (a
-// key needs no cleaning: the door's rule, envelope.Name, refuses one that does not
+// key needs no cleaning: the door's rule, gate.Name, refuses one that does not
 // print or comes twice), "type" made object. A member is written as it
 // comes and taken back if it is a remote reference or named as the
 // bridge's notes are. Keys keep the page's order, so the same list writes
@@ -413,7 +412,7 @@ func (s *schema) value(level int, props bool) (string, error) {
 	d := s.d
 	s.deep = s.deep || level > MaxDepth
 	if s.deep || level > 0 && s.past() { // the tool is dropped: skip the rest
-		return "", envelope.Skip(d)
+		return "", gate.Skip(d)
 	}
 	switch d.PeekKind() {
 	case '[':
@@ -469,12 +468,12 @@ func (s *schema) object(level int, props bool) error {
 	s.out = append(s.out, '{')
 	written := 0
 	for d.PeekKind() == '"' {
-		k, err := envelope.Name(d)
+		k, err := gate.Name(d)
 		if err != nil {
 			return err
 		}
 		if s.past() {
-			if err := envelope.Skip(d); err != nil {
+			if err := gate.Skip(d); err != nil {
 				return err
 			}
 			continue
@@ -532,13 +531,13 @@ func (l *reading) annotations(d *jsontext.Decoder) ([]byte, annWhy, error) {
 	var why annWhy
 	if k := d.PeekKind(); k != '{' {
 		why.not = k != 'n'
-		return nil, why, envelope.Skip(d)
+		return nil, why, gate.Skip(d)
 	}
 	d.ReadToken()
 	start := d.InputOffset() - 1
 	var kept [5]string // in written's order, as JSON
 	for d.PeekKind() == '"' {
-		k, err := envelope.Name(d) // a piece of raw: the door's reader reads it in place
+		k, err := gate.Name(d) // a piece of raw: the door's reader reads it in place
 		if err != nil {
 			return nil, why, err
 		}

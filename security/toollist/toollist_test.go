@@ -1,6 +1,7 @@
 package toollist
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -9,7 +10,9 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/stitchslop/stitchslop-bridge/internal/envelope"
+	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/stitchslop/stitchslop-bridge/security/gate"
 )
 
 // The bridge's own tools, written from protocol.md §7.5.
@@ -23,16 +26,41 @@ func sanitize(t *testing.T, list string) ([]Tool, []Dropped) {
 // frame is a tab's tool-list frame of list.
 func frame[S ~string | ~[]byte](list S) []byte { return []byte(`{"tools":` + string(list) + `}`) }
 
-// read is what Sanitize makes of frame's tools value, which the door
-// hands it (envelope.DecodeTools) and must not refuse.
+// read is what Sanitize makes of frame's tools value, handed it as the
+// door hands it (door) and must not refuse.
 func read(t testing.TB, frame []byte, reserved []string) ([]Tool, []Dropped) {
 	t.Helper()
 	var l List
-	if _, err := envelope.DecodeTools(frame, Sanitize(&l, reserved)); err != nil {
+	if err := door(frame, Sanitize(&l, reserved)); err != nil {
 		t.Fatalf("the door refused %.200q: %v", frame, err)
 	}
 	return l.Tools, l.Dropped
 }
+
+// door reads frame, {"tools":VALUE}, as internal/envelope's DecodeTools
+// reads a tools frame: one strict reader, names by the door's rule
+// (gate.Name), handing it to read at the value. It returns the error, if
+// any, with the offset it was met at.
+func door(frame []byte, read func(*jsontext.Decoder, []byte) error) error {
+	d := jsontext.NewDecoder(bytes.NewBuffer(frame)) // read in place, as the door reads
+	_, err := d.ReadToken()
+	if err == nil {
+		_, err = gate.Name(d)
+	}
+	if err == nil {
+		err = read(d, frame)
+	}
+	if err == nil {
+		_, err = d.ReadToken()
+	}
+	if err != nil {
+		return fmt.Errorf("at byte %d: %w", d.InputOffset(), err)
+	}
+	return nil
+}
+
+// skip is the door's own reading of a value it is not asked to hand on.
+func skip(d *jsontext.Decoder, _ []byte) error { return gate.Skip(d) }
 
 func names(tools []Tool) []string {
 	var out []string
@@ -520,13 +548,13 @@ func listed(tools []Tool) []byte {
 // TestSanitizeKeepsTheDoorsRuleForNames: the door hands a frame's tools
 // value to Sanitize to read (envelope.DecodeTools) rather than read it
 // itself, so Sanitize keeps the door's rule for every name in it, read or
-// skipped (envelope.Name, envelope.Skip): a frame the door refuses for its
-// names when it reads the value itself (envelope.Decode) is refused the
-// same, wherever the name is. Fails with d.SkipValue for envelope.Skip, or
-// without envelope.Name.
+// skipped (gate.Name, gate.Skip): a frame the door refuses for its names
+// when it reads the value itself is refused the same, at the same byte,
+// wherever the name is. Fails with d.SkipValue for gate.Skip, or without
+// gate.Name.
 func TestSanitizeKeepsTheDoorsRuleForNames(t *testing.T) {
 	var many strings.Builder
-	for i := range envelope.MaxMembers + 1 {
+	for i := range gate.MaxMembers + 1 {
 		fmt.Fprintf(&many, `"m%d":0,`, i)
 	}
 	kinds := map[string]string{
@@ -534,7 +562,7 @@ func TestSanitizeKeepsTheDoorsRuleForNames(t *testing.T) {
 		"twice escaped": `"a":1,"\u0061":2`,
 		"invisible":     `"a\u200b":1`,
 		"bidi":          "\"\u202ea\":1",
-		"long":          `"` + strings.Repeat("k", envelope.MaxName+1) + `":1`,
+		"long":          `"` + strings.Repeat("k", gate.MaxMemberName+1) + `":1`,
 		"many":          strings.TrimSuffix(many.String(), ","),
 	}
 	past := `{"type":"object","description":"` + strings.Repeat("x", MaxSchema) + `"`
@@ -559,12 +587,12 @@ func TestSanitizeKeepsTheDoorsRuleForNames(t *testing.T) {
 		for place, list := range places {
 			f := frame(strings.Replace(list, "BAD", bad, 1))
 			var l List
-			_, err := envelope.DecodeTools(f, Sanitize(&l, reserved))
-			_, alone := envelope.Decode(f)
-			if !errors.Is(alone, envelope.ErrBadNames) {
-				t.Fatalf("%s in %s: the door reading it alone says %v, want %v", kind, place, alone, envelope.ErrBadNames)
+			err := door(f, Sanitize(&l, reserved))
+			alone := door(f, skip)
+			if !errors.Is(alone, gate.ErrName) && !errors.Is(alone, jsontext.ErrDuplicateName) {
+				t.Fatalf("%s in %s: the door reading it alone says %v, want a name refused", kind, place, alone)
 			}
-			if refusal(err) != refusal(alone) {
+			if fmt.Sprint(err) != fmt.Sprint(alone) {
 				t.Errorf("%s in %s: read by Sanitize, the door says %v, want %v as when it reads the value itself", kind, place, err, alone)
 			}
 		}
