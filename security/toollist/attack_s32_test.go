@@ -9,6 +9,7 @@ package toollist
 import (
 	"bytes"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -17,7 +18,8 @@ import (
 
 // sameDoor fails unless the door reads b, its "tools" value read by
 // Sanitize, as it reads b alone: refused alike, or the same members, each
-// the same piece of b, and the same image.
+// the same piece of b, the same entries of each top-level list
+// (Reply.Entries, recorded by the door as it reads), and the same image.
 func sameDoor(t testing.TB, b []byte) {
 	t.Helper()
 	var l List
@@ -36,6 +38,18 @@ func sameDoor(t testing.TB, b []byte) {
 	for i := range m1 {
 		if m1[i].Key != m2[i].Key || !bytes.Equal(m1[i].Value, m2[i].Value) {
 			t.Fatalf("%.200q: member %d is %q=%.100q with Sanitize reading, %q=%.100q alone", b, i, m1[i].Key, m1[i].Value, m2[i].Key, m2[i].Value)
+		}
+	}
+	for _, m := range m1 { // a list after "tools" is recorded as the door records it alone
+		var e1, e2 [][]byte
+		for _, e := range withList.Entries(m.Key) {
+			e1 = append(e1, e.AppendJSON(nil, nil, nil))
+		}
+		for _, e := range alone.Entries(m.Key) {
+			e2 = append(e2, e.AppendJSON(nil, nil, nil))
+		}
+		if !slices.EqualFunc(e1, e2, bytes.Equal) {
+			t.Fatalf("%.200q: %s's entries are %.200q with Sanitize reading, %.200q alone", b, m.Key, e1, e2)
 		}
 	}
 	_, img1 := withList.Image()
@@ -62,6 +76,8 @@ func TestAttack_ToolsReaderLeavesTheDoorWhereItWas(t *testing.T) {
 		`{"tools":[{"name":"a","inputSchema":{"type":"object","properties":{"x":{"type":"string"}},"a":[1,2,{"b":[]}]}}],"id":3}`,
 		`{"tools":[{"annotations":{"title":"x","a":{"b":1}},"name":"a"}],"k":1}`,
 		`{"id":1,"tools":[{"name":"a","description":"{\"id\":9}"}],"dataUrl":"data:image/png;base64,AA"}`,
+		`{"items":[{"id":"a"},2],"tools":[{"name":"a"}],"files":[{"path":"x","b":[1]}],"heard":[]}`,
+		`{"tools":[[1],{"name":"b"}],"items":[{"id":"a","n":{"k":[]}},"s"]}`,
 	} {
 		sameDoor(t, []byte(s))
 	}
@@ -113,5 +129,6 @@ func FuzzAttackToolsReaderLeavesTheDoorWhereItWas(f *testing.F) {
 	f.Add([]byte(`{"tools":[{"name":"a","inputSchema":{"type":"object"}}],"id":1}`))
 	f.Add([]byte(`{"id":1,"tools":[{"name":"a","annotations":{"title":"x"}},1,[2]],"dataUrl":"data:image/png;base64,AA"}`))
 	f.Add([]byte(`{"tools" : "x" ,"say":"hi"}`))
+	f.Add([]byte(`{"items":[{"id":"a"},2],"tools":[{"name":"a"}],"files":[{"path":"x","b":[1]}]}`))
 	f.Fuzz(func(t *testing.T, b []byte) { sameDoor(t, b) })
 }
