@@ -17,11 +17,12 @@ import (
 // included): the door records that member with a zero gate.Seen, so the
 // gate's walk reads it again when the MCP face writes the result, and
 // Sanitize builds a tool list of it that nothing uses (the frame has an id,
-// so the hub is given no list). docs/reviewing.md says a relay's reply is
-// read once, as it was when the door read the member itself
-// (envelope.Decode, which page.Server.serve used before merge bf91d3c).
+// so the hub is given no list). Issue 34 wants one read per reply per
+// process and docs/reviewing.md says a relay's reply is read once, as it
+// was when the door read the member itself (envelope.Decode, which
+// page.Server.serve used before merge bf91d3c: 1 read).
 //
-// Fails on bf91d3c: 2 reads.
+// Fails on bf91d3c and on f2ee21c: 2 reads.
 func TestAttack_ReplyCarryingToolsIsReadOnce(t *testing.T) {
 	env := []byte(`{"id":3,"ok":true,"say":"Listed.","tools":[{"id":"pen","name":"Pen"},{"id":"brush","name":"Brush","sizes":[1,2,3]}],"text":"hi"}`)
 	var list toollist.List
