@@ -169,8 +169,14 @@ func (rd *reader) top(b []byte, read Tools, ls *lists, member func(name string, 
 				if s, err = checkName(v, n/2+1, depth == 1); depth == 1 {
 					name = s
 				}
+				if depth == 1 && name == "id" {
+					read = nil // a reply: its "tools", if any, is a member as any other
+				}
 				if err == nil && depth == 1 && name == "tools" && read != nil {
-					if err = read(d, b); err == nil { // the value read: past the name, its colon and space
+					if err = read(d, b); err == nil && d.StackDepth() != 1 {
+						err = errToolsRead
+					}
+					if err == nil { // the value read: past the name, its colon and space
 						member(name, bytes.TrimLeft(b[end:d.InputOffset()], " \t\r\n:"), gate.Seen{})
 					}
 				}

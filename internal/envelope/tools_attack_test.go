@@ -1,4 +1,4 @@
-package toollist
+package envelope_test
 
 // Attacks, as a hostile page or leader, on the door handing a frame's
 // "tools" value to Sanitize (envelope.DecodeTools): if Sanitize left the
@@ -14,7 +14,14 @@ import (
 	"testing"
 
 	"github.com/stitchslop/stitchslop-bridge/internal/envelope"
+	"github.com/stitchslop/stitchslop-bridge/security/gate"
+	"github.com/stitchslop/stitchslop-bridge/security/toollist"
 )
+
+// reserved and frame as security/toollist's tests have them.
+var reserved = []string{"wait_for_connection", "pair", "connection_status", "call_with_file", "call_to_files"}
+
+func frame(list string) []byte { return []byte(`{"tools":` + list + `}`) }
 
 // sameDoor fails unless the door reads b, its "tools" value read by
 // Sanitize, as it reads b alone: refused alike, or the same members, each
@@ -22,8 +29,8 @@ import (
 // (Reply.Entries, recorded by the door as it reads), and the same image.
 func sameDoor(t testing.TB, b []byte) {
 	t.Helper()
-	var l List
-	withList, err1 := envelope.DecodeTools(b, Sanitize(&l, reserved))
+	var l toollist.List
+	withList, err1 := envelope.DecodeTools(b, toollist.Sanitize(&l, reserved))
 	alone, err2 := envelope.Decode(b)
 	if (err1 == nil) != (err2 == nil) {
 		t.Fatalf("%.200q: refused %v with Sanitize reading, %v alone", b, err1, err2)
@@ -62,8 +69,8 @@ func sameDoor(t testing.TB, b []byte) {
 // TestAttack_ToolsReaderLeavesTheDoorWhereItWas: space and escapes around
 // the value, every kind of value, the members after it, and a name the
 // door refuses wherever Sanitize reads or skips (an item, a schema, past
-// MaxSchema, past MaxDepth, annotations, a non-object item, an item past
-// MaxTools): the door reads the frame as it would alone. Held on bf91d3c.
+// toollist.MaxSchema, past toollist.MaxDepth, annotations, a non-object item, an item past
+// toollist.MaxTools): the door reads the frame as it would alone. Held on bf91d3c.
 func TestAttack_ToolsReaderLeavesTheDoorWhereItWas(t *testing.T) {
 	for _, s := range []string{
 		`{"tools" : [ {"name":"a"} ] , "id":1}`,
@@ -81,15 +88,15 @@ func TestAttack_ToolsReaderLeavesTheDoorWhereItWas(t *testing.T) {
 	} {
 		sameDoor(t, []byte(s))
 	}
-	many := make([]string, 0, envelope.MaxMembers+1)
-	for i := range envelope.MaxMembers + 1 {
+	many := make([]string, 0, gate.MaxMembers+1)
+	for i := range gate.MaxMembers + 1 {
 		many = append(many, fmt.Sprintf(`"k%d":0`, i))
 	}
-	bad := []string{`"a":1,"a":2`, `"\u0061":1,"a":2`, `"x\u200by":1`, `"` + strings.Repeat("k", envelope.MaxName+1) + `":1`, `"\u202e":1`, strings.Join(many, ",")}
-	deep, deepEnd := strings.Repeat(`{"a":`, MaxDepth+8), strings.Repeat(`}`, MaxDepth+8)
-	pad := strings.Repeat("x", MaxSchema+10)
-	items := make([]string, 0, MaxTools+2)
-	for i := range MaxTools + 2 {
+	bad := []string{`"a":1,"a":2`, `"\u0061":1,"a":2`, `"x\u200by":1`, `"` + strings.Repeat("k", gate.MaxMemberName+1) + `":1`, `"\u202e":1`, strings.Join(many, ",")}
+	deep, deepEnd := strings.Repeat(`{"a":`, toollist.MaxDepth+8), strings.Repeat(`}`, toollist.MaxDepth+8)
+	pad := strings.Repeat("x", toollist.MaxSchema+10)
+	items := make([]string, 0, toollist.MaxTools+2)
+	for i := range toollist.MaxTools + 2 {
 		items = append(items, fmt.Sprintf(`{"name":"t%d"}`, i))
 	}
 	full := strings.Join(items, ",")
