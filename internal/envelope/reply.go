@@ -290,8 +290,6 @@ func (r Reply) String(name string) (string, bool) { return r.members.String(name
 
 func (r Reply) OK() bool { return r.members.OK() }
 
-func (r Reply) ID() (int64, bool) { return gate.Int(r.Get("id")) }
-
 func (r Reply) Image() (Image, bool) { return r.image, r.image.data != nil }
 
 // ErrShape is Into's refusal of valid JSON that does not fit v.

@@ -199,10 +199,7 @@ const maxNumber = 32
 // range (1e999) makes a line Go's encoding/json refuses whole, and that
 // JavaScript reads as Infinity.
 func number(v []byte) []byte {
-	if len(v) == 0 || len(v) > maxNumber || v[0] != '-' && (v[0] < '0' || v[0] > '9') {
-		return []byte("null")
-	}
-	if _, err := strconv.ParseFloat(string(v), 64); err != nil {
+	if len(v) == 0 || len(v) > maxNumber || v[0] != '-' && (v[0] < '0' || v[0] > '9') || !gate.Fits(v) {
 		return []byte("null")
 	}
 	return v

@@ -433,26 +433,33 @@ func (g Guard) scalar(dst, v, base []byte, room int) (out []byte, changed, ok bo
 	return append(dst, v...), false, true
 }
 
-// number returns the note that replaces v, a number literal over
-// MaxNumber bytes (its bytes are its characters) or past float64's range
-// (1e999), which Go's encoding/json refuses in a whole document and
-// JavaScript reads as Infinity. Only an exponent reaches that range in
-// MaxNumber bytes, so most numbers are not parsed.
+// number returns the note that replaces v, a number literal that is not
+// Fits.
 func (g Guard) number(v, base []byte, stack []frame) (string, bool) {
-	if g.Whole || v[0] != '-' && (v[0] < '0' || v[0] > '9') {
+	if g.Whole || v[0] != '-' && (v[0] < '0' || v[0] > '9') || Fits(v) {
 		return "", false
 	}
 	n := len(v)
 	if n <= MaxNumber {
-		if !bytes.ContainsAny(v, "eE") {
-			return "", false
-		}
-		if _, err := strconv.ParseFloat(string(v), 64); err == nil {
-			return "", false
-		}
 		n = -1
 	}
 	return g.note(n, Left{At: pathOf(base, stack), Number: true}), true
+}
+
+// Fits reports whether v, a JSON number literal, is within MaxNumber bytes
+// (its bytes are its characters) and float64's range: 1e999 is not, which
+// Go's encoding/json refuses in a whole document and JavaScript reads as
+// Infinity. Only an exponent reaches that range in MaxNumber bytes, so
+// most numbers are not parsed.
+func Fits(v []byte) bool {
+	if len(v) > MaxNumber {
+		return false
+	}
+	if !bytes.ContainsAny(v, "eE") {
+		return true
+	}
+	_, err := strconv.ParseFloat(string(v), 64)
+	return err == nil
 }
 
 // skipRest skips the rest of the container and counts the entries. After

@@ -27,7 +27,6 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -441,7 +440,7 @@ func (s *schema) value(level int, props bool) (string, error) {
 		s.out = gate.AppendString(s.out, c)
 		return c, nil
 	case v[0] == '-' || '0' <= v[0] && v[0] <= '9':
-		s.number = s.number || len(v) > gate.MaxNumber || bytes.ContainsAny(v, "eE") && !finite(v)
+		s.number = s.number || !gate.Fits(v)
 	}
 	s.out = append(s.out, v...)
 	return "", nil
@@ -453,11 +452,6 @@ func (s *schema) value(level int, props bool) (string, error) {
 var uriKeys = []string{"$ref", "$dynamicRef", "$schema", "$id"}
 
 func (s *schema) past() bool { return s.d.InputOffset()-s.start > MaxSchema }
-
-func finite(v []byte) bool {
-	_, err := strconv.ParseFloat(string(v), 64)
-	return err == nil
-}
 
 func (s *schema) object(level int, props bool) error {
 	d := s.d
