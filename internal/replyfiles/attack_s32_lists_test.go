@@ -90,3 +90,39 @@ func TestAttack_T9_SaveOfMegabyteEntriesAllocatesLessThanTwiceTheReply(t *testin
 		t.Logf("Save allocated %d KiB for a %d KiB reply", got>>10, len(b)>>10)
 	}
 }
+
+// TestAttack_SaveOfAListPastTheDoorsRecordsIsTheSame (held): the door
+// records a reply's lists up to maxRecs (1,024) records and drops a list
+// that does not fit whole, to be read again when walked; Save of a files
+// list is the same, saved files, refusals and the list shown, whether the
+// door recorded it or a list before it spent the records (pad of 1,023
+// and 1,024 entries, so that files' head or first entry is the one past),
+// for entries of escaped names, whitespace, nested lists, scalars and
+// members the bridge writes.
+func TestAttack_SaveOfAListPastTheDoorsRecordsIsTheSame(t *testing.T) {
+	png := base64.StdEncoding.EncodeToString([]byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR"))
+	files := `[ {"\u006eame" : "a.png" , "dataUrl":"data:image/png;base64,` + png + `", "saved\u0054o":"/x", "m":{"k":[1,{"\u0065rror":2}]}} ,7,[1,{"a":2}],{}, {"name":"b.png","\u0064ataUrl" : "data:image/png;base64,` + png + `"}, {"dataUrl":null}, "s" , null ]`
+	shown := func(pad int) (string, string) {
+		t.Helper()
+		in := `{"ok":true,"files":` + files + `}`
+		if pad > 0 {
+			in = `{"pad":[` + strings.TrimSuffix(strings.Repeat("0,", pad), ",") + `],"ok":true,"files":` + files + `}`
+		}
+		env, err := envelope.Decode([]byte(in))
+		if err != nil {
+			t.Fatal(err)
+		}
+		dir := t.TempDir()
+		r := Save(env, Options{Dir: dir})
+		return strings.ReplaceAll(string(r.Env.Get("files")), dir, "DIR"), strings.ReplaceAll(fmt.Sprint(r.Saved, r.Refused), dir, "DIR")
+	}
+	want, wantParts := shown(0)
+	for _, pad := range []int{1021, 1022, 1023, 1024} {
+		if got, parts := shown(pad); got != want || parts != wantParts {
+			t.Errorf("after a list of %d entries, Save showed %s and %s; recorded, %s and %s", pad, got, parts, want, wantParts)
+		}
+	}
+	if !strings.Contains(want, "savedTo") || strings.Contains(want, "/x") {
+		t.Errorf("Save showed %s", want)
+	}
+}
