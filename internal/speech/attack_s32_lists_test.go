@@ -44,3 +44,32 @@ func TestAttack_T9_VoiceAnswerOfALongSelectionAllocatesLessThanTwiceIt(t *testin
 		t.Errorf("the voice channel allocated %d KiB for an answer of %d KiB, want less than twice it", alloc>>10, len(reply)>>10)
 	}
 }
+
+// TestAttack_T9_VoiceAnswerOfALongHeardAllocatesLessThanTwiceIt: the same
+// for heard, 1 MB of utterances of one letter ({"text":"a"}, 80,000):
+// MaxUtterances are sent and the rest dropped and counted, yet answer
+// clips (Clip, above) every utterance's text before it counts it. Fails
+// on main at 56bb0e5 and at bf91d3c alike.
+func TestAttack_T9_VoiceAnswerOfALongHeardAllocatesLessThanTwiceIt(t *testing.T) {
+	heard := strings.TrimSuffix(strings.Repeat(`{"text":"a"},`, 1<<20/13), ",")
+	reply := []byte(`{"ok":true,"heard":[` + heard + `]}`)
+	env, err := envelope.Decode(reply)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []Event
+	var b budget
+	voice := ""
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	b.answer(Read(env), &voice, func(e Event) { got = append(got, e) })
+	runtime.ReadMemStats(&after)
+	alloc := after.TotalAlloc - before.TotalAlloc
+	if len(got) == 0 || len(got) > MaxUtterances+1 {
+		t.Fatalf("%d events, want at most %d utterances and a note of the rest", len(got), MaxUtterances)
+	}
+	if alloc >= uint64(2*len(reply)) {
+		t.Errorf("the voice channel allocated %d KiB for an answer of %d KiB, want less than twice it", alloc>>10, len(reply)>>10)
+	}
+}
