@@ -193,8 +193,14 @@ func (e Entry) String(name string) (string, bool) { return gate.String(e.Get(nam
 // named reports whether m's name, as JSON reads it ("\u0061" is "a"), is
 // name.
 func (e Entry) named(m rec, name string) bool {
-	if k := e.b[m.a+1 : m.b-1]; bytes.IndexByte(k, '\\') < 0 {
+	k := e.b[m.a+1 : m.b-1]
+	if bytes.IndexByte(k, '\\') < 0 {
 		return string(k) == name
+	}
+	// An escape decodes to at least one byte of its at most six: a name of
+	// another length is not decoded (a page's names can be long).
+	if len(name) > len(k) || 6*len(name) < len(k) {
+		return false
 	}
 	u, _ := jsontext.AppendUnquote(nil, e.b[m.a:m.b])
 	return string(u) == name
@@ -206,20 +212,14 @@ func (e Entry) named(m rec, name string) bool {
 // bracket after it: an entry of megabytes grown by append would cost
 // several times its size.
 func (e Entry) AppendJSON(dst []byte, drop []string, own Object) []byte {
-	kept := func(m rec) bool { return !slices.ContainsFunc(drop, func(s string) bool { return e.named(m, s) }) }
 	tail := append(own.appendMembers(nil), '}')
-	n := 2 + len(tail)
-	for _, m := range e.members {
-		if kept(m) {
-			n += int(m.b-m.a+m.d-m.c) + 2
-		}
-	}
+	n := e.Size(drop) + len(tail)
 	if cap(dst)-len(dst) < n { // by a quarter at least, as append grows
 		dst = append(make([]byte, 0, len(dst)+max(n, len(dst)/4)), dst...)
 	}
 	dst = append(dst, '{')
 	for _, m := range e.members {
-		if kept(m) {
+		if e.kept(m, drop) {
 			dst = append(append(append(dst, e.b[m.a:m.b]...), ':'), e.b[m.c:m.d]...)
 			dst = append(dst, ',')
 		}
@@ -228,4 +228,20 @@ func (e Entry) AppendJSON(dst []byte, drop []string, own Object) []byte {
 		dst = bytes.TrimSuffix(dst, []byte(","))
 	}
 	return append(dst, tail...)
+}
+
+// Size is what AppendJSON writes of e's members but those named drop,
+// and a byte for the list's comma or bracket after it.
+func (e Entry) Size(drop []string) int {
+	n := 2
+	for _, m := range e.members {
+		if e.kept(m, drop) {
+			n += int(m.b-m.a+m.d-m.c) + 2
+		}
+	}
+	return n
+}
+
+func (e Entry) kept(m rec, drop []string) bool {
+	return !slices.ContainsFunc(drop, func(s string) bool { return e.named(m, s) })
 }

@@ -172,7 +172,7 @@ func (s *Session) callToFiles(ctx context.Context, id, raw []byte, timeout time.
 	}
 	// Everything that does not need the reply is decided before the call,
 	// so that it is not made for nothing (replyfiles.Ready).
-	o := replyfiles.Options{Dir: a.Dir, FileName: a.FileName, TextFile: a.TextFile, Overwrite: a.Overwrite, OverwriteFlag: "overwrite: true"}
+	o := replyfiles.Options{Dir: a.Dir, FileName: a.FileName, TextFile: a.TextFile, Overwrite: a.Overwrite, OverwriteFlag: "overwrite: true", AsItCame: true}
 	var nr *replyfiles.NotReady
 	if errors.As(replyfiles.Ready(o), &nr) {
 		return fail(fmt.Sprintf("call_to_files: dir %q: %s. Nothing was sent to the tab.", a.Dir, nr.Why))

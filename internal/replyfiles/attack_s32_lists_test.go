@@ -26,7 +26,7 @@ func saveAllocs(t *testing.T, b []byte) (alloc uint64, saved int) {
 	return after.TotalAlloc - before.TotalAlloc, len(r.Saved)
 }
 
-// TestAttack_T9_SaveOfEscapedWideNamesAllocatesLessThanTwiceTheReply is
+// TestSec_T9_SaveOfEscapedWideNamesAllocatesLessThanTwiceTheReply is
 // TestSec_T9_SaveOfWideNamesAllocatesLessThanTwiceTheReply with one
 // escape ("\/", a "/" to any JSON reader) at the start of each of the
 // 1,000-byte names: the bound that test holds is not by construction.
@@ -37,8 +37,8 @@ func saveAllocs(t *testing.T, b []byte) (alloc uint64, saved int) {
 // names, 30 MB) and takes several times as long. A page chooses its
 // names, so a 64 MB reply costs some 700 MB of garbage a call. (At
 // bf91d3c, before the lists were recorded, 183 MB: ObjectOf decoded every
-// name once.) Fails on main at 56bb0e5.
-func TestAttack_T9_SaveOfEscapedWideNamesAllocatesLessThanTwiceTheReply(t *testing.T) {
+// name once.) An outside attack's finding: it failed on 56bb0e5.
+func TestSec_T9_SaveOfEscapedWideNamesAllocatesLessThanTwiceTheReply(t *testing.T) {
 	png := base64.StdEncoding.EncodeToString([]byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR"))
 	var sb strings.Builder
 	sb.WriteString(`{"ok":true,"files":[`)
@@ -61,7 +61,7 @@ func TestAttack_T9_SaveOfEscapedWideNamesAllocatesLessThanTwiceTheReply(t *testi
 	}
 }
 
-// TestAttack_T9_SaveOfMegabyteEntriesAllocatesLessThanTwiceTheReply: a
+// TestSec_T9_SaveOfMegabyteEntriesAllocatesLessThanTwiceTheReply: a
 // 60 MB reply whose files list is 40 entries (files.MaxSaved and
 // lookPast) of a 1.5 MB member beside name and a tiny image. list builds
 // the list shown in the reply's place from []byte{'['}, and
@@ -71,8 +71,8 @@ func TestAttack_T9_SaveOfEscapedWideNamesAllocatesLessThanTwiceTheReply(t *testi
 // times the reply (and call_to_files, which shows the tab's reply, not
 // this list, builds it all the same). The list's size is known before
 // (at most the files value's, less the data URLs, plus each entry's
-// members of the bridge). Fails on main at 56bb0e5 (at bf91d3c, 380 MB).
-func TestAttack_T9_SaveOfMegabyteEntriesAllocatesLessThanTwiceTheReply(t *testing.T) {
+// members of the bridge). An outside attack's finding: it failed on 56bb0e5 (at bf91d3c, 380 MB).
+func TestSec_T9_SaveOfMegabyteEntriesAllocatesLessThanTwiceTheReply(t *testing.T) {
 	png := base64.StdEncoding.EncodeToString([]byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR"))
 	var sb strings.Builder
 	sb.WriteString(`{"ok":true,"files":[`)

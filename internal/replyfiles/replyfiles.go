@@ -30,6 +30,10 @@ import (
 // only: enough to show the cap's effect, too few to flood a log.
 const lookPast = 8
 
+// ownRoom is room enough for what the bridge writes in a files entry
+// (savedTo and savedBytes, or an error) but for a long path.
+const ownRoom = 512
+
 // Options say where and how the files of one reply are saved.
 type Options struct {
 	Dir       string
@@ -39,6 +43,11 @@ type Options struct {
 	// OverwriteFlag is how the reader asks to replace a file, for the
 	// reason an existing file was refused.
 	OverwriteFlag string
+	// AsItCame is for a face that shows the reply as it came and what was
+	// saved apart (call_to_files, protocol.md §7.15): no files list is
+	// written in its place, which for entries of megabytes would cost as
+	// much again.
+	AsItCame bool
 }
 
 // Part is one file of the reply: saved (Why is "") or refused.
@@ -162,25 +171,40 @@ func (s *saver) list(env envelope.Reply) ([]byte, bool) {
 	if env.Get("files")[0] != '[' {
 		return nil, false
 	}
-	out := []byte{'['}
+	var out []byte // the list shown in its place, but AsItCame
+	if !s.o.AsItCame {
+		// Sized once, by what its entries keep and room for the bridge's
+		// members: grown an entry at a time, entries of megabytes cost
+		// several times the list.
+		size := 2
+		for i, e := range env.Entries("files") {
+			if i == files.MaxSaved+lookPast {
+				break
+			}
+			size += e.Size(entryMembers) + ownRoom
+		}
+		out = append(make([]byte, 0, size), '[')
+	}
 	n, left := 0, 0
 	for i, e := range env.Entries("files") {
 		if i >= files.MaxSaved+lookPast {
 			left++
 			continue
 		}
-		if i > 0 {
+		if i > 0 && out != nil {
 			out = append(out, ',')
 		}
 		out = s.entry(out, i, e)
 		n++
 	}
-	if n == 0 {
-		return nil, true
-	}
 	if left > 0 {
 		why := fmt.Sprintf("%d more entries were not looked at: one reply may save at most %d files", left, files.MaxSaved)
-		out = s.refused(fmt.Sprintf("files[%d:]", n), why, nil).AppendJSON(append(out, ','))
+		if own := s.refused(fmt.Sprintf("files[%d:]", n), why, nil); out != nil {
+			out = own.AppendJSON(append(out, ','))
+		}
+	}
+	if n == 0 || out == nil {
+		return nil, true
 	}
 	return append(out, ']'), true
 }
@@ -203,6 +227,9 @@ func (s *saver) entry(out []byte, i int, e envelope.Entry) []byte {
 		own = s.refused(where, "its dataUrl is not a string", nil)
 	default:
 		own = s.dataURL(where, name, dataURL, nil)
+	}
+	if s.o.AsItCame {
+		return nil
 	}
 	return e.AppendJSON(out, entryMembers, own)
 }

@@ -9,7 +9,7 @@ import (
 	"github.com/stitchslop/stitchslop-bridge/internal/envelope"
 )
 
-// TestAttack_T9_VoiceAnswerOfALongSelectionAllocatesLessThanTwiceIt: a
+// TestSec_T9_VoiceAnswerOfALongSelectionAllocatesLessThanTwiceIt: a
 // voice.listen answer of one utterance and a selection of 1 MB of tiny
 // entries ({"name":"a"}, 80,000 of them). The voice channel names 20 of
 // them and counts the rest ("and 80,639 more"), yet meta cleans every
@@ -18,9 +18,9 @@ import (
 // for each call (kilobytes of tables), cleans, splits and joins it, and
 // plain maps it again. So the answer costs some 530 MB of garbage
 // (under -race, seconds of CPU) (60 MB: 32 GB and 10 s, against the door's
-// 0.3 s), and the tab may answer every ask. Fails on main at 56bb0e5
+// 0.3 s), and the tab may answer every ask. An outside attack's finding: it failed on 56bb0e5
 // and at bf91d3c alike.
-func TestAttack_T9_VoiceAnswerOfALongSelectionAllocatesLessThanTwiceIt(t *testing.T) {
+func TestSec_T9_VoiceAnswerOfALongSelectionAllocatesLessThanTwiceIt(t *testing.T) {
 	n := 1 << 20 / 13
 	sel := strings.TrimSuffix(strings.Repeat(`{"name":"a"},`, n), ",")
 	reply := []byte(`{"ok":true,"heard":[{"text":"make it red","atMs":1}],"selection":[` + sel + `]}`)
@@ -45,12 +45,12 @@ func TestAttack_T9_VoiceAnswerOfALongSelectionAllocatesLessThanTwiceIt(t *testin
 	}
 }
 
-// TestAttack_T9_VoiceAnswerOfALongHeardAllocatesLessThanTwiceIt: the same
+// TestSec_T9_VoiceAnswerOfALongHeardAllocatesLessThanTwiceIt: the same
 // for heard, 1 MB of utterances of one letter ({"text":"a"}, 80,000):
 // MaxUtterances are sent and the rest dropped and counted, yet answer
-// clips (Clip, above) every utterance's text before it counts it. Fails
-// on main at 56bb0e5 and at bf91d3c alike.
-func TestAttack_T9_VoiceAnswerOfALongHeardAllocatesLessThanTwiceIt(t *testing.T) {
+// clipped (Clip, above) every utterance's text before it counted it. It failed
+// on 56bb0e5 and at bf91d3c alike (an outside attack's finding).
+func TestSec_T9_VoiceAnswerOfALongHeardAllocatesLessThanTwiceIt(t *testing.T) {
 	heard := strings.TrimSuffix(strings.Repeat(`{"text":"a"},`, 1<<20/13), ",")
 	reply := []byte(`{"ok":true,"heard":[` + heard + `]}`)
 	env, err := envelope.Decode(reply)

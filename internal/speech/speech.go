@@ -169,15 +169,15 @@ func (b *budget) answer(a Answer, voice *string, send func(Event)) {
 	}
 	n, m := 0, meta(a.Reply) // the time the answer came, for each
 	for _, u := range a.Reply.Entries("heard") {
+		if n == MaxUtterances { // counted, not read: a page sets how many
+			b.dropped += said(u.Get("text"))
+			continue
+		}
 		text, _ := u.String("text")
-		if text = Clip(text, MaxText); strings.TrimSpace(text) == "" {
-			continue
+		if text = Clip(text, MaxText); strings.TrimSpace(text) != "" {
+			n++
+			b.send(Event{Content: text, Meta: m}, send, true)
 		}
-		if n++; n > MaxUtterances {
-			b.dropped++
-			continue
-		}
-		b.send(Event{Content: text, Meta: m}, send, true)
 	}
 	b.flush(send)
 }
@@ -226,13 +226,12 @@ func meta(env envelope.Reply) map[string]string {
 	var names []string
 	more := 0
 	for _, o := range env.Entries("selection") {
-		name, _ := o.String("name")
-		if name = plain(Clip(name, maxName)); name == "" {
+		if len(names) == maxNames { // counted, not read: a page sets how many
+			more += said(o.Get("name"))
 			continue
 		}
-		if len(names) == maxNames {
-			more++
-		} else {
+		name, _ := o.String("name")
+		if name = plain(Clip(name, maxName)); name != "" {
 			names = append(names, name)
 		}
 	}
@@ -278,7 +277,7 @@ func Clip(s string, max int) string {
 	}
 	// One line, so the words cannot pose as lines of anything else; marked
 	// once joined, as what starts the line is known only then.
-	s = strings.Join(strings.Fields(strings.NewReplacer("<", "‹", ">", "›").Replace(gate.Clean(s))), " ")
+	s = strings.Join(strings.Fields(angles.Replace(gate.Clean(s))), " ")
 	s = gate.Unmark(s)
 	if len(s) <= max {
 		return s
@@ -288,6 +287,19 @@ func Clip(s string, max int) string {
 		i--
 	}
 	return s[:i] + "…"
+}
+
+var angles = strings.NewReplacer("<", "‹", ">", "›")
+
+// said is 1 when v is a string of any length but "", 0 else: what an entry
+// past the ones sent counts, judged without decoding it, so that a list
+// of a million costs no copy of each (an entry that cleans to nothing
+// counts too).
+func said(v []byte) int {
+	if len(v) > 2 && v[0] == '"' {
+		return 1
+	}
+	return 0
 }
 
 // budget holds what was sent in the last Window, and the drops not yet

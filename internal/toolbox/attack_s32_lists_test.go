@@ -7,15 +7,15 @@ import (
 	"testing"
 )
 
-// TestAttack_T9_ListenAnswerOfALongSelectionAllocatesLessThanTwiceIt: a
+// TestSec_T9_ListenAnswerOfALongSelectionAllocatesLessThanTwiceIt: a
 // voice.listen answer of one utterance and a selection of 4 MB of tiny
 // entries ({"id":"a"}, 380,000 of them). listen prints 100 of them and
 // counts the rest (selectionMore), yet selection writes every entry's
 // line (line: gate.Guard.AppendObject) before it checks the bounds, so
 // the answer costs about 90 MB of garbage (110 MB under -race) and a
 // second of CPU of the shell (60 MB: 1.4 GB and 2.6 s), and the tab may answer every ask.
-// Fails on main at 56bb0e5 and at bf91d3c alike.
-func TestAttack_T9_ListenAnswerOfALongSelectionAllocatesLessThanTwiceIt(t *testing.T) {
+// An outside attack's finding: it failed on 56bb0e5 and at bf91d3c alike.
+func TestSec_T9_ListenAnswerOfALongSelectionAllocatesLessThanTwiceIt(t *testing.T) {
 	n := 4 << 20 / 11
 	sel := strings.TrimSuffix(strings.Repeat(`{"id":"a"},`, n), ",")
 	reply := []byte(`{"ok":true,"heard":[{"text":"make it red","atMs":1}],"selection":[` + sel + `]}`)

@@ -216,24 +216,29 @@ func selection(env envelope.Reply) (sel []byte, more int) {
 		return []byte("null"), 0
 	}
 	sel = []byte{'['}
-	n := 0
+	n, full := 0, false
 	for _, o := range env.Entries("selection") {
 		v := o.Get("id")
-		var id []byte
-		switch {
-		case len(v) > 2 && v[0] == '"':
-			id = text(v, maxSelectionField)
-		case len(v) > 0 && (v[0] == '-' || '0' <= v[0] && v[0] <= '9'):
-			id = clip(string(v), maxSelectionField)
-		default:
+		str := len(v) > 2 && v[0] == '"'
+		if !str && (len(v) == 0 || v[0] != '-' && (v[0] < '0' || v[0] > '9')) {
+			continue // no id
+		}
+		if full { // counted, not written: a page sets how many
+			more++
 			continue
+		}
+		var id []byte
+		if str {
+			id = text(v, maxSelectionField)
+		} else {
+			id = clip(string(v), maxSelectionField)
 		}
 		name := o.Get("name")
 		if len(name) < 2 || name[0] != '"' {
 			name = []byte(`""`)
 		}
 		entry := line(field{"id", id}, field{"name", text(name, maxSelectionField)})
-		if n == maxSelection || len(sel)+len(entry)+2 > maxSelectionBytes {
+		if full = n == maxSelection || len(sel)+len(entry)+2 > maxSelectionBytes; full {
 			more++
 			continue
 		}
