@@ -8,7 +8,6 @@ import (
 	"os"
 	"strings"
 	"testing"
-	"time"
 )
 
 // megabyteEntries is a reply of about 60 MB: a files list of 40 entries
@@ -58,30 +57,11 @@ func TestSec_T9_CallToFilesOfMegabyteEntriesCostsAtMostTwiceTheReply(t *testing.
 }
 
 func megabyteEntriesPeak(t *testing.T, body string) {
-	b, p := mcpTab(t, "")
-	p.serve(func(cmd string, args map[string]any) map[string]any {
-		if cmd == "design.export" {
-			return nil // answered raw below
-		}
-		return defaultHandler(cmd, args)
-	})
-	before := peakKB(t, b.pid())
-	from := len(p.frames.all())
-	dir := t.TempDir()
-	id := b.rpc.request("tools/call", map[string]any{"name": "call_to_files", "arguments": map[string]any{"command": "design.export", "dir": dir}})
-	f, _ := p.frameAt(from, func(f frame) bool { return f.str("command") == "design.export" })
-	rawReply(t, p, f, body)
-	b.rpc.responseWithin(id, 2*time.Minute)
+	_, dir, grew, bound := callToFilesGrowth(t, "design.export", body)
 	if names, _ := os.ReadDir(dir); len(names) != 32 {
 		t.Fatalf("call_to_files saved %d files, want 32", len(names))
 	}
-	after := peakKB(t, b.pid())
-	bound := 2 * len(body) >> 10
-	if raceEnabled {
-		bound *= raceMemory
-	}
-	t.Logf("bridge peak %d KiB before, %d after (+%d; bound +%d)", before, after, after-before, bound)
-	if after-before > bound {
-		t.Errorf("call_to_files of a %d KiB reply of 40 entries of 1.5 MB took the bridge from %d to %d KiB (+%d), want at most twice the reply (+%d KiB)", len(body)>>10, before, after, after-before, bound)
+	if grew > bound {
+		t.Errorf("call_to_files of a %d KiB reply of 40 entries of 1.5 MB grew the bridge's peak by %d KiB, want at most twice the reply (+%d KiB)", len(body)>>10, grew, bound)
 	}
 }

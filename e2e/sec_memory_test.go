@@ -115,36 +115,46 @@ func TestSec_CallToFilesOf60MBFileCostsAtMostTwiceTheReply(t *testing.T) {
 
 func callToFilesPeak(t *testing.T, comma string) {
 	body := bigFileReply(comma)
+	answer, dir, grew, bound := callToFilesGrowth(t, "scene.describe", body)
+	names, _ := os.ReadDir(dir)
+	switch {
+	case comma == "," && len(names) != 1:
+		t.Fatalf("call_to_files saved %d files, want 1", len(names))
+	case comma != "," && (len(names) != 0 || !strings.Contains(answer, "JSON escape")):
+		t.Fatalf("call_to_files of an escaped data URL saved %d files and answered %.300s; want none, and the reason (a JSON escape)", len(names), answer)
+	}
+	if grew > bound {
+		t.Errorf("call_to_files of a %d KiB reply grew the bridge's peak by %d KiB, want at most twice the reply (+%d KiB)", len(body)>>10, grew, bound)
+	}
+}
+
+// callToFilesGrowth calls call_to_files of command on a new bridge whose
+// tab answers body, raw, and returns the answer, the folder the files
+// went to, how much the bridge's peak resident set grew (KiB) and the
+// bound on that: twice the reply (times raceMemory under -race).
+func callToFilesGrowth(t *testing.T, command, body string) (answer, dir string, grew, bound int) {
+	t.Helper()
 	b, p := mcpTab(t, "")
 	p.serve(func(cmd string, args map[string]any) map[string]any {
-		if cmd == "scene.describe" {
+		if cmd == command {
 			return nil // answered raw below
 		}
 		return defaultHandler(cmd, args)
 	})
 	before := peakKB(t, b.pid())
 	from := len(p.frames.all())
-	dir := t.TempDir()
-	id := b.rpc.request("tools/call", map[string]any{"name": "call_to_files", "arguments": map[string]any{"command": "scene.describe", "dir": dir}})
-	f, _ := p.frameAt(from, func(f frame) bool { return f.str("command") == "scene.describe" })
+	dir = t.TempDir()
+	id := b.rpc.request("tools/call", map[string]any{"name": "call_to_files", "arguments": map[string]any{"command": command, "dir": dir}})
+	f, _ := p.frameAt(from, func(f frame) bool { return f.str("command") == command })
 	rawReply(t, p, f, body)
 	resp := b.rpc.responseWithin(id, 2*time.Minute)
-	names, _ := os.ReadDir(dir)
-	switch {
-	case comma == "," && len(names) != 1:
-		t.Fatalf("call_to_files saved %d files, want 1", len(names))
-	case comma != "," && (len(names) != 0 || !strings.Contains(resp.raw, "JSON escape")):
-		t.Fatalf("call_to_files of an escaped data URL saved %d files and answered %.300s; want none, and the reason (a JSON escape)", len(names), resp.raw)
-	}
 	after := peakKB(t, b.pid())
-	bound := 2 * len(body) >> 10
+	bound = 2 * len(body) >> 10
 	if raceEnabled {
 		bound *= raceMemory
 	}
 	t.Logf("bridge peak %d KiB before, %d after (+%d; bound +%d)", before, after, after-before, bound)
-	if after-before > bound {
-		t.Errorf("call_to_files of a %d KiB reply took the bridge from %d to %d KiB (+%d), want at most twice the reply (+%d KiB)", len(body)>>10, before, after, after-before, bound)
-	}
+	return resp.raw, dir, after - before, bound
 }
 
 // TestSec_ShellSaveOf60MBFileCostsAtMostTwiceTheReply: the same bound for

@@ -24,19 +24,7 @@ func TestSec_T9_VoiceAnswerOfALongSelectionAllocatesLessThanTwiceIt(t *testing.T
 	n := 1 << 20 / 13
 	sel := strings.TrimSuffix(strings.Repeat(`{"name":"a"},`, n), ",")
 	reply := []byte(`{"ok":true,"heard":[{"text":"make it red","atMs":1}],"selection":[` + sel + `]}`)
-	env, err := envelope.Decode(reply)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var got []Event
-	var b budget
-	voice := ""
-	var before, after runtime.MemStats
-	runtime.GC()
-	runtime.ReadMemStats(&before)
-	b.answer(Read(env), &voice, func(e Event) { got = append(got, e) })
-	runtime.ReadMemStats(&after)
-	alloc := after.TotalAlloc - before.TotalAlloc
+	got, alloc := answerAllocs(t, reply)
 	if len(got) != 1 || !strings.HasSuffix(got[0].Meta["selection"], fmt.Sprintf("and %d more", n-20)) {
 		t.Fatalf("events %+v, want one naming 20 of the selection and counting the rest", got)
 	}
@@ -53,6 +41,19 @@ func TestSec_T9_VoiceAnswerOfALongSelectionAllocatesLessThanTwiceIt(t *testing.T
 func TestSec_T9_VoiceAnswerOfALongHeardAllocatesLessThanTwiceIt(t *testing.T) {
 	heard := strings.TrimSuffix(strings.Repeat(`{"text":"a"},`, 1<<20/13), ",")
 	reply := []byte(`{"ok":true,"heard":[` + heard + `]}`)
+	got, alloc := answerAllocs(t, reply)
+	if len(got) == 0 || len(got) > MaxUtterances+1 {
+		t.Fatalf("%d events, want at most %d utterances and a note of the rest", len(got), MaxUtterances)
+	}
+	if alloc >= uint64(2*len(reply)) {
+		t.Errorf("the voice channel allocated %d KiB for an answer of %d KiB, want less than twice it", alloc>>10, len(reply)>>10)
+	}
+}
+
+// answerAllocs is the events the voice channel sends of reply, and what
+// it allocates to.
+func answerAllocs(t *testing.T, reply []byte) ([]Event, uint64) {
+	t.Helper()
 	env, err := envelope.Decode(reply)
 	if err != nil {
 		t.Fatal(err)
@@ -65,11 +66,5 @@ func TestSec_T9_VoiceAnswerOfALongHeardAllocatesLessThanTwiceIt(t *testing.T) {
 	runtime.ReadMemStats(&before)
 	b.answer(Read(env), &voice, func(e Event) { got = append(got, e) })
 	runtime.ReadMemStats(&after)
-	alloc := after.TotalAlloc - before.TotalAlloc
-	if len(got) == 0 || len(got) > MaxUtterances+1 {
-		t.Fatalf("%d events, want at most %d utterances and a note of the rest", len(got), MaxUtterances)
-	}
-	if alloc >= uint64(2*len(reply)) {
-		t.Errorf("the voice channel allocated %d KiB for an answer of %d KiB, want less than twice it", alloc>>10, len(reply)>>10)
-	}
+	return got, after.TotalAlloc - before.TotalAlloc
 }
