@@ -32,10 +32,11 @@ func TestOneLexPerReply(t *testing.T) {
 }
 
 // call_to_files reads the reply once at the door and walks its files
-// list from what the door recorded (envelope.Reply.Entries): the list
-// shown in its place, rebuilt from the entries' pieces, is read once more
-// by the gate's walk as the result is written, so 2 in all, however many
-// entries. (Before, 3 and one more an entry: the list read again, each
+// list from what the door recorded (envelope.Reply.Entries), and shows
+// the reply as it came (replyfiles.Options.AsItCame): its files list,
+// which holds data URLs every one of which becomes a note
+// (gate.Guard.EveryDataURL), is read once more by the gate's walk as the
+// result is written, so 2 in all, however many entries. (Before, 3 and one more an entry: the list read again, each
 // entry read again into an object, then the walk.)
 func TestOneLexPerCallToFiles(t *testing.T) {
 	file := `{"name":"a.png","w":[1,{"k":2}],"dataUrl":"data:image/png;base64,` + pngHead + `"}`
