@@ -43,7 +43,7 @@ func megabyteEntries(apart bool) string {
 // 60 MB reply whose files are 40 entries of a 1.5 MB member each. The
 // bridge saves 32 tiny files, and shows the tab's reply as it came, yet
 // replyfiles.Save builds the list --save would print in the reply's place
-// (envelope.Entry.AppendJSON), grown a quarter at a time, each growth a
+// (an entry at a time), grown a quarter at a time, each growth a
 // copy of all before: the list and the one it outgrew are alive at once
 // beside the frame. NotesApart, the same bytes with the notes in a list
 // of their own, holds the bound (+85 MB), so the cost is the list's:

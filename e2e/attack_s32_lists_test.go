@@ -14,7 +14,7 @@ import (
 
 // TestAttack_T16_SaveEntryNamesEscapedAsTheBridgesDoNotShadowThem (held):
 // call --save writes each files entry again from its pieces, the page's
-// names as they came (envelope.Entry.AppendJSON), less the members the
+// names as they came (envelope.Entry.AppendTo), less the members the
 // bridge writes, judged as JSON reads them. Entries whose savedTo,
 // savedBytes, error and dataUrl are written with escapes ("saved\u0054o")
 // are saved, and printed with the bridge's savedTo and savedBytes alone:

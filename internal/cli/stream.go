@@ -48,7 +48,7 @@ func saveImage(env envelope.Reply, file string, overwrite bool, log *slog.Logger
 		return envelope.Reply{}, err
 	}
 	log.Info(fmt.Sprintf("saved %d bytes of %s to %s", n, typ, abs)) // the logger escapes what is not printable
-	o = o.Set("dataUrl", nil)
+	o = o.Without("dataUrl")
 	// savedType is the type the bytes written were checked to be
 	// (files.Pending.Type), never the type the data URL claimed: the
 	// page's words, of any length.

@@ -49,7 +49,7 @@ func (o Object) With(key string, v any) Object {
 	if err != nil {
 		panic(err) // only called with plain values
 	}
-	return o.set(key, b, true)
+	return o.set(Member{Key: key, Value: b, Own: true})
 }
 
 // AppendJSON appends o as one JSON object: names quoted by the one string
@@ -67,6 +67,19 @@ func (o Object) appendMembers(dst []byte) []byte {
 		dst = append(append(dst, ':'), m.Value...)
 	}
 	return dst
+}
+
+// AppendTo writes o to l as one entry.
+func (o Object) AppendTo(l *gate.List) {
+	l.Open()
+	o.members(l)
+	l.Close()
+}
+
+func (o Object) members(l *gate.List) {
+	for _, m := range o {
+		l.Member(gate.AppendString(nil, m.Key), m.Gated())
+	}
 }
 
 // All yields the members marked Own when own is set, else the others, in
@@ -92,17 +105,16 @@ func (o Object) Without(names ...string) Object {
 
 // Set returns o with v as the value of its first member called name and
 // no other of that name, so that no duplicate can shadow it (JSON readers
-// keep the last); appended when there is none; a nil v drops it.
-func (o Object) Set(name string, v json.RawMessage) Object { return o.set(name, v, false) }
+// keep the last); appended when there is none.
+func (o Object) Set(name string, v gate.Value) Object {
+	return o.set(Member{Key: name, Value: v.Raw, Seen: v.Seen})
+}
 
-func (o Object) set(name string, v json.RawMessage, own bool) Object {
-	at := slices.IndexFunc(o, func(m Member) bool { return m.Key == name })
-	out := o.Without(name)
-	switch {
-	case v == nil:
-		return out
-	case at < 0:
-		return append(out, Member{Key: name, Value: v, Own: own})
+func (o Object) set(m Member) Object {
+	at := slices.IndexFunc(o, func(n Member) bool { return n.Key == m.Key })
+	out := o.Without(m.Key)
+	if at < 0 {
+		return append(out, m)
 	}
-	return slices.Insert(out, at, Member{Key: name, Value: v, Own: own})
+	return slices.Insert(out, at, m)
 }

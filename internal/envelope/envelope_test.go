@@ -115,9 +115,8 @@ func TestSetAndWithout(t *testing.T) {
 		got  Object
 		want string
 	}{
-		{"Set replaces the first and drops the rest", o.Set("savedTo", json.RawMessage(`"z"`)), `{"a":1,"savedTo":"z","b":2}`},
-		{"Set appends a new member", o.Set("c", json.RawMessage(`3`)), `{"a":1,"savedTo":"x","b":2,"savedTo":"y","c":3}`},
-		{"Set nil drops every one", o.Set("savedTo", nil), `{"a":1,"b":2}`},
+		{"Set replaces the first and drops the rest", o.Set("savedTo", gate.Value{Raw: []byte(`"z"`)}), `{"a":1,"savedTo":"z","b":2}`},
+		{"Set appends a new member", o.Set("c", gate.Value{Raw: []byte(`3`)}), `{"a":1,"savedTo":"x","b":2,"savedTo":"y","c":3}`},
 		{"Without drops every one named", o.Without("savedTo", "a"), `{"b":2}`},
 	} {
 		if b := tt.got.AppendJSON(nil); string(b) != tt.want {

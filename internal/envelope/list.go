@@ -21,8 +21,11 @@ const maxRecs = 1024
 // limits.ControlAnswer, about 64 MiB; Decode records none past 2 GiB): its head
 // (a where it starts, b how many records follow), an entry (a:b,
 // and c its members, -1 when it is no object) or an entry's member (a:b
-// its name, c:d its value).
-type rec struct{ a, b, c, d int32 }
+// its name, c:d its value, s what the door saw of both).
+type rec struct {
+	a, b, c, d int32
+	s          gate.Seen
+}
 
 // lists records, as the door reads each token, every top-level list's
 // entries and the members of those that are objects.
@@ -31,6 +34,7 @@ type lists struct {
 	head, entry int      // the open list's head and entry; head -1 when none
 	name        [2]int32 // the open entry's member's name
 	val         int32    // where its value starts
+	seen        gate.Seen
 }
 
 func (l *lists) add(r rec) {
@@ -44,6 +48,24 @@ func (l *lists) add(r rec) {
 // inObject reports whether the token at depth 3 (4 to close a value) is
 // in an object entry of a list being recorded.
 func (l *lists) inObject() bool { return l.head >= 0 && l.recs[l.entry].c >= 0 }
+
+// watch returns what the door sees of the recorded entry's member that a
+// token at depth is part of (at 3 its name, which begins it, or its
+// value; deeper, in its value), so that a list the bridge builds of it is
+// written unread (gate.List); nil when there is none, or once it has seen
+// a change.
+func (l *lists) watch(depth int, name bool) *gate.Seen {
+	if depth < 3 || !l.inObject() {
+		return nil
+	}
+	if depth == 3 && name {
+		l.seen = gate.Seen{}
+	}
+	if l.seen.Changes() {
+		return nil
+	}
+	return &l.seen
+}
 
 // open sees a container of kind begin at at, depth its parent's.
 func (l *lists) open(kind jsontext.Kind, depth int, at int32) {
@@ -79,7 +101,8 @@ func (l *lists) scalar(depth int, n int64, at, end int32) {
 
 // member records the open entry's member whose value ends at end.
 func (l *lists) member(val, end int32) {
-	l.add(rec{a: l.name[0], b: l.name[1], c: val, d: end})
+	l.seen.Closed()
+	l.add(rec{a: l.name[0], b: l.name[1], c: val, d: end, s: l.seen})
 	if l.head >= 0 {
 		l.recs[l.entry].c++
 	}
@@ -156,7 +179,7 @@ func stream(v []byte, yield func(int, Entry) bool) {
 					return
 				}
 				end := int32(d.InputOffset())
-				m = append(m, rec{name - int32(len(k)), name, end - int32(len(val)), end})
+				m = append(m, rec{a: name - int32(len(k)), b: name, c: end - int32(len(val)), d: end})
 			}
 			if _, err := d.ReadToken(); err != nil {
 				return
@@ -206,32 +229,22 @@ func (e Entry) named(m rec, name string) bool {
 	return string(u) == name
 }
 
-// AppendJSON appends e's members but those named drop, as they came,
-// then own's (an entry that is no object, own's alone), as one object.
-// dst grows once, by what it takes and a byte for the list's comma or
-// bracket after it: an entry of megabytes grown by append would cost
-// several times its size.
-func (e Entry) AppendJSON(dst []byte, drop []string, own Object) []byte {
-	tail := append(own.appendMembers(nil), '}')
-	n := e.Size(drop) + len(tail)
-	if cap(dst)-len(dst) < n { // by a quarter at least, as append grows
-		dst = append(make([]byte, 0, len(dst)+max(n, len(dst)/4)), dst...)
-	}
-	dst = append(dst, '{')
+// AppendTo writes e to l as one object: its members but those named
+// drop, as they came, with what the door saw of each, then own's (an
+// entry that is no object, own's alone).
+func (e Entry) AppendTo(l *gate.List, drop []string, own Object) {
+	l.Open()
 	for _, m := range e.members {
 		if e.kept(m, drop) {
-			dst = append(append(append(dst, e.b[m.a:m.b]...), ':'), e.b[m.c:m.d]...)
-			dst = append(dst, ',')
+			l.Member(e.b[m.a:m.b], gate.Value{Raw: e.b[m.c:m.d], Seen: m.s})
 		}
 	}
-	if len(own) == 0 {
-		dst = bytes.TrimSuffix(dst, []byte(","))
-	}
-	return append(dst, tail...)
+	own.members(l)
+	l.Close()
 }
 
-// Size is what AppendJSON writes of e's members but those named drop,
-// and a byte for the list's comma or bracket after it.
+// Size is what AppendTo writes of e's members but those named drop, and
+// a byte for the list's comma or bracket after it.
 func (e Entry) Size(drop []string) int {
 	n := 2
 	for _, m := range e.members {

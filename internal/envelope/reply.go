@@ -106,8 +106,8 @@ func (rd *reader) top(b []byte, read Tools, ls *lists, member func(name string, 
 	for {
 		depth := d.StackDepth()
 		look := depth > 1 && !seen.Changes()
-		prev := 0 // the end of the token before
-		if look {
+		prev := 0 // the end of the token before, in a container value
+		if depth > 1 {
 			prev = int(d.InputOffset())
 		}
 		var err error
@@ -118,14 +118,25 @@ func (rd *reader) top(b []byte, read Tools, ls *lists, member func(name string, 
 			}
 			if err == nil && depth == 1 {
 				start, seen = int(d.InputOffset())-1, gate.Seen{}
-			} else if err == nil && look {
-				seen.Gap(b[prev : d.InputOffset()-1])
+			} else if err == nil {
 				kind, n := d.StackIndex(depth) // counting the bracket read
-				seen.Entry(kind, n-1)
+				if look {
+					seen.Gap(b[prev : d.InputOffset()-1])
+					seen.Entry(kind, n-1)
+				}
+				if m := ls.watch(depth, false); m != nil {
+					if depth > 3 { // a gap at 3 is not written (gate.List)
+						m.Gap(b[prev : d.InputOffset()-1])
+					}
+					m.Entry(kind, n-1)
+				}
 			}
 		case '}', ']':
 			if _, err = d.ReadToken(); err != nil {
 				break
+			}
+			if m := ls.watch(depth, false); m != nil && depth > 3 {
+				m.Gap(b[prev : d.InputOffset()-1])
 			}
 			if ls.head >= 0 { // in a list
 				ls.close(depth, int32(d.InputOffset()))
@@ -155,13 +166,29 @@ func (rd *reader) top(b []byte, read Tools, ls *lists, member func(name string, 
 			}
 			end := int(d.InputOffset())
 			v = b[end-len(v) : end]
+			// What the token shows, seen once for the value and the
+			// recorded member it is part of.
+			var t gate.Seen
+			var m *gate.Seen
+			if depth > 2 {
+				m = ls.watch(depth, kind == '{' && n%2 == 0)
+			}
+			if look || m != nil {
+				t.Entry(kind, n)
+				t.Scalar(v)
+			}
+			if m != nil {
+				if depth > 3 {
+					m.Gap(b[prev : end-len(v)])
+				}
+				m.Add(t)
+			}
 			if ls.head >= 0 {
 				ls.scalar(depth, n, int32(end-len(v)), int32(end))
 			}
 			if look {
 				seen.Gap(b[prev : end-len(v)])
-				seen.Entry(kind, n)
-				seen.Scalar(v)
+				seen.Add(t)
 			}
 			switch {
 			case kind == '{' && n%2 == 0: // a name

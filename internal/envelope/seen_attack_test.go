@@ -22,7 +22,7 @@ var allGuards = []gate.Guard{
 // members, as toolResponse and emit write a reply.
 func sameAsWalkAll(t *testing.T, r Reply) {
 	t.Helper()
-	seen := r.Members().With("savedTo", "/tmp/x").Set("text", nil)
+	seen := r.Members().With("savedTo", "/tmp/x").Without("text")
 	unseen := seen.Without()
 	for i := range unseen {
 		unseen[i].Seen = gate.Seen{}
@@ -33,6 +33,31 @@ func sameAsWalkAll(t *testing.T, r Reply) {
 			want := g.AppendObject([]byte(head), unseen.All(false), unseen.All(true))
 			if string(got) != string(want) {
 				t.Fatalf("%+v: the gate wrote %.300q from the door's reading, %.300q reading it again", g, got, want)
+			}
+		}
+	}
+	listsAsWalked(t, r)
+}
+
+// listsAsWalked: a list built of each top-level list's entries (as --save
+// builds one, gate.List), some members left out and one of the bridge's
+// added, is written from what the door saw of its pieces as a walk over
+// it writes it, for every Guard.
+func listsAsWalked(t *testing.T, r Reply) {
+	t.Helper()
+	for _, m := range r.Members() {
+		for _, drop := range [][]string{nil, {"k"}, {"j", "dataUrl"}} {
+			l := gate.NewList(0)
+			for _, e := range r.Entries(m.Key) {
+				e.AppendTo(l, drop, Object{}.With("savedTo", "/tmp/x"))
+			}
+			v := l.Value()
+			for _, g := range allGuards {
+				got := g.AppendObject(nil, Object{{Key: "files", Value: v.Raw, Seen: v.Seen}}.All(false), nil)
+				want := g.AppendObject(nil, Object{{Key: "files", Value: v.Raw}}.All(false), nil)
+				if string(got) != string(want) {
+					t.Fatalf("%+v: %s's entries without %q, built: the gate wrote %.300q from the door's reading, %.300q reading it again", g, m.Key, drop, got, want)
+				}
 			}
 		}
 	}
@@ -63,7 +88,7 @@ var seenAttacks = []string{
 // face's words before and the bridge's own members after.
 func TestSec_SeenHostileValues(t *testing.T) {
 	for _, v := range seenAttacks {
-		r, err := Decode([]byte(`{"id":1,"v":` + v + `,"w":[` + v + `]}`))
+		r, err := Decode([]byte(`{"id":1,"v":` + v + `,"w":[` + v + `],"x":[{"k":` + v + `,"j":1},{"j":` + v + `,"k":[` + v + `]}]}`))
 		if err != nil {
 			continue // the door refused it: nothing reaches the gate
 		}

@@ -9,7 +9,6 @@ package envelope_test
 import (
 	"bytes"
 	"fmt"
-	"slices"
 	"strings"
 	"testing"
 
@@ -48,15 +47,17 @@ func sameDoor(t testing.TB, b []byte) {
 		}
 	}
 	for _, m := range m1 { // a list after "tools" is recorded as the door records it alone
-		var e1, e2 [][]byte
+		l1, l2 := gate.NewList(0), gate.NewList(0)
 		for _, e := range withList.Entries(m.Key) {
-			e1 = append(e1, e.AppendJSON(nil, nil, nil))
+			e.AppendTo(l1, nil, nil)
 		}
 		for _, e := range alone.Entries(m.Key) {
-			e2 = append(e2, e.AppendJSON(nil, nil, nil))
+			e.AppendTo(l2, nil, nil)
 		}
-		if !slices.EqualFunc(e1, e2, bytes.Equal) {
-			t.Fatalf("%.200q: %s's entries are %.200q with Sanitize reading, %.200q alone", b, m.Key, e1, e2)
+		// What the door saw of each member, but of the tools Sanitize
+		// read, which the door did not see: that list is read again.
+		if v1, v2 := l1.Value(), l2.Value(); !bytes.Equal(v1.Raw, v2.Raw) || v1.Seen != v2.Seen && m.Key != "tools" {
+			t.Fatalf("%.200q: %s's entries are %.200q (%+v) with Sanitize reading, %.200q (%+v) alone", b, m.Key, v1.Raw, v1.Seen, v2.Raw, v2.Seen)
 		}
 	}
 	_, img1 := withList.Image()

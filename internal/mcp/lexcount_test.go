@@ -36,14 +36,16 @@ func TestOneLexPerReply(t *testing.T) {
 // the reply as it came (replyfiles.Options.AsItCame): its files list,
 // which holds data URLs every one of which becomes a note
 // (gate.Guard.EveryDataURL), is read once more by the gate's walk as the
-// result is written, so 2 in all, however many entries. (Before, 3 and one more an entry: the list read again, each
-// entry read again into an object, then the walk.)
+// result is written, as any member with something to change is: 2 in
+// all, however many entries. (Before, 3 and one more an entry: the list
+// read again, each entry read again into an object, then the walk.)
 func TestOneLexPerCallToFiles(t *testing.T) {
 	file := `{"name":"a.png","w":[1,{"k":2}],"dataUrl":"data:image/png;base64,` + pngHead + `"}`
 	env := []byte(`{"id":3,"ok":true,"say":"Exported.","files":[` + file + `,` + file + `,` + file + `],"n":1}`)
 	before := envelope.Lexes()
-	r := replyfiles.Save(mustReply(env), replyfiles.Options{Dir: t.TempDir()})
-	toolResponse([]byte("3"), r.Env, saveReport(r), true)
+	reply := mustReply(env)
+	r := replyfiles.Save(reply, replyfiles.Options{Dir: t.TempDir(), AsItCame: true}) // as callToFiles
+	toolResponse([]byte("3"), reply, saveReport(r), true)
 	if got := envelope.Lexes() - before; got != 2 || len(r.Saved) != 3 {
 		t.Errorf("saved %d files, read the reply %d times, want 3 and twice", len(r.Saved), got)
 	}

@@ -14,7 +14,7 @@ import (
 // 60 MB reply whose files list is 40 entries (files.MaxSaved and
 // lookPast) of a 1.5 MB member beside name and a tiny image. list builds
 // the list shown in the reply's place from []byte{'['}, and
-// Entry.AppendJSON grows it by what one entry takes or a quarter of
+// each entry written grew it by what one entry takes or a quarter of
 // itself, copying all before it: the first entries each copy the list
 // again, then every fourth or so, so Save allocates some 320 MB, five
 // times the reply (and call_to_files, which shows the tab's reply, not

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/stitchslop/stitchslop-bridge/internal/envelope"
+	"github.com/stitchslop/stitchslop-bridge/security/gate"
 )
 
 // The shell's own members are the five of docs/protocol.md §4.4 and
@@ -36,7 +37,7 @@ func TestStripKeepsOnlyTheShellsOwn(t *testing.T) {
 		t.Errorf("Strip(the page's reply) = %s, want %s", got, want)
 	}
 	o = With(With(o, SavedTo, "/home/u/x.png"), SavedType, "image/png")
-	o = Strip(With(o.Set("savedBytes", []byte("7")), TextError, "refused")) // a page's savedBytes set late is still the page's
+	o = Strip(With(o.Set("savedBytes", gate.Value{Raw: []byte("7")}), TextError, "refused")) // a page's savedBytes set late is still the page's
 	if got, want := string(o.AppendJSON(nil)), `{"ok":true,"n":2,"saved":true,"savedTo":"/home/u/x.png","savedType":"image/png","textError":"refused"}`; got != want {
 		t.Errorf("Strip(the shell's own with the page's) = %s, want %s", got, want)
 	}

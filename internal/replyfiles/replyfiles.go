@@ -133,11 +133,11 @@ func (s *saver) rewrite(env envelope.Reply) (envelope.Object, bool) {
 		case !ok:
 			s.refused("files", "it is not a list", nil)
 		case list != nil:
-			obj, changed = obj.Set("files", list), true
+			obj, changed = obj.Set("files", list.Value()), true
 		}
 	}
 	if v := obj.Get("dataUrl"); o.FileName != "" && v != nil {
-		obj, changed = s.dataURL("dataUrl", o.FileName, v, obj.Set("dataUrl", nil)), true
+		obj, changed = s.dataURL("dataUrl", o.FileName, v, obj.Without("dataUrl")), true
 	}
 	text, hasText := textOf(obj.Get("text"))
 	s.r.HasText = hasText
@@ -148,7 +148,7 @@ func (s *saver) rewrite(env envelope.Reply) (envelope.Object, bool) {
 		}); why != "" {
 			obj = With(obj, TextError, why)
 		} else {
-			obj = With(obj.Set("text", nil), TextSavedTo, path)
+			obj = With(obj.Without("text"), TextSavedTo, path)
 		}
 		changed = true
 	}
@@ -166,12 +166,13 @@ func textOf(v []byte) ([]byte, bool) {
 }
 
 // list saves each entry of env's files list and returns the list to show
-// in its place; nil when it is empty, false when it is not a list.
-func (s *saver) list(env envelope.Reply) ([]byte, bool) {
+// in its place; nil when it is empty or AsItCame, false when it is not a
+// list.
+func (s *saver) list(env envelope.Reply) (*gate.List, bool) {
 	if env.Get("files")[0] != '[' {
 		return nil, false
 	}
-	var out []byte // the list shown in its place, but AsItCame
+	var out *gate.List // the list shown in its place, but AsItCame
 	if !s.o.AsItCame {
 		// Sized once, by what its entries keep and room for the bridge's
 		// members: grown an entry at a time, entries of megabytes cost
@@ -183,7 +184,7 @@ func (s *saver) list(env envelope.Reply) ([]byte, bool) {
 			}
 			size += e.Size(entryMembers) + ownRoom
 		}
-		out = append(make([]byte, 0, size), '[')
+		out = gate.NewList(size)
 	}
 	n, left := 0, 0
 	for i, e := range env.Entries("files") {
@@ -191,27 +192,25 @@ func (s *saver) list(env envelope.Reply) ([]byte, bool) {
 			left++
 			continue
 		}
-		if i > 0 && out != nil {
-			out = append(out, ',')
-		}
-		out = s.entry(out, i, e)
+		s.entry(out, i, e)
 		n++
 	}
 	if left > 0 {
 		why := fmt.Sprintf("%d more entries were not looked at: one reply may save at most %d files", left, files.MaxSaved)
 		if own := s.refused(fmt.Sprintf("files[%d:]", n), why, nil); out != nil {
-			out = own.AppendJSON(append(out, ','))
+			own.AppendTo(out)
 		}
 	}
-	if n == 0 || out == nil {
+	if n == 0 {
 		return nil, true
 	}
-	return append(out, ']'), true
+	return out, true
 }
 
-// entry saves files[i] and appends the entry to show in its place: its
-// members as they came, but those the bridge writes, then the bridge's.
-func (s *saver) entry(out []byte, i int, e envelope.Entry) []byte {
+// entry saves files[i] and writes the entry to show in its place to out,
+// unless nil: its members as they came, but those the bridge writes, then
+// the bridge's.
+func (s *saver) entry(out *gate.List, i int, e envelope.Entry) {
 	where := fmt.Sprintf("files[%d]", i)
 	name, _ := e.String("name")
 	dataURL := e.Get("dataUrl")
@@ -228,10 +227,9 @@ func (s *saver) entry(out []byte, i int, e envelope.Entry) []byte {
 	default:
 		own = s.dataURL(where, name, dataURL, nil)
 	}
-	if s.o.AsItCame {
-		return nil
+	if out != nil {
+		e.AppendTo(out, entryMembers, own)
 	}
-	return e.AppendJSON(out, entryMembers, own)
 }
 
 // dataURL saves the file v, a raw dataUrl value, carries: its base64 is

@@ -16,7 +16,7 @@ import (
 // beside name and dataUrl (an outside attack on call_to_files) allocates
 // less than twice the reply: the list shown in its place, about the
 // reply's size, is written from the entries' pieces, each entry grown
-// into once (envelope.Entry.AppendJSON). Before, 163 MB: every name of
+// into once (envelope.Entry.AppendTo, gate.List). Before, 163 MB: every name of
 // every entry copied into a string (ObjectOf, since gone), cloned again
 // (Object.Without), and the list grown by append.
 //

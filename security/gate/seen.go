@@ -12,7 +12,8 @@ import (
 // nothing in it to change as it came, without reading it again: the
 // common reply is read once. The zero Seen has seen nothing, and the value
 // is read (walk) when written. Only the door fills one, from its own
-// reading of the value it is given with.
+// reading of the value it is given with, and a List from the pieces it
+// writes.
 type Seen struct {
 	read    bool
 	changes bool // walk would write a token otherwise, leave one out, or space between
@@ -51,6 +52,12 @@ func (s *Seen) Scalar(raw []byte) {
 // which walk leaves out.
 func (s *Seen) Gap(b []byte) {
 	s.changes = s.changes || len(b) > 1 || len(b) == 1 && b[0] != ',' && b[0] != ':'
+}
+
+// Add sees what t saw, as part of the same value.
+func (s *Seen) Add(t Seen) {
+	s.changes = s.changes || t.changes
+	s.dataURL = s.dataURL || t.dataURL
 }
 
 // Changes reports whether the value must be walked: the door need look
