@@ -122,11 +122,14 @@ var listenClock = struct {
 
 // field is one member of a line: its name and its value as JSON, either
 // the tab's own bytes as the door passed them or bytes gate.AppendString
-// wrote.
+// wrote, or a list of them a gate.List wrote, with what it saw of them.
 type field struct {
 	name  string
-	value []byte
+	value gate.Value
 }
+
+// member is the field name of the value v.
+func member(name string, v []byte) field { return field{name, gate.Value{Raw: v}} }
 
 // line is fields as one JSON object, written by the one encoder of what
 // reaches stdout (gate.Guard.AppendObject): a tab's string within its
@@ -136,7 +139,7 @@ type field struct {
 func line(fields ...field) []byte {
 	return gate.Guard{}.AppendObject(nil, func(yield func(string, gate.Value) bool) {
 		for _, f := range fields {
-			if f.value != nil && !yield(f.name, gate.Value{Raw: f.value}) {
+			if f.value.Raw != nil && !yield(f.name, f.value) {
 				return
 			}
 		}
@@ -147,7 +150,7 @@ func line(fields ...field) []byte {
 // voice-off in a browser where voice cannot work, message with
 // unavailable; nil leaves them out.
 func eventLine(event string, voiceSupport, message []byte) []byte {
-	return line(field{"event", gate.AppendString(nil, event)}, field{"voiceSupport", voiceSupport}, field{"message", message})
+	return line(member("event", gate.AppendString(nil, event)), member("voiceSupport", voiceSupport), member("message", message))
 }
 
 // voiceReply is what listen reads of a voice.listen envelope; the
@@ -174,8 +177,8 @@ func heardLines(r voiceReply) (lines [][]byte, dropped int) {
 		if len(t) <= 2 || t[0] != '"' { // not a string, or ""
 			continue
 		}
-		heard := field{"heard", text(t, maxText)}
-		at := field{"atMs", number(u.Get("atMs"))}
+		heard := member("heard", text(t, maxText))
+		at := member("atMs", number(u.Get("atMs")))
 		if len(lines) > 0 {
 			lines = append(lines, line(heard, at))
 			continue
@@ -185,7 +188,7 @@ func heardLines(r voiceReply) (lines [][]byte, dropped int) {
 		if more > 0 {
 			over = strconv.AppendInt(nil, int64(more), 10)
 		}
-		lines = append(lines, line(heard, at, field{"selection", sel}, field{"selectionMore", over}))
+		lines = append(lines, line(heard, at, field{"selection", sel}, member("selectionMore", over)))
 	}
 	return lines, dropped
 }
@@ -210,13 +213,15 @@ func number(v []byte) []byte {
 // out) while they fit maxSelection and maxSelectionBytes as the line's
 // encoder writes them, each id and name bounded at maxSelectionField
 // (text); more counts the entries past the bounds. It is null when env's is
-// not a list. An id is a string, or a number written as a string.
-func selection(env envelope.Reply) (sel []byte, more int) {
+// not a list. An id is a string, or a number written as a string. The
+// list is a gate.List, so the line writes it unread when nothing in it
+// is the gate's to change.
+func selection(env envelope.Reply) (sel gate.Value, more int) {
 	if v := env.Get("selection"); len(v) == 0 || v[0] != '[' {
-		return []byte("null"), 0
+		return gate.Value{Raw: []byte("null")}, 0
 	}
-	sel = []byte{'['}
-	n, full := 0, false
+	l := gate.NewList(maxSelectionBytes)
+	n, used, full := 0, 1, false // used: the list as printed, "[" first
 	for _, o := range env.Entries("selection") {
 		v := o.Get("id")
 		str := len(v) > 2 && v[0] == '"'
@@ -237,18 +242,24 @@ func selection(env envelope.Reply) (sel []byte, more int) {
 		if len(name) < 2 || name[0] != '"' {
 			name = []byte(`""`)
 		}
-		entry := line(field{"id", id}, field{"name", text(name, maxSelectionField)})
-		if full = n == maxSelection || len(sel)+len(entry)+2 > maxSelectionBytes; full {
+		name = text(name, maxSelectionField)
+		// Measured as the line's encoder writes the entry, which a walk
+		// of the list writes alike, and a comma or bracket.
+		size := len(line(member("id", id), member("name", name))) + 1
+		if full = n == maxSelection || used+size > maxSelectionBytes; full {
 			more++
 			continue
 		}
-		if n++; n > 1 {
-			sel = append(sel, ',')
-		}
-		sel = append(sel, entry...)
+		n, used = n+1, used+size
+		l.Open()
+		l.Member(idName, gate.Value{Raw: id})
+		l.Member(nameName, gate.Value{Raw: name})
+		l.Close()
 	}
-	return append(sel, ']'), more
+	return l.Value(), more
 }
+
+var idName, nameName = gate.AppendString(nil, "id"), gate.AppendString(nil, "name")
 
 // text is raw, a JSON string the door passed, as a line holds it: as the
 // tab wrote it when that is at most max bytes between its quotes, for the
@@ -584,7 +595,7 @@ func boundSupport(v []byte) []byte {
 		return over
 	case v[0] == '"':
 		return text(v, maxVoiceSupport)
-	case len(line(field{"v", v}))-len(`{"v":}`) > maxVoiceSupport:
+	case len(line(member("v", v)))-len(`{"v":}`) > maxVoiceSupport:
 		return over
 	}
 	return v

@@ -170,7 +170,7 @@ func FuzzListenReply(f *testing.F) {
 		}
 		if r.VoiceSupport != nil {
 			v := boundSupport(r.VoiceSupport)
-			if n := len(line(field{"v", v})) - len(`{"v":}`); n > maxVoiceSupport+5 {
+			if n := len(line(member("v", v))) - len(`{"v":}`); n > maxVoiceSupport+5 {
 				t.Fatalf("boundSupport(%q) = %q: %d bytes, over the bound", reply, v, n)
 			}
 			wantLine(t, eventLine("voice-off", v, clip(r.Say+r.Message, maxMessage)))
@@ -246,7 +246,7 @@ func TestListenRateBound(t *testing.T) {
 		n int
 	}
 	var printed []at
-	heard := line(field{"heard", clip(strings.Repeat("x", maxText), maxText)}, field{"atMs", []byte("null")})
+	heard := line(member("heard", clip(strings.Repeat("x", maxText), maxText)), member("atMs", []byte("null")))
 	events := 0
 	for step := range 400 { // an ask every 50 ms for 20 s, each 10 lines and an event
 		for range 10 {

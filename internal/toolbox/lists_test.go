@@ -3,6 +3,7 @@ package toolbox
 import (
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -57,5 +58,27 @@ func TestSec_ListenSelectionAfterEntriesWithoutIDIsPrinted(t *testing.T) {
 	lines, _ := listenLines(t, `{"ok":true,"heard":[{"text":"make it red","atMs":1}],"selection":[`+strings.Repeat(`{"name":"no id"},`, 128)+`{"id":"r","name":"Rose"}]}`)
 	if len(lines) != 1 || string(lines[0]["selection"]) != `[{"id":"r","name":"Rose"}]` || lines[0]["selectionMore"] != nil {
 		t.Errorf("lines %q: want the selection [{id r, name Rose}], nothing more", lines)
+	}
+}
+
+// TestListenSelectionBoundedAsWritten: entries whose names the gate
+// cleans, and so writes again with each "<" six bytes, or marks (a note's
+// "["), are measured as the line prints them: the selection stays within
+// maxSelectionBytes, and the entries past it are counted.
+func TestListenSelectionBoundedAsWritten(t *testing.T) {
+	for _, name := range []string{strings.Repeat("<", 120) + "\u200b", "[bridge: " + strings.Repeat("x", 110), "plain"} {
+		var sel []string
+		for i := range maxSelection {
+			sel = append(sel, fmt.Sprintf(`{"id":"%d","name":%q}`, i, name))
+		}
+		lines, _ := listenLines(t, `{"ok":true,"heard":[{"text":"hi","atMs":1}],"selection":[`+strings.Join(sel, ",")+`]}`)
+		var list []json.RawMessage
+		if len(lines) != 1 || json.Unmarshal(lines[0]["selection"], &list) != nil {
+			t.Fatalf("lines %.300q, want one with a selection", lines)
+		}
+		more, _ := strconv.Atoi(string(lines[0]["selectionMore"]))
+		if n := len(lines[0]["selection"]); n > maxSelectionBytes || len(list)+more != maxSelection || name != "plain" && more == 0 {
+			t.Errorf("%.20q: a selection of %d bytes, %d entries and %d more; want at most %d bytes, %d in all", name, n, len(list), more, maxSelectionBytes, maxSelection)
+		}
 	}
 }

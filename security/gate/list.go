@@ -55,9 +55,6 @@ func (l *List) Member(name []byte, v Value) {
 // Close ends the open entry.
 func (l *List) Close() { l.b = append(l.b, '}') }
 
-// Len is what is written so far, the list's last bracket aside.
-func (l *List) Len() int { return len(l.b) }
-
 // Value ends the list; l is not to be used after.
 func (l *List) Value() Value {
 	l.seen.Closed()
