@@ -193,14 +193,14 @@ func (rd *reader) top(b []byte, read Tools, ls *lists, member func(name string, 
 			switch {
 			case kind == '{' && n%2 == 0: // a name
 				var s string
-				if s, err = checkName(v, n/2+1, depth == 1); depth == 1 {
+				if s, err = rd.checkName(v, depth == 1); depth == 1 {
 					name = s
 				}
 				if depth == 1 && name == "id" {
 					read = nil // a reply: its "tools", if any, is a member as any other
 				}
 				if err == nil && depth == 1 && name == "tools" && read != nil {
-					if err = read(d, b); err == nil && d.StackDepth() != 1 {
+					if err = read(&rd.r, b); err == nil && d.StackDepth() != 1 {
 						err = errToolsRead
 					}
 					if err == nil { // the value read: past the name, its colon and space
@@ -217,10 +217,10 @@ func (rd *reader) top(b []byte, read Tools, ls *lists, member func(name string, 
 	}
 }
 
-// checkName checks the raw name v, the nth of its object, by the door's
-// rule (gate.CheckName); decoded if keep.
-func checkName(v []byte, n int64, keep bool) (string, error) {
-	s, err := gate.CheckName(v, n)
+// checkName checks the raw name v, just read, by the door's rule, and
+// counts it as held open (gate.Reader.Check); decoded if keep.
+func (rd *reader) checkName(v []byte, keep bool) (string, error) {
+	s, err := rd.r.Check(v)
 	if err == nil && s == "" && keep {
 		s = keyOf(v[1 : len(v)-1])
 	}
@@ -230,7 +230,7 @@ func checkName(v []byte, n int64, keep bool) (string, error) {
 func refusal(b []byte, err error) *Refused {
 	if errors.Is(err, gate.ErrName) || errors.Is(err, jsontext.ErrDuplicateName) {
 		if valid(b) {
-			return &Refused{why: ErrBadNames, Detail: fmt.Sprintf("it names a member twice, or a name is over %d bytes or does not print, or an object has over %d members", gate.MaxMemberName, gate.MaxMembers)}
+			return &Refused{why: ErrBadNames, Detail: fmt.Sprintf("it names a member twice, or a name is over %d bytes or does not print, or an object has over %d members, or its objects open at once over %d KiB of names", gate.MaxMemberName, gate.MaxMembers, gate.MaxOpenNames>>10)}
 		}
 		// The syntax error beyond the names: read again, only on refusal.
 		lexed()

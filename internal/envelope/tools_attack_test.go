@@ -8,6 +8,7 @@ package envelope_test
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -139,4 +140,36 @@ func FuzzAttackToolsReaderLeavesTheDoorWhereItWas(f *testing.F) {
 	f.Add([]byte(`{"tools" : "x" ,"say":"hi"}`))
 	f.Add([]byte(`{"items":[{"id":"a"},2],"tools":[{"name":"a"}],"files":[{"path":"x","b":[1]}]}`))
 	f.Fuzz(func(t *testing.T, b []byte) { sameDoor(t, b) })
+}
+
+// TestSec_T9_ToolListNamesHeldOpenAreBounded: the names a tool list holds
+// open count against the door's bound (gate.MaxOpenNames) as a reply's
+// do, whether the door or the tool list's reader reads them: a schema of
+// nested objects of thousands of names is refused, for its names.
+func TestSec_T9_ToolListNamesHeldOpenAreBounded(t *testing.T) {
+	level := func(i int) string {
+		var b strings.Builder
+		b.WriteString(`{`)
+		for j := range 9000 {
+			fmt.Fprintf(&b, `"p%d_%d":0,`, i, j)
+		}
+		return b.String() + `"x":`
+	}
+	var schema strings.Builder
+	for i := range 5 {
+		schema.WriteString(level(i))
+	}
+	deep := schema.String() + "0" + strings.Repeat("}", 5)
+	for _, frame := range []string{
+		`{"tools":[{"name":"a","inputSchema":` + deep + `}]}`,
+		`{"tools":[{"name":"a","annotations":` + deep + `}]}`,
+		`{"tools":[{"name":"a","x":` + deep + `}]}`,
+		`{"id":1,"tools":[{"name":"a","inputSchema":` + deep + `}]}`,
+	} {
+		var l toollist.List
+		_, err := envelope.DecodeTools([]byte(frame), toollist.Sanitize(&l, nil))
+		if !errors.Is(err, envelope.ErrBadNames) {
+			t.Errorf("%.60s…: %v, want refused for its names", frame, err)
+		}
+	}
 }

@@ -5,6 +5,8 @@ import (
 	"sync"
 
 	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/stitchslop/stitchslop-bridge/security/gate"
 )
 
 // The door's reader: a jsontext.Decoder reading a piece of bytes in
@@ -12,6 +14,7 @@ import (
 // no copy), pooled, so that a reply costs no decoder of its own.
 type reader struct {
 	d    jsontext.Decoder
+	r    gate.Reader // d, as names are read with it
 	bb   bytes.Buffer
 	recs []rec // the door's records of a reply's lists, copied out (lists)
 }
@@ -25,6 +28,7 @@ func newReader(b []byte, opts ...jsontext.Options) *reader {
 	rd := readers.Get().(*reader)
 	rd.bb = *bytes.NewBuffer(b)
 	rd.d.Reset(&rd.bb, opts...)
+	rd.r.Reset(&rd.d)
 	return rd
 }
 

@@ -44,28 +44,100 @@ func CheckName(v []byte, n int64) (string, error) {
 	return "", ErrName
 }
 
-// Name reads the member name next in d, raw, checked by the door's rule:
+// MaxOpenNames bounds, in bytes, the names of the objects a reader has
+// open at once, each counted as its raw length and nameRoom: the
+// standard's reader keeps every name of every open object (its check for
+// a name given twice), and without a bound a reply of nested objects of
+// thousands of members cost it ten times the reply. A reply has a few
+// dozen names open; a map of MaxMembers keys of 70 bytes fits.
+const MaxOpenNames = 1 << 20
+
+// nameRoom is about what jsontext keeps of a name besides its bytes (its
+// offset, a map entry and the string's header).
+const nameRoom = 32
+
+// Reader is the door's decoder as the door and a reader it hands a value
+// to (security/toollist) read names with it: each checked by the door's
+// rule (CheckName) and counted against MaxOpenNames.
+type Reader struct {
+	*jsontext.Decoder
+	open  []int // by depth, the names counted of the object last open there
+	total int
+}
+
+// NewReader is a Reader of d, which has read nothing yet.
+func NewReader(d *jsontext.Decoder) *Reader { return &Reader{Decoder: d} }
+
+// Reset readies r for a new value of d, keeping what it grew.
+func (r *Reader) Reset(d *jsontext.Decoder) {
+	r.Decoder, r.open, r.total = d, r.open[:0], 0
+}
+
+// Check checks v, the raw name just read, by the door's rule, and counts
+// it as held open (Name, Skip; the door checks each name it reads so).
+// It returns v decoded as CheckName does.
+func (r *Reader) Check(v []byte) (string, error) {
+	depth := r.StackDepth()
+	_, n := r.StackIndex(depth)
+	s, err := CheckName(v, n/2+1)
+	if err != nil {
+		return "", err
+	}
+	for len(r.open) > depth+1 { // a deeper object has closed
+		r.total -= r.open[len(r.open)-1]
+		r.open = r.open[:len(r.open)-1]
+	}
+	for len(r.open) <= depth {
+		r.open = append(r.open, 0)
+	}
+	if n == 1 { // an object's first name: the one counted here has closed
+		r.total -= r.open[depth]
+		r.open[depth] = 0
+	}
+	cost := len(v) + nameRoom
+	r.open[depth] += cost
+	if r.total += cost; r.total > MaxOpenNames && !r.recount() {
+		return "", ErrName
+	}
+	return s, nil
+}
+
+// recount drops what is counted of a depth where a list, not an object,
+// is open now (the object counted there has closed, and no name since
+// said so), and reports whether that brought the count within
+// MaxOpenNames. It is called only past the bound: a name a depth would
+// cost a read of the whole stack.
+func (r *Reader) recount() bool {
+	for depth := 1; depth < len(r.open); depth++ {
+		if kind, _ := r.StackIndex(depth); kind != '{' {
+			r.total -= r.open[depth]
+			r.open[depth] = 0
+		}
+	}
+	return r.total <= MaxOpenNames
+}
+
+// Name reads the member name next in r, raw, checked by the door's rule:
 // a reader the door hands its decoder to reads each name so.
-func Name(d *jsontext.Decoder) ([]byte, error) {
-	k, err := d.ReadValue()
+func Name(r *Reader) ([]byte, error) {
+	k, err := r.ReadValue()
 	if err == nil {
-		_, n := d.StackIndex(d.StackDepth())
-		_, err = CheckName(k, n/2+1)
+		_, err = r.Check(k)
 	}
 	return k, err
 }
 
-// Skip reads the value next in d, checking each name in it by the door's
+// Skip reads the value next in r, checking each name in it by the door's
 // rule, as d.SkipValue would not.
-func Skip(d *jsontext.Decoder) error {
-	for depth := d.StackDepth(); ; {
+func Skip(r *Reader) error {
+	for depth := r.StackDepth(); ; {
 		var err error
-		if kind, n := d.StackIndex(d.StackDepth()); kind == '{' && n%2 == 0 && d.PeekKind() == '"' {
-			_, err = Name(d)
+		if kind, n := r.StackIndex(r.StackDepth()); kind == '{' && n%2 == 0 && r.PeekKind() == '"' {
+			_, err = Name(r)
 		} else {
-			_, err = d.ReadToken()
+			_, err = r.ReadToken()
 		}
-		if err != nil || d.StackDepth() <= depth {
+		if err != nil || r.StackDepth() <= depth {
 			return err
 		}
 	}

@@ -128,13 +128,13 @@ type reading struct {
 // item ends up in the list or the report, and anything but a JSON array
 // is NotAList, as is no value at all (out until then). What the door
 // refuses in a frame it refuses too (its error).
-func Sanitize(out *List, reserved []string) func(d *jsontext.Decoder, frame []byte) error {
+func Sanitize(out *List, reserved []string) func(d *gate.Reader, frame []byte) error {
 	*out = List{Dropped: []Dropped{{Reason: NotAList}}}
 	res := map[string]bool{}
 	for _, r := range reserved {
 		res[Fold(r)] = true
 	}
-	return func(d *jsontext.Decoder, raw []byte) error {
+	return func(d *gate.Reader, raw []byte) error {
 		l := &reading{raw: raw, res: res, seen: map[string]bool{}, total: 2}
 		if d.PeekKind() != '[' {
 			*out = List{Dropped: []Dropped{{Reason: NotAList}}}
@@ -166,7 +166,7 @@ var fields = []string{"name", "title", "description", "inputSchema", "annotation
 
 // item reads the i-th item and keeps or reports it. Its members come in
 // any order, so it is judged at its end.
-func (l *reading) item(d *jsontext.Decoder, i int) error {
+func (l *reading) item(d *gate.Reader, i int) error {
 	if d.PeekKind() != '{' {
 		shown := ""
 		if !l.full() {
@@ -292,7 +292,7 @@ func encode(t Tool, schema, annotations []byte) []byte {
 
 // value reads the next value whole, each name in it checked, as a piece
 // of raw (past the colon and space before it).
-func (l *reading) value(d *jsontext.Decoder) ([]byte, error) {
+func (l *reading) value(d *gate.Reader) ([]byte, error) {
 	start := d.InputOffset()
 	err := gate.Skip(d)
 	return bytes.TrimLeft(l.raw[start:d.InputOffset()], " \t\r\n:"), err
@@ -371,7 +371,7 @@ func cut(s string, n int) string {
 // bridge's notes are. Keys keep the page's order, so the same list writes
 // the same bytes (internal/hub.Hub.SetTools compares them).
 type schema struct {
-	d    *jsontext.Decoder
+	d    *gate.Reader
 	out  []byte
 	args []string // the keys of its "properties"
 	// start and rawLen are its offset and length in the input.
@@ -521,7 +521,7 @@ var (
 // when none is left, and why anything else was dropped, worded only if
 // the tool is kept (annWhy.String): an item dropped past MaxDropped costs
 // no words. The tool stays.
-func (l *reading) annotations(d *jsontext.Decoder) ([]byte, annWhy, error) {
+func (l *reading) annotations(d *gate.Reader) ([]byte, annWhy, error) {
 	var why annWhy
 	if k := d.PeekKind(); k != '{' {
 		why.not = k != 'n'

@@ -42,8 +42,8 @@ func read(t testing.TB, frame []byte, reserved []string) ([]Tool, []Dropped) {
 // reads a tools frame: one strict reader, names by the door's rule
 // (gate.Name), handing it to read at the value. It returns the error, if
 // any, with the offset it was met at.
-func door(frame []byte, read func(*jsontext.Decoder, []byte) error) error {
-	d := jsontext.NewDecoder(bytes.NewBuffer(frame)) // read in place, as the door reads
+func door(frame []byte, read func(*gate.Reader, []byte) error) error {
+	d := gate.NewReader(jsontext.NewDecoder(bytes.NewBuffer(frame))) // read in place, as the door reads
 	_, err := d.ReadToken()
 	if err == nil {
 		_, err = gate.Name(d)
@@ -83,7 +83,7 @@ func same(a, b error) bool {
 }
 
 // skip is the door's own reading of a value it is not asked to hand on.
-func skip(d *jsontext.Decoder, _ []byte) error { return gate.Skip(d) }
+func skip(d *gate.Reader, _ []byte) error { return gate.Skip(d) }
 
 func names(tools []Tool) []string {
 	var out []string
