@@ -1,6 +1,8 @@
 package e2e
 
 import (
+	"io"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -106,4 +108,36 @@ func peakGrowthOf(t *testing.T, body string) (string, int) {
 	rawReply(t, p, f, body)
 	resp := b.rpc.responseWithin(id, 2*time.Minute)
 	return resp.raw, peakKB(t, b.pid()) - before
+}
+
+// TestSec_T9_FollowerRefusesALeaderStatusOfNamesHeldOpen: a leader whose
+// /status is 20 MB of objects of 9,999 short names nested 250 deep is not
+// followed, and costs the follower what reading the answer costs: an
+// answer of a known shape is refused past envelope.MaxShaped before JSON
+// v2, which keeps every name of every open object, reads it. Before, each
+// /status of it grew the follower's peak by some 180 MB.
+func TestSec_T9_FollowerRefusesALeaderStatusOfNamesHeldOpen(t *testing.T) {
+	// Not parallel: a peak is measured.
+	dir := filepath.Join(t.TempDir(), "cfg")
+	status := `{"connected":true,"origin":"` + testOrigin + `","protocol":1,"tools":["render.png"],` + nestedNames(20<<20, 250, 9999) + `}`
+	(&fakeLeader{status: func(w io.Writer) { io.WriteString(w, status) }, call: func(string) []byte { return describeAnswer }}).start(t, dir)
+	b := startBridge(t, bridgeOpts{configDir: dir, port: -1, mcp: true, expectExit: true,
+		args: []string{"--lazy", "--port", strconv.Itoa(freePort(t))}})
+	b.rpc.initialize()
+	before := peakKB(t, b.pid())
+	b.rpc.toolCallWithin("wait_for_connection", map[string]any{"timeoutSeconds": 2}, 3*guard)
+	grew := peakKB(t, b.pid()) - before
+	bound := 4 * len(status) >> 10
+	if raceEnabled {
+		bound *= raceMemory
+	}
+	t.Logf("a /status of %d KiB: the follower's peak grew by %d KiB", len(status)>>10, grew)
+	if strings.Contains(b.stderr.String(), "following the bridge on port") {
+		t.Errorf("the bridge followed a leader whose /status is %d KiB of names; stderr:\n%s", len(status)>>10, b.stderr)
+	}
+	if grew > bound {
+		t.Errorf("a leader's /status of %d KiB grew the follower's peak by %d KiB, want at most four times the answer (+%d KiB)", len(status)>>10, grew, bound)
+	}
+	b.awaitListening()
+	b.mustRun()
 }

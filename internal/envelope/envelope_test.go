@@ -234,6 +234,8 @@ func TestIntoRefusesAsTheDoorDoes(t *testing.T) {
 		`{"origin":5,"tools":"secret"}`: ErrShape,
 		`["secret"]`:                    ErrShape,
 		` null`:                         ErrShape,
+		`{"origin":"` + strings.Repeat("s", MaxShaped) + `"}`:                                                                   ErrTooLarge,
+		`{"origin":"a","x":` + strings.Repeat(`{"secret":0,"y":`, MaxShaped/16) + `0` + strings.Repeat("}", MaxShaped/16) + `}`: ErrTooLarge,
 	} {
 		err := Into([]byte(in), &st)
 		if !errors.Is(err, want) || strings.Contains(err.Error(), "secret") {

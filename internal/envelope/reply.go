@@ -322,12 +322,25 @@ func (r Reply) Image() (Image, bool) { return r.image, r.image.data != nil }
 // ErrShape is Into's refusal of valid JSON that does not fit v.
 var ErrShape = errors.New("not of the shape the bridge asks for")
 
+// MaxShaped bounds an answer of a known shape: a bridge's /status, its
+// tools' names and its listeners, is a few kilobytes. Past it JSON v2,
+// which keeps every name of every open object (its check for a name given
+// twice), could cost nine times the answer (gate.MaxOpenNames).
+const MaxShaped = 1 << 20
+
+// ErrTooLarge is Into's refusal of an answer over MaxShaped.
+var ErrTooLarge = errors.New("over 1 MiB, more than an answer of its shape holds")
+
 // Into is the door for an answer of a shape the bridge knows (another
 // bridge's /status or /wait, protocol.md §4.2): it reads b once, into v,
 // with JSON v2, which refuses a name given twice and invalid UTF-8 as
 // Decode does, matches names exactly (case included), and skips members v
-// does not name. Its errors quote no byte of b.
+// does not name; b is at most MaxShaped bytes. Its errors quote no byte
+// of b.
 func Into(b []byte, v any) error {
+	if len(b) > MaxShaped {
+		return ErrTooLarge
+	}
 	lexed()
 	err := jsonv2.Unmarshal(b, v)
 	var se *jsontext.SyntacticError
