@@ -48,7 +48,7 @@ func CheckName(v []byte, n int64) (string, error) {
 // open at once, each counted as its raw length and nameRoom: the
 // standard's reader keeps every name of every open object (its check for
 // a name given twice), and without a bound a reply of nested objects of
-// thousands of members cost it ten times the reply. A reply has a few
+// thousands of members cost it nine times the reply. A reply has a few
 // dozen names open; a map of MaxMembers keys of 70 bytes fits.
 const MaxOpenNames = 1 << 20
 
