@@ -86,7 +86,7 @@ func TestAttack_T8_SaveListHostileMembersPrintedAsTheGateWrites(t *testing.T) {
 			`[{"name":"a.png","dataUrl":"`+url+`"},{"\u006eame":"b.png","m":`+f+`,"\u0064ataUrl":"`+url+`"}]`,
 			`[{"name":"a.png","dataUrl":"`+url+`"},{"m":`+f+`,"dataUrl":5}]`)
 	}
-	pad := `[` + strings.TrimSuffix(strings.Repeat("0,", 1020), ",") + `]` // 1,021 of the door's 1,024 records
+	pad := `[` + strings.TrimSuffix(strings.Repeat("0,", 1020), ",") + `]`              // 1,021 of the door's 1,024 records
 	_, p, base := cliTab(t, func(string, map[string]any) map[string]any { return nil }) // answered raw below
 	from := 0
 	for i := range 2 * len(files) {
