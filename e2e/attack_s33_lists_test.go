@@ -7,8 +7,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/go-json-experiment/json/jsontext"
+	"github.com/gorilla/websocket"
 )
 
 // TestAttack_T16_SaveSavedToCutByThePagesEntry: call --save prints the
@@ -100,7 +102,7 @@ func TestAttack_T8_SaveListHostileMembersPrintedAsTheGateWrites(t *testing.T) {
 		if i%2 == 1 {
 			head = `"a":` + pad + `,` // before files, which the door then reads again when walked
 		}
-		p.sendText(`{"id":` + string(f.id) + `,"ok":true,` + head + `"files":` + files[i/2] + `}`) // raw: spaces kept
+		sendRaw(t, p, `{"id":`+string(f.id)+`,"ok":true,`+head+`"files":`+files[i/2]+`}`) // raw: spaces kept
 		r := <-done
 		line := strings.TrimSpace(r.stdout)
 		if !jsontext.Value(line).IsValid() {
@@ -118,5 +120,17 @@ func TestAttack_T8_SaveListHostileMembersPrintedAsTheGateWrites(t *testing.T) {
 		if !strings.Contains(line, `a.stitchslop.png","savedBytes":16}`) {
 			t.Errorf("%.200s: call --save printed %.600s: want savedTo for a", files[i/2], line)
 		}
+	}
+}
+
+// sendRaw is page.sendText within a write deadline of its own: the one a
+// JSON send set may have passed.
+func sendRaw(t *testing.T, p *page, s string) {
+	t.Helper()
+	p.wmu.Lock()
+	defer p.wmu.Unlock()
+	p.conn.SetWriteDeadline(time.Now().Add(5 * time.Second))
+	if err := p.conn.WriteMessage(websocket.TextMessage, []byte(s)); err != nil {
+		t.Fatalf("page send: %v", err)
 	}
 }

@@ -95,7 +95,7 @@ func TestAttack_SaveListAsWalked(t *testing.T) {
 	}
 	pads.WriteString(`"q":"` + strings.Repeat("q", gate.MaxTotal-800-pads.Len()) + `",`)
 	verbatim, walked := 0, 0
-	for fill := 0; fill < 1200; fill += 3 {
+	for fill := 0; fill < 1200; fill += 29 {
 		b := `{"ok":true,` + pads.String() + `"files":[{"m":"` + strings.Repeat("f", fill) + `"},{"m":[1,{"a":2}]}]}`
 		saveAsWalked(t, b)
 		env, _ := envelope.Decode([]byte(b))
