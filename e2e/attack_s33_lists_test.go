@@ -19,7 +19,8 @@ import (
 // that the gate then bounds as a value of the page's (gate.MaxItems
 // members an object, gate.MaxTotal bytes the reply). So a page that gives
 // a files entry 2,100 members of its own, or spends the reply's budget
-// before its files, has the shell print no savedTo for a file it saved:
+// before its files or in an entry before the file's, has the shell print
+// no savedTo for a file it saved:
 // the bridge's words about where the file went are cut with the page's,
 // and counted in the note as the page's ("2,102 more members were left
 // out"). docs/protocol.md §7.15 says the result says where each file went
@@ -41,6 +42,7 @@ func TestAttack_T16_SaveSavedToCutByThePagesEntry(t *testing.T) {
 	}{
 		{"an entry of 2,100 members", map[string]string{"files": `[{` + wide.String() + `"name":"a.png","dataUrl":"` + url + `"}]`}},
 		{"the budget spent before files", map[string]string{"a1": pad, "a2": pad, "a3": pad, "files": `[{"name":"a.png","dataUrl":"` + url + `"}]`}},
+		{"the budget spent by an entry before", map[string]string{"files": `[{"a1":` + pad + `,"a2":` + pad + `,"a3":` + pad + `},{"name":"a.png","dataUrl":"` + url + `"}]`}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -58,6 +60,9 @@ func TestAttack_T16_SaveSavedToCutByThePagesEntry(t *testing.T) {
 			if !strings.Contains(line, `"savedTo":`+string(want)) {
 				i := max(0, strings.LastIndex(line, `"[bridge]"`))
 				t.Errorf("call --save saved %s (exit %d) and printed no savedTo for it: %.300s", want, r.code, line[i:])
+				if testing.Verbose() {
+					t.Logf("stdout without the pad: %.600s", strings.ReplaceAll(line, strings.Repeat("p", 1000), ""))
+				}
 			}
 		})
 	}
