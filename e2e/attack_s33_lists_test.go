@@ -128,8 +128,8 @@ func TestAttack_T8_SaveListHostileMembersPrintedAsTheGateWrites(t *testing.T) {
 	}
 }
 
-// sendRaw is page.sendText within a write deadline of its own: the one a
-// JSON send set may have passed.
+// sendRaw sends s as it is, as the page's sendText does, within a write
+// deadline of its own: the one a JSON send set may have passed.
 func sendRaw(t *testing.T, p *page, s string) {
 	t.Helper()
 	p.wmu.Lock()
