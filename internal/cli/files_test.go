@@ -562,7 +562,7 @@ func TestSaveFiles(t *testing.T) {
 			reply: `{"ok":true,"say":"Exported.","files":[` + entry("a.png", png) + `,{"dataUrl":"` + dst + `","name":"b.dst","colours":3}],"z":1}`,
 			files: map[string]string{"a.stitchslop.png": string(pngData), "b.stitchslop.dst": string(dstData)},
 			check: func(t *testing.T, out map[string]any, raw []byte) {
-				want := `{"ok":true,"say":"Exported.","files":[{"name":"a.png","savedTo":"SAVED/a.stitchslop.png","savedBytes":16},{"name":"b.dst","colours":3,"savedTo":"SAVED/b.stitchslop.dst","savedBytes":5}],"z":1}`
+				want := `{"ok":true,"say":"Exported.","files":[{"savedTo":"SAVED/a.stitchslop.png","savedBytes":16,"name":"a.png"},{"savedTo":"SAVED/b.stitchslop.dst","savedBytes":5,"name":"b.dst","colours":3}],"z":1}`
 				if string(raw) != want {
 					t.Errorf("saveFiles printed\n%s\nwant\n%s", raw, want)
 				}
@@ -574,7 +574,7 @@ func TestSaveFiles(t *testing.T) {
 			reply: `{"files":[{"name":"a.dst","dataUrl":"` + dst + `","savedTo":"/etc/passwd","savedBytes":99,"error":"none"},{"name":"../b.dst","dataUrl":"` + dst + `","savedTo":"/etc/passwd","savedBytes":1}],"textSavedTo":"/etc/shadow","textError":"x"}`,
 			files: map[string]string{"a.stitchslop.dst": string(dstData), "b.stitchslop.dst": string(dstData)},
 			check: func(t *testing.T, out map[string]any, raw []byte) {
-				want := `{"files":[{"name":"a.dst","savedTo":"SAVED/a.stitchslop.dst","savedBytes":5},{"name":"../b.dst","savedTo":"SAVED/b.stitchslop.dst","savedBytes":5}]}`
+				want := `{"files":[{"savedTo":"SAVED/a.stitchslop.dst","savedBytes":5,"name":"a.dst"},{"savedTo":"SAVED/b.stitchslop.dst","savedBytes":5,"name":"../b.dst"}]}`
 				if string(raw) != want {
 					t.Errorf("saveFiles printed\n%s\nwant\n%s", raw, want)
 				}
@@ -695,7 +695,7 @@ func TestSaveFiles(t *testing.T) {
 			textFile: "notes.txt",
 			files:    map[string]string{"a.stitchslop.dst": string(dstData), "notes.stitchslop.txt": "Three colours.\n"},
 			check: func(t *testing.T, out map[string]any, raw []byte) {
-				want := `{"ok":true,"files":[{"name":"a.dst","savedTo":"SAVED/a.stitchslop.dst","savedBytes":5}],"textSavedTo":"SAVED/notes.stitchslop.txt"}`
+				want := `{"ok":true,"files":[{"savedTo":"SAVED/a.stitchslop.dst","savedBytes":5,"name":"a.dst"}],"textSavedTo":"SAVED/notes.stitchslop.txt"}`
 				if string(raw) != want {
 					t.Errorf("saveFiles printed\n%s\nwant\n%s", raw, want)
 				}
@@ -893,7 +893,7 @@ func TestSaveFilesAtTheMemberBound(t *testing.T) {
 	dir := t.TempDir()
 	var se bytes.Buffer
 	out, ns := saveFilesBytes([]byte(reply), dir, "", false, ui.NewLogger(&se))
-	if !bytes.Contains(out, []byte(`"savedBytes":5}`)) || ns != nil {
+	if !bytes.Contains(out, []byte(`"savedBytes":5,`)) || ns != nil {
 		t.Fatalf("saveFiles(an entry of %d members) = %.200s, %v; want a.dst saved and reported", gate.MaxMembers, out, ns)
 	}
 	if names := listDir(t, dir); len(names) != 1 {

@@ -105,8 +105,12 @@ func (o Object) Without(names ...string) Object {
 
 // Set returns o with v as the value of its first member called name and
 // no other of that name, so that no duplicate can shadow it (JSON readers
-// keep the last); appended when there is none.
+// keep the last); appended when there is none; a v of no bytes drops it,
+// as no member may be written without a value.
 func (o Object) Set(name string, v gate.Value) Object {
+	if len(v.Raw) == 0 {
+		return o.Without(name)
+	}
 	return o.set(Member{Key: name, Value: v.Raw, Seen: v.Seen})
 }
 

@@ -117,6 +117,7 @@ func TestSetAndWithout(t *testing.T) {
 	}{
 		{"Set replaces the first and drops the rest", o.Set("savedTo", gate.Value{Raw: []byte(`"z"`)}), `{"a":1,"savedTo":"z","b":2}`},
 		{"Set appends a new member", o.Set("c", gate.Value{Raw: []byte(`3`)}), `{"a":1,"savedTo":"x","b":2,"savedTo":"y","c":3}`},
+		{"Set of no bytes drops every one", o.Set("savedTo", gate.Value{}), `{"a":1,"b":2}`},
 		{"Without drops every one named", o.Without("savedTo", "a"), `{"b":2}`},
 	} {
 		if b := tt.got.AppendJSON(nil); string(b) != tt.want {

@@ -229,17 +229,19 @@ func (e Entry) named(m rec, name string) bool {
 	return string(u) == name
 }
 
-// AppendTo writes e to l as one object: its members but those named
-// drop, as they came, with what the door saw of each, then own's (an
-// entry that is no object, own's alone).
+// AppendTo writes e to l as one object: own's members first, so that
+// the gate, which leaves out an object's members past gate.MaxItems,
+// leaves out the page's before the bridge's, then e's but those named
+// drop, as they came, with what the door saw of each (an entry that is
+// no object, own's alone).
 func (e Entry) AppendTo(l *gate.List, drop []string, own Object) {
 	l.Open()
+	own.members(l)
 	for _, m := range e.members {
 		if e.kept(m, drop) {
 			l.Member(e.b[m.a:m.b], gate.Value{Raw: e.b[m.c:m.d], Seen: m.s})
 		}
 	}
-	own.members(l)
 	l.Close()
 }
 
