@@ -12,6 +12,7 @@ import (
 
 	"github.com/stitchslop/stitchslop-bridge/internal/envelope"
 	"github.com/stitchslop/stitchslop-bridge/security/gate"
+	"github.com/stitchslop/stitchslop-bridge/security/toollist"
 )
 
 // recountReply is a reply of about size bytes whose object "h" holds
@@ -104,5 +105,68 @@ func TestAttack_T9_IntoBoundsNamesHeldOpen(t *testing.T) {
 	}
 	if err := envelope.Into(b, &st); err == nil {
 		t.Errorf("Into read objects of 9,999 names nested 20 deep (%d KiB), names the door refuses a tab for holding open at once; want refused", len(b)>>10)
+	}
+}
+
+// TestAttack_T9_ShapesWithinTheBoundAreAnswered: replies of many names in
+// all, few of them open at once, are answered; the count does not keep
+// what has closed (lists of objects, objects after lists at their depth,
+// lists of lists of objects, objects after a deeper one, a big tool list).
+// Held on 0d94c7a.
+func TestAttack_T9_ShapesWithinTheBoundAreAnswered(t *testing.T) {
+	names := func(prefix string, n, width int) string {
+		var b strings.Builder
+		for i := range n {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			k := prefix + strconv.Itoa(i)
+			b.WriteString(`"` + k + strings.Repeat("a", max(0, width-len(k))) + `":0`)
+		}
+		return b.String()
+	}
+	repeat := func(n int, f func(i int) string) string {
+		var b strings.Builder
+		for i := range n {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			b.WriteString(f(i))
+		}
+		return b.String()
+	}
+	big := `{` + names("k", 9000, 80) + `}` // 1 MB counted of the bound's 1 MiB: one at a time
+	half := `{` + names("k", 4000, 80) + `}`
+	for _, tt := range []struct{ name, members string }{
+		{"a list of objects", `"l":[` + repeat(20, func(int) string { return big }) + `]`},
+		{"objects after lists at their depth", repeat(20, func(i int) string {
+			return `"l` + strconv.Itoa(i) + `":[` + half + `],"o` + strconv.Itoa(i) + `":` + half
+		})},
+		{"lists of lists of objects", `"l":[` + repeat(20, func(i int) string {
+			return strings.Repeat("[", i%5) + half + strings.Repeat("]", i%5)
+		}) + `]`},
+		{"an object then a list of one deeper", `"l":[` + repeat(20, func(int) string { return half + `,[[` + half + `]]` }) + `]`},
+		{"an object's child before its names", `"o":` + repeat(1, func(int) string {
+			return `{"c":` + half + `,` + names("m", 4000, 80) + `}`
+		})},
+		{"objects each of names, in an object", `"o":{` + repeat(20, func(i int) string { return `"o` + strconv.Itoa(i) + `":` + half }) + `}`},
+		{"a big tool list", `"tools":[` + repeat(500, func(i int) string {
+			return `{"name":"t` + strconv.Itoa(i) + `","inputSchema":{"type":"object","properties":{` +
+				repeat(100, func(j int) string { return `"p` + strconv.Itoa(j) + `":{"type":"string","description":"` + strings.Repeat("d", 100) + `"}` }) + `}}}`
+		}) + `]`},
+	} {
+		b := []byte(`{"id":1,"ok":true,` + tt.members + `}`)
+		if _, err := envelope.Decode(b); err != nil {
+			t.Errorf("%s (%d KiB): %v, want answered", tt.name, len(b)>>10, err)
+		}
+	}
+	// A tools frame, read by the tool list's reader: each tool's schema of
+	// 1 MB of names, one tool's open at a time.
+	b := []byte(`{"tools":[` + repeat(20, func(i int) string {
+		return `{"name":"t` + strconv.Itoa(i) + `","inputSchema":{"type":"object","properties":` + big + `},"annotations":` + half + `}`
+	}) + `]}`)
+	var l toollist.List
+	if _, err := envelope.DecodeTools(b, toollist.Sanitize(&l, nil)); err != nil {
+		t.Errorf("a tools frame of 20 tools of 1 MB of names each (%d KiB): %v, want read", len(b)>>10, err)
 	}
 }
