@@ -90,11 +90,10 @@ func nestedNamesObject(size, levels, members int) []byte {
 // TestAttack_T9_IntoBoundsNamesHeldOpen: a leader's /status and /wait
 // answers are read by envelope.Into (jsonv2.Unmarshal), which keeps every
 // name of every open object as the door's reader does, but counts none:
-// what the door refuses for the names it holds open, Into reads whole
-// (a 20 MB answer so allocates some 370 MB, all of it held at once;
+// on 0d94c7a, what the door refuses for the names it holds open Into read
+// whole (a 20 MB answer so allocated some 370 MB, all of it held at once;
 // e2e TestAttack_T9_LeaderAnswerNamesHeldOpen measures the follower).
-// THREAT_MODEL.md T9 says a leader's /status and /wait pass the door a
-// tab's frames pass.
+// Held since 8ea9c44, which refuses an answer over envelope.MaxShaped.
 func TestAttack_T9_IntoBoundsNamesHeldOpen(t *testing.T) {
 	b := nestedNamesObject(1<<20, 20, 9999)
 	if _, err := envelope.Decode(b); !errors.Is(err, envelope.ErrBadNames) {
@@ -152,7 +151,9 @@ func TestAttack_T9_ShapesWithinTheBoundAreAnswered(t *testing.T) {
 		{"objects each of names, in an object", `"o":{` + repeat(20, func(i int) string { return `"o` + strconv.Itoa(i) + `":` + half }) + `}`},
 		{"a big tool list", `"tools":[` + repeat(500, func(i int) string {
 			return `{"name":"t` + strconv.Itoa(i) + `","inputSchema":{"type":"object","properties":{` +
-				repeat(100, func(j int) string { return `"p` + strconv.Itoa(j) + `":{"type":"string","description":"` + strings.Repeat("d", 100) + `"}` }) + `}}}`
+				repeat(100, func(j int) string {
+					return `"p` + strconv.Itoa(j) + `":{"type":"string","description":"` + strings.Repeat("d", 100) + `"}`
+				}) + `}}}`
 		}) + `]`},
 	} {
 		b := []byte(`{"id":1,"ok":true,` + tt.members + `}`)
