@@ -42,7 +42,7 @@ func recountReply(size, depth int) []byte {
 	return []byte(b.String())
 }
 
-// TestAttack_T9_RecountReadsTheStackPerName: a reply of 1.5 MB kept just
+// TestAttack_T9_RecountReadsTheStackPerName: a reply of 1.25 MB kept just
 // under the bound, its objects in lists nested 9,990 deep (jsontext's
 // limit is 10,000), costs the door a read of the whole stack every 18
 // bytes: 3.4 s for 2 MB where 0eaa1e9 took 41 ms, so some 200 s of a core
@@ -61,8 +61,8 @@ func TestAttack_T9_RecountReadsTheStackPerName(t *testing.T) {
 		}
 		return best
 	}
-	shallow, deep := took(recountReply(3<<19, 10)), took(recountReply(3<<19, 9990))
-	t.Logf("1.5 MB, lists 10 deep: %v; 9,990 deep: %v", shallow, deep)
+	shallow, deep := took(recountReply(5<<18, 10)), took(recountReply(5<<18, 9990))
+	t.Logf("1.25 MB, lists 10 deep: %v; 9,990 deep: %v", shallow, deep)
 	if deep > 10*shallow {
 		t.Errorf("a reply kept at the bound on names open at once, its objects in lists 9,990 deep, took the door %v, %.0f times the same reply 10 deep (%v)", deep, float64(deep)/float64(shallow), shallow)
 	}
