@@ -51,7 +51,7 @@ func FuzzDecode(f *testing.F) {
 		switch {
 		case err == nil && (!valid || dup || longest > 3*gate.MaxMemberName || unprintable):
 			t.Fatalf("Decode(%q) accepted it; valid object %v, a name given twice %v, a name of %d bytes, one that does not print as it decodes %v", b, valid, dup, longest, unprintable)
-		// Names open at once past gate.MaxOpenNames take 120 KB at least.
+		// Names held past gate.MaxOpenNames take 120 KB at least.
 		case errors.Is(err, ErrBadNames) && (!valid || !dup && !unprintable && members <= gate.MaxMembers && 6*longest <= gate.MaxMemberName && len(b) < 120<<10):
 			t.Fatalf("Decode(%q) = %v; valid object %v, a name given twice %v, %d members, a name of %d bytes", b, err, valid, dup, members, longest)
 		case errors.Is(err, ErrNotObject) && valid:

@@ -18,9 +18,10 @@ import (
 // recountReply is a reply of about size bytes whose object "h" holds
 // names counted 40 bytes under gate.MaxOpenNames, open while its member
 // "deep", lists nested depth deep, alternates {"x":0} and [{"y":0}]: the
-// second's name finds the first's counted at a depth now a list, which
-// only gate.Reader's recount, a read of the whole stack, drops. So every
-// 18 bytes cost a read of depth levels.
+// second's name found the first's counted at a depth now a list, which
+// only gate.Reader's recount (on 0d94c7a, since gone: the count is now by
+// level of objects, as jsontext holds names) dropped, a read of the whole
+// stack every 18 bytes.
 func recountReply(size, depth int) []byte {
 	var b strings.Builder
 	b.WriteString(`{"id":1,"ok":true,"h":{`)
@@ -44,11 +45,11 @@ func recountReply(size, depth int) []byte {
 
 // TestAttack_T9_RecountReadsTheStackPerName: a reply of 1.25 MB kept just
 // under the bound, its objects in lists nested 9,990 deep (jsontext's
-// limit is 10,000), costs the door a read of the whole stack every 18
-// bytes: 3.4 s for 2 MB where 0eaa1e9 took 41 ms, so some 200 s of a core
-// for a 64 MB frame (limits.PageFrame). The same reply 10 deep takes the
-// door tens of milliseconds; the depth should not cost it more than a few
-// times that.
+// limit is 10,000), cost the door a read of the whole stack every 18
+// bytes on 0d94c7a: 3.4 s for 2 MB where 0eaa1e9 took 41 ms, so some 200 s
+// of a core for a 64 MB frame (limits.PageFrame). The same reply 10 deep
+// takes the door tens of milliseconds; the depth should not cost it more
+// than a few times that.
 func TestAttack_T9_RecountReadsTheStackPerName(t *testing.T) {
 	took := func(b []byte) time.Duration {
 		best := time.Duration(1 << 62)
@@ -108,10 +109,10 @@ func TestAttack_T9_IntoBoundsNamesHeldOpen(t *testing.T) {
 }
 
 // TestAttack_T9_ShapesWithinTheBoundAreAnswered: replies of many names in
-// all, few of them open at once, are answered; the count does not keep
-// what has closed (lists of objects, objects after lists at their depth,
-// lists of lists of objects, objects after a deeper one, a big tool list).
-// Held on 0d94c7a.
+// all, few of them held at once, are answered; the count lets go of what
+// jsontext lets go of (lists of objects, objects after lists at their
+// depth, lists of lists of objects, objects after a deeper one, a big
+// tool list). Held on 0d94c7a.
 func TestAttack_T9_ShapesWithinTheBoundAreAnswered(t *testing.T) {
 	names := func(prefix string, n, width int) string {
 		var b strings.Builder
@@ -162,9 +163,13 @@ func TestAttack_T9_ShapesWithinTheBoundAreAnswered(t *testing.T) {
 		}
 	}
 	// A tools frame, read by the tool list's reader: each tool's schema of
-	// 1 MB of names, one tool's open at a time.
+	// 1 MB of names, one tool's at a time. (Its annotations were of 4,000
+	// names: jsontext holds a schema's properties until another object
+	// opens at their level, so they and the annotations after them are
+	// over the bound together, and refused.)
+	small := `{` + names("a", 100, 80) + `}`
 	b := []byte(`{"tools":[` + repeat(20, func(i int) string {
-		return `{"name":"t` + strconv.Itoa(i) + `","inputSchema":{"type":"object","properties":` + big + `},"annotations":` + half + `}`
+		return `{"name":"t` + strconv.Itoa(i) + `","inputSchema":{"type":"object","properties":` + big + `},"annotations":` + small + `}`
 	}) + `]}`)
 	var l toollist.List
 	if _, err := envelope.DecodeTools(b, toollist.Sanitize(&l, nil)); err != nil {

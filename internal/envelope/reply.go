@@ -90,7 +90,7 @@ func (r *Refused) Unwrap() error { return r.why }
 // again (gate.Seen); a "tools" value read reads itself (DecodeTools),
 // and ls records its lists' entries as they pass.
 func (rd *reader) top(b []byte, read Tools, ls *lists, member func(name string, v []byte, seen gate.Seen)) error {
-	d := &rd.d
+	d := &rd.r // every token through it, so that it counts the names jsontext holds
 	switch d.PeekKind() {
 	case '{':
 	case 0:
@@ -200,7 +200,7 @@ func (rd *reader) top(b []byte, read Tools, ls *lists, member func(name string, 
 					read = nil // a reply: its "tools", if any, is a member as any other
 				}
 				if err == nil && depth == 1 && name == "tools" && read != nil {
-					if err = read(&rd.r, b); err == nil && d.StackDepth() != 1 {
+					if err = read(d, b); err == nil && d.StackDepth() != 1 {
 						err = errToolsRead
 					}
 					if err == nil { // the value read: past the name, its colon and space
@@ -218,7 +218,7 @@ func (rd *reader) top(b []byte, read Tools, ls *lists, member func(name string, 
 }
 
 // checkName checks the raw name v, just read, by the door's rule, and
-// counts it as held open (gate.Reader.Check); decoded if keep.
+// counts it as held (gate.Reader.Check); decoded if keep.
 func (rd *reader) checkName(v []byte, keep bool) (string, error) {
 	s, err := rd.r.Check(v)
 	if err == nil && s == "" && keep {
@@ -230,7 +230,7 @@ func (rd *reader) checkName(v []byte, keep bool) (string, error) {
 func refusal(b []byte, err error) *Refused {
 	if errors.Is(err, gate.ErrName) || errors.Is(err, jsontext.ErrDuplicateName) {
 		if valid(b) {
-			return &Refused{why: ErrBadNames, Detail: fmt.Sprintf("it names a member twice, or a name is over %d bytes or does not print, or an object has over %d members, or its objects open at once over %d KiB of names", gate.MaxMemberName, gate.MaxMembers, gate.MaxOpenNames>>10)}
+			return &Refused{why: ErrBadNames, Detail: fmt.Sprintf("it names a member twice, or a name is over %d bytes or does not print, or an object has over %d members, or its objects hold over %d KiB of names at once", gate.MaxMemberName, gate.MaxMembers, gate.MaxOpenNames>>10)}
 		}
 		// The syntax error beyond the names: read again, only on refusal.
 		lexed()
@@ -324,8 +324,8 @@ var ErrShape = errors.New("not of the shape the bridge asks for")
 
 // MaxShaped bounds an answer of a known shape: a bridge's /status, its
 // tools' names and its listeners, is a few kilobytes. Past it JSON v2,
-// which keeps every name of every open object (its check for a name given
-// twice), could cost nine times the answer (gate.MaxOpenNames).
+// which keeps names as jsontext does for its check of a name given twice
+// (gate.MaxOpenNames), could cost nine times the answer.
 const MaxShaped = 1 << 20
 
 // ErrTooLarge is Into's refusal of an answer over MaxShaped.

@@ -34,6 +34,14 @@ func newReader(b []byte, opts ...jsontext.Options) *reader {
 
 func (rd *reader) free() {
 	rd.bb = bytes.Buffer{}
+	if rd.r.Held() > heldKept {
+		rd.d = jsontext.Decoder{} // its names, which Reset keeps, with it
+	}
 	rd.d.Reset(&empty)
 	readers.Put(rd)
 }
+
+// heldKept is how many bytes of names (gate.Reader.Held) a pooled reader
+// may keep for the next reply: jsontext's Reset keeps the names it held,
+// and past this they are let go with the decoder.
+const heldKept = 64 << 10

@@ -44,12 +44,14 @@ func CheckName(v []byte, n int64) (string, error) {
 	return "", ErrName
 }
 
-// MaxOpenNames bounds, in bytes, the names of the objects a reader has
-// open at once, each counted as its raw length and nameRoom: the
-// standard's reader keeps every name of every open object (its check for
-// a name given twice), and without a bound a reply of nested objects of
-// thousands of members cost it nine times the reply. A reply has a few
-// dozen names open; a map of MaxMembers keys of 70 bytes fits.
+// MaxOpenNames bounds, in bytes, the names a reader holds at once, each
+// counted as its raw length and nameRoom. The standard's reader keeps, for
+// its check of a name given twice, every name of the last object it
+// opened at each level of nesting (an object's names stay until another
+// object opens at its level, not until it closes); without a bound a
+// reply of nested objects of thousands of members cost it nine times the
+// reply. A reply holds a few dozen names so; a map of MaxMembers keys of
+// 70 bytes fits.
 const MaxOpenNames = 1 << 20
 
 // nameRoom is about what jsontext keeps of a name besides its bytes (its
@@ -57,11 +59,14 @@ const MaxOpenNames = 1 << 20
 const nameRoom = 32
 
 // Reader is the door's decoder as the door and a reader it hands a value
-// to (security/toollist) read names with it: each checked by the door's
-// rule (CheckName) and counted against MaxOpenNames.
+// to (security/toollist) read with it: each name checked by the door's
+// rule (CheckName) and counted against MaxOpenNames, as jsontext holds
+// it: by the level of objects it is in, until another object opens at
+// that level (ReadToken sees it open).
 type Reader struct {
 	*jsontext.Decoder
-	open  []int // by depth, the names counted of the object last open there
+	held  []int // by level of objects, what the last object there holds
+	level int   // the objects open
 	total int
 }
 
@@ -70,51 +75,49 @@ func NewReader(d *jsontext.Decoder) *Reader { return &Reader{Decoder: d} }
 
 // Reset readies r for a new value of d, keeping what it grew.
 func (r *Reader) Reset(d *jsontext.Decoder) {
-	r.Decoder, r.open, r.total = d, r.open[:0], 0
+	r.Decoder, r.held, r.level, r.total = d, r.held[:0], 0, 0
+}
+
+// Held is what r counts of the names d holds.
+func (r *Reader) Held() int { return r.total }
+
+// ReadToken is jsontext's, seeing each object open and close: the names
+// of the last object at the level one opens at are no longer held.
+func (r *Reader) ReadToken() (jsontext.Token, error) {
+	tok, err := r.Decoder.ReadToken()
+	switch {
+	case err != nil:
+	case tok.Kind() == '{':
+		if r.level++; r.level < len(r.held) {
+			r.total -= r.held[r.level]
+			r.held[r.level] = 0
+		} else {
+			r.held = append(r.held, make([]int, r.level+1-len(r.held))...)
+		}
+	case tok.Kind() == '}':
+		r.level--
+	}
+	return tok, err
 }
 
 // Check checks v, the raw name just read, by the door's rule, and counts
-// it as held open (Name, Skip; the door checks each name it reads so).
-// It returns v decoded as CheckName does.
+// it as held (Name, Skip; the door checks each name it reads so). It
+// returns v decoded as CheckName does.
 func (r *Reader) Check(v []byte) (string, error) {
-	depth := r.StackDepth()
-	_, n := r.StackIndex(depth)
+	_, n := r.StackIndex(r.StackDepth())
 	s, err := CheckName(v, n/2+1)
 	if err != nil {
 		return "", err
 	}
-	for len(r.open) > depth+1 { // a deeper object has closed
-		r.total -= r.open[len(r.open)-1]
-		r.open = r.open[:len(r.open)-1]
-	}
-	for len(r.open) <= depth {
-		r.open = append(r.open, 0)
-	}
-	if n == 1 { // an object's first name: the one counted here has closed
-		r.total -= r.open[depth]
-		r.open[depth] = 0
+	if r.level < 1 || r.level >= len(r.held) { // an object not opened by r: jsontext's own
+		return "", ErrName
 	}
 	cost := len(v) + nameRoom
-	r.open[depth] += cost
-	if r.total += cost; r.total > MaxOpenNames && !r.recount() {
+	r.held[r.level] += cost
+	if r.total += cost; r.total > MaxOpenNames {
 		return "", ErrName
 	}
 	return s, nil
-}
-
-// recount drops what is counted of a depth where a list, not an object,
-// is open now (the object counted there has closed, and no name since
-// said so), and reports whether that brought the count within
-// MaxOpenNames. It is called only past the bound: a name a depth would
-// cost a read of the whole stack.
-func (r *Reader) recount() bool {
-	for depth := 1; depth < len(r.open); depth++ {
-		if kind, _ := r.StackIndex(depth); kind != '{' {
-			r.total -= r.open[depth]
-			r.open[depth] = 0
-		}
-	}
-	return r.total <= MaxOpenNames
 }
 
 // Name reads the member name next in r, raw, checked by the door's rule:

@@ -32,11 +32,11 @@ func skipAll(doc string) error { return skip([]byte(doc)) }
 
 func skip(doc []byte) error { return Skip(NewReader(jsontext.NewDecoder(bytes.NewBuffer(doc)))) }
 
-// TestReaderBoundsNamesHeldOpen (T9): the standard's reader keeps every
-// name of every object open, so names open at once past MaxOpenNames are
-// refused, however they are nested; as many names in objects that have
-// closed (siblings, a list's entries, an object before a list at the
-// same depth) are not, as the door's records of them are gone.
+// TestReaderBoundsNamesHeldOpen (T9): the standard's reader keeps the
+// names of the last object at each level of nesting, so names held at
+// once past MaxOpenNames are refused, however they are nested; as many
+// names in objects another has replaced at their level (siblings, a
+// list's entries, an object before a list at the same depth) are not.
 func TestReaderBoundsNamesHeldOpen(t *testing.T) {
 	half := MaxOpenNames / 2 / (100 + nameRoom) // members of 100-byte names in half the bound
 	big := objectOf(half, 100)
