@@ -65,3 +65,42 @@ func TestAttack_T9_ResetNamespacesHeldUncounted(t *testing.T) {
 			float64(held)/1e6, r.Held()>>10, MaxOpenNames>>10)
 	}
 }
+
+// TestAttack_T9_MapNamesCountedAtHalf: an object of 9,000 names of 70
+// bytes, past 64 names so jsontext keeps them in a map too, is counted at
+// 936 KB (raw length and nameRoom each), under MaxOpenNames, while the
+// decoder holds about 1.9 MB for it: a copy of each name as the map's
+// key (in a size class over its length), the map's slots and their room
+// to grow, and the buffer and offsets' room to grow. nameRoom is about
+// half what a name in a map costs, so the bound lets about 2 MiB be held.
+func TestAttack_T9_MapNamesCountedAtHalf(t *testing.T) {
+	var o strings.Builder
+	o.WriteString(`{"x":{`)
+	for i := range 9_000 {
+		if i > 0 {
+			o.WriteString(",")
+		}
+		fmt.Fprintf(&o, `"%070d":0`, i)
+	}
+	o.WriteString(`},"p":0}`)
+	b := []byte(o.String())
+	before := heapOf()
+	r := NewReader(jsontext.NewDecoder(bytes.NewBuffer(b)))
+	for end := int64(bytes.LastIndex(b, []byte(`"p"`))); r.InputOffset() < end; {
+		var err error
+		if kind, n := r.StackIndex(r.StackDepth()); kind == '{' && n%2 == 0 && r.PeekKind() == '"' {
+			_, err = Name(r)
+		} else {
+			_, err = r.ReadToken()
+		}
+		if err != nil {
+			t.Fatalf("read: %v, want the names taken (counted %d)", err, r.Held())
+		}
+	}
+	held := heapOf() - before
+	runtime.KeepAlive(r)
+	t.Logf("Reader counts %d bytes of names; the decoder holds %d", r.Held(), held)
+	if float64(held) > 1.5*float64(r.Held()) {
+		t.Errorf("the decoder holds %.2f times what the Reader counts (%d of %d bytes)", float64(held)/float64(r.Held()), held, r.Held())
+	}
+}
