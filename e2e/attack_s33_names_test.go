@@ -1,3 +1,5 @@
+//go:build linux
+
 package e2e
 
 // Session 33's attack on the door's bound on names held open

@@ -16,7 +16,7 @@ import (
 )
 
 // recountReply is a reply of about size bytes whose object "h" holds
-// names counted 40 bytes under gate.MaxOpenNames, open while its member
+// names counted 200 bytes under gate.MaxOpenNames, open while its member
 // "deep", lists nested depth deep, alternates {"x":0} and [{"y":0}]: the
 // second's name found the first's counted at a depth now a list, which
 // only gate.Reader's recount (on 0d94c7a, since gone: the count is now by
@@ -25,15 +25,17 @@ import (
 func recountReply(size, depth int) []byte {
 	var b strings.Builder
 	b.WriteString(`{"id":1,"ok":true,"h":{`)
-	// Counted already: "id", "ok", "h" and "deep", each with 32 bytes more.
-	left := gate.MaxOpenNames - 40 - (4 + 4 + 3 + 6 + 4*32)
+	// Counted already: "id", "ok", "h" and "deep", each twice and 64
+	// bytes more; and {"x":0}'s, beside "h" at its level.
+	cost := func(raw int) int { return 2*raw + 64 }
+	left := gate.MaxOpenNames - 200 - (cost(4) + cost(4) + cost(3) + cost(6))
 	for i := 0; left > 0; i++ {
 		n := 1000
-		if left-(n+2+32) < 40 {
-			n = left - 2 - 32
+		if left-cost(n+2) < 200 {
+			n = (left-64)/2 - 2
 		}
 		b.WriteString(`"` + strconv.Itoa(i) + strings.Repeat("k", n-len(strconv.Itoa(i))) + `":0,`)
-		left -= n + 2 + 32
+		left -= cost(n + 2)
 	}
 	b.WriteString(`"deep":` + strings.Repeat("[", depth))
 	for b.Len() < size {

@@ -49,13 +49,15 @@ func heapOf() uint64 {
 // when the next object opened at that level. A value 9,990 objects deep
 // whose count stays under MaxOpenNames (about 70 bytes a level) makes the
 // decoder hold about 15 MB beside the value: fifteen times the bound the
-// Reader is said to keep.
+// Reader is said to keep (on 5082ff1). The Reader now counts what a level
+// keeps (levelKept), and refuses the value; if it reads it, it holds
+// within the bound.
 func TestAttack_T9_ResetNamespacesHeldUncounted(t *testing.T) {
 	b := resetLevels(9_990)
 	before := heapOf()
 	r := NewReader(jsontext.NewDecoder(bytes.NewReader(b)))
 	if err := Skip(r); err != nil {
-		t.Fatalf("Skip: %v, want the value read (its count is %d, under the bound)", err, r.Held())
+		t.Logf("refused: %v (counted %d)", err, r.Held())
 	}
 	held := heapOf() - before
 	runtime.KeepAlive(r)

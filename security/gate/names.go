@@ -44,19 +44,26 @@ func CheckName(v []byte, n int64) (string, error) {
 	return "", ErrName
 }
 
-// MaxOpenNames bounds, in bytes, the names a reader holds at once, each
-// counted as its raw length and nameRoom. The standard's reader keeps, for
-// its check of a name given twice, every name of the last object it
-// opened at each level of nesting (an object's names stay until another
-// object opens at its level, not until it closes); without a bound a
-// reply of nested objects of thousands of members cost it nine times the
-// reply. A reply holds a few dozen names so; a map of MaxMembers keys of
-// 70 bytes fits.
-const MaxOpenNames = 1 << 20
+// MaxOpenNames bounds, in bytes, what the standard's reader holds of
+// names at once (nameCost each). For its check of a name given twice it
+// keeps every name of the last object it opened at each level of nesting
+// (an object's names stay until another object opens at its level, not
+// until it closes); without a bound a reply of nested objects of
+// thousands of members cost it nine times the reply. A reply holds a few
+// dozen names so; a map of MaxMembers keys of 70 bytes fits.
+const MaxOpenNames = 2 << 20
 
-// nameRoom is about what jsontext keeps of a name besides its bytes (its
-// offset, a map entry and the string's header).
-const nameRoom = 32
+// nameCost is about what jsontext keeps of the raw name v: its bytes
+// twice (its buffer of names, and a map's key past 64 names), and
+// nameRoom for its offset, the map's slot and what each grows by.
+func nameCost(v []byte) int { return 2*len(v) + nameRoom }
+
+const nameRoom = 64
+
+// levelKept is what jsontext keeps of a level's names when another
+// object opens there (objectNamespace.reset): its buffers, unless over
+// 1 KiB of names or 64 offsets.
+const levelKept = 1<<10 + 64*8
 
 // Reader is the door's decoder as the door and a reader it hands a value
 // to (security/toollist) read with it: each name checked by the door's
@@ -66,6 +73,7 @@ const nameRoom = 32
 type Reader struct {
 	*jsontext.Decoder
 	held  []int // by level of objects, what the last object there holds
+	kept  []int // and what is kept of those before it (levelKept)
 	level int   // the objects open
 	total int
 }
@@ -75,24 +83,29 @@ func NewReader(d *jsontext.Decoder) *Reader { return &Reader{Decoder: d} }
 
 // Reset readies r for a new value of d, keeping what it grew.
 func (r *Reader) Reset(d *jsontext.Decoder) {
-	r.Decoder, r.held, r.level, r.total = d, r.held[:0], 0, 0
+	r.Decoder, r.held, r.kept, r.level, r.total = d, r.held[:0], r.kept[:0], 0, 0
 }
 
 // Held is what r counts of the names d holds.
 func (r *Reader) Held() int { return r.total }
 
 // ReadToken is jsontext's, seeing each object open and close: the names
-// of the last object at the level one opens at are no longer held.
+// of the last object at the level one opens at are no longer held, but
+// for what jsontext keeps of their buffers (levelKept).
 func (r *Reader) ReadToken() (jsontext.Token, error) {
 	tok, err := r.Decoder.ReadToken()
 	switch {
 	case err != nil:
 	case tok.Kind() == '{':
 		if r.level++; r.level < len(r.held) {
-			r.total -= r.held[r.level]
-			r.held[r.level] = 0
+			l := r.level
+			r.total -= r.held[l] + r.kept[l]
+			r.kept[l] = min(max(r.kept[l], r.held[l]), levelKept) // reused, not grown
+			r.held[l] = 0
+			r.total += r.kept[l]
 		} else {
 			r.held = append(r.held, make([]int, r.level+1-len(r.held))...)
+			r.kept = append(r.kept, make([]int, r.level+1-len(r.kept))...)
 		}
 	case tok.Kind() == '}':
 		r.level--
@@ -104,20 +117,18 @@ func (r *Reader) ReadToken() (jsontext.Token, error) {
 // it as held (Name, Skip; the door checks each name it reads so). It
 // returns v decoded as CheckName does.
 func (r *Reader) Check(v []byte) (string, error) {
-	_, n := r.StackIndex(r.StackDepth())
-	s, err := CheckName(v, n/2+1)
-	if err != nil {
-		return "", err
-	}
 	if r.level < 1 || r.level >= len(r.held) { // an object not opened by r: jsontext's own
 		return "", ErrName
 	}
-	cost := len(v) + nameRoom
+	// Counted first: jsontext has kept it, refused or not, and a pooled
+	// reader lets go of what it counts (Held).
+	cost := nameCost(v)
 	r.held[r.level] += cost
 	if r.total += cost; r.total > MaxOpenNames {
 		return "", ErrName
 	}
-	return s, nil
+	_, n := r.StackIndex(r.StackDepth())
+	return CheckName(v, n/2+1)
 }
 
 // Name reads the member name next in r, raw, checked by the door's rule:

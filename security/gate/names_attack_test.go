@@ -14,8 +14,9 @@ import (
 // FuzzAttackReaderCountsEachOpenObject: reading any JSON value name by
 // name (Check) and token by token, the Reader counts at every name what
 // jsontext holds: for each level of objects, the names of the last
-// object opened at that level (raw length and nameRoom each), whether or
-// not it has closed. (Session 33's attack found the first count, of the
+// object opened at that level (nameCost each), whether or not it has
+// closed, and of the objects before it there what jsontext keeps of their
+// buffers (levelKept). (Session 33's attack found the first count, of the
 // objects open only, short: jsontext keeps a closed object's names until
 // another opens at its level.)
 func FuzzAttackReaderCountsEachOpenObject(f *testing.F) {
@@ -31,6 +32,7 @@ func FuzzAttackReaderCountsEachOpenObject(f *testing.F) {
 		r := NewReader(jsontext.NewDecoder(bytes.NewBuffer(b)))
 		var objects []int // the objects opened, each its names' cost
 		last := []int{-1} // by level, the last object opened there (an index of objects)
+		kept := []int{0}  // by level, what jsontext keeps of the objects before it there
 		level := 0
 		for {
 			depth := r.StackDepth()
@@ -43,10 +45,10 @@ func FuzzAttackReaderCountsEachOpenObject(f *testing.F) {
 				if _, err := r.Check(v); err != nil {
 					return
 				}
-				objects[last[level]] += len(v) + nameRoom
+				objects[last[level]] += 2*len(v) + nameRoom
 				held := 0
 				for l := 1; l < len(last); l++ {
-					held += objects[last[l]]
+					held += kept[l] + objects[last[l]]
 				}
 				if r.Held() != held {
 					t.Fatalf("%q: jsontext holds names costing %d, the Reader counted %d", b, held, r.Held())
@@ -62,9 +64,11 @@ func FuzzAttackReaderCountsEachOpenObject(f *testing.F) {
 				level++
 				objects = append(objects, 0)
 				if level < len(last) {
+					kept[level] = min(max(kept[level], objects[last[level]]), levelKept)
 					last[level] = len(objects) - 1
 				} else {
 					last = append(last, len(objects)-1)
+					kept = append(kept, 0)
 				}
 			case '}':
 				level--

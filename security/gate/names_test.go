@@ -38,7 +38,7 @@ func skip(doc []byte) error { return Skip(NewReader(jsontext.NewDecoder(bytes.Ne
 // names in objects another has replaced at their level (siblings, a
 // list's entries, an object before a list at the same depth) are not.
 func TestReaderBoundsNamesHeldOpen(t *testing.T) {
-	half := MaxOpenNames / 2 / (100 + nameRoom) // members of 100-byte names in half the bound
+	half := MaxOpenNames / 2 / (2*102 + nameRoom) // members of 100-byte names in half the bound
 	big := objectOf(half, 100)
 	nest := func(inner string) string { // big, its last member inner
 		return strings.TrimSuffix(big, "}") + `,"z":` + inner + "}"
@@ -53,11 +53,11 @@ func TestReaderBoundsNamesHeldOpen(t *testing.T) {
 		{"a list of them", `[` + big + `,` + big + `,` + big + `]`, true},
 		{"an object, then a list at its depth", `{"a":` + big + `,"b":[{"c":` + big + `}]}`, true},
 		{"two lists deep", `{"a":` + big + `,"b":[` + big + `,[{"c":` + big + `}]]}`, true},
-		{"nested, past", nest(nest("0")), false},
-		{"nested under a list, past", `[` + nest(`[`+nest("0")+`]`) + `]`, false},
+		{"nested, past", nest(nest(nest("0"))), false},
+		{"nested under a list, past", `[` + nest(`[`+nest(`[`+nest("0")+`]`)+`]`) + `]`, false},
 		{"one object past", objectOf(2*half+2, 100), false},
 		{"names of 1,000 bytes, past", objectOf(MaxOpenNames/1000, 1000), false},
-		{"many short names nested, past", strings.Repeat(`{"a":0,"b":0,"c":0,"d":0,"e":`, MaxOpenNames/(5*(3+nameRoom))+1) + "0" + strings.Repeat("}", MaxOpenNames/(5*(3+nameRoom))+1), false},
+		{"many short names nested, past", strings.Repeat(`{"a":0,"b":0,"c":0,"d":0,"e":`, MaxOpenNames/(5*(2*3+nameRoom))+1) + "0" + strings.Repeat("}", MaxOpenNames/(5*(2*3+nameRoom))+1), false},
 	} {
 		if err := skipAll(tt.doc); (err == nil) != tt.ok || err != nil && !errors.Is(err, ErrName) {
 			t.Errorf("%s: %v, want refused %v (ErrName)", tt.name, err, !tt.ok)
@@ -70,7 +70,7 @@ func TestReaderBoundsNamesHeldOpen(t *testing.T) {
 // bound; the same object one name past is refused having cost no more.
 func TestReaderNamesHeldOpenBoundTheReadersMemory(t *testing.T) {
 	for _, width := range []int{1, 1000} {
-		n := MaxOpenNames / (width + 2 + nameRoom)
+		n := MaxOpenNames / (2*(width+2) + nameRoom)
 		for _, members := range []int{n, 4 * n} {
 			doc := []byte(`{"a":{"z":` + objectOf(members, width) + `}}`)
 			var before, after runtime.MemStats
