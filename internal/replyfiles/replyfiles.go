@@ -208,8 +208,8 @@ func (s *saver) list(env envelope.Reply) (*gate.List, bool) {
 }
 
 // entry saves files[i] and writes the entry to show in its place to out,
-// unless nil: its members as they came, but those the bridge writes, then
-// the bridge's.
+// unless nil: the bridge's members, then the entry's as they came but
+// those the bridge writes (envelope.Entry.AppendTo).
 func (s *saver) entry(out *gate.List, i int, e envelope.Entry) {
 	where := fmt.Sprintf("files[%d]", i)
 	name, _ := e.String("name")
