@@ -135,8 +135,10 @@ func (rd *reader) top(b []byte, read Tools, ls *lists, member func(name string, 
 			if _, err = d.ReadToken(); err != nil {
 				break
 			}
-			if m := ls.watch(depth, false); m != nil && depth > 3 {
-				m.Gap(b[prev : d.InputOffset()-1])
+			if depth > 3 { // a recorded member's gaps are in its value
+				if m := ls.watch(depth, false); m != nil {
+					m.Gap(b[prev : d.InputOffset()-1])
+				}
 			}
 			if ls.head >= 0 { // in a list
 				ls.close(depth, int32(d.InputOffset()))

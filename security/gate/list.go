@@ -1,9 +1,10 @@
 package gate
 
 // List writes a list of objects the bridge builds of a reply's pieces (a
-// files list saying what --save saved) and sees each piece as it writes
-// it, as the door sees what it reads (Seen): AppendObject then writes a
-// list with nothing in it to change as it is, without reading it again.
+// files list saying what --save saved, listen's selection) and sees each
+// piece as it writes it, as the door sees what it reads (Seen):
+// AppendObject then writes a list with nothing in it to change as it is,
+// without reading it again.
 // A name or scalar is seen where it is written; a container value only by
 // what the door saw of it, and one it did not see makes the list read
 // when written. Names and values must be JSON the door passed or the
